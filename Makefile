@@ -1,0 +1,44 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+
+.PHONY: run test lint bench format clean venv
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# Runtime install (re-done when pyproject.toml changes).
+$(VENV)/.stamp-run: pyproject.toml | $(BIN)/activate
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+# Runtime + test extras.
+$(VENV)/.stamp-test: pyproject.toml | $(BIN)/activate
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.stamp-run
+
+venv: $(VENV)/.stamp-run
+
+run: $(VENV)/.stamp-run
+	$(BIN)/zotero-translate serve
+
+lint: $(VENV)/.stamp-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+bench: $(VENV)/.stamp-test
+	$(PY) -m bench
+
+format: $(VENV)/.stamp-test
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache test-output bench-output

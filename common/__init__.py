@@ -1,0 +1,1 @@
+"""Shared foundations: settings, the exception tree, progress vocabulary."""

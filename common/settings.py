@@ -1,0 +1,261 @@
+"""The one typed settings object.
+
+Every setting is an environment variable with the prefix ``ZT_`` (``ZT_LLM_BASE_URL`` for
+``llm_base_url``) or a key of an optional TOML file named by ``ZT_CONFIG`` or ``--config``.
+Precedence: explicit keyword arguments > environment > TOML file > defaults.
+Build it once with :func:`load_settings` and pass it down; nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from common.errors import ConfigError
+
+ENV_PREFIX = "ZT_"
+
+
+class PromptFormat(StrEnum):
+    TRANSLATEGEMMA = "translategemma"
+    CHAT = "chat"
+
+
+class ManagerKind(StrEnum):
+    NONE = "none"
+    LOCAL = "local"
+    REMOTE = "remote"
+
+
+class ConcurrencyMode(StrEnum):
+    FIXED = "fixed"
+    ADAPTIVE = "adaptive"
+
+
+def default_data_dir() -> Path:
+    """Per-user data directory (XDG on Linux): cache, outputs, leases."""
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "zotero-translate"
+
+
+# TranslateGemma 27B on a 32 GB card (deploy/vllm/ has the 24 GB and 48 GB profiles and the
+# reasons for every flag). Absolute paths: a Jupyter terminal runs a login shell that resets PATH.
+DEFAULT_VLLM_COMMAND = (
+    "$HOME/vllm/.venv/bin/vllm serve $HOME/models/translategemma-27b-it-w4a16"
+    " --served-model-name google/translategemma-27b-it"
+    " --host 127.0.0.1 --port 8000"
+    " --max-model-len 4096 --max-num-seqs 32 --max-num-batched-tokens 4096"
+    " --gpu-memory-utilization 0.90 --kv-cache-dtype fp8"
+    " --limit-mm-per-prompt '{\"image\":0}'"
+    " --chat-template-content-format openai --generation-config vllm"
+)
+
+
+class Settings(BaseSettings):
+    """All ``ZT_*`` settings. Field docs are shown by ``zotero-translate --help``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        extra="forbid",
+        validate_default=True,
+        case_sensitive=False,
+    )
+
+    # --- LLM -----------------------------------------------------------------------------
+    llm_base_url: str = Field(
+        "http://127.0.0.1:8000/v1", description="OpenAI-compatible base URL (vLLM)"
+    )
+    llm_model: str = Field("google/translategemma-27b-it", description="Served model name")
+    llm_api_key: SecretStr | None = Field(None, description="API key for the LLM server")
+    prompt_format: PromptFormat = Field(
+        PromptFormat.TRANSLATEGEMMA,
+        description="translategemma (one content part with language codes) or chat",
+    )
+    llm_timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM request")
+    llm_retry_deadline_s: float = Field(
+        300.0, gt=0, description="Give up retrying one paragraph after this many seconds"
+    )
+    llm_max_attempts: int = Field(6, ge=1, description="Attempts per paragraph (1 = no retry)")
+
+    # --- Translation ---------------------------------------------------------------------
+    source_lang: str = Field("en", description="Source language code")
+    target_lang: str = Field("ko", description="Target language code")
+    concurrency: int = Field(8, ge=1, le=1024, description="Max LLM requests in flight (fixed)")
+    concurrency_mode: ConcurrencyMode = Field(
+        ConcurrencyMode.FIXED, description="fixed, or adaptive from vLLM /metrics"
+    )
+    concurrency_min: int = Field(2, ge=1, description="Adaptive mode: lower bound")
+    concurrency_max: int = Field(64, ge=1, description="Adaptive mode: upper bound")
+    data_dir: Path = Field(
+        default_factory=default_data_dir, description="Cache, outputs and leases"
+    )
+    max_upload_mb: float = Field(100.0, gt=0, description="Largest accepted PDF, in MB")
+
+    # --- Zotero-facing server ------------------------------------------------------------
+    host: str = Field("127.0.0.1", description="Bind address of `serve`")
+    port: int = Field(8890, ge=1, le=65535, description="Port of `serve`")
+    api_token: SecretStr | None = Field(
+        None, description="Optional Bearer token for the Zotero-facing API"
+    )
+    max_jobs: int = Field(2, ge=1, description="Jobs translating at the same time")
+    output_ttl_s: float = Field(
+        86400.0, gt=0, description="Delete outputs never downloaded after this many seconds"
+    )
+
+    # --- GPU status ----------------------------------------------------------------------
+    gpu_api_url: str | None = Field(
+        None, description="GPU status API base URL; unset = probe this host in process"
+    )
+    gpu_api_token: SecretStr | None = Field(None, description="Bearer token of the GPU API")
+    gpu_api_host: str = Field("127.0.0.1", description="Bind address of `gpu-api`")
+    gpu_api_port: int = Field(8001, ge=1, le=65535, description="Port of `gpu-api`")
+    nvidia_smi: Path | None = Field(
+        None, description="Absolute path of nvidia-smi (else PATH, then WSL and /usr/bin)"
+    )
+    smi_timeout_s: float = Field(5.0, gt=0, description="Timeout of one nvidia-smi call")
+    gpu_watch_keywords: str = Field(
+        "vllm,VLLM::,translategemma,ComfyUI,whisper",
+        description="Comma-separated command-line keywords of GPU services to report",
+    )
+    gpu_idle_mib: int = Field(1024, ge=0, description="GPU counts as idle below this memory")
+
+    # --- vLLM manager --------------------------------------------------------------------
+    manager: ManagerKind = Field(ManagerKind.NONE, description="local, remote or none")
+    vllm_command: str = Field(DEFAULT_VLLM_COMMAND, description="Command that starts vLLM")
+    vllm_match_keywords: str = Field(
+        "vllm,VLLM::,translategemma",
+        description="Comma-separated command-line keywords that mark a vLLM process",
+    )
+    vllm_workdir: str = Field(
+        "", description="Where the pid and log files of a launched vLLM go (default data dir)"
+    )
+    vllm_ready_timeout_s: float = Field(900.0, gt=0, description="Max wait for vLLM health")
+    vllm_lease_s: float = Field(
+        900.0, gt=0, description="A start lease counts as 'loading' for this long"
+    )
+    vllm_idle_shutdown_s: float = Field(
+        900.0, ge=0, description="Stop our own vLLM after this idle time (0 = never)"
+    )
+    vllm_stop_grace_s: float = Field(30.0, ge=0, description="SIGTERM to SIGKILL grace")
+    gpu_poll_s: float = Field(5.0, gt=0, description="Re-check a busy GPU this often")
+    gpu_wait_s: float = Field(600.0, ge=0, description="Wait this long for a busy GPU")
+    jupyter_url: str | None = Field(None, description="JupyterLab base URL for launching vLLM")
+    jupyter_token: SecretStr | None = Field(None, description="JupyterLab token")
+    jupyter_terminal: str = Field("ztvllm", description="Name of the reused Jupyter terminal")
+
+    @field_validator("source_lang", "target_lang")
+    @classmethod
+    def _strip_lang(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("a language code is required")
+        return value
+
+    @field_validator("llm_base_url", "gpu_api_url", "jupyter_url")
+    @classmethod
+    def _strip_slash(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().rstrip("/")
+        return value or None
+
+    @property
+    def upload_limit_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def watch_keywords(self) -> list[str]:
+        return _split_csv(self.gpu_watch_keywords)
+
+    @property
+    def vllm_keywords(self) -> list[str]:
+        return _split_csv(self.vllm_match_keywords)
+
+    @property
+    def cache_path(self) -> Path:
+        return self.data_dir / "cache.sqlite3"
+
+    @property
+    def outputs_dir(self) -> Path:
+        return self.data_dir / "outputs"
+
+    @property
+    def manager_dir(self) -> Path:
+        return Path(self.vllm_workdir) if self.vllm_workdir else self.data_dir / "vllm"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if _toml_path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_toml_path))
+        return tuple(sources)
+
+
+def _split_csv(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+# Set only for the duration of load_settings(); pydantic-settings builds sources from the class.
+_toml_path: Path | None = None
+
+
+def load_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
+    """Build the settings from overrides, ``ZT_*`` variables and a TOML file.
+
+    The TOML file is ``config`` if given, else ``$ZT_CONFIG`` if set. Raises ``ConfigError``
+    with a message naming each bad setting.
+    """
+    global _toml_path
+    path = config if config is not None else os.environ.get(ENV_PREFIX + "CONFIG")
+    if path:
+        toml = Path(path).expanduser()
+        if not toml.is_file():
+            raise ConfigError(f"config file not found: {toml}")
+        _toml_path = toml
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+    except ValueError as exc:  # TOML syntax errors surface as ValueError subclasses
+        raise ConfigError(f"invalid config file {path}: {exc}") from None
+    finally:
+        _toml_path = None
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err["loc"]) or "?"
+        parts.append(f"{ENV_PREFIX}{name.upper()}: {err['msg']}")
+    return "invalid settings: " + "; ".join(parts)
+
+
+def settings_help() -> str:
+    """One line per setting: variable, default, description (for ``--help``)."""
+    lines = []
+    for name, field in Settings.model_fields.items():
+        default = "(per-user data dir)" if name == "data_dir" else field.default
+        if isinstance(default, StrEnum):
+            default = default.value
+        if name == "vllm_command":
+            default = "(TranslateGemma-27B, 32 GB profile)"
+        lines.append(f"  {ENV_PREFIX}{name.upper():<24} {default!s:<28} {field.description or ''}")
+    return "\n".join(lines)

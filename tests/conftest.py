@@ -1,0 +1,47 @@
+"""Fixtures every test module may use. Area-specific fixtures live beside their tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from common.settings import Settings, load_settings
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
+TEST_OUTPUT = REPO_ROOT / "test-output"
+
+
+@pytest.fixture
+def corpus_dir() -> Path:
+    """The shared corpus of real papers; tests that need it skip where it is missing."""
+    if not CORPUS_DIR.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS_DIR}")
+    return CORPUS_DIR
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No test reads the developer's ZT_* variables or writes into their data dir."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("ZT_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    yield
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings with a private data dir; tests override fields with model_copy(update=...)."""
+    return load_settings(data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def test_output_dir() -> Path:
+    """A folder kept after the run (screenshots, sample outputs) under test-output/."""
+    TEST_OUTPUT.mkdir(exist_ok=True)
+    return TEST_OUTPUT

@@ -1,0 +1,1 @@
+"""Faithful stand-ins for what needs a GPU (vLLM, nvidia-smi), speaking the real protocols."""

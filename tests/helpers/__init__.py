@@ -1,0 +1,1 @@
+"""Test helpers shared by several test modules (no fixtures of our own code's doubles)."""

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from common.errors import ConfigError
+from common.settings import ManagerKind, PromptFormat, load_settings
+
+
+def test_defaults_match_the_readme(tmp_path: Path) -> None:
+    s = load_settings()
+    assert s.llm_base_url == "http://127.0.0.1:8000/v1"
+    assert s.llm_model == "google/translategemma-27b-it"
+    assert s.prompt_format is PromptFormat.TRANSLATEGEMMA
+    assert (s.source_lang, s.target_lang) == ("en", "ko")
+    assert s.concurrency == 8
+    assert s.manager is ManagerKind.NONE
+    assert s.port == 8890
+    assert s.data_dir == tmp_path / "xdg-data" / "zotero-translate"
+
+
+def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZT_TARGET_LANG", "ja")
+    monkeypatch.setenv("ZT_CONCURRENCY", "3")
+    monkeypatch.setenv("ZT_LLM_BASE_URL", "http://gpu:8000/v1/")
+    s = load_settings()
+    assert s.target_lang == "ja"
+    assert s.concurrency == 3
+    assert s.llm_base_url == "http://gpu:8000/v1"
+
+
+def test_toml_file_and_env_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    cfg = tmp_path / "zt.toml"
+    cfg.write_text('target_lang = "zh-CN"\nconcurrency = 5\nmanager = "local"\n')
+    monkeypatch.setenv("ZT_CONFIG", str(cfg))
+    monkeypatch.setenv("ZT_CONCURRENCY", "7")
+    s = load_settings()
+    assert s.target_lang == "zh-CN"
+    assert s.manager is ManagerKind.LOCAL
+    assert s.concurrency == 7  # the environment beats the file
+
+
+def test_bad_values_name_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZT_CONCURRENCY", "zero")
+    with pytest.raises(ConfigError, match="ZT_CONCURRENCY"):
+        load_settings()
+
+
+def test_unknown_key_in_toml_is_rejected(tmp_path: Path) -> None:
+    cfg = tmp_path / "zt.toml"
+    cfg.write_text("concurency = 5\n")
+    with pytest.raises(ConfigError, match="CONCURENCY"):
+        load_settings(cfg)
+
+
+def test_missing_config_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings(tmp_path / "nope.toml")

@@ -1,0 +1,1 @@
+"""PDF in, paragraphs, LLM, PDF out. Knows nothing about HTTP or GPUs."""

@@ -1,0 +1,44 @@
+"""The GPU status data model: the GPU status API's JSON contract (DESIGN.md §4).
+
+Shared by the in-process probe, the HTTP API server, its client and ``decide()``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+
+class GPUProcess(BaseModel):
+    """A process that holds a GPU, or a watched GPU service not (yet) on it."""
+
+    pid: int
+    command: str = Field(description="Full command line from /proc/PID/cmdline")
+    memory_mib: int = 0
+    on_gpu: bool = True
+    gpu_uuid: str | None = None
+
+
+class GPUInfo(BaseModel):
+    index: int
+    uuid: str
+    name: str
+    memory_used_mib: int
+    memory_total_mib: int
+    utilization_pct: int
+    temperature_c: int
+    processes: list[GPUProcess] = Field(default_factory=list)
+
+
+class GPUStatus(BaseModel):
+    """Whole-host summary (all GPUs added up) plus the per-GPU list."""
+
+    is_idle: bool
+    memory_used_mib: int
+    memory_total_mib: int
+    utilization_pct: int
+    temperature_c: int
+    processes: list[GPUProcess] = Field(default_factory=list)
+    gpus: list[GPUInfo] = Field(default_factory=list)
+    checked_at: datetime
