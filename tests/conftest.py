@@ -9,6 +9,9 @@ import pytest
 
 from common.settings import Settings, load_settings
 
+# Fixture modules shared by several test files.
+pytest_plugins = ["tests.helpers.vllm"]
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
 TEST_OUTPUT = REPO_ROOT / "test-output"

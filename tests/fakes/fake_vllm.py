@@ -1,0 +1,942 @@
+"""A fake ``vllm serve`` that speaks vLLM's OpenAI-compatible HTTP API without a GPU.
+
+STANDARD LIBRARY ONLY: a Jupyter terminal's login shell runs it with whatever ``python3`` is on
+PATH. Run it as ``tests/fakes/vllm serve MODEL --port P ...`` or
+``python3 tests/fakes/fake_vllm.py serve MODEL --port P ...``.
+
+Faithful to vLLM where clients can tell (reference/vllm-translategemma-jupyter-gpu.md §1-2):
+- While "loading" (``--fake-load-s``) the port is bound but not listening: connections are
+  refused, as with real vLLM. Then it logs "Starting vLLM API server on http://HOST:PORT".
+- ``/health`` (200, empty body), ``/v1/models`` (with ``max_model_len``), ``/v1/chat/completions``,
+  ``/v1/completions``, ``/metrics`` (Prometheus text, labels ``model_name`` and ``engine="0"``).
+  ``--api-key`` (or ``VLLM_API_KEY``) guards ``/v1/*`` only.
+- TranslateGemma's chat template is strict: one user message whose content is a list of exactly
+  one text part with ``source_lang_code``/``target_lang_code`` from its map; a system message or
+  a plain string content is a 400 template error; so is an unknown code (``zh-CN`` included).
+  A model whose name lacks "translategemma" uses a general chat template instead: system + user
+  messages, translated into the language the system prompt names as "to NAME (code)".
+- Errors use vLLM's wording: "The model `x` does not exist." (404) and "This model's maximum
+  context length is N tokens. However, you requested M tokens (P in the messages, C in the
+  completion). ..." (400). ``max_tokens`` truncates (finish_reason "length"); ``usage`` is filled.
+
+Token counts are ESTIMATES: ceil(characters / 4) of the rendered prompt (the TranslateGemma
+instruction included) and of the answer. Answers are ``pseudo_translate(text, target_code)``.
+
+Fake-only flags (``--fake-*``) make it slow, flaky, crash, die, think or log; see ``--help``.
+``GET /fake/requests`` lists the source texts translated so far; ``--fake-request-log PATH``
+appends one JSON line per completion request, for tests in other processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make ``tests.fakes`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.fakes.pseudo import pseudo_translate
+
+FAKE_VERSION = "0.11.0+fake"
+DEFAULT_MAX_MODEL_LEN = 4096
+DEFAULT_MAX_NUM_SEQS = 256  # vLLM's API-server default on GPUs under 70 GiB
+
+# The codes TranslateGemma's template map accepts, as far as the fake models it: bare ISO-639-1
+# codes, script-tagged Chinese and common BCP-47 region forms. Deliberately NOT "zh", "zh-CN" or
+# "zh-TW": clients must map those first (reference §2.2).
+_TG_NAMES = {
+    "ar": "Arabic", "bg": "Bulgarian", "bn": "Bengali", "ca": "Catalan", "cs": "Czech",
+    "da": "Danish", "de": "German", "el": "Greek", "en": "English", "es": "Spanish",
+    "et": "Estonian", "fa": "Persian", "fi": "Finnish", "fil": "Filipino", "fr": "French",
+    "gu": "Gujarati", "he": "Hebrew", "hi": "Hindi", "hr": "Croatian", "hu": "Hungarian",
+    "id": "Indonesian", "is": "Icelandic", "it": "Italian", "ja": "Japanese", "kn": "Kannada",
+    "ko": "Korean", "lt": "Lithuanian", "lv": "Latvian", "ml": "Malayalam", "mr": "Marathi",
+    "nl": "Dutch", "no": "Norwegian", "pa": "Punjabi", "pl": "Polish", "pt": "Portuguese",
+    "ro": "Romanian", "ru": "Russian", "sk": "Slovak", "sl": "Slovenian", "sr": "Serbian",
+    "sv": "Swedish", "sw": "Swahili", "ta": "Tamil", "te": "Telugu", "th": "Thai",
+    "tr": "Turkish", "uk": "Ukrainian", "ur": "Urdu", "vi": "Vietnamese", "zu": "Zulu",
+    "zh-Hans": "Chinese (Simplified)", "zh-Hant": "Chinese (Traditional)",
+}  # fmt: skip
+_TG_REGIONS = (
+    "ar-EG ar-SA cs-CZ de-DE en-GB en-US es-ES es-MX fr-CA fr-FR hi-IN it-IT ja-JP ko-KR "
+    "nl-NL pl-PL pt-BR pt-PT ru-RU sv-SE sw-KE sw-TZ tr-TR uk-UA vi-VN"
+).split()
+TEMPLATE_LANGUAGES: dict[str, str] = dict(_TG_NAMES)
+TEMPLATE_LANGUAGES.update({code: _TG_NAMES[code.split("-")[0]] for code in _TG_REGIONS})
+
+_TG_PART_ERROR = (
+    "User role must provide `content` as an iterable with exactly one item. That item must be a "
+    "mapping(type:'text' | 'image', source_lang_code:string, target_lang_code:string, "
+    "text:string | none, image:string | none)."
+)
+
+
+def estimate_tokens(text: str) -> int:
+    """The fake's tokenizer: ceil(len / 4), at least 1 for non-empty text."""
+    return math.ceil(len(text) / 4)
+
+
+def render_translategemma(text: str, source_code: str, target_code: str) -> str:
+    """The user turn TranslateGemma's template renders (reference §2.2), without ``<bos>``."""
+    src, tgt = TEMPLATE_LANGUAGES[source_code], TEMPLATE_LANGUAGES[target_code]
+    return (
+        "<start_of_turn>user\n"
+        f"You are a professional {src} ({source_code}) to {tgt} ({target_code}) translator. "
+        f"Your goal is to accurately convey the meaning and nuances of the original {src} "
+        f"text while adhering to {tgt} grammar, vocabulary, and cultural sensitivities.\n"
+        f"Produce only the {tgt} translation, without any additional explanations or "
+        f"commentary. Please translate the following {src} text into {tgt}:\n\n\n"
+        f"{text.strip()}<end_of_turn>\n<start_of_turn>model\n"
+    )
+
+
+_RENDERED = re.compile(
+    r"^<start_of_turn>user\nYou are a professional (?P<sname>[^\n]+?) \((?P<src>[^()\s]+)\) to "
+    r"(?P<tname>[^\n]+?) \((?P<tgt>[^()\s]+)\) translator\. [^\n]*\n[^\n]*:\n\n\n"
+    r"(?P<text>.*)<end_of_turn>\n<start_of_turn>model\n$",
+    re.DOTALL,
+)
+_CHAT_TARGET = re.compile(r"\bto\s+[^()\n]*?\(([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\)")
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+
+@dataclass
+class Config:
+    model: str
+    host: str
+    port: int
+    served_names: list[str]
+    api_key: str | None
+    max_model_len: int
+    max_num_seqs: int
+    template: str  # "translategemma" or "chat"
+    access_log: bool
+    load_s: float
+    crash_during_load: bool
+    latency_s: float
+    fail_every: int
+    fail_first: int
+    fail_status: int
+    die_after: int
+    health_503: bool
+    think: bool
+    runaway: bool
+    empty_first: int
+    drop_lang_codes: bool
+    ignore_sigterm: bool
+    engine_child: bool
+    request_log: Path | None
+
+
+def _int_with_suffix(value: str) -> int:
+    """vLLM accepts ``4096``, ``4k`` or ``4K`` for --max-model-len."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", value)
+    if not match:
+        raise argparse.ArgumentTypeError(f"invalid length {value!r}")
+    scale = {"": 1, "k": 1000, "K": 1024, "m": 1_000_000, "M": 1024 * 1024}[match.group(2)]
+    return int(float(match.group(1)) * scale)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vllm", description="Fake vLLM (tests only).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="serve MODEL over the OpenAI-compatible API")
+    serve.add_argument("model", help="model path or name")
+    serve.add_argument("--host", default="127.0.0.1")  # real default: all interfaces
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--served-model-name", nargs="+", default=None)
+    serve.add_argument("--api-key", default=None)
+    serve.add_argument("--max-model-len", type=_int_with_suffix, default=DEFAULT_MAX_MODEL_LEN)
+    serve.add_argument("--max-num-seqs", type=int, default=DEFAULT_MAX_NUM_SEQS)
+    serve.add_argument("--disable-uvicorn-access-log", action="store_true")
+    # Real flags that change nothing here; declared so their values never shift positionals.
+    for flag in (
+        "--gpu-memory-utilization", "--max-num-batched-tokens", "--limit-mm-per-prompt",
+        "--chat-template-content-format", "--generation-config", "--kv-cache-dtype",
+        "--tensor-parallel-size", "--dtype", "--quantization", "--download-dir",
+        "--kv-cache-memory-bytes", "--load-format", "--chat-template", "--tokenizer", "--seed",
+        "--swap-space", "--uvicorn-log-level", "--sleep-idle-ttl", "--revision",
+        "--pipeline-parallel-size", "--data-parallel-size", "--max-logprobs",
+        "--compilation-config", "--speculative-config", "--hf-overrides",
+    ):  # fmt: skip
+        serve.add_argument(flag)
+    for flag in ("-tp", "-pp", "-dp", "-q", "-O"):
+        serve.add_argument(flag)
+    for flag in (
+        "--enforce-eager", "--enable-prefix-caching", "--no-enable-prefix-caching",
+        "--trust-remote-code", "--enable-sleep-mode", "--disable-log-requests",
+        "--disable-log-stats", "--enable-chunked-prefill", "--enable-log-requests",
+    ):  # fmt: skip
+        serve.add_argument(flag, action="store_true")
+    fake = serve.add_argument_group("fake-only knobs")
+    fake.add_argument("--fake-load-s", type=float, default=0.0, help="loading time (refusing)")
+    fake.add_argument("--fake-crash-during-load", action="store_true", help="exit 1 when loaded")
+    fake.add_argument("--fake-latency-ms", type=float, default=0.0, help="per completion")
+    fake.add_argument("--fake-fail-every", type=int, default=0, help="every Nth completion fails")
+    fake.add_argument("--fake-fail-first", type=int, default=0, help="first N completions fail")
+    fake.add_argument("--fake-fail-status", type=int, default=500, help="status of a failure")
+    fake.add_argument("--fake-die-after", type=int, default=0, help="SIGKILL self after N answers")
+    fake.add_argument("--fake-health-503", action="store_true", help="/health answers 503")
+    fake.add_argument("--fake-think", action="store_true", help="prefix <think>..</think>")
+    fake.add_argument("--fake-empty-first", type=int, default=0, help="first N answers empty")
+    fake.add_argument("--fake-runaway", action="store_true", help="answers never stop early")
+    fake.add_argument(
+        "--fake-drop-lang-codes",
+        action="store_true",
+        help="behave like vLLM before PR #41599: language keys of content parts are dropped",
+    )
+    fake.add_argument("--fake-template", choices=["translategemma", "chat"], default=None)
+    fake.add_argument("--fake-ignore-sigterm", action="store_true")
+    fake.add_argument("--fake-engine-child", action="store_true", help="spawn VLLM::EngineCore")
+    fake.add_argument("--fake-request-log", type=Path, default=None, help="JSON lines file")
+    return parser
+
+
+def parse_config(argv: list[str]) -> Config:
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        _log("WARNING", "arg_utils.py:1842", f"ignoring flags the fake does not know: {unknown}")
+    names = args.served_model_name or [args.model]
+    template = args.fake_template or (
+        "translategemma" if "translategemma" in (args.model + " ".join(names)).lower() else "chat"
+    )
+    return Config(
+        model=args.model,
+        host=args.host,
+        port=args.port,
+        served_names=names,
+        api_key=args.api_key or os.environ.get("VLLM_API_KEY") or None,
+        max_model_len=args.max_model_len,
+        max_num_seqs=max(1, args.max_num_seqs),
+        template=template,
+        access_log=not args.disable_uvicorn_access_log,
+        load_s=args.fake_load_s,
+        crash_during_load=args.fake_crash_during_load,
+        latency_s=args.fake_latency_ms / 1000,
+        fail_every=args.fake_fail_every,
+        fail_first=args.fake_fail_first,
+        fail_status=args.fake_fail_status,
+        die_after=args.fake_die_after,
+        health_503=args.fake_health_503,
+        think=args.fake_think,
+        runaway=args.fake_runaway,
+        empty_first=args.fake_empty_first,
+        drop_lang_codes=args.fake_drop_lang_codes,
+        ignore_sigterm=args.fake_ignore_sigterm,
+        engine_child=args.fake_engine_child,
+        request_log=args.fake_request_log,
+    )
+
+
+# --- logging ---------------------------------------------------------------------------------
+
+
+def _log(level: str, where: str, message: str) -> None:
+    stamp = time.strftime("%m-%d %H:%M:%S")
+    print(f"{level} {stamp} [{where}] {message}", flush=True)
+
+
+# --- the engine: admission, generation time, metrics -----------------------------------------
+
+
+class APIError(Exception):
+    """An error answer in vLLM's JSON shape."""
+
+    def __init__(self, status: int, message: str, kind: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.kind, self.param = status, message, kind, param
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.kind,
+                "param": self.param,
+                "code": self.status,
+            }
+        }
+
+
+def bad_request(message: str, param: str | None = None) -> APIError:
+    return APIError(400, message, "BadRequestError", param)
+
+
+@dataclass
+class Job:
+    """One parsed completion request, whatever endpoint it came through."""
+
+    endpoint: str
+    model: str
+    text: str
+    source_lang: str | None
+    target_lang: str
+    prompt_tokens: int
+    max_tokens: int | None
+    temperature: float | None
+    stream: bool = False
+
+
+@dataclass
+class Generation:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str
+
+
+@dataclass
+class Engine:
+    """Admission and generation: the ONE place requests wait for and hold a batch slot.
+
+    Today: at most ``max_num_seqs`` run at once (the rest wait, counted as waiting), a fixed
+    latency per request and a KV estimate for /metrics. Issue 6's capacity model (per-token time
+    growing with batch size, a KV budget with waiting and preemption) belongs in ``generate``.
+    """
+
+    config: Config
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    running: int = 0
+    waiting: int = 0
+    kv_tokens: int = 0
+    preemptions: int = 0
+    prompt_tokens_total: int = 0
+    generation_tokens_total: int = 0
+    generated: int = 0
+    slots: threading.Semaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.slots = threading.Semaphore(self.config.max_num_seqs)
+
+    @property
+    def kv_capacity(self) -> int:
+        return self.config.max_model_len * self.config.max_num_seqs
+
+    def generate(self, job: Job) -> Generation:
+        with self.lock:
+            self.waiting += 1
+        self.slots.acquire()
+        cost = job.prompt_tokens
+        with self.lock:
+            self.waiting -= 1
+            self.running += 1
+            self.kv_tokens += cost
+            self.generated += 1
+            number = self.generated
+        try:
+            if self.config.latency_s > 0:
+                time.sleep(self.config.latency_s)
+            result = self._answer(job, number)
+            with self.lock:
+                self.prompt_tokens_total += result.prompt_tokens
+                self.generation_tokens_total += result.completion_tokens
+            return result
+        finally:
+            with self.lock:
+                self.running -= 1
+                self.kv_tokens -= cost
+            self.slots.release()
+
+    def _answer(self, job: Job, number: int) -> Generation:
+        answer = pseudo_translate(job.text, job.target_lang)
+        if number <= self.config.empty_first:
+            answer = ""
+        if self.config.think:
+            answer = (
+                "<think>\nThe user wants a translation into "
+                f"{job.target_lang}. I will translate it faithfully.\n</think>\n\n{answer}"
+            )
+        limit = job.max_tokens
+        if limit is None:
+            limit = max(1, self.config.max_model_len - job.prompt_tokens)
+        if self.config.runaway:  # a repetition loop: the answer only ends at max_tokens
+            while estimate_tokens(answer) <= limit:
+                answer = f"{answer} {answer}"
+        if estimate_tokens(answer) > limit:
+            return Generation(answer[: limit * 4], job.prompt_tokens, limit, "length")
+        return Generation(answer, job.prompt_tokens, estimate_tokens(answer), "stop")
+
+    def metrics(self) -> str:
+        label = f'engine="0",model_name="{self.config.served_names[0]}"'
+        with self.lock:
+            kv = min(1.0, self.kv_tokens / self.kv_capacity) if self.kv_capacity else 0.0
+            rows = [
+                ("vllm:num_requests_running", "gauge",
+                 "Number of requests in model execution batches.", "", self.running),
+                ("vllm:num_requests_waiting", "gauge",
+                 "Number of requests waiting to be processed.", "", self.waiting),
+                ("vllm:num_requests_waiting_by_reason", "gauge",
+                 "Number of requests waiting, by reason.", ',reason="capacity"', self.waiting),
+                ("vllm:num_requests_waiting_by_reason", "gauge",
+                 "Number of requests waiting, by reason.", ',reason="deferred"', 0),
+                ("vllm:kv_cache_usage_perc", "gauge",
+                 "KV-cache usage. 1 means 100 percent usage.", "", kv),
+                ("vllm:num_preemptions_total", "counter",
+                 "Cumulative number of preemption from the engine.", "", self.preemptions),
+                ("vllm:prompt_tokens_total", "counter",
+                 "Number of prefill tokens processed.", "", self.prompt_tokens_total),
+                ("vllm:generation_tokens_total", "counter",
+                 "Number of generation tokens processed.", "", self.generation_tokens_total),
+            ]  # fmt: skip
+        lines: list[str] = []
+        seen: set[str] = set()
+        for name, kind, help_text, extra, value in rows:
+            if name not in seen:
+                seen.add(name)
+                lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
+            lines.append(f"{name}{{{label}{extra}}} {float(value)}")
+        return "\n".join(lines) + "\n"
+
+
+# --- the server ------------------------------------------------------------------------------
+
+
+class FakeVLLM:
+    """Request parsing, fault injection and bookkeeping shared by the handler threads."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.engine = Engine(config)
+        self.lock = threading.Lock()
+        self.requests_seen = 0
+        self.answers_sent = 0
+        self.translated: list[str] = []
+        self.created = int(time.time())
+
+    # parsing -----------------------------------------------------------------------------
+
+    def check_model(self, body: dict[str, Any]) -> str:
+        model = body.get("model")
+        if model is None and len(self.config.served_names) == 1:
+            return self.config.served_names[0]
+        if model not in self.config.served_names:
+            raise APIError(404, f"The model `{model}` does not exist.", "NotFoundError", "model")
+        return str(model)
+
+    def parse_chat(self, body: dict[str, Any]) -> Job:
+        model = self.check_model(body)
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise bad_request("messages: a non-empty list is required", "messages")
+        src: str | None
+        if self.config.template == "translategemma":
+            text, src, tgt, prompt = self._translategemma_turn(messages)
+        else:
+            text, src, tgt, prompt = self._chat_turn(messages)
+        return self._job("/v1/chat/completions", body, model, text, src, tgt, prompt)
+
+    def _translategemma_turn(self, messages: list[Any]) -> tuple[str, str, str, str]:
+        user = None
+        for message in messages:
+            role = message.get("role") if isinstance(message, dict) else None
+            if role not in ("user", "assistant"):
+                raise bad_request(
+                    "Error in applying chat template from request: TranslateGemma's chat "
+                    f"template supports only 'user' and 'assistant' roles, got {role!r}."
+                )
+            if role == "user":
+                user = message
+        if user is None:
+            raise bad_request("Error in applying chat template from request: no user message.")
+        content = user.get("content")
+        if not isinstance(content, list) or len(content) != 1 or not isinstance(content[0], dict):
+            raise bad_request(f"Error in applying chat template from request: {_TG_PART_ERROR}")
+        part = dict(content[0])
+        if self.config.drop_lang_codes:  # vLLM before PR #41599 dropped non-OpenAI keys
+            part = {key: part[key] for key in ("type", "text") if key in part}
+        text = part.get("text")
+        if part.get("type") != "text" or not isinstance(text, str):
+            raise bad_request(f"Error in applying chat template from request: {_TG_PART_ERROR}")
+        src, tgt = part.get("source_lang_code"), part.get("target_lang_code")
+        for name, code in (("source_lang_code", src), ("target_lang_code", tgt)):
+            if not isinstance(code, str):
+                raise bad_request(
+                    f"Error in applying chat template from request: '{name}' is undefined"
+                )
+            if code not in TEMPLATE_LANGUAGES:
+                raise bad_request(
+                    "Error in applying chat template from request: "
+                    f"Unsupported language code: {code!r}"
+                )
+        assert isinstance(src, str) and isinstance(tgt, str)
+        return text, src, tgt, render_translategemma(text, src, tgt)
+
+    def _chat_turn(self, messages: list[Any]) -> tuple[str, str | None, str, str]:
+        system, user = "", None
+        for message in messages:
+            if not isinstance(message, dict):
+                raise bad_request("messages: each message must be an object", "messages")
+            if message.get("role") == "system":
+                system += _content_text(message.get("content"))
+            elif message.get("role") == "user":
+                user = message
+        if user is None:
+            raise bad_request("Error in applying chat template from request: no user message.")
+        text = _content_text(user.get("content"))
+        found = _CHAT_TARGET.search(system)
+        tgt = found.group(1) if found else "en"
+        prompt = "".join(
+            f"<|{m.get('role')}|>\n{_content_text(m.get('content'))}\n" for m in messages
+        )
+        return text, None, tgt, prompt
+
+    def parse_completion(self, body: dict[str, Any]) -> Job:
+        model = self.check_model(body)
+        prompt = body.get("prompt")
+        if isinstance(prompt, list) and len(prompt) == 1:
+            prompt = prompt[0]
+        if not isinstance(prompt, str):
+            raise bad_request("prompt: one string is required by this fake", "prompt")
+        if prompt.startswith("<bos>") and body.get("add_special_tokens", True):
+            raise bad_request(
+                "fake vLLM strictness: the prompt starts with a literal <bos> and "
+                "add_special_tokens is true, so the model would see two BOS tokens"
+            )
+        match = _RENDERED.match(prompt.removeprefix("<bos>"))
+        if not match:
+            raise bad_request(
+                "fake vLLM strictness: the prompt is not a rendered TranslateGemma prompt"
+            )
+        src, tgt = match.group("src"), match.group("tgt")
+        for code in (src, tgt):
+            if code not in TEMPLATE_LANGUAGES:
+                raise bad_request(f"fake vLLM strictness: unknown language code {code!r}")
+        return self._job("/v1/completions", body, model, match.group("text"), src, tgt, prompt)
+
+    def _job(
+        self,
+        endpoint: str,
+        body: dict[str, Any],
+        model: str,
+        text: str,
+        src: str | None,
+        tgt: str,
+        prompt: str,
+    ) -> Job:
+        max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
+            raise bad_request(f"max_tokens must be at least 1, got {max_tokens}.", "max_tokens")
+        temperature = body.get("temperature")
+        if temperature is not None and not isinstance(temperature, (int, float)):
+            raise bad_request("temperature must be a number", "temperature")
+        prompt_tokens = estimate_tokens(prompt)
+        limit = self.config.max_model_len
+        where = "messages" if endpoint.endswith("chat/completions") else "prompt"
+        if prompt_tokens > limit:
+            raise bad_request(
+                f"This model's maximum context length is {limit} tokens. However, you "
+                f"requested {prompt_tokens} tokens in the {where}, Please reduce the length "
+                f"of the {where}."
+            )
+        if max_tokens is not None and prompt_tokens + max_tokens > limit:
+            raise bad_request(
+                f"This model's maximum context length is {limit} tokens. However, you "
+                f"requested {prompt_tokens + max_tokens} tokens ({prompt_tokens} in the "
+                f"{where}, {max_tokens} in the completion). Please reduce the length of the "
+                f"{where} or completion."
+            )
+        return Job(
+            endpoint=endpoint,
+            model=model,
+            text=text,
+            source_lang=src,
+            target_lang=tgt,
+            prompt_tokens=prompt_tokens,
+            max_tokens=max_tokens,
+            temperature=float(temperature) if temperature is not None else None,
+            stream=bool(body.get("stream")),
+        )
+
+    # faults and bookkeeping ---------------------------------------------------------------
+
+    def injected_failure(self) -> APIError | None:
+        with self.lock:
+            self.requests_seen += 1
+            seen = self.requests_seen
+        every, first = self.config.fail_every, self.config.fail_first
+        if (first and seen <= first) or (every and seen % every == 0):
+            status = self.config.fail_status
+            return APIError(
+                status, f"fake: injected failure ({_phrase(status)})", "InternalServerError"
+            )
+        return None
+
+    def record(self, job: Job, status: int) -> None:
+        entry = {
+            "time": time.time(),
+            "endpoint": job.endpoint,
+            "model": job.model,
+            "source_lang": job.source_lang,
+            "target_lang": job.target_lang,
+            "text": job.text,
+            "temperature": job.temperature,
+            "max_tokens": job.max_tokens,
+            "status": status,
+        }
+        with self.lock:
+            if status == 200:
+                self.translated.append(job.text)
+            if self.config.request_log is not None:
+                # One write per line with O_APPEND: whole lines even with readers elsewhere.
+                with open(self.config.request_log, "a", encoding="utf-8") as log:
+                    log.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+    def answered(self) -> bool:
+        """Count one answer; True when --fake-die-after says the process must die now."""
+        with self.lock:
+            self.answers_sent += 1
+            return bool(self.config.die_after and self.answers_sent >= self.config.die_after)
+
+    def models_body(self) -> dict[str, Any]:
+        return {
+            "object": "list",
+            "data": [
+                {
+                    "id": name,
+                    "object": "model",
+                    "created": self.created,
+                    "owned_by": "vllm",
+                    "root": self.config.model,
+                    "parent": None,
+                    "max_model_len": self.config.max_model_len,
+                    "permission": [],
+                }
+                for name in self.config.served_names
+            ],
+        }
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like uvicorn
+    server_version = "uvicorn"
+    sys_version = ""
+    fake: FakeVLLM  # set on the subclass made by serve()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # uvicorn-style access lines come from _send instead
+
+    # dispatch ----------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path in ("/health", "/ping"):
+            status = 503 if self.fake.config.health_503 else 200
+            self._send(status, b"", "application/json")
+        elif path == "/metrics":
+            self._send(200, self.fake.engine.metrics().encode(), "text/plain; version=0.0.4")
+        elif path == "/version":
+            self._json(200, {"version": FAKE_VERSION})
+        elif path == "/fake/requests":
+            with self.fake.lock:
+                self._json(200, list(self.fake.translated))
+        elif path == "/v1/models":
+            if self._authorized():
+                self._json(200, self.fake.models_body())
+        else:
+            self._json(404, {"detail": "Not Found"})
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        body = self._read_body()
+        if path not in ("/v1/chat/completions", "/v1/completions"):
+            self._json(404, {"detail": "Not Found"})
+            return
+        if not self._authorized():
+            return
+        try:
+            if body is None:
+                raise bad_request("request body is not valid JSON")
+            if path == "/v1/chat/completions":
+                job = self.fake.parse_chat(body)
+            else:
+                job = self.fake.parse_completion(body)
+        except APIError as exc:
+            self._json(exc.status, exc.body())
+            return
+        failure = self.fake.injected_failure()
+        if failure is not None:
+            self.fake.record(job, failure.status)
+            self._json(failure.status, failure.body())
+            return
+        result = self.fake.engine.generate(job)
+        self.fake.record(job, 200)
+        if job.stream:
+            self._stream(job, result)
+        else:
+            self._json(200, _completion_body(job, result))
+        if self.fake.answered():
+            _log("ERROR", "core_client.py:564", "Engine core proc EngineCore_DP0 died unexpectedly")
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    # helpers -----------------------------------------------------------------------------
+
+    def _read_body(self) -> dict[str, Any] | None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError:
+            return None
+        return body if isinstance(body, dict) else None
+
+    def _authorized(self) -> bool:
+        key = self.fake.config.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return True
+        self._json(401, {"error": "Unauthorized"})
+        return False
+
+    def _json(self, status: int, payload: Any) -> None:
+        self._send(status, json.dumps(payload, ensure_ascii=False).encode(), "application/json")
+
+    def _send(self, status: int, data: bytes, content_type: str) -> None:
+        self.send_response_only(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+        self._access(status)
+
+    def _stream(self, job: Job, result: Generation) -> None:
+        self.send_response_only(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        base = _completion_body(job, result)
+        chat = job.endpoint.endswith("chat/completions")
+        pieces = re.findall(r"\S+\s*|\s+", result.text) or [""]
+        for index, piece in enumerate(pieces):
+            last = index == len(pieces) - 1
+            if chat:
+                choice: dict[str, Any] = {"index": 0, "delta": {"content": piece}}
+            else:
+                choice = {"index": 0, "text": piece}
+            choice["finish_reason"] = result.finish_reason if last else None
+            chunk = {
+                "id": base["id"],
+                "object": "chat.completion.chunk" if chat else "text_completion",
+                "created": base["created"],
+                "model": base["model"],
+                "choices": [choice],
+            }
+            self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self._access(200)
+
+    def _access(self, status: int) -> None:
+        if self.fake.config.access_log:
+            host, port = self.client_address[:2]
+            line = (
+                f'{host}:{port} - "{self.command} {self.path} HTTP/1.1" {status} {_phrase(status)}'
+            )
+            print(f"INFO:     {line}", flush=True)
+
+
+def _completion_body(job: Job, result: Generation) -> dict[str, Any]:
+    usage = {
+        "prompt_tokens": result.prompt_tokens,
+        "total_tokens": result.prompt_tokens + result.completion_tokens,
+        "completion_tokens": result.completion_tokens,
+        "prompt_tokens_details": None,
+    }
+    created = int(time.time())
+    if job.endpoint.endswith("chat/completions"):
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": created,
+            "model": job.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": result.text,
+                        "reasoning_content": None,
+                        "tool_calls": [],
+                    },
+                    "logprobs": None,
+                    "finish_reason": result.finish_reason,
+                    "stop_reason": None,
+                }
+            ],
+            "usage": usage,
+            "prompt_logprobs": None,
+        }
+    return {
+        "id": f"cmpl-{uuid.uuid4().hex}",
+        "object": "text_completion",
+        "created": created,
+        "model": job.model,
+        "choices": [
+            {
+                "index": 0,
+                "text": result.text,
+                "logprobs": None,
+                "finish_reason": result.finish_reason,
+                "stop_reason": None,
+                "prompt_logprobs": None,
+            }
+        ],
+        "usage": usage,
+    }
+
+
+# --- process lifecycle -----------------------------------------------------------------------
+
+_ENGINE_CHILD_CODE = "import sys\nsys.stdin.buffer.read()\n"
+
+
+def _spawn_engine_child() -> subprocess.Popen[bytes]:
+    """A child titled ``VLLM::EngineCore`` (argv[0], so /proc/PID/cmdline starts with it).
+
+    It blocks reading a pipe from us and exits at EOF, i.e. when this process ends however it
+    ends (even SIGKILL), like vLLM V1's engine core noticing its parent died.
+    """
+    return subprocess.Popen(
+        ["VLLM::EngineCore", "-c", _ENGINE_CHILD_CODE],
+        executable=sys.executable,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _crash_during_load(config: Config) -> int:
+    total = 31.36
+    wanted = 0.9 * total
+    free = 12.41
+    print(
+        "ERROR " + time.strftime("%m-%d %H:%M:%S") + " [core.py:700] EngineCore failed to start.\n"
+        "Traceback (most recent call last):\n"
+        '  File ".../vllm/v1/engine/core.py", line 691, in run_engine_core\n'
+        "    engine_core = EngineCoreProc(*args, **kwargs)\n"
+        '  File ".../vllm/v1/worker/gpu_worker.py", line 171, in init_device\n'
+        "    self.init_snapshot = MemorySnapshot()\n"
+        '  File ".../vllm/v1/worker/utils.py", line 311, in request_memory\n'
+        "    raise ValueError(\n"
+        f"ValueError: Free memory on device cuda:0 ({free}/{total} GiB) on startup is less than "
+        f"desired GPU memory utilization (0.9, {wanted:.2f} GiB). Decrease GPU memory "
+        "utilization or reduce GPU memory used by other processes.\n"
+        "RuntimeError: Engine core initialization failed. See root cause above. "
+        "Failed core proc(s): {}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return 1
+
+
+def serve(config: Config) -> int:
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        _log("INFO", "launcher.py:80", f"Received signal {signal.Signals(signum).name}")
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN if config.ignore_sigterm else on_signal)
+
+    _log("INFO", "__init__.py:216", "Automatically detected platform cuda.")
+    _log("INFO", "api_server.py:1805", f"vLLM API server version {FAKE_VERSION}")
+    _log(
+        "INFO",
+        "utils.py:326",
+        f"non-default args: {{'model': {config.model!r}, 'host': {config.host!r}, "
+        f"'port': {config.port}, 'max_model_len': {config.max_model_len}}}",
+    )
+
+    handler: type[Handler] = type("BoundHandler", (Handler,), {})
+    server = ThreadingHTTPServer((config.host, config.port), handler, bind_and_activate=False)
+    server.daemon_threads = True
+    # Bind now, listen only when loaded: connects are refused meanwhile, as with real vLLM.
+    try:
+        server.server_bind()
+    except OSError as exc:
+        where = f"('{config.host}', {config.port})"
+        message = f"error while attempting to bind on address {where}: {exc.strerror}"
+        print(f"OSError: [Errno {exc.errno}] {message}", file=sys.stderr, flush=True)
+        return 1
+
+    _log("INFO", "core.py:654", "Waiting for init message from front-end.")
+    if stop.wait(config.load_s):
+        server.server_close()
+        return 0
+    if config.crash_during_load:
+        server.server_close()
+        return _crash_during_load(config)
+    _log("INFO", "gpu_model_runner.py:2007", "Model loading took 15.62 GiB and 41.87 seconds")
+    kv_tokens = config.max_model_len * config.max_num_seqs
+    _log("INFO", "kv_cache_utils.py:829", f"GPU KV cache size: {kv_tokens:,} tokens")
+    _log(
+        "INFO",
+        "kv_cache_utils.py:833",
+        f"Maximum concurrency for {config.max_model_len:,} tokens per request: "
+        f"{float(config.max_num_seqs):.2f}x",
+    )
+    engine_child = _spawn_engine_child() if config.engine_child else None
+
+    fake = FakeVLLM(config)
+    handler.fake = fake
+    server.server_activate()
+    _log(
+        "INFO",
+        "api_server.py:1857",
+        f"Starting vLLM API server on http://{config.host}:{config.port}",
+    )
+    print(f"INFO:     Started server process [{os.getpid()}]", flush=True)
+    print("INFO:     Waiting for application startup.", flush=True)
+    print("INFO:     Application startup complete.", flush=True)
+    thread = threading.Thread(target=server.serve_forever, name="http", daemon=True)
+    thread.start()
+    while not stop.wait(0.1):
+        pass
+    print("INFO:     Shutting down", flush=True)
+    server.shutdown()
+    server.server_close()
+    if engine_child is not None:
+        engine_child.terminate()
+        engine_child.wait(timeout=5)
+    print("INFO:     Application shutdown complete.", flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    config = parse_config(list(sys.argv[1:] if argv is None else argv))
+    return serve(config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

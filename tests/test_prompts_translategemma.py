@@ -1,0 +1,163 @@
+"""Pure prompt building: language codes, message shapes, rendering, think stripping, splitting."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.errors import UnsupportedLanguageError
+from common.settings import PromptFormat
+from translation import prompts
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        ("zh-CN", "zh-Hans"),
+        ("zh", "zh-Hans"),
+        ("zh-Hans", "zh-Hans"),
+        ("zh_CN", "zh-Hans"),
+        ("ZH-hans", "zh-Hans"),
+        ("zh-TW", "zh-Hant"),
+        ("zh-HK", "zh-Hant"),
+        ("zh-Hant", "zh-Hant"),
+        ("ko", "ko"),
+        ("ko-KR", "ko"),
+        ("ja", "ja"),
+        ("en", "en"),
+        ("en-US", "en"),
+        ("en-GB", "en"),
+        ("de", "de"),
+        ("de-DE", "de"),
+        ("pt-BR", "pt"),
+        ("fr-CA", "fr"),
+        ("nb", "no"),
+        ("tl", "fil"),
+        ("fil-PH", "fil"),
+        (" ko ", "ko"),
+    ],
+)
+def test_language_codes_map_to_the_models_codes(given: str, sent: str) -> None:
+    assert prompts.model_language_code(given) == sent
+
+
+@pytest.mark.parametrize("code", ["xx", "klingon", "", "zh-XX", "en-", "tlh", "eo"])
+def test_unknown_language_is_a_clear_error(code: str) -> None:
+    with pytest.raises(UnsupportedLanguageError) as info:
+        prompts.model_language_code(code)
+    assert repr(code.strip()) in str(info.value)
+    assert "ko" in str(info.value)  # the message lists what is supported
+
+
+def test_the_map_covers_55_languages_of_the_model_card() -> None:
+    # 52 distinct languages: English, the 50 WMT24++ targets with Chinese in two scripts, and
+    # Icelandic (WMT24). Regional variants of the 55 locales collapse to their language.
+    assert len(prompts.LANGUAGES) == 52
+    assert {"en", "ko", "ja", "zh-Hans", "zh-Hant", "de", "fr", "es", "is"} <= set(
+        prompts.LANGUAGES
+    )
+
+
+def test_language_names() -> None:
+    assert prompts.language_name("ko-KR") == "Korean"
+    assert prompts.language_name("zh-TW") == "Chinese (Traditional)"
+    assert prompts.language_name("en") == "English"
+
+
+def test_translategemma_message_is_one_user_turn_with_one_content_part() -> None:
+    messages = prompts.translategemma_messages("Hello {v1}.", "en-US", "zh-CN")
+    assert messages == [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "source_lang_code": "en",
+                    "target_lang_code": "zh-Hans",
+                    "text": "Hello {v1}.",
+                }
+            ],
+        }
+    ]
+
+
+def test_chat_messages_have_instructions_in_the_system_turn_and_only_the_text_as_user() -> None:
+    messages = prompts.chat_messages("Hello {v1}.", "en", "ko")
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[1]["content"] == "Hello {v1}."
+    system = messages[0]["content"]
+    assert "English (en) to Korean (ko)" in system
+    assert "{v1}" in system
+    assert "exactly as they are" in system
+
+
+def test_rendered_prompt_matches_the_template_and_has_no_bos() -> None:
+    rendered = prompts.render_translategemma("  Hello world.  ", "en", "ko")
+    assert not rendered.startswith("<bos>")
+    assert rendered.startswith(
+        "<start_of_turn>user\nYou are a professional English (en) to Korean (ko) translator."
+    )
+    assert "Please translate the following English text into Korean:\n\n\nHello world." in rendered
+    assert rendered.endswith("Hello world.<end_of_turn>\n<start_of_turn>model\n")
+
+
+def test_prompt_versions_differ_per_format() -> None:
+    tg = prompts.prompt_version(PromptFormat.TRANSLATEGEMMA)
+    chat = prompts.prompt_version("chat")
+    assert tg != chat
+    assert tg == prompts.prompt_version("translategemma")
+
+
+@pytest.mark.parametrize(
+    ("answer", "clean"),
+    [
+        ("<think>hmm, Korean.</think>\n\n안녕", "안녕"),
+        ("<think>\nline\nline\n</think>안녕 <think>again</think>세계", "안녕 세계"),
+        ("reasoning without opening tag</think>\n안녕", "안녕"),  # template opened <think>
+        ("안녕 <think>cut off mid-thought", "안녕"),
+        ("<THINK>x</THINK> 안녕", "안녕"),
+        ("  plain answer \n", "plain answer"),
+        ("<think>only thoughts</think>", ""),
+    ],
+)
+def test_strip_think(answer: str, clean: str) -> None:
+    assert prompts.strip_think(answer) == clean
+
+
+def test_estimate_tokens_counts_cjk_characters_one_each() -> None:
+    assert prompts.estimate_tokens("abcd" * 10) == 10
+    assert prompts.estimate_tokens("안녕하세요") == 5
+    assert prompts.estimate_tokens("") == 1
+
+
+def test_split_in_two_cuts_at_the_sentence_nearest_the_middle() -> None:
+    text = "First sentence here. Second one is here. Third one follows. Fourth ends it."
+    left, right = prompts.split_in_two(text) or ("", "")
+    assert left == "First sentence here. Second one is here."
+    assert right == "Third one follows. Fourth ends it."
+
+
+def test_split_never_cuts_inside_a_placeholder_or_after_an_abbreviation() -> None:
+    text = "We use {v1}. {v2} holds, see Fig. 3 and Smith et al. Results follow. Then {v3} ends."
+    halves = prompts.split_in_two(text)
+    assert halves is not None
+    left, right = halves
+    assert left + " " + right == text
+    for placeholder in ("{v1}", "{v2}", "{v3}"):
+        assert placeholder in left or placeholder in right
+    assert not left.endswith("Fig.") and not left.endswith("al.")
+
+
+def test_single_sentence_cannot_be_split() -> None:
+    assert prompts.split_in_two("One long sentence with e.g. an abbreviation and no end") is None
+    assert prompts.split_in_two("Just one sentence.") is None
+
+
+def test_cjk_sentences_split_without_spaces() -> None:
+    halves = prompts.split_in_two("第一句话。第二句话。第三句话。第四句话。")
+    assert halves == ("第一句话。第二句话。", "第三句话。第四句话。")
+
+
+def test_join_pieces_uses_no_space_for_chinese_and_japanese() -> None:
+    assert prompts.join_pieces("가.", "나.", "ko") == "가. 나."
+    assert prompts.join_pieces("一。", "二。", "zh-CN") == "一。二。"
+    assert prompts.join_pieces("あ。", "い。", "ja") == "あ。い。"

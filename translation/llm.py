@@ -1,0 +1,377 @@
+"""The LLM client: one paragraph in, its translation out, through any OpenAI-compatible server.
+
+Wraps ``openai.AsyncOpenAI`` (its own retries off) with a bounded retry loop and maps every
+failure onto ``common.errors``:
+
+- connection refused/reset, timeouts, 502/503/504: retried with exponential backoff and jitter
+  within ``max_attempts`` and ``deadline_s``, then ``LLMUnavailableError`` (the pipeline brings
+  the server back with ``ensure_ready()`` and resumes);
+- 429 and other 5xx: retried the same way, then ``LLMError``;
+- 400 "maximum context length": the paragraph is cut at a sentence boundary and the halves are
+  translated one after the other; a single sentence that is still too long is an ``LLMError``;
+- 401/403 (API key) and 404 (model not served): ``LLMError`` at once, with what to fix;
+- an empty answer is asked for once more, then ``LLMError``; ``<think>`` blocks are stripped.
+
+TranslateGemma requests go to ``/v1/chat/completions`` as the content part its template needs.
+A vLLM too old for that (before PR #41599) rejects it with a 400 template error; the client then
+switches, for good, to ``/v1/completions`` with the prompt rendered by hand (reference §2.3B).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import httpx
+import openai
+
+from common.errors import LLMError, LLMUnavailableError
+from common.settings import PromptFormat
+from translation import prompts
+from translation.cache import CacheKey
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
+
+    from common.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: vLLM's wording (all versions seen) for a request longer than the served context.
+_CONTEXT_ERROR = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
+_PROMPT_TOKENS = re.compile(
+    r"\((\d+) in the (?:messages|prompt)|request has (\d+) input tokens", re.IGNORECASE
+)
+#: Statuses that mean "the server behind this URL is not there right now" (a proxy in front of a
+#: stopped vLLM answers 502/504; a vLLM whose engine died answers 503).
+_UNAVAILABLE_STATUSES = frozenset({502, 503, 504})
+
+
+class _TooLong(Exception):
+    """The piece does not fit the context (or its answer was cut off): split it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class _Answer:
+    text: str
+    finish_reason: str | None
+
+
+class LLMClient:
+    """Translates text with one model on one OpenAI-compatible server.
+
+    ``http_client`` is an optional shared ``httpx.AsyncClient`` (tests, connection reuse); the
+    caller keeps owning it and ``aclose()`` leaves it open. ``backoff_s``/``backoff_max_s`` shape
+    the retry delays (attempt n waits about ``backoff_s * 2**(n-1)``, jittered, at most
+    ``backoff_max_s`` or the server's ``Retry-After``); no delay ever runs past ``deadline_s``.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        prompt_format: PromptFormat | str,
+        timeout_s: float,
+        deadline_s: float,
+        max_attempts: int,
+        http_client: httpx.AsyncClient | None = None,
+        backoff_s: float = 0.5,
+        backoff_max_s: float = 10.0,
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.prompt_format = PromptFormat(prompt_format)
+        self._timeout_s = timeout_s
+        self._deadline_s = deadline_s
+        self._max_attempts = max_attempts
+        self._backoff_s = backoff_s
+        self._backoff_max_s = backoff_max_s
+        self._owns_http = http_client is None
+        # vLLM ignores the key when started without --api-key; the openai package needs one.
+        self._openai = openai.AsyncOpenAI(
+            base_url=self.base_url,
+            api_key=api_key or "EMPTY",
+            max_retries=0,
+            timeout=timeout_s,
+            # openai >= 3 is typed for httpx2 but accepts an httpx.AsyncClient at run time.
+            http_client=cast("Any", http_client),
+        )
+        self._use_completions = False
+        self._random = random.Random()
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, http_client: httpx.AsyncClient | None = None
+    ) -> LLMClient:
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        return cls(
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=key,
+            prompt_format=settings.prompt_format,
+            timeout_s=settings.llm_timeout_s,
+            deadline_s=settings.llm_retry_deadline_s,
+            max_attempts=settings.llm_max_attempts,
+            http_client=http_client,
+        )
+
+    def cache_key(self, text: str, source_lang: str, target_lang: str) -> CacheKey:
+        """The cache key of a translation by this client (language codes normalized)."""
+        return CacheKey(
+            model=self.model,
+            prompt=prompts.prompt_version(self.prompt_format),
+            source_lang=prompts.model_language_code(source_lang),
+            target_lang=prompts.model_language_code(target_lang),
+            text=text,
+        )
+
+    async def translate(self, text: str, source_lang: str, target_lang: str) -> str:
+        """The translation of ``text``, without reasoning or surrounding whitespace.
+
+        Raises ``UnsupportedLanguageError`` before any request for a code the model does not
+        cover, ``LLMUnavailableError`` when the server cannot be reached within the retry
+        bounds, and ``LLMError`` for every other failure. Blank text returns "" with no request.
+        """
+        src = prompts.model_language_code(source_lang)
+        tgt = prompts.model_language_code(target_lang)
+        if not text.strip():
+            return ""
+        return await self._translate_piece(text.strip(), src, tgt)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections, unless the ``http_client`` was the caller's."""
+        if self._owns_http:
+            await self._openai.close()
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"LLMClient({self.base_url!r}, model={self.model!r}, {self.prompt_format.value})"
+
+    # --- splitting ---------------------------------------------------------------------------
+
+    async def _translate_piece(self, text: str, src: str, tgt: str) -> str:
+        try:
+            return await self._complete(text, src, tgt)
+        except _TooLong as exc:
+            halves = prompts.split_in_two(text)
+            if halves is None:
+                raise LLMError(
+                    f"cannot translate a single sentence of {len(text)} characters: {exc.reason}"
+                ) from None
+            log.info("splitting a %d-character paragraph: %s", len(text), exc.reason)
+            # One half after the other: the caller's concurrency slot covers both.
+            left = await self._translate_piece(halves[0], src, tgt)
+            right = await self._translate_piece(halves[1], src, tgt)
+            return prompts.join_pieces(left, right, tgt)
+
+    # --- one request, retried ----------------------------------------------------------------
+
+    async def _complete(self, text: str, src: str, tgt: str) -> str:
+        started = time.monotonic()
+        deadline = started + self._deadline_s
+        max_tokens = 2 * prompts.estimate_tokens(text) + 64
+        attempt = 0
+        empty_answers = 0
+        widened = False
+        while True:
+            attempt += 1
+            remaining = deadline - time.monotonic()
+            failure: Exception
+            retry_after: float | None = None
+            try:
+                answer = await self._request(text, src, tgt, max_tokens, remaining)
+            except openai.APIConnectionError as exc:  # includes APITimeoutError
+                failure = exc
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status == 429 or status >= 500:
+                    failure, retry_after = exc, _retry_after(exc.response.headers)
+                elif status == 400 and _CONTEXT_ERROR.search(exc.message):
+                    room = _room_for_answer(exc.message)
+                    if not widened and room is not None and room > prompts.estimate_tokens(text):
+                        # The prompt fits; only our max_tokens guess was too generous.
+                        max_tokens, widened = room, True
+                        attempt -= 1
+                        continue
+                    raise _TooLong(
+                        f"{_server_message(exc)} (start vLLM with a larger --max-model-len)"
+                    ) from None
+                elif status == 400 and self._should_fall_back(exc):
+                    attempt -= 1
+                    continue
+                else:
+                    raise self._rejected(exc) from None
+            except openai.APIError as exc:
+                raise LLMError(f"unexpected answer from the LLM server: {exc}") from None
+            else:
+                if answer.finish_reason == "length":
+                    raise _TooLong(
+                        f"the model's answer was cut off at {max_tokens} tokens (it may be "
+                        "repeating itself)"
+                    )
+                cleaned = prompts.strip_think(answer.text)
+                if cleaned:
+                    return cleaned
+                empty_answers += 1
+                if empty_answers > 1:
+                    raise LLMError(f"the model {self.model!r} gave an empty answer twice")
+                attempt -= 1  # one free retry for an empty answer
+                continue
+
+            elapsed = time.monotonic() - started
+            if attempt >= self._max_attempts:
+                raise self._give_up(failure, attempt, elapsed)
+            delay = self._delay(attempt, retry_after)
+            if time.monotonic() + delay >= deadline:
+                raise self._give_up(failure, attempt, elapsed)
+            log.warning(
+                "LLM request failed (%s); retry %d/%d in %.1f s",
+                _describe(failure),
+                attempt,
+                self._max_attempts - 1,
+                delay,
+            )
+            await asyncio.sleep(delay)
+
+    async def _request(
+        self, text: str, src: str, tgt: str, max_tokens: int, remaining_s: float
+    ) -> _Answer:
+        timeout = max(0.1, min(self._timeout_s, remaining_s))
+        if self.prompt_format is PromptFormat.TRANSLATEGEMMA and self._use_completions:
+            completion = await self._openai.completions.create(
+                model=self.model,
+                prompt=prompts.render_translategemma(text, src, tgt),
+                max_tokens=max_tokens,
+                temperature=0,
+                timeout=timeout,
+            )
+            if not completion.choices:
+                return _Answer("", None)
+            first = completion.choices[0]
+            return _Answer(first.text or "", first.finish_reason)
+        if self.prompt_format is PromptFormat.TRANSLATEGEMMA:
+            messages = prompts.translategemma_messages(text, src, tgt)
+        else:
+            messages = prompts.chat_messages(text, src, tgt)
+        chat = await self._openai.chat.completions.create(
+            model=self.model,
+            messages=cast("list[ChatCompletionMessageParam]", messages),
+            max_tokens=max_tokens,
+            temperature=0,
+            timeout=timeout,
+        )
+        if not chat.choices:
+            return _Answer("", None)
+        choice = chat.choices[0]
+        return _Answer(choice.message.content or "", choice.finish_reason)
+
+    def _should_fall_back(self, exc: openai.APIStatusError) -> bool:
+        """Switch to /v1/completions after a template error from a vLLM without PR #41599."""
+        if self.prompt_format is not PromptFormat.TRANSLATEGEMMA or self._use_completions:
+            return False
+        self._use_completions = True
+        log.warning(
+            "%s rejected the TranslateGemma content part (%s); using /v1/completions with a "
+            "client-rendered prompt from now on (start vLLM >= PR #41599 with "
+            "--chat-template-content-format openai to avoid this)",
+            self.base_url,
+            _server_message(exc),
+        )
+        return True
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        ceiling = min(self._backoff_max_s, self._backoff_s * 2.0 ** (attempt - 1))
+        delay = ceiling * self._random.uniform(0.5, 1.0)
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return delay
+
+    # --- error mapping -----------------------------------------------------------------------
+
+    def _give_up(self, failure: Exception, attempts: int, elapsed: float) -> LLMError:
+        what = f"{attempts} attempt{'s' if attempts != 1 else ''} in {elapsed:.1f} s"
+        if isinstance(failure, openai.APIConnectionError) or (
+            isinstance(failure, openai.APIStatusError)
+            and failure.status_code in _UNAVAILABLE_STATUSES
+        ):
+            return LLMUnavailableError(
+                f"the LLM server at {self.base_url} is not answering ({_describe(failure)}; {what})"
+            )
+        return LLMError(f"the LLM server at {self.base_url} failed: {_describe(failure)} ({what})")
+
+    def _rejected(self, exc: openai.APIStatusError) -> LLMError:
+        status = exc.status_code
+        if status in (401, 403):
+            return LLMError(
+                f"the LLM server at {self.base_url} rejected the API key (HTTP {status}); "
+                "check ZT_LLM_API_KEY against vLLM's --api-key"
+            )
+        if status == 404:
+            return LLMError(
+                f"the LLM server at {self.base_url} does not serve the model {self.model!r} "
+                f"({_server_message(exc)}); check ZT_LLM_MODEL against vLLM's "
+                "--served-model-name, and ZT_LLM_BASE_URL (it ends in /v1)"
+            )
+        return LLMError(
+            f"the LLM server at {self.base_url} rejected the request (HTTP {status}): "
+            f"{_server_message(exc)}"
+        )
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    """The server's own error text (vLLM: ``{"error": {"message": ...}}``), else openai's."""
+    body: Any = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return exc.message
+
+
+def _room_for_answer(message: str) -> int | None:
+    """Tokens left for the answer per a context-length error, when the server says so."""
+    limit = _CONTEXT_ERROR.search(message)
+    used = _PROMPT_TOKENS.search(message)
+    if not limit or not used:
+        return None
+    return int(limit.group(1)) - int(used.group(1) or used.group(2))
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None  # an HTTP date: rare from LLM servers, and backoff covers it
+
+
+def _describe(failure: Exception) -> str:
+    if isinstance(failure, openai.APITimeoutError):
+        return "timed out"
+    if isinstance(failure, openai.APIConnectionError):
+        cause = failure.__cause__
+        return f"cannot connect: {cause}" if cause else "cannot connect"
+    if isinstance(failure, openai.APIStatusError):
+        return f"HTTP {failure.status_code}: {_server_message(failure)}"
+    return str(failure)

@@ -1,0 +1,296 @@
+"""Pure prompt building for TranslateGemma and for general chat models.
+
+TranslateGemma's chat template (reference §2.2) accepts only ``user``/``assistant`` turns, a user
+``content`` that is a list of exactly one part carrying ``source_lang_code`` and
+``target_lang_code``, and language codes from its own map; it writes the translator instruction
+itself. General instruction models get a plain system + user prompt instead. Both shapes, the
+client-rendered TranslateGemma prompt for ``/v1/completions``, the language-code map and the small
+text helpers the LLM client needs (``strip_think``, ``estimate_tokens``, ``split_in_two``) live
+here; nothing in this module does I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from common.errors import UnsupportedLanguageError
+from common.settings import PromptFormat
+
+__all__ = [
+    "LANGUAGES",
+    "PROMPT_VERSION",
+    "PromptFormat",
+    "chat_messages",
+    "estimate_tokens",
+    "join_pieces",
+    "language_name",
+    "model_language_code",
+    "prompt_version",
+    "render_translategemma",
+    "split_in_two",
+    "strip_think",
+    "translategemma_messages",
+]
+
+#: The codes we send and the English names the template uses. These are the languages of
+#: TranslateGemma's training set (WMT24++: English plus 54 language/locale pairs, which collapse to
+#: the languages below; regional variants such as pt-BR/pt-PT or fr-CA/fr-FR are sent as the bare
+#: language code, which every reimplementation of the template's map accepts). Chinese keeps its
+#: script subtag because Simplified and Traditional are different targets.
+LANGUAGES: dict[str, str] = {
+    "ar": "Arabic",
+    "bg": "Bulgarian",
+    "bn": "Bengali",
+    "ca": "Catalan",
+    "cs": "Czech",
+    "da": "Danish",
+    "de": "German",
+    "el": "Greek",
+    "en": "English",
+    "es": "Spanish",
+    "et": "Estonian",
+    "fa": "Persian",
+    "fi": "Finnish",
+    "fil": "Filipino",
+    "fr": "French",
+    "gu": "Gujarati",
+    "he": "Hebrew",
+    "hi": "Hindi",
+    "hr": "Croatian",
+    "hu": "Hungarian",
+    "id": "Indonesian",
+    "is": "Icelandic",
+    "it": "Italian",
+    "ja": "Japanese",
+    "kn": "Kannada",
+    "ko": "Korean",
+    "lt": "Lithuanian",
+    "lv": "Latvian",
+    "ml": "Malayalam",
+    "mr": "Marathi",
+    "nl": "Dutch",
+    "no": "Norwegian",
+    "pa": "Punjabi",
+    "pl": "Polish",
+    "pt": "Portuguese",
+    "ro": "Romanian",
+    "ru": "Russian",
+    "sk": "Slovak",
+    "sl": "Slovenian",
+    "sr": "Serbian",
+    "sv": "Swedish",
+    "sw": "Swahili",
+    "ta": "Tamil",
+    "te": "Telugu",
+    "th": "Thai",
+    "tr": "Turkish",
+    "uk": "Ukrainian",
+    "ur": "Urdu",
+    "vi": "Vietnamese",
+    "zh-Hans": "Chinese (Simplified)",
+    "zh-Hant": "Chinese (Traditional)",
+    "zu": "Zulu",
+}
+
+# Lower-cased input forms that are not "<code>" or "<code>-<region>" of a code above.
+_ALIASES: dict[str, str] = {
+    "zh": "zh-Hans",
+    "zh-cn": "zh-Hans",
+    "zh-sg": "zh-Hans",
+    "zh-my": "zh-Hans",
+    "zh-hans-cn": "zh-Hans",
+    "zh-tw": "zh-Hant",
+    "zh-hk": "zh-Hant",
+    "zh-mo": "zh-Hant",
+    "zh-hant-tw": "zh-Hant",
+    "zh-hant-hk": "zh-Hant",
+    "nb": "no",  # Norwegian Bokmål / Nynorsk: the model knows "Norwegian"
+    "nn": "no",
+    "tl": "fil",  # Tagalog, the base of Filipino
+    "iw": "he",  # pre-1989 ISO codes still emitted by Java and old browsers
+    "in": "id",
+}
+
+_BY_LOWER = {code.lower(): code for code in LANGUAGES}
+_BCP47 = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{1,8})*")
+
+#: Bumped whenever a format's wording or shape changes, so cached answers of the old prompt are
+#: not served for the new one (the version is part of the cache key).
+PROMPT_VERSION: dict[PromptFormat, str] = {
+    PromptFormat.TRANSLATEGEMMA: "translategemma-1",
+    PromptFormat.CHAT: "chat-1",
+}
+
+
+def model_language_code(code: str) -> str:
+    """The model's code for a user's code: ``zh-CN`` -> ``zh-Hans``, ``ko-KR`` -> ``ko``.
+
+    Accepts ISO-639-1 and BCP-47 forms; case and ``_`` versus ``-`` do not matter. Raises
+    ``UnsupportedLanguageError`` for a code the model does not cover, so a bad setting fails
+    before any LLM call.
+    """
+    raw = code.strip()
+    key = raw.replace("_", "-").lower()
+    if key in _BY_LOWER:
+        return _BY_LOWER[key]
+    if key in _ALIASES:
+        return _ALIASES[key]
+    base = key.split("-", 1)[0]
+    # "zh-XX" with an unknown region is ambiguous between the two scripts: no fallback.
+    if _BCP47.fullmatch(key) and base != "zh":
+        if base in _BY_LOWER:
+            return _BY_LOWER[base]
+        if base in _ALIASES:
+            return _ALIASES[base]
+    raise UnsupportedLanguageError(
+        f"unsupported language code {raw!r}: TranslateGemma covers "
+        + ", ".join(sorted(LANGUAGES))
+        + " (zh-CN/zh-TW and region forms like de-DE are accepted)"
+    )
+
+
+def language_name(code: str) -> str:
+    """English display name of a language code (any accepted form): ``ko-KR`` -> ``Korean``."""
+    return LANGUAGES[model_language_code(code)]
+
+
+def prompt_version(prompt_format: PromptFormat | str) -> str:
+    """The cache-key component naming a prompt format and its wording version."""
+    return PROMPT_VERSION[PromptFormat(prompt_format)]
+
+
+def translategemma_messages(text: str, source_lang: str, target_lang: str) -> list[dict[str, Any]]:
+    """The one user message TranslateGemma's chat template requires (reference §2.2, §2.3A).
+
+    Needs a vLLM with PR #41599 started with ``--chat-template-content-format openai``; older
+    servers drop the language keys (use ``render_translategemma`` with ``/v1/completions``).
+    """
+    return [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "source_lang_code": model_language_code(source_lang),
+                    "target_lang_code": model_language_code(target_lang),
+                    "text": text,
+                }
+            ],
+        }
+    ]
+
+
+_CHAT_SYSTEM = (
+    "You are a professional translator of scientific papers. Translate the user's text from "
+    "{src_name} ({src}) to {tgt_name} ({tgt}). Reply with the translation only: no explanations, "
+    "notes, quotes or headings. Keep placeholders such as {{v1}}, {{v2}} exactly as they are "
+    "(same spelling, braces and number) at the matching place in the translation. Keep numbers, "
+    "citations like [12], symbols and URLs unchanged."
+)
+
+
+def chat_messages(text: str, source_lang: str, target_lang: str) -> list[dict[str, Any]]:
+    """System + user prompt for a general instruction model; the user turn is the text only."""
+    src, tgt = model_language_code(source_lang), model_language_code(target_lang)
+    system = _CHAT_SYSTEM.format(src_name=LANGUAGES[src], src=src, tgt_name=LANGUAGES[tgt], tgt=tgt)
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+def render_translategemma(text: str, source_lang: str, target_lang: str) -> str:
+    """TranslateGemma's chat template rendered by hand, for ``POST /v1/completions``.
+
+    Works on any vLLM version (reference §2.3B). The leading ``<bos>`` is left out on purpose:
+    ``/v1/completions`` adds special tokens by default, and a literal one would make it double.
+    Note the two blank lines before the text, as the template writes them.
+    """
+    src, tgt = model_language_code(source_lang), model_language_code(target_lang)
+    src_name, tgt_name = LANGUAGES[src], LANGUAGES[tgt]
+    return (
+        "<start_of_turn>user\n"
+        f"You are a professional {src_name} ({src}) to {tgt_name} ({tgt}) translator. "
+        f"Your goal is to accurately convey the meaning and nuances of the original {src_name} "
+        f"text while adhering to {tgt_name} grammar, vocabulary, and cultural sensitivities.\n"
+        f"Produce only the {tgt_name} translation, without any additional explanations or "
+        f"commentary. Please translate the following {src_name} text into {tgt_name}:\n\n\n"
+        f"{text.strip()}<end_of_turn>\n<start_of_turn>model\n"
+    )
+
+
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+
+
+def strip_think(text: str) -> str:
+    """Remove reasoning: ``<think>…</think>`` blocks, and whitespace around the answer.
+
+    Also handles the two broken shapes seen in practice: a lone ``</think>`` (the template opened
+    the block in the prompt, so everything before it is reasoning) and an unclosed ``<think>``
+    (generation stopped mid-thought, so nothing after it is answer).
+    """
+    text = _THINK_BLOCK.sub("", text)
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end() :]
+    opened = _THINK_OPEN.search(text)
+    if opened:
+        text = text[: opened.start()]
+    return text.strip()
+
+
+def estimate_tokens(text: str) -> int:
+    """A cautious token count without a tokenizer: ~4 ASCII characters per token, and one token
+    per other character (CJK, Hangul, accents), which over-counts rather than under-counts."""
+    ascii_chars = sum(1 for char in text if char.isascii())
+    return max(1, math.ceil(ascii_chars / 4) + (len(text) - ascii_chars))
+
+
+# A sentence ends at . ! ? (plus closing quotes/brackets) followed by whitespace and a capital,
+# digit, opening bracket/quote or placeholder; or at CJK full stops, with or without space. A
+# placeholder {vN} holds no whitespace or punctuation, so a cut never falls inside one.
+_SENTENCE_END = re.compile(
+    r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[{]?[A-Z0-9{])|[。！？][\"'”’」』)\]]*\s*(?=\S)"
+)
+# Words ending in "." that rarely end a sentence in a paper.
+_ABBREVIATIONS = frozenset(
+    "e.g i.e al fig figs eq eqs sec secs tab no nos vs cf approx ref refs resp dr mr mrs ms prof"
+    " st vol pp ch app alg thm def lem prop".split()
+)
+
+
+def _sentence_cuts(text: str) -> list[int]:
+    cuts = []
+    for match in _SENTENCE_END.finditer(text):
+        if text[match.start()] == ".":
+            word = re.search(r"([\w.]+)$", text[: match.start()])
+            last = word.group(1).lower() if word else ""
+            if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+                continue  # "et al. Smith", "Fig. 3", "J. Smith"
+        cuts.append(match.end())
+    return [cut for cut in cuts if 0 < cut < len(text)]
+
+
+def split_in_two(text: str) -> tuple[str, str] | None:
+    """Cut ``text`` at the sentence boundary nearest its middle, or None for a single sentence.
+
+    Used when a paragraph is too long for the model's context: each half is translated on its
+    own and the answers are joined with ``join_pieces``.
+    """
+    cuts = _sentence_cuts(text)
+    if not cuts:
+        return None
+    middle = len(text) / 2
+    cut = min(cuts, key=lambda c: abs(c - middle))
+    left, right = text[:cut].strip(), text[cut:].strip()
+    if not left or not right:
+        return None
+    return left, right
+
+
+def join_pieces(left: str, right: str, target_lang: str) -> str:
+    """Join two translated halves: no space for Chinese and Japanese, one space otherwise."""
+    code = model_language_code(target_lang)
+    separator = "" if code in ("zh-Hans", "zh-Hant", "ja") else " "
+    return f"{left}{separator}{right}"
