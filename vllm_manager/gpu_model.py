@@ -29,6 +29,11 @@ class GPUInfo(BaseModel):
     utilization_pct: int
     temperature_c: int
     processes: list[GPUProcess] = Field(default_factory=list)
+    is_idle: bool = Field(False, description="No process on this GPU and memory below threshold")
+    unavailable: list[str] = Field(
+        default_factory=list,
+        description="nvidia-smi fields reported as [N/A] (their values above are 0)",
+    )
 
 
 class GPUStatus(BaseModel):
@@ -42,3 +47,6 @@ class GPUStatus(BaseModel):
     processes: list[GPUProcess] = Field(default_factory=list)
     gpus: list[GPUInfo] = Field(default_factory=list)
     checked_at: datetime
+    notes: list[str] = Field(
+        default_factory=list, description="Human remarks: missing values, processes that left"
+    )

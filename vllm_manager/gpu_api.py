@@ -1,0 +1,206 @@
+"""The GPU status API server (``zotero-translate gpu-api``).
+
+Routes:
+
+* ``GET /status`` (Bearer token): the :class:`GPUStatus` JSON of DESIGN.md §4; 503
+  ``{"errorType": "GPUReadError", "reason": ...}`` when the GPU cannot be read.
+* ``GET /metrics`` (Bearer token): Prometheus text; ``zt_gpu_up 0`` when the GPU cannot be read.
+* ``GET /`` the live dashboard (``static/gpu.html``; it asks for the token itself), and
+  ``GET /healthz`` (no auth): the API process is up, whatever the GPU says.
+
+Missing or wrong token: 401 ``{"errorType": "Unauthorized", "reason": ...}``. Tokens are
+compared in constant time. Without a configured token the server refuses to start unless
+``no_auth`` is given explicitly.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+
+from common.errors import ConfigError
+from common.settings import Settings
+from vllm_manager.gpu import GPUStatusSource, ProbeSource
+from vllm_manager.gpu_model import GPUStatus
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+DASHBOARD_FILES = {"gpu.js": "text/javascript", "gpu.css": "text/css"}
+NO_TOKEN_MESSAGE = (
+    "ZT_GPU_API_TOKEN is not set; refusing to start without auth (pass --no-auth to allow)"
+)
+# The GPU is re-read at most every few seconds by clients; a failed read is worth a retry soon.
+RETRY_AFTER_S = "5"
+
+
+def create_gpu_app(
+    settings: Settings, *, no_auth: bool = False, source: GPUStatusSource | None = None
+) -> FastAPI:
+    """The ASGI app. ``source`` defaults to :class:`ProbeSource` on this host.
+
+    Raises ``ConfigError`` when no token is configured and ``no_auth`` is false.
+    """
+    token = settings.gpu_api_token.get_secret_value() if settings.gpu_api_token else ""
+    if not token and not no_auth:
+        raise ConfigError(NO_TOKEN_MESSAGE)
+    status_source: GPUStatusSource = source or ProbeSource(settings)
+    app = FastAPI(title="GPU status API", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings = settings
+    app.state.gpu_source = status_source
+
+    def denied(request: Request) -> Response | None:
+        """A 401 response, or None when the request carries the right token (or no_auth)."""
+        if not token:
+            return None
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not given.strip():
+            return _unauthorized("missing Bearer token")
+        if not hmac.compare_digest(given.strip().encode(), token.encode()):
+            return _unauthorized("invalid token")
+        return None
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/status", response_model=None)
+    async def status(request: Request) -> Response:
+        if (refusal := denied(request)) is not None:
+            return refusal
+        reading = await status_source.read()
+        if reading.status is None:
+            return JSONResponse(
+                {"errorType": "GPUReadError", "reason": reading.reason},
+                status_code=503,
+                headers={"Retry-After": RETRY_AFTER_S, "Cache-Control": "no-store"},
+            )
+        return Response(
+            reading.status.model_dump_json(),
+            media_type="application/json",
+            headers={"Cache-Control": "no-store"},
+        )
+
+    @app.get("/metrics", response_model=None)
+    async def metrics(request: Request) -> Response:
+        if (refusal := denied(request)) is not None:
+            return refusal
+        reading = await status_source.read()
+        return PlainTextResponse(
+            prometheus_text(reading.status),
+            media_type="text/plain; version=0.0.4; charset=utf-8",
+        )
+
+    @app.get("/", response_model=None)
+    async def dashboard() -> Response:
+        return _static("gpu.html", "text/html")
+
+    @app.get("/static/{name}", response_model=None)
+    async def dashboard_asset(name: str) -> Response:
+        if name not in DASHBOARD_FILES:
+            return JSONResponse({"errorType": "NotFound", "reason": name}, status_code=404)
+        return _static(name, DASHBOARD_FILES[name])
+
+    return app
+
+
+def _unauthorized(reason: str) -> JSONResponse:
+    return JSONResponse(
+        {"errorType": "Unauthorized", "reason": reason},
+        status_code=401,
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
+def _static(name: str, media_type: str) -> Response:
+    return FileResponse(
+        STATIC_DIR / name, media_type=media_type, headers={"Cache-Control": "no-cache"}
+    )
+
+
+def _escape_label(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def prometheus_text(status: GPUStatus | None) -> str:
+    """Prometheus exposition text for a status; ``None`` gives just ``zt_gpu_up 0``."""
+    lines: list[str] = []
+
+    def family(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
+        lines.append(f"# HELP {name} {help_text}")
+        lines.append(f"# TYPE {name} {kind}")
+        lines.extend(f"{name}{labels} {value:g}" for labels, value in samples)
+
+    family("zt_gpu_up", "gauge", "1 if the GPU could be read", [("", 0 if status is None else 1)])
+    if status is None:
+        return "\n".join(lines) + "\n"
+    per_gpu = [
+        (
+            f'{{gpu="{g.index}",uuid="{_escape_label(g.uuid)}",name="{_escape_label(g.name)}"}}',
+            g,
+        )
+        for g in status.gpus
+    ]
+    family(
+        "zt_gpu_memory_used_mib",
+        "gauge",
+        "GPU memory in use, MiB",
+        [(lb, g.memory_used_mib) for lb, g in per_gpu],
+    )
+    family(
+        "zt_gpu_memory_total_mib",
+        "gauge",
+        "GPU memory size, MiB",
+        [(lb, g.memory_total_mib) for lb, g in per_gpu],
+    )
+    family(
+        "zt_gpu_utilization_pct",
+        "gauge",
+        "GPU utilisation, percent",
+        [(lb, g.utilization_pct) for lb, g in per_gpu],
+    )
+    family(
+        "zt_gpu_temperature_c",
+        "gauge",
+        "GPU temperature, degrees Celsius",
+        [(lb, g.temperature_c) for lb, g in per_gpu],
+    )
+    family(
+        "zt_gpu_processes",
+        "gauge",
+        "Compute processes on the GPU",
+        [(lb, len(g.processes)) for lb, g in per_gpu],
+    )
+    family(
+        "zt_gpu_idle",
+        "gauge",
+        "1 if this GPU has no process and memory use below the idle threshold",
+        [(lb, int(g.is_idle)) for lb, g in per_gpu],
+    )
+    family(
+        "zt_gpu_watched_processes",
+        "gauge",
+        "Watched GPU services running but not (yet) on a GPU",
+        [("", sum(1 for p in status.processes if not p.on_gpu))],
+    )
+    family(
+        "zt_gpu_host_idle",
+        "gauge",
+        "1 if the whole host is idle (the is_idle of /status)",
+        [("", int(status.is_idle))],
+    )
+    return "\n".join(lines) + "\n"
+
+
+def serve_gpu_api(settings: Settings, host: str, port: int, *, no_auth: bool = False) -> None:
+    """Run the API with uvicorn until interrupted. Raises ``ConfigError`` (see above)."""
+    import uvicorn
+
+    app = create_gpu_app(settings, no_auth=no_auth)
+    if no_auth:
+        log.warning("GPU status API running WITHOUT authentication on %s:%d", host, port)
+    uvicorn.run(app, host=host, port=port, log_level="info")
