@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: run test lint bench format clean venv
+.PHONY: run test lint bench format clean venv install-units
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: lint
 
 bench: $(VENV)/.stamp-test
 	$(PY) -m bench
+
+# systemd user units for `serve` and `gpu-api` (see deploy/README.md).
+install-units: $(VENV)/.stamp-run
+	deploy/systemd/install.sh --venv $(abspath $(VENV))
 
 format: $(VENV)/.stamp-test
 	$(BIN)/ruff format .

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# vLLM launch profile: TranslateGemma 27B on a 32 GB card (RTX 5090). THE DEFAULT.
+# The same command as DEFAULT_VLLM_COMMAND in common/settings.py (a test keeps them equal).
+#
+#   deploy/vllm/translategemma-27b-32gb.sh              start vLLM (exec; extra flags are appended)
+#   deploy/vllm/translategemma-27b-32gb.sh --print      show the command line, start nothing
+#   deploy/vllm/translategemma-27b-32gb.sh --settings   the matching ZT_* settings
+#
+# With the manager: ZT_VLLM_COMMAND=<absolute path of this file>, ZT_CONCURRENCY_MAX=32.
+# Per-host overrides (VLLM_BIN, MODEL, VLLM_HOST, VLLM_PORT, VLLM_API_KEY) go in
+# ~/.config/zotero-translate/vllm.env on the GPU machine.
+#
+# Budget (read the real figure from vLLM's startup line "GPU KV cache size: N tokens"):
+#   32 GB x 0.90 = 28.8 GB = ~16.5 GB 4-bit weights + ~2 GB activations and CUDA graphs
+#   + ~10 GB KV cache. In FP8 a 1K-token sequence needs ~0.25 GB of KV (Gemma 3 keeps only
+#   1024 tokens for its sliding-window layers), so ~40 typical sequences fit at once.
+set -euo pipefail
+# shellcheck source=deploy/vllm/_launch.sh
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/_launch.sh"
+
+PROFILE="TranslateGemma 27B, 32 GB card"
+SERVED_MODEL_NAME=google/translategemma-27b-it
+# Client-side concurrency cap for ZT_CONCURRENCY_MODE=adaptive: the same as --max-num-seqs;
+# more requests in flight than vLLM batches would only queue inside vLLM.
+ZT_CONCURRENCY_MAX=32
+# 4-bit weights (W4A16: AWQ or GPTQ int4 weights, 16-bit activations): ~16 GB instead of ~54 GB
+# in BF16 or ~28 GB in FP8. The only form of the 27B that leaves room for a KV cache on 32 GB.
+# vLLM reads the quantization from the checkpoint's config: no --quantization flag needed.
+: "${MODEL:=$HOME/models/translategemma-27b-it-w4a16}"
+
+ARGS=(
+  # The name clients ask for (ZT_LLM_MODEL), whatever the local folder is called.
+  --served-model-name "$SERVED_MODEL_NAME"
+  --host "$VLLM_HOST" --port "$VLLM_PORT"
+  # Context per request. The model config says 128K; without this flag vLLM reserves KV for
+  # 128K and refuses to start. The model was trained on 2K-token inputs; 4096 leaves room for
+  # a long paragraph plus its translation.
+  --max-model-len 4096
+  # Sequences batched together. vLLM admits a request only while its KV fits and preempts
+  # (slows down, never fails) beyond that; 32 keeps CUDA-graph capture short.
+  --max-num-seqs 32
+  # Tokens processed per engine step (chunked prefill): one full-length prompt per step.
+  --max-num-batched-tokens 4096
+  # Share of the card's TOTAL memory vLLM takes (weights + activations + KV + CUDA graphs).
+  # 0.90 leaves ~3 GB for the CUDA context and the Windows desktop. vLLM refuses to start when
+  # less than this is free, so a start while ComfyUI holds memory fails at once, not later.
+  --gpu-memory-utilization 0.90
+  # FP8 KV cache: half the bytes per token, so twice the concurrent sequences in the same
+  # memory; negligible effect on translation quality. Native on Ada and Blackwell.
+  --kv-cache-dtype fp8
+  # TranslateGemma is a Gemma 3 vision model; text only here: no image profiling, no image
+  # memory budget.
+  --limit-mm-per-prompt '{"image":0}'
+  # Passes the content part's source_lang_code/target_lang_code through to the chat template
+  # (vLLM with PR #41599, May 2026, or later).
+  --chat-template-content-format openai
+  # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p 0.95)
+  # would make vLLM sample whenever a client omits temperature. Translation wants greedy.
+  --generation-config vllm
+)
+
+zt_launch "$@"
