@@ -1,10 +1,18 @@
-"""`python -m bench`: run every benchmark and print its table."""
+"""`python -m bench` (`make bench`): run every benchmark and print its table."""
 
 from __future__ import annotations
 
+import importlib
+
+#: Benchmark modules; each has ``run() -> str`` returning a printed table.
+BENCHMARKS = ["bench.pdf_bench"]
+
 
 def main() -> None:
-    print("no benchmarks yet")
+    for name in BENCHMARKS:
+        module = importlib.import_module(name)
+        print(module.run(), flush=True)
+        print()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,145 @@
+"""PDF engine benchmark: non-LLM time per page, peak memory and output size over the corpus.
+
+Each paper runs in its own process (so peak RSS is that paper's), with an instant stand-in for
+the LLM (the pseudo translator of the tests). Printed as a table; targets from the issue:
+median <= 150 ms/page (extract + typeset + save), peak RSS <= 400 MB on the 37-page paper,
+mono output <= 1.3 x input + 1 MB. Papers that cannot be translated (scanned, encrypted
+without a password, truncated, not a PDF) are listed as skipped.
+
+    python -m bench.pdf_bench [CORPUS_DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+TARGET_MS_PER_PAGE = 150.0
+TARGET_RSS_MB = 400.0
+BIG_PAPER_PAGES = 37
+
+
+def measure(path: Path) -> dict[str, object]:
+    """Translate one paper with the pseudo translator; timings in ms, sizes in bytes."""
+    from common.errors import InputError
+    from tests.fakes.pseudo import pseudo_translate
+    from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
+    from translation.segment import restore
+
+    data = path.read_bytes()
+    started = time.perf_counter()
+    try:
+        doc = open_document(data)
+    except InputError as exc:
+        return {"file": path.name, "skipped": exc.error_type}
+    paragraphs = extract_paragraphs(doc)
+    extracted = time.perf_counter()
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    translated = time.perf_counter()
+    mono = render_mono(doc, paragraphs, translations, "ko")
+    rendered = time.perf_counter()
+    dual = render_dual(data, mono, "LR")
+    dualed = time.perf_counter()
+    return {
+        "file": path.name,
+        "pages": doc.page_count,
+        "paragraphs": len(paragraphs),
+        "extract_ms": (extracted - started) * 1000,
+        "render_ms": (rendered - translated) * 1000,
+        "dual_ms": (dualed - rendered) * 1000,
+        "input": len(data),
+        "mono": len(mono),
+        "dual": len(dual),
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def _measure_in_child(path: Path) -> dict[str, object]:
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.pdf_bench", "--one", str(path)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"file": path.name, "skipped": f"crashed: {tail[:60]}"}
+    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run(corpus: Path | None = None) -> str:
+    """Benchmark every PDF of ``corpus`` (default ../shared/corpus); returns the printed
+    table."""
+    folder = corpus or CORPUS
+    if not folder.is_dir():
+        text = f"pdf bench: no corpus at {folder}"
+        print(text)
+        return text
+    rows = [_measure_in_child(path) for path in sorted(folder.glob("*.pdf"))]
+    text = _table(rows)
+    print(text)
+    return text
+
+
+def _table(rows: list[dict[str, object]]) -> str:
+    head = (
+        f"{'paper':<44} {'pages':>5} {'paras':>5} {'extract':>8} {'render':>8} "
+        f"{'ms/page':>8} {'dual':>7} {'RSS MB':>7} {'in MB':>6} {'mono MB':>7} {'dual MB':>7}"
+    )
+    lines = ["PDF engine (pseudo translation, target ko)", head, "-" * len(head)]
+    per_page: list[float] = []
+    checks: list[str] = []
+    for row in rows:
+        name = str(row["file"])[:44]
+        if "skipped" in row:
+            lines.append(f"{name:<44} skipped: {row['skipped']}")
+            continue
+        pages = int(row["pages"])  # type: ignore[call-overload]
+        extract, render = float(row["extract_ms"]), float(row["render_ms"])  # type: ignore[arg-type]
+        ms_page = (extract + render) / pages
+        per_page.append(ms_page)
+        size_in, mono = int(row["input"]), int(row["mono"])  # type: ignore[call-overload]
+        rss = float(row["rss_mb"])  # type: ignore[arg-type]
+        lines.append(
+            f"{name:<44} {pages:>5} {row['paragraphs']:>5} {extract:>8.0f} {render:>8.0f} "
+            f"{ms_page:>8.1f} {float(row['dual_ms']):>7.0f} {rss:>7.0f} "  # type: ignore[arg-type]
+            f"{size_in / 1e6:>6.2f} {mono / 1e6:>7.2f} {int(row['dual']) / 1e6:>7.2f}"  # type: ignore[call-overload]
+        )
+        if mono > 1.3 * size_in + 1_000_000:
+            checks.append(f"FAIL size: {name} mono {mono / size_in:.2f} x input")
+        if pages >= BIG_PAPER_PAGES:
+            verdict = "ok" if rss <= TARGET_RSS_MB else "FAIL"
+            checks.append(f"{verdict} peak RSS {rss:.0f} MB on the {pages}-page paper")
+    if per_page:
+        median = statistics.median(per_page)
+        verdict = "ok" if median <= TARGET_MS_PER_PAGE else "FAIL"
+        lines.append("-" * len(head))
+        lines.append(
+            f"{verdict} median {median:.1f} ms/page (target <= {TARGET_MS_PER_PAGE:.0f}), "
+            f"max {max(per_page):.1f}"
+        )
+    if not any(c.startswith("FAIL size") for c in checks) and per_page:
+        checks.append("ok mono size <= 1.3 x input + 1 MB for every paper")
+    lines.extend(checks)
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) >= 2 and argv[0] == "--one":
+        print(json.dumps(measure(Path(argv[1]))))
+        return
+    run(Path(argv[0]) if argv else None)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

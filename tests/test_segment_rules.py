@@ -1,0 +1,324 @@
+"""translation.segment on literal page layouts: each rule of what gets translated, and how."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.errors import InputError
+from translation.segment import (
+    PLACEHOLDER_RE,
+    Block,
+    Line,
+    PageLayout,
+    Paragraph,
+    ParagraphKind,
+    Span,
+    figure_regions,
+    formula_mark,
+    mark_key,
+    parse_pages,
+    protect,
+    restore,
+    segment,
+)
+
+W, H = 600.0, 800.0
+
+
+def span(text: str, x: float, base: float, size: float = 10.0, font: str = "Times-Roman") -> Span:
+    width = 0.5 * size * len(text)
+    return Span(
+        text=text,
+        bbox=(x, base - 0.8 * size, x + width, base + 0.2 * size),
+        font=font,
+        size=size,
+        origin=(x, base),
+    )
+
+
+def line(*spans: Span) -> Line:
+    x0 = min(s.bbox[0] for s in spans)
+    x1 = max(s.bbox[2] for s in spans)
+    y0 = min(s.bbox[1] for s in spans)
+    y1 = max(s.bbox[3] for s in spans)
+    return Line(spans=spans, bbox=(x0, y0, x1, y1))
+
+
+def block(*lines: Line) -> Block:
+    return Block(
+        lines=lines,
+        bbox=(
+            min(ln.bbox[0] for ln in lines),
+            min(ln.bbox[1] for ln in lines),
+            max(ln.bbox[2] for ln in lines),
+            max(ln.bbox[3] for ln in lines),
+        ),
+    )
+
+
+def text_block(rows: list[str], x: float, top: float, size: float = 10.0, **kw: str) -> Block:
+    return block(*(line(span(r, x, top + i * 1.2 * size, size, **kw)) for i, r in enumerate(rows)))
+
+
+def page(
+    index: int, *blocks: Block, figures: tuple[tuple[float, float, float, float], ...] = ()
+) -> PageLayout:
+    return PageLayout(index=index, width=W, height=H, blocks=blocks, figures=figures)
+
+
+def texts(paragraphs: list[Paragraph]) -> list[str]:
+    return [p.text for p in paragraphs]
+
+
+LEFT = [
+    "Left column text begins here and runs on for a",
+    "while until the sentence ends at this point.",
+]
+RIGHT = [
+    "Right column text comes after the left one in a",
+    "reader's order even though it sits higher.",
+]
+
+
+# --- placeholders ---------------------------------------------------------------------------
+
+
+def test_math_runs_become_placeholders_and_come_back() -> None:
+    chars = "where x+1 is (a, b) big"
+    math = {6, 14, 17}  # x, a, b
+    classes = "".join(
+        "m" if i in math else ("t" if c.isalpha() else "n") for i, c in enumerate(chars)
+    )
+    text, originals, ranges = protect(chars, classes)
+    assert text == "where {v1} is {v2} big"
+    assert originals == {"{v1}": "x+1", "{v2}": "(a, b)"}
+    assert [chars[a:b] for a, b in ranges] == ["x+1", "(a, b)"]
+
+
+def test_trailing_punctuation_and_unbalanced_brackets_stay_text() -> None:
+    chars = "(see x). Then (y) is"
+    classes = "".join("m" if c in "xy" else ("t" if c.isalpha() else "n") for c in chars)
+    text, originals, _ = protect(chars, classes)
+    assert text == "(see {v1}). Then {v2} is"
+    assert originals == {"{v1}": "x", "{v2}": "(y)"}
+
+
+def test_urls_and_placeholder_lookalikes_are_protected() -> None:
+    chars = "code at https://example.org/x and {v1} literally"
+    text, originals, _ = protect(chars, "t" * len(chars))
+    assert "https" not in text and "{v1}" in text
+    assert set(originals.values()) == {"https://example.org/x", "{v1}"}
+    para = Paragraph("p0-b1", 0, text, originals, (0, 0, 1, 1), (), 10.0)
+    assert restore(text, para) == chars
+
+
+def para_with(*originals: str) -> Paragraph:
+    holders = {f"{{v{i + 1}}}": o for i, o in enumerate(originals)}
+    return Paragraph("p0-b1", 0, "x", holders, (0, 0, 1, 1), (), 10.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["A {v1} B {v2}", "A { v1 } B {V2}", "A {{v1}} B {{ v2 }}", "A ｛v1｝ B v2}", "A {v1 B {v2"],
+)
+def test_restore_understands_mangled_placeholders(answer: str) -> None:
+    restored = restore(answer, para_with("α", "β"))
+    assert "α" in restored and "β" in restored
+    assert not PLACEHOLDER_RE.search(restored)
+    assert "{" not in restored and "}" not in restored and "v1" not in restored
+
+
+def test_restore_policy_for_dropped_unknown_and_repeated_placeholders() -> None:
+    para = para_with("α", "β", "γ")
+    assert restore("only {v2} here {v9}", para) == "only β here α γ"
+    assert restore("{v1}{v1}", para) == "αα β γ"
+    assert restore("", para) == "α β γ"
+
+
+def test_restore_marks_formulas_without_unicode() -> None:
+    para = para_with("\ufffd = x", "y")
+    restored = restore("see {v1} and {v2}", para)
+    assert restored == f"see {formula_mark('{v1}')} and y"
+    assert mark_key(restored[4]) == "{v1}"
+    assert mark_key("a") is None
+
+
+# --- page ranges ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "pages"),
+    [("1-3,7", [0, 1, 2, 6]), ("2", [1]), (" 3 - 4 ", [2, 3]), ("9-", [8, 9]), ("-2", [0, 1])],
+)
+def test_parse_pages(spec: str, pages: list[int]) -> None:
+    assert parse_pages(spec, 10) == pages
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "empty"),
+        ("a-b", "invalid page range"),
+        ("0-2", "start at 1"),
+        ("5-3", "start is after end"),
+        ("11", "out of range: the document has 10 pages"),
+        ("1,,2", "invalid page range"),
+    ],
+)
+def test_parse_pages_rejects_bad_specs(spec: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_pages(spec, 10)
+
+
+# --- layout rules ---------------------------------------------------------------------------
+
+
+def test_two_columns_read_left_then_right_after_a_spanning_title() -> None:
+    layout = page(
+        0,
+        text_block(RIGHT, 320, 110),
+        text_block(LEFT, 60, 130),
+        text_block(["A Title That Spans The Whole Page Width Of This Paper Here"], 100, 80, 12),
+    )
+    got = texts(segment([layout]))
+    assert got[0].startswith("A Title")
+    assert got[1].startswith("Left column") and got[2].startswith("Right column")
+
+
+def test_hyphenated_line_breaks_are_joined_but_compounds_keep_their_hyphen() -> None:
+    layout = page(
+        0,
+        text_block(
+            ["We describe the repre-", "sentation and the BERT-", "based model in detail."], 60, 100
+        ),
+    )
+    (para,) = segment([layout])
+    assert para.text == "We describe the representation and the BERT-based model in detail."
+
+
+def test_running_headers_page_numbers_and_footers_are_not_translated() -> None:
+    pages = [
+        page(
+            i,
+            text_block(["Journal of Tests, Volume 3"], 200, 30, 8),
+            text_block(LEFT, 60, 200),
+            text_block([str(i + 1)], 295, 775, 9),
+        )
+        for i in range(3)
+    ]
+    got = segment(pages)
+    assert len(got) == 3
+    assert all(p.text.startswith("Left column") for p in got)
+
+
+def test_text_in_figures_numeric_cells_and_display_equations_are_skipped() -> None:
+    equation = line(span("L", 200, 300, font="CMMI10"), span(" = ", 205, 300), span("∑α", 220, 300))
+    cells = line(span("Accuracy", 60, 400), span("81.2", 200, 400), span("79.9", 260, 400))
+    layout = page(
+        0,
+        text_block(LEFT, 60, 200),
+        block(equation),
+        block(cells),
+        text_block(["Encoder", "Decoder"], 420, 520, 8),
+        figures=((400.0, 500.0, 560.0, 600.0),),
+    )
+    got = segment([layout])
+    assert texts(got) == [" ".join(LEFT), "Accuracy"]
+    assert got[1].kind == ParagraphKind.CELL
+
+
+def test_inline_math_fonts_and_scripts_are_protected() -> None:
+    row = line(
+        span("the value ", 60, 100),
+        span("x", 110, 100, font="ABCDEF+CMMI10"),
+        span("i", 115, 102.5, size=7),
+        span(" grows with ", 119, 100),
+        span("θ", 180, 100),
+        span(" slowly.", 186, 100),
+    )
+    (para,) = segment([page(0, block(row))])
+    assert para.text == "the value {v1} grows with {v2} slowly."
+    assert para.placeholders == {"{v1}": "xi", "{v2}": "θ"}
+
+
+def test_references_are_skipped_until_the_appendix() -> None:
+    layout = page(
+        0,
+        text_block(LEFT, 60, 100),
+        block(line(span("References", 60, 200, 12, "Times-Bold"))),
+        text_block(["Author A. 2020. A title of a paper. In Proc."], 60, 225),
+        text_block(["Author B. 2021. Another title. In Proc."], 60, 250),
+        block(line(span("A Appendix Details", 60, 290, 12, "Times-Bold"))),
+        text_block(["The appendix explains the method in more detail."], 60, 315),
+    )
+    default = segment([layout])
+    assert texts(default) == [
+        " ".join(LEFT),
+        "A Appendix Details",
+        "The appendix explains the method in more detail.",
+    ]
+    everything = segment([layout], include_references=True)
+    kinds = {p.text: p.kind for p in everything}
+    assert kinds["Author A. 2020. A title of a paper. In Proc."] == ParagraphKind.REFERENCE
+    assert kinds["The appendix explains the method in more detail."] != ParagraphKind.REFERENCE
+
+
+def test_text_across_the_page_direction_is_left_alone() -> None:
+    stamp = Line(
+        spans=(Span("arXiv:2206.10883v3 [cs.CL]", (10, 200, 30, 560), "Times-Roman", 20.0),),
+        bbox=(10, 200, 30, 560),
+        direction=(0.0, -1.0),
+    )
+    got = segment([page(0, text_block(LEFT, 60, 100), block(stamp))])
+    assert texts(got) == [" ".join(LEFT)]
+
+
+def test_a_page_of_vertical_text_is_read_in_its_own_direction() -> None:
+    def up(text: str, x: float) -> Line:
+        length = 5.0 * len(text)
+        return Line(
+            spans=(
+                Span(text, (x - 8, 600 - length, x + 2, 600), "Times-Roman", 10.0, origin=(x, 600)),
+            ),
+            bbox=(x - 8, 600 - length, x + 2, 600),
+            direction=(0.0, -1.0),
+        )
+
+    layout = page(0, block(up(LEFT[0], 100), up(LEFT[1], 112)))
+    (para,) = segment([layout])
+    assert para.text == " ".join(LEFT)
+    assert para.direction == (0.0, -1.0)
+    x0, y0, x1, y1 = para.bbox
+    assert x1 - x0 < y1 - y0  # a tall, narrow box: the text runs up the page
+
+
+def test_only_wanted_pages_are_returned_with_stable_ids() -> None:
+    pages = [
+        page(i, text_block([f"{LEFT[0]} {'xyz'[i]}", LEFT[1]], 60, 100), text_block(RIGHT, 60, 200))
+        for i in range(3)
+    ]
+    got = segment(pages, wanted={1})
+    assert [p.id for p in got] == ["p1-b1", "p1-b2"]
+    assert segment(pages)[2].id == "p1-b1"
+
+
+def test_redaction_rects_stay_inside_their_own_line() -> None:
+    layout = page(0, text_block(LEFT, 60, 100))
+    (para,) = segment([layout])
+    for (_, y0, _, y1), baseline in zip(para.rects, (100, 112), strict=True):
+        assert baseline - 10 < y0 < y1 < baseline  # within the glyphs, above the baseline
+
+
+# --- figures --------------------------------------------------------------------------------
+
+
+def test_figure_regions_cluster_drawings_but_not_table_rules() -> None:
+    Box = tuple[float, float, float, float]
+    shapes: list[Box] = [(100 + 17 * i, 100, 115 + 17 * i, 115) for i in range(5)]
+    rules: list[Box] = [(60, 400, 300, 400.5), (60, 420, 300, 420.5), (60, 480, 300, 480.5)]
+    background: list[Box] = [(0, 0, W, H)]
+    image: list[Box] = [(300, 600, 400, 700)]
+    regions = figure_regions(shapes + rules + background, image, W, H)
+    assert (100, 100, 183, 115) in regions
+    assert (300, 600, 400, 700) in regions
+    assert len(regions) == 2

@@ -1,0 +1,265 @@
+"""Fonts for typeset translations, and fitting text into a box.
+
+Only fonts that ship inside PyMuPDF are used (nothing is downloaded): Droid Sans Fallback for
+Chinese, Japanese and Korean (it also covers Latin), Noto Serif for other targets, and Noto Sans
+Math and Noto Sans Symbols for whatever the main fonts lack (formulas restored from placeholders).
+Every character is set in the first font of the chain that has a glyph for it. A font object is
+created once per process; the renderer embeds each one used at most once per document.
+"""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import pymupdf
+from pymupdf import mupdf
+
+_CJK_PREFIXES = ("ko", "zh", "ja", "yue", "cmn")
+
+
+def _builtin(lookup: Callable[[], tuple[object, int]]) -> pymupdf.Font:
+    data, size = lookup()
+    return pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
+
+
+_LOADERS: dict[str, Callable[[], pymupdf.Font]] = {
+    "cjk": lambda: pymupdf.Font("korea"),  # Droid Sans Fallback: Hangul, Han, Kana, Latin
+    "serif": lambda: pymupdf.Font(script=mupdf.UCDN_SCRIPT_LATIN, is_serif=1),  # Noto Serif
+    "math": lambda: _builtin(mupdf.fz_lookup_noto_math_font),
+    "symbols": lambda: _builtin(mupdf.fz_lookup_noto_symbol1_font),
+    "symbols2": lambda: _builtin(mupdf.fz_lookup_noto_symbol2_font),
+    "italic": lambda: pymupdf.Font("tiit"),  # Times Italic, for math letters
+}
+_lock = threading.Lock()
+
+
+@cache
+def _load(name: str) -> pymupdf.Font:
+    return _LOADERS[name]()
+
+
+def font(name: str) -> pymupdf.Font:
+    """The shared font object ``name`` (one of ``cjk``, ``serif``, ``math``, ``symbols``,
+    ``symbols2``)."""
+    with _lock:
+        return _load(name)
+
+
+def is_cjk_language(lang: str) -> bool:
+    return lang.lower().startswith(_CJK_PREFIXES)
+
+
+def chain_names(target_lang: str) -> tuple[str, ...]:
+    """Font names to try, in order, for text in ``target_lang`` (the last one, ``italic``, is
+    only used for math letters)."""
+    if is_cjk_language(target_lang):
+        return ("cjk", "serif", "math", "symbols", "symbols2", "italic")
+    return ("serif", "cjk", "math", "symbols", "symbols2", "italic")
+
+
+def plain_char(char: str) -> tuple[str, bool]:
+    """(character to set, set in italics) for ``char``.
+
+    Mathematical alphanumerics (U+1D400-U+1D7FF: 𝑥, 𝜃, 𝐯) become the plain letter, italic when
+    it is a Latin letter: PyMuPDF writes a wrong ToUnicode entry for characters outside the
+    BMP, so copying them from the output would give other characters.
+    """
+    if 0x1D400 <= ord(char) <= 0x1D7FF:
+        plain = unicodedata.normalize("NFKC", char)
+        if len(plain) == 1:
+            return plain, plain.isascii() and plain.isalpha()
+    return char, False
+
+
+class FontChain:
+    """Picks the font for each character and measures text (advances at size 1)."""
+
+    def __init__(self, target_lang: str) -> None:
+        self.names = chain_names(target_lang)
+        self.fonts = [font(name) for name in self.names]
+        self.italic = len(self.fonts) - 1
+        self._choice: dict[str, int] = {}
+        self._advance: dict[str, float] = {}
+
+    def index(self, char: str) -> int:
+        """Index of the font that sets ``char``; -1 when no font has it (it is left out)."""
+        found = self._choice.get(char)
+        if found is None:
+            plain, italic = plain_char(char)
+            if italic:
+                found = self.italic
+            elif char.isspace():
+                found = 0
+            else:
+                code = ord(plain)
+                fonts = self.fonts[: self.italic]
+                found = next((i for i, f in enumerate(fonts) if f.has_glyph(code)), -1)
+            self._choice[char] = found
+        return found
+
+    def advance(self, char: str) -> float:
+        width = self._advance.get(char)
+        if width is None:
+            i = self.index(char)
+            if char.isspace():
+                width = self.fonts[0].glyph_advance(32)
+            else:
+                plain = plain_char(char)[0]
+                width = self.fonts[i].glyph_advance(ord(plain)) if i >= 0 else 0.0
+            self._advance[char] = width
+        return width
+
+    def width(self, text: str) -> float:
+        return sum(self.advance(c) for c in text)
+
+
+# --- line breaking and fitting (pure apart from the font measurements) ----------------------
+
+# No line starts with these, and none ends with the opening ones (a light "kinsoku").
+_NO_START = set(")]}>,.;:!?%、。，．：；！？）」』】〉》〕”’ー々ゃゅょっァィゥェォッャュョ")
+_NO_END = set("([{<「『【〈《〔“‘")
+
+
+def _breaks_anywhere(char: str) -> bool:
+    """Han and Kana (and full-width forms) break between any two characters; Hangul and Latin
+    break at spaces."""
+    code = ord(char)
+    return 0x3000 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFFEF
+
+
+def tokenize(text: str) -> list[str]:
+    """Units that may not be split across lines: words, single CJK characters, spaces.
+    Closing punctuation sticks to the unit before it, opening punctuation to the one after."""
+    units: list[str] = []
+    word = ""
+    for char in text:
+        if char.isspace():
+            if word:
+                units.append(word)
+                word = ""
+            if units and units[-1] != " ":
+                units.append(" ")
+        elif _breaks_anywhere(char) and char not in _NO_START and char not in _NO_END:
+            if word and word[-1] not in _NO_END:
+                units.append(word)
+                word = ""
+            word += char
+            units.append(word)
+            word = ""
+        elif char in _NO_START and not word and units and units[-1] != " ":
+            units[-1] += char
+        else:
+            if word and _breaks_anywhere(word[-1]) and word[-1] not in _NO_END:
+                units.append(word)
+                word = ""
+            word += char
+    if word:
+        units.append(word)
+    while units and units[-1] == " ":
+        units.pop()
+    return units
+
+
+@dataclass(slots=True)
+class TypesetLine:
+    units: list[str]
+    width: float  # at size 1, without trailing space
+
+
+@dataclass(slots=True)
+class Fitted:
+    """Text broken into lines at ``size`` (``fits`` is False when even the smallest size
+    overflows the box; the lines are then cut to the box)."""
+
+    size: float
+    leading: float  # baseline distance / size
+    lines: list[TypesetLine] = field(default_factory=list)
+    fits: bool = True
+
+
+def break_lines(
+    units: Sequence[str], max_width: float, measure: Callable[[str], float]
+) -> list[TypesetLine]:
+    """Greedy line filling of ``units`` into lines of at most ``max_width`` (size 1 units);
+    a unit wider than a line is cut between characters."""
+    lines: list[TypesetLine] = []
+    current: list[str] = []
+    width = 0.0
+    for unit in units:
+        if unit == " ":
+            if current:
+                current.append(unit)
+                width += measure(unit)
+            continue
+        w = measure(unit)
+        trailing = measure(" ") if current and current[-1] == " " else 0.0
+        if current and width - trailing + (trailing + w if trailing else w) > max_width:
+            while current and current[-1] == " ":
+                current.pop()
+            lines.append(TypesetLine(current, sum(measure(u) for u in current)))
+            current, width = [], 0.0
+        if w > max_width and len(unit) > 1:
+            for char in unit:
+                cw = measure(char)
+                if current and width + cw > max_width:
+                    lines.append(TypesetLine(current, width))
+                    current, width = [], 0.0
+                current.append(char)
+                width += cw
+            continue
+        current.append(unit)
+        width += w
+    while current and current[-1] == " ":
+        current.pop()
+    if current:
+        lines.append(TypesetLine(current, sum(measure(u) for u in current)))
+    return lines
+
+
+def fit(
+    text: str,
+    width: float,
+    height: float,
+    size: float,
+    leading: float,
+    measure: Callable[[str], float],
+    min_size: float = 3.0,
+) -> Fitted:
+    """Break ``text`` into lines that fit ``width`` x ``height`` at the largest size up to
+    ``size``: the font shrinks until the lines fit (the box never grows). A line takes
+    ``leading`` x size, the first one 1.0 x size (ascenders to descenders)."""
+    units = tokenize(text)
+    if not units or width <= 0 or height <= 0:
+        return Fitted(size=size, leading=leading)
+    cache: dict[str, float] = {}
+
+    def measured(unit: str) -> float:
+        value = cache.get(unit)
+        if value is None:
+            value = cache[unit] = measure(unit)
+        return value
+
+    def attempt(s: float) -> tuple[list[TypesetLine], bool]:
+        lines = break_lines(units, width / s, measured)
+        used = s * (1.0 + (len(lines) - 1) * leading)
+        return lines, used <= height + 0.01
+
+    lines, ok = attempt(size)
+    if ok:
+        return Fitted(size=size, leading=leading, lines=lines)
+    # Start from the size the area allows, then step down until the lines fit.
+    total = sum(measured(u) for u in units)
+    estimate = (width * height / (total * leading)) ** 0.5 if total > 0 else size
+    s = max(min_size, min(size, estimate * 1.1))
+    while True:
+        lines, ok = attempt(s)
+        if ok:
+            return Fitted(size=s, leading=leading, lines=lines)
+        if s <= min_size:
+            keep = max(1, int((height / s - 1.0) / leading) + 1)
+            return Fitted(size=s, leading=leading, lines=lines[:keep], fits=False)
+        s = max(min_size, s * 0.95)
