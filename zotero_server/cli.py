@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Sequence
 
-from common.errors import ConfigError, ZTError
+from common.errors import ConfigError, InputError, ZTError
 from common.settings import Settings, load_settings, settings_help
 
 
@@ -24,6 +25,31 @@ def _build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="the Zotero-facing HTTP server")
     serve.add_argument("--host", help="bind address (default ZT_HOST, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default ZT_PORT, 8890)")
+
+    gpu = sub.add_parser("gpu-api", help="the GPU status API (what runs on the GPU)")
+    gpu.add_argument("--host", help="bind address (default ZT_GPU_API_HOST, 127.0.0.1)")
+    gpu.add_argument("--port", type=int, help="port (default ZT_GPU_API_PORT, 8001)")
+    gpu.add_argument(
+        "--no-auth", action="store_true", help="serve without ZT_GPU_API_TOKEN (trusted hosts)"
+    )
+
+    tr = sub.add_parser(
+        "translate",
+        help="translate one PDF into <stem>-mono.pdf and <stem>-dual.pdf",
+        description="Translate PAPER.pdf. Exit 0 on success, 2 on bad input, 1 on other failures.",
+    )
+    tr.add_argument("paper", metavar="PAPER.pdf")
+    tr.add_argument("--from", dest="source_lang", help="source language (default ZT_SOURCE_LANG)")
+    tr.add_argument("--to", dest="target_lang", help="target language (default ZT_TARGET_LANG)")
+    tr.add_argument("--out", help="output folder (default: the paper's folder)")
+    tr.add_argument("--pages", help="pages to translate, 1-based, e.g. 1-3,7 (default all)")
+    tr.add_argument("--mono", action=argparse.BooleanOptionalAction, default=True)
+    tr.add_argument("--dual", action=argparse.BooleanOptionalAction, default=True)
+    tr.add_argument("--dual-mode", type=str.upper, choices=["LR", "TB"], default="LR")
+    tr.add_argument("--translation-first", action="store_true", help="dual: translation first")
+    tr.add_argument("--include-references", action="store_true")
+    tr.add_argument("--force", action="store_true", help="ignore the translation cache")
+    tr.add_argument("--password", help="password of an encrypted PDF")
     return parser
 
 
@@ -44,12 +70,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.config)
         if args.command == "serve":
             return _serve(settings, args)
-    except ConfigError as exc:
+        if args.command == "gpu-api":
+            from vllm_manager.gpu_api import serve_gpu_api
+
+            serve_gpu_api(
+                settings,
+                args.host or settings.gpu_api_host,
+                args.port or settings.gpu_api_port,
+                no_auth=args.no_auth,
+            )
+            return 0
+        if args.command == "translate":
+            from zotero_server.translate_command import run_translate
+
+            return asyncio.run(run_translate(settings, args))
+    except (ConfigError, InputError) as exc:
         print(f"zotero-translate: {exc}", file=sys.stderr)
         return 2
     except ZTError as exc:
         print(f"zotero-translate: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("zotero-translate: interrupted", file=sys.stderr)
+        return 130
     return 2
 
 

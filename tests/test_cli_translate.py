@@ -1,0 +1,231 @@
+"""`zotero-translate translate` end to end: a real process against the fake vLLM over loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from tests.fakes.pseudo import pseudo_words
+from tests.helpers.net import free_port, wait_for_port
+
+REPO = Path(__file__).resolve().parent.parent
+FAKE_VLLM = REPO / "tests" / "fakes" / "fake_vllm.py"
+MODEL = "google/translategemma-27b-it"
+
+PARAGRAPHS = [
+    "Scientific papers are written for experts, and reading them in a second language costs"
+    " time that researchers would rather spend on the ideas themselves.",
+    "We describe a server that translates each paragraph with a dedicated translation model"
+    " and writes the result back into the original layout of the page.",
+    "The method keeps figures, tables and equations where they were, and it replaces only the"
+    " running text of the body with its translation.",
+]
+
+
+def paragraph(page_no: int, index: int) -> str:
+    """Body text that differs from page to page (repeated text would look like a header)."""
+    return PARAGRAPHS[(index + page_no) % len(PARAGRAPHS)] + f" This holds in section {page_no}."
+
+
+def make_paper(path: Path, pages: int = 2) -> Path:
+    """A small one-column paper with three body paragraphs per page."""
+    doc = pymupdf.open()
+    for page_no in range(pages):
+        page = doc.new_page()
+        y = 90.0 + 20 * page_no
+        for index in range(len(PARAGRAPHS)):
+            rect = pymupdf.Rect(72, y, 523, y + 70)
+            page.insert_textbox(rect, paragraph(page_no, index), fontsize=11)
+            y += 90
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def found_share(text: str, source: str) -> float:
+    """Share of the pseudo-translated words of ``source`` that appear in ``text``."""
+    words = pseudo_words(source, "ko")
+    return sum(word in text for word in words) / len(words)
+
+
+@pytest.fixture
+def fake_vllm(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The fake vLLM as a real process; yields (base_url, request_log)."""
+    port = free_port()
+    log = tmp_path / "requests.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, str(FAKE_VLLM), "serve", MODEL, "--port", str(port)]
+        + ["--fake-load-s", "0", "--fake-request-log", str(log)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}/v1", log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "-m", "zotero_server.cli", *args],
+        env=full_env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def requests_made(log: Path) -> list[str]:
+    if not log.exists():
+        return []
+    return [json.loads(line)["text"] for line in log.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def env(tmp_path: Path, fake_vllm: tuple[str, Path]) -> dict[str, str]:
+    return {
+        "ZT_LLM_BASE_URL": fake_vllm[0],
+        "ZT_DATA_DIR": str(tmp_path / "data"),
+        "ZT_MANAGER": "none",
+    }
+
+
+def page_text(pdf_path: Path, page: int = 0) -> str:
+    with pymupdf.open(pdf_path) as doc:
+        return " ".join(doc[page].get_text().split())
+
+
+def test_translate_writes_mono_and_dual(
+    tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
+) -> None:
+    paper = make_paper(tmp_path / "paper.pdf")
+    out = tmp_path / "out"
+    result = run_cli(["translate", str(paper), "--out", str(out)], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    mono, dual = out / "paper-mono.pdf", out / "paper-dual.pdf"
+    assert result.stdout.split() == [str(mono), str(dual)]
+
+    for page_no in range(2):
+        text = page_text(mono, page_no)
+        for index in range(len(PARAGRAPHS)):
+            assert found_share(text, paragraph(page_no, index)) >= 0.9
+        assert "Scientific papers are written" not in text  # redacted, not under a white box
+    with pymupdf.open(paper) as src, pymupdf.open(mono) as m, pymupdf.open(dual) as d:
+        assert m.page_count == src.page_count
+        assert d.page_count == src.page_count
+        assert d[0].rect.width == pytest.approx(2 * src[0].rect.width)
+    assert len(requests_made(fake_vllm[1])) == 2 * len(PARAGRAPHS)
+
+
+def test_second_run_uses_the_cache_and_force_ignores_it(
+    tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
+) -> None:
+    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    assert run_cli(["translate", str(paper)], env, tmp_path).returncode == 0
+    first = len(requests_made(fake_vllm[1]))
+    assert first == len(PARAGRAPHS)
+
+    again = run_cli(["translate", str(paper)], env, tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(requests_made(fake_vllm[1])) == first  # zero LLM calls
+    assert "0 translated" in again.stderr
+
+    forced = run_cli(["translate", str(paper), "--force"], env, tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    assert len(requests_made(fake_vllm[1])) == 2 * first
+
+
+def test_pages_and_no_dual(tmp_path: Path, env: dict[str, str]) -> None:
+    paper = make_paper(tmp_path / "paper.pdf", pages=3)
+    result = run_cli(["translate", str(paper), "--pages", "2", "--no-dual"], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "paper-dual.pdf").exists()
+    mono = tmp_path / "paper-mono.pdf"
+    assert "Scientific papers are written" in page_text(mono, 0)  # page 1 untouched
+    assert "Scientific papers are written" not in page_text(mono, 1)
+    assert found_share(page_text(mono, 1), paragraph(1, 0)) >= 0.9
+    assert "Scientific papers are written" in page_text(mono, 2)
+
+
+def test_llm_down_fails_with_one_line(tmp_path: Path) -> None:
+    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    env = {
+        "ZT_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",
+        "ZT_DATA_DIR": str(tmp_path / "data"),
+        "ZT_MANAGER": "none",
+    }
+    result = run_cli(["translate", str(paper)], env, tmp_path)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert "not answering" in lines[-1]
+    assert not (tmp_path / "paper-mono.pdf").exists()
+
+
+BAD_INPUTS = [
+    ("15_malformed_not_a_pdf_header_eof.pdf", [], "not a readable PDF"),
+    ("14_malformed_truncated_naacl2018_s2_literature_graph.pdf", [], "no pages"),
+    ("11_encrypted_userpw_1234_kdd2022_doclaynet_p3.pdf", [], "password"),
+    ("11_encrypted_userpw_1234_kdd2022_doclaynet_p3.pdf", ["--password", "nope"], "password"),
+    ("10_scanned_imageonly_naacl2018_s2_literature_graph.pdf", [], "OCR"),
+    ("02_naacl2018_s2_literature_graph_2col_short.pdf", ["--pages", "9"], "page"),
+    ("02_naacl2018_s2_literature_graph_2col_short.pdf", ["--pages", "3-x"], "page"),
+    ("02_naacl2018_s2_literature_graph_2col_short.pdf", ["--to", "xx-klingon"], "language"),
+]
+
+
+@pytest.mark.parametrize(("name", "extra", "needle"), BAD_INPUTS)
+def test_bad_input_exits_2_and_writes_nothing(
+    tmp_path: Path,
+    corpus_dir: Path,
+    env: dict[str, str],
+    fake_vllm: tuple[str, Path],
+    name: str,
+    extra: list[str],
+    needle: str,
+) -> None:
+    out = tmp_path / "out"
+    result = run_cli(
+        ["translate", str(corpus_dir / name), "--out", str(out), *extra], env, tmp_path
+    )
+    assert result.returncode == 2, result.stderr
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1
+    assert needle.lower() in message.lower()
+    assert not out.exists() or not any(out.iterdir())
+    assert requests_made(fake_vllm[1]) == []
+
+
+def test_too_large_and_missing_file(tmp_path: Path, env: dict[str, str]) -> None:
+    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    result = run_cli(["translate", str(paper)], {**env, "ZT_MAX_UPLOAD_MB": "0.001"}, tmp_path)
+    assert result.returncode == 2
+    assert "ZT_MAX_UPLOAD_MB" in result.stderr
+    missing = run_cli(["translate", str(tmp_path / "nope.pdf")], env, tmp_path)
+    assert missing.returncode == 2
+    assert "no such file" in missing.stderr
+
+
+def test_encrypted_paper_translates_with_its_password(
+    tmp_path: Path, corpus_dir: Path, env: dict[str, str]
+) -> None:
+    name = "11_encrypted_userpw_1234_kdd2022_doclaynet_p3.pdf"
+    result = run_cli(
+        ["translate", str(corpus_dir / name), "--out", str(tmp_path), "--password", "1234"],
+        env,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    with pymupdf.open(tmp_path / name.replace(".pdf", "-mono.pdf")) as doc:
+        assert not doc.needs_pass
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in doc[0].get_text())

@@ -1,0 +1,299 @@
+"""Orchestration: PDF bytes in, translated PDF bytes out.
+
+The pipeline knows nothing about HTTP or GPUs. It receives an ``ensure_ready`` callable (the vLLM
+manager's, or a health check) and calls it before the first LLM request and again whenever the
+LLM connection fails mid-paper; every answer is cached the moment it arrives, so a recovery
+resumes where it stopped and nothing is paid for twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+import httpx
+import pymupdf
+
+from common.errors import InputError, LLMUnavailableError
+from common.progress import Progress, ProgressSink, Stage, ignore_progress
+from translation import pdf, prompts
+from translation.cache import CacheKey, TranslationCache
+from translation.limiter import FixedLimiter, Limiter
+from translation.llm import LLMClient
+from translation.segment import Paragraph, restore
+
+if TYPE_CHECKING:
+    from common.settings import Settings
+
+EnsureReady = Callable[[ProgressSink], Awaitable[None]]
+
+#: How many times one document may bring the LLM back after losing it mid-paper.
+MAX_RECOVERIES = 3
+
+
+class DualMode(StrEnum):
+    LR = "LR"  # original and translation side by side on one wide page
+    TB = "TB"  # alternating pages
+
+
+@dataclass(frozen=True)
+class TranslationRequest:
+    """One document to translate. ``pages`` are 0-based; None means every page."""
+
+    pdf: bytes
+    source_lang: str
+    target_lang: str
+    password: str | None = None
+    pages: tuple[int, ...] | None = None
+    include_references: bool = False
+    mono: bool = True
+    dual: bool = True
+    dual_mode: DualMode = DualMode.LR
+    translation_first: bool = False
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class TranslationResult:
+    mono: bytes | None
+    dual: bytes | None
+    page_count: int
+    paragraphs: int
+    llm_calls: int
+    cache_hits: int
+    seconds: float = 0.0
+
+
+def inspect_pdf(data: bytes, password: str | None = None) -> int:
+    """Validate a PDF the way the pipeline will open it; return its page count.
+
+    Raises the ``InputError`` subclasses of :func:`translation.pdf.open_document`.
+    """
+    doc = pdf.open_document(data, password)
+    try:
+        return int(doc.page_count)
+    finally:
+        doc.close()
+
+
+@dataclass
+class _Run:
+    """Mutable state of one ``translate()`` call."""
+
+    request: TranslationRequest
+    progress: ProgressSink
+    total: int
+    done: int = 0
+    llm_calls: int = 0
+    recoveries: int = 0
+    # Bumped after each successful recovery, so that requests which failed during the same
+    # outage retry instead of bringing the LLM up again.
+    generation: int = 0
+    recovery_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Translator:
+    """Translates documents; one instance serves every job and owns the shared LLM limit."""
+
+    def __init__(
+        self,
+        *,
+        llm: LLMClient,
+        cache: TranslationCache,
+        limiter: Limiter,
+        ensure_ready: EnsureReady,
+    ) -> None:
+        self._llm = llm
+        self._cache = cache
+        self._limiter = limiter
+        self._ensure_ready = ensure_ready
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        ensure_ready: EnsureReady,
+        http_client: httpx.AsyncClient | None = None,
+        limiter: Limiter | None = None,
+    ) -> Translator:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return cls(
+            llm=LLMClient.from_settings(settings, http_client=http_client),
+            cache=TranslationCache(settings.cache_path),
+            limiter=limiter or FixedLimiter(settings.concurrency),
+            ensure_ready=ensure_ready,
+        )
+
+    @property
+    def limiter(self) -> Limiter:
+        return self._limiter
+
+    async def aclose(self) -> None:
+        await self._llm.aclose()
+        self._cache.close()
+
+    async def translate(
+        self, request: TranslationRequest, progress: ProgressSink = ignore_progress
+    ) -> TranslationResult:
+        """Translate one document.
+
+        Raises ``InputError`` for bad input (before any LLM call), the ``ensure_ready``
+        callable's errors when the LLM cannot be brought up, and ``LLMError`` when it fails.
+        """
+        started = time.monotonic()
+        # Unknown language codes fail before anything is paid for.
+        prompts.model_language_code(request.source_lang)
+        prompts.model_language_code(request.target_lang)
+
+        doc, paragraphs = await asyncio.to_thread(self._extract, request)
+        try:
+            page_count = int(doc.page_count)
+            translations, run = await self._translate_paragraphs(request, paragraphs, progress)
+            progress(
+                Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
+            )
+            mono, dual = await asyncio.to_thread(
+                self._render, request, doc, paragraphs, translations
+            )
+        finally:
+            doc.close()
+        return TranslationResult(
+            mono=mono if request.mono else None,
+            dual=dual,
+            page_count=page_count,
+            paragraphs=len(paragraphs),
+            llm_calls=run.llm_calls,
+            cache_hits=len(paragraphs) - run.llm_calls,
+            seconds=time.monotonic() - started,
+        )
+
+    # --- steps -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _extract(request: TranslationRequest) -> tuple[pymupdf.Document, list[Paragraph]]:
+        doc = pdf.open_document(request.pdf, request.password)
+        try:
+            if request.pages is not None:
+                bad = [p + 1 for p in request.pages if not 0 <= p < doc.page_count]
+                if bad:
+                    raise InputError(
+                        f"page {bad[0]} does not exist (the PDF has {doc.page_count} pages)"
+                    )
+            paragraphs = pdf.extract_paragraphs(
+                doc, request.pages, include_references=request.include_references
+            )
+        except BaseException:
+            doc.close()
+            raise
+        return doc, paragraphs
+
+    def _key(self, request: TranslationRequest, text: str) -> CacheKey:
+        return self._llm.cache_key(text, request.source_lang, request.target_lang)
+
+    async def _translate_paragraphs(
+        self,
+        request: TranslationRequest,
+        paragraphs: Sequence[Paragraph],
+        progress: ProgressSink,
+    ) -> tuple[dict[str, str], _Run]:
+        """Return paragraph id -> restored translation, using the cache first."""
+        by_text: dict[str, list[Paragraph]] = {}
+        for paragraph in paragraphs:
+            by_text.setdefault(paragraph.text, []).append(paragraph)
+
+        answers: dict[str, str] = {}
+        if not request.force:
+            for text in by_text:
+                cached = self._cache.get(self._key(request, text))
+                if cached is not None:
+                    answers[text] = cached
+
+        run = _Run(request=request, progress=progress, total=len(by_text), done=len(answers))
+        missing = [text for text in by_text if text not in answers]
+        if missing:
+            await self._ensure_ready(progress)
+            progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
+            # Longest first: the tail of the job is short requests filling the gaps.
+            missing.sort(key=len, reverse=True)
+            tasks = [asyncio.create_task(self._translate_one(run, text)) for text in missing]
+            try:
+                for finished in asyncio.as_completed(tasks):
+                    text, answer = await finished
+                    answers[text] = answer
+            except BaseException:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+        else:
+            progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
+
+        translations = {
+            paragraph.id: restore(answers[text], paragraph)
+            for text, group in by_text.items()
+            for paragraph in group
+        }
+        return translations, run
+
+    async def _translate_one(self, run: _Run, text: str) -> tuple[str, str]:
+        request = run.request
+        while True:
+            generation = run.generation
+            try:
+                async with self._limiter.slot():
+                    answer = await self._llm.translate(
+                        text, request.source_lang, request.target_lang
+                    )
+            except LLMUnavailableError:
+                await self._recover(run, generation)
+                continue
+            break
+        # Written at once: a crash or a killed LLM loses nothing already translated. In a
+        # thread: the commit's fsync would otherwise stall every other request's I/O, and when
+        # a batch's worth of answers lands together those stalls leave vLLM's slots empty.
+        await asyncio.to_thread(self._cache.put, self._key(request, text), answer)
+        run.llm_calls += 1
+        run.done += 1
+        run.progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
+        return text, answer
+
+    async def _recover(self, run: _Run, failed_generation: int) -> None:
+        """Bring the LLM back once per outage, however many requests saw it fail."""
+        async with run.recovery_lock:
+            if run.generation != failed_generation:
+                return  # another request already recovered from this outage
+            if run.recoveries >= MAX_RECOVERIES:
+                raise LLMUnavailableError(
+                    f"lost the LLM {run.recoveries + 1} times during this paper; giving up"
+                )
+            run.recoveries += 1
+            run.progress(Progress(Stage.STARTING_LLM, "lost the LLM mid-paper; bringing it back"))
+            await self._ensure_ready(run.progress)
+            run.generation += 1
+
+    @staticmethod
+    def _progress_text(run: _Run) -> str:
+        return f"translating {run.done}/{run.total}"
+
+    @staticmethod
+    def _render(
+        request: TranslationRequest,
+        doc: pymupdf.Document,
+        paragraphs: Sequence[Paragraph],
+        translations: dict[str, str],
+    ) -> tuple[bytes | None, bytes | None]:
+        mono = pdf.render_mono(doc, paragraphs, translations, request.target_lang)
+        dual = None
+        if request.dual:
+            dual = pdf.render_dual(
+                request.pdf,
+                mono,
+                mode=request.dual_mode.value,
+                translation_first=request.translation_first,
+                password=request.password,
+            )
+        return mono, dual

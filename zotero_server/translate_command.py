@@ -1,0 +1,90 @@
+"""``zotero-translate translate PAPER.pdf``: one paper, from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import httpx
+
+from common.errors import InputError, TooLargeError
+from common.settings import Settings
+from translation.pipeline import DualMode, TranslationRequest, Translator, inspect_pdf
+from translation.segment import parse_pages
+from vllm_manager.factory import create_manager
+from zotero_server.progress_display import ProgressDisplay
+
+
+def _read_paper(path: Path, settings: Settings) -> bytes:
+    if not path.is_file():
+        raise InputError(f"no such file: {path}")
+    size = path.stat().st_size
+    if size > settings.upload_limit_bytes:
+        raise TooLargeError(
+            f"{path.name} is {size / 1e6:.1f} MB; the limit is {settings.max_upload_mb:g} MB"
+            " (ZT_MAX_UPLOAD_MB)"
+        )
+    return path.read_bytes()
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
+    """Translate ``args.paper``; print the output paths. Errors propagate to ``main``."""
+    if not args.mono and not args.dual:
+        raise InputError("nothing to write: --no-mono and --no-dual together")
+    paper = Path(args.paper)
+    data = _read_paper(paper, settings)
+    page_count = inspect_pdf(data, args.password)
+    pages = tuple(parse_pages(args.pages, page_count)) if args.pages else None
+    out_dir = Path(args.out) if args.out else paper.resolve().parent
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    request = TranslationRequest(
+        pdf=data,
+        source_lang=args.source_lang or settings.source_lang,
+        target_lang=args.target_lang or settings.target_lang,
+        password=args.password,
+        pages=pages,
+        include_references=args.include_references,
+        mono=args.mono,
+        dual=args.dual,
+        dual_mode=DualMode(args.dual_mode),
+        translation_first=args.translation_first,
+        force=args.force,
+    )
+    display = ProgressDisplay(sys.stderr)
+    async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
+        manager = create_manager(settings, http_client=http)
+        await manager.start()
+        translator = Translator.from_settings(settings, manager.ensure_ready, http_client=http)
+        try:
+            async with manager.work():
+                result = await translator.translate(request, display)
+        finally:
+            display.close()
+            await translator.aclose()
+            await manager.aclose()
+
+    stem = paper.stem
+    written = []
+    for kind, content in (("mono", result.mono), ("dual", result.dual)):
+        if content is not None:
+            target = out_dir / f"{stem}-{kind}.pdf"
+            _write_atomically(target, content)
+            written.append(target)
+    for target in written:
+        print(target)
+    print(
+        f"{result.paragraphs} paragraphs on {result.page_count} pages:"
+        f" {result.llm_calls} translated, {result.cache_hits} from the cache,"
+        f" {result.seconds:.1f} s",
+        file=sys.stderr,
+    )
+    return 0
