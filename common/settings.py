@@ -240,6 +240,16 @@ def load_settings(config: Path | str | None = None, **overrides: Any) -> Setting
         _toml_path = None
 
 
+def unknown_environment() -> list[str]:
+    """``ZT_*`` variables that are no setting (typos are otherwise silently ignored)."""
+    known = {ENV_PREFIX + name.upper() for name in Settings.model_fields} | {ENV_PREFIX + "CONFIG"}
+    return sorted(
+        name
+        for name in os.environ
+        if name.upper().startswith(ENV_PREFIX) and name.upper() not in known
+    )
+
+
 def _describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
@@ -248,14 +258,29 @@ def _describe(exc: ValidationError) -> str:
     return "invalid settings: " + "; ".join(parts)
 
 
+def _display_default(name: str, value: Any) -> str:
+    if name == "data_dir":
+        return "~/.local/share/zotero-translate"
+    if name == "vllm_command":
+        return "(32 GB profile, below)"
+    if isinstance(value, StrEnum):
+        return value.value
+    return "(unset)" if value is None or value == "" else str(value)
+
+
+def settings_markdown() -> str:
+    """The README's settings table rows (a test keeps the README equal to this)."""
+    return "\n".join(
+        f"| `{ENV_PREFIX}{name.upper()}` | `{_display_default(name, field.default)}` |"
+        f" {field.description or ''} |"
+        for name, field in Settings.model_fields.items()
+    )
+
+
 def settings_help() -> str:
     """One line per setting: variable, default, description (for ``--help``)."""
-    lines = []
-    for name, field in Settings.model_fields.items():
-        default = "(per-user data dir)" if name == "data_dir" else field.default
-        if isinstance(default, StrEnum):
-            default = default.value
-        if name == "vllm_command":
-            default = "(TranslateGemma-27B, 32 GB profile)"
-        lines.append(f"  {ENV_PREFIX}{name.upper():<24} {default!s:<28} {field.description or ''}")
-    return "\n".join(lines)
+    return "\n".join(
+        f"  {ENV_PREFIX}{name.upper():<24} {_display_default(name, field.default):<28}"
+        f" {field.description or ''}"
+        for name, field in Settings.model_fields.items()
+    )

@@ -57,3 +57,32 @@ def test_unknown_key_in_toml_is_rejected(tmp_path: Path) -> None:
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
         load_settings(tmp_path / "nope.toml")
+
+
+def test_readme_documents_every_setting_with_its_default() -> None:
+    from common.settings import settings_markdown
+    from tests.conftest import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert settings_markdown() in readme, (
+        "README settings table is stale: paste settings_markdown()"
+    )
+
+
+def test_help_lists_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
+    from common.settings import Settings
+    from zotero_server.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for name in Settings.model_fields:
+        assert f"ZT_{name.upper()}" in out
+
+
+def test_unknown_variables_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from common.settings import unknown_environment
+
+    monkeypatch.setenv("ZT_CONCURENCY", "5")
+    monkeypatch.setenv("ZT_CONFIG", "/nonexistent-but-known")
+    assert unknown_environment() == ["ZT_CONCURENCY"]

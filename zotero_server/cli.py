@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from common.errors import ConfigError, InputError, ZTError
-from common.settings import Settings, load_settings, settings_help
+from common.settings import Settings, load_settings, settings_help, unknown_environment
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -68,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
         settings = load_settings(args.config)
+        for name in unknown_environment():
+            print(f"zotero-translate: warning: {name} is not a setting (ignored)", file=sys.stderr)
         if args.command == "serve":
             return _serve(settings, args)
         if args.command == "gpu-api":
