@@ -1,19 +1,314 @@
-"""create_app(settings): the ASGI application (the Zotero issue fills in the routes)."""
+"""create_app(settings): the ASGI application, its lifespan and the services a job uses.
+
+The lifespan builds the long-lived things once and reaches them through ``app.state.services``:
+one shared ``httpx.AsyncClient``, the vLLM manager, ONE limiter and ONE ``Translator`` (so every
+job shares the global LLM concurrency limit), the event bus, the job registry and the file
+stores, plus three background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown
+watcher).
+
+Shutdown, in order: 1. stop taking jobs, fail queued ones, give running ones a grace period,
+then fail them too; 2. end the SSE streams; 3. stop the background tasks; 4. close the
+translator, the limiter, the manager (which never stops vLLM) and the HTTP client.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
 from fastapi import FastAPI
+from sse_starlette.sse import AppStatus
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from common.progress import Progress, ProgressSink, Stage
 from common.settings import Settings
-from zotero_server import __version__
+from translation import pdf as pdf_tools
+from translation.limiter import make_limiter
+from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
+from vllm_manager.factory import create_manager
+from vllm_manager.manager import VLLMManager
+from zotero_server import __version__, http_errors
+from zotero_server.events import EventBus, EventType
+from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
+from zotero_server.jobs import Job, JobRegistry
+from zotero_server.protocol import OutputKind, PluginRequest
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+#: /health and the page never wait longer than this for the vLLM/GPU status.
+STATUS_TIMEOUT_S = 2.0
 
 
-def create_app(settings: Settings) -> FastAPI:
-    app = FastAPI(title="zotero-translate", version=__version__)
+@dataclass
+class Services:
+    """What the routes and the jobs reach through ``app.state.services``."""
+
+    settings: Settings
+    bus: EventBus
+    registry: JobRegistry
+    outputs: OutputStore
+    uploads: UploadStore
+    translator: Translator
+    manager: VLLMManager
+    sse_ping_s: float
+    status: dict[str, Any] = field(default_factory=lambda: {"state": "unknown"})
+
+    async def run_job(
+        self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None, sink: ProgressSink
+    ) -> list[str]:
+        """A job's work: translate if needed, derive the requested files, store them.
+
+        ``request.pdf`` is empty here; the upload waits on disk and is deleted when this ends.
+        """
+        try:
+            original = await asyncio.to_thread(self.uploads.load, job.id)
+            result = None
+            if request.needs_translation:
+                async with self.manager.work():
+                    result = await self.translator.translate(
+                        _translation_request(request, original, pages), sink
+                    )
+            sink(Progress(Stage.RENDERING, "writing the output files"))
+            produced = await asyncio.to_thread(_derive_outputs, request, original, result)
+            return await asyncio.to_thread(self.outputs.save, request.stem, produced)
+        finally:
+            await asyncio.to_thread(self.uploads.discard, job.id)
+
+    async def refresh_status(self) -> dict[str, Any]:
+        """vLLM and GPU state from the manager, bounded by ``STATUS_TIMEOUT_S``; never raises."""
+        try:
+            snap = await asyncio.wait_for(self.manager.snapshot(), STATUS_TIMEOUT_S)
+        except TimeoutError:
+            status: dict[str, Any] = {
+                "manager": self.manager.kind,
+                "state": "unknown",
+                "vllm": {"healthy": False, "detail": "status check timed out"},
+            }
+        except Exception as exc:  # a status page must not fail because a probe did
+            log.warning("status snapshot failed: %s", exc)
+            status = {"manager": self.manager.kind, "state": "unknown", "error": str(exc)}
+        else:
+            status = {
+                key: snap[key] for key in ("manager", "state", "last_error", "vllm") if key in snap
+            }
+            if snap.get("gpu"):
+                status["gpu"] = snap["gpu"]
+        self.status = status
+        return status
+
+    def snapshot(self, job_id: str | None = None) -> dict[str, Any]:
+        """The SSE ``snapshot`` event: everything a page needs to draw itself from nothing."""
+        if job_id is not None:
+            job = self.registry.get(job_id)
+            return {"job": job.to_task() if job else None}
+        return {
+            "version": __version__,
+            "jobs": [job.to_task() for job in self.registry.all_jobs()],
+            "files": self.outputs.names(),
+            "server": self.status,
+            "maxJobs": self.settings.max_jobs,
+            "defaults": {
+                "sourceLang": self.settings.source_lang,
+                "targetLang": self.settings.target_lang,
+            },
+        }
+
+
+def _translation_request(
+    request: PluginRequest, original: bytes, pages: tuple[int, ...] | None
+) -> TranslationRequest:
+    dual_needed = bool({OutputKind.DUAL, OutputKind.DUAL_CUT} & set(request.outputs))
+    return TranslationRequest(
+        pdf=original,
+        source_lang=request.source_lang,
+        target_lang=request.target_lang,
+        password=request.password,
+        pages=pages,
+        include_references=request.include_references,
+        mono=True,  # every derived output (cut, compare) starts from the mono file
+        dual=dual_needed,
+        dual_mode=DualMode(request.dual_mode),
+        translation_first=request.translation_first,
+        force=request.force,
+    )
+
+
+def _derive_outputs(
+    request: PluginRequest, original: bytes, result: TranslationResult | None
+) -> list[tuple[OutputKind, bytes]]:
+    """The requested files, in the plugin's order (blocking PDF work: run it in a thread)."""
+    translated = result.mono if result is not None else None
+    # Only the upload can carry a password; what we rendered never does.
+    password = request.password
+    produced: list[tuple[OutputKind, bytes]] = []
+    for kind in request.outputs:
+        data: bytes | None
+        if kind is OutputKind.MONO:
+            data = translated
+        elif kind is OutputKind.DUAL:
+            data = result.dual if result is not None else None
+        elif kind is OutputKind.MONO_CUT and translated is not None:
+            data = pdf_tools.crop_columns(translated)
+        elif kind is OutputKind.DUAL_CUT and result is not None:
+            data = pdf_tools.crop_columns(result.dual) if result.dual is not None else None
+        elif kind in (OutputKind.CUT, OutputKind.MONO_CUT, OutputKind.DUAL_CUT):
+            data = pdf_tools.crop_columns(original, password)  # /crop of the uploaded file
+        elif translated is None:
+            data = None  # compare and crop-compare always come with a translation
+        elif kind in (OutputKind.COMPARE, OutputKind.SINGLE_COMPARE):
+            data = pdf_tools.compare(original, translated, request.translation_first, password)
+        else:  # CROP_COMPARE
+            data = pdf_tools.crop_compare(original, translated, request.translation_first, password)
+        if data is not None:
+            produced.append((kind, data))
+    return produced
+
+
+class _PluginPaths:
+    """Path fix-ups for what the plugin sends, before routing.
+
+    1. ``//translate`` is ``/translate``: the plugin joins ``serverUrl + "/" + endpoint`` as is,
+       and users type server URLs with a trailing slash.
+    2. ``/t/<token>/translate`` is ``/translate`` with ``Authorization: Bearer <token>``: the
+       plugin cannot send headers, but a server URL ``http://host:8890/t/<token>`` puts the
+       ``ZT_API_TOKEN`` into every request it makes.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            path: str = scope["path"]
+            if "//" in path:
+                path = re.sub(r"/{2,}", "/", path)
+            headers = scope["headers"]
+            match = re.match(r"/t/([^/]+)(/.*)?$", path)
+            if match:
+                path = match.group(2) or "/"
+                bearer = b"Bearer " + match.group(1).encode("latin-1", "replace")
+                headers = [(k, v) for k, v in headers if k != b"authorization"]
+                headers.append((b"authorization", bearer))
+            if path != scope["path"]:
+                raw = quote(path).encode()
+                scope = dict(scope, path=path, raw_path=raw, headers=headers)
+        await self.app(scope, receive, send)
+
+
+async def _watch_status(services: Services, interval_s: float) -> None:
+    """Publish vLLM/GPU state changes while someone watches the page."""
+    last: dict[str, Any] | None = None
+    while True:
+        if services.bus.subscriber_count > 0:
+            status = await services.refresh_status()
+            if status != last:
+                services.bus.publish(EventType.SERVER, status)
+                last = status
+        await asyncio.sleep(interval_s)
+
+
+async def _watch_exit(registry: JobRegistry, grace_s: float) -> None:
+    """Begin the job shutdown as soon as uvicorn is told to exit.
+
+    uvicorn waits for open requests before it runs the lifespan shutdown, and a sync
+    ``/translate`` can take an hour; failing the jobs first lets those requests answer
+    (503, "shutting down") instead. sse-starlette sets ``AppStatus.should_exit`` from
+    uvicorn's signal handler.
+    """
+    while not AppStatus.should_exit:
+        await asyncio.sleep(0.25)
+    await registry.aclose(grace_s)
+
+
+def create_app(
+    settings: Settings,
+    *,
+    sse_ping_s: float = 15.0,
+    status_poll_s: float = 5.0,
+    shutdown_grace_s: float = 10.0,
+) -> FastAPI:
+    """The Zotero-facing application. Keyword knobs exist for tests; ``serve`` uses defaults."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        bus = EventBus()
+
+        def file_removed(name: str) -> None:
+            bus.publish(EventType.FILE_REMOVED, {"name": name})
+
+        outputs = OutputStore(settings.outputs_dir, settings.output_ttl_s, file_removed)
+        uploads = UploadStore(settings.data_dir / "uploads")
+        await asyncio.to_thread(outputs.prepare)
+        await asyncio.to_thread(uploads.prepare)
+        registry = JobRegistry(
+            bus, max_jobs=settings.max_jobs, output_dir=str(outputs.directory.resolve())
+        )
+        async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
+            manager = create_manager(settings, http_client=http)
+            await manager.start()
+            # ONE limiter for the process (ZT_CONCURRENCY_MODE): every job shares it.
+            limiter = make_limiter(settings, http_client=http)
+            translator = Translator.from_settings(
+                settings, manager.ensure_ready, http_client=http, limiter=limiter
+            )
+            services = Services(
+                settings=settings,
+                bus=bus,
+                registry=registry,
+                outputs=outputs,
+                uploads=uploads,
+                translator=translator,
+                manager=manager,
+                sse_ping_s=sse_ping_s,
+            )
+            app.state.services = services
+
+            background = [
+                asyncio.create_task(
+                    sweep_forever(outputs, sweep_interval(settings.output_ttl_s)),
+                    name="output-sweeper",
+                ),
+                asyncio.create_task(_watch_status(services, status_poll_s), name="status"),
+                asyncio.create_task(_watch_exit(registry, shutdown_grace_s), name="exit"),
+            ]
+            try:
+                yield
+            finally:
+                await registry.aclose(shutdown_grace_s)
+                bus.close()
+                for task in background:
+                    task.cancel()
+                for task in background:
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                await translator.aclose()
+                await limiter.aclose()
+                await manager.aclose()
+
+    from zotero_server.routes import router  # routes import this module's Services
+
+    app = FastAPI(
+        title="zotero-translate",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
     app.state.settings = settings
-
-    @app.get("/health")
-    async def health() -> dict[str, str]:
-        return {"status": "ok", "version": __version__}
-
+    http_errors.install(app)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    app.add_middleware(_PluginPaths)
     return app

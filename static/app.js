@@ -1,0 +1,213 @@
+// The progress page: one EventSource on /events keeps every job, the files waiting for
+// download and the vLLM/GPU state current. The upload form speaks the plugin's own protocol
+// (JSON body, data URL, async "accepted" reply), so the page needs no API of its own.
+"use strict";
+
+const state = { jobs: new Map(), files: new Set(), source: null, lastEventId: null };
+const $ = (id) => document.getElementById(id);
+
+function token() { return localStorage.getItem("zt-token") || ""; }
+
+function withToken(url) {
+  const t = token();
+  if (!t) return url;
+  return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(t);
+}
+
+function authHeaders() {
+  const t = token();
+  return t ? { Authorization: "Bearer " + t } : {};
+}
+
+function askForToken() {
+  $("token-box").hidden = false;
+  $("live").textContent = "token needed";
+}
+
+// --- rendering ------------------------------------------------------------------------------
+
+function describeServer(server) {
+  if (!server) return;
+  const vllm = server.vllm || {};
+  let text = server.state || "unknown";
+  if (vllm.healthy) text = "ready";
+  if (vllm.detail && !vllm.healthy) text += " (" + vllm.detail + ")";
+  if (server.manager) text += " · manager: " + server.manager;
+  if (server.last_error) text += " · last error: " + server.last_error;
+  $("vllm-state").textContent = text;
+  const gpu = server.gpu;
+  $("gpu-state").textContent = gpu && gpu.message ? gpu.message
+    : (gpu && gpu.decision) || "not watched (ZT_MANAGER=none)";
+}
+
+function countJobs() {
+  let running = 0, queued = 0;
+  for (const job of state.jobs.values()) {
+    if (job.finished) continue;
+    if (job.stageText === "queued") queued += 1; else running += 1;
+  }
+  $("job-counts").textContent = `${running} running, ${queued} queued`;
+  $("no-jobs").hidden = state.jobs.size > 0;
+}
+
+function jobElement(job) {
+  let li = document.querySelector(`li[data-task-id="${job.taskId}"]`);
+  if (!li) {
+    li = $("job-template").content.firstElementChild.cloneNode(true);
+    li.dataset.taskId = job.taskId;
+    $("jobs").prepend(li);
+  }
+  return li;
+}
+
+function renderFiles(li, job) {
+  const list = li.querySelector(".files");
+  list.replaceChildren();
+  for (const name of job.fileList || []) {
+    const item = document.createElement("li");
+    if (state.files.has(name)) {
+      const link = document.createElement("a");
+      link.href = withToken("/translatedFile/" + encodeURIComponent(name));
+      link.textContent = name;
+      link.download = name;
+      item.append(link);
+    } else {
+      item.className = "gone";
+      item.textContent = name + " (downloaded)";
+    }
+    list.append(item);
+  }
+}
+
+function renderJob(job) {
+  const li = jobElement(job);
+  li.classList.toggle("done", job.stage === "done");
+  li.classList.toggle("failed", job.stage === "failed");
+  li.querySelector(".name").textContent = job.fileName;
+  const stage = li.querySelector(".stage");
+  stage.textContent = job.stageText;
+  stage.className = "stage pill " + job.stage;
+  const pct = Math.max(0, Math.min(100, Math.round(job.progress)));
+  li.querySelector(".fill").style.width = pct + "%";
+  li.querySelector(".bar").setAttribute("aria-valuenow", String(pct));
+  li.querySelector(".pct").textContent = pct + "%";
+  li.querySelector(".message").textContent = job.message || "";
+  renderFiles(li, job);
+}
+
+function renderAll() {
+  $("jobs").replaceChildren();
+  const jobs = [...state.jobs.values()].sort((a, b) => (a.startTime > b.startTime ? 1 : -1));
+  for (const job of jobs) renderJob(job);
+  countJobs();
+}
+
+// --- live updates ---------------------------------------------------------------------------
+
+function onJobEvent(message) {
+  const job = JSON.parse(message.data);
+  state.jobs.set(job.taskId, job);
+  if (message.type === "done") for (const name of job.fileList || []) state.files.add(name);
+  renderJob(job);
+  countJobs();
+}
+
+function connect() {
+  if (state.source) state.source.close();
+  const source = new EventSource(withToken("/events"));
+  state.source = source;
+  source.onopen = () => { $("live").textContent = "live"; $("live").className = "pill on"; };
+  source.onerror = () => {
+    $("live").textContent = "reconnecting";
+    $("live").className = "pill off";
+    // EventSource retries by itself; a 401 makes it give up, so find out why it closed.
+    if (source.readyState === EventSource.CLOSED) {
+      fetch("/api/tasks", { headers: authHeaders() }).then((r) => {
+        if (r.status === 401) askForToken(); else setTimeout(connect, 2000);
+      }).catch(() => setTimeout(connect, 2000));
+    }
+  };
+  source.addEventListener("snapshot", (message) => {
+    const snap = JSON.parse(message.data);
+    state.jobs = new Map((snap.jobs || []).map((job) => [job.taskId, job]));
+    state.files = new Set(snap.files || []);
+    $("version").textContent = snap.version ? "v" + snap.version : "";
+    if (snap.defaults) {
+      $("source").placeholder = snap.defaults.sourceLang;
+      $("target").placeholder = snap.defaults.targetLang;
+    }
+    describeServer(snap.server);
+    renderAll();
+  });
+  for (const type of ["stage", "progress", "done", "failed"]) {
+    source.addEventListener(type, onJobEvent);
+  }
+  source.addEventListener("file_removed", (message) => {
+    const { name } = JSON.parse(message.data);
+    state.files.delete(name);
+    for (const job of state.jobs.values()) {
+      if ((job.fileList || []).includes(name)) renderJob(job);
+    }
+  });
+  source.addEventListener("server", (message) => describeServer(JSON.parse(message.data)));
+}
+
+// --- the upload form ------------------------------------------------------------------------
+
+function readAsDataURL(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+async function upload(event) {
+  event.preventDefault();
+  const error = $("upload-error");
+  error.hidden = true;
+  const file = $("file").files[0];
+  if (!file) return;
+  const button = $("submit");
+  button.disabled = true;
+  try {
+    const body = {
+      fileName: file.name,
+      fileContent: await readAsDataURL(file),
+      sourceLang: $("source").value.trim(),
+      targetLang: $("target").value.trim(),
+      skipLastPages: String($("skip").value || "0"),
+      mono: String($("mono").checked),
+      dual: String($("dual").checked),
+      dualMode: $("dual-mode").value,
+      asyncJob: "true",
+    };
+    if ($("password").value) body.password = $("password").value;
+    const response = await fetch("/translate", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-PDF2zh-Protocol": "accepted", ...authHeaders() },
+      body: JSON.stringify(body),
+    });
+    const answer = await response.json().catch(() => ({ message: response.statusText }));
+    if (response.status === 401) askForToken();
+    if (!response.ok || answer.status === "error") {
+      throw new Error(answer.message || "HTTP " + response.status);
+    }
+    $("upload").reset();
+  } catch (err) {
+    error.textContent = err.message;
+    error.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+$("upload").addEventListener("submit", upload);
+$("token-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  localStorage.setItem("zt-token", $("token").value.trim());
+  $("token-box").hidden = true;
+  connect();
+});
+connect();

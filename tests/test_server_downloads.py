@@ -1,0 +1,92 @@
+"""Downloads: delete after the last byte, never after HEAD, a range or an aborted transfer;
+files nobody fetches are swept after ZT_OUTPUT_TTL_S."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from common.settings import Settings
+from tests.helpers.server import RunningServer, run_app, wait_until
+from zotero_server.events import EventType
+from zotero_server.protocol import OutputKind
+
+#: Large enough that loopback socket buffers cannot swallow it whole before the client quits.
+BIG = 24 * 1024 * 1024
+
+
+@pytest.fixture
+def srv(settings: Settings) -> Iterator[RunningServer]:
+    with run_app(settings) as running:
+        yield running
+
+
+def abandon_download(srv: RunningServer, name: str, read: int = 65536) -> bytes:
+    """Start a GET, read the first ``read`` bytes, then drop the connection."""
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as sock:
+        sock.sendall(f"GET /translatedFile/{name} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        got = b""
+        while len(got) < read:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise AssertionError(f"the server closed after {len(got)} bytes: {got[:200]!r}")
+            got += chunk
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    return got
+
+
+def test_head_and_range_requests_never_delete(srv: RunningServer) -> None:
+    (name,) = srv.services.outputs.save("p", [(OutputKind.MONO, b"%PDF-" + b"x" * 5000)])
+    with srv.client() as client:
+        for _ in range(3):
+            assert client.head(f"/translatedFile/{name}").status_code == 200
+        part = client.get(f"/translatedFile/{name}", headers={"Range": "bytes=0-99"})
+        assert part.status_code == 206 and len(part.content) == 100
+        preview = client.get(f"/translatedFile/{name}", params={"preview": "true"})
+        assert preview.headers["content-disposition"].startswith("inline;")
+        assert srv.services.outputs.names() == [name]
+        full = client.get(f"/translatedFile/{name}")
+        assert full.status_code == 200 and len(full.content) == 5005
+        wait_until(lambda: srv.services.outputs.names() == [], what="delete after GET")
+
+
+def test_a_completed_get_deletes_and_tells_the_page(srv: RunningServer) -> None:
+    (name,) = srv.services.outputs.save("p", [(OutputKind.DUAL, b"%PDF-dual")])
+    subscription = srv.services.bus.subscribe()
+    with srv.client() as client:
+        assert client.get(f"/translatedFile/{name}").content == b"%PDF-dual"
+        wait_until(lambda: not (srv.services.outputs.directory / name).exists())
+        assert client.get(f"/translatedFile/{name}").status_code == 404
+    events = [e for e in srv.services.bus._replay if e.type is EventType.FILE_REMOVED]
+    assert [e.data for e in events] == [{"name": name}]
+    subscription.close()
+
+
+def test_an_aborted_download_keeps_the_file_for_the_retry(srv: RunningServer) -> None:
+    """The plugin retries failed downloads: a GET that did not finish must not delete."""
+    data = b"%PDF-" + os.urandom(BIG)
+    (name,) = srv.services.outputs.save("big", [(OutputKind.MONO, data)])
+    first = abandon_download(srv, name)
+    assert first.startswith(b"HTTP/1.1 200")
+    wait_until(lambda: srv.services.outputs.active_downloads == 0, what="the server to notice")
+    assert srv.services.outputs.names() == [name]
+    with srv.client() as client:
+        retry = client.get(f"/translatedFile/{name}")
+        assert retry.content == data
+    wait_until(lambda: srv.services.outputs.names() == [], what="delete after the retry")
+
+
+def test_the_ttl_sweeper_removes_abandoned_and_unfetched_files(settings: Settings) -> None:
+    short = settings.model_copy(update={"output_ttl_s": 1.0})
+    with run_app(short) as srv:
+        (abandoned,) = srv.services.outputs.save("a", [(OutputKind.MONO, b"%PDF-" + bytes(BIG))])
+        (never,) = srv.services.outputs.save("n", [(OutputKind.MONO, b"%PDF-never")])
+        abandon_download(srv, abandoned)
+        wait_until(lambda: srv.services.outputs.names() == [], timeout=20, what="the sweeper")
+        removed = [
+            e.data["name"] for e in srv.services.bus._replay if e.type is EventType.FILE_REMOVED
+        ]
+        assert sorted(removed) == sorted([abandoned, never])

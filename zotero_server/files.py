@@ -1,0 +1,283 @@
+"""Where uploads wait for their job and outputs wait for their download.
+
+Outputs live flat in ``settings.outputs_dir`` under the names the plugin fetches
+(``/translatedFile/<name>`` carries no job id in old plugins). A job's outputs share one stem that
+is unique among the files still waiting, so two users sending ``paper.pdf`` get ``paper-mono.pdf``
+and ``paper-2-mono.pdf`` instead of overwriting each other. A GET that sent the last byte deletes
+the file; files never fetched are swept after ``ZT_OUTPUT_TTL_S``. Lookups accept bare names only,
+so nothing outside the directory can be named.
+
+Uploads live in ``<data_dir>/uploads/<job id>.pdf`` from the POST until their job ends.
+``save`` and the upload methods block: run them in a worker thread. The download bookkeeping
+(``download_started``/``download_ended``, ``delete_when_idle``, ``sweep``) runs on the event
+loop's thread, which makes "look up, then serve" and "check, then delete" atomic: a file is
+never deleted between a request finding it and the response opening it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import stat
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+from starlette.responses import FileResponse
+from starlette.types import Message, Receive, Scope, Send
+
+from zotero_server.http_errors import InvalidNameError, NotFoundError
+from zotero_server.protocol import OutputKind, check_file_name
+
+log = logging.getLogger(__name__)
+
+_TMP_SUFFIX = ".part"
+
+
+class OutputStore:
+    """Output files waiting for download. Thread-safe; see the module docstring."""
+
+    def __init__(
+        self, directory: Path, ttl_s: float, on_removed: Callable[[str], None] | None = None
+    ) -> None:
+        self._dir = directory
+        self._ttl_s = ttl_s
+        self._on_removed = on_removed
+        self._lock = threading.Lock()
+        self._downloading: Counter[str] = Counter()
+        self._delete_later: set[str] = set()
+
+    @property
+    def directory(self) -> Path:
+        return self._dir
+
+    def prepare(self) -> None:
+        """Create the directory; drop half-written files a crash left behind."""
+        self._dir.mkdir(parents=True, exist_ok=True)
+        for leftover in self._dir.glob(f".*{_TMP_SUFFIX}"):
+            leftover.unlink(missing_ok=True)
+
+    def save(self, stem: str, outputs: Sequence[tuple[OutputKind, bytes]]) -> list[str]:
+        """Write one job's outputs under a stem free for all of them; return the file names."""
+        with self._lock:
+            chosen = self._free_stem(stem, [kind for kind, _ in outputs])
+            names = []
+            for kind, data in outputs:
+                name = kind.file_name(chosen)
+                tmp = self._dir / f".{uuid.uuid4().hex}{_TMP_SUFFIX}"
+                tmp.write_bytes(data)
+                os.replace(tmp, self._dir / name)
+                names.append(name)
+        return names
+
+    def _free_stem(self, stem: str, kinds: Sequence[OutputKind]) -> str:
+        candidate, n = stem, 1
+        while any(os.path.lexists(self._dir / kind.file_name(candidate)) for kind in kinds):
+            n += 1
+            candidate = f"{stem}-{n}"
+        return candidate
+
+    def resolve(self, raw: str) -> tuple[str, Path]:
+        """The waiting file called ``raw`` (a URL path segment, already percent-decoded once).
+
+        Some clients encode twice, so a name still holding ``%`` is also tried decoded again.
+        Raises ``InvalidNameError`` for anything that is not a bare ``*.pdf`` name and
+        ``NotFoundError`` for a name with no waiting file.
+        """
+        candidates = [raw]
+        if "%" in raw and unquote(raw) != raw:
+            candidates.append(unquote(raw))
+        name = check_file_name(raw, "file name")
+        for candidate in candidates:
+            try:
+                name = check_file_name(candidate, "file name")
+            except InvalidNameError:
+                continue
+            path = self._dir / name
+            if path.parent != self._dir:  # belt and braces: check_file_name forbids separators
+                continue
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                return name, path
+        raise NotFoundError(f"file not found: {name}")
+
+    def names(self) -> list[str]:
+        """Waiting files, oldest first."""
+        entries = []
+        for path in self._dir.iterdir():
+            if path.name.startswith(".") or not path.is_file():
+                continue
+            try:
+                entries.append((path.stat().st_mtime, path.name))
+            except OSError:
+                continue
+        return [name for _, name in sorted(entries)]
+
+    def sweep(self, now: float | None = None) -> list[str]:
+        """Delete files older than the TTL (by modification time); return their names.
+
+        A file being downloaded right now is left for the next sweep.
+        """
+        cutoff = (time.time() if now is None else now) - self._ttl_s
+        removed = []
+        for path in self._dir.iterdir():
+            if path.name.startswith(".") or path.name in self._downloading:
+                continue
+            try:
+                expired = path.lstat().st_mtime <= cutoff
+            except OSError:
+                continue
+            if expired and self._unlink(path.name):
+                removed.append(path.name)
+        return removed
+
+    def _unlink(self, name: str) -> bool:
+        try:
+            (self._dir / name).unlink()
+        except FileNotFoundError:
+            return False
+        self._delete_later.discard(name)
+        if self._on_removed is not None:
+            self._on_removed(name)
+        return True
+
+    # --- downloads in flight -----------------------------------------------------------------
+
+    def download_started(self, name: str) -> None:
+        self._downloading[name] += 1
+
+    def download_ended(self, name: str) -> None:
+        self._downloading[name] -= 1
+        if self._downloading[name] <= 0:
+            del self._downloading[name]
+            if name in self._delete_later:
+                self._unlink(name)
+
+    def delete_when_idle(self, name: str) -> None:
+        """Delete ``name`` now, or when the last download of it in flight ends."""
+        if self._downloading.get(name):
+            self._delete_later.add(name)
+        else:
+            self._unlink(name)
+
+    @property
+    def active_downloads(self) -> int:
+        return sum(self._downloading.values())
+
+
+class UploadStore:
+    """Uploaded PDFs, one file per job, deleted when the job ends."""
+
+    def __init__(self, directory: Path) -> None:
+        self._dir = directory
+
+    def prepare(self) -> None:
+        """Create the directory and empty it: a previous run's jobs are gone."""
+        self._dir.mkdir(parents=True, exist_ok=True)
+        for leftover in self._dir.iterdir():
+            if leftover.is_file():
+                leftover.unlink(missing_ok=True)
+
+    def _path(self, job_id: str) -> Path:
+        if not job_id.isalnum():
+            raise ValueError(f"bad job id {job_id!r}")
+        return self._dir / f"{job_id}.pdf"
+
+    def save(self, job_id: str, data: bytes) -> None:
+        self._path(job_id).write_bytes(data)
+
+    def load(self, job_id: str) -> bytes:
+        return self._path(job_id).read_bytes()
+
+    def discard(self, job_id: str) -> None:
+        self._path(job_id).unlink(missing_ok=True)
+
+    def names(self) -> list[str]:
+        return sorted(p.name for p in self._dir.iterdir())
+
+
+def content_disposition(name: str, inline: bool) -> str:
+    """``attachment`` (or ``inline``) with an ASCII fallback and the exact UTF-8 ``filename*``."""
+    fallback = "".join(
+        c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name
+    )
+    kind = "inline" if inline else "attachment"
+    return f"{kind}; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+class DownloadResponse(FileResponse):
+    """A PDF download that calls ``on_complete`` only after a full 200 GET sent its last byte.
+
+    Starlette runs a response's background task even when the client went away mid-transfer;
+    deleting then would lose a file the plugin is about to fetch again (it retries downloads).
+    So completion is tracked here: a HEAD, a range request or a cancelled transfer never counts.
+    ``on_finish`` runs in every case.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        name: str,
+        *,
+        inline: bool,
+        on_complete: Callable[[], Awaitable[None]],
+        on_finish: Callable[[], None],
+    ) -> None:
+        super().__init__(
+            path,
+            media_type="application/pdf",
+            headers={
+                "content-disposition": content_disposition(name, inline),
+                "cache-control": "no-store",
+            },
+        )
+        self._on_complete = on_complete
+        self._on_finish = on_finish
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        status = 0
+        last_byte_sent = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal status, last_byte_sent
+            await send(message)
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                last_byte_sent = True
+
+        try:
+            await super().__call__(scope, receive, tracking_send)
+        finally:
+            self._on_finish()
+        if last_byte_sent and status == 200 and scope.get("method") == "GET":
+            await self._on_complete()
+
+
+async def sweep_forever(store: OutputStore, interval_s: float) -> None:
+    """Run ``store.sweep()`` every ``interval_s`` seconds until cancelled.
+
+    On the loop's thread, on purpose (see the module docstring); it only lists and unlinks.
+    """
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            removed = store.sweep()
+        except OSError as exc:
+            log.warning("output sweep failed: %s", exc)
+            continue
+        for name in removed:
+            log.info("deleted %s: not downloaded within ZT_OUTPUT_TTL_S", name)
+
+
+def sweep_interval(ttl_s: float) -> float:
+    """Sweep often enough that a file outlives its TTL by at most about a quarter of it."""
+    return min(60.0, max(0.05, ttl_s / 4))

@@ -1,0 +1,357 @@
+"""The zotero-pdf2zh plugin's request body, parsed into a typed request (pure, no I/O).
+
+Every plugin generation POSTs JSON with ``fileName``, ``fileContent`` (a base64 data URL, or bare
+base64) and a few dozen flat settings, all sent as strings (``"true"``, ``"4"``, ``""`` for unset);
+see reference/zotero-plugin-protocol-and-pdf-translators.md §1.2. We honour what changes our output
+(languages, pages, which files, dual layout) and ignore the rest (``engine``, ``service``,
+``llm_api``, ``outputPath``, ``configPath``, ``serverUrl``: our one model serves every request, and
+server-side paths chosen by a client are never used).
+
+Errors are ``InputError`` subclasses with messages meant for the plugin's alert.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from common.errors import InputError, TooLargeError
+from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
+
+#: Longest accepted file name, in UTF-8 bytes (common file-system limit).
+MAX_NAME_BYTES = 240
+
+_TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
+_FALSE = frozenset({"false", "0", "no", "off", "n", "f", "", "none", "null"})
+# The newest plugin says ``asyncJob: true``; its server also accepts these words.
+_ASYNC_WORDS = frozenset({"async", "accepted"})
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class Operation(StrEnum):
+    TRANSLATE = "translate"
+    CROP = "crop"
+    COMPARE = "compare"
+    CROP_COMPARE = "crop-compare"
+
+
+class FileKind(StrEnum):
+    """What a file is, judged by its name the way the plugin does (``getFileType``)."""
+
+    ORIGIN = "origin"
+    MONO = "mono"
+    DUAL = "dual"
+    MONO_CUT = "mono-cut"
+    DUAL_CUT = "dual-cut"
+    CROP_COMPARE = "crop-compare"
+    COMPARE = "compare"
+    CUT = "cut"
+
+
+class OutputKind(StrEnum):
+    """One output file; the value is its name suffix: ``<stem>-<value>.pdf``."""
+
+    MONO = "mono"
+    DUAL = "dual"
+    MONO_CUT = "mono-cut"
+    DUAL_CUT = "dual-cut"
+    CROP_COMPARE = "crop-compare"
+    COMPARE = "compare"
+    SINGLE_COMPARE = "single-compare"  # v2.x plugins' name for side-by-side pages
+    CUT = "cut"
+
+    def file_name(self, stem: str) -> str:
+        return f"{stem}-{self.value}.pdf"
+
+
+# The plugin's first-match order: "mono-cut.pdf" is checked after "mono.pdf", which it does not
+# contain, so the order only matters between compare and crop-compare.
+_KIND_MARKERS: tuple[tuple[str, FileKind], ...] = (
+    ("mono.pdf", FileKind.MONO),
+    ("dual.pdf", FileKind.DUAL),
+    ("mono-cut.pdf", FileKind.MONO_CUT),
+    ("dual-cut.pdf", FileKind.DUAL_CUT),
+    ("crop-compare.pdf", FileKind.CROP_COMPARE),
+    ("compare.pdf", FileKind.COMPARE),
+    ("cut.pdf", FileKind.CUT),
+)
+
+
+@dataclass(frozen=True)
+class PluginRequest:
+    """One POST of the plugin (or the upload form), validated except for the PDF's content."""
+
+    operation: Operation
+    file_name: str
+    stem: str
+    kind: FileKind
+    pdf: bytes
+    source_lang: str
+    target_lang: str
+    outputs: tuple[OutputKind, ...]
+    skip_last_pages: int = 0
+    dual_mode: str = "LR"
+    translation_first: bool = False
+    include_references: bool = False
+    force: bool = False
+    password: str | None = None
+    wants_async: bool = False
+
+    @property
+    def needs_translation(self) -> bool:
+        return self.operation is not Operation.CROP
+
+    def config_summary(self) -> dict[str, Any]:
+        """The ``config`` object of the task the plugin and the progress page show."""
+        return {
+            "operation": self.operation.value,
+            "sourceLang": self.source_lang,
+            "targetLang": self.target_lang,
+            "outputTypes": [o.value for o in self.outputs],
+            "skipLastPages": self.skip_last_pages,
+            "dualMode": self.dual_mode,
+        }
+
+
+def parse_bool(value: Any, default: bool) -> bool:
+    """A plugin flag: ``"true"``/``"1"``/``True`` and friends; unset or unknown is ``default``."""
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word == "":
+            return default
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+    return default
+
+
+def parse_int(
+    value: Any, default: int, *, name: str, minimum: int = 0, maximum: int = 100_000
+) -> int:
+    """A plugin number such as ``"4"``; ``""`` is ``default``; garbage is an ``InputError``."""
+    if value is None or (isinstance(value, str) and value.strip() == ""):
+        return default
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a whole number")
+    try:
+        number = int(value) if isinstance(value, int) else int(str(value).strip())
+    except ValueError:
+        raise InputError(f"{name} must be a whole number, not {str(value)[:20]!r}") from None
+    if not minimum <= number <= maximum:
+        raise InputError(f"{name} must be between {minimum} and {maximum}")
+    return number
+
+
+def wants_async(body: Mapping[str, Any], headers: Mapping[str, str]) -> bool:
+    """The async (``accepted`` + task polling) protocol, only when the client asks for it."""
+    flag = body.get("asyncJob")
+    if isinstance(flag, str) and flag.strip().lower() in _ASYNC_WORDS:
+        return True
+    if parse_bool(flag, False):
+        return True
+    protocol = body.get("clientProtocol")
+    if isinstance(protocol, str) and protocol.strip().lower() in _ASYNC_WORDS:
+        return True
+    header = headers.get("x-pdf2zh-protocol", "")
+    return header.strip().lower() in _ASYNC_WORDS
+
+
+def check_file_name(raw: Any, what: str = "fileName") -> str:
+    """A bare ``*.pdf`` file name, or ``InvalidNameError``. Never a path."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise InvalidNameError(f"{what} is missing")
+    name = raw.strip()
+    if "/" in name or "\\" in name or name in {".", ".."} or _CONTROL.search(name):
+        raise InvalidNameError(f"{what} must be a bare file name, not a path")
+    if name.startswith("."):
+        raise InvalidNameError(f"{what} must not start with a dot")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise InvalidNameError(f"{what} is too long")
+    if not name.lower().endswith(".pdf") or len(name) <= len(".pdf"):
+        raise InvalidNameError(f"only PDF files are accepted ({what} must end in .pdf)")
+    return name
+
+
+def file_stem(name: str, kind: FileKind = FileKind.ORIGIN) -> str:
+    """The stem outputs are named after: ``paper.PDF`` -> ``paper``, and for a translation
+    its original's stem (``paper-mono.pdf`` -> ``paper``, so cropping it makes
+    ``paper-mono-cut.pdf``)."""
+    stem = name[: -len(".pdf")]
+    if kind in (FileKind.MONO, FileKind.DUAL):
+        marker = kind.value
+        if len(stem) > len(marker) + 1 and stem.lower()[-len(marker) - 1 :] in (
+            f"-{marker}",
+            f".{marker}",
+        ):
+            stem = stem[: -len(marker) - 1]
+    return stem
+
+
+def file_kind(name: str) -> FileKind:
+    """The plugin matches bare substrings; we also want a ``-`` or ``.`` before the marker, so
+    that an original called ``Shortcut.pdf`` is not mistaken for a cut file."""
+    lowered = name.lower()
+    for marker, kind in _KIND_MARKERS:
+        at = lowered.find(marker)
+        while at != -1:
+            if at > 0 and lowered[at - 1] in "-.":
+                return kind
+            at = lowered.find(marker, at + 1)
+    return FileKind.ORIGIN
+
+
+def decode_file_content(value: Any, max_bytes: int) -> bytes:
+    """Decode ``data:application/pdf;base64,...`` or bare base64; enforce the size limit early.
+
+    Raises ``TooLargeError`` before decoding anything that cannot fit, ``InputError`` for text
+    that is not base64.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise InputError("fileContent is missing or empty")
+    text = value.strip()
+    if text.startswith("data:"):
+        header, sep, text = text.partition(",")
+        if not sep or not header.endswith(";base64"):
+            raise InputError("fileContent must be a base64 data URL")
+    text = "".join(text.split())  # line breaks some encoders insert
+    if len(text) * 3 // 4 > max_bytes + 2:
+        raise TooLargeError(_too_large(len(text) * 3 // 4, max_bytes))
+    text += "=" * (-len(text) % 4)
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError("fileContent is not valid base64") from None
+    if len(data) > max_bytes:
+        raise TooLargeError(_too_large(len(data), max_bytes))
+    if not data:
+        raise InputError("fileContent is empty")
+    return data
+
+
+def _too_large(size: int, max_bytes: int) -> str:
+    return f"the PDF is {size / 1e6:.1f} MB; this server accepts up to {max_bytes / 1e6:.1f} MB"
+
+
+def _translate_outputs(body: Mapping[str, Any]) -> tuple[OutputKind, ...]:
+    mono = parse_bool(body.get("mono"), True) and not parse_bool(body.get("noMono"), False)
+    dual = parse_bool(body.get("dual"), True) and not parse_bool(body.get("noDual"), False)
+    wanted = {
+        OutputKind.MONO: mono,
+        OutputKind.DUAL: dual,
+        OutputKind.MONO_CUT: parse_bool(body.get("mono_cut"), False),
+        OutputKind.DUAL_CUT: parse_bool(body.get("dual_cut"), False),
+        OutputKind.CROP_COMPARE: parse_bool(body.get("crop_compare"), False),
+        OutputKind.COMPARE: parse_bool(body.get("compare"), False),
+        OutputKind.SINGLE_COMPARE: parse_bool(body.get("single_compare"), False),
+    }
+    return tuple(kind for kind, on in wanted.items() if on)
+
+
+def _outputs_for(
+    operation: Operation, kind: FileKind, body: Mapping[str, Any]
+) -> tuple[OutputKind, ...]:
+    """Which files the operation makes from a file of this kind (the reference server's rules)."""
+    if operation is Operation.TRANSLATE:
+        if kind is not FileKind.ORIGIN:
+            raise WrongFileTypeError("input file must be an original PDF, not a translation")
+        outputs = _translate_outputs(body)
+        if not outputs:
+            raise InputError("nothing to produce: every output (mono, dual, ...) is switched off")
+        return outputs
+    if operation is Operation.CROP:
+        crops = {FileKind.ORIGIN: OutputKind.CUT, FileKind.MONO: OutputKind.MONO_CUT}
+        crops[FileKind.DUAL] = OutputKind.DUAL_CUT
+        if kind not in crops:
+            raise WrongFileTypeError(
+                f"a {kind.value} PDF cannot be cropped again; choose the original, mono or dual"
+            )
+        return (crops[kind],)
+    done_kind = FileKind.COMPARE if operation is Operation.COMPARE else FileKind.CROP_COMPARE
+    if kind is done_kind:
+        raise AlreadyDoneError(f"this PDF already is a {kind.value} result")
+    if kind is not FileKind.ORIGIN:
+        raise WrongFileTypeError(f"{operation.value} needs the original PDF, not a {kind.value}")
+    single = parse_bool(body.get("single_compare"), False)
+    if operation is Operation.COMPARE:
+        return (OutputKind.SINGLE_COMPARE if single else OutputKind.COMPARE,)
+    return (OutputKind.CROP_COMPARE,)
+
+
+def parse_request(
+    operation: Operation,
+    body: Any,
+    headers: Mapping[str, str],
+    *,
+    default_source: str,
+    default_target: str,
+    max_bytes: int,
+) -> PluginRequest:
+    """Validate one POST body. ``headers`` keys are lower-case (Starlette's ``Headers`` are)."""
+    if not isinstance(body, Mapping):
+        raise InputError("the request body must be a JSON object")
+    raw_name = body.get("fileName")
+    if raw_name in (None, "") and isinstance(body.get("filePath"), str):
+        # v2.0 plugins send only the attachment's local path; we keep just its leaf name.
+        raw_name = re.split(r"[\\/]", body["filePath"])[-1]
+    name = check_file_name(raw_name)
+    kind = file_kind(name)
+    outputs = _outputs_for(operation, kind, body)
+    pdf = decode_file_content(body.get("fileContent"), max_bytes)
+
+    skip = body.get("skipLastPages")
+    if skip in (None, ""):
+        skip = body.get("skip_last_pages")  # v2.x spelling
+    dual_mode = str(body.get("dualMode") or "LR").strip().upper()
+    if dual_mode not in {"LR", "TB"}:
+        raise InputError("dualMode must be LR or TB")
+    password = body.get("password")
+    return PluginRequest(
+        operation=operation,
+        file_name=name,
+        stem=file_stem(name, kind),
+        kind=kind,
+        pdf=pdf,
+        source_lang=_lang(body.get("sourceLang"), default_source),
+        target_lang=_lang(body.get("targetLang"), default_target),
+        outputs=outputs,
+        skip_last_pages=parse_int(skip, 0, name="skipLastPages"),
+        dual_mode=dual_mode,
+        translation_first=parse_bool(body.get("transFirst"), False),
+        include_references=parse_bool(body.get("includeReferences"), False),
+        force=parse_bool(body.get("force"), False) or parse_bool(body.get("ignoreCache"), False),
+        password=password if isinstance(password, str) and password else None,
+        # /crop never translates, so it always answers at once (as the reference server does).
+        wants_async=operation is not Operation.CROP and wants_async(body, headers),
+    )
+
+
+def _lang(value: Any, default: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        return default
+    code = value.strip()
+    if len(code) > 20 or not re.fullmatch(r"[A-Za-z0-9_-]+", code):
+        raise InputError(f"unknown language code {code[:20]!r}")
+    return code
+
+
+def pages_to_translate(page_count: int, skip_last_pages: int) -> tuple[int, ...] | None:
+    """0-based pages for ``skipLastPages`` (None = every page); ``InputError`` if none is left."""
+    if skip_last_pages <= 0:
+        return None
+    if skip_last_pages >= page_count:
+        raise InputError(
+            f"skipLastPages is {skip_last_pages} but the PDF has only {page_count} pages"
+        )
+    return tuple(range(page_count - skip_last_pages))

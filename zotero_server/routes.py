@@ -1,0 +1,290 @@
+"""The HTTP endpoints: the plugin's protocol (reference §1), the task API, SSE and the page.
+
+Access: with ``ZT_API_TOKEN`` set, everything that reads or writes papers (POSTs, downloads,
+``/api/*``, the event streams) needs the token: ``Authorization: Bearer <token>``, or
+``?token=<token>`` where a browser cannot set headers (``EventSource``, download links), or a
+server URL ``http://host:8890/t/<token>`` in the plugin, which cannot send headers at all (see
+``app._PluginPaths``). ``/health`` and the page's static files stay open: they reveal nothing
+about anyone's papers, and the plugin's connection check needs ``/health``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import secrets
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from common.errors import InputError, TooLargeError
+from common.progress import ProgressSink
+from translation import prompts
+from translation.pipeline import inspect_pdf
+from zotero_server import __version__
+from zotero_server.app import STATIC_DIR, Services
+from zotero_server.events import TERMINAL, EventType
+from zotero_server.files import DownloadResponse
+from zotero_server.http_errors import NotFoundError, UnauthorizedError
+from zotero_server.jobs import Job
+from zotero_server.protocol import Operation, pages_to_translate, parse_bool, parse_request
+
+#: Room for the ~35 string settings next to the base64 PDF (4/3 of its size).
+BODY_OVERHEAD = 256 * 1024
+#: EventSource reconnects after this many milliseconds.
+SSE_RETRY_MS = 2000
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+def require_token(request: Request) -> None:
+    """Enforce ``ZT_API_TOKEN`` when it is set (see the module docstring)."""
+    token = _services(request).settings.api_token
+    if token is None:
+        return
+    given = request.query_params.get("token", "")
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer":
+        given = value.strip()
+    if not given or not secrets.compare_digest(given.encode(), token.get_secret_value().encode()):
+        raise UnauthorizedError("this server needs an API token (Authorization: Bearer ...)")
+
+
+router = APIRouter()
+guarded = APIRouter(dependencies=[Depends(require_token)])
+
+
+# --- the page and health ------------------------------------------------------------------
+
+
+@router.get("/", include_in_schema=False)
+async def index() -> FileResponse:
+    return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
+
+
+@router.get("/health")
+async def health(request: Request) -> dict[str, Any]:
+    """The plugin's connection check wants ``status == "ok"`` or a ``version``."""
+    services = _services(request)
+    status = await services.refresh_status()
+    return {
+        "status": "ok",
+        "version": __version__,
+        "message": "zotero-translate is running",
+        "outputDir": str(services.outputs.directory.resolve()),
+        "jobs": services.registry.counts(),
+        "maxJobs": services.settings.max_jobs,
+        "vllm": {
+            "manager": status.get("manager"),
+            "state": status.get("state"),
+            "lastError": status.get("last_error"),
+            **status.get("vllm", {}),
+        },
+        "gpu": status.get("gpu"),
+    }
+
+
+# --- POST /translate, /crop, /compare, /crop-compare -----------------------------------------
+
+
+async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
+    """The JSON body, refusing (413) more than a PDF of ``max_pdf_bytes`` can need."""
+    limit = max_pdf_bytes * 4 // 3 + BODY_OVERHEAD
+    declared = request.headers.get("content-length", "")
+    too_large = f"the upload is larger than this server's {max_pdf_bytes / 1e6:.1f} MB limit"
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLargeError(too_large)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLargeError(too_large)
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except (ValueError, UnicodeDecodeError):
+        raise InputError("the request body is not valid JSON") from None
+
+
+async def _submit(
+    request: Request, operation: Operation, extra: dict[str, str] | None = None
+) -> JSONResponse:
+    """Validate, register a job, then answer at once (async) or when it ends (sync)."""
+    services = _services(request)
+    settings = services.settings
+    body = await _read_json(request, settings.upload_limit_bytes)
+    if extra and isinstance(body, dict):
+        body.update(extra)
+    plugin_request = parse_request(
+        operation,
+        body,
+        request.headers,
+        default_source=settings.source_lang,
+        default_target=settings.target_lang,
+        max_bytes=settings.upload_limit_bytes,
+    )
+    pages = None
+    if plugin_request.needs_translation:
+        prompts.model_language_code(plugin_request.source_lang)
+        prompts.model_language_code(plugin_request.target_lang)
+    # Bad PDFs get their 400 now, before a job exists (PDF parsing is CPU work: a thread).
+    page_count = await asyncio.to_thread(inspect_pdf, plugin_request.pdf, plugin_request.password)
+    if plugin_request.needs_translation:
+        pages = pages_to_translate(page_count, plugin_request.skip_last_pages)
+
+    job = Job(
+        file_name=plugin_request.file_name,
+        operation=operation.value,
+        config=plugin_request.config_summary(),
+        model=settings.llm_model,
+    )
+    await asyncio.to_thread(services.uploads.save, job.id, plugin_request.pdf)
+    # The job reads the upload back from disk; the bytes need not stay in memory meanwhile.
+    light = dataclasses.replace(plugin_request, pdf=b"")
+
+    async def work(job: Job, sink: ProgressSink) -> list[str]:
+        return await services.run_job(job, light, pages, sink)
+
+    try:
+        services.registry.submit(job, work)
+    except BaseException:
+        await asyncio.to_thread(services.uploads.discard, job.id)
+        raise
+    if plugin_request.wants_async:
+        return JSONResponse({"status": "accepted", "taskId": job.id})
+    await services.registry.wait(job)
+    return JSONResponse(job.success_payload())
+
+
+def _post(path: str, operation: Operation, extra: dict[str, str] | None = None) -> None:
+    async def endpoint(request: Request) -> JSONResponse:
+        return await _submit(request, operation, extra)
+
+    endpoint.__name__ = f"post_{path.strip('/').replace('-', '_')}"
+    guarded.add_api_route(path, endpoint, methods=["POST"], response_class=JSONResponse)
+
+
+_post("/translate", Operation.TRANSLATE)
+_post("/crop", Operation.CROP)
+_post("/compare", Operation.COMPARE)
+_post("/crop-compare", Operation.CROP_COMPARE)
+# v2.x plugins' names: /cut is /crop (same output names); /singlecompare is the side-by-side
+# compare, which they fetch as <stem>-single-compare.pdf.
+_post("/cut", Operation.CROP)
+_post("/singlecompare", Operation.COMPARE, {"single_compare": "true"})
+
+
+# --- downloads ------------------------------------------------------------------------------
+
+
+@guarded.api_route("/translatedFile/{name:path}", methods=["GET", "HEAD"])
+async def translated_file(request: Request, name: str) -> Response:
+    """The file itself. HEAD never deletes; a completed GET does (``?preview=true``: inline,
+    kept). Unknown names are 404, anything that is not a bare name is 400."""
+    services = _services(request)
+    store = services.outputs
+    name, path = store.resolve(name)
+    inline = parse_bool(request.query_params.get("preview"), False)
+
+    async def delete_after_download() -> None:
+        if not inline:
+            store.delete_when_idle(name)
+
+    # No await from resolve() to here: the file cannot be deleted before the response opens it.
+    store.download_started(name)
+    return DownloadResponse(
+        path,
+        name,
+        inline=inline,
+        on_complete=delete_after_download,
+        on_finish=partial(store.download_ended, name),
+    )
+
+
+# --- the task API and its event streams -----------------------------------------------------
+
+
+@guarded.get("/api/tasks")
+async def tasks(request: Request) -> dict[str, Any]:
+    jobs = _services(request).registry.tasks()
+    return {"status": "success", "tasks": [job.to_task() for job in jobs]}
+
+
+@guarded.get("/api/history")
+async def history(request: Request) -> dict[str, Any]:
+    jobs = _services(request).registry.history()
+    return {"status": "success", "history": [job.to_task(history=True) for job in jobs]}
+
+
+@guarded.get("/api/tasks/{task_id}")
+async def task(request: Request, task_id: str) -> dict[str, Any]:
+    job = _services(request).registry.get(task_id)
+    if job is None:
+        raise NotFoundError(f"no such task: {task_id[:40]}")
+    return {"status": "success", "task": job.to_task()}
+
+
+@guarded.get("/events")
+async def events(request: Request) -> EventSourceResponse:
+    """Every job's events; starts with a ``snapshot`` unless ``Last-Event-ID`` can resume."""
+    return _event_stream(request, None)
+
+
+@guarded.get("/api/tasks/{task_id}/events")
+async def task_events(request: Request, task_id: str) -> EventSourceResponse:
+    """One job's events; the stream ends after its ``done`` or ``failed`` event."""
+    if _services(request).registry.get(task_id) is None:
+        raise NotFoundError(f"no such task: {task_id[:40]}")
+    return _event_stream(request, task_id)
+
+
+def _event_stream(request: Request, job_id: str | None) -> EventSourceResponse:
+    services = _services(request)
+    bus = services.bus
+    last = bus.parse_event_id(
+        request.headers.get("last-event-id") or request.query_params.get("lastEventId")
+    )
+    resume = last is not None and bus.can_replay(last)
+    # Subscribe and take the snapshot in one step (no await between): nothing is missed and
+    # nothing older than the snapshot follows it.
+    subscription = bus.subscribe(job_id, after=last if resume else None)
+    snapshot_id = bus.event_id(bus.last_seq)
+    snapshot = None if resume else services.snapshot(job_id)
+    job = services.registry.get(job_id) if job_id else None
+    ended = job is not None and job.finished
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        try:
+            if snapshot is not None or ended:
+                data = snapshot if snapshot is not None else services.snapshot(job_id)
+                yield ServerSentEvent(
+                    data=json.dumps(data, ensure_ascii=False),
+                    event=EventType.SNAPSHOT.value,
+                    id=snapshot_id,
+                    retry=SSE_RETRY_MS,
+                )
+                if ended:
+                    return
+            async for event in subscription:
+                yield ServerSentEvent(
+                    data=json.dumps(event.data, ensure_ascii=False),
+                    event=event.type.value,
+                    id=bus.event_id(event.seq),
+                )
+                if job_id is not None and event.type in TERMINAL:
+                    return
+        finally:
+            subscription.close()
+
+    return EventSourceResponse(stream(), ping=services.sse_ping_s)
+
+
+router.include_router(guarded)
