@@ -93,9 +93,11 @@ class Settings(BaseSettings):
     target_lang: str = Field("ko", description="Target language code")
     concurrency: int = Field(8, ge=1, le=1024, description="Max LLM requests in flight (fixed)")
     concurrency_mode: ConcurrencyMode = Field(
-        ConcurrencyMode.FIXED, description="fixed, or adaptive from vLLM /metrics"
+        ConcurrencyMode.ADAPTIVE, description="adaptive (from vLLM /metrics) or fixed"
     )
-    concurrency_min: int = Field(2, ge=1, description="Adaptive mode: lower bound")
+    concurrency_min: int = Field(
+        2, ge=1, description="Adaptive mode: lower bound and starting point"
+    )
     concurrency_max: int = Field(64, ge=1, description="Adaptive mode: upper bound")
     data_dir: Path = Field(
         default_factory=default_data_dir, description="Cache, outputs and leases"

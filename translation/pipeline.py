@@ -22,7 +22,7 @@ from common.errors import InputError, LLMUnavailableError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from translation import pdf, prompts
 from translation.cache import CacheKey, TranslationCache
-from translation.limiter import FixedLimiter, Limiter
+from translation.limiter import Limiter, make_limiter
 from translation.llm import LLMClient
 from translation.segment import Paragraph, restore
 
@@ -106,10 +106,12 @@ class Translator:
         cache: TranslationCache,
         limiter: Limiter,
         ensure_ready: EnsureReady,
+        owns_limiter: bool = False,
     ) -> None:
         self._llm = llm
         self._cache = cache
         self._limiter = limiter
+        self._owns_limiter = owns_limiter
         self._ensure_ready = ensure_ready
 
     @classmethod
@@ -120,12 +122,17 @@ class Translator:
         http_client: httpx.AsyncClient | None = None,
         limiter: Limiter | None = None,
     ) -> Translator:
+        """A translator from the settings; a ``limiter`` passed in stays the caller's to close.
+
+        Without one, the translator makes its own (``ZT_CONCURRENCY_MODE``) and closes it.
+        """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         return cls(
             llm=LLMClient.from_settings(settings, http_client=http_client),
             cache=TranslationCache(settings.cache_path),
-            limiter=limiter or FixedLimiter(settings.concurrency),
+            limiter=limiter or make_limiter(settings, http_client=http_client),
             ensure_ready=ensure_ready,
+            owns_limiter=limiter is None,
         )
 
     @property
@@ -133,6 +140,8 @@ class Translator:
         return self._limiter
 
     async def aclose(self) -> None:
+        if self._owns_limiter:
+            await self._limiter.aclose()
         await self._llm.aclose()
         self._cache.close()
 

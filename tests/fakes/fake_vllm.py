@@ -24,7 +24,39 @@ instruction included) and of the answer. Answers are ``pseudo_translate(text, ta
 
 Fake-only flags (``--fake-*``) make it slow, flaky, crash, die, think or log; see ``--help``.
 ``GET /fake/requests`` lists the source texts translated so far; ``--fake-request-log PATH``
-appends one JSON line per completion request, for tests in other processes.
+appends one JSON line per completion request (with its prompt and completion tokens), for tests
+in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
+started listening and got its first completion request. ``--fake-no-metrics``: /metrics is 404.
+
+CAPACITY MODEL (issue 6; off unless ``--fake-token-ms`` > 0). A model of vLLM V1's continuous
+batching on one GPU, made to be argued with, not to flatter any client. A scheduler thread runs
+engine steps back to back while there is work:
+
+- Each step makes one token for every sequence in the batch. A step with b sequences that also
+  prefills P prompt tokens takes ``t1 * (1 + alpha * (b - 1)) + tp * P`` (``--fake-token-ms``
+  t1, ``--fake-batch-slowdown`` alpha, ``--fake-prefill-ms-per-token`` tp), all multiplied by
+  ``--fake-time-scale``. Decoding is memory-bound, so a bigger batch costs a little more per
+  step and yields much more per second; alpha says how much more.
+- At most ``--max-num-seqs`` sequences run at once. KV lives in blocks of ``--fake-block-size``
+  tokens (vLLM: 16) out of ``--fake-kv-tokens`` (default max-model-len x max-num-seqs, so only
+  the slots bind). A sequence holds blocks for its prompt plus what it generated so far.
+- Scheduling, as vLLM V1 does it: first the running sequences, oldest first, each getting room
+  for the token it computes now; when no block is free the NEWEST running sequence is preempted
+  (blocks freed, back to the head of the queue; on readmission its prompt and the tokens it had
+  made are prefilled again: recompute). Then, unless the step preempted, waiting requests are
+  admitted first come first served while a slot, blocks for their prompt and the step's token
+  budget (``--max-num-batched-tokens``, default 2048) allow. A prompt is prefilled whole in the
+  step that admits it (vLLM would chunk a long one over several steps at about the same cost).
+  There is no reserve for the answers' growth: admission fills the cache, growth preempts.
+- A request's tokens come from the text (the estimates above); its answer is decided when it
+  arrives and is sent when its last token is made. A client that disconnects does not abort it.
+- /metrics tells the truth about the model: ``num_requests_running``/``num_requests_waiting``
+  and ``kv_cache_usage_perc`` (blocks used / blocks) as they stand after each step's scheduling
+  (when vLLM records them), ``num_preemptions_total``, token counters, and
+  ``cache_config_info`` with ``num_gpu_blocks`` and ``block_size``.
+- ``CapacityModel.ideal_s`` is the matching lower bound on the time of a set of requests.
+- The stepped clock keeps absolute time (a late step shortens the next sleep); if the CPU
+  cannot keep up for more than 0.25 s it drops the debt and counts it in ``behind_s``.
 """
 
 from __future__ import annotations
@@ -40,6 +72,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -142,6 +175,8 @@ class Config:
     ignore_sigterm: bool
     engine_child: bool
     request_log: Path | None
+    capacity: CapacityModel | None = None  # issue 6's capacity model; None = the simple engine
+    metrics: bool = True  # False: /metrics answers 404, like a server without Prometheus
 
 
 def _int_with_suffix(value: str) -> int:
@@ -165,9 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-model-len", type=_int_with_suffix, default=DEFAULT_MAX_MODEL_LEN)
     serve.add_argument("--max-num-seqs", type=int, default=DEFAULT_MAX_NUM_SEQS)
     serve.add_argument("--disable-uvicorn-access-log", action="store_true")
+    # Used by the capacity model only (prompt tokens admitted per engine step).
+    serve.add_argument("--max-num-batched-tokens", type=_int_with_suffix, default=None)
     # Real flags that change nothing here; declared so their values never shift positionals.
     for flag in (
-        "--gpu-memory-utilization", "--max-num-batched-tokens", "--limit-mm-per-prompt",
+        "--gpu-memory-utilization", "--limit-mm-per-prompt",
         "--chat-template-content-format", "--generation-config", "--kv-cache-dtype",
         "--tensor-parallel-size", "--dtype", "--quantization", "--download-dir",
         "--kv-cache-memory-bytes", "--load-format", "--chat-template", "--tokenizer", "--seed",
@@ -205,6 +242,33 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--fake-ignore-sigterm", action="store_true")
     fake.add_argument("--fake-engine-child", action="store_true", help="spawn VLLM::EngineCore")
     fake.add_argument("--fake-request-log", type=Path, default=None, help="JSON lines file")
+    fake.add_argument("--fake-no-metrics", action="store_true", help="/metrics answers 404")
+    model = serve.add_argument_group("fake capacity model (off unless --fake-token-ms > 0)")
+    model.add_argument(
+        "--fake-token-ms", type=float, default=0.0, help="t1: decode step time of a lone sequence"
+    )
+    model.add_argument(
+        "--fake-batch-slowdown",
+        type=float,
+        default=CapacityModel.batch_slowdown,
+        help="alpha: a step with b sequences takes t1 * (1 + alpha * (b - 1))",
+    )
+    model.add_argument(
+        "--fake-prefill-ms-per-token",
+        type=float,
+        default=CapacityModel.prefill_ms_per_token,
+        help="added to a step per prompt token it prefills",
+    )
+    model.add_argument(
+        "--fake-kv-tokens",
+        type=_int_with_suffix,
+        default=None,
+        help="KV-cache budget in tokens (default: max-model-len x max-num-seqs)",
+    )
+    model.add_argument("--fake-block-size", type=int, default=CapacityModel.block_size)
+    model.add_argument(
+        "--fake-time-scale", type=float, default=1.0, help="multiplies every modelled time"
+    )
     return parser
 
 
@@ -241,6 +305,24 @@ def parse_config(argv: list[str]) -> Config:
         ignore_sigterm=args.fake_ignore_sigterm,
         engine_child=args.fake_engine_child,
         request_log=args.fake_request_log,
+        capacity=_capacity_from_args(args),
+        metrics=not args.fake_no_metrics,
+    )
+
+
+def _capacity_from_args(args: argparse.Namespace) -> CapacityModel | None:
+    if args.fake_token_ms <= 0:
+        return None
+    max_num_seqs = max(1, args.max_num_seqs)
+    return CapacityModel(
+        max_num_seqs=max_num_seqs,
+        kv_tokens=args.fake_kv_tokens or args.max_model_len * max_num_seqs,
+        token_ms=args.fake_token_ms,
+        batch_slowdown=args.fake_batch_slowdown,
+        prefill_ms_per_token=args.fake_prefill_ms_per_token,
+        block_size=max(1, args.fake_block_size),
+        max_batched_tokens=args.max_num_batched_tokens or CapacityModel.max_batched_tokens,
+        time_scale=args.fake_time_scale,
     )
 
 
@@ -300,13 +382,102 @@ class Generation:
     finish_reason: str
 
 
+@dataclass(frozen=True)
+class CapacityModel:
+    """Issue 6's model of one GPU running vLLM's continuous batching (module docstring).
+
+    Times are in milliseconds of the modelled GPU; ``time_scale`` multiplies them all (0.1 runs
+    the model ten times faster than the GPU it describes). The defaults are rough guesses for a
+    4-bit TranslateGemma 27B on one RTX 5090, stated so they can be argued with: ``token_ms``
+    22 (about 45 tokens/s for one sequence), ``batch_slowdown`` 0.035 (a 32-sequence step takes
+    2.1 times as long as a lone one: about 690 tokens/s in all), ``prefill_ms_per_token`` 0.3
+    (about 3,300 prompt tokens/s), vLLM's 16-token KV blocks and a 2,048-token step budget.
+    """
+
+    max_num_seqs: int
+    kv_tokens: int
+    token_ms: float
+    batch_slowdown: float = 0.035
+    prefill_ms_per_token: float = 0.3
+    block_size: int = 16
+    max_batched_tokens: int = 2048
+    time_scale: float = 1.0
+
+    @property
+    def kv_blocks(self) -> int:
+        return self.kv_tokens // self.block_size
+
+    def blocks_for(self, tokens: int) -> int:
+        return -(-tokens // self.block_size)
+
+    def step_s(self, batch: int, prefill_tokens: int) -> float:
+        """Seconds one engine step takes with ``batch`` sequences and that many prompt tokens."""
+        decode = self.token_ms * (1.0 + self.batch_slowdown * max(0, batch - 1))
+        return self.time_scale * (decode + self.prefill_ms_per_token * prefill_tokens) / 1000.0
+
+    def ideal_s(self, work: list[tuple[int, int]]) -> float:
+        """A lower bound on the time to serve ``work`` ((prompt, generated) tokens per request).
+
+        Every step makes one token for each sequence in its batch. So with G tokens to make,
+        S steps cost t1 * ((1 - alpha) * S + alpha * G) (for alpha < 1), which is least when S
+        is least, and S can be no less than: G / max_num_seqs (a full batch every step); the
+        longest answer (its tokens come one step at a time); and C / kv_tokens, where C adds up
+        each request's KV held per step, g * p + g * (g + 1) / 2 (the KV cache full every step).
+        Every prompt token is prefilled once: plus prefill_ms_per_token * P. Client overheads,
+        queueing, block rounding and recomputation are not in it: no schedule beats it.
+        """
+        if not work:
+            return 0.0
+        generated = sum(g for _, g in work)
+        prompts = sum(p for p, _ in work)
+        kv_steps = sum(g * p + g * (g + 1) / 2 for p, g in work)
+        steps = max(
+            generated / self.max_num_seqs, max(g for _, g in work), kv_steps / self.kv_tokens
+        )
+        decode = self.token_ms * (
+            (1.0 - self.batch_slowdown) * steps + self.batch_slowdown * generated
+        )
+        return self.time_scale * (decode + self.prefill_ms_per_token * prompts) / 1000.0
+
+    def flags(self) -> list[str]:
+        """The ``vllm serve`` flags that start the fake with this model."""
+        return [
+            "--max-num-seqs", str(self.max_num_seqs),
+            "--max-num-batched-tokens", str(self.max_batched_tokens),
+            "--fake-kv-tokens", str(self.kv_tokens),
+            "--fake-token-ms", repr(self.token_ms),
+            "--fake-batch-slowdown", repr(self.batch_slowdown),
+            "--fake-prefill-ms-per-token", repr(self.prefill_ms_per_token),
+            "--fake-block-size", str(self.block_size),
+            "--fake-time-scale", repr(self.time_scale),
+        ]  # fmt: skip
+
+
+@dataclass(eq=False)
+class _Sequence:
+    """A request inside the stepped engine."""
+
+    prompt_tokens: int
+    target_tokens: int  # what the answer needs: one token per step in the batch
+    generated: int = 0
+    blocks: int = 0  # KV blocks held; 0 while waiting (a preempted sequence keeps `generated`)
+    admitted_before: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+#: The stepped clock may fall this far behind the model (a busy CPU) before it gives up catching
+#: up; the steps lost are counted in ``behind_s``.
+_MAX_CLOCK_DEBT_S = 0.25
+
+
 @dataclass
 class Engine:
     """Admission and generation: the ONE place requests wait for and hold a batch slot.
 
-    Today: at most ``max_num_seqs`` run at once (the rest wait, counted as waiting), a fixed
-    latency per request and a KV estimate for /metrics. Issue 6's capacity model (per-token time
-    growing with batch size, a KV budget with waiting and preemption) belongs in ``generate``.
+    Without a capacity model: at most ``max_num_seqs`` run at once (the rest wait, counted as
+    waiting), a fixed ``--fake-latency-ms`` per request and a KV estimate for /metrics. With one
+    (``--fake-token-ms``): a scheduler thread runs engine steps as the module docstring says,
+    and the /metrics gauges are its figures after each step's scheduling, as in vLLM.
     """
 
     config: Config
@@ -314,27 +485,52 @@ class Engine:
     running: int = 0
     waiting: int = 0
     kv_tokens: int = 0
+    kv_blocks_used: int = 0
     preemptions: int = 0
     prompt_tokens_total: int = 0
     generation_tokens_total: int = 0
     generated: int = 0
+    peak_running: int = 0
+    peak_waiting: int = 0
+    peak_waiting_why: str = ""  # at the peak: slots, kv, budget (prefill tokens) or preemption
+    waiting_steps: int = 0  # requests waiting, added up over the steps (mean = this / steps)
+    steps: int = 0
+    busy_s: float = 0.0
+    behind_s: float = 0.0
     slots: threading.Semaphore = field(init=False)
+    _ready: threading.Condition = field(init=False)
+    _queue: deque[_Sequence] = field(init=False, default_factory=deque)
+    _batch: list[_Sequence] = field(init=False, default_factory=list)
+    _free_blocks: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         self.slots = threading.Semaphore(self.config.max_num_seqs)
+        self._ready = threading.Condition(self.lock)
+        model = self.config.capacity
+        if model is not None:
+            self._free_blocks = model.kv_blocks
+            threading.Thread(
+                target=self._run_steps, args=(model,), name="engine", daemon=True
+            ).start()
 
     @property
     def kv_capacity(self) -> int:
+        if self.config.capacity is not None:
+            return self.config.capacity.kv_blocks * self.config.capacity.block_size
         return self.config.max_model_len * self.config.max_num_seqs
 
     def generate(self, job: Job) -> Generation:
+        if self.config.capacity is not None:
+            return self._generate_stepped(job)
         with self.lock:
             self.waiting += 1
+            self.peak_waiting = max(self.peak_waiting, self.waiting)
         self.slots.acquire()
         cost = job.prompt_tokens
         with self.lock:
             self.waiting -= 1
             self.running += 1
+            self.peak_running = max(self.peak_running, self.running)
             self.kv_tokens += cost
             self.generated += 1
             number = self.generated
@@ -351,6 +547,132 @@ class Engine:
                 self.running -= 1
                 self.kv_tokens -= cost
             self.slots.release()
+
+    # --- the capacity model: continuous batching in engine steps -----------------------------
+
+    def _generate_stepped(self, job: Job) -> Generation:
+        with self.lock:
+            self.generated += 1
+            number = self.generated
+        result = self._answer(job, number)  # decided up front; the steps decide WHEN it is sent
+        sequence = _Sequence(job.prompt_tokens, max(1, result.completion_tokens))
+        with self._ready:
+            self._queue.append(sequence)
+            self._ready.notify()
+        sequence.done.wait()
+        return result
+
+    def _run_steps(self, model: CapacityModel) -> None:
+        clock: float | None = None
+        while True:
+            with self._ready:
+                while not self._batch and not self._queue:
+                    clock = None  # idle: the next step starts when work arrives
+                    self._ready.wait()
+                prefill = self._schedule(model)
+                step = model.step_s(len(self._batch), prefill)
+                self.steps += 1
+                self.busy_s += step
+            now = time.monotonic()
+            clock = (now if clock is None else clock) + step
+            if clock > now:
+                time.sleep(clock - now)
+            elif now - clock > _MAX_CLOCK_DEBT_S:
+                self.behind_s += now - clock
+                clock = now
+            with self._ready:
+                self._finish_step()
+
+    def _schedule(self, model: CapacityModel) -> int:
+        """One scheduling pass as in vLLM V1; returns the prompt tokens prefilled in this step.
+
+        Running sequences first, oldest first: each needs KV room for the token it computes now;
+        when no block is free the NEWEST running sequence is preempted (its blocks freed, back to
+        the head of the queue, to be recomputed). Then, unless this step preempted, waiting
+        sequences are admitted first come first served while a batch slot, KV blocks for their
+        prompt (plus what they had generated) and the step's token budget allow.
+        """
+        preempted = False
+        index = 0
+        while index < len(self._batch):
+            sequence = self._batch[index]
+            need = model.blocks_for(sequence.prompt_tokens + sequence.generated + 1)
+            while need - sequence.blocks > self._free_blocks:
+                victim = self._batch.pop()
+                self._free_blocks += victim.blocks
+                victim.blocks = 0
+                self._queue.appendleft(victim)
+                self.preemptions += 1
+                preempted = True
+                if victim is sequence:
+                    break
+            else:
+                self._free_blocks -= need - sequence.blocks
+                sequence.blocks = need
+                index += 1
+        budget = model.max_batched_tokens - len(self._batch)
+        prefill = 0
+        blocked = "preemption" if preempted else "slots"
+        while not preempted and self._queue and len(self._batch) < model.max_num_seqs:
+            sequence = self._queue[0]
+            tokens = sequence.prompt_tokens + sequence.generated
+            need = model.blocks_for(tokens + 1)
+            # A prompt over the budget is prefilled alone (vLLM would chunk it over steps).
+            if need > self._free_blocks:
+                blocked = "kv"
+                break
+            if prefill and prefill + tokens > budget:
+                blocked = "budget"
+                break
+            self._queue.popleft()
+            self._free_blocks -= need
+            sequence.blocks = need
+            self._batch.append(sequence)
+            prefill += tokens
+            if not sequence.admitted_before:
+                sequence.admitted_before = True
+                self.prompt_tokens_total += sequence.prompt_tokens
+        self.running, self.waiting = len(self._batch), len(self._queue)
+        self.kv_blocks_used = model.kv_blocks - self._free_blocks
+        self.kv_tokens = self.kv_blocks_used * model.block_size
+        self.peak_running = max(self.peak_running, self.running)
+        self.waiting_steps += self.waiting
+        if self.waiting > self.peak_waiting:
+            self.peak_waiting, self.peak_waiting_why = self.waiting, blocked
+        return prefill
+
+    def _finish_step(self) -> None:
+        """Every sequence in the batch made one token; the finished ones leave it."""
+        still: list[_Sequence] = []
+        for sequence in self._batch:
+            sequence.generated += 1
+            if sequence.generated >= sequence.target_tokens:
+                self._free_blocks += sequence.blocks
+                sequence.blocks = 0
+                sequence.done.set()
+            else:
+                still.append(sequence)
+        self.generation_tokens_total += len(self._batch)
+        self._batch = still
+
+    def stats(self) -> dict[str, Any]:
+        """The engine's own record (``GET /fake/stats``): peaks are exact, not sampled."""
+        with self.lock:
+            return {
+                "running": self.running,
+                "waiting": self.waiting,
+                "peak_running": self.peak_running,
+                "peak_waiting": self.peak_waiting,
+                "peak_waiting_why": self.peak_waiting_why,
+                "waiting_steps": self.waiting_steps,
+                "preemptions": self.preemptions,
+                "steps": self.steps,
+                "busy_s": self.busy_s,
+                "behind_s": self.behind_s,
+                "prompt_tokens_total": self.prompt_tokens_total,
+                "generation_tokens_total": self.generation_tokens_total,
+                "kv_capacity_tokens": self.kv_capacity,
+            }
 
     def _answer(self, job: Job, number: int) -> Generation:
         answer = pseudo_translate(job.text, job.target_lang)
@@ -393,6 +715,11 @@ class Engine:
                 ("vllm:generation_tokens_total", "counter",
                  "Number of generation tokens processed.", "", self.generation_tokens_total),
             ]  # fmt: skip
+            model = self.config.capacity
+            if model is not None:  # the labels that size the KV cache, as vLLM reports them
+                info = f',block_size="{model.block_size}",num_gpu_blocks="{model.kv_blocks}"'
+                rows.append(("vllm:cache_config_info", "gauge",
+                             "Information of the LLMEngine CacheConfig", info, 1))  # fmt: skip
         lines: list[str] = []
         seen: set[str] = set()
         for name, kind, help_text, extra, value in rows:
@@ -417,6 +744,8 @@ class FakeVLLM:
         self.answers_sent = 0
         self.translated: list[str] = []
         self.created = int(time.time())
+        self.listening_at: float | None = None
+        self.first_request_at: float | None = None
 
     # parsing -----------------------------------------------------------------------------
 
@@ -576,8 +905,19 @@ class FakeVLLM:
             )
         return None
 
-    def record(self, job: Job, status: int) -> None:
-        entry = {
+    def arrived(self) -> None:
+        with self.lock:
+            if self.first_request_at is None:
+                self.first_request_at = time.time()
+
+    def stats(self) -> dict[str, Any]:
+        """Engine figures plus wall-clock times (``time.time()``) of listening and 1st request."""
+        with self.lock:
+            times = {"listening_at": self.listening_at, "first_request_at": self.first_request_at}
+        return {**self.engine.stats(), **times}
+
+    def record(self, job: Job, status: int, result: Generation | None = None) -> None:
+        entry: dict[str, Any] = {
             "time": time.time(),
             "endpoint": job.endpoint,
             "model": job.model,
@@ -588,6 +928,9 @@ class FakeVLLM:
             "max_tokens": job.max_tokens,
             "status": status,
         }
+        if result is not None:
+            entry["prompt_tokens"] = result.prompt_tokens
+            entry["completion_tokens"] = result.completion_tokens
         with self.lock:
             if status == 200:
                 self.translated.append(job.text)
@@ -652,13 +995,15 @@ class Handler(BaseHTTPRequestHandler):
         if path in ("/health", "/ping"):
             status = 503 if self.fake.config.health_503 else 200
             self._send(status, b"", "application/json")
-        elif path == "/metrics":
+        elif path == "/metrics" and self.fake.config.metrics:
             self._send(200, self.fake.engine.metrics().encode(), "text/plain; version=0.0.4")
         elif path == "/version":
             self._json(200, {"version": FAKE_VERSION})
         elif path == "/fake/requests":
             with self.fake.lock:
                 self._json(200, list(self.fake.translated))
+        elif path == "/fake/stats":
+            self._json(200, self.fake.stats())
         elif path == "/v1/models":
             if self._authorized():
                 self._json(200, self.fake.models_body())
@@ -673,6 +1018,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         if not self._authorized():
             return
+        self.fake.arrived()
         try:
             if body is None:
                 raise bad_request("request body is not valid JSON")
@@ -689,7 +1035,7 @@ class Handler(BaseHTTPRequestHandler):
             self._json(failure.status, failure.body())
             return
         result = self.fake.engine.generate(job)
-        self.fake.record(job, 200)
+        self.fake.record(job, 200, result)
         if job.stream:
             self._stream(job, result)
         else:
@@ -859,6 +1205,19 @@ def _crash_during_load(config: Config) -> int:
     return 1
 
 
+def _kv_too_small(config: Config, kv_tokens: int) -> int:
+    print(
+        "ValueError: To serve at least one request with the model's max seq len "
+        f"({config.max_model_len}), {config.max_model_len} tokens of KV cache are needed, which "
+        f"is larger than the available KV cache ({kv_tokens} tokens). Based on the available "
+        f"memory, the estimated maximum model length is {kv_tokens}. Try increasing "
+        "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+        file=sys.stderr,
+        flush=True,
+    )
+    return 1
+
+
 def serve(config: Config) -> int:
     stop = threading.Event()
 
@@ -881,6 +1240,7 @@ def serve(config: Config) -> int:
     handler: type[Handler] = type("BoundHandler", (Handler,), {})
     server = ThreadingHTTPServer((config.host, config.port), handler, bind_and_activate=False)
     server.daemon_threads = True
+    server.request_queue_size = 2048  # uvicorn's backlog; the stdlib's 5 refuses bursts
     # Bind now, listen only when loaded: connects are refused meanwhile, as with real vLLM.
     try:
         server.server_bind()
@@ -899,18 +1259,24 @@ def serve(config: Config) -> int:
         return _crash_during_load(config)
     _log("INFO", "gpu_model_runner.py:2007", "Model loading took 15.62 GiB and 41.87 seconds")
     kv_tokens = config.max_model_len * config.max_num_seqs
+    if config.capacity is not None:
+        kv_tokens = config.capacity.kv_blocks * config.capacity.block_size
+        if kv_tokens < config.max_model_len + config.capacity.block_size:
+            server.server_close()
+            return _kv_too_small(config, kv_tokens)
     _log("INFO", "kv_cache_utils.py:829", f"GPU KV cache size: {kv_tokens:,} tokens")
     _log(
         "INFO",
         "kv_cache_utils.py:833",
         f"Maximum concurrency for {config.max_model_len:,} tokens per request: "
-        f"{float(config.max_num_seqs):.2f}x",
+        f"{kv_tokens / config.max_model_len:.2f}x",
     )
     engine_child = _spawn_engine_child() if config.engine_child else None
 
     fake = FakeVLLM(config)
     handler.fake = fake
     server.server_activate()
+    fake.listening_at = time.time()
     _log(
         "INFO",
         "api_server.py:1857",
