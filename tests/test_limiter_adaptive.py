@@ -254,7 +254,9 @@ async def test_without_metrics_it_follows_latency_and_does_not_flood_the_server(
 
 
 async def test_make_limiter_follows_the_concurrency_settings(settings: Settings) -> None:
-    fixed = make_limiter(settings.model_copy(update={"concurrency": 5}))
+    fixed = make_limiter(
+        settings.model_copy(update={"concurrency": 5, "concurrency_mode": ConcurrencyMode.FIXED})
+    )
     assert isinstance(fixed, FixedLimiter) and fixed.limit == 5
 
     adaptive_settings = settings.model_copy(
