@@ -1,0 +1,122 @@
+"""The pure GPU decision: literals in, decision and message out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from vllm_manager.decision import GPUDecision, LeaseInfo, decide, describe, is_vllm
+from vllm_manager.gpu_model import GPUProcess, GPUStatus
+
+KEYWORDS = ["vllm", "VLLM::", "translategemma"]
+NOW = 1_000_000.0
+COMFY = GPUProcess(pid=4242, command="python ComfyUI/main.py --listen", memory_mib=20275)
+ENGINE = GPUProcess(pid=77, command="VLLM::EngineCore", memory_mib=28000)
+
+
+def status(*procs: GPUProcess, used: int = 300) -> GPUStatus:
+    return GPUStatus(
+        is_idle=not procs and used < 1024,
+        memory_used_mib=used + sum(p.memory_mib for p in procs),
+        memory_total_mib=32607,
+        utilization_pct=0,
+        temperature_c=40,
+        processes=list(procs),
+        checked_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+
+
+def lease(expires_at: float = NOW + 60) -> LeaseInfo:
+    return LeaseInfo(owner_pid=1, started_at=NOW - 1, expires_at=expires_at)
+
+
+def test_no_status_is_unknown_even_with_a_lease() -> None:
+    assert decide(None, lease(), KEYWORDS, 1024, NOW) is GPUDecision.UNKNOWN
+
+
+def test_idle_gpu_without_lease_allows_a_start() -> None:
+    assert decide(status(), None, KEYWORDS, 1024, NOW) is GPUDecision.IDLE
+
+
+def test_idle_gpu_inside_a_lease_counts_as_loading() -> None:
+    """The seeds' double-start bug: vLLM still importing holds no VRAM yet."""
+    assert decide(status(), lease(), KEYWORDS, 1024, NOW) is GPUDecision.VLLM_LOADING
+
+
+def test_expired_lease_no_longer_counts() -> None:
+    assert decide(status(), lease(expires_at=NOW - 1), KEYWORDS, 1024, NOW) is GPUDecision.IDLE
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "VLLM::EngineCore",
+        "/home/u/vllm/.venv/bin/python /home/u/vllm/.venv/bin/vllm serve x",
+        "python -m something /models/TranslateGemma-27b",
+    ],
+)
+def test_vllm_process_means_loading(command: str) -> None:
+    proc = GPUProcess(pid=5, command=command, memory_mib=900)
+    assert decide(status(proc), None, KEYWORDS, 1024, NOW) is GPUDecision.VLLM_LOADING
+
+
+def test_vllm_watched_but_not_yet_on_gpu_means_loading() -> None:
+    proc = GPUProcess(pid=5, command="vllm serve m", memory_mib=0, on_gpu=False)
+    assert decide(status(proc), None, KEYWORDS, 1024, NOW) is GPUDecision.VLLM_LOADING
+
+
+@pytest.mark.parametrize("command", ["tail -f /home/u/vllm/vllm.log", "vim start_vllm.sh"])
+def test_vllm_named_tool_off_the_gpu_is_not_a_loading_vllm(command: str) -> None:
+    proc = GPUProcess(pid=5, command=command, memory_mib=0, on_gpu=False)
+    assert decide(status(proc), None, KEYWORDS, 1024, NOW) is GPUDecision.IDLE
+
+
+def test_foreign_process_is_busy_even_inside_a_lease() -> None:
+    assert decide(status(COMFY), lease(), KEYWORDS, 1024, NOW) is GPUDecision.BUSY
+
+
+def test_watched_foreign_process_not_on_gpu_does_not_block() -> None:
+    idle_comfy = COMFY.model_copy(update={"on_gpu": False, "memory_mib": 0})
+    assert decide(status(idle_comfy), None, KEYWORDS, 1024, NOW) is GPUDecision.IDLE
+
+
+def test_memory_in_use_without_processes_is_busy() -> None:
+    """WSL2: nvidia-smi lists no process, only the memory."""
+    assert decide(status(used=20000), None, KEYWORDS, 1024, NOW) is GPUDecision.BUSY
+
+
+def test_keywords_are_configurable() -> None:
+    proc = GPUProcess(pid=5, command="llama-server -m x.gguf", memory_mib=9000)
+    assert decide(status(proc), None, ["llama-server"], 1024, NOW) is GPUDecision.VLLM_LOADING
+    assert decide(status(proc), None, KEYWORDS, 1024, NOW) is GPUDecision.BUSY
+
+
+def test_is_vllm_is_case_insensitive_and_ignores_empty_keywords() -> None:
+    assert is_vllm("/opt/VLLM/bin/serve", ["vllm"])
+    assert not is_vllm("python main.py", ["", "vllm"])
+
+
+def test_busy_message_names_who_holds_the_gpu() -> None:
+    text = describe(GPUDecision.BUSY, status(COMFY), "", KEYWORDS)
+    assert text == "GPU busy: python ComfyUI/main.py --listen (pid 4242, 19.8 GiB)"
+
+
+def test_busy_message_without_processes_explains() -> None:
+    text = describe(GPUDecision.BUSY, status(used=20000), "", KEYWORDS)
+    assert "19.5 GiB in use" in text and "WSL2" in text
+
+
+def test_unknown_message_carries_the_reason() -> None:
+    text = describe(GPUDecision.UNKNOWN, None, "nvidia-smi not found", KEYWORDS)
+    assert text == "GPU status unknown: nvidia-smi not found"
+
+
+def test_long_command_lines_keep_the_script_name() -> None:
+    proc = GPUProcess(
+        pid=9,
+        command="/home/u/.venv/bin/python3 /home/u/apps/ComfyUI/main.py --listen 0.0.0.0",
+        memory_mib=1024,
+    )
+    text = describe(GPUDecision.BUSY, status(proc), "", KEYWORDS)
+    assert text == "GPU busy: python3 …/ComfyUI/main.py --listen 0.0.0.0 (pid 9, 1.0 GiB)"

@@ -1,0 +1,126 @@
+"""What ``zotero-translate vllm start|stop|status`` and ``zotero-translate status`` do.
+
+Each function builds a manager from the settings, does one thing, closes the manager (which
+never stops vLLM) and returns data or text; the CLI (``zotero_server.cli``) owns argparse,
+printing and exit codes. Errors are the ``common.errors`` tree, as raised by the manager.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from common.progress import ProgressSink, ignore_progress
+from common.settings import ManagerKind, Settings
+from vllm_manager.decision import gib
+from vllm_manager.factory import create_manager
+from vllm_manager.lease import StartLease
+from vllm_manager.report import gpu_summary
+
+
+async def vllm_start(
+    settings: Settings,
+    progress: ProgressSink = ignore_progress,
+    *,
+    http_client: httpx.AsyncClient | None = None,
+) -> str:
+    """Bring vLLM up exactly as a translation would (``ensure_ready``); one line of result.
+
+    Raises what ``ensure_ready`` raises (GPU busy, status unknown, start failed, ...).
+    """
+    manager = create_manager(settings, http_client=http_client)
+    try:
+        await manager.ensure_ready(progress)
+        snap = await manager.snapshot()
+    finally:
+        await manager.aclose()
+    vllm = snap["vllm"]
+    if vllm.get("ours"):
+        owner = f"pid {vllm['pid']}, launched by zotero-translate; log {vllm['log']}"
+    elif settings.manager is ManagerKind.NONE:
+        owner = "not managed: ZT_MANAGER=none"
+    else:
+        owner = "started by someone else"
+    return f"vLLM ready at {vllm['url']} serving {vllm['model']} ({owner})"
+
+
+async def vllm_stop(settings: Settings, *, http_client: httpx.AsyncClient | None = None) -> str:
+    """Stop the vLLM zotero-translate launched (SIGTERM, grace, SIGKILL); one line of result.
+
+    A vLLM somebody else started is never touched; the text says so.
+    """
+    if settings.manager is ManagerKind.NONE:
+        return "ZT_MANAGER=none: zotero-translate never starts or stops vLLM"
+    manager = create_manager(settings, http_client=http_client)
+    try:
+        pid = (await manager.snapshot())["vllm"].get("pid")
+        if await manager.stop_vllm():
+            return f"stopped vLLM (pid {pid})"
+        health = await manager.health()
+    finally:
+        await manager.aclose()
+    if health.ok:
+        return f"the vLLM at {manager.base_url} was not started by zotero-translate; left running"
+    return "no vLLM launched by zotero-translate is running"
+
+
+async def status(
+    settings: Settings, *, http_client: httpx.AsyncClient | None = None
+) -> dict[str, Any]:
+    """The manager's snapshot: vLLM health and owner, GPU decision and holders, lease.
+
+    With ``ZT_MANAGER=none`` the GPU is read anyway (the manager itself never looks).
+    """
+    manager = create_manager(settings, http_client=http_client)
+    try:
+        snap = await manager.snapshot()
+    finally:
+        await manager.aclose()
+    if "gpu" not in snap:
+        from vllm_manager.gpu import make_status_source
+
+        source = make_status_source(settings, http_client=http_client)
+        lease = StartLease(settings.manager_dir, settings.vllm_lease_s).read()
+        reading = await source.read()
+        snap["gpu"] = gpu_summary(reading.status, reading.reason, settings, lease)
+        snap["lease"] = None
+    return snap
+
+
+def format_status(snap: dict[str, Any], *, vllm_only: bool = False) -> str:
+    """Human text of :func:`status`'s data (``vllm status`` shows the vLLM lines only)."""
+    vllm = snap["vllm"]
+    health = "healthy" if vllm["healthy"] else f"down ({vllm['detail']})"
+    lines = [
+        f"manager  {snap['manager']}",
+        f"vLLM     {vllm['url']}  {health}  model {vllm['model']}",
+    ]
+    if vllm.get("pid"):
+        lines.append(f"         pid {vllm['pid']}, launched by zotero-translate; log {vllm['log']}")
+    elif vllm.get("error"):
+        lines.append(f"         cannot tell whether it is ours: {vllm['error']}")
+    elif snap["manager"] != "none":
+        lines.append("         no vLLM launched by zotero-translate is running")
+    if snap.get("last_error"):
+        lines.append(f"         last error: {snap['last_error']}")
+    if vllm_only:
+        return "\n".join(lines)
+    gpu = snap.get("gpu") or {}
+    if gpu:
+        lines.append(f"GPU      {gpu['message']}  [decision: {gpu['decision']}]")
+        if gpu.get("memory_total_mib"):
+            used, total = gpu["memory_used_mib"], gpu["memory_total_mib"]
+            lines.append(f"         memory {gib(used)} of {gib(total)} in use")
+    lease = snap.get("lease")
+    if lease:
+        age = time.time() - lease["started_at"]
+        sent = "launch sent" if lease["launched"] else "launch not sent yet"
+        lines.append(
+            f"lease    held by pid {lease['owner_pid']} on {lease['host']} for {age:.0f} s "
+            f"({sent}; expires in {lease['expires_in_s']:.0f} s)"
+        )
+    else:
+        lines.append("lease    none (no start in progress)")
+    return "\n".join(lines)

@@ -1,0 +1,74 @@
+"""Shaping what the manager knows into messages and status data (pure, no I/O)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from common.settings import Settings
+from vllm_manager.decision import (
+    GPUDecision,
+    LeaseInfo,
+    decide,
+    describe,
+    foreign_processes,
+    gib,
+    short_command,
+)
+from vllm_manager.gpu_model import GPUStatus
+
+
+def gpu_summary(
+    status: GPUStatus | None, reason: str, settings: Settings, lease: LeaseInfo | None
+) -> dict[str, Any]:
+    """The GPU part of a snapshot: decision, its message, who holds the GPU, memory."""
+    keywords = settings.vllm_keywords
+    decision = decide(status, lease, keywords, settings.gpu_idle_mib, time.time())
+    return {
+        "decision": decision.value,
+        "message": describe(decision, status, reason, keywords),
+        "holders": holders(status, keywords),
+        "memory_used_mib": status.memory_used_mib if status else None,
+        "memory_total_mib": status.memory_total_mib if status else None,
+        "reason": reason,
+    }
+
+
+def holders(status: GPUStatus | None, keywords: list[str]) -> list[dict[str, Any]]:
+    """The foreign processes on the GPU, largest first, as plain data."""
+    if status is None:
+        return []
+    return [
+        {"pid": p.pid, "command": p.command, "memory_mib": p.memory_mib}
+        for p in foreign_processes(status, keywords)
+    ]
+
+
+def waiting_message(
+    decision: GPUDecision, status: GPUStatus | None, reason: str, keywords: list[str]
+) -> str:
+    """The progress line while the GPU is busy or its status unknown."""
+    if decision is GPUDecision.UNKNOWN or status is None:
+        return f"waiting for GPU: status unknown ({reason or 'no status'})"
+    others = foreign_processes(status, keywords)
+    if others:
+        top = others[0]
+        more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""
+        return (
+            f"waiting for GPU: {short_command(top.command, 60)} (pid {top.pid}) holds "
+            f"{gib(top.memory_mib)}{more}"
+        )
+    return f"waiting for GPU: {gib(status.memory_used_mib)} in use"
+
+
+def lease_dict(lease: LeaseInfo | None) -> dict[str, Any] | None:
+    """A lease as status data (``expires_in_s`` counted from now)."""
+    if lease is None:
+        return None
+    return {
+        "owner_pid": lease.owner_pid,
+        "host": lease.host,
+        "started_at": lease.started_at,
+        "expires_in_s": round(lease.expires_at - time.time(), 1),
+        "launched": lease.launched,
+    }
