@@ -33,6 +33,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--no-auth", action="store_true", help="serve without ZT_GPU_API_TOKEN (trusted hosts)"
     )
 
+    vllm = sub.add_parser("vllm", help="start, stop or show the translation model's vLLM")
+    vllm.add_argument("action", choices=["start", "stop", "status"])
+    sub.add_parser("status", help="GPU decision, who holds the GPU, vLLM health, start lease")
+
     tr = sub.add_parser(
         "translate",
         help="translate one PDF into <stem>-mono.pdf and <stem>-dual.pdf",
@@ -64,6 +68,25 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+async def _manage(settings: Settings, args: argparse.Namespace) -> int:
+    from vllm_manager import commands
+    from zotero_server.progress_display import ProgressDisplay
+
+    action = getattr(args, "action", None)
+    if action == "start":
+        display = ProgressDisplay(sys.stderr)
+        try:
+            print(await commands.vllm_start(settings, display))
+        finally:
+            display.close()
+    elif action == "stop":
+        print(await commands.vllm_stop(settings))
+    else:
+        snapshot = await commands.status(settings)
+        print(commands.format_status(snapshot, vllm_only=action == "status"))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
@@ -82,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 no_auth=args.no_auth,
             )
             return 0
+        if args.command in ("vllm", "status"):
+            return asyncio.run(_manage(settings, args))
         if args.command == "translate":
             from zotero_server.translate_command import run_translate
 
