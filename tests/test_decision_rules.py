@@ -76,9 +76,18 @@ def test_foreign_process_is_busy_even_inside_a_lease() -> None:
     assert decide(status(COMFY), lease(), KEYWORDS, 1024, NOW) is GPUDecision.BUSY
 
 
-def test_watched_foreign_process_not_on_gpu_does_not_block() -> None:
-    idle_comfy = COMFY.model_copy(update={"on_gpu": False, "memory_mib": 0})
-    assert decide(status(idle_comfy), None, KEYWORDS, 1024, NOW) is GPUDecision.IDLE
+def test_watched_python_service_not_yet_on_gpu_is_busy() -> None:
+    """A ComfyUI still importing torch takes VRAM in seconds: starting vLLM now would collide."""
+    starting_comfy = COMFY.model_copy(update={"on_gpu": False, "memory_mib": 0})
+    assert decide(status(starting_comfy), None, KEYWORDS, 1024, NOW) is GPUDecision.BUSY
+    message = describe(GPUDecision.BUSY, status(starting_comfy), "", KEYWORDS)
+    assert "ComfyUI/main.py" in message
+
+
+@pytest.mark.parametrize("command", ["tail -f /home/u/ComfyUI/comfyui.log", "vim ComfyUI/main.py"])
+def test_tools_naming_a_watched_service_do_not_block(command: str) -> None:
+    proc = GPUProcess(pid=5, command=command, memory_mib=0, on_gpu=False)
+    assert decide(status(proc), None, KEYWORDS, 1024, NOW) is GPUDecision.IDLE
 
 
 def test_memory_in_use_without_processes_is_busy() -> None:

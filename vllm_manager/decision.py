@@ -6,7 +6,8 @@ passes ``now``). Rules, in order (issue 4, DESIGN.md §3):
 1. no status at all                                                  -> UNKNOWN
 2. a process whose command line contains a vLLM keyword
    (``vllm``, ``VLLM::``, ``translategemma``; case-insensitive)      -> VLLM_LOADING
-3. any other process on the GPU, or memory in use without processes  -> BUSY
+3. any other process on the GPU (or a watched Python service about to
+   take it), or memory in use without processes                     -> BUSY
 4. otherwise idle; but inside an unexpired start lease               -> VLLM_LOADING
                                                                      else IDLE
 
@@ -55,9 +56,23 @@ def is_vllm(command: str, keywords: Iterable[str]) -> bool:
 
 
 def foreign_processes(status: GPUStatus, keywords: Sequence[str]) -> list[GPUProcess]:
-    """Processes on the GPU that are not vLLM, largest first."""
-    others = [p for p in status.processes if p.on_gpu and not is_vllm(p.command, keywords)]
+    """Processes that are not vLLM and hold the GPU or are about to, largest first.
+
+    A watched service not on the GPU yet (a ComfyUI still importing torch) counts when it runs
+    under a Python interpreter: it will take VRAM in seconds, and a vLLM started now would
+    collide with it. A shell or an editor whose arguments merely name it does not count.
+    """
+    others = [
+        p
+        for p in status.processes
+        if not is_vllm(p.command, keywords) and (p.on_gpu or _runs_python(p.command))
+    ]
     return sorted(others, key=lambda p: p.memory_mib, reverse=True)
+
+
+def _runs_python(command: str) -> bool:
+    program = command.split(maxsplit=1)[0].rsplit("/", 1)[-1] if command.strip() else ""
+    return program.startswith("python")
 
 
 def vllm_processes(status: GPUStatus, keywords: Sequence[str]) -> list[GPUProcess]:
