@@ -73,11 +73,12 @@ def test_help_lists_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
     from common.settings import Settings
     from zotero_server.cli import main
 
-    with pytest.raises(SystemExit):
-        main(["--help"])
-    out = capsys.readouterr().out
-    for name in Settings.model_fields:
-        assert f"ZT_{name.upper()}" in out
+    for argv in (["--help"], ["translate", "--help"], ["serve", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = capsys.readouterr().out
+        for name in Settings.model_fields:
+            assert f"ZT_{name.upper()}" in out
 
 
 def test_unknown_variables_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import sys
 from collections.abc import Sequence
 
@@ -12,32 +13,38 @@ from common.settings import Settings, load_settings, settings_help, unknown_envi
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    settings_epilog = (
+        "Settings (environment variables, or keys of the --config TOML file):\n" + settings_help()
+    )
     parser = argparse.ArgumentParser(
         prog="zotero-translate",
         description="Self-hosted paper translation for Zotero.",
-        epilog="Settings (environment variables, or keys of the --config TOML file):\n"
-        + settings_help(),
+        epilog=settings_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--config", help="TOML settings file (default $ZT_CONFIG)")
     sub = parser.add_subparsers(dest="command", required=True)
+    # Every command's --help lists the settings too.
+    add_parser = functools.partial(
+        sub.add_parser, epilog=settings_epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
 
-    serve = sub.add_parser("serve", help="the Zotero-facing HTTP server")
+    serve = add_parser("serve", help="the Zotero-facing HTTP server")
     serve.add_argument("--host", help="bind address (default ZT_HOST, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default ZT_PORT, 8890)")
 
-    gpu = sub.add_parser("gpu-api", help="the GPU status API (what runs on the GPU)")
+    gpu = add_parser("gpu-api", help="the GPU status API (what runs on the GPU)")
     gpu.add_argument("--host", help="bind address (default ZT_GPU_API_HOST, 127.0.0.1)")
     gpu.add_argument("--port", type=int, help="port (default ZT_GPU_API_PORT, 8001)")
     gpu.add_argument(
         "--no-auth", action="store_true", help="serve without ZT_GPU_API_TOKEN (trusted hosts)"
     )
 
-    vllm = sub.add_parser("vllm", help="start, stop or show the translation model's vLLM")
+    vllm = add_parser("vllm", help="start, stop or show the translation model's vLLM")
     vllm.add_argument("action", choices=["start", "stop", "status"])
-    sub.add_parser("status", help="GPU decision, who holds the GPU, vLLM health, start lease")
+    add_parser("status", help="GPU decision, who holds the GPU, vLLM health, start lease")
 
-    tr = sub.add_parser(
+    tr = add_parser(
         "translate",
         help="translate one PDF into <stem>-mono.pdf and <stem>-dual.pdf",
         description="Translate PAPER.pdf. Exit 0 on success, 2 on bad input, 1 on other failures.",
