@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -76,7 +78,8 @@ async def test_status_names_who_holds_the_gpu(rig) -> None:
     try:
         settings = rig.settings(gpu_wait_s=0)
         report = commands.format_status(await commands.status(settings))
-        assert "GPU      GPU busy: python3 …/ComfyUI/main.py --listen" in report
+        python = Path(sys.executable).name  # python or python3, as the venv's scripts name it
+        assert f"GPU      GPU busy: {python} …/ComfyUI/main.py --listen" in report
         assert f"(pid {comfy.pid}, 20.0 GiB)  [decision: busy]" in report
         assert "memory 20.3 GiB of 31.8 GiB in use" in report
         with pytest.raises(GPUBusyError):
