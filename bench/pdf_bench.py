@@ -78,17 +78,12 @@ def _measure_in_child(path: Path) -> dict[str, object]:
 
 
 def run(corpus: Path | None = None) -> str:
-    """Benchmark every PDF of ``corpus`` (default ../shared/corpus); returns the printed
-    table."""
+    """Benchmark every PDF of ``corpus`` (default ../shared/corpus); returns the table."""
     folder = corpus or CORPUS
     if not folder.is_dir():
-        text = f"pdf bench: no corpus at {folder}"
-        print(text)
-        return text
+        return f"pdf bench: no corpus at {folder}"
     rows = [_measure_in_child(path) for path in sorted(folder.glob("*.pdf"))]
-    text = _table(rows)
-    print(text)
-    return text
+    return _table(rows)
 
 
 def _table(rows: list[dict[str, object]]) -> str:
@@ -138,7 +133,7 @@ def main(argv: list[str]) -> None:
     if len(argv) >= 2 and argv[0] == "--one":
         print(json.dumps(measure(Path(argv[1]))))
         return
-    run(Path(argv[0]) if argv else None)
+    print(run(Path(argv[0]) if argv else None))
 
 
 if __name__ == "__main__":
