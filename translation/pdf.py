@@ -183,22 +183,57 @@ def render_mono(
     paragraph's box, shrinking the font until it fits. Fonts are embedded once per document and
     subset on save. ``doc`` is modified; all pages are kept. The output is not encrypted.
     """
-    with _LOCK:
-        try:
-            chain = FontChain(target_lang)
-            by_page: dict[int, list[tuple[Paragraph, str]]] = {}
-            for para in paragraphs:
-                text = translations.get(para.id)
-                if text is not None and text.strip():
-                    by_page.setdefault(para.page, []).append((para, text))
-            for number, items in sorted(by_page.items()):
-                _render_page(doc[number], items, chain, target_lang)
-            doc.subset_fonts()
-            return bytes(doc.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE))
-        except ZTError:
-            raise
-        except Exception as exc:
-            raise RenderError(f"cannot write the translated PDF ({_reason(exc)})") from exc
+    renderer = MonoRenderer(doc, target_lang)
+    by_page: dict[int, list[Paragraph]] = {}
+    for para in paragraphs:
+        by_page.setdefault(para.page, []).append(para)
+    for number, page_paragraphs in sorted(by_page.items()):
+        renderer.render_page(number, page_paragraphs, translations)
+    return renderer.finish()
+
+
+class MonoRenderer:
+    """:func:`render_mono` page by page, so pages can be typeset while others still translate.
+
+    Call ``render_page`` once per page (any order, from one thread at a time), then ``finish``.
+    """
+
+    def __init__(self, doc: pymupdf.Document, target_lang: str) -> None:
+        self._doc = doc
+        self._target_lang = target_lang
+        with _LOCK:
+            self._chain = FontChain(target_lang)
+
+    def render_page(
+        self, number: int, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]
+    ) -> None:
+        items = [
+            (para, text)
+            for para in paragraphs
+            if (text := translations.get(para.id)) is not None and text.strip()
+        ]
+        if not items:
+            return
+        with _LOCK:
+            try:
+                _render_page(self._doc[number], items, self._chain, self._target_lang)
+            except ZTError:
+                raise
+            except Exception as exc:
+                raise RenderError(f"cannot write the translated PDF ({_reason(exc)})") from exc
+
+    def finish(self) -> bytes:
+        """Subset the embedded fonts and return the PDF bytes (not encrypted)."""
+        with _LOCK:
+            try:
+                self._doc.subset_fonts()
+                return bytes(
+                    self._doc.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE)
+                )
+            except ZTError:
+                raise
+            except Exception as exc:
+                raise RenderError(f"cannot write the translated PDF ({_reason(exc)})") from exc
 
 
 def _render_page(

@@ -66,6 +66,8 @@ class TranslationResult:
     llm_calls: int
     cache_hits: int
     seconds: float = 0.0
+    #: Pages already typeset when the last translation arrived (rendering overlapped).
+    pages_rendered_early: int = 0
 
 
 def inspect_pdf(data: bytes, password: str | None = None) -> int:
@@ -161,13 +163,18 @@ class Translator:
         doc, paragraphs = await asyncio.to_thread(self._extract, request)
         try:
             page_count = int(doc.page_count)
-            translations, run = await self._translate_paragraphs(request, paragraphs, progress)
+            pages = _PageRenderer(pdf.MonoRenderer(doc, request.target_lang), paragraphs)
+            try:
+                run = await self._translate_paragraphs(request, paragraphs, progress, pages)
+            except BaseException:
+                await pages.cancel()
+                raise
+            overlapped = pages.rendered
+            await pages.close()
             progress(
                 Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
             )
-            mono, dual = await asyncio.to_thread(
-                self._render, request, doc, paragraphs, translations
-            )
+            mono, dual = await asyncio.to_thread(self._finish, request, pages.renderer)
         finally:
             doc.close()
         return TranslationResult(
@@ -178,6 +185,7 @@ class Translator:
             llm_calls=run.llm_calls,
             cache_hits=len(paragraphs) - run.llm_calls,
             seconds=time.monotonic() - started,
+            pages_rendered_early=overlapped,
         )
 
     # --- steps -------------------------------------------------------------------------------
@@ -208,45 +216,46 @@ class Translator:
         request: TranslationRequest,
         paragraphs: Sequence[Paragraph],
         progress: ProgressSink,
-    ) -> tuple[dict[str, str], _Run]:
-        """Return paragraph id -> restored translation, using the cache first."""
+        pages: _PageRenderer,
+    ) -> _Run:
+        """Translate every paragraph (cache first), handing each answer to ``pages``."""
         by_text: dict[str, list[Paragraph]] = {}
         for paragraph in paragraphs:
             by_text.setdefault(paragraph.text, []).append(paragraph)
 
-        answers: dict[str, str] = {}
-        if not request.force:
-            for text in by_text:
-                cached = self._cache.get(self._key(request, text))
-                if cached is not None:
-                    answers[text] = cached
+        def deliver(text: str, answer: str) -> None:
+            for paragraph in by_text[text]:
+                pages.add(paragraph, restore(answer, paragraph))
 
-        run = _Run(request=request, progress=progress, total=len(by_text), done=len(answers))
-        missing = [text for text in by_text if text not in answers]
-        if missing:
-            await self._ensure_ready(progress)
-            progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
-            # Longest first: the tail of the job is short requests filling the gaps.
-            missing.sort(key=len, reverse=True)
-            tasks = [asyncio.create_task(self._translate_one(run, text)) for text in missing]
-            try:
-                for finished in asyncio.as_completed(tasks):
-                    text, answer = await finished
-                    answers[text] = answer
-            except BaseException:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                raise
-        else:
+        done = 0
+        missing = []
+        for text in by_text:
+            cached = None if request.force else self._cache.get(self._key(request, text))
+            if cached is None:
+                missing.append(text)
+            else:
+                deliver(text, cached)
+                done += 1
+
+        run = _Run(request=request, progress=progress, total=len(by_text), done=done)
+        if not missing:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
-
-        translations = {
-            paragraph.id: restore(answers[text], paragraph)
-            for text, group in by_text.items()
-            for paragraph in group
-        }
-        return translations, run
+            return run
+        await self._ensure_ready(progress)
+        progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
+        # Longest first: the tail of the job is short requests filling the gaps.
+        missing.sort(key=len, reverse=True)
+        tasks = [asyncio.create_task(self._translate_one(run, text)) for text in missing]
+        try:
+            for finished in asyncio.as_completed(tasks):
+                text, answer = await finished
+                deliver(text, answer)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return run
 
     async def _translate_one(self, run: _Run, text: str) -> tuple[str, str]:
         request = run.request
@@ -289,13 +298,10 @@ class Translator:
         return f"translating {run.done}/{run.total}"
 
     @staticmethod
-    def _render(
-        request: TranslationRequest,
-        doc: pymupdf.Document,
-        paragraphs: Sequence[Paragraph],
-        translations: dict[str, str],
-    ) -> tuple[bytes | None, bytes | None]:
-        mono = pdf.render_mono(doc, paragraphs, translations, request.target_lang)
+    def _finish(
+        request: TranslationRequest, renderer: pdf.MonoRenderer
+    ) -> tuple[bytes, bytes | None]:
+        mono = renderer.finish()
         dual = None
         if request.dual:
             dual = pdf.render_dual(
@@ -306,3 +312,46 @@ class Translator:
                 password=request.password,
             )
         return mono, dual
+
+
+class _PageRenderer:
+    """Typesets each page in a worker thread as soon as all of its paragraphs are translated,
+    so rendering overlaps translation instead of following it."""
+
+    def __init__(self, renderer: pdf.MonoRenderer, paragraphs: Sequence[Paragraph]) -> None:
+        self.renderer = renderer
+        self._paragraphs: dict[int, list[Paragraph]] = {}
+        for paragraph in paragraphs:
+            self._paragraphs.setdefault(paragraph.page, []).append(paragraph)
+        self._waiting = {page: len(group) for page, group in self._paragraphs.items()}
+        self._translations: dict[str, str] = {}
+        self._ready: asyncio.Queue[int | None] = asyncio.Queue()
+        self._stopped = False
+        self.rendered = 0
+        self._worker = asyncio.create_task(self._work())
+
+    def add(self, paragraph: Paragraph, translation: str) -> None:
+        self._translations[paragraph.id] = translation
+        self._waiting[paragraph.page] -= 1
+        if self._waiting[paragraph.page] == 0:
+            self._ready.put_nowait(paragraph.page)
+
+    async def close(self) -> None:
+        """Wait for the pages already queued; re-raise a rendering error."""
+        self._ready.put_nowait(None)
+        await self._worker
+
+    async def cancel(self) -> None:
+        """Stop rendering (the translation failed). A page being typeset finishes first: its
+        thread cannot be interrupted, and the document must outlive it."""
+        self._stopped = True
+        self._ready.put_nowait(None)
+        await asyncio.gather(self._worker, return_exceptions=True)
+
+    async def _work(self) -> None:
+        while (page := await self._ready.get()) is not None and not self._stopped:
+            group = self._paragraphs[page]
+            # A snapshot: the event loop keeps adding other pages' translations meanwhile.
+            texts = {p.id: self._translations[p.id] for p in group}
+            await asyncio.to_thread(self.renderer.render_page, page, group, texts)
+            self.rendered += 1

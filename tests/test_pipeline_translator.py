@@ -1,0 +1,100 @@
+"""The Translator against the fake vLLM: pages are typeset while others still translate, the
+cache short-cuts everything, and a failed LLM leaves nothing half-written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from common.errors import LLMError
+from common.progress import Progress, Stage
+from common.settings import ConcurrencyMode, Settings
+from tests.helpers.vllm import FakeVLLMFactory
+from tests.test_cli_translate import found_share, make_paper, paragraph
+from translation.pipeline import TranslationRequest, Translator
+
+
+async def ready(_: object) -> None:
+    """The LLM is already up (the fake was started by the test)."""
+
+
+def translator_for(settings: Settings, base_url: str, concurrency: int = 2) -> Translator:
+    configured = settings.model_copy(
+        update={
+            "llm_base_url": base_url,
+            "concurrency": concurrency,
+            "concurrency_mode": ConcurrencyMode.FIXED,
+            "llm_max_attempts": 1,
+        }
+    )
+    return Translator.from_settings(configured, ready)
+
+
+async def test_pages_are_typeset_while_others_translate(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    fake = fake_vllm_factory.start("--fake-latency-ms", "40")
+    paper = make_paper(tmp_path / "paper.pdf", pages=5).read_bytes()
+    translator = translator_for(settings, fake.base_url)
+    events: list[Progress] = []
+    try:
+        result = await translator.translate(
+            TranslationRequest(pdf=paper, source_lang="en", target_lang="ko", dual=False),
+            events.append,
+        )
+    finally:
+        await translator.aclose()
+
+    assert result.pages_rendered_early >= 1
+    assert result.llm_calls == 15 and result.dual is None
+    assert [e.stage for e in events][-1] is Stage.RENDERING
+    assert result.mono is not None
+    with pymupdf.open(stream=result.mono) as doc:
+        assert doc.page_count == 5
+        for page_no in range(5):
+            text = " ".join(doc[page_no].get_text().split())
+            for index in range(3):
+                assert found_share(text, paragraph(page_no, index)) >= 0.9
+
+
+async def test_second_run_is_all_cache_and_same_output(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    fake = fake_vllm_factory.start()
+    paper = make_paper(tmp_path / "paper.pdf", pages=2).read_bytes()
+    request = TranslationRequest(pdf=paper, source_lang="en", target_lang="ko")
+    translator = translator_for(settings, fake.base_url)
+    try:
+        first = await translator.translate(request)
+        calls = len(fake.texts())
+        second = await translator.translate(request)
+    finally:
+        await translator.aclose()
+    assert second.llm_calls == 0 and len(fake.texts()) == calls
+    assert first.mono is not None and second.mono is not None
+    with pymupdf.open(stream=first.mono) as a, pymupdf.open(stream=second.mono) as b:
+        assert a[0].get_text() == b[0].get_text()
+
+
+async def test_llm_failure_fails_the_job_and_keeps_what_was_paid_for(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    fake = fake_vllm_factory.start("--fake-fail-every", "4", "--fake-fail-status", "400")
+    paper = make_paper(tmp_path / "paper.pdf", pages=3).read_bytes()
+    translator = translator_for(settings, fake.base_url, concurrency=1)
+    try:
+        with pytest.raises(LLMError):
+            await translator.translate(
+                TranslationRequest(pdf=paper, source_lang="en", target_lang="ko")
+            )
+        answered = fake.requests(status=200)
+    finally:
+        await translator.aclose()
+    assert answered, "some paragraphs were translated before the failure"
+    # Every answer that arrived is in the cache: a retry pays only for the rest.
+    from translation.cache import TranslationCache
+
+    with TranslationCache(settings.cache_path) as cache:
+        assert cache.count() == len(answered)
