@@ -51,6 +51,9 @@ class OutputStore:
         self._lock = threading.Lock()
         self._downloading: Counter[str] = Counter()
         self._delete_later: set[str] = set()
+        # Files whose last byte is on its way to a client: gone for everyone else, so a second
+        # GET right after a complete one is 404 even before the deletion has run.
+        self._claimed: set[str] = set()
 
     @property
     def directory(self) -> Path:
@@ -105,7 +108,7 @@ class OutputStore:
                 info = path.lstat()
             except OSError:
                 continue
-            if stat.S_ISREG(info.st_mode):
+            if stat.S_ISREG(info.st_mode) and name not in self._claimed:
                 return name, path
         raise NotFoundError(f"file not found: {name}")
 
@@ -145,6 +148,7 @@ class OutputStore:
         except FileNotFoundError:
             return False
         self._delete_later.discard(name)
+        self._claimed.discard(name)
         if self._on_removed is not None:
             self._on_removed(name)
         return True
@@ -160,6 +164,14 @@ class OutputStore:
             del self._downloading[name]
             if name in self._delete_later:
                 self._unlink(name)
+
+    def claim(self, name: str) -> None:
+        """The last byte of ``name`` is being sent: hide it from new requests."""
+        self._claimed.add(name)
+
+    def unclaim(self, name: str) -> None:
+        """Sending the last byte failed: the file is downloadable again (the plugin retries)."""
+        self._claimed.discard(name)
 
     def delete_when_idle(self, name: str) -> None:
         """Delete ``name`` now, or when the last download of it in flight ends."""
@@ -230,6 +242,7 @@ class DownloadResponse(FileResponse):
         inline: bool,
         on_complete: Callable[[], Awaitable[None]],
         on_finish: Callable[[], None],
+        on_last_byte: Callable[[bool], None] | None = None,
     ) -> None:
         super().__init__(
             path,
@@ -241,6 +254,7 @@ class DownloadResponse(FileResponse):
         )
         self._on_complete = on_complete
         self._on_finish = on_finish
+        self._on_last_byte = on_last_byte
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         status = 0
@@ -248,10 +262,25 @@ class DownloadResponse(FileResponse):
 
         async def tracking_send(message: Message) -> None:
             nonlocal status, last_byte_sent
-            await send(message)
+            last = message["type"] == "http.response.body" and not message.get("more_body")
+            claim = (
+                last
+                and status == 200
+                and scope.get("method") == "GET"
+                and self._on_last_byte is not None
+            )
+            if claim and self._on_last_byte is not None:
+                # Before the client can hold the whole file, so it can never GET it twice.
+                self._on_last_byte(True)
+            try:
+                await send(message)
+            except BaseException:
+                if claim and self._on_last_byte is not None:
+                    self._on_last_byte(False)
+                raise
             if message["type"] == "http.response.start":
                 status = message["status"]
-            elif message["type"] == "http.response.body" and not message.get("more_body"):
+            elif last:
                 last_byte_sent = True
 
         try:

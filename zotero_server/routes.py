@@ -198,6 +198,14 @@ async def translated_file(request: Request, name: str) -> Response:
         if not inline:
             store.delete_when_idle(name)
 
+    def last_byte(sending: bool) -> None:
+        if inline:
+            return
+        if sending:
+            store.claim(name)
+        else:
+            store.unclaim(name)
+
     # No await from resolve() to here: the file cannot be deleted before the response opens it.
     store.download_started(name)
     return DownloadResponse(
@@ -206,6 +214,7 @@ async def translated_file(request: Request, name: str) -> Response:
         inline=inline,
         on_complete=delete_after_download,
         on_finish=partial(store.download_ended, name),
+        on_last_byte=last_byte,
     )
 
 
