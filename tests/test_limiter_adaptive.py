@@ -13,7 +13,7 @@ import pytest
 from common.errors import ConfigError
 from common.settings import ConcurrencyMode, Settings
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
+from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, translate_all
 from translation.limiter import (
     AdaptiveLimiter,
     ControlConfig,
@@ -24,7 +24,6 @@ from translation.limiter import (
     make_limiter,
     metrics_url,
 )
-from translation.llm import LLMClient
 
 # A modelled GPU twenty times faster than the card (1.1 ms per engine step), and the limiter's
 # clock scaled the same way.
@@ -147,25 +146,6 @@ def paragraphs(count: int, words: int) -> list[str]:
         f"Paragraph {i}: " + " ".join(vocabulary[(i + k) % len(vocabulary)] for k in range(words))
         for i in range(count)
     ]
-
-
-async def translate_all(server: FakeVLLMProcess, limiter: Limiter, texts: list[str]) -> list[str]:
-    client = LLMClient(
-        base_url=server.base_url,
-        model=server.model,
-        api_key=None,
-        prompt_format="translategemma",
-        timeout_s=60,
-        deadline_s=60,
-        max_attempts=2,
-    )
-
-    async def one(text: str) -> str:
-        async with limiter.slot():
-            return await client.translate(text, "en", "de")
-
-    async with client:
-        return await asyncio.gather(*(one(t) for t in texts))
 
 
 def fake_stats(server: FakeVLLMProcess) -> dict[str, float]:

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.vllm import FakeVLLMFactory
+from tests.helpers.vllm import FakeVLLMFactory, translate_all
 from translation.limiter import FixedLimiter, Limiter
-from translation.llm import LLMClient
 
 
 async def test_fifty_tasks_never_exceed_the_limit() -> None:
@@ -87,22 +86,7 @@ async def test_limited_translations_through_the_real_client(fake_vllm: FakeVLLMF
     server = fake_vllm.start("--fake-latency-ms", "20")
     limiter = FixedLimiter(3)
     texts = [f"Paragraph number {i} of the paper." for i in range(20)]
-    client = LLMClient(
-        base_url=server.base_url,
-        model=server.model,
-        api_key=None,
-        prompt_format="translategemma",
-        timeout_s=10,
-        deadline_s=10,
-        max_attempts=2,
-    )
-
-    async def one(text: str) -> str:
-        async with limiter.slot():
-            return await client.translate(text, "en", "ko")
-
-    async with client:
-        answers = await asyncio.gather(*(one(t) for t in texts))
+    answers = await translate_all(server, limiter, texts, target="ko", timeout_s=10)
     assert answers == [pseudo_translate(t, "ko") for t in texts]
     assert limiter.peak_in_flight == 3
     assert sorted(server.texts()) == sorted(texts)

@@ -11,7 +11,6 @@ import asyncio
 import os
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -20,37 +19,18 @@ from openai import AsyncOpenAI
 
 from common.errors import GPUBusyError, GPUStatusUnknownError, LLMUnavailableError, VLLMStartError
 from common.progress import Stage
-from common.settings import Settings
 from tests.helpers.gpu import comfyui_argv
 from tests.helpers.manager import MODEL, Recorder, Rig, eventually
+
+# The fixtures ``rig`` and ``make_manager`` (pytest finds them by these imports).
+from tests.helpers.manager import make_manager_fixture as make_manager_fixture
+from tests.helpers.manager import rig_fixture as rig_fixture
 from vllm_manager import detach
-from vllm_manager.factory import create_manager
 from vllm_manager.local import LocalVLLMManager
 from vllm_manager.manager import VLLMManager
 from vllm_manager.none import NoneVLLMManager
 
 GUARD_S = 30.0  # a hung ensure_ready fails the test instead of hanging the suite
-
-
-@pytest.fixture
-def rig(tmp_path) -> Iterator[Rig]:
-    r = Rig(tmp_path)
-    yield r
-    r.reap()
-
-
-@pytest.fixture
-async def make_manager() -> AsyncIterator[Any]:
-    made: list[VLLMManager] = []
-
-    def make(settings: Settings) -> VLLMManager:
-        manager = create_manager(settings)
-        made.append(manager)
-        return manager
-
-    yield make
-    for manager in made:
-        await manager.aclose()
 
 
 def pid_of(rig: Rig) -> int | None:

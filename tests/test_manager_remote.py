@@ -7,7 +7,7 @@ terminals API: every launch, probe, signal and log read of RemoteVLLMManager goe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +17,12 @@ from common.errors import JupyterError, VLLMStartError
 from common.settings import Settings
 from tests.helpers.jupyter import JupyterServer, run_jupyter
 from tests.helpers.manager import Recorder, Rig, eventually
+
+# The fixtures ``rig`` and ``make_manager`` (pytest finds them by these imports).
+from tests.helpers.manager import make_manager_fixture as make_manager_fixture
+from tests.helpers.manager import rig_fixture as rig_fixture
 from tests.helpers.net import free_port
 from vllm_manager import detach
-from vllm_manager.factory import create_manager
 from vllm_manager.jupyter import JupyterTerminals
 from vllm_manager.local import LocalVLLMManager
 from vllm_manager.manager import VLLMManager
@@ -32,27 +35,6 @@ GUARD_S = 30.0
 def jupyter(tmp_path_factory) -> Iterator[JupyterServer]:
     with run_jupyter(tmp_path_factory.mktemp("jupyter")) as server:
         yield server
-
-
-@pytest.fixture
-def rig(tmp_path) -> Iterator[Rig]:
-    r = Rig(tmp_path)
-    yield r
-    r.reap()
-
-
-@pytest.fixture
-async def make_manager() -> AsyncIterator[Any]:
-    made: list[VLLMManager] = []
-
-    def make(settings: Settings) -> VLLMManager:
-        manager = create_manager(settings)
-        made.append(manager)
-        return manager
-
-    yield make
-    for manager in made:
-        await manager.aclose()
 
 
 def remote_settings(rig: Rig, jupyter: JupyterServer, **overrides: Any) -> Settings:

@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pymupdf
-import pytest
 
-from common.settings import Settings
 from tests.helpers.pdfgen import make_paper
-from tests.helpers.server import RunningServer, hangul_count, pdf_text, plugin_body, run_app
-from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
+from tests.helpers.server import RunningServer, hangul_count, pdf_text, plugin_body
+
+# The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
+from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
+from tests.helpers.server import srv_fixture as srv_fixture
+from tests.helpers.vllm import FakeVLLMProcess
 
 PAPER, TRUTH = make_paper(pages=2, appendix=False)
-
-
-@pytest.fixture
-def fake_llm(tmp_path: Path) -> Iterator[FakeVLLMProcess]:
-    with FakeVLLMFactory(tmp_path) as factory:
-        yield factory.start()
-
-
-@pytest.fixture
-def srv(settings: Settings, fake_llm: FakeVLLMProcess) -> Iterator[RunningServer]:
-    configured = settings.model_copy(update={"llm_base_url": fake_llm.base_url})
-    with run_app(configured) as running:
-        yield running
 
 
 def pages(pdf: bytes) -> list[tuple[float, float]]:

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx
-import pytest
 
-from common.settings import Settings
 from tests.fakes.pseudo import pseudo_words
 from tests.helpers.server import (
     PARAGRAPHS,
@@ -25,23 +22,12 @@ from tests.helpers.server import (
     make_paper,
     pdf_text,
     plugin_body,
-    run_app,
     wait_until,
 )
-from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 
-
-@pytest.fixture
-def fake_llm(tmp_path: Path) -> Iterator[FakeVLLMProcess]:
-    with FakeVLLMFactory(tmp_path) as factory:
-        yield factory.start()
-
-
-@pytest.fixture
-def srv(settings: Settings, fake_llm: FakeVLLMProcess) -> Iterator[RunningServer]:
-    configured = settings.model_copy(update={"llm_base_url": fake_llm.base_url})
-    with run_app(configured) as running:
-        yield running
+# The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
+from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
+from tests.helpers.server import srv_fixture as srv_fixture
 
 
 def gone(srv: RunningServer, name: str) -> None:

@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from common.settings import Settings
 from tests.helpers.server import (
     RunningServer,
     SSEReader,
     make_paper,
     plugin_body,
     read_sse,
-    run_app,
     wait_until,
 )
-from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 
-
-@pytest.fixture
-def fake_llm(tmp_path: Path) -> Iterator[FakeVLLMProcess]:
-    with FakeVLLMFactory(tmp_path) as factory:
-        yield factory.start()
-
-
-@pytest.fixture
-def srv(settings: Settings, fake_llm: FakeVLLMProcess) -> Iterator[RunningServer]:
-    configured = settings.model_copy(update={"llm_base_url": fake_llm.base_url})
-    with run_app(configured) as running:
-        yield running
+# The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
+from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
+from tests.helpers.server import srv_fixture as srv_fixture
 
 
 def submit(srv: RunningServer, name: str = "paper.pdf") -> str:

@@ -92,23 +92,12 @@ class Limiter(Protocol):
         ...
 
 
-class FixedLimiter:
-    """Never more than ``limit`` requests in flight; waiters are served first come, first served.
+class _SlotCounts:
+    """The slot counters both limiters keep: held now, and the most ever held at once."""
 
-    Records ``peak_in_flight`` (the most ever held at once) for tests and the progress page.
-    """
-
-    def __init__(self, limit: int) -> None:
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
-        self._limit = limit
-        self._semaphore = asyncio.Semaphore(limit)
+    def __init__(self) -> None:
         self._in_flight = 0
         self._peak = 0
-
-    @property
-    def limit(self) -> int:
-        return self._limit
 
     @property
     def in_flight(self) -> int:
@@ -118,11 +107,32 @@ class FixedLimiter:
     def peak_in_flight(self) -> int:
         return self._peak
 
+    def _take(self) -> None:
+        self._in_flight += 1
+        self._peak = max(self._peak, self._in_flight)
+
+
+class FixedLimiter(_SlotCounts):
+    """Never more than ``limit`` requests in flight; waiters are served first come, first served.
+
+    Records ``peak_in_flight`` (the most ever held at once) for tests and the progress page.
+    """
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        super().__init__()
+        self._limit = limit
+        self._semaphore = asyncio.Semaphore(limit)
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         async with self._semaphore:
-            self._in_flight += 1
-            self._peak = max(self._peak, self._in_flight)
+            self._take()
             try:
                 yield
             finally:
@@ -395,7 +405,7 @@ class LimitChange:
     in_flight: int = 0
 
 
-class AdaptiveLimiter:
+class AdaptiveLimiter(_SlotCounts):
     """A limiter whose limit follows vLLM's load (see the module docstring).
 
     ``metrics_url`` is vLLM's ``/metrics`` (None: latency only). ``http_client`` is an optional
@@ -412,13 +422,12 @@ class AdaptiveLimiter:
         http_client: httpx.AsyncClient | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
+        super().__init__()
         self._control = ConcurrencyControl(control)
         self.metrics_url = metrics_url
         self._http = http_client
         self._owns_http = http_client is None
         self._headers = headers or {}
-        self._in_flight = 0
-        self._peak = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._demand = False
         self._latencies: list[float] = []
@@ -464,14 +473,6 @@ class AdaptiveLimiter:
     @property
     def limit(self) -> int:
         return self._control.limit
-
-    @property
-    def in_flight(self) -> int:
-        return self._in_flight
-
-    @property
-    def peak_in_flight(self) -> int:
-        return self._peak
 
     @property
     def config(self) -> ControlConfig:
@@ -536,10 +537,6 @@ class AdaptiveLimiter:
             else:
                 self._waiters.remove(future)
             raise
-
-    def _take(self) -> None:
-        self._in_flight += 1
-        self._peak = max(self._peak, self._in_flight)
 
     def _grant(self) -> None:
         """Give free slots to waiters, first come first served."""

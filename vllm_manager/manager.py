@@ -400,15 +400,7 @@ class VLLMManager(ABC):
                         f"({health.detail}); stopped it. Log: {self.log_location}",
                         retry_after_s=60.0,
                     )
-                self.state = VLLMState.STARTING
-                self._emit_changed(
-                    Stage.STARTING_LLM,
-                    f"vLLM loading {elapsed:.0f} s",
-                    state="loading",
-                    pid=pid,
-                    elapsed_s=round(elapsed, 1),
-                    timeout_s=s.vllm_ready_timeout_s,
-                )
+                self._report_loading(f"vLLM loading {elapsed:.0f} s", pid, elapsed)
                 await asyncio.sleep(HEALTH_POLL_S)
         finally:
             self._lease.release()
@@ -440,15 +432,7 @@ class VLLMManager(ABC):
                 decision, reading, _ = await self._decide()
                 if decision is not GPUDecision.VLLM_LOADING:
                     return False
-            self.state = VLLMState.STARTING
-            self._emit_changed(
-                Stage.STARTING_LLM,
-                f"vLLM loading {elapsed:.0f} s (waiting for {who})",
-                state="loading",
-                pid=pid,
-                elapsed_s=round(elapsed, 1),
-                timeout_s=s.vllm_ready_timeout_s,
-            )
+            self._report_loading(f"vLLM loading {elapsed:.0f} s (waiting for {who})", pid, elapsed)
             await asyncio.sleep(HEALTH_POLL_S)
 
     async def _stop_locked(self) -> bool:
@@ -508,6 +492,18 @@ class VLLMManager(ABC):
                 sink(event)
             except Exception:  # a broken subscriber must not break the bring-up
                 log.exception("progress sink failed")
+
+    def _report_loading(self, message: str, pid: int | None, elapsed: float) -> None:
+        """State STARTING, and a "loading" event (once per distinct ``message``)."""
+        self.state = VLLMState.STARTING
+        self._emit_changed(
+            Stage.STARTING_LLM,
+            message,
+            state="loading",
+            pid=pid,
+            elapsed_s=round(elapsed, 1),
+            timeout_s=self.settings.vllm_ready_timeout_s,
+        )
 
     def _emit_changed(self, stage: Stage, message: str, **data: Any) -> None:
         """Emit unless the last event said the same (health is polled twice a second)."""

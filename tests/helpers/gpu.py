@@ -20,6 +20,7 @@ from typing import Any
 
 import uvicorn
 
+from tests.fakes.fake_nvidia_smi import DEFAULT_STATE
 from tests.helpers.net import free_port, wait_for_port
 
 FAKES = Path(__file__).resolve().parent.parent / "fakes"
@@ -32,18 +33,9 @@ DISCOVER_VLLM: dict[str, Any] = {"cmdline_contains": "VLLM::EngineCore", "used_g
 
 
 def gpu(index: int = 0, uuid: str = GPU_UUID, **fields: Any) -> dict[str, Any]:
-    """A GPU of the fake's state: an RTX 5090 at rest unless ``fields`` say otherwise
-    (``memory_used=...`` sets ``memory.used``: underscores become dots)."""
-    row: dict[str, Any] = {
-        "index": index,
-        "uuid": uuid,
-        "name": "NVIDIA GeForce RTX 5090",
-        "utilization.gpu": 0,
-        "memory.used": 300,
-        "memory.total": 32607,
-        "temperature.gpu": 38,
-        "power.draw": 21.5,
-    }
+    """A GPU of the fake's state: the fake's default RTX 5090 at rest unless ``fields`` say
+    otherwise (``memory_used=...`` sets ``memory.used``: underscores become dots)."""
+    row: dict[str, Any] = {**DEFAULT_STATE["gpus"][0], "index": index, "uuid": uuid}
     row.update({k.replace("_", "."): v for k, v in fields.items()})
     return row
 

@@ -15,15 +15,19 @@ import signal
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from common.progress import Progress
 from common.settings import Settings, load_settings
 from tests.helpers.gpu import FakeSmi
 from tests.helpers.net import free_port
+from vllm_manager.factory import create_manager
+from vllm_manager.manager import VLLMManager
 
 FAKES = Path(__file__).resolve().parent.parent / "fakes"
 FAKE_VLLM = FAKES / "fake_vllm.py"
@@ -164,3 +168,30 @@ async def eventually(predicate: Callable[[], bool], timeout: float = WAIT_TIMEOU
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         await asyncio.sleep(0.05)
+
+
+# Fixtures for the manager test modules: import them (``rig_fixture``, ``make_manager_fixture``)
+# into a module to use ``rig`` and ``make_manager`` there.
+
+
+@pytest.fixture(name="rig")
+def rig_fixture(tmp_path: Path) -> Iterator[Rig]:
+    """A fresh :class:`Rig`; every process it launched is killed at teardown."""
+    r = Rig(tmp_path)
+    yield r
+    r.reap()
+
+
+@pytest.fixture(name="make_manager")
+async def make_manager_fixture() -> AsyncIterator[Callable[[Settings], VLLMManager]]:
+    """``make_manager(settings)``: ``create_manager(settings)``, closed at teardown."""
+    made: list[VLLMManager] = []
+
+    def make(settings: Settings) -> VLLMManager:
+        manager = create_manager(settings)
+        made.append(manager)
+        return manager
+
+    yield make
+    for manager in made:
+        await manager.aclose()

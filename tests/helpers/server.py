@@ -18,15 +18,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pymupdf
+import pytest
 import uvicorn
 from fastapi import FastAPI
 
 from common.settings import Settings
 from tests.helpers.net import free_port
+from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from zotero_server.app import Services, create_app
 
 #: Test-speed knobs of create_app.
@@ -78,6 +81,25 @@ def run_app(settings: Settings, **knobs: Any) -> Iterator[RunningServer]:
     finally:
         server.should_exit = True
         thread.join(timeout=20)
+
+
+# Fixtures for the server test modules: import them (``fake_llm_fixture``, ``srv_fixture``) into
+# a module to use ``fake_llm`` and ``srv`` there.
+
+
+@pytest.fixture(name="fake_llm")
+def fake_llm_fixture(tmp_path: Path) -> Iterator[FakeVLLMProcess]:
+    """One fake vLLM with default flags, killed at teardown."""
+    with FakeVLLMFactory(tmp_path) as factory:
+        yield factory.start()
+
+
+@pytest.fixture(name="srv")
+def srv_fixture(settings: Settings, fake_llm: FakeVLLMProcess) -> Iterator[RunningServer]:
+    """The app, configured (the ``settings`` fixture) to translate with ``fake_llm``."""
+    configured = settings.model_copy(update={"llm_base_url": fake_llm.base_url})
+    with run_app(configured) as running:
+        yield running
 
 
 def data_url(pdf: bytes) -> str:

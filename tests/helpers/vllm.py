@@ -20,6 +20,7 @@ vLLM manager tests): always absolute paths, because a Jupyter login shell resets
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -36,6 +37,8 @@ import httpx
 import pytest
 
 from tests.helpers.net import free_port
+from translation.limiter import Limiter
+from translation.llm import LLMClient
 
 FAKES_DIR = Path(__file__).resolve().parent.parent / "fakes"
 #: The fake ``vllm`` executable (``#!/usr/bin/env python3``).
@@ -208,6 +211,33 @@ def fake_vllm_factory(tmp_path: Path) -> Iterator[FakeVLLMFactory]:
         yield factory
 
 
+async def translate_all(
+    server: FakeVLLMProcess,
+    limiter: Limiter,
+    texts: list[str],
+    target: str = "de",
+    timeout_s: float = 60,
+) -> list[str]:
+    """Translate ``texts`` from English with the real :class:`LLMClient` against ``server``, every
+    request inside a ``limiter`` slot, all at once; the answers in order."""
+    client = LLMClient(
+        base_url=server.base_url,
+        model=server.model,
+        api_key=None,
+        prompt_format="translategemma",
+        timeout_s=timeout_s,
+        deadline_s=timeout_s,
+        max_attempts=2,
+    )
+
+    async def one(text: str) -> str:
+        async with limiter.slot():
+            return await client.translate(text, "en", target)
+
+    async with client:
+        return await asyncio.gather(*(one(t) for t in texts))
+
+
 def read_request_log(path: Path) -> list[dict[str, Any]]:
     """Entries of a ``--fake-request-log`` file written by a fake started elsewhere."""
     if not path.exists():
@@ -235,4 +265,5 @@ __all__: Sequence[str] = [
     "fake_vllm_argv",
     "fake_vllm_factory",
     "read_request_log",
+    "translate_all",
 ]
