@@ -150,6 +150,7 @@ def test_pages_and_no_dual(tmp_path: Path, env: dict[str, str]) -> None:
     paper = make_paper(tmp_path / "paper.pdf", pages=3)
     result = run_cli(["translate", str(paper), "--pages", "2", "--no-dual"], env, tmp_path)
     assert result.returncode == 0, result.stderr
+    assert "on 1 of 3 pages" in result.stderr
     assert not (tmp_path / "paper-dual.pdf").exists()
     mono = tmp_path / "paper-mono.pdf"
     assert "Scientific papers are written" in page_text(mono, 0)  # page 1 untouched
@@ -214,6 +215,19 @@ def test_too_large_and_missing_file(tmp_path: Path, env: dict[str, str]) -> None
     missing = run_cli(["translate", str(tmp_path / "nope.pdf")], env, tmp_path)
     assert missing.returncode == 2
     assert "no such file" in missing.stderr
+    folder = run_cli(["translate", str(tmp_path)], env, tmp_path)
+    assert folder.returncode == 2
+    assert "not a file" in folder.stderr
+
+
+def test_same_source_and_target_language_is_refused(
+    tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
+) -> None:
+    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    result = run_cli(["translate", str(paper), "--from", "ko", "--to", "ko-KR"], env, tmp_path)
+    assert result.returncode == 2
+    assert "same" in result.stderr
+    assert requests_made(fake_vllm[1]) == []
 
 
 def test_encrypted_paper_translates_with_its_password(

@@ -129,3 +129,14 @@ def test_long_command_lines_keep_the_script_name() -> None:
     )
     text = describe(GPUDecision.BUSY, status(proc), "", KEYWORDS)
     assert text == "GPU busy: python3 …/ComfyUI/main.py --listen 0.0.0.0 (pid 9, 1.0 GiB)"
+
+
+def test_loading_message_also_names_who_else_holds_the_gpu() -> None:
+    """Regression (QA): a loading vLLM beside a 20 GiB holder named only the vLLM."""
+    loading = GPUProcess(pid=5, command="vllm serve m", memory_mib=0, on_gpu=False)
+    snapshot = status(loading, COMFY)
+    assert decide(snapshot, None, KEYWORDS, 1024, NOW) is GPUDecision.VLLM_LOADING
+    text = describe(GPUDecision.VLLM_LOADING, snapshot, "", KEYWORDS)
+    assert text.startswith("vLLM present: vllm serve m (pid 5)")
+    assert "also on the GPU: python …/ComfyUI/main.py" not in text  # short paths stay whole
+    assert "ComfyUI/main.py --listen (pid 4242, 19.8 GiB)" in text

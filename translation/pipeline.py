@@ -156,9 +156,14 @@ class Translator:
         callable's errors when the LLM cannot be brought up, and ``LLMError`` when it fails.
         """
         started = time.monotonic()
-        # Unknown language codes fail before anything is paid for.
-        prompts.model_language_code(request.source_lang)
-        prompts.model_language_code(request.target_lang)
+        # Unknown or identical language codes fail before anything is paid for.
+        source = prompts.model_language_code(request.source_lang)
+        target = prompts.model_language_code(request.target_lang)
+        if source == target:
+            raise InputError(
+                f"source and target language are the same ({request.source_lang} ->"
+                f" {request.target_lang}): nothing to translate"
+            )
 
         doc, paragraphs = await asyncio.to_thread(self._extract, request)
         try:

@@ -129,6 +129,12 @@ def short_command(command: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _holders(processes: Sequence[GPUProcess]) -> str:
+    return ", ".join(
+        f"{short_command(p.command)} (pid {p.pid}, {gib(p.memory_mib)})" for p in processes
+    )
+
+
 def describe(
     decision: GPUDecision,
     status: GPUStatus | None,
@@ -144,10 +150,7 @@ def describe(
     if decision is GPUDecision.BUSY:
         others = foreign_processes(status, keywords)
         if others:
-            holders = ", ".join(
-                f"{short_command(p.command)} (pid {p.pid}, {gib(p.memory_mib)})" for p in others
-            )
-            return f"GPU busy: {holders}"
+            return f"GPU busy: {_holders(others)}"
         return (
             f"GPU busy: {gib(status.memory_used_mib)} in use by processes nvidia-smi does not "
             "list (WSL2 or a container?)"
@@ -155,6 +158,12 @@ def describe(
     if decision is GPUDecision.VLLM_LOADING:
         found = vllm_processes(status, keywords)
         if found:
-            return f"vLLM present: {short_command(found[0].command)} (pid {found[0].pid})"
-        return "vLLM start in progress (start lease held)"
+            text = f"vLLM present: {short_command(found[0].command)} (pid {found[0].pid})"
+        else:
+            text = "vLLM start in progress (start lease held)"
+        others = foreign_processes(status, keywords)
+        if others:
+            # It will not fit beside them: say who holds the memory, not only who waits.
+            text += "; also on the GPU: " + _holders(others)
+        return text
     return f"GPU idle ({gib(status.memory_used_mib)} in use)"

@@ -18,8 +18,10 @@ from zotero_server.progress_display import ProgressDisplay
 
 
 def _read_paper(path: Path, settings: Settings) -> bytes:
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"no such file: {path}")
+    if not path.is_file():
+        raise InputError(f"not a file: {path}")
     size = path.stat().st_size
     if size > settings.upload_limit_bytes:
         raise TooLargeError(
@@ -81,8 +83,9 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
             written.append(target)
     for target in written:
         print(target)
+    pages_done = f"{len(pages)} of {result.page_count}" if pages else f"{result.page_count}"
     print(
-        f"{result.paragraphs} paragraphs on {result.page_count} pages:"
+        f"{result.paragraphs} paragraphs on {pages_done} pages:"
         f" {result.llm_calls} translated, {result.cache_hits} from the cache,"
         f" {result.seconds:.1f} s",
         file=sys.stderr,
