@@ -11,7 +11,8 @@ from __future__ import annotations
 import bisect
 import math
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pymupdf
@@ -68,11 +69,15 @@ def open_document(data: bytes, password: str | None = None) -> pymupdf.Document:
         return _open_checked(data, password)
 
 
-def _open_checked(data: bytes, password: str | None) -> pymupdf.Document:
+def _parse(data: bytes) -> pymupdf.Document:
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
+        return pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises FileDataError, RuntimeError, ValueError...
         raise NotAPDFError(f"not a readable PDF file ({_reason(exc)})") from None
+
+
+def _open_checked(data: bytes, password: str | None) -> pymupdf.Document:
+    doc = _parse(data)
     try:
         if doc.needs_pass:
             if not password:
@@ -97,6 +102,21 @@ def _open_checked(data: bytes, password: str | None) -> pymupdf.Document:
 def _reason(exc: Exception) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return text[:120]
+
+
+@contextmanager
+def _writing(what: str, *docs: pymupdf.Document) -> Iterator[None]:
+    """Turn an unexpected error of the block into ``RenderError("cannot {what} (...)")`` (our
+    own errors pass unchanged); close ``docs`` when the block ends, however it ends."""
+    try:
+        yield
+    except ZTError:
+        raise
+    except Exception as exc:
+        raise RenderError(f"cannot {what} ({_reason(exc)})") from exc
+    finally:
+        for doc in docs:
+            doc.close()
 
 
 def _has_text(doc: pymupdf.Document) -> bool:
@@ -214,26 +234,16 @@ class MonoRenderer:
         ]
         if not items:
             return
-        with _LOCK:
-            try:
-                _render_page(self._doc[number], items, self._chain, self._target_lang)
-            except ZTError:
-                raise
-            except Exception as exc:
-                raise RenderError(f"cannot write the translated PDF ({_reason(exc)})") from exc
+        with _LOCK, _writing("write the translated PDF"):
+            _render_page(self._doc[number], items, self._chain, self._target_lang)
 
     def finish(self) -> bytes:
         """Subset the embedded fonts and return the PDF bytes (not encrypted)."""
-        with _LOCK:
-            try:
-                self._doc.subset_fonts()
-                return bytes(
-                    self._doc.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE)
-                )
-            except ZTError:
-                raise
-            except Exception as exc:
-                raise RenderError(f"cannot write the translated PDF ({_reason(exc)})") from exc
+        with _LOCK, _writing("write the translated PDF"):
+            self._doc.subset_fonts()
+            return bytes(
+                self._doc.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE)
+            )
 
 
 def _render_page(
@@ -572,11 +582,8 @@ def render_dual(
     if mode not in ("LR", "TB"):
         raise InputError(f"unknown dual mode {mode!r}: use LR or TB")
     with _LOCK:
-        source = _open_plain(original, password)
-        translated = _open_plain(mono, None)
-        try:
-            if source.page_count != translated.page_count:
-                raise InputError("the translation does not have the pages of the original")
+        source, translated = _open_pair(original, mono, password)
+        with _writing("write the dual PDF", source, translated):
             first, second = (translated, source) if translation_first else (source, translated)
             out = pymupdf.open()
             if mode == "LR":
@@ -597,21 +604,11 @@ def render_dual(
                 out.insert_pdf(second)
                 out.select([i + half for i in range(count) for half in (0, count)])
             return _save(out)
-        except ZTError:
-            raise
-        except Exception as exc:
-            raise RenderError(f"cannot write the dual PDF ({_reason(exc)})") from exc
-        finally:
-            source.close()
-            translated.close()
 
 
 def _open_plain(data: bytes, password: str | None) -> pymupdf.Document:
     """Open PDF bytes without the translatability checks of :func:`open_document`."""
-    try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
-    except Exception as exc:
-        raise NotAPDFError(f"not a readable PDF file ({_reason(exc)})") from None
+    doc = _parse(data)
     if doc.needs_pass and not doc.authenticate(password or ""):
         doc.close()
         raise PasswordRequiredError("the PDF is password-protected: give the password")
@@ -619,6 +616,20 @@ def _open_plain(data: bytes, password: str | None) -> pymupdf.Document:
         doc.close()
         raise EmptyPDFError("the PDF has no pages (truncated or damaged file)")
     return doc
+
+
+def _open_pair(
+    original: bytes, translated: bytes, password: str | None
+) -> tuple[pymupdf.Document, pymupdf.Document]:
+    """Open an original and its translation (``password`` is the original's); both must have
+    the same pages."""
+    source = _open_plain(original, password)
+    target = _open_plain(translated, None)
+    if source.page_count != target.page_count:
+        source.close()
+        target.close()
+        raise InputError("the translation does not have the pages of the original")
+    return source, target
 
 
 def _save(doc: pymupdf.Document) -> bytes:
@@ -635,18 +646,12 @@ def crop_columns(pdf: bytes, password: str | None = None) -> bytes:
     are kept whole. Pages turned by ``/Rotate`` are kept whole."""
     with _LOCK:
         source = _open_plain(pdf, password)
-        try:
+        with _writing("cut the PDF into columns", source):
             out = pymupdf.open()
             for number in range(source.page_count):
                 for clip in _columns(source[number]):
                     _show(out, [(source, number, clip)])
             return _save(out)
-        except ZTError:
-            raise
-        except Exception as exc:
-            raise RenderError(f"cannot cut the PDF into columns ({_reason(exc)})") from exc
-        finally:
-            source.close()
 
 
 def compare(
@@ -668,24 +673,14 @@ def crop_compare(
     """Columns side by side: each column of the original next to the same column of the
     translation (the columns are found on the original)."""
     with _LOCK:
-        source = _open_plain(original, password)
-        target = _open_plain(translated, None)
-        try:
-            if source.page_count != target.page_count:
-                raise InputError("the translation does not have the pages of the original")
+        source, target = _open_pair(original, translated, password)
+        with _writing("build the comparison", source, target):
             out = pymupdf.open()
             for number in range(source.page_count):
                 for clip in _columns(source[number]):
                     pair = [(source, number, clip), (target, number, clip)]
                     _show(out, pair[::-1] if translation_first else pair)
             return _save(out)
-        except ZTError:
-            raise
-        except Exception as exc:
-            raise RenderError(f"cannot build the comparison ({_reason(exc)})") from exc
-        finally:
-            source.close()
-            target.close()
 
 
 def _columns(page: pymupdf.Page) -> list[pymupdf.Rect]:
