@@ -107,6 +107,55 @@ def test_paper_translates_to_mono_and_dual(corpus_dir: Path, number: str) -> Non
     assert dual[0].rect.width == pytest.approx(source[0].rect.width * 2)
 
 
+def visible_text(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
+    return "".join(
+        chr(c[0])
+        for trace in page.get_texttrace()
+        if trace["type"] != 3
+        for c in trace["chars"]
+        if rect.intersects(c[3])
+    )
+
+
+def test_formulas_of_fonts_with_a_wrong_text_layer_keep_their_glyphs(corpus_dir: Path) -> None:
+    """Paper 02 p5: MathTime fonts read "x_k = [c_k; w_k]" as "xk D ŒckI wk"; the formula is
+    copied as it looks, never typeset from that text."""
+    doc = open_document(paper(corpus_dir, "02"))
+    paragraphs = extract_paragraphs(doc, [4])
+    (para,) = [p for p in paragraphs if "token embedding" in p.text]
+    (key,) = [k for k, v in para.placeholders.items() if "Œ" in v]
+    assert key in para.glyph_formulas
+    out = pymupdf.open(stream=render_mono(doc, paragraphs, translate(paragraphs), "ko"))
+    assert "Œ" not in visible_text(out[4], pymupdf.Rect(para.bbox))
+    assert any(pymupdf.Rect(para.bbox).contains(i["bbox"]) for i in out[4].get_image_info())
+
+
+def test_display_equations_with_labels_stay_and_inline_math_is_copied(corpus_dir: Path) -> None:
+    """Paper 04 p2: the aligned block "token ids (W) = {...}" is not translated; the inline
+    "H = [h1, ..., hn]⊤ ∈ Rn×d" keeps its sub/superscripts (copied as glyphs)."""
+    paragraphs = extract_paragraphs(open_document(paper(corpus_dir, "04")), [1])
+    assert not any(label in p.text for p in paragraphs for label in ("token ids", "rank ids"))
+    (para,) = [
+        p for p in paragraphs if any(v.startswith("H = [h") for v in p.placeholders.values())
+    ]
+    assert all(key in para.glyph_formulas for key in para.placeholders)
+
+
+def test_a_licence_sentence_across_the_footer_band_stays_whole(corpus_dir: Path) -> None:
+    paragraphs = extract_paragraphs(open_document(paper(corpus_dir, "07")), [0])
+    text = " ".join(p.text for p in paragraphs)
+    assert "Any further distribution" not in text and "must maintain attribution" not in text
+
+
+def test_highlighted_example_text_is_translated_with_its_paragraph(corpus_dir: Path) -> None:
+    """Paper 05 p3: word highlights are not figures, so a paragraph with highlighted lines is
+    translated whole, not its plain lines alone."""
+    paragraphs = extract_paragraphs(open_document(paper(corpus_dir, "05")), [2])
+    (para,) = [p for p in paragraphs if "whose disparate impact denied" in p.text]
+    assert "Michigan state anti-discrimination law" in para.text
+    assert "The EEOC sought injunctive relief" in para.text
+
+
 def test_rotated_pages_come_out_right(corpus_dir: Path, test_output_dir: Path) -> None:
     """Pages 2-4 of paper 13 carry /Rotate 90, 180, 270: their translation sits where the
     original text was and runs in the same direction; the rotation itself is kept."""

@@ -7,6 +7,7 @@ generator in tests/helpers/pdfgen.py.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -141,8 +142,10 @@ def test_every_body_paragraph_is_extracted_whole(
     for body in truth.body:
         source = source_of(body.rect, body.page, extracted)
         assert source is not None, body.text
-        restored = normalized(restore(source.text, source))
+        as_text = dataclasses.replace(source, glyph_formulas=frozenset())  # no copy markers
+        restored = normalized(restore(source.text, as_text))
         assert restored == normalized(body.text)
+        assert set(body.math) <= {source.placeholders[k] for k in source.glyph_formulas}
         for formula in body.math:
             assert formula not in source.text  # protected...
             assert formula in source.placeholders.values()  # ...and kept
@@ -247,6 +250,31 @@ def test_inline_formulas_come_back_intact(
         assert formula in text_in(out[body.page], body.rect)
     text = "".join(page.get_text() for page in out)
     assert not re.search(r"\{\s*[vV]\s*\d+\s*\}", text)  # no placeholder leaked
+
+
+def test_inline_formulas_are_copied_as_their_glyphs(
+    paper: tuple[bytes, Truth], mono_ko: bytes
+) -> None:
+    """Formulas in a math font keep their look (sub/superscripts in place): their glyphs are
+    pictured, their text stays behind them invisibly, and no marker character leaks."""
+    _, truth = paper
+    out = pymupdf.open(stream=mono_ko)
+    for body in truth.body:
+        if not body.math:
+            continue
+        page = out[body.page]
+        boxes = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()]
+        assert any(pymupdf.Rect(body.rect).contains(box) for box in boxes), body.text
+        invisible = "".join(
+            chr(c[0])
+            for trace in page.get_texttrace()
+            if trace["type"] == 3
+            for c in trace["chars"]
+        )
+        for formula in body.math:
+            assert formula in invisible
+    text = "".join(page.get_text() for page in out)
+    assert not any(ord(c) >= 0xF0000 for c in text)
 
 
 def test_translated_text_stays_inside_its_block(

@@ -322,3 +322,102 @@ def test_figure_regions_cluster_drawings_but_not_table_rules() -> None:
     assert (100, 100, 183, 115) in regions
     assert (300, 600, 400, 700) in regions
     assert len(regions) == 2
+
+
+# --- formulas copied as glyphs, display equations, band sentences, highlights ---------------
+
+
+def test_math_with_a_garbage_text_layer_is_one_formula_copied_as_glyphs() -> None:
+    """MathTime fonts read "x_k = [c_k; w_k]" as "xk D ŒckI wk\\x8d"; the bold vector names
+    are set in the text font. The whole formula is one placeholder whose glyphs are copied."""
+    row = line(
+        span("the token embedding", 60, 100),
+        span(" x", 155, 100, font="NimbusRomNo9L-Medi"),
+        span("k", 165, 102, size=7, font="MT2MIS"),
+        span(" D", 169, 100, font="MT2SYT"),
+        span(" Œ", 180, 100, font="MT2MIT"),
+        span("c", 190, 100, font="NimbusRomNo9L-Medi"),
+        span("k", 195, 102, size=7, font="MT2MIS"),
+        span("I", 199, 100, font="MT2SYT"),
+        span(" w", 204, 100, font="NimbusRomNo9L-Medi"),
+        span("k", 214, 102, size=7, font="MT2MIS"),
+        span("\x8d", 218, 100, font="MT2MIT"),
+        span(" for each token in the input.", 223, 100),
+    )
+    (para,) = segment([page(0, block(row))])
+    assert para.text == "the token embedding {v1} for each token in the input."
+    assert para.placeholders["{v1}"] == "xk D ŒckI wk\x8d"
+    assert para.glyph_formulas == {"{v1}"}
+    (rect,) = para.formula_boxes["{v1}"]
+    assert rect[0] <= 159 and rect[2] >= 222  # from the bold "x" to the closing bracket
+    (descent,) = para.formula_descents["{v1}"]
+    assert descent > 0.25 * 10  # the subscripts reach below the usual descent
+    restored = restore("x {v1} y", para)
+    assert restored == f"x {formula_mark('{v1}')} y"
+    assert "Œ" not in restored
+
+
+def test_unicode_math_in_a_text_font_is_still_typeset() -> None:
+    row = line(span("the angle ", 60, 100), span("θ", 110, 100), span(" is small.", 116, 100))
+    (para,) = segment([page(0, block(row))])
+    assert para.glyph_formulas == frozenset()
+    assert restore(para.text, para) == "the angle θ is small."
+
+
+def _display_row(label: str, x: float, base: float) -> Line:
+    x += 5 * len(label) - 45  # the math right after the label
+    spans = [span(label, x + 45 - 5 * len(label), base), span(" (", x + 50, base, font="CMR10")]
+    spans.append(span("W", x + 58, base, font="CMMI10"))
+    spans.append(span(") = {", x + 64, base, font="CMR10"))
+    for i, name in enumerate(("w", "w", "w")):
+        spans.append(span(name, x + 90 + 20 * i, base, font="CMMI10"))
+        spans.append(span("v", x + 96 + 20 * i, base + 1.5, size=7, font="CMMI8"))
+        spans.append(span(",", x + 101 + 20 * i, base, font="CMMI10"))
+    spans.append(span("}", x + 150, base, font="CMSY10"))
+    return line(*spans)
+
+
+def test_display_equation_rows_with_text_labels_stay_untouched() -> None:
+    intro = text_block(
+        [
+            "The input of the encoder is the sum of the embeddings of the sequence in",
+            "the order given by the tokens as follows:",
+        ],
+        60,
+        100,
+    )
+    eq = block(_display_row("token ids", 80, 130), _display_row("row ids", 95, 145))
+    after = text_block(["where the ids come from the table and the text alike."], 60, 170)
+    got = texts(segment([page(0, intro, eq, after)]))
+    assert len(got) == 2
+    assert not any("ids" in t and "{v" in t and "where" not in t for t in got)
+    assert got[1].startswith("where the ids")
+
+
+def test_small_print_sentence_cut_by_the_footer_band_is_dropped_whole() -> None:
+    body = text_block(LEFT + RIGHT + LEFT, 60, 100)
+    foot = text_block(
+        [
+            "Content from this work may be used under the terms of the licence. Any further",
+            "distribution of this work must keep the attribution to the author(s).",
+        ],
+        60,
+        740,
+        size=8.0,
+    )
+    got = " ".join(texts(segment([page(0, body, foot)])))
+    assert "Left column" in got
+    assert "Content" not in got and "distribution" not in got
+
+
+def test_highlighted_lines_are_not_figures() -> None:
+    lines = [(60.0, 100.0 + 12 * i, 300.0, 110.0 + 12 * i) for i in range(4)]
+    marks = [
+        (60.0 + 30 * k, 100.5 + 12 * i, 90.0 + 30 * k, 110.0 + 12 * i)
+        for i in (1, 2)
+        for k in range(6)
+    ]
+    assert figure_regions(marks, [], W, H) != []  # without the text: a cluster of fills
+    assert figure_regions(marks, [], W, H, lines) == []
+    shapes = [(100 + 17 * i, 300, 115 + 17 * i, 330) for i in range(5)]  # taller than a line
+    assert figure_regions(shapes, [], W, H, lines) == [(100, 300, 183, 330)]

@@ -159,7 +159,8 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
         elif kind.endswith("image"):
             images.append(tuple(rect))
     box = page.cropbox
-    figures = figure_regions(paths, images, box.width, box.height)
+    text_lines = [line.bbox for block in blocks for line in block.lines]
+    figures = figure_regions(paths, images, box.width, box.height, text_lines)
     return PageLayout(
         index=page.number,
         width=box.width,
@@ -274,7 +275,9 @@ def _render_page(
     for para, text in items:
         _typeset(page, para, text, chain, target_lang, writers, copies)
     for (color, bold), writer in writers.items():
-        writer.write_text(page, color=_rgb(color), render_mode=2 if bold else 0)
+        # Colour -1: the invisible text layer of copied formulas (render mode 3).
+        mode = 3 if color < 0 else 2 if bold else 0
+        writer.write_text(page, color=_rgb(max(color, 0)), render_mode=mode)
     if rotation:
         page.set_rotation(rotation)
 
@@ -414,7 +417,8 @@ def _rgb(color: int) -> tuple[float, float, float]:
     return ((color >> 16 & 255) / 255, (color >> 8 & 255) / 255, (color & 255) / 255)
 
 
-Copies = Mapping[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect]]]
+#: (paragraph id, placeholder) -> [(picture, source rect, source descent)], one per piece.
+Copies = Mapping[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]]
 
 
 def _copied_formulas(items: Sequence[tuple[Paragraph, str]]) -> list[tuple[Paragraph, str]]:
@@ -430,16 +434,19 @@ def _formula_copies(
     listing: pymupdf.DisplayList,
     page_rect: pymupdf.Rect,
     wanted: Sequence[tuple[Paragraph, str]],
-) -> dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect]]]:
-    """Pictures of formulas whose glyphs have no Unicode (see segment.restore), taken before
-    the page is redacted: (paragraph id, placeholder) -> [(picture, source rect)]."""
-    copies: dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect]]] = {}
+) -> dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]]:
+    """Pictures of formulas to copy as they look (see segment.restore), taken before the page
+    is redacted, with how far each piece reaches below its baseline (see ``Copies``)."""
+    copies: dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]] = {}
     for para, key in wanted:
         pieces = []
-        for box in para.formula_boxes[key]:
+        boxes = para.formula_boxes[key]
+        descents = para.formula_descents.get(key) or ()
+        for i, box in enumerate(boxes):
             rect = pymupdf.Rect(box) & page_rect
+            descent = descents[i] if i < len(descents) else 0.25 * para.font_size
             if not rect.is_empty:
-                pieces.append((_picture(listing, rect), rect))
+                pieces.append((_picture(listing, rect), rect, descent))
         copies[(para.id, key)] = pieces
     return copies
 
@@ -467,7 +474,7 @@ def _typeset(
         for char in unit:
             key = mark_key(char)
             if key is not None:
-                total += sum(r.width for _, r in copies.get((para.id, key), [])) / src
+                total += sum(r.width for _, r, _ in copies.get((para.id, key), [])) / src
             else:
                 total += chain.advance(char)
         return total
@@ -483,6 +490,11 @@ def _typeset(
             writer = writers[(para.color, para.bold)] = pymupdf.TextWriter(page.rect)
     else:
         writer = pymupdf.TextWriter(page.rect)
+    hidden = None  # invisible text of copied formulas, so they stay searchable
+    if horizontal and para.glyph_formulas:
+        hidden = writers.get((-1, False))
+        if hidden is None:
+            hidden = writers[(-1, False)] = pymupdf.TextWriter(page.rect)
     # Horizontal text is written where it goes; other directions are written horizontally
     # from the box's first corner, then turned about it (TextWriter morph).
     origin = frame.page_point(x0, y0)
@@ -507,16 +519,20 @@ def _typeset(
                 pending += " "
                 continue
             if unit == " ":
-                x = _write(writer, page, chain, pending, x, baseline, size, para, copies, src)
+                x = _write(
+                    writer, page, chain, pending, x, baseline, size, para, copies, src, hidden
+                )
                 x += space + gap
                 pending = ""
                 continue
             pending += unit
             if gap and not spaced:
-                x = _write(writer, page, chain, pending, x, baseline, size, para, copies, src)
+                x = _write(
+                    writer, page, chain, pending, x, baseline, size, para, copies, src, hidden
+                )
                 x += gap
                 pending = ""
-        _write(writer, page, chain, pending, x, baseline, size, para, copies, src)
+        _write(writer, page, chain, pending, x, baseline, size, para, copies, src, hidden)
         baseline += size * fitted.leading
     if not horizontal:
         angle = -math.degrees(math.atan2(frame.u[1], frame.u[0]))
@@ -543,8 +559,11 @@ def _write(
     para: Paragraph,
     copies: Copies,
     src: float,
+    hidden: pymupdf.TextWriter | None = None,
 ) -> float:
-    """Append ``text`` at (x, baseline) in runs of one font; returns the x after it."""
+    """Append ``text`` at (x, baseline) in runs of one font; returns the x after it. A
+    formula marker is drawn as the pictures of its glyphs, its source baseline on ours, with
+    its source text invisible on top (into ``hidden``)."""
     run, run_font, run_width = "", 0, 0.0
     for char in text + "\0":
         key = mark_key(char) if char != "\0" else None
@@ -555,12 +574,16 @@ def _write(
             run, run_width = "", 0.0
         if key is not None:
             scale = size / src
-            for pixmap, rect in copies.get((para.id, key), []):
+            start = x
+            for pixmap, rect, descent in copies.get((para.id, key), []):
                 w, h = rect.width * scale, rect.height * scale
-                bottom = baseline + 0.25 * size
+                bottom = baseline + descent * scale
                 target = pymupdf.Rect(x, bottom - h, x + w, bottom)
                 page.insert_image(target, pixmap=pixmap, keep_proportion=False)
                 x += w
+            source = "".join(c for c in para.placeholders.get(key, "") if c.isprintable())
+            if hidden is not None and source.strip() and x > start:
+                _write(hidden, page, chain, source, start, baseline, size, para, {}, src)
         elif index >= 0:
             run += plain_char(char)[0]
             run_font = index

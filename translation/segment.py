@@ -20,6 +20,7 @@ text runs vertically is analysed in a "text frame" (x along its reading directio
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 from collections import Counter
@@ -127,6 +128,10 @@ class Paragraph:
     line_pitch: float = 1.2  # baseline distance of the source lines / font size
     line_count: int = 1
     formula_boxes: dict[str, tuple[Rect, ...]] = field(default_factory=dict)
+    #: Formulas to copy as their original glyphs (math fonts, sub/superscripts), and for each
+    #: piece of their ``formula_boxes`` how far its bottom lies below the source baseline.
+    glyph_formulas: frozenset[str] = frozenset()
+    formula_descents: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 # --- character classes and placeholders -----------------------------------------------------
@@ -171,6 +176,11 @@ _LIGATURES |= {"\uf0b7": "•", "\uf0a7": "▪"}
 _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 
 MATH, NEUTRAL, TEXT = "m", "n", "t"
+#: Math set in a math font or as a sub/superscript: its text cannot be trusted (TeX and MathTime
+#: fonts map glyphs to wrong Unicode, "=" reads "D") nor re-typeset flat, so the renderer copies
+#: the original glyphs of a formula holding any such character.
+GLYPH = "g"
+_MATHS = (MATH, GLYPH)
 
 
 def _is_math_char(char: str) -> bool:
@@ -199,7 +209,9 @@ def _char_class(char: str, span_is_math: bool) -> str:
         return NEUTRAL
     if char in _LITERAL_SYMBOLS:
         return TEXT
-    if span_is_math or _is_math_char(char):
+    if span_is_math:
+        return GLYPH
+    if _is_math_char(char):
         return MATH
     if char in _NEUTRAL_CHARS:
         return NEUTRAL
@@ -209,8 +221,8 @@ def _char_class(char: str, span_is_math: bool) -> str:
 def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[int, int]]]:
     """Replace math runs and URLs in ``chars`` with placeholders.
 
-    ``classes`` holds one class per character: ``m`` (math), ``n`` (neutral: digits, spaces,
-    operators, brackets, punctuation) or ``t`` (text). A math run is a stretch of math and
+    ``classes`` holds one class per character: ``m`` or ``g`` (math), ``n`` (neutral: digits,
+    spaces, operators, brackets, punctuation) or ``t`` (text). A math run is a stretch of math and
     neutral characters holding at least one math character, narrowed to its math characters
     plus the brackets they open or close and digits glued to them. Text that looks like a
     placeholder is protected too, so it can never be mistaken for one. Returns the text, the
@@ -234,7 +246,7 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
         j = i
         while j < n and marks[j] != TEXT:
             j += 1
-        if MATH not in marks[i:j]:
+        if not any(mark in _MATHS for mark in marks[i:j]):
             out.append(chars[i:j])
             i = j
             continue
@@ -252,8 +264,8 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
 def _trim_run(chars: str, start: int, end: int, marks: Sequence[str]) -> tuple[int, int]:
     """Narrow a run to its math characters plus what belongs to them: brackets they open or
     close and digits glued to them (not surrounding spaces and sentence punctuation)."""
-    first = next(i for i in range(start, end) if marks[i] == MATH)
-    last = next(i for i in range(end - 1, start - 1, -1) if marks[i] == MATH) + 1
+    first = next(i for i in range(start, end) if marks[i] in _MATHS)
+    last = next(i for i in range(end - 1, start - 1, -1) if marks[i] in _MATHS) + 1
     while True:
         run = chars[first:last]
         if last < end and (
@@ -312,11 +324,12 @@ def restore(translation: str, paragraph: Paragraph) -> str:
     model used twice is restored twice; one the model dropped is appended at the end of the text,
     in source order, so the formula still appears in its paragraph. No placeholder ever remains:
     originals are inserted in a single pass and never rescanned. A formula whose glyphs have no
-    Unicode comes back as its marker character (:func:`formula_mark`), which the renderer draws
-    as a copy of the original glyphs.
+    Unicode or whose text cannot be trusted (``paragraph.glyph_formulas``) comes back as its
+    marker character (:func:`formula_mark`), which the renderer draws as a copy of the
+    original glyphs.
     """
     originals = {
-        key: formula_mark(key) if _needs_copy(value) else value
+        key: formula_mark(key) if _needs_copy(value) or key in paragraph.glyph_formulas else value
         for key, value in paragraph.placeholders.items()
     }
     seen: set[str] = set()
@@ -435,19 +448,29 @@ def _touch(a: Sequence[float], b: Sequence[float], gap: float) -> bool:
 
 
 def figure_regions(
-    paths: Sequence[Rect], images: Sequence[Rect], page_width: float, page_height: float
+    paths: Sequence[Rect],
+    images: Sequence[Rect],
+    page_width: float,
+    page_height: float,
+    text_lines: Sequence[Rect] = (),
 ) -> list[Rect]:
     """Areas of figures on a page, from the boxes of its vector paths and images.
 
     Paths close to each other are clustered; a cluster is a figure when it holds several paths
     of which some are two-dimensional (curves, filled shapes, diagonals). Clusters of thin
     horizontal/vertical rules are tables and stay translatable. Boxes covering most of the page
-    are backgrounds, not figures.
+    are backgrounds, not figures, and so are highlights: paths one line of ``text_lines`` high
+    lying behind that line (marked words; shaded table rows).
     """
     big = 0.6 * page_width * page_height
     gap = 3.0
+    lines = sorted(text_lines, key=lambda r: r[1])
+    line_tops = [r[1] for r in lines]
+    tallest = max((r[3] - r[1] for r in lines), default=0.0)
     clusters: list[list[float]] = []  # x0, y0, x1, y1, paths, two-dimensional paths
     for rect in sorted(paths, key=lambda r: (r[1], r[0])):
+        if lines and _is_highlight(rect, lines, line_tops, tallest):
+            continue
         w, h = rect[2] - rect[0], rect[3] - rect[1]
         if w * h > big:
             continue
@@ -483,6 +506,24 @@ def figure_regions(
         if 100 <= (rect[2] - rect[0]) * (rect[3] - rect[1]) < big:
             regions.append(rect)
     return regions
+
+
+def _is_highlight(rect: Rect, lines: Sequence[Rect], tops: Sequence[float], tallest: float) -> bool:
+    height = rect[3] - rect[1]
+    if height <= 2.0:
+        return False
+    for line in lines[bisect.bisect_left(tops, rect[1] - tallest) :]:
+        if line[1] > rect[3]:
+            break
+        line_h = line[3] - line[1]
+        overlap = min(rect[3], line[3]) - max(rect[1], line[1])
+        if (
+            0.6 * line_h <= height <= 1.6 * line_h
+            and overlap >= 0.7 * min(height, line_h)
+            and min(rect[2], line[2]) - max(rect[0], line[0]) > 0.5 * (rect[2] - rect[0])
+        ):
+            return True
+    return False
 
 
 # --- rows: visual lines with classified characters ------------------------------------------
@@ -532,7 +573,7 @@ class _Row:
     @property
     def mathy(self) -> bool:
         """A display-formula line: math characters and at most one short word."""
-        math = self.classes.count(MATH)
+        math = self.classes.count(MATH) + self.classes.count(GLYPH)
         if math < 2:
             return False
         pairs = zip(self.chars, self.classes, strict=True)
@@ -670,6 +711,9 @@ def _split_cells(spans: list[tuple[Rect, Span]]) -> list[list[tuple[Rect, Span]]
     return result
 
 
+_NARROW = set(",.;:'|!il")
+
+
 def _has_letters(text: str) -> bool:
     return any(c.isalpha() for c in text)
 
@@ -704,14 +748,18 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: _DocStats, ce
         math_span = script or is_math_font(span.font, stats.cm_is_math)
         mono = bool(span.flags & 8) or bool(_MONO_FONT_RE.search(font_base(span.font)))
         bold = bool(span.flags & 16) or "Bold" in span.font
-        step = (box[2] - box[0]) / len(text)
         # Glyph area around the span's own baseline (line boxes of some producers are far
-        # taller than their glyphs); x estimated evenly along the span.
+        # taller than their glyphs); x estimated along the span, spaces and narrow
+        # punctuation taking half a letter (a formula copied as a picture keeps its edges).
+        shares = [0.5 if c.isspace() or c in _NARROW else 1.0 for c in text]
+        step = (box[2] - box[0]) / sum(shares)
         top, bottom = span_base - 0.8 * span.size, span_base + 0.25 * span.size
-        for k, char in enumerate(text):
+        left = box[0]
+        for char, share in zip(text, shares, strict=True):
             chars.append(char)
             classes.append(_char_class(char, math_span))
-            boxes.append((box[0] + k * step, top, box[0] + (k + 1) * step, bottom))
+            boxes.append((left, top, left + share * step, bottom))
+            left += share * step
             if not char.isspace():
                 total += 1
                 mono_chars += mono
@@ -791,6 +839,7 @@ def _mark_headers_footers(
                 and len(first.text) <= 80
             ):
                 first.drop = "header"
+        _join_band_sentences(rows, stats.body_size)
         band_rows[page.index] = marked
     if len(pages) < 2:
         return
@@ -803,6 +852,41 @@ def _mark_headers_footers(
         for row, where in marked:
             if row.text and seen[(where, _normalized(row.text))] >= needed:
                 row.drop = row.drop or "running header/footer"
+
+
+def _joins_below(upper: _Row, lower: _Row) -> bool:
+    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+    return (
+        abs(upper.size - lower.size) < 0.5
+        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.8 * upper.size
+        and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
+        and not _ends_sentence(upper.text)
+    )
+
+
+def _join_band_sentences(rows: list[_Row], body_size: float) -> None:
+    """A sentence the edge of the header/footer band cuts in two is one unit (a licence
+    note's first line above the band): small print above a dropped footer line, or below a
+    dropped header line, is dropped too; a body-size line running into the bottom band is a
+    paragraph's end and is translated with it."""
+    ordered = sorted(rows, key=lambda r: r.baseline)
+    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom
+        row = ordered[i]
+        if row.drop != "header/footer":
+            continue
+        above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
+        if above:
+            upper = above[-1]
+            if upper.size <= body_size - 0.5:
+                upper.drop = "header/footer"
+            elif upper.baseline > ordered[len(ordered) // 2].baseline:
+                row.drop = ""
+    for i, row in enumerate(ordered):  # downwards from the top
+        if row.drop != "header/footer":
+            continue
+        below = [r for r in ordered[i + 1 :] if not r.drop and _joins_below(row, r)]
+        if below and below[0].size <= body_size - 0.5:
+            below[0].drop = "header/footer"
 
 
 def _mark_figure_text(rows: list[_Row], page: PageLayout, frame: Frame) -> None:
@@ -938,6 +1022,10 @@ def _continues(prev: _Row, cur: _Row, para: list[_Row], leading: float) -> bool:
     document's usual baseline distance in font sizes)."""
     if prev.cell or cur.cell or prev.col != cur.col or prev.mathy or cur.mathy:
         return False
+    if _display_row(prev) or (
+        _display_row(cur) and (_ends_sentence(prev.text) or cur.x0 > prev.x0 + 0.8 * prev.size)
+    ):
+        return False
     if _REFS_RE.match(prev.text) or _REFS_RE.match(cur.text):
         return False
     left = min(r.x0 for r in para)
@@ -970,6 +1058,23 @@ def _continues(prev: _Row, cur: _Row, para: list[_Row], leading: float) -> bool:
     return not (ended and (short or outdented or (indented and not hanging)))
 
 
+def _display_row(row: _Row) -> bool:
+    """A line of a display equation with a short text label ("token ids (W) = {...}"): at
+    most three words, more math than letters, math to its end, and not a full column line (an
+    inline formula's line runs from edge to edge)."""
+    math = row.classes.count(MATH) + row.classes.count(GLYPH)
+    if math < 6:
+        return False
+    pairs = list(zip(row.chars, row.classes, strict=True))
+    words = _WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
+    if len(words) > 3 or sum(len(w) for w in words) >= math:
+        return False
+    last = next((k for c, k in reversed(pairs) if k != NEUTRAL), TEXT)
+    col0, col1 = row.col_range
+    full = row.x0 <= col0 + 1.5 * row.size and row.x1 >= col1 - 1.5 * row.size
+    return last in _MATHS and not full
+
+
 @dataclass(slots=True)
 class _Draft:
     rows: list[_Row]
@@ -979,6 +1084,8 @@ class _Draft:
     text: str = ""
     placeholders: dict[str, str] = field(default_factory=dict)
     formula_boxes: dict[str, tuple[Rect, ...]] = field(default_factory=dict)
+    formula_descents: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    glyph_formulas: set[str] = field(default_factory=set)
     skip: str = ""
 
 
@@ -999,11 +1106,13 @@ def _joins_hyphenated(chars: list[str], text: str) -> bool:
     return sum(c.isupper() or c.isdigit() for c in fragment) < 2
 
 
-def _join_rows(rows: list[_Row]) -> tuple[str, str, list[Rect]]:
-    """The paragraph's characters, classes and character boxes, line breaks undone."""
+def _join_rows(rows: list[_Row]) -> tuple[str, str, list[Rect], list[float]]:
+    """The paragraph's characters, classes, character boxes and the baseline of each
+    character's row, line breaks undone."""
     chars: list[str] = []
     classes: list[str] = []
     boxes: list[Rect] = []
+    bases: list[float] = []
     for row in rows:
         start = len(row.chars) - len(row.chars.lstrip())
         end = len(row.chars.rstrip())
@@ -1011,17 +1120,42 @@ def _join_rows(rows: list[_Row]) -> tuple[str, str, list[Rect]]:
         if chars:
             last = chars[-1]
             if last in "-\u00ad\u2010" and _joins_hyphenated(chars, text) or last == "\u00ad":
-                del chars[-1], classes[-1], boxes[-1]
+                del chars[-1], classes[-1], boxes[-1], bases[-1]
             elif _URL_TAIL_RE.search("".join(chars[-200:])):
                 pass
             elif not (_is_cjk(last) and _is_cjk(text[0])) and last not in "-\u2010":
                 chars.append(" ")
                 classes.append(NEUTRAL)
                 boxes.append(boxes[-1])
+                bases.append(bases[-1])
         chars.extend(text)
         classes.extend(row.classes[start:end])
         boxes.extend(row.boxes[start:end])
-    return "".join(chars), "".join(classes), boxes
+        bases.extend([row.baseline] * (end - start))
+    return "".join(chars), "".join(classes), boxes, bases
+
+
+def _absorb_variables(chars: str, classes: str) -> str:
+    """Letters in a text font glued to math set in a math font are part of the formula: a
+    bold vector name before its subscript ("x" + "k"), a name between math glyphs ("; lm ^").
+    Only runs of one or two letters: a word with a footnote mark stays a word."""
+    marks = list(classes)
+    i, n = 0, len(chars)
+    while i < n:
+        if not (marks[i] == TEXT and chars[i].isalpha()):
+            i += 1
+            continue
+        j = i
+        while j < n and marks[j] == TEXT and chars[j].isalpha():
+            j += 1
+        glued = (j < n and marks[j] == GLYPH) or (i > 0 and marks[i - 1] == GLYPH)
+        after = next((k for k in range(j, n) if not chars[k].isspace()), n)
+        before = next((k for k in range(i - 1, -1, -1) if not chars[k].isspace()), -1)
+        between = after < n and before >= 0 and marks[after] == marks[before] == GLYPH
+        if j - i <= 2 and (glued or between):
+            marks[i:j] = [GLYPH] * (j - i)
+        i = j
+    return "".join(marks)
 
 
 def _words(text: str) -> list[str]:
@@ -1029,14 +1163,18 @@ def _words(text: str) -> list[str]:
 
 
 def _classify(draft: _Draft, stats: _DocStats) -> None:
-    chars, classes, boxes = _join_rows(draft.rows)
+    chars, classes, boxes, bases = _join_rows(draft.rows)
+    classes = _absorb_variables(chars, classes)
     text, originals, ranges = protect(chars, classes)
     draft.text, draft.placeholders = re.sub(r"\s+", " ", text).strip(), originals
     for key, (start, end) in zip(originals, ranges, strict=True):
-        draft.formula_boxes[key] = _formula_rects(boxes[start:end], draft.frame)
+        rects, descents = _formula_rects(boxes[start:end], bases[start:end], draft.frame)
+        draft.formula_boxes[key], draft.formula_descents[key] = rects, descents
+        if GLYPH in classes[start:end]:
+            draft.glyph_formulas.add(key)
     words = _words(draft.text)
     letters = sum(len(w) for w in words)
-    math_chars = classes.count(MATH)
+    math_chars = classes.count(MATH) + classes.count(GLYPH)
     rows = draft.rows
     mono = sum(r.mono * len(r.text) for r in rows) / max(1, sum(len(r.text) for r in rows))
     if not words:
@@ -1056,15 +1194,22 @@ def _classify(draft: _Draft, stats: _DocStats) -> None:
         draft.kind = ParagraphKind.HEADING
 
 
-def _formula_rects(boxes: list[Rect], frame: Frame) -> tuple[Rect, ...]:
-    """Page rects of a formula's characters, one per line it runs over."""
+def _formula_rects(
+    boxes: list[Rect], bases: list[float], frame: Frame
+) -> tuple[tuple[Rect, ...], tuple[float, ...]]:
+    """Page rects of a formula's characters, one per line it runs over, and how far the
+    bottom of each lies below its line's baseline."""
     lines: list[list[Rect]] = []
-    for box in boxes:
+    line_bases: list[float] = []
+    for box, base in zip(boxes, bases, strict=True):
         if lines and box[0] >= lines[-1][-1][0] - 1.0:
             lines[-1].append(box)
         else:
             lines.append([box])
-    return tuple(frame.to_page(_union(line)) for line in lines)
+            line_bases.append(base)
+    unions = [_union(line) for line in lines]
+    rects = tuple(frame.to_page(u) for u in unions)
+    return rects, tuple(u[3] - base for u, base in zip(unions, line_bases, strict=True))
 
 
 def _align(rows: list[_Row]) -> Align:
@@ -1177,6 +1322,8 @@ def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
         line_pitch=_line_pitch(rows),
         line_count=len(rows),
         formula_boxes=draft.formula_boxes,
+        glyph_formulas=frozenset(draft.glyph_formulas),
+        formula_descents=draft.formula_descents,
     )
 
 
