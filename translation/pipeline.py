@@ -96,6 +96,12 @@ class _Run:
     # outage retry instead of bringing the LLM up again.
     generation: int = 0
     recovery_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Set when the job has failed: requests not yet sent are not sent.
+    aborted: bool = False
+
+
+class _Aborted(Exception):
+    """A request not sent because its job already failed."""
 
 
 class Translator:
@@ -255,6 +261,12 @@ class Translator:
             for finished in asyncio.as_completed(tasks):
                 text, answer = await finished
                 deliver(text, answer)
+        except Exception:
+            # The job fails, but answers already on their way are paid for: let the requests in
+            # flight finish (and reach the cache); the ones still waiting for a slot give up.
+            run.aborted = True
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         except BaseException:
             for task in tasks:
                 task.cancel()
@@ -268,6 +280,8 @@ class Translator:
             generation = run.generation
             try:
                 async with self._limiter.slot():
+                    if run.aborted:
+                        raise _Aborted
                     answer = await self._llm.translate(
                         text, request.source_lang, request.target_lang
                     )
@@ -287,6 +301,8 @@ class Translator:
     async def _recover(self, run: _Run, failed_generation: int) -> None:
         """Bring the LLM back once per outage, however many requests saw it fail."""
         async with run.recovery_lock:
+            if run.aborted:
+                raise _Aborted  # the job already failed (perhaps this very recovery)
             if run.generation != failed_generation:
                 return  # another request already recovered from this outage
             if run.recoveries >= MAX_RECOVERIES:
