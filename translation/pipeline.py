@@ -306,12 +306,17 @@ class Translator:
             if run.generation != failed_generation:
                 return  # another request already recovered from this outage
             if run.recoveries >= MAX_RECOVERIES:
+                run.aborted = True
                 raise LLMUnavailableError(
                     f"lost the LLM {run.recoveries + 1} times during this paper; giving up"
                 )
             run.recoveries += 1
             run.progress(Progress(Stage.STARTING_LLM, "lost the LLM mid-paper; bringing it back"))
-            await self._ensure_ready(run.progress)
+            try:
+                await self._ensure_ready(run.progress)
+            except BaseException:
+                run.aborted = True  # requests waiting on this recovery must not retry it
+                raise
             run.generation += 1
 
     @staticmethod
