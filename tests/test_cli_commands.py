@@ -125,3 +125,9 @@ def test_busy_gpu_fails_naming_the_holder(
     assert "GPU busy" in last and "ComfyUI/main.py" in last
     assert not (tmp_path / "paper-mono.pdf").exists()
     assert not list((tmp_path / "data").rglob("*.log")), "nothing was launched"
+
+
+def test_vllm_stop_without_a_manager_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli(["vllm", "stop"], {"ZT_MANAGER": "none", "ZT_DATA_DIR": str(tmp_path)})
+    assert result.returncode == 2
+    assert "ZT_MANAGER=none" in result.stderr and result.stdout == ""

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from common.errors import ConfigError, InputError, ZTError
-from common.settings import Settings, load_settings, settings_help, unknown_environment
+from common.settings import ManagerKind, Settings, load_settings, settings_help, unknown_environment
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -87,6 +87,11 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
         finally:
             display.close()
     elif action == "stop":
+        if settings.manager is ManagerKind.NONE:
+            raise ConfigError(
+                "ZT_MANAGER=none: zotero-translate never starts or stops vLLM"
+                " (set ZT_MANAGER=local or remote)"
+            )
         print(await commands.vllm_stop(settings))
     else:
         snapshot = await commands.status(settings)
