@@ -109,3 +109,19 @@ async def test_status_shows_a_start_in_progress(rig) -> None:
     report = commands.format_status(await commands.status(settings))
     assert "lease    held by pid " in report
     await start
+
+
+async def test_snapshot_state_follows_health_between_bring_ups(rig) -> None:
+    """Regression (QA): /health showed state "unknown" beside healthy: true."""
+    settings = rig.settings(manager="none")
+    snap = await commands.status(settings)
+    assert snap["vllm"]["healthy"] is False
+    assert snap["state"] == "down"
+
+
+async def test_snapshot_says_ready_for_a_vllm_someone_else_runs(rig, fake_vllm_factory) -> None:
+    fake = fake_vllm_factory.start()
+    settings = rig.settings(manager="none", llm_base_url=fake.base_url)
+    snap = await commands.status(settings)
+    assert snap["vllm"]["healthy"] is True
+    assert snap["state"] == "ready"

@@ -255,9 +255,13 @@ class VLLMManager(ABC):
     async def snapshot(self) -> dict[str, Any]:
         """What `zotero-translate status` and the server's status page show. Never raises."""
         health = await self.health()
+        state = self.state
+        if state in (VLLMState.UNKNOWN, VLLMState.DOWN, VLLMState.READY):
+            # Between bring-ups the health check just made is the fresher word.
+            state = VLLMState.READY if health.ok else VLLMState.DOWN
         snap: dict[str, Any] = {
             "manager": self.kind,
-            "state": self.state.value,
+            "state": state.value,
             "server_pid": os.getpid(),
             "last_error": self.last_error,
             "active_work": self._active_work,
