@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import hmac
 import logging
-from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 
 from common.errors import ConfigError
+from common.paths import static_dir
 from common.settings import Settings
 from vllm_manager.gpu import GPUStatusSource, ProbeSource
 from vllm_manager.gpu_model import GPUStatus
 
 log = logging.getLogger(__name__)
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+STATIC_DIR = static_dir()
 DASHBOARD_FILES = {"gpu.js": "text/javascript", "gpu.css": "text/css"}
 NO_TOKEN_MESSAGE = (
     "ZT_GPU_API_TOKEN is not set; refusing to start without auth (pass --no-auth to allow)"

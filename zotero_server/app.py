@@ -20,7 +20,6 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -30,6 +29,7 @@ from sse_starlette.sse import AppStatus
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from common.paths import static_dir
 from common.progress import Progress, ProgressSink, Stage
 from common.settings import Settings
 from translation import pdf as pdf_tools
@@ -45,7 +45,7 @@ from zotero_server.protocol import OutputKind, PluginRequest
 
 log = logging.getLogger(__name__)
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+STATIC_DIR = static_dir()
 #: /health and the page never wait longer than this for the vLLM/GPU status.
 STATUS_TIMEOUT_S = 2.0
 
