@@ -5,28 +5,16 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-import pytest
 from pydantic import SecretStr
 
 from common.settings import Settings
+from tests.helpers.browser import BROWSER_MARKS, launch
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread, vllm_serve_argv
 from vllm_manager.gpu_api import create_gpu_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TOKEN = "dashboard-token"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def test_dashboard_shows_the_process_list(
@@ -52,7 +40,7 @@ def test_dashboard_shows_the_process_list(
         sync_playwright() as pw,
     ):
         fake.set(processes=[{"pid": comfy.pid, "used_gpu_memory": 20480}])
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1100, "height": 760})
             page.goto(url + "/")

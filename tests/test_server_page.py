@@ -11,24 +11,12 @@ from pathlib import Path
 import pytest
 
 from common.settings import Settings
+from tests.helpers.browser import BROWSER_MARKS, launch
 from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import RunningServer, run_app
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture
@@ -52,7 +40,7 @@ def test_upload_watch_the_bar_and_download(
     upload.write_bytes(paper)
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1000, "height": 900}, accept_downloads=True)
             page.goto(server.url + "/")
@@ -103,7 +91,7 @@ def test_a_bad_upload_shows_the_servers_message(
     fake_pdf = tmp_path / "notes.pdf"
     fake_pdf.write_bytes(b"just some text, not a PDF")
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page()
             page.goto(server.url + "/")
@@ -140,7 +128,7 @@ def test_the_page_says_who_holds_the_gpu_then_translates(
                 gpus=[gpu(memory_used=20500)],
                 processes=[{"pid": comfy.pid, "used_gpu_memory": 20275}],
             )
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            browser = launch(pw)
             try:
                 page = browser.new_page(viewport={"width": 1000, "height": 800})
                 page.goto(server.url + "/")

@@ -63,6 +63,8 @@ class TranslationResult:
     dual: bytes | None
     page_count: int
     paragraphs: int
+    #: Distinct paragraph texts sent to the LLM, and found in the cache (a text that appears
+    #: twice in the paper counts once).
     llm_calls: int
     cache_hits: int
     seconds: float = 0.0
@@ -89,6 +91,7 @@ class _Run:
     request: TranslationRequest
     progress: ProgressSink
     total: int
+    cached: int
     done: int = 0
     llm_calls: int = 0
     recoveries: int = 0
@@ -194,7 +197,7 @@ class Translator:
             page_count=page_count,
             paragraphs=len(paragraphs),
             llm_calls=run.llm_calls,
-            cache_hits=len(paragraphs) - run.llm_calls,
+            cache_hits=run.cached,
             seconds=time.monotonic() - started,
             pages_rendered_early=overlapped,
         )
@@ -238,17 +241,20 @@ class Translator:
             for paragraph in by_text[text]:
                 pages.add(paragraph, restore(answer, paragraph))
 
-        done = 0
+        keys = {text: self._key(request, text) for text in by_text}
+        # One query for the whole paper, off the event loop (other jobs keep translating).
+        found = (
+            {} if request.force else await asyncio.to_thread(self._cache.get_many, keys.values())
+        )
         missing = []
-        for text in by_text:
-            cached = None if request.force else self._cache.get(self._key(request, text))
-            if cached is None:
-                missing.append(text)
+        for text, key in keys.items():
+            if key in found:
+                deliver(text, found[key])
             else:
-                deliver(text, cached)
-                done += 1
+                missing.append(text)
+        done = len(by_text) - len(missing)
 
-        run = _Run(request=request, progress=progress, total=len(by_text), done=done)
+        run = _Run(request=request, progress=progress, total=len(by_text), cached=done, done=done)
         if not missing:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
             return run
