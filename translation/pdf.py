@@ -27,20 +27,19 @@ from common.errors import (
     ZTError,
 )
 from translation.fonts import FontChain, fit, is_cjk_language, plain_char
-from translation.segment import (
-    Align,
+from translation.formulas import mark_key
+from translation.layout import (
     Block,
     Frame,
     Line,
     PageLayout,
-    Paragraph,
     Rect,
     Span,
     column_split,
     figure_regions,
-    mark_key,
-    segment,
 )
+from translation.paragraph import Align, Paragraph
+from translation.segment import segment
 
 # PyMuPDF is not thread-safe; the server may run two jobs' PDF work in two worker threads.
 _LOCK = threading.RLock()

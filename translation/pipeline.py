@@ -22,9 +22,10 @@ from common.errors import InputError, LLMUnavailableError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from translation import pdf, prompts
 from translation.cache import CacheKey, TranslationCache
+from translation.formulas import restore
 from translation.limiter import Limiter, make_limiter
 from translation.llm import LLMClient
-from translation.segment import Paragraph, restore
+from translation.paragraph import Paragraph
 
 if TYPE_CHECKING:
     from common.settings import Settings

@@ -11,8 +11,8 @@ import httpx
 
 from common.errors import InputError, TooLargeError
 from common.settings import Settings
+from translation.page_range import parse_pages
 from translation.pipeline import DualMode, TranslationRequest, Translator, inspect_pdf
-from translation.segment import parse_pages
 from vllm_manager.factory import create_manager
 from zotero_server.progress_display import ProgressDisplay
 

@@ -1,0 +1,235 @@
+"""What the PDF reader saw, as plain data, and the geometry on it.
+
+:class:`PageLayout` (blocks, lines and spans with their boxes and fonts, plus the figure areas)
+is a copy of PyMuPDF's text extraction; nothing here touches PyMuPDF. Coordinates are PyMuPDF's
+unrotated page space (y down). A page whose text runs vertically is analysed in a
+:class:`Frame` (x along its reading direction).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+Rect = tuple[float, float, float, float]
+Vector = tuple[float, float]
+
+# --- input: what the PDF reader saw --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A run of characters in one font, size and colour; ``origin`` is its first baseline
+    point."""
+
+    text: str
+    bbox: Rect
+    font: str
+    size: float
+    flags: int = 0
+    color: int = 0
+    origin: Vector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    spans: tuple[Span, ...]
+    bbox: Rect
+    direction: Vector = (1.0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    lines: tuple[Line, ...]
+    bbox: Rect
+
+
+@dataclass(frozen=True, slots=True)
+class PageLayout:
+    """One page as read: ``width``/``height`` of the unrotated page, its text blocks, and the
+    areas of images and vector figures (text inside them is never translated)."""
+
+    index: int
+    width: float
+    height: float
+    blocks: tuple[Block, ...]
+    figures: tuple[Rect, ...] = ()
+
+
+# --- geometry -------------------------------------------------------------------------------
+
+
+def axis(direction: Vector) -> Vector | None:
+    """The axis direction closest to ``direction``, or None for slanted text."""
+    dx, dy = direction
+    if abs(dx) > 0.98:
+        return (1.0 if dx > 0 else -1.0, 0.0)
+    if abs(dy) > 0.98:
+        return (0.0, 1.0 if dy > 0 else -1.0)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Coordinates along a reading direction ``u`` (x) and the line-advance direction ``v``
+    (y, "down" for a reader of that text). The identity for ordinary horizontal text."""
+
+    u: Vector = (1.0, 0.0)
+
+    @property
+    def v(self) -> Vector:
+        return (-self.u[1], self.u[0])
+
+    def point(self, x: float, y: float) -> Vector:
+        """Page point -> frame point."""
+        (ux, uy), (vx, vy) = self.u, self.v
+        return (x * ux + y * uy, x * vx + y * vy)
+
+    def to_frame(self, rect: Rect) -> Rect:
+        pts = [self.point(x, y) for x, y in _corners(rect)]
+        return _bounds(pts)
+
+    def page_point(self, a: float, b: float) -> Vector:
+        """Frame point -> page point."""
+        (ux, uy), (vx, vy) = self.u, self.v
+        return (a * ux + b * vx, a * uy + b * vy)
+
+    def to_page(self, rect: Rect) -> Rect:
+        return _bounds([self.page_point(a, b) for a, b in _corners(rect)])
+
+
+def _corners(rect: Rect) -> list[Vector]:
+    x0, y0, x1, y1 = rect
+    return [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
+
+
+def _bounds(points: Sequence[Vector]) -> Rect:
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def union(rects: Iterable[Rect]) -> Rect:
+    items = list(rects)
+    return (
+        min(r[0] for r in items),
+        min(r[1] for r in items),
+        max(r[2] for r in items),
+        max(r[3] for r in items),
+    )
+
+
+def _touch(a: Sequence[float], b: Sequence[float], gap: float) -> bool:
+    return a[0] <= b[2] + gap and a[2] >= b[0] - gap and a[1] <= b[3] + gap and a[3] >= b[1] - gap
+
+
+def figure_regions(
+    paths: Sequence[Rect],
+    images: Sequence[Rect],
+    page_width: float,
+    page_height: float,
+    text_lines: Sequence[Rect] = (),
+) -> list[Rect]:
+    """Areas of figures on a page, from the boxes of its vector paths and images.
+
+    Paths close to each other are clustered; a cluster is a figure when it holds several paths
+    of which some are two-dimensional (curves, filled shapes, diagonals). Clusters of thin
+    horizontal/vertical rules are tables and stay translatable. Boxes covering most of the page
+    are backgrounds, not figures, and so are highlights: paths one line of ``text_lines`` high
+    lying behind that line (marked words; shaded table rows).
+    """
+    big = 0.6 * page_width * page_height
+    gap = 3.0
+    lines = sorted(text_lines, key=lambda r: r[1])
+    line_tops = [r[1] for r in lines]
+    tallest = max((r[3] - r[1] for r in lines), default=0.0)
+    clusters: list[list[float]] = []  # x0, y0, x1, y1, paths, two-dimensional paths
+    for rect in sorted(paths, key=lambda r: (r[1], r[0])):
+        if lines and _is_highlight(rect, lines, line_tops, tallest):
+            continue
+        w, h = rect[2] - rect[0], rect[3] - rect[1]
+        if w * h > big:
+            continue
+        two_d = 1.0 if (w > 2.0 and h > 2.0) else 0.0
+        for cluster in clusters:
+            if _touch(rect, cluster, gap):
+                cluster[:4] = [*union([rect, (cluster[0], cluster[1], cluster[2], cluster[3])])]
+                cluster[4] += 1
+                cluster[5] += two_d
+                break
+        else:
+            clusters.append([*rect, 1.0, two_d])
+    merged = True
+    while merged:  # clusters that grew into each other
+        merged = False
+        for i in range(len(clusters)):
+            for j in range(i + 1, len(clusters)):
+                a, b = clusters[i], clusters[j]
+                if _touch(a, b, gap):
+                    box = union([(a[0], a[1], a[2], a[3]), (b[0], b[1], b[2], b[3])])
+                    clusters[i] = [*box, a[4] + b[4], a[5] + b[5]]
+                    del clusters[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    regions: list[Rect] = []
+    for x0, y0, x1, y1, count, count2d in clusters:
+        area = (x1 - x0) * (y1 - y0)
+        if count >= 4 and count2d >= 2 and 900 <= area < big:
+            regions.append((x0, y0, x1, y1))
+    for rect in images:
+        if 100 <= (rect[2] - rect[0]) * (rect[3] - rect[1]) < big:
+            regions.append(rect)
+    return regions
+
+
+def _is_highlight(rect: Rect, lines: Sequence[Rect], tops: Sequence[float], tallest: float) -> bool:
+    height = rect[3] - rect[1]
+    if height <= 2.0:
+        return False
+    for line in lines[bisect.bisect_left(tops, rect[1] - tallest) :]:
+        if line[1] > rect[3]:
+            break
+        line_h = line[3] - line[1]
+        overlap = min(rect[3], line[3]) - max(rect[1], line[1])
+        if (
+            0.6 * line_h <= height <= 1.6 * line_h
+            and overlap >= 0.7 * min(height, line_h)
+            and min(rect[2], line[2]) - max(rect[0], line[0]) > 0.5 * (rect[2] - rect[0])
+        ):
+            return True
+    return False
+
+
+# --- page geometry for /crop and /crop-compare ----------------------------------------------
+
+
+def column_split(page: PageLayout) -> float | None:
+    """The x where a two-column page divides into its columns, or None for other pages.
+
+    A page has two columns when at least 15% of its horizontal text sits wholly left of the
+    text area's middle and 15% wholly right of it; the split is halfway across the gutter.
+    """
+    boxes: list[tuple[Rect, int]] = []
+    for block in page.blocks:
+        lines = [ln for ln in block.lines if axis(ln.direction) == (1.0, 0.0)]
+        count = sum(len(s.text.strip()) for ln in lines for s in ln.spans)
+        if count:
+            boxes.append((union(ln.bbox for ln in lines), count))
+    if not boxes:
+        return None
+    x0 = min(b[0] for b, _ in boxes)
+    x1 = max(b[2] for b, _ in boxes)
+    mid = (x0 + x1) / 2
+    left = [(b, n) for b, n in boxes if b[2] < mid + 4]
+    right = [(b, n) for b, n in boxes if b[0] > mid - 4]
+    total = sum(n for _, n in boxes)
+    if sum(n for _, n in left) < 0.15 * total or sum(n for _, n in right) < 0.15 * total:
+        return None
+    left_edge = max(b[2] for b, _ in left)
+    right_edge = min(b[0] for b, _ in right)
+    if right_edge <= left_edge:
+        return mid
+    return (left_edge + right_edge) / 2

@@ -1,0 +1,56 @@
+"""The unit of translation and typesetting that segmentation produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from translation.layout import Rect, Vector
+
+# --- output ---------------------------------------------------------------------------------
+
+
+class ParagraphKind(StrEnum):
+    BODY = "body"
+    HEADING = "heading"
+    CELL = "cell"
+    REFERENCE = "reference"
+
+
+class Align(StrEnum):
+    LEFT = "left"
+    CENTER = "center"
+    JUSTIFY = "justify"
+
+
+@dataclass(slots=True)
+class Paragraph:
+    """One unit of translation and of typesetting.
+
+    ``text`` is what the LLM gets: the source with inline math, URLs and the like replaced by
+    placeholders; ``placeholders`` maps each placeholder to its original text and
+    ``formula_boxes`` to the page areas of its glyphs (for glyphs without Unicode, which can only
+    be copied as they look). ``bbox`` is the area the translation must fit in; ``rects`` are the
+    areas to redact, tight around the source glyphs so nothing else is touched (all in unrotated
+    page coordinates). ``direction`` is the reading direction (unit vector, y down).
+    """
+
+    id: str
+    page: int
+    text: str
+    placeholders: dict[str, str]
+    bbox: Rect
+    rects: tuple[Rect, ...]
+    font_size: float
+    color: int = 0
+    bold: bool = False
+    direction: Vector = (1.0, 0.0)
+    align: Align = Align.LEFT
+    kind: ParagraphKind = ParagraphKind.BODY
+    line_pitch: float = 1.2  # baseline distance of the source lines / font size
+    line_count: int = 1
+    formula_boxes: dict[str, tuple[Rect, ...]] = field(default_factory=dict)
+    #: Formulas to copy as their original glyphs (math fonts, sub/superscripts), and for each
+    #: piece of their ``formula_boxes`` how far its bottom lies below the source baseline.
+    glyph_formulas: frozenset[str] = frozenset()
+    formula_descents: dict[str, tuple[float, ...]] = field(default_factory=dict)

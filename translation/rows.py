@@ -1,0 +1,406 @@
+"""Rows: the visual lines of a page with classified characters, and the per-page filters
+(running headers and footers, page numbers, text inside figures)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from translation.formulas import (
+    CM_TEXT_FONT_RE,
+    GLYPH,
+    LIGATURES,
+    MATH,
+    MONO_FONT_RE,
+    NEUTRAL,
+    TEXT,
+    char_class,
+    font_base,
+    is_math_font,
+)
+from translation.layout import Block, Frame, Line, PageLayout, Rect, Span, Vector, axis, union
+
+_TERMINAL = tuple(".!?:;。．！？")
+# A line ending inside a URL ("https://github." / "example.org/a-"): the next line continues it.
+URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$")
+WORD_RE = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def ends_sentence(text: str) -> bool:
+    if URL_TAIL_RE.search(text):
+        return False
+    return text.rstrip(" \"'”’)]").endswith(_TERMINAL)
+
+
+# --- rows: visual lines with classified characters ------------------------------------------
+
+
+@dataclass(slots=True)
+class Row:
+    """A visual line in frame coordinates: pieces of the MuPDF lines of a block that share a
+    baseline (one piece per cell of a table row)."""
+
+    chars: str
+    classes: str
+    boxes: list[Rect]  # frame box of each character (estimated inside its span)
+    bbox: Rect  # frame box of the glyphs
+    baseline: float
+    size: float
+    rects: list[Rect]  # tight page rects of the spans, for redaction
+    bold: bool
+    mono: float
+    color: int
+    cell: bool = False
+    drop: str = ""  # why the row is not translated ("" = translate)
+    col: int = 0  # 0 left or single column, 1 right, 2 spanning both
+    col_range: tuple[float, float] = (0.0, 0.0)
+
+    @property
+    def text(self) -> str:
+        return self.chars.strip()
+
+    @property
+    def x0(self) -> float:
+        return self.bbox[0]
+
+    @property
+    def x1(self) -> float:
+        return self.bbox[2]
+
+    @property
+    def top(self) -> float:
+        """Top of the main-size glyphs (a tall box from sub/superscripts does not count)."""
+        return self.baseline - 0.75 * self.size
+
+    @property
+    def bottom(self) -> float:
+        return self.baseline + 0.22 * self.size
+
+    @property
+    def mathy(self) -> bool:
+        """A display-formula line: math characters and at most one short word."""
+        math = self.classes.count(MATH) + self.classes.count(GLYPH)
+        if math < 2:
+            return False
+        pairs = zip(self.chars, self.classes, strict=True)
+        words = WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
+        return len(words) <= 1 and sum(len(w) for w in words) < math
+
+
+@dataclass(slots=True)
+class DocStats:
+    body_size: float
+    cm_is_math: bool
+    directions: dict[int, Vector]
+    leading: float = 1.2  # usual baseline distance of consecutive lines / font size
+
+
+def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
+    sizes: Counter[float] = Counter()
+    fonts: Counter[str] = Counter()
+    directions: dict[int, Vector] = {}
+    pitches: list[float] = []
+    for page in pages:
+        dirs: Counter[Vector] = Counter()
+        for block in page.blocks:
+            for a, b in zip(block.lines, block.lines[1:], strict=False):
+                sa, sb = a.spans[0], b.spans[0]
+                if sa.origin and sb.origin and abs(sa.size - sb.size) < 0.3 and sa.size > 0:
+                    ratio = abs(sb.origin[1] - sa.origin[1]) / sa.size
+                    if 1.0 <= ratio <= 2.5:
+                        pitches.append(round(ratio, 2))
+            for line in block.lines:
+                line_axis = axis(line.direction)
+                count = sum(len(s.text.strip()) for s in line.spans)
+                if line_axis is not None:
+                    dirs[line_axis] += count
+                # Body text is what fills long lines (tables and captions have short ones).
+                for span in line.spans:
+                    n = len(span.text.strip())
+                    if n:
+                        fonts[font_base(span.font)] += n
+                        if count >= 40:
+                            sizes[round(span.size * 2) / 2] += n
+        directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
+    body_size = sizes.most_common(1)[0][0] if sizes else 10.0
+    text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
+    cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
+    leading = statistics.median(pitches) if pitches else 1.2
+    return DocStats(body_size, cm_is_math, directions, leading)
+
+
+def _baseline(line: Line, frame: Frame) -> tuple[float, float]:
+    """(baseline, size) of a line's main-size glyphs, in frame y."""
+    size = max(s.size for s in line.spans)
+    for span in line.spans:
+        if span.size >= size - 0.3 and span.origin is not None and span.text.strip():
+            return frame.point(*span.origin)[1], size
+    box = frame.to_frame(line.bbox)
+    return box[3] - 0.22 * size, size
+
+
+# A section number or list marker set apart from its text is a label, not a table cell.
+_LABEL_RE = re.compile(
+    r"^\s*(\d+(\.\d+)*\.?|[A-Z](\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
+    r"\(?[a-z0-9]{1,3}[.)])\s*$"
+)
+_NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
+_NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+
+
+def rows_of_block(block: Block, frame: Frame, stats: DocStats) -> list[Row]:
+    """Group the lines of a block that run in the frame's direction into visual rows (by
+    baseline, so a superscript line joins its row); cut table rows into cells."""
+    lines = []
+    for line in block.lines:
+        if any(s.text.strip() for s in line.spans) and axis(line.direction) == frame.u:
+            base, size = _baseline(line, frame)
+            lines.append((base, size, line))
+    lines.sort(key=lambda item: item[0])
+    groups: list[list[tuple[float, float, Line]]] = []
+    for item in lines:
+        if groups:
+            base, size, _ = max(groups[-1], key=lambda it: it[1])
+            if abs(item[0] - base) < 0.5 * max(size, item[1]):
+                groups[-1].append(item)
+                continue
+        groups.append([item])
+    rows: list[Row] = []
+    for group in groups:
+        spans = sorted(
+            ((frame.to_frame(s.bbox), s) for _, _, line in group for s in line.spans if s.text),
+            key=lambda item: item[0][0],
+        )
+        pieces = [p for p in _split_cells(spans) if any(s.text.strip() for _, s in p)]
+        for piece in pieces:
+            rows.append(_make_row(piece, frame, stats, cell=len(pieces) > 1))
+    return rows
+
+
+def _split_cells(spans: list[tuple[Rect, Span]]) -> list[list[tuple[Rect, Span]]]:
+    """Cut a row at wide gaps (table cells); a text cell followed by three or more numbers is
+    cut before the numbers even when they touch (a table row set tight). A section number
+    before a heading is not a cell."""
+    pieces: list[list[tuple[Rect, Span]]] = [[]]
+    right: float | None = None
+    for box, span in spans:
+        if not span.text.strip():
+            if pieces[-1]:
+                pieces[-1].append((box, span))
+            continue
+        if right is not None and pieces[-1]:
+            gap = box[0] - right
+            before = "".join(s.text for _, s in pieces[-1])
+            numeric = not has_letters(span.text) or not has_letters(before)
+            label = len(pieces) == 1 and _LABEL_RE.match(before)
+            if not label and (gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)):
+                pieces.append([])
+        pieces[-1].append((box, span))
+        right = box[2] if right is None else max(right, box[2])
+    result: list[list[tuple[Rect, Span]]] = []
+    for piece in pieces:
+        cut = len(piece)
+        while cut > 0 and _NUMERIC_RE.match(piece[cut - 1][1].text):
+            cut -= 1
+        tail = "".join(s.text for _, s in piece[cut:])
+        head = "".join(s.text for _, s in piece[:cut])
+        numbers = tail.split()
+        if (
+            0 < cut < len(piece)
+            and len(numbers) >= 3
+            and all(_NUMBER_RE.match(t) for t in numbers)
+            and has_letters(head)
+        ):
+            result.extend([piece[:cut], piece[cut:]])
+        else:
+            result.append(piece)
+    return result
+
+
+_NARROW = set(",.;:'|!il")
+
+
+def has_letters(text: str) -> bool:
+    return any(c.isalpha() for c in text)
+
+
+def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cell: bool) -> Row:
+    weights: Counter[float] = Counter()
+    for _, span in piece:
+        weights[span.size] += max(1, len(span.text.strip()))
+    size = weights.most_common(1)[0][0]
+    bases = [frame.point(*s.origin)[1] for _, s in piece if s.origin and abs(s.size - size) < 0.3]
+    baseline = statistics.median(bases) if bases else piece[0][0][3] - 0.22 * size
+    chars: list[str] = []
+    classes: list[str] = []
+    boxes: list[Rect] = []
+    rects: list[Rect] = []
+    bold_letters = letters = mono_chars = total = 0
+    colors: Counter[int] = Counter()
+    right: float | None = None
+    for box, span in piece:
+        text = "".join(LIGATURES.get(c, c) for c in span.text)
+        if not text:
+            continue
+        # MuPDF lines of one row meet without a space: add one where the glyphs are apart.
+        if right is not None and chars and not chars[-1].isspace() and not text[0].isspace():
+            if box[0] - right > 0.15 * size:
+                chars.append(" ")
+                classes.append(NEUTRAL)
+                boxes.append((right, baseline - 0.8 * size, box[0], baseline + 0.25 * size))
+        right = box[2] if right is None else max(right, box[2])
+        span_base = frame.point(*span.origin)[1] if span.origin else baseline
+        script = span.size < 0.85 * size and abs(span_base - baseline) > 0.12 * size
+        math_span = script or is_math_font(span.font, stats.cm_is_math)
+        mono = bool(span.flags & 8) or bool(MONO_FONT_RE.search(font_base(span.font)))
+        bold = bool(span.flags & 16) or "Bold" in span.font
+        # Glyph area around the span's own baseline (line boxes of some producers are far
+        # taller than their glyphs); x estimated along the span, spaces and narrow
+        # punctuation taking half a letter (a formula copied as a picture keeps its edges).
+        shares = [0.5 if c.isspace() or c in _NARROW else 1.0 for c in text]
+        step = (box[2] - box[0]) / sum(shares)
+        top, bottom = span_base - 0.8 * span.size, span_base + 0.25 * span.size
+        left = box[0]
+        for char, share in zip(text, shares, strict=True):
+            chars.append(char)
+            classes.append(char_class(char, math_span))
+            boxes.append((left, top, left + share * step, bottom))
+            left += share * step
+            if not char.isspace():
+                total += 1
+                mono_chars += mono
+                colors[span.color] += 1
+            if char.isalpha():
+                letters += 1
+                bold_letters += bold
+        if span.text.strip():
+            # Redaction removes every glyph whose box it touches: stay inside the glyphs' band
+            # around their own baseline so neighbouring lines survive.
+            tight = (box[0] + 0.1, span_base - 0.6 * span.size, box[2] - 0.1, span_base - 0.1)
+            if rects and abs(rects[-1][1] - tight[1]) < 0.5 and abs(rects[-1][3] - tight[3]) < 0.5:
+                last = rects[-1]
+                rects[-1] = (min(last[0], tight[0]), last[1], max(last[2], tight[2]), last[3])
+            else:
+                rects.append(tight)
+    glyphs = [b for b, s in piece if s.text.strip()]
+    return Row(
+        chars="".join(chars),
+        classes="".join(classes),
+        boxes=boxes,
+        bbox=union(glyphs),
+        baseline=baseline,
+        size=size,
+        rects=[frame.to_page(r) for r in rects],
+        bold=letters > 0 and bold_letters >= 0.95 * letters,
+        mono=mono_chars / total if total else 0.0,
+        color=colors.most_common(1)[0][0] if colors else 0,
+        cell=cell,
+    )
+
+
+# --- per-page filters -----------------------------------------------------------------------
+
+_PAGE_NUMBER_RE = re.compile(r"^(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?$", re.I)
+
+
+def _normalized(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
+
+
+def mark_headers_footers(
+    rows_by_page: dict[int, list[Row]],
+    pages: Sequence[PageLayout],
+    frames: dict[int, Frame],
+    stats: DocStats,
+) -> None:
+    """Mark running headers, footers and page numbers: rows in the outer 8% of the page no
+    larger than body text; page numbers in the outer 15%; an isolated topmost row in the outer
+    13%; and rows of the outer 15% repeated on several pages (digits ignored)."""
+    band_rows: dict[int, list[tuple[Row, str]]] = {}
+    for page in pages:
+        fy0, fy1 = frames[page.index].to_frame((0.0, 0.0, page.width, page.height))[1::2]
+        height = fy1 - fy0
+        rows = [r for r in rows_by_page.get(page.index, []) if not r.drop]
+        marked: list[tuple[Row, str]] = []
+        for row in rows:
+            top = row.bottom <= fy0 + 0.08 * height
+            bottom = row.top >= fy1 - 0.08 * height
+            if (top or bottom) and row.size <= stats.body_size + 1.0:
+                row.drop = "header/footer"
+            elif _PAGE_NUMBER_RE.match(row.text) and (
+                row.bottom <= fy0 + 0.15 * height or row.top >= fy1 - 0.15 * height
+            ):
+                row.drop = "page number"
+            if row.bottom <= fy0 + 0.15 * height:
+                marked.append((row, "top"))
+            elif row.top >= fy1 - 0.15 * height:
+                marked.append((row, "bottom"))
+        live = sorted((r for r in rows if not r.drop), key=lambda r: r.top)
+        if len(live) > 1:
+            first, second = live[0], live[1]
+            if (
+                first.bottom <= fy0 + 0.13 * height
+                and first.size <= stats.body_size + 0.5
+                and second.top - first.bottom >= 1.4 * first.size
+                and len(first.text) <= 80
+            ):
+                first.drop = "header"
+        _join_band_sentences(rows, stats.body_size)
+        band_rows[page.index] = marked
+    if len(pages) < 2:
+        return
+    seen: Counter[tuple[str, str]] = Counter()
+    for marked in band_rows.values():
+        for key in {(where, _normalized(row.text)) for row, where in marked}:
+            seen[key] += 1
+    needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
+    for marked in band_rows.values():
+        for row, where in marked:
+            if row.text and seen[(where, _normalized(row.text))] >= needed:
+                row.drop = row.drop or "running header/footer"
+
+
+def _joins_below(upper: Row, lower: Row) -> bool:
+    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+    return (
+        abs(upper.size - lower.size) < 0.5
+        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.8 * upper.size
+        and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
+        and not ends_sentence(upper.text)
+    )
+
+
+def _join_band_sentences(rows: list[Row], body_size: float) -> None:
+    """A sentence the edge of the header/footer band cuts in two is one unit (a licence
+    note's first line above the band): small print above a dropped footer line, or below a
+    dropped header line, is dropped too; a body-size line running into the bottom band is a
+    paragraph's end and is translated with it."""
+    ordered = sorted(rows, key=lambda r: r.baseline)
+    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom
+        row = ordered[i]
+        if row.drop != "header/footer":
+            continue
+        above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
+        if above:
+            upper = above[-1]
+            if upper.size <= body_size - 0.5:
+                upper.drop = "header/footer"
+            elif upper.baseline > ordered[len(ordered) // 2].baseline:
+                row.drop = ""
+    for i, row in enumerate(ordered):  # downwards from the top
+        if row.drop != "header/footer":
+            continue
+        below = [r for r in ordered[i + 1 :] if not r.drop and _joins_below(row, r)]
+        if below and below[0].size <= body_size - 0.5:
+            below[0].drop = "header/footer"
+
+
+def mark_figure_text(rows: list[Row], page: PageLayout, frame: Frame) -> None:
+    figures = [frame.to_frame(f) for f in page.figures]
+    for row in rows:
+        cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
+        if not row.drop and any(f[0] <= cx <= f[2] and f[1] <= cy <= f[3] for f in figures):
+            row.drop = "figure"
