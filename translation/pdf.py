@@ -8,15 +8,11 @@ share, which is why pages with ``/Rotate`` need no special handling.
 
 from __future__ import annotations
 
-import bisect
-import math
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 import pymupdf
-from pymupdf import mupdf
 
 from common.errors import (
     EmptyPDFError,
@@ -26,20 +22,19 @@ from common.errors import (
     PasswordRequiredError,
     ZTError,
 )
-from translation.fonts import FontChain, fit, is_cjk_language, plain_char
-from translation.formulas import mark_key
+from translation.fonts import FontChain
 from translation.layout import (
     Block,
-    Frame,
     Line,
     PageLayout,
-    Rect,
     Span,
     column_split,
     figure_regions,
 )
-from translation.paragraph import Align, Paragraph
+from translation.paragraph import Paragraph
+from translation.redaction import TEXT_FLAGS, all_spans, merge, redact, redaction_plan, span_key
 from translation.segment import segment
+from translation.typeset import copied_formulas, formula_copies, picture, rgb, typeset
 
 # PyMuPDF is not thread-safe; the server may run two jobs' PDF work in two worker threads.
 _LOCK = threading.RLock()
@@ -49,10 +44,6 @@ class RenderError(ZTError):
     """Writing the translated PDF failed."""
 
     error_type = "RenderError"
-
-
-# Ligatures expanded, whitespace kept, text outside the media box ignored, no image blocks.
-_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
 
 def open_document(data: bytes, password: str | None = None) -> pymupdf.Document:
@@ -120,14 +111,14 @@ def _writing(what: str, *docs: pymupdf.Document) -> Iterator[None]:
 
 def _has_text(doc: pymupdf.Document) -> bool:
     for page in doc:
-        if page.get_text("text", flags=_TEXT_FLAGS).strip():
+        if page.get_text("text", flags=TEXT_FLAGS).strip():
             return True
     return False
 
 
 def read_layout(page: pymupdf.Page) -> PageLayout:
     """The text, image and vector-figure layout of one page as plain data."""
-    raw = page.get_text("dict", flags=_TEXT_FLAGS)
+    raw = page.get_text("dict", flags=TEXT_FLAGS)
     blocks: list[Block] = []
     for block in raw["blocks"]:
         if block.get("type", 0) != 0:
@@ -257,337 +248,28 @@ def _render_page(
     if rotation:
         page.set_rotation(0)
     paragraphs = [p for p, _ in items]
-    rects, patches = _redaction_plan(page, paragraphs)
+    rects, patches = redaction_plan(page, paragraphs)
     listing: pymupdf.DisplayList | None = None
-    wanted = _copied_formulas(items)
+    wanted = copied_formulas(items)
     if patches or wanted:
         listing = page.get_displaylist()
-    copies = _formula_copies(listing, page.rect, wanted) if listing else {}
-    _redact(page, rects)
+    copies = formula_copies(listing, page.rect, wanted) if listing else {}
+    redact(page, rects)
     if patches:
         # Only glyphs the redaction did take are put back (glyph boxes are estimates), in
         # one picture per stretch of touching glyphs so no pixel is drawn twice.
-        left = {_span_key(item) for item in _all_spans(page)}
-        for clip in _merge([clip for key, clip in patches if key not in left]):
-            page.insert_image(clip, pixmap=_picture(listing, clip), keep_proportion=False)
+        left = {span_key(item) for item in all_spans(page)}
+        for clip in merge([clip for key, clip in patches if key not in left]):
+            page.insert_image(clip, pixmap=picture(listing, clip), keep_proportion=False)
     writers: dict[tuple[int, bool], pymupdf.TextWriter] = {}
     for para, text in items:
-        _typeset(page, para, text, chain, target_lang, writers, copies)
+        typeset(page, para, text, chain, target_lang, writers, copies)
     for (color, bold), writer in writers.items():
         # Colour -1: the invisible text layer of copied formulas (render mode 3).
         mode = 3 if color < 0 else 2 if bold else 0
-        writer.write_text(page, color=_rgb(max(color, 0)), render_mode=mode)
+        writer.write_text(page, color=rgb(max(color, 0)), render_mode=mode)
     if rotation:
         page.set_rotation(rotation)
-
-
-def _redact(page: pymupdf.Page, rects: Sequence[Rect]) -> None:
-    """Remove the text under ``rects``, nothing else (images and vector graphics stay).
-
-    All rects go into one redaction annotation as QuadPoints: PyMuPDF's add_redact_annot costs
-    O(annotations) per call, which made pages with hundreds of rects slow.
-    """
-    if not rects:
-        return
-    annot = mupdf.pdf_create_annot(page._pdf_page(), mupdf.PDF_ANNOT_REDACT)
-    for x0, y0, x1, y1 in rects:
-        mupdf.pdf_add_annot_quad_point(annot, mupdf.FzQuad(mupdf.FzRect(x0, y0, x1, y1)))
-    page.apply_redactions(
-        images=pymupdf.PDF_REDACT_IMAGE_NONE,
-        graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,
-        text=pymupdf.PDF_REDACT_TEXT_REMOVE,
-    )
-
-
-def _redaction_plan(
-    page: pymupdf.Page, paragraphs: Sequence[Paragraph]
-) -> tuple[list[Rect], list[tuple[tuple[str, int, int], pymupdf.Rect]]]:
-    """The rects to redact, and the areas of other glyphs to copy back afterwards.
-
-    Redaction removes every glyph whose box it touches, and glyph boxes can be far taller than
-    the glyphs (big delimiters; Word's math font is three lines high). A paragraph's rects are
-    thin bands inside its own glyphs; each one slides within its glyphs' height to miss the
-    boxes of text that stays (display formulas, labels, untranslated neighbours). Where that is
-    impossible the band stays, and the other glyphs it would take along are pictured before
-    the redaction and put back after it.
-    """
-    ours = [(r, Frame(p.direction)) for p in paragraphs for r in p.rects]
-    ours_sorted = sorted((r for r, _ in ours), key=lambda r: r[1])
-    tops = [r[1] for r in ours_sorted]
-    tallest = max((r[3] - r[1] for r in ours_sorted), default=0.0)
-    foreign = []
-    for span, frame in _all_spans(page):
-        bbox = tuple(span["bbox"])
-        size = float(span["size"])
-        x0, _, x1, _ = frame.to_frame(bbox)
-        base = frame.point(*span["origin"])[1]
-        # A span is ours when the band segment._make_row gives it meets one of our rects.
-        tight = frame.to_page((x0 + 0.1, base - 0.6 * size, x1 - 0.1, base - 0.1))
-        i = bisect.bisect_left(tops, tight[1] - tallest)
-        if not any(_intersects(tight, r) for r in ours_sorted[i:] if r[1] <= tight[3]):
-            glyphs = frame.to_page((x0, base - 0.85 * size, x1, base + 0.3 * size))
-            foreign.append((bbox, glyphs, _span_key((span, frame))))
-    if not foreign:
-        return [r for r, _ in ours], []
-    foreign.sort(key=lambda item: item[0][1])
-    foreign_tops = [item[0][1] for item in foreign]
-    rects: list[Rect] = []
-    patches: dict[tuple[str, int, int], pymupdf.Rect] = {}
-    for rect, frame in ours:
-        reach = 3.0 * (rect[3] - rect[1] + rect[2] - rect[0])  # bound for the search below
-        lo = bisect.bisect_left(foreign_tops, rect[1] - reach)
-        near = [f for f in foreign[lo:] if f[0][1] <= rect[3] + reach]
-        moved, hit = _dodge(rect, frame, [bbox for bbox, _, _ in near])
-        rects.append(moved)
-        for bbox, glyphs, key in near:
-            if hit and _intersects(bbox, moved):
-                patches[key] = pymupdf.Rect(glyphs)
-    return rects, list(patches.items())
-
-
-def _all_spans(page: pymupdf.Page) -> list[tuple[dict[str, Any], Frame]]:
-    """Every non-blank text span of the page, with the frame of its line."""
-    spans: list[tuple[dict[str, Any], Frame]] = []
-    for block in page.get_text("dict", flags=_TEXT_FLAGS)["blocks"]:
-        for line in block.get("lines", ()):
-            frame = Frame((float(line["dir"][0]), float(line["dir"][1])))
-            spans.extend((span, frame) for span in line["spans"] if span["text"].strip())
-    return spans
-
-
-def _span_key(item: tuple[dict[str, Any], Frame]) -> tuple[str, int, int]:
-    span = item[0]
-    return span["text"], round(span["origin"][0] * 4), round(span["origin"][1] * 4)
-
-
-def _intersects(a: Sequence[float], b: Sequence[float]) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _dodge(rect: Rect, frame: Frame, foreign: Sequence[Rect]) -> tuple[Rect, bool]:
-    """Slide the band ``rect`` off the ``foreign`` boxes; returns (band, still touching)."""
-    x0, y0, x1, y1 = frame.to_frame(rect)
-    size = (y1 - y0) / 0.5  # the band is half a font size high
-    lo, hi = y0 - 0.1 * size, y1 + 0.25 * size  # still inside the text's own glyph boxes
-    hits = []
-    for box in foreign:
-        fx0, fy0, fx1, fy1 = frame.to_frame(box)
-        if fx0 < x1 and fx1 > x0 and fy0 < hi and fy1 > lo:
-            hits.append((max(lo, fy0), min(hi, fy1)))
-    if not hits:
-        return rect, False
-    best, cursor = (0.0, 0.0), lo
-    for start, end in sorted(hits):
-        if start - cursor > best[1] - best[0]:
-            best = (cursor, start)
-        cursor = max(cursor, end)
-    if hi - cursor > best[1] - best[0]:
-        best = (cursor, hi)
-    if best[1] - best[0] >= 0.08 * size:
-        pad = min(0.02 * size, (best[1] - best[0]) / 4)
-        return frame.to_page((x0, best[0] + pad, x1, best[1] - pad)), False
-    return rect, True
-
-
-def _merge(rects: Sequence[pymupdf.Rect]) -> list[pymupdf.Rect]:
-    """Union of overlapping rects."""
-    merged: list[pymupdf.Rect] = []
-    for rect in sorted(rects, key=lambda r: (r.y0, r.x0)):
-        for i, other in enumerate(merged):
-            if rect.intersects(other) or (
-                abs(rect.y0 - other.y0) < 1 and abs(rect.y1 - other.y1) < 1 and rect.x0 <= other.x1
-            ):
-                merged[i] = other | rect
-                break
-        else:
-            merged.append(pymupdf.Rect(rect))
-    return merged
-
-
-def _picture(listing: pymupdf.DisplayList, clip: pymupdf.Rect) -> pymupdf.Pixmap:
-    zoom = pymupdf.Matrix(_COPY_ZOOM, _COPY_ZOOM)
-    return listing.get_pixmap(matrix=zoom, clip=clip, alpha=True)
-
-
-_COPY_ZOOM = 4.0  # pictures of glyphs at 288 dpi
-
-
-def _rgb(color: int) -> tuple[float, float, float]:
-    return ((color >> 16 & 255) / 255, (color >> 8 & 255) / 255, (color & 255) / 255)
-
-
-#: (paragraph id, placeholder) -> [(picture, source rect, source descent)], one per piece.
-Copies = Mapping[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]]
-
-
-def _copied_formulas(items: Sequence[tuple[Paragraph, str]]) -> list[tuple[Paragraph, str]]:
-    """(paragraph, placeholder) of the formulas the translations mark for copying."""
-    wanted: list[tuple[Paragraph, str]] = []
-    for para, text in items:
-        keys = {key for key in map(mark_key, text) if key is not None}
-        wanted.extend((para, key) for key in sorted(keys) if para.formula_boxes.get(key))
-    return wanted
-
-
-def _formula_copies(
-    listing: pymupdf.DisplayList,
-    page_rect: pymupdf.Rect,
-    wanted: Sequence[tuple[Paragraph, str]],
-) -> dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]]:
-    """Pictures of formulas to copy as they look (see segment.restore), taken before the page
-    is redacted, with how far each piece reaches below its baseline (see ``Copies``)."""
-    copies: dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]] = {}
-    for para, key in wanted:
-        pieces = []
-        boxes = para.formula_boxes[key]
-        descents = para.formula_descents.get(key) or ()
-        for i, box in enumerate(boxes):
-            rect = pymupdf.Rect(box) & page_rect
-            descent = descents[i] if i < len(descents) else 0.25 * para.font_size
-            if not rect.is_empty:
-                pieces.append((_picture(listing, rect), rect, descent))
-        copies[(para.id, key)] = pieces
-    return copies
-
-
-def _typeset(
-    page: pymupdf.Page,
-    para: Paragraph,
-    text: str,
-    chain: FontChain,
-    target_lang: str,
-    writers: dict[tuple[int, bool], pymupdf.TextWriter],
-    copies: Copies,
-) -> None:
-    """Lay out ``text`` in ``para``'s box and add it to the page's text writers."""
-    frame = Frame(para.direction)
-    x0, y0, x1, y1 = frame.to_frame(para.bbox)
-    width, height = x1 - x0, y1 - y0
-    src = para.font_size or 10.0
-    leading = max(para.line_pitch if para.line_count > 1 else 0.0, _leading(target_lang))
-    leading = min(leading, 1.6)
-    text = " ".join(text.split())
-
-    def measure(unit: str) -> float:
-        total = 0.0
-        for char in unit:
-            key = mark_key(char)
-            if key is not None:
-                total += sum(r.width for _, r, _ in copies.get((para.id, key), [])) / src
-            else:
-                total += chain.advance(char)
-        return total
-
-    fitted = fit(text, width, height, src, leading, measure)
-    if not fitted.lines:
-        return
-    size = fitted.size
-    horizontal = frame.u == (1.0, 0.0)
-    if horizontal:
-        writer = writers.get((para.color, para.bold))
-        if writer is None:
-            writer = writers[(para.color, para.bold)] = pymupdf.TextWriter(page.rect)
-    else:
-        writer = pymupdf.TextWriter(page.rect)
-    hidden = None  # invisible text of copied formulas, so they stay searchable
-    if horizontal and para.glyph_formulas:
-        hidden = writers.get((-1, False))
-        if hidden is None:
-            hidden = writers[(-1, False)] = pymupdf.TextWriter(page.rect)
-    # Horizontal text is written where it goes; other directions are written horizontally
-    # from the box's first corner, then turned about it (TextWriter morph).
-    origin = frame.page_point(x0, y0)
-    ox, oy = (x0, y0) if horizontal else origin
-    baseline = oy + 0.8 * size
-    space = chain.advance(" ") * size
-    last = len(fitted.lines) - 1
-    for number, line in enumerate(fitted.lines):
-        slack = width - line.width * size
-        x = ox + (max(0.0, slack / 2) if para.align == Align.CENTER else 0.0)
-        spaced = " " in line.units
-        gap = 0.0
-        if para.align == Align.JUSTIFY and number < last and 0 < slack < 0.25 * width:
-            # Extra space goes to the spaces of the line, or else between its units (CJK).
-            points = line.units.count(" ") if spaced else len(line.units) - 1
-            gap = slack / points if points else 0.0
-            if gap > 0.8 * size:  # too loose: leave the line ragged
-                gap = 0.0
-        pending = ""  # units written together while no extra space separates them
-        for unit in line.units:
-            if unit == " " and not gap:
-                pending += " "
-                continue
-            if unit == " ":
-                x = _write(
-                    writer, page, chain, pending, x, baseline, size, para, copies, src, hidden
-                )
-                x += space + gap
-                pending = ""
-                continue
-            pending += unit
-            if gap and not spaced:
-                x = _write(
-                    writer, page, chain, pending, x, baseline, size, para, copies, src, hidden
-                )
-                x += gap
-                pending = ""
-        _write(writer, page, chain, pending, x, baseline, size, para, copies, src, hidden)
-        baseline += size * fitted.leading
-    if not horizontal:
-        angle = -math.degrees(math.atan2(frame.u[1], frame.u[0]))
-        writer.write_text(
-            page,
-            color=_rgb(para.color),
-            render_mode=2 if para.bold else 0,
-            morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
-        )
-
-
-def _leading(target_lang: str) -> float:
-    return 1.3 if is_cjk_language(target_lang) else 1.2
-
-
-def _write(
-    writer: pymupdf.TextWriter,
-    page: pymupdf.Page,
-    chain: FontChain,
-    text: str,
-    x: float,
-    baseline: float,
-    size: float,
-    para: Paragraph,
-    copies: Copies,
-    src: float,
-    hidden: pymupdf.TextWriter | None = None,
-) -> float:
-    """Append ``text`` at (x, baseline) in runs of one font; returns the x after it. A
-    formula marker is drawn as the pictures of its glyphs, its source baseline on ours, with
-    its source text invisible on top (into ``hidden``)."""
-    run, run_font, run_width = "", 0, 0.0
-    for char in text + "\0":
-        key = mark_key(char) if char != "\0" else None
-        index = chain.index(char) if char != "\0" and key is None else -2
-        if run and index != run_font:
-            writer.append((x, baseline), run, font=chain.fonts[run_font], fontsize=size)
-            x += run_width * size
-            run, run_width = "", 0.0
-        if key is not None:
-            scale = size / src
-            start = x
-            for pixmap, rect, descent in copies.get((para.id, key), []):
-                w, h = rect.width * scale, rect.height * scale
-                bottom = baseline + descent * scale
-                target = pymupdf.Rect(x, bottom - h, x + w, bottom)
-                page.insert_image(target, pixmap=pixmap, keep_proportion=False)
-                x += w
-            source = "".join(c for c in para.placeholders.get(key, "") if c.isprintable())
-            if hidden is not None and source.strip() and x > start:
-                _write(hidden, page, chain, source, start, baseline, size, para, {}, src)
-        elif index >= 0:
-            run += plain_char(char)[0]
-            run_font = index
-            run_width += chain.advance(char)
-    return x
 
 
 def render_dual(
