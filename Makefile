@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: run test lint bench format clean venv install-units
+.PHONY: run test lint bench visual format clean venv install-units
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ test: lint
 bench: $(VENV)/.stamp-test
 	$(PY) -m bench
 
+# Original and pseudo-translated pages side by side: open visual-output/index.html.
+# Options through ARGS, e.g. make visual ARGS="--papers 01,04 --pages 1-3".
+visual: $(VENV)/.stamp-test
+	$(PY) -m bench.visual $(ARGS)
+
 # systemd user units for `serve` and `gpu-api` (see deploy/README.md).
 install-units: $(VENV)/.stamp-run
 	deploy/systemd/install.sh --venv $(abspath $(VENV))
@@ -45,4 +50,4 @@ format: $(VENV)/.stamp-test
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache test-output bench-output
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache test-output bench-output visual-output

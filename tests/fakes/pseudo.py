@@ -3,8 +3,10 @@
 Standard library only: the fake vLLM runs under whatever ``python3`` a Jupyter login shell finds.
 
 Rules: every ASCII word becomes a word of the target script derived from its letters (stable
-across processes, unlike ``hash()``); placeholders ``{vN}``, numbers, punctuation and whitespace
-pass through unchanged. So a test can recompute the expected text of any paragraph.
+across processes, unlike ``hash()``); for a Latin-script target (``en``, ``de``...) every run of
+Hangul becomes a Latin word too, so a Korean paper "translates" into Latin letters. Placeholders
+``{vN}``, numbers, punctuation, whitespace and other scripts pass through unchanged. So a test can
+recompute the expected text of any paragraph.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ _KANA = (
     "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをん"
 )
 
-_TOKEN = re.compile(r"\{v\d+\}|[A-Za-z]+|[^A-Za-z{]+|\{")
+_SYLLABLES = [c + v for c in "bdgkmnprst" for v in "aeiou"]
+
+_HANGUL_RUN = re.compile("[\uac00-\ud7a3]+")
+_TOKEN = re.compile(r"\{v\d+\}|[A-Za-z]+|[\uac00-\ud7a3]+|[^A-Za-z{\uac00-\ud7a3]+|\{")
 
 
 def _stable(word: str, salt: int) -> int:
@@ -65,19 +70,30 @@ def pseudo_word(word: str, target_lang: str) -> str:
     return "".join(alphabet[_stable(word, i) % len(alphabet)] for i in range(length))
 
 
+def _latin_word(hangul: str) -> str:
+    """The Latin pseudo translation of a run of Hangul syllables: one syllable each."""
+    return "".join(_SYLLABLES[_stable(hangul, i) % len(_SYLLABLES)] for i in range(len(hangul)))
+
+
+def _translated(token: str, target_lang: str) -> str | None:
+    """The pseudo translation of one token, or None when it passes through unchanged."""
+    if token.isascii() and token.isalpha():
+        return pseudo_word(token, target_lang)
+    if _script(target_lang) is None and _HANGUL_RUN.fullmatch(token):
+        return _latin_word(token)
+    return None
+
+
 def pseudo_translate(text: str, target_lang: str) -> str:
     """Translate ``text`` word by word; keeps placeholders, digits and punctuation."""
     out = []
     for token in _TOKEN.findall(text):
-        if token.isascii() and token.isalpha():
-            out.append(pseudo_word(token, target_lang))
-        else:
-            out.append(token)
+        word = _translated(token, target_lang)
+        out.append(token if word is None else word)
     return "".join(out).strip()
 
 
 def pseudo_words(text: str, target_lang: str) -> list[str]:
     """The target-script words expected in the translation of ``text`` (for assertions)."""
-    return [
-        pseudo_word(t, target_lang) for t in _TOKEN.findall(text) if t.isascii() and t.isalpha()
-    ]
+    words = (_translated(t, target_lang) for t in _TOKEN.findall(text))
+    return [w for w in words if w is not None]

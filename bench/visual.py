@@ -1,0 +1,259 @@
+"""`make visual`: original and pseudo-translated pages side by side, as PNGs to judge by eye.
+
+Each corpus paper is translated whole with the pseudo translator of the tests (Korean target;
+the Korean paper 09 into Latin-letter "English"), then some of its pages are drawn next to the
+original: ``visual-output/<paper>/page-NN.png`` (original left, translation right), one contact
+sheet of thumbnails per paper (``contact.png``) and an ``index.html`` that shows them all.
+By default the first 6 pages and the last one are drawn; the contact sheet shows the same pages.
+
+    python -m bench.visual [--papers 01,04] [--pages 1-3,7] [--all-pages] [--dpi 70]
+                           [--out visual-output] [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from bench.pdf_bench import CORPUS
+
+#: Translatable papers and their (source, target) languages; the others are error fixtures.
+PAPERS: dict[str, tuple[str, str]] = {
+    "01": ("en", "ko"),
+    "02": ("en", "ko"),
+    "03": ("en", "ko"),
+    "04": ("en", "ko"),
+    "05": ("en", "ko"),
+    "07": ("en", "ko"),
+    "09": ("ko", "en"),
+    "12": ("en", "ko"),
+    "13": ("en", "ko"),
+}
+FIRST_PAGES = 6
+GAP = 12.0  # points between the two pages of a pair
+LABEL = 14.0  # points of the label strip above a pair
+THUMB_DPI = 24
+SHEET_COLUMNS = 4
+
+
+@dataclass(frozen=True)
+class PaperResult:
+    number: str
+    name: str
+    pages: int
+    paragraphs: int
+    target: str
+    drawn: tuple[int, ...]  # 1-based page numbers drawn
+    seconds: float
+
+
+def parse_pages(spec: str) -> list[int]:
+    """``"1-3,7"`` -> [1, 2, 3, 7] (1-based, sorted, no duplicates)."""
+    pages: set[int] = set()
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        start, end = int(first), int(last or first)
+        if start < 1 or end < start:
+            raise ValueError(f"bad page range {part!r}")
+        pages.update(range(start, end + 1))
+    return sorted(pages)
+
+
+def pages_to_draw(count: int, wanted: Sequence[int] | None, all_pages: bool) -> list[int]:
+    """1-based pages to draw: ``wanted`` (those that exist), every page, or the first
+    ``FIRST_PAGES`` and the last."""
+    if all_pages:
+        return list(range(1, count + 1))
+    if wanted:
+        return [p for p in wanted if p <= count]
+    return sorted({*range(1, min(FIRST_PAGES, count) + 1), count})
+
+
+def translate(data: bytes, source: str, target: str) -> tuple[bytes, int, int]:
+    """The mono translation of ``data`` by the pseudo translator; also page and paragraph counts.
+
+    ``source`` is informative only: the pseudo translator translates whatever script it knows.
+    """
+    from tests.fakes.pseudo import pseudo_translate
+    from translation.formulas import restore
+    from translation.pdf import extract_paragraphs, open_document, render_mono
+
+    del source
+    doc = open_document(data)
+    paragraphs = extract_paragraphs(doc)
+    translations = {p.id: restore(pseudo_translate(p.text, target), p) for p in paragraphs}
+    count = doc.page_count
+    return render_mono(doc, paragraphs, translations, target), count, len(paragraphs)
+
+
+def pair_document(
+    original: pymupdf.Document, translated: pymupdf.Document, pages: Sequence[int], target: str
+) -> pymupdf.Document:
+    """One page per drawn page: a label strip, the original left, the translation right."""
+    out = pymupdf.open()
+    for number in pages:
+        left, right = original[number - 1].rect, translated[number - 1].rect
+        width = left.width + GAP + right.width
+        height = LABEL + max(left.height, right.height)
+        page = out.new_page(width=width, height=height)
+        page.draw_rect(page.rect, color=None, fill=(0.82, 0.82, 0.82))
+        page.draw_rect(pymupdf.Rect(0, LABEL, left.width, LABEL + left.height), fill=(1, 1, 1))
+        page.draw_rect(
+            pymupdf.Rect(left.width + GAP, LABEL, width, LABEL + right.height), fill=(1, 1, 1)
+        )
+        page.show_pdf_page(
+            pymupdf.Rect(0, LABEL, left.width, LABEL + left.height), original, number - 1
+        )
+        page.show_pdf_page(
+            pymupdf.Rect(left.width + GAP, LABEL, width, LABEL + right.height),
+            translated,
+            number - 1,
+        )
+        page.insert_text((4, LABEL - 4), f"original p.{number}", fontsize=9)
+        page.insert_text(
+            (left.width + GAP + 4, LABEL - 4), f"translation ({target}) p.{number}", fontsize=9
+        )
+    return out
+
+
+def contact_sheet(pairs: pymupdf.Document) -> pymupdf.Pixmap:
+    """Thumbnails of every pair page, ``SHEET_COLUMNS`` to a row."""
+    cell = pymupdf.Rect(0, 0, max(p.rect.width for p in pairs), max(p.rect.height for p in pairs))
+    columns = min(SHEET_COLUMNS, pairs.page_count)
+    rows = -(-pairs.page_count // columns)
+    margin = 8.0
+    sheet = pymupdf.open()
+    page = sheet.new_page(
+        width=columns * (cell.width + margin) + margin,
+        height=rows * (cell.height + margin) + margin,
+    )
+    page.draw_rect(page.rect, color=None, fill=(0.6, 0.6, 0.6))
+    for i in range(pairs.page_count):
+        x = margin + (i % columns) * (cell.width + margin)
+        y = margin + (i // columns) * (cell.height + margin)
+        page.show_pdf_page(pymupdf.Rect(x, y, x + cell.width, y + cell.height), pairs, i)
+    return page.get_pixmap(dpi=THUMB_DPI)
+
+
+def run_paper(
+    path: Path,
+    out_dir: Path,
+    wanted: Sequence[int] | None = None,
+    all_pages: bool = False,
+    dpi: int = 70,
+) -> PaperResult:
+    """Translate one paper and write its pair PNGs and contact sheet under ``out_dir/<stem>``."""
+    started = time.perf_counter()
+    number = path.name[:2]
+    source, target = PAPERS.get(number, ("en", "ko"))
+    data = path.read_bytes()
+    mono, count, paragraphs = translate(data, source, target)
+    drawn = pages_to_draw(count, wanted, all_pages)
+    folder = out_dir / path.stem
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+    original = pymupdf.open(stream=data)
+    translated = pymupdf.open(stream=mono)
+    if original.needs_pass:
+        original.authenticate("")  # owner-password-only files open with an empty password
+    pairs = pair_document(original, translated, drawn, target)
+    for i, page_number in enumerate(drawn):
+        pairs[i].get_pixmap(dpi=dpi).save(folder / f"page-{page_number:02d}.png")
+    if drawn:
+        contact_sheet(pairs).save(folder / "contact.png")
+    return PaperResult(
+        number=number,
+        name=path.stem,
+        pages=count,
+        paragraphs=paragraphs,
+        target=target,
+        drawn=tuple(drawn),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def write_index(out_dir: Path, results: Sequence[PaperResult]) -> Path:
+    """``index.html`` showing every paper's contact sheet and pairs (relative links)."""
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>Visual harness</title>",
+        "<style>body{font-family:sans-serif;margin:1em;background:#eee}"
+        "img{max-width:100%;border:1px solid #999;background:#fff;display:block}"
+        "figure{margin:1em 0}h2{margin-top:2em}nav a{margin-right:1em}</style>",
+        "<h1>Original (left) and pseudo translation (right)</h1>",
+        "<nav>" + "".join(f"<a href='#{r.number}'>{r.number}</a>" for r in results) + "</nav>",
+    ]
+    for r in results:
+        name = html.escape(r.name)
+        parts.append(
+            f"<h2 id='{r.number}'>{name}</h2><p>{r.pages} pages, {r.paragraphs} paragraphs, "
+            f"target {r.target}, {r.seconds:.1f} s</p>"
+        )
+        if r.drawn:
+            parts.append(f"<a href='{name}/contact.png'><img src='{name}/contact.png'></a>")
+        for number in r.drawn:
+            src = f"{name}/page-{number:02d}.png"
+            parts.append(
+                f"<figure><figcaption>page {number}</figcaption>"
+                f"<a href='{src}'><img src='{src}' loading='lazy'></a></figure>"
+            )
+    index = out_dir / "index.html"
+    index.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return index
+
+
+def corpus_papers(corpus: Path, numbers: Sequence[str] | None) -> list[Path]:
+    """The translatable papers of ``corpus`` (all, or those ``numbers`` name)."""
+    chosen = [n.zfill(2) for n in numbers] if numbers else sorted(PAPERS)
+    unknown = [n for n in chosen if n not in PAPERS]
+    if unknown:
+        raise ValueError(f"not translatable papers: {', '.join(unknown)}")
+    return [path for n in chosen for path in sorted(corpus.glob(f"{n}_*.pdf"))]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.visual", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--papers", help="comma-separated paper numbers (default: all)")
+    parser.add_argument("--pages", help="1-based pages to draw, e.g. 1-3,7")
+    parser.add_argument("--all-pages", action="store_true", help="draw every page")
+    parser.add_argument("--dpi", type=int, default=70)
+    parser.add_argument("--out", type=Path, default=Path("visual-output"))
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    args = parser.parse_args(argv)
+    if not args.corpus.is_dir():
+        print(f"visual: no corpus at {args.corpus}", file=sys.stderr)
+        return 1
+    try:
+        papers = corpus_papers(args.corpus, args.papers.split(",") if args.papers else None)
+        wanted = parse_pages(args.pages) if args.pages else None
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for path in papers:
+        result = run_paper(path, args.out, wanted, args.all_pages, args.dpi)
+        print(
+            f"{result.name:<52} {result.pages:>3} pages, drew {len(result.drawn):>2} "
+            f"in {result.seconds:5.1f} s",
+            flush=True,
+        )
+        results.append(result)
+    index = write_index(args.out, results)
+    print(f"open {index.resolve()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
