@@ -5,6 +5,7 @@ the Korean paper 09 into Latin-letter "English"), then some of its pages are dra
 original: ``visual-output/<paper>/page-NN.png`` (original left, translation right), one contact
 sheet of thumbnails per paper (``contact.png``) and an ``index.html`` that shows them all.
 By default the first 6 pages and the last one are drawn; the contact sheet shows the same pages.
+Pages are drawn as a viewer shows them (``/Rotate`` applied), each from its own pixmap.
 
     python -m bench.visual [--papers 01,04] [--pages 1-3,7] [--all-pages] [--dpi 70]
                            [--out visual-output] [--corpus DIR]
@@ -96,53 +97,50 @@ def translate(data: bytes, source: str, target: str) -> tuple[bytes, int, int]:
     return render_mono(doc, paragraphs, translations, target), count, len(paragraphs)
 
 
-def pair_document(
-    original: pymupdf.Document, translated: pymupdf.Document, pages: Sequence[int], target: str
-) -> pymupdf.Document:
-    """One page per drawn page: a label strip, the original left, the translation right."""
-    out = pymupdf.open()
-    for number in pages:
-        left, right = original[number - 1].rect, translated[number - 1].rect
-        width = left.width + GAP + right.width
-        height = LABEL + max(left.height, right.height)
-        page = out.new_page(width=width, height=height)
-        page.draw_rect(page.rect, color=None, fill=(0.82, 0.82, 0.82))
-        page.draw_rect(pymupdf.Rect(0, LABEL, left.width, LABEL + left.height), fill=(1, 1, 1))
-        page.draw_rect(
-            pymupdf.Rect(left.width + GAP, LABEL, width, LABEL + right.height), fill=(1, 1, 1)
-        )
-        page.show_pdf_page(
-            pymupdf.Rect(0, LABEL, left.width, LABEL + left.height), original, number - 1
-        )
-        page.show_pdf_page(
-            pymupdf.Rect(left.width + GAP, LABEL, width, LABEL + right.height),
-            translated,
-            number - 1,
-        )
-        page.insert_text((4, LABEL - 4), f"original p.{number}", fontsize=9)
-        page.insert_text(
-            (left.width + GAP + 4, LABEL - 4), f"translation ({target}) p.{number}", fontsize=9
-        )
+def pair_image(
+    original: pymupdf.Page, translated: pymupdf.Page, dpi: int, labels: tuple[str, str]
+) -> pymupdf.Pixmap:
+    """The two pages as a viewer shows them (``/Rotate`` applied), side by side under a label
+    strip; each is an exact copy of its page's own pixmap at ``dpi``."""
+    left, right = original.get_pixmap(dpi=dpi), translated.get_pixmap(dpi=dpi)
+    gap, top = round(GAP * dpi / 72), round(LABEL * dpi / 72)
+    # The label strip and the grey background are drawn as a PDF page, then the pages pasted in.
+    scale = 72 / dpi
+    canvas = pymupdf.open()
+    page = canvas.new_page(
+        width=(left.width + gap + right.width) * scale,
+        height=(top + max(left.height, right.height)) * scale,
+    )
+    page.draw_rect(page.rect, color=None, fill=(0.82, 0.82, 0.82))
+    for x, text in ((0, labels[0]), ((left.width + gap) * scale, labels[1])):
+        page.insert_text((x + 3, LABEL - 4), text, fontsize=min(9.0, 0.7 * LABEL))
+    out = page.get_pixmap(dpi=dpi, alpha=False)
+    for pix, x in ((left, 0), (right, left.width + gap)):
+        pix.set_origin(x, top)
+        out.copy(pix, pix.irect)
     return out
 
 
-def contact_sheet(pairs: pymupdf.Document) -> pymupdf.Pixmap:
-    """Thumbnails of every pair page, ``SHEET_COLUMNS`` to a row."""
-    cell = pymupdf.Rect(0, 0, max(p.rect.width for p in pairs), max(p.rect.height for p in pairs))
-    columns = min(SHEET_COLUMNS, pairs.page_count)
-    rows = -(-pairs.page_count // columns)
-    margin = 8.0
-    sheet = pymupdf.open()
-    page = sheet.new_page(
-        width=columns * (cell.width + margin) + margin,
-        height=rows * (cell.height + margin) + margin,
+def contact_sheet(pairs: Sequence[pymupdf.Pixmap]) -> pymupdf.Pixmap:
+    """The ``pairs`` (thumbnails) ``SHEET_COLUMNS`` to a row on a grey sheet."""
+    cell_w, cell_h = max(p.width for p in pairs), max(p.height for p in pairs)
+    columns = min(SHEET_COLUMNS, len(pairs))
+    rows = -(-len(pairs) // columns)
+    margin = 6
+    sheet = pymupdf.Pixmap(
+        pymupdf.csRGB,
+        pymupdf.IRect(
+            0, 0, columns * (cell_w + margin) + margin, rows * (cell_h + margin) + margin
+        ),
+        False,
     )
-    page.draw_rect(page.rect, color=None, fill=(0.6, 0.6, 0.6))
-    for i in range(pairs.page_count):
-        x = margin + (i % columns) * (cell.width + margin)
-        y = margin + (i // columns) * (cell.height + margin)
-        page.show_pdf_page(pymupdf.Rect(x, y, x + cell.width, y + cell.height), pairs, i)
-    return page.get_pixmap(dpi=THUMB_DPI)
+    sheet.clear_with(150)
+    for i, pix in enumerate(pairs):
+        pix.set_origin(
+            margin + (i % columns) * (cell_w + margin), margin + (i // columns) * (cell_h + margin)
+        )
+        sheet.copy(pix, pix.irect)
+    return sheet
 
 
 def run_paper(
@@ -165,13 +163,14 @@ def run_paper(
         old.unlink()
     original = pymupdf.open(stream=data)
     translated = pymupdf.open(stream=mono)
-    if original.needs_pass:
-        original.authenticate("")  # owner-password-only files open with an empty password
-    pairs = pair_document(original, translated, drawn, target)
-    for i, page_number in enumerate(drawn):
-        pairs[i].get_pixmap(dpi=dpi).save(folder / f"page-{page_number:02d}.png")
-    if drawn:
-        contact_sheet(pairs).save(folder / "contact.png")
+    thumbs = []
+    for page_number in drawn:
+        labels = (f"original p.{page_number}", f"translation ({target}) p.{page_number}")
+        pages = original[page_number - 1], translated[page_number - 1]
+        pair_image(*pages, dpi, labels).save(folder / f"page-{page_number:02d}.png")
+        thumbs.append(pair_image(*pages, THUMB_DPI, ("", "")))
+    if thumbs:
+        contact_sheet(thumbs).save(folder / "contact.png")
     return PaperResult(
         number=number,
         name=path.stem,
