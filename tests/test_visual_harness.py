@@ -37,6 +37,7 @@ def test_one_page_becomes_a_side_by_side_png_with_an_index(
     index = (out / "index.html").read_text(encoding="utf-8")
     assert f"{paper.stem}/page-02.png" in index
     assert f"{paper.stem}/contact.png" in index
+    assert "<a href='#12'>12</a>" in index and "id='12'" in index
 
 
 def rows(pix: pymupdf.Pixmap, x: int, y: int, width: int, height: int) -> list[bytes]:
