@@ -292,16 +292,7 @@ def render_dual(
             out = pymupdf.open()
             if mode == "LR":
                 for number in range(source.page_count):
-                    left, right = first[number].rect, second[number].rect
-                    page = out.new_page(
-                        width=left.width + right.width, height=max(left.height, right.height)
-                    )
-                    page.show_pdf_page(pymupdf.Rect(0, 0, left.width, left.height), first, number)
-                    page.show_pdf_page(
-                        pymupdf.Rect(left.width, 0, left.width + right.width, right.height),
-                        second,
-                        number,
-                    )
+                    _show(out, [(first, number, None), (second, number, None)])
             else:
                 count = source.page_count
                 out.insert_pdf(first)
@@ -387,29 +378,46 @@ def crop_compare(
             return _save(out)
 
 
-def _columns(page: pymupdf.Page) -> list[pymupdf.Rect]:
-    """The areas of a page's columns (the whole page when it is not a two-column page)."""
-    whole = pymupdf.Rect(page.rect)
+def _columns(page: pymupdf.Page) -> list[pymupdf.Rect | None]:
+    """The areas of a page's columns; ``[None]`` (the whole page) when it is not a two-column
+    page or is turned by ``/Rotate``."""
     if page.rotation:
-        return [whole]
+        return [None]
+    whole = pymupdf.Rect(page.rect)
     split = column_split(read_layout(page))
     if split is None or not whole.x0 < split < whole.x1:
-        return [whole]
+        return [None]
     return [
         pymupdf.Rect(whole.x0, whole.y0, split, whole.y1),
         pymupdf.Rect(split, whole.y0, whole.x1, whole.y1),
     ]
 
 
-def _show(
-    out: pymupdf.Document, parts: Sequence[tuple[pymupdf.Document, int, pymupdf.Rect]]
-) -> None:
-    """One new page showing ``parts`` (document, page, area) next to each other."""
-    width = sum(clip.width for _, _, clip in parts)
-    height = max(clip.height for _, _, clip in parts)
-    page = out.new_page(width=width, height=height)
-    x = 0.0
+Part = tuple[pymupdf.Document, int, pymupdf.Rect | None]
+
+
+def _show(out: pymupdf.Document, parts: Sequence[Part]) -> None:
+    """One new page showing ``parts`` (document, page, area or None for the whole page) next
+    to each other, left to right, each as a reader sees it.
+
+    ``show_pdf_page`` does not show a page turned by ``/Rotate`` as a viewer does, so such a
+    whole page is shown unturned, turned by the same angle (its ``/Rotate`` is reset: the
+    documents given here are throwaway copies).
+    """
+    placed: list[tuple[pymupdf.Document, int, pymupdf.Rect | None, pymupdf.Rect, int]] = []
     for doc, number, clip in parts:
-        target = pymupdf.Rect(x, 0, x + clip.width, clip.height)
-        page.show_pdf_page(target, doc, number, clip=clip)
-        x += clip.width
+        page = doc[number]
+        turn = page.rotation if clip is None else 0
+        placed.append((doc, number, clip, pymupdf.Rect(clip or page.rect), turn))
+    width = sum(area.width for *_, area, _ in placed)
+    height = max(area.height for *_, area, _ in placed)
+    target_page = out.new_page(width=width, height=height)
+    x = 0.0
+    for doc, number, clip, area, turn in placed:
+        target = pymupdf.Rect(x, 0, x + area.width, area.height)
+        if turn:
+            doc[number].set_rotation(0)
+            target_page.show_pdf_page(target, doc, number, rotate=(360 - turn) % 360)
+        else:
+            target_page.show_pdf_page(target, doc, number, clip=clip)
+        x += area.width
