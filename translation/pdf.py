@@ -33,7 +33,7 @@ from translation.layout import (
 )
 from translation.paragraph import Paragraph
 from translation.redaction import TEXT_FLAGS, all_spans, merge, redact, redaction_plan, span_key
-from translation.segment import segment
+from translation.segment import Segmentation, segment_document
 from translation.typeset import copied_formulas, formula_copies, picture, rgb, typeset
 
 # PyMuPDF is not thread-safe; the server may run two jobs' PDF work in two worker threads.
@@ -165,10 +165,20 @@ def extract_paragraphs(
     pages: Sequence[int] | None = None,
     include_references: bool = False,
 ) -> list[Paragraph]:
-    """The paragraphs to translate, in reading order (see ``translation.segment``).
+    """The paragraphs of :func:`extract_document`."""
+    return extract_document(doc, pages, include_references).paragraphs
+
+
+def extract_document(
+    doc: pymupdf.Document,
+    pages: Sequence[int] | None = None,
+    include_references: bool = False,
+) -> Segmentation:
+    """The paragraphs to translate, in reading order, and the pages of the references section
+    (see ``translation.segment``).
 
     ``pages``: 0-based page indices to translate (None = all). Pages before the last wanted page
-    are read too, since the references section is found by reading from the start.
+    are read too, since the references section is found from the document read so far.
     """
     last = doc.page_count - 1 if pages is None else max(pages, default=-1)
     try:
@@ -177,7 +187,7 @@ def extract_paragraphs(
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({_reason(exc)})") from None
     wanted = None if pages is None else set(pages)
-    return segment(layouts, wanted=wanted, include_references=include_references)
+    return segment_document(layouts, wanted=wanted, include_references=include_references)
 
 
 def render_mono(

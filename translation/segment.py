@@ -49,6 +49,7 @@ from translation.layout import (
 from translation.page_range import parse_pages
 from translation.paragraph import Align, Paragraph, ParagraphKind
 from translation.reading_order import reading_order
+from translation.references import REFS_HEADING_RE, Piece, find_references
 from translation.rows import (
     URL_TAIL_RE,
     WORD_RE,
@@ -71,6 +72,7 @@ __all__ = [
     "Paragraph",
     "ParagraphKind",
     "Rect",
+    "Segmentation",
     "Span",
     "column_split",
     "figure_regions",
@@ -80,19 +82,13 @@ __all__ = [
     "protect",
     "restore",
     "segment",
+    "segment_document",
 ]
 
 # --- paragraphs -----------------------------------------------------------------------------
 
 _ENUM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□–—*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\[\d{1,3}\])\s")
-_REFS_RE = re.compile(
-    r"^(?:[\dIVX]+\.?\s+)?(references?|bibliography|works\s+cited|literature\s+cited|"
-    r"reference\s+list|참고\s*문헌|参考文献|參考文獻)\s*:?$",
-    re.IGNORECASE,
-)
-_APPENDIX_RE = re.compile(
-    r"^(?:[A-Z](?:\.\d+)*\.?\s+)?(appendix|appendices|supplementary|supplemental)\b", re.I
-)
+_REFS_RE = REFS_HEADING_RE
 
 
 def _continues(prev: Row, cur: Row, para: list[Row], leading: float) -> bool:
@@ -313,16 +309,35 @@ def _line_pitch(rows: list[Row]) -> float:
     return max(1.0, min(2.0, statistics.median(gaps) / rows[0].size))
 
 
+@dataclass(frozen=True, slots=True)
+class Segmentation:
+    """The paragraphs to translate, and the pages (0-based, among the wanted ones) where the
+    references section was found (kept as it is unless references are included)."""
+
+    paragraphs: list[Paragraph]
+    reference_pages: tuple[int, ...] = ()
+
+
 def segment(
     pages: Sequence[PageLayout],
     wanted: Collection[int] | None = None,
     include_references: bool = False,
 ) -> list[Paragraph]:
+    """The paragraphs of :func:`segment_document`."""
+    return segment_document(pages, wanted, include_references).paragraphs
+
+
+def segment_document(
+    pages: Sequence[PageLayout],
+    wanted: Collection[int] | None = None,
+    include_references: bool = False,
+) -> Segmentation:
     """Turn page layouts into the paragraphs to translate, in reading order.
 
     ``pages`` must be in document order and should include every page up to the last wanted one
-    (the references section is found by reading from the start); only paragraphs of pages in
-    ``wanted`` (0-based indices, None = all) are returned. Paragraph ids are ``p<page>-b<n>``.
+    (the references section is found from the whole document, see ``translation.references``);
+    only paragraphs of pages in ``wanted`` (0-based indices, None = all) are returned.
+    Paragraph ids are ``p<page>-b<n>``.
     """
     stats = doc_stats(pages)
     frames = {p.index: Frame(stats.directions[p.index]) for p in pages}
@@ -334,41 +349,47 @@ def segment(
         rows_by_page[page.index] = rows
     mark_headers_footers(rows_by_page, pages, frames, stats)
 
-    result: list[Paragraph] = []
-    in_references = False
-    refs_size = 0.0
+    drafts: list[_Draft] = []
     for page in pages:
-        drafts: list[_Draft] = []
+        first = len(drafts)
         for row in reading_order(rows_by_page[page.index]):
-            if drafts and _continues(drafts[-1].rows[-1], row, drafts[-1].rows, stats.leading):
+            if len(drafts) > first and _continues(
+                drafts[-1].rows[-1], row, drafts[-1].rows, stats.leading
+            ):
                 drafts[-1].rows.append(row)
             else:
                 drafts.append(_Draft(rows=[row], page=page.index, frame=frames[page.index]))
-        number = 0
-        for draft in drafts:
+        for draft in drafts[first:]:
             _classify(draft, stats)
-            heading_like = draft.kind == ParagraphKind.HEADING or (
-                len(draft.rows) <= 2 and len(_words(draft.text)) <= 12
-            )
-            if _REFS_RE.match(draft.text) and heading_like:
-                in_references, refs_size = True, draft.rows[0].size
-            elif (
-                in_references
-                and not draft.skip
-                and (
-                    (draft.kind == ParagraphKind.HEADING and draft.rows[0].size >= refs_size - 0.5)
-                    or (_APPENDIX_RE.match(draft.text) and heading_like)
-                )
-            ):
-                in_references = False
-            if draft.skip or (in_references and not include_references):
+    references = find_references([_piece(draft) for draft in drafts])
+
+    result: list[Paragraph] = []
+    kept: set[int] = set()
+    numbers: Counter[int] = Counter()
+    for i, draft in enumerate(drafts):
+        if draft.skip or (wanted is not None and draft.page not in wanted):
+            continue
+        if i in references:
+            kept.add(draft.page)
+            if not include_references:
                 continue
-            if in_references:
-                draft.kind = ParagraphKind.REFERENCE
-            if wanted is None or page.index in wanted:
-                number += 1
-                result.append(_to_paragraph(draft, number))
-    return result
+            draft.kind = ParagraphKind.REFERENCE
+        numbers[draft.page] += 1
+        result.append(_to_paragraph(draft, numbers[draft.page]))
+    return Segmentation(result, tuple(sorted(kept)))
+
+
+def _piece(draft: _Draft) -> Piece:
+    heading = draft.kind == ParagraphKind.HEADING
+    return Piece(
+        page=draft.page,
+        text=draft.text,
+        heading=heading,
+        heading_like=heading or (len(draft.rows) <= 2 and len(_words(draft.text)) <= 12),
+        size=draft.rows[0].size,
+        bold=draft.rows[0].bold,
+        skipped=bool(draft.skip),
+    )
 
 
 def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
