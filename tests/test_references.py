@@ -1,0 +1,330 @@
+"""Which paragraphs are the bibliography (translation.references), on literal page layouts: a
+heading named "References" is not enough, the section must hold entries and close the paper."""
+
+from __future__ import annotations
+
+import pytest
+
+from translation.paragraph import ParagraphKind
+from translation.references import is_entry
+from translation.segment import Block, Line, PageLayout, Span, segment_document
+
+W, H = 600.0, 800.0
+SIZE = 10.0
+
+
+def span(text: str, x: float, base: float, size: float = SIZE, font: str = "Times-Roman") -> Span:
+    width = 0.5 * size * len(text)
+    return Span(
+        text=text,
+        bbox=(x, base - 0.8 * size, x + width, base + 0.2 * size),
+        font=font,
+        size=size,
+        origin=(x, base),
+    )
+
+
+def line(*spans: Span) -> Line:
+    return Line(
+        spans=spans,
+        bbox=(
+            min(s.bbox[0] for s in spans),
+            min(s.bbox[1] for s in spans),
+            max(s.bbox[2] for s in spans),
+            max(s.bbox[3] for s in spans),
+        ),
+    )
+
+
+def block(*lines: Line) -> Block:
+    return Block(
+        lines=lines,
+        bbox=(
+            min(ln.bbox[0] for ln in lines),
+            min(ln.bbox[1] for ln in lines),
+            max(ln.bbox[2] for ln in lines),
+            max(ln.bbox[3] for ln in lines),
+        ),
+    )
+
+
+# A page is written as a list of items, top to bottom in one column: a heading ("# " + text,
+# bold, body size: typography alone cannot tell the levels apart; "#s " a smaller one, as
+# small capitals measure) or a paragraph (its lines).
+Item = str | list[str]
+
+
+def page(index: int, items: list[Item]) -> PageLayout:
+    blocks: list[Block] = []
+    y = 80.0
+    for item in items:
+        if isinstance(item, str):
+            y += 0.6 * SIZE
+            mark, text = item.split(" ", 1)
+            size = SIZE - 1.5 if mark == "#s" else SIZE
+            blocks.append(block(line(span(text, 60, y, size, font="Times-Bold"))))
+            y += 1.8 * SIZE
+            continue
+        for i, text in enumerate(item):
+            x = 60.0 if i == 0 or not item[0].startswith("[") else 72.0
+            blocks.append(block(line(span(text, x, y))))
+            y += 1.2 * SIZE
+        y += 0.8 * SIZE
+    assert y < H - 40, "page overflows"
+    return PageLayout(index=index, width=W, height=H, blocks=tuple(blocks), figures=())
+
+
+def prose(n: int, topic: str = "citations") -> list[str]:
+    """A body paragraph of ``n`` full lines and a short last one (about 14 words a line)."""
+    full = f"This paragraph explains {topic} in the running text of the paper and it goes on"
+    return [full.ljust(90, " ")[:90].rstrip() for _ in range(n)] + ["until it ends here."]
+
+
+WORDS = "spin heat flow wave mass glass light noise field charge gauge order phase".split()
+
+
+def entries(first: int, count: int) -> list[list[str]]:
+    """Numbered physics-style entries, two lines each (no two alike: a line repeated at one
+    place on several pages would be a running header)."""
+    n = len(WORDS)
+    return [
+        [
+            f"[{k}] A. Author, B. Writer, and C. Scribe, On {WORDS[k % n]} and {WORDS[k // n]},",
+            f"Phys. Rev. Lett. {90 + k}, {100 + k} (20{10 + k % 10}).",
+        ]
+        for k in range(first, first + count)
+    ]
+
+
+def author_year(count: int) -> list[list[str]]:
+    return [
+        [
+            f"Ann Lee, Bo Chen, and Cy Diaz. 20{10 + k}. A method for task {k} of many kinds.",
+            f"In Proceedings of the {k}th Conference on Methods, pages {k}1-{k}9.",
+        ]
+        for k in range(count)
+    ]
+
+
+def flat(groups: list[list[str]]) -> list[Item]:
+    return list(groups)
+
+
+def body_texts(items: list[Item]) -> list[str]:
+    """The joined text of each paragraph among ``items``."""
+    return [" ".join(i) for i in items if isinstance(i, list)]
+
+
+def _all(pages: list[list[Item]], **kw: bool) -> tuple[set[str], tuple[int, ...]]:
+    seg = segment_document([page(i, items) for i, items in enumerate(pages)], **kw)
+    return {p.text for p in seg.paragraphs}, seg.reference_pages
+
+
+# --- the issue's paper: a body subsection "References" ---------------------------------------
+
+HOW_TO_CITE = [
+    "References are cited by number in square brackets, like the first entry of the list",
+    "in the bibliography at the end of the paper, and the numbers follow the order in which",
+    "the works are first cited in the text of the paper.",
+]
+
+
+def test_a_body_subsection_named_references_is_translated_in_full() -> None:
+    body = [
+        [
+            "# I. INTRODUCTION",
+            prose(3, "the problem"),
+            "# II. CITING THINGS",
+            "# A. Citations",
+            prose(2),
+            "# B. Citations and References",
+            "# 1. Citations",
+            prose(2),
+            "# 3. References",
+            HOW_TO_CITE,
+            prose(2, "how to list works"),
+            "# C. Footnotes",
+            prose(3, "footnotes"),
+        ],
+        [
+            "# II. MATH AND EQUATIONS",
+            prose(4, "equations"),
+            "# A. Numbered equations",
+            prose(3, "equation numbers"),
+        ],
+    ]
+    bibliography = [["# References", *flat(entries(1, 6))]]
+    translated, kept = _all(body + bibliography)
+    expected = [t for items in body for t in body_texts(items)]
+    assert expected and all(t in translated for t in expected)
+    assert {"3. References", "C. Footnotes", "II. MATH AND EQUATIONS"} <= translated
+    assert not any(t.startswith("[1] A. Author") for t in translated)
+    assert kept == (2,)
+
+
+def test_example_entries_in_a_body_subsection_do_not_make_it_the_bibliography() -> None:
+    """The section levels come from the numbering: "C." closes "3." although it is set
+    smaller; the paper's own sections go on after it, so "3. References" is body."""
+    pages = [
+        [
+            "#s I. INTRODUCTION",
+            prose(3, "the problem"),
+            "#s A. Citations and References",
+            prose(1),
+            "# 3. References",
+            *flat(entries(1, 3)),
+            "#s C. Footnotes",
+            prose(2, "footnotes"),
+            prose(2, "notes"),
+            "#s II. MATH AND EQUATIONS",
+            prose(2, "equations"),
+        ],
+        ["#s A. Numbered equations", prose(4, "equation numbers")],
+    ]
+    translated, kept = _all(pages)
+    assert kept == ()
+    assert all(t in translated for items in pages for t in body_texts(items))
+
+
+def test_an_unnumbered_body_heading_references_followed_by_prose_is_translated() -> None:
+    pages = [["# Introduction", prose(3), "# References", HOW_TO_CITE, prose(3, "more")]]
+    translated, kept = _all(pages)
+    assert all(t in translated for t in body_texts(pages[0]))
+    assert "References" in translated
+    assert kept == ()
+
+
+# --- real bibliographies ---------------------------------------------------------------------
+
+
+def test_a_numbered_bibliography_ends_at_the_appendix() -> None:
+    pages = [
+        ["# 1 Introduction", prose(4), "# 2 Method", prose(4)],
+        [
+            "# References",
+            *flat(entries(1, 5)),
+            "# A. Proofs of the lemmas",
+            prose(3, "a proof"),
+        ],
+    ]
+    translated, kept = _all(pages)
+    assert kept == (1,)
+    assert "A. Proofs of the lemmas" in translated
+    assert all(t in translated for t in body_texts(pages[0]))
+    assert " ".join(prose(3, "a proof")) in translated
+    assert not any("Phys. Rev. Lett." in t for t in translated)
+    assert "References" not in translated
+
+
+def test_an_author_year_bibliography_ends_at_a_heading_of_its_level() -> None:
+    pages = [
+        ["# Introduction", prose(4), "# Method", prose(4)],
+        ["# References", *flat(author_year(5)), "# Acknowledgements", prose(2, "thanks")],
+    ]
+    translated, kept = _all(pages)
+    assert kept == (1,)
+    assert "Acknowledgements" in translated and " ".join(prose(2, "thanks")) in translated
+    assert not any("Proceedings" in t for t in translated)
+
+
+def test_the_bibliography_ends_where_entries_stop() -> None:
+    pages = [
+        ["# Introduction", prose(4), "# Method", prose(4)],
+        ["# References", *flat(author_year(4)), prose(2, "a"), prose(2, "b"), prose(2, "c")],
+    ]
+    translated, kept = _all(pages)
+    assert kept == (1,)
+    assert {" ".join(prose(2, t)) for t in "abc"} <= translated
+
+
+def test_the_last_bibliography_like_heading_is_preferred() -> None:
+    example = [
+        "# Introduction",
+        prose(3),
+        "# References",
+        *flat(entries(1, 2)),
+        "# Method",
+        prose(3, "the method"),
+    ]
+    pages = [example, ["# References", *flat(entries(1, 6))]]
+    translated, kept = _all(pages)
+    assert kept == (1,)
+    assert all(t in translated for t in body_texts(example))
+
+
+def test_include_references_returns_them_as_references() -> None:
+    pages = [["# Introduction", prose(4)], ["# References", *flat(entries(1, 4))]]
+    seg = segment_document([page(i, items) for i, items in enumerate(pages)], None, True)
+    kinds = {p.text: p.kind for p in seg.paragraphs}
+    assert kinds["References"] == ParagraphKind.REFERENCE
+    assert kinds[" ".join(entries(1, 1)[0])] == ParagraphKind.REFERENCE
+    assert kinds[" ".join(prose(4))] != ParagraphKind.REFERENCE
+    assert seg.reference_pages == (1,)
+
+
+def test_reported_pages_are_among_the_wanted_ones() -> None:
+    pages = [
+        ["# Introduction", prose(20)],
+        ["# References", *flat(entries(1, 12))],
+        [*flat(entries(13, 12))],
+    ]
+    layouts = [page(i, items) for i, items in enumerate(pages)]
+    assert segment_document(layouts).reference_pages == (1, 2)
+    assert segment_document(layouts, wanted={0, 2}).reference_pages == (2,)
+
+
+# --- plausibility: a section covering much of the paper is checked twice --------------------
+
+
+@pytest.mark.parametrize("doubtful", [False, True])
+def test_a_long_references_section_must_read_like_entries_on_every_page(doubtful: bool) -> None:
+    def tail(first: int) -> list[Item]:
+        if not doubtful:
+            return flat(entries(first, 10))
+        items: list[Item] = []
+        for k in range(4):  # one entry, then two paragraphs of prose: never three in a row
+            topics = WORDS[first % 7 + k], WORDS[(first + k) % 5]
+            items += [*flat(entries(first + k, 1)), prose(1, topics[0]), prose(1, topics[1])]
+        return items
+
+    pages = [["# Introduction", prose(8)], ["# References", *flat(entries(1, 10))]]
+    pages += [tail(11), tail(21)]
+    translated, kept = _all(pages)
+    if doubtful:
+        assert kept == ()
+        assert any(t.startswith("[1] A. Author") for t in translated)
+    else:
+        assert kept == (1, 2, 3)
+        assert not any(t.startswith("[1] A. Author") for t in translated)
+
+
+# --- what an entry looks like ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Iz Beltagy, Kyle Lo, and Arman Cohan. 2019. SciBERT: A pretrained language model.",
+        "Laurens van der Maaten. 2014. Accelerating t-SNE using tree-based algorithms.",
+        "[12] A. Vaswani et al., Attention is all you need, in NeurIPS (2017).",
+        "12. Smith AB, Jones C. A trial of things. J Med. 2001;3:12-15.",
+        "Smith, J. (2019). A title. Journal of Things, 3(2), 45-67.",
+        "[2] J. Doe, Phys. Rev. B 12, 345 (1999).",
+        "Kingma, D. P., and Ba, J. Adam: a method for stochastic optimization. arXiv.",
+    ],
+)
+def test_entries_are_recognised(text: str) -> None:
+    assert is_entry(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cohan et al. (2020) proposed a model trained on citations in 2019.",
+        "However, in 2019 we found that the model performs well on pages 3-5.",
+        "The references section lists every work cited in the text.",
+        "Finally, the journal version appeared in 2021.",
+    ],
+)
+def test_running_text_is_not_an_entry(text: str) -> None:
+    assert not is_entry(text)
