@@ -107,7 +107,7 @@ def author_year(count: int) -> list[list[str]]:
 
 
 def flat(groups: list[list[str]]) -> list[Item]:
-    return list(groups)
+    return [*groups]
 
 
 def body_texts(items: list[Item]) -> list[str]:
@@ -115,8 +115,8 @@ def body_texts(items: list[Item]) -> list[str]:
     return [" ".join(i) for i in items if isinstance(i, list)]
 
 
-def _all(pages: list[list[Item]], **kw: bool) -> tuple[set[str], tuple[int, ...]]:
-    seg = segment_document([page(i, items) for i, items in enumerate(pages)], **kw)
+def _all(pages: list[list[Item]]) -> tuple[set[str], tuple[int, ...]]:
+    seg = segment_document([page(i, items) for i, items in enumerate(pages)])
     return {p.text for p in seg.paragraphs}, seg.reference_pages
 
 
@@ -130,7 +130,7 @@ HOW_TO_CITE = [
 
 
 def test_a_body_subsection_named_references_is_translated_in_full() -> None:
-    body = [
+    body: list[list[Item]] = [
         [
             "# I. INTRODUCTION",
             prose(3, "the problem"),
@@ -153,7 +153,7 @@ def test_a_body_subsection_named_references_is_translated_in_full() -> None:
             prose(3, "equation numbers"),
         ],
     ]
-    bibliography = [["# References", *flat(entries(1, 6))]]
+    bibliography: list[list[Item]] = [["# References", *flat(entries(1, 6))]]
     translated, kept = _all(body + bibliography)
     expected = [t for items in body for t in body_texts(items)]
     assert expected and all(t in translated for t in expected)
@@ -165,7 +165,7 @@ def test_a_body_subsection_named_references_is_translated_in_full() -> None:
 def test_example_entries_in_a_body_subsection_do_not_make_it_the_bibliography() -> None:
     """The section levels come from the numbering: "C." closes "3." although it is set
     smaller; the paper's own sections go on after it, so "3. References" is body."""
-    pages = [
+    pages: list[list[Item]] = [
         [
             "#s I. INTRODUCTION",
             prose(3, "the problem"),
@@ -187,7 +187,8 @@ def test_example_entries_in_a_body_subsection_do_not_make_it_the_bibliography() 
 
 
 def test_an_unnumbered_body_heading_references_followed_by_prose_is_translated() -> None:
-    pages = [["# Introduction", prose(3), "# References", HOW_TO_CITE, prose(3, "more")]]
+    section: list[Item] = ["# References", HOW_TO_CITE, prose(3, "more")]
+    pages: list[list[Item]] = [["# Introduction", prose(3), *section]]
     translated, kept = _all(pages)
     assert all(t in translated for t in body_texts(pages[0]))
     assert "References" in translated
@@ -198,7 +199,7 @@ def test_an_unnumbered_body_heading_references_followed_by_prose_is_translated()
 
 
 def test_a_numbered_bibliography_ends_at_the_appendix() -> None:
-    pages = [
+    pages: list[list[Item]] = [
         ["# 1 Introduction", prose(4), "# 2 Method", prose(4)],
         [
             "# References",
@@ -217,7 +218,7 @@ def test_a_numbered_bibliography_ends_at_the_appendix() -> None:
 
 
 def test_an_author_year_bibliography_ends_at_a_heading_of_its_level() -> None:
-    pages = [
+    pages: list[list[Item]] = [
         ["# Introduction", prose(4), "# Method", prose(4)],
         ["# References", *flat(author_year(5)), "# Acknowledgements", prose(2, "thanks")],
     ]
@@ -228,7 +229,7 @@ def test_an_author_year_bibliography_ends_at_a_heading_of_its_level() -> None:
 
 
 def test_the_bibliography_ends_where_entries_stop() -> None:
-    pages = [
+    pages: list[list[Item]] = [
         ["# Introduction", prose(4), "# Method", prose(4)],
         ["# References", *flat(author_year(4)), prose(2, "a"), prose(2, "b"), prose(2, "c")],
     ]
@@ -238,7 +239,7 @@ def test_the_bibliography_ends_where_entries_stop() -> None:
 
 
 def test_the_last_bibliography_like_heading_is_preferred() -> None:
-    example = [
+    example: list[Item] = [
         "# Introduction",
         prose(3),
         "# References",
@@ -246,14 +247,14 @@ def test_the_last_bibliography_like_heading_is_preferred() -> None:
         "# Method",
         prose(3, "the method"),
     ]
-    pages = [example, ["# References", *flat(entries(1, 6))]]
+    pages: list[list[Item]] = [example, ["# References", *flat(entries(1, 6))]]
     translated, kept = _all(pages)
     assert kept == (1,)
     assert all(t in translated for t in body_texts(example))
 
 
 def test_include_references_returns_them_as_references() -> None:
-    pages = [["# Introduction", prose(4)], ["# References", *flat(entries(1, 4))]]
+    pages: list[list[Item]] = [["# Introduction", prose(4)], ["# References", *flat(entries(1, 4))]]
     seg = segment_document([page(i, items) for i, items in enumerate(pages)], None, True)
     kinds = {p.text: p.kind for p in seg.paragraphs}
     assert kinds["References"] == ParagraphKind.REFERENCE
@@ -263,7 +264,7 @@ def test_include_references_returns_them_as_references() -> None:
 
 
 def test_reported_pages_are_among_the_wanted_ones() -> None:
-    pages = [
+    pages: list[list[Item]] = [
         ["# Introduction", prose(20)],
         ["# References", *flat(entries(1, 12))],
         [*flat(entries(13, 12))],
@@ -287,7 +288,8 @@ def test_a_long_references_section_must_read_like_entries_on_every_page(doubtful
             items += [*flat(entries(first + k, 1)), prose(1, topics[0]), prose(1, topics[1])]
         return items
 
-    pages = [["# Introduction", prose(8)], ["# References", *flat(entries(1, 10))]]
+    bibliography: list[Item] = ["# References", *flat(entries(1, 10))]
+    pages: list[list[Item]] = [["# Introduction", prose(8)], bibliography]
     pages += [tail(11), tail(21)]
     translated, kept = _all(pages)
     if doubtful:
