@@ -3,9 +3,16 @@ heading named "References" is not enough, the section must hold entries and clos
 
 from __future__ import annotations
 
+import re
+
+import pymupdf
 import pytest
 
+from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
+from translation.formulas import restore
 from translation.paragraph import ParagraphKind
+from translation.pdf import extract_document, extract_paragraphs, open_document, render_mono
 from translation.references import is_entry
 from translation.segment import Block, Line, PageLayout, Span, segment_document
 
@@ -330,3 +337,78 @@ def test_entries_are_recognised(text: str) -> None:
 )
 def test_running_text_is_not_an_entry(text: str) -> None:
     assert not is_entry(text)
+
+
+# --- a generated two-column paper: the issue's layout -----------------------------------------
+
+
+def make_citing_paper() -> tuple[bytes, Truth]:
+    """Six two-column pages: a body subsection "3. References" (inside "B. Citations and
+    References") on page 3 explains how to cite; "C. Footnotes" and "III. MATH AND EQUATIONS"
+    follow, set smaller than it (small capitals); the bibliography starts on page 6."""
+    doc = pymupdf.open()
+    truth = Truth(pages=0)
+    w = _Writer(doc, truth, seed=11)
+    w.new_page()
+    w.title("A Guide to Writing a Careful Paper")
+    w.heading("I. INTRODUCTION", 9.0)
+    w.paragraph()
+    w.heading("II. CITATIONS AND FOOTNOTES", 9.0)
+    w.heading("A. Citations", 9.5)
+    while w.number < 2:
+        w.paragraph()
+    w.heading("B. Citations and References", 9.5)
+    w.heading("3. References", 10.5)
+    w.paragraph(math=False)
+    w.paragraph(math=False)
+    w.heading("C. Footnotes", 9.5)
+    while w.number < 3:
+        w.paragraph()
+    w.heading("III. MATH AND EQUATIONS", 9.0)
+    while w.number < 5:
+        w.paragraph()
+    w.references(14)
+    w.flush()
+    truth.pages = doc.page_count
+    data = doc.tobytes(garbage=3, deflate=True)
+    doc.close()
+    return data, truth
+
+
+@pytest.fixture(scope="module")
+def citing_paper() -> tuple[bytes, Truth]:
+    return make_citing_paper()
+
+
+def test_a_generated_paper_is_translated_in_full_but_its_bibliography(
+    citing_paper: tuple[bytes, Truth],
+) -> None:
+    data, truth = citing_paper
+    seg = extract_document(open_document(data))
+    starts = {(p.page, " ".join(p.text.split()[:6])) for p in seg.paragraphs}
+    assert {2, 3, 4} <= {b.page for b in truth.body}
+    for body in truth.body:  # inline math becomes placeholders: compare the first words
+        assert (body.page, " ".join(body.text.split()[:6])) in starts, (body.page, body.text)
+    texts = {p.text for p in seg.paragraphs}
+    assert {"3. References", "C. Footnotes", "III. MATH AND EQUATIONS"} <= texts
+    entry_pages = {page for page, _ in truth.references}
+    assert seg.reference_pages == tuple(sorted(entry_pages)) == (5,)
+    assert not any(word in text for text in texts for word in REFERENCE_WORDS)
+
+
+def test_the_generated_papers_pages_are_translated_and_its_bibliography_kept(
+    citing_paper: tuple[bytes, Truth],
+) -> None:
+    data, truth = citing_paper
+    paragraphs = extract_paragraphs(open_document(data))
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, translations, "ko"))
+    for number in (2, 3, 4):
+        left = {w.lower() for w in re.findall(r"[A-Za-z]+", out[number].get_text())}
+        assert not left & set(BODY_WORDS), f"page {number + 1} kept source text"
+    for page, entry in truth.references:
+        assert normalized(entry) in normalized(out[page].get_text())
+
+
+def normalized(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
