@@ -26,6 +26,7 @@ from translation.formulas import restore
 from translation.limiter import Limiter, make_limiter
 from translation.llm import LLMClient
 from translation.paragraph import Paragraph
+from translation.segment import Segmentation
 
 if TYPE_CHECKING:
     from common.settings import Settings
@@ -71,6 +72,27 @@ class TranslationResult:
     seconds: float = 0.0
     #: Pages already typeset when the last translation arrived (rendering overlapped).
     pages_rendered_early: int = 0
+    #: Pages (0-based) whose references section was left as it is (references not included).
+    references_kept: tuple[int, ...] = ()
+
+    @property
+    def references_note(self) -> str:
+        """What a summary says of the references kept ("" when none were)."""
+        if not self.references_kept:
+            return ""
+        return "references kept as they are: " + page_list(self.references_kept)
+
+
+def page_list(pages: Sequence[int]) -> str:
+    """0-based page indices as a reader counts them: "page 4", "pages 9-11", "pages 2, 5-6"."""
+    runs: list[list[int]] = []
+    for page in sorted(set(pages)):
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    parts = [f"{r[0] + 1}" if len(r) == 1 else f"{r[0] + 1}-{r[-1] + 1}" for r in runs]
+    return ("page " if parts == [str(pages[0] + 1)] else "pages ") + ", ".join(parts)
 
 
 def inspect_pdf(data: bytes, password: str | None = None) -> int:
@@ -175,7 +197,8 @@ class Translator:
                 f" {request.target_lang}): nothing to translate"
             )
 
-        doc, paragraphs = await asyncio.to_thread(self._extract, request)
+        doc, extracted = await asyncio.to_thread(self._extract, request)
+        paragraphs = extracted.paragraphs
         try:
             page_count = int(doc.page_count)
             pages = _PageRenderer(pdf.MonoRenderer(doc, request.target_lang), paragraphs)
@@ -201,12 +224,13 @@ class Translator:
             cache_hits=run.cached,
             seconds=time.monotonic() - started,
             pages_rendered_early=overlapped,
+            references_kept=() if request.include_references else extracted.reference_pages,
         )
 
     # --- steps -------------------------------------------------------------------------------
 
     @staticmethod
-    def _extract(request: TranslationRequest) -> tuple[pymupdf.Document, list[Paragraph]]:
+    def _extract(request: TranslationRequest) -> tuple[pymupdf.Document, Segmentation]:
         doc = pdf.open_document(request.pdf, request.password)
         try:
             if request.pages is not None:
@@ -215,13 +239,13 @@ class Translator:
                     raise InputError(
                         f"page {bad[0]} does not exist (the PDF has {doc.page_count} pages)"
                     )
-            paragraphs = pdf.extract_paragraphs(
+            extracted = pdf.extract_document(
                 doc, request.pages, include_references=request.include_references
             )
         except BaseException:
             doc.close()
             raise
-        return doc, paragraphs
+        return doc, extracted
 
     def _key(self, request: TranslationRequest, text: str) -> CacheKey:
         return self._llm.cache_key(text, request.source_lang, request.target_lang)

@@ -79,6 +79,7 @@ class Services:
                     result = await self.translator.translate(
                         _translation_request(request, original, pages), sink
                     )
+                job.note = result.references_note
             sink(Progress(Stage.RENDERING, "writing the output files"))
             produced = await asyncio.to_thread(_derive_outputs, request, original, result)
             return await asyncio.to_thread(self.outputs.save, request.stem, produced)

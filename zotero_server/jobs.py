@@ -87,6 +87,8 @@ class Job:
     started_at: float | None = None
     finished_at: float | None = None
     files: list[str] = field(default_factory=list)
+    #: Said with the final message ("references kept as they are: pages 9-11").
+    note: str = ""
     output_dir: str = ""
     error: BaseException | None = None
     finished_event: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
@@ -309,6 +311,8 @@ class JobRegistry:
             job.files = files or []
             job.stage, job.percent = Stage.DONE, 100.0
             job.message = f"done: {len(job.files)} file{'s' if len(job.files) != 1 else ''}"
+            if job.note:
+                job.message += f"; {job.note}"
             self._publish(job, EventType.DONE)
         else:
             job.error = error

@@ -90,4 +90,6 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
         f" {result.seconds:.1f} s",
         file=sys.stderr,
     )
+    if result.references_note:  # nothing left untranslated without saying so
+        print(f"{result.references_note} (--include-references translates them)", file=sys.stderr)
     return 0
