@@ -245,6 +245,19 @@ def test_the_bibliography_ends_where_entries_stop() -> None:
     assert {" ".join(prose(2, t)) for t in "abc"} <= translated
 
 
+def test_an_unnumbered_smaller_heading_after_the_bibliography_is_not_kept() -> None:
+    """Entries stop where running text starts; the heading above that text is the text's."""
+    pages: list[list[Item]] = [
+        ["# Introduction", prose(4), "# Method", prose(4)],
+        ["# References", *flat(entries(1, 4)), "#s Dataset details", prose(2, "a"), prose(2, "b")],
+        [prose(2, "c"), prose(2, "d")],
+    ]
+    translated, kept = _all(pages)
+    assert kept == (1,)
+    assert "Dataset details" in translated
+    assert {" ".join(prose(2, t)) for t in "abcd"} <= translated
+
+
 def test_the_last_bibliography_like_heading_is_preferred() -> None:
     example: list[Item] = [
         "# Introduction",
@@ -320,6 +333,8 @@ def test_a_long_references_section_must_read_like_entries_on_every_page(doubtful
         "Smith, J. (2019). A title. Journal of Things, 3(2), 45-67.",
         "[2] J. Doe, Phys. Rev. B 12, 345 (1999).",
         "Kingma, D. P., and Ba, J. Adam: a method for stochastic optimization. arXiv.",
+        "김창호(2020), 「코로나-19 관련 보험약관의 문제」, 『이슈와 논점』, 제1700호.",
+        "张三, 李四. 文档翻译方法研究[J]. 计算机学报, 2019, 42(3): 45-67.",
     ],
 )
 def test_entries_are_recognised(text: str) -> None:
@@ -333,6 +348,8 @@ def test_entries_are_recognised(text: str) -> None:
         "However, in 2019 we found that the model performs well on pages 3-5.",
         "The references section lists every work cited in the text.",
         "Finally, the journal version appeared in 2021.",
+        "본 연구에서는 2020년에 발표된 보험약관을 분석하였다.",
+        "本文提出了一种新的方法，并在2019年的数据上进行了实验。",
     ],
 )
 def test_running_text_is_not_an_entry(text: str) -> None:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from translation.rows import ends_sentence
+from translation.rows import WORD_RE, ends_sentence
 
 REFS_HEADING_RE = re.compile(
     r"^(?:[\dIVX]+\.?\s+)?(references?|bibliography|works\s+cited|literature\s+cited|"
@@ -50,6 +50,7 @@ _AUTHOR_RE = re.compile(
       | (?:[A-Z]\.\s?)+(?:-\s?[A-Z]\.\s?)?[A-Z][\w'’`-]+              # A. Surname
       | [A-Z][\w'’`-]+\s[A-Z]{{1,3}}[,.]                              # Surname AB,
       | {_NAME}(?:\s+{_NAME}){{1,4}}(?:,|\s+and\s|\s+et\s+al|\.?\s+(?:19|20)\d\d)  # Ann Lee,
+      | [\u3400-\u9fff\uac00-\ud7af]{{2,4}}\s?[,，、・·.．(（]                   # 김창호, 山田(
     )""",
     re.VERBOSE,
 )
@@ -57,7 +58,8 @@ _YEAR_RE = re.compile(r"(?<![\d.])(?:19|20)\d{2}[a-z]?(?![\d])")
 _VENUE_RE = re.compile(
     r"\b(?:In\s+Proc|Proceedings|Conference|Workshop|Symposium|Journal|Transactions|Trans\.|"
     r"arXiv|preprint|doi|DOI|ISBN|ISSN|pp\.|vol\.|Vol\.|pages?\s+\d|Press|Rev\.|Lett\.|"
-    r"ACM|IEEE|Springer|Elsevier)|\d+\s*\(\d+\)\s*[:,]\s*\d+|\d+\s*[–-]\s*\d+"
+    r"ACM|IEEE|Springer|Elsevier)|\d+\s*\(\d+\)\s*[:,]\s*\d+|\d+\s*[–-]\s*\d+|"
+    r"\[[JMCDRSPNZ]\]|[「『《]"
 )
 
 #: Paragraphs of at least this many words that do not read like entries end a references
@@ -146,7 +148,7 @@ class _Entry:
 
     @property
     def bodylike(self) -> bool:
-        return not self.is_entry and len(self.text.split()) >= _STOP_WORDS
+        return not self.is_entry and len(WORD_RE.findall(self.text)) >= _STOP_WORDS
 
 
 @dataclass(slots=True)
@@ -229,6 +231,9 @@ def _section(pieces: Sequence[Piece], start: int, ranks: dict[_Number, int]) -> 
     for k in range(len(entries) - _STOP_RUN + 1):
         if all(e.bodylike for e in entries[k : k + _STOP_RUN]):
             stop, entries = entries[k].pieces[0], entries[:k]
+            floor = entries[-1].pieces[-1] if entries else start
+            while stop - 1 > floor and (pieces[stop - 1].heading or pieces[stop - 1].skipped):
+                stop -= 1  # the run's own heading is not a reference either
             break
     return _Section(range(start, stop), entries)
 
@@ -252,5 +257,5 @@ def _body_follows(
             continue
         if piece.heading:
             return False
-        return not is_entry(piece.text) and len(piece.text.split()) >= _STOP_WORDS
+        return not is_entry(piece.text) and len(WORD_RE.findall(piece.text)) >= _STOP_WORDS
     return False
