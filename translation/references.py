@@ -59,7 +59,7 @@ _VENUE_RE = re.compile(
     r"\b(?:In\s+Proc|Proceedings|Conference|Workshop|Symposium|Journal|Transactions|Trans\.|"
     r"arXiv|preprint|doi|DOI|ISBN|ISSN|pp\.|vol\.|Vol\.|pages?\s+\d|Press|Rev\.|Lett\.|"
     r"ACM|IEEE|Springer|Elsevier)|\d+\s*\(\d+\)\s*[:,]\s*\d+|\d+\s*[–-]\s*\d+|"
-    r"\[[JMCDRSPNZ]\]|[「『《]"
+    r"\[[JMCDRSPNZ]\]|[「『《]|https?://|www\."
 )
 
 #: Paragraphs of at least this many words that do not read like entries end a references
@@ -76,6 +76,7 @@ class Piece:
     """What the references decision needs of one paragraph, in document order."""
 
     page: int
+    #: The text as printed (URLs and formulas in place, not as placeholders).
     text: str
     #: Classified as a heading (short, bold or larger, no sentence end).
     heading: bool

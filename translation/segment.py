@@ -381,9 +381,12 @@ def segment_document(
 
 def _piece(draft: _Draft) -> Piece:
     heading = draft.kind == ParagraphKind.HEADING
+    text = draft.text
+    for key, original in draft.placeholders.items():
+        text = text.replace(key, original)
     return Piece(
         page=draft.page,
-        text=draft.text,
+        text=text,
         heading=heading,
         heading_like=heading or (len(draft.rows) <= 2 and len(_words(draft.text)) <= 12),
         size=draft.rows[0].size,
