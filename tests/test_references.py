@@ -413,6 +413,19 @@ def test_a_generated_paper_is_translated_in_full_but_its_bibliography(
     assert not any(word in text for text in texts for word in REFERENCE_WORDS)
 
 
+def test_a_page_range_of_the_generated_paper_decides_as_the_whole(
+    citing_paper: tuple[bytes, Truth],
+) -> None:
+    data, _ = citing_paper
+    whole = extract_document(open_document(data))
+    for page in (2, 5):
+        alone = extract_document(open_document(data), [page])
+        assert [p.text for p in alone.paragraphs] == [
+            p.text for p in whole.paragraphs if p.page == page
+        ]
+        assert alone.reference_pages == ((5,) if page == 5 else ())
+
+
 def test_the_generated_papers_pages_are_translated_and_its_bibliography_kept(
     citing_paper: tuple[bytes, Truth],
 ) -> None:

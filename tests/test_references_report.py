@@ -113,3 +113,14 @@ def test_the_jobs_final_message_names_the_pages_kept(srv: RunningServer, tmp_pat
             time.sleep(0.05)
     assert task["result"]["status"] == "success", task
     assert task["message"] == "done: 1 file; references kept as they are: page 2"
+
+
+@pytest.mark.corpus
+def test_a_page_range_ending_where_the_bibliography_starts_keeps_it(corpus_dir: Path) -> None:
+    """Page 10 of LongEval holds the end of the body and the first entries: read alone (with
+    the pages before it and a little after), it comes out as in the whole paper."""
+    data = (corpus_dir / "03_eacl2023_longeval_2col_many_tables.pdf").read_bytes()
+    whole = extract_document(open_document(data))
+    alone = extract_document(open_document(data), [9])
+    assert alone.reference_pages == (9,)
+    assert [p.text for p in alone.paragraphs] == [p.text for p in whole.paragraphs if p.page == 9]

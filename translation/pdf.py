@@ -160,6 +160,10 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     )
 
 
+#: Pages read past the last wanted one for the references decision.
+_LOOKAHEAD = 2
+
+
 def extract_paragraphs(
     doc: pymupdf.Document,
     pages: Sequence[int] | None = None,
@@ -178,9 +182,14 @@ def extract_document(
     (see ``translation.segment``).
 
     ``pages``: 0-based page indices to translate (None = all). Pages before the last wanted page
-    are read too, since the references section is found from the document read so far.
+    are read too, and a few after it: the references section is found from the document read
+    (a bibliography is told by the entries that follow its heading, a body section named
+    "References" by the sections after it).
     """
-    last = doc.page_count - 1 if pages is None else max(pages, default=-1)
+    last = doc.page_count - 1
+    if pages is not None:
+        wanted_last = max(pages, default=-1)
+        last = wanted_last if wanted_last >= last else wanted_last + _LOOKAHEAD
     try:
         with _LOCK:
             layouts = [read_layout(doc[i]) for i in range(last + 1)]
