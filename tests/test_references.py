@@ -193,6 +193,28 @@ def test_example_entries_in_a_body_subsection_do_not_make_it_the_bibliography() 
     assert all(t in translated for items in pages for t in body_texts(items))
 
 
+def test_a_section_and_its_first_subsection_after_references_are_body() -> None:
+    pages: list[list[Item]] = [
+        [
+            "# I. INTRODUCTION",
+            prose(3, "the problem"),
+            "# II. CITING",
+            "# A. Citations",
+            prose(1),
+            "# 1. Numbers",
+            prose(1, "numbers"),
+            "# 2. References",
+            *flat(entries(1, 3)),
+            "# III. MATH AND EQUATIONS",
+            "# A. Numbered equations",
+            prose(3, "equations"),
+        ],
+    ]
+    translated, kept = _all(pages)
+    assert kept == ()
+    assert "2. References" in translated
+
+
 def test_an_unnumbered_body_heading_references_followed_by_prose_is_translated() -> None:
     section: list[Item] = ["# References", HOW_TO_CITE, prose(3, "more")]
     pages: list[list[Item]] = [["# Introduction", prose(3), *section]]
@@ -271,6 +293,19 @@ def test_the_last_bibliography_like_heading_is_preferred() -> None:
     translated, kept = _all(pages)
     assert kept == (1,)
     assert all(t in translated for t in body_texts(example))
+
+
+def test_an_appendix_with_its_own_bibliography_keeps_both() -> None:
+    pages: list[list[Item]] = [
+        ["# 1 Introduction", prose(4), "# 2 Method", prose(4)],
+        ["# References", *flat(entries(1, 5)), "# Appendix A. Proofs", prose(3, "a proof")],
+        [prose(2, "the end"), "# References", *flat(entries(6, 5))],  # not where page 2's is
+    ]
+    translated, kept = _all(pages)
+    assert kept == (1, 2)
+    assert {"Appendix A. Proofs", " ".join(prose(3, "a proof"))} <= translated
+    assert " ".join(prose(2, "the end")) in translated
+    assert not any("Phys. Rev. Lett." in t for t in translated)
 
 
 def test_include_references_returns_them_as_references() -> None:

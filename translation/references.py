@@ -119,20 +119,20 @@ def is_entry(text: str, labelled: bool = False) -> bool:
     return (labelled or starts_entry(text)) and evidence is not None
 
 
-def find_references(pieces: Sequence[Piece]) -> range:
-    """The indices of ``pieces`` that make up the bibliography (heading included); an empty
-    range when there is none or when in doubt."""
+def find_references(pieces: Sequence[Piece]) -> list[range]:
+    """The spans of ``pieces`` (heading included) that make up the bibliography: the last
+    section that reads as one, and an earlier one only where an appendix closes it (the main
+    bibliography before an appendix with its own). Empty when there is none or when in doubt."""
     ranks = _ranks(pieces)
-    found: _Section | None = None
+    found: list[_Section] = []
     for i, piece in enumerate(pieces):
         if piece.skipped or not piece.heading_like or not REFS_HEADING_RE.match(piece.text):
             continue
         section = _section(pieces, i, ranks)
         if section.holds_entries() and not _body_follows(pieces, section.span, ranks, i):
-            found = section  # the last one wins
-    if found is None or not found.plausible(pieces):
-        return range(0)
-    return found.span
+            found.append(section)
+    kept = [s for s in found[:-1] if s.before_appendix] + found[-1:]
+    return [s.span for s in kept if s.plausible(pieces)]
 
 
 @dataclass(slots=True)
@@ -156,6 +156,8 @@ class _Entry:
 class _Section:
     span: range
     entries: list[_Entry]
+    #: Closed by an appendix heading.
+    before_appendix: bool = False
 
     def holds_entries(self) -> bool:
         sample = self.entries[:_SAMPLE]
@@ -188,18 +190,25 @@ def _ranks(pieces: Sequence[Piece]) -> dict[_Number, int]:
     return ranks
 
 
+def _appendix(piece: Piece, start: int, ranks: dict[_Number, int]) -> bool:
+    """An appendix heading after the heading at ``start``: named so, or numbered in a style
+    first seen after ``start``."""
+    if piece.heading_like and APPENDIX_RE.match(piece.text):
+        return True
+    number = _numbering(piece.text) if piece.heading else None
+    return number is not None and ranks.get(number, -1) > start
+
+
 def _ends(pieces: Sequence[Piece], j: int, start: int, ranks: dict[_Number, int]) -> bool:
     """Whether the paragraph at ``j`` ends the section opened by the heading at ``start``: an
-    appendix heading (named so, or numbered in a style first seen after ``start``), a heading
-    of the same or a higher level by numbering, or (without numbering to compare) by size."""
+    appendix heading, a heading of the same or a higher level by numbering, or (without
+    numbering to compare) by size."""
     heading, opening = pieces[j], pieces[start]
-    if heading.heading_like and APPENDIX_RE.match(heading.text):
+    if _appendix(heading, start, ranks):
         return True
     if not heading.heading:
         return False
     theirs = _numbering(heading.text)
-    if theirs is not None and ranks[theirs] > start:
-        return True
     mine = _numbering(opening.text)
     if mine is not None and theirs is not None and mine in ranks:
         return ranks[theirs] <= ranks[mine]
@@ -236,7 +245,8 @@ def _section(pieces: Sequence[Piece], start: int, ranks: dict[_Number, int]) -> 
             while stop - 1 > floor and (pieces[stop - 1].heading or pieces[stop - 1].skipped):
                 stop -= 1  # the run's own heading is not a reference either
             break
-    return _Section(range(start, stop), entries)
+    closed = stop < len(pieces) and _appendix(pieces[stop], start, ranks)
+    return _Section(range(start, stop), entries, closed)
 
 
 def _body_follows(
@@ -254,9 +264,7 @@ def _body_follows(
     if not heading.heading or number is None or ranks.get(number, start) >= start:
         return False  # unnumbered (acknowledgements, checklist) or appendix-style numbering
     for piece in pieces[end + 1 :]:
-        if piece.skipped:
+        if piece.skipped or piece.heading:
             continue
-        if piece.heading:
-            return False
         return not is_entry(piece.text) and len(WORD_RE.findall(piece.text)) >= _STOP_WORDS
     return False

@@ -361,7 +361,7 @@ def segment_document(
                 drafts.append(_Draft(rows=[row], page=page.index, frame=frames[page.index]))
         for draft in drafts[first:]:
             _classify(draft, stats)
-    references = find_references([_piece(draft) for draft in drafts])
+    references = {i for span in find_references([_piece(d) for d in drafts]) for i in span}
 
     result: list[Paragraph] = []
     kept: set[int] = set()
