@@ -295,15 +295,16 @@ def test_the_last_bibliography_like_heading_is_preferred() -> None:
     assert all(t in translated for t in body_texts(example))
 
 
-def test_an_appendix_with_its_own_bibliography_keeps_both() -> None:
+@pytest.mark.parametrize("appendix", ["Appendix A. Proofs", "A Proofs of the lemmas"])
+def test_an_appendix_with_its_own_bibliography_keeps_both(appendix: str) -> None:
     pages: list[list[Item]] = [
         ["# 1 Introduction", prose(4), "# 2 Method", prose(4)],
-        ["# References", *flat(entries(1, 5)), "# Appendix A. Proofs", prose(3, "a proof")],
+        ["# References", *flat(entries(1, 5)), "# " + appendix, prose(3, "a proof")],
         [prose(2, "the end"), "# References", *flat(entries(6, 5))],  # not where page 2's is
     ]
     translated, kept = _all(pages)
     assert kept == (1, 2)
-    assert {"Appendix A. Proofs", " ".join(prose(3, "a proof"))} <= translated
+    assert {appendix, " ".join(prose(3, "a proof"))} <= translated
     assert " ".join(prose(2, "the end")) in translated
     assert not any("Phys. Rev. Lett." in t for t in translated)
 

@@ -40,6 +40,8 @@ APPENDIX_RE = re.compile(
 _ARABIC_RE = re.compile(r"^(\d{1,2}(?:\.\d{1,2})*)\.?\s+\S")
 _ROMAN_RE = re.compile(r"^([IVXL]{1,5})\.\s+\S")
 _LETTER_RE = re.compile(r"^([A-Z])(?:((?:\.\d{1,2})+)\.?|\.)\s+\S")
+# After a bibliography, "A Dataset release" is appendix A (ACL and NeurIPS set no dot).
+_SECTION_LETTER_RE = re.compile(r"^[A-Z](?:\.\d{1,2})*\.?\s+[A-Z]")
 
 _LABEL_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.(?=\s+\S))\s*")
 _LABEL_ONLY_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.)\s*$")
@@ -190,13 +192,19 @@ def _ranks(pieces: Sequence[Piece]) -> dict[_Number, int]:
     return ranks
 
 
-def _appendix(piece: Piece, start: int, ranks: dict[_Number, int]) -> bool:
-    """An appendix heading after the heading at ``start``: named so, or numbered in a style
-    first seen after ``start``."""
+def _appendix(pieces: Sequence[Piece], j: int, start: int, ranks: dict[_Number, int]) -> bool:
+    """Whether the paragraph at ``j`` is an appendix heading after the heading at ``start``:
+    named so, numbered in a style first seen after ``start``, or a letter ("A Dataset release")
+    set as large as that heading."""
+    piece = pieces[j]
     if piece.heading_like and APPENDIX_RE.match(piece.text):
         return True
-    number = _numbering(piece.text) if piece.heading else None
-    return number is not None and ranks.get(number, -1) > start
+    if not piece.heading:
+        return False
+    number = _numbering(piece.text)
+    if number is not None and ranks.get(number, -1) > start:
+        return True
+    return bool(_SECTION_LETTER_RE.match(piece.text)) and piece.size >= pieces[start].size - 0.5
 
 
 def _ends(pieces: Sequence[Piece], j: int, start: int, ranks: dict[_Number, int]) -> bool:
@@ -204,7 +212,7 @@ def _ends(pieces: Sequence[Piece], j: int, start: int, ranks: dict[_Number, int]
     appendix heading, a heading of the same or a higher level by numbering, or (without
     numbering to compare) by size."""
     heading, opening = pieces[j], pieces[start]
-    if _appendix(heading, start, ranks):
+    if _appendix(pieces, j, start, ranks):
         return True
     if not heading.heading:
         return False
@@ -245,7 +253,7 @@ def _section(pieces: Sequence[Piece], start: int, ranks: dict[_Number, int]) -> 
             while stop - 1 > floor and (pieces[stop - 1].heading or pieces[stop - 1].skipped):
                 stop -= 1  # the run's own heading is not a reference either
             break
-    closed = stop < len(pieces) and _appendix(pieces[stop], start, ranks)
+    closed = stop < len(pieces) and _appendix(pieces, stop, start, ranks)
     return _Section(range(start, stop), entries, closed)
 
 
