@@ -309,6 +309,18 @@ def test_an_appendix_with_its_own_bibliography_keeps_both(appendix: str) -> None
     assert not any("Phys. Rev. Lett." in t for t in translated)
 
 
+def test_each_chapters_bibliography_is_kept() -> None:
+    pages: list[list[Item]] = [
+        ["# 1 Introduction", prose(4, "chapter one"), "# References", *flat(entries(1, 6))],
+        ["# 2 Background", prose(4, "chapter two"), "# References", *flat(entries(7, 6))],
+        ["# 3 Method", prose(4, "chapter three")],
+    ]
+    translated, kept = _all(pages)
+    assert kept == (0, 1)
+    assert all(t in translated for items in pages for t in body_texts(items) if "[" not in t)
+    assert not any("Phys. Rev. Lett." in t for t in translated)
+
+
 def test_include_references_returns_them_as_references() -> None:
     pages: list[list[Item]] = [["# Introduction", prose(4)], ["# References", *flat(entries(1, 4))]]
     seg = segment_document([page(i, items) for i, items in enumerate(pages)], None, True)

@@ -9,9 +9,10 @@ paragraphs (:class:`Piece`), by :func:`find_references`:
 * its section ends at the next heading of the same or a higher level (numbering first, then
   typography), at an appendix heading, or where the paragraphs stop reading like entries;
 * it counts only when what it holds reads as reference entries (a label ``[12]``/``12.`` or an
-  author list at the start, and a year, a venue, a DOI...) and when no body section of the
-  paper's own numbering follows it;
-* of several, the last one is the bibliography;
+  author list at the start, and a year, a venue, a DOI, a URL...), and when no body section of
+  the paper's own numbering follows it unless it is a long list of entries (a thesis chapter's);
+* of several, the last one is the bibliography, with the earlier ones that an appendix closes
+  or that are long lists of entries;
 * a section that would cover more than a third of the pages before the appendix is checked
   again, page by page; when in doubt, nothing is kept out of the translation.
 
@@ -69,6 +70,8 @@ _VENUE_RE = re.compile(
 _STOP_WORDS, _STOP_RUN = 12, 3
 #: How many of a section's first paragraphs decide whether it holds entries.
 _SAMPLE = 10
+#: A section of at least this many entries (and little else) is a bibliography wherever it is.
+_LONG_LIST = 5
 #: A section covering more than this share of the pages before the appendix is checked twice.
 _PLAUSIBLE_SHARE = 1 / 3
 
@@ -122,18 +125,24 @@ def is_entry(text: str, labelled: bool = False) -> bool:
 
 
 def find_references(pieces: Sequence[Piece]) -> list[range]:
-    """The spans of ``pieces`` (heading included) that make up the bibliography: the last
-    section that reads as one, and an earlier one only where an appendix closes it (the main
-    bibliography before an appendix with its own). Empty when there is none or when in doubt."""
+    """The spans of ``pieces`` (heading included) that make up the bibliography.
+
+    The last section that reads as one; an earlier one too where an appendix closes it (the
+    main bibliography before an appendix with its own) or where it holds many entries and
+    little else (a thesis's chapters, a proceedings volume). Body sections may follow only such
+    a long list, not a few entry-like paragraphs. Empty when there is none or when in doubt.
+    """
     ranks = _ranks(pieces)
     found: list[_Section] = []
     for i, piece in enumerate(pieces):
         if piece.skipped or not piece.heading_like or not REFS_HEADING_RE.match(piece.text):
             continue
         section = _section(pieces, i, ranks)
-        if section.holds_entries() and not _body_follows(pieces, section.span, ranks, i):
+        if not section.holds_entries():
+            continue
+        if section.long_list() or not _body_follows(pieces, section.span, ranks, i):
             found.append(section)
-    kept = [s for s in found[:-1] if s.before_appendix] + found[-1:]
+    kept = [s for s in found[:-1] if s.before_appendix or s.long_list()] + found[-1:]
     return [s.span for s in kept if s.plausible(pieces)]
 
 
@@ -165,6 +174,11 @@ class _Section:
         sample = self.entries[:_SAMPLE]
         found = sum(e.is_entry for e in sample)
         return found >= 2 and found >= 0.5 * len(sample)
+
+    def long_list(self) -> bool:
+        """Many entries and little else: a bibliography wherever it stands."""
+        found = sum(e.is_entry for e in self.entries)
+        return found >= _LONG_LIST and found >= 0.8 * len(self.entries)
 
     def plausible(self, pieces: Sequence[Piece]) -> bool:
         """A bibliography rarely covers more than a third of the pages before the appendix
