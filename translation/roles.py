@@ -23,7 +23,7 @@ _LIST_LABEL_RE = re.compile(
 )
 # Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
 # colon, a semicolon, or another item (a line of prose can start with "(2)").
-_NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
+_NUMBERING_RE = re.compile(r"^\s*\(?[\divxIVXa-z]")
 # Footnote markers of a small-print row: "1)", "(1)", "①", "*", "†"; a bare "1 " too.
 _FOOTNOTE_RE = re.compile(
     r"^\s*(?:\(?\d{1,2}\)\s*|[\u2460-\u2473\u3251-\u325f]\s*|[*∗†‡§¶]{1,3}\s*|\d{1,2}\s+)"
@@ -119,6 +119,22 @@ def footnote_label(row: Row, body_size: float) -> str:
     return match.group(0)
 
 
+def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
+    """A footnote begins at its marker: a superscript one always; "(1)", "1)", "*" only
+    after a finished sentence, after other print, or after another footnote (small print
+    can enumerate "(1) ... (2) ..." inside a sentence)."""
+    label = footnote_label(cur, body_size)
+    if not label:
+        return False
+    if cur.classes.lstrip("n")[:1] == GLYPH:
+        return True
+    return (
+        ends_sentence(prev.text)
+        or abs(prev.size - cur.size) > 0.5
+        or bool(footnote_label(first, body_size))
+    )
+
+
 def heading_number(row: Row) -> bool:
     """A numbered heading line: "3.1 Encoding module", "B.1 Fine-grained evaluations", or a
     single number with a bold or larger title; short, few words, no sentence end."""
@@ -169,7 +185,7 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     """Whether ``cur`` must start a new paragraph after ``prev`` because of its role: a list
     item, a footnote, an algorithm line, a caption, a numbered or run-in heading, or the line
     after a numbered heading or an algorithm's caption."""
-    if starts_item(prev, cur, para[0]) or footnote_label(cur, body_size):
+    if starts_item(prev, cur, para[0]) or _starts_footnote(prev, cur, para[0], body_size):
         return True
     if algorithm_label(cur.text) or (is_algorithm_caption(prev.text) and caption_start(prev)):
         return True
@@ -224,8 +240,8 @@ def looks_like_names(text: str) -> bool:
     """A line of author names ("Arman Cohan†∗ Sergey Feldman† Iz Beltagy†"): two or more
     groups of two to four capitalised words or initials, split by marks, commas or "and",
     and no institution words. Names are printed as they are, not translated."""
-    if _INSTITUTION_RE.search(text) or "@" in text:
-        return False
+    if _INSTITUTION_RE.search(text) or "@" in text or _AFFILIATION_MARK_RE.match(text):
+        return False  # an affiliation's mark comes before it, a name's after it
     groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
     if not groups:
         return False

@@ -85,7 +85,6 @@ __all__ = [
 
 # --- paragraphs -----------------------------------------------------------------------------
 
-_ENUM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□–—*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\[\d{1,3}\])\s")
 _REFS_RE = re.compile(
     r"^(?:[\dIVX]+\.?\s+)?(references?|bibliography|works\s+cited|literature\s+cited|"
     r"reference\s+list|참고\s*문헌|参考文献|參考文獻)\s*:?$",
@@ -122,7 +121,7 @@ def _continues(
         return False
     if abs(cur.size - prev.size) > 0.8 or prev.bold != cur.bold:
         return False
-    if _ENUM_RE.match(cur.chars) or roles.new_unit(prev, cur, para, body_size):
+    if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
         return False
     jump = abs(cur.x0 - prev.x0) > 3.0 * size
     centered = abs((cur.x0 + cur.x1) - (prev.x0 + prev.x1)) < 6.0
