@@ -50,10 +50,11 @@ _KEYWORDS = frozenset(
     "function procedure foreach in to each break continue".split()
 )
 _FRONT_END_RE = re.compile(
-    r"^\s*(?:abstract|introduction|(?:1|I)\.?\s+\S|keywords?|index terms|"
+    r"^\s*(?:abstract|introduction|keywords?|index terms|"
     r"摘\s*要|关键词|關鍵詞|초\s*록|요\s*약|국문\s*요약)",
     re.IGNORECASE,
 )
+_FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
 _AFFILIATION_MARK_RE = re.compile(r"^\s*[*∗†‡§¶♠♣♦♥⋆★]")
 _EMAIL_RE = re.compile(r"@[\w-]+\.[\w.-]+|^\s*(?:https?://|www\.)")
 _NAME_SPLIT_RE = re.compile(r"[*∗†‡§¶♠♣♦♥⋆★\d,;]+|\s{2,}|\s+and\s+|\s*&\s*")
@@ -222,7 +223,16 @@ def front_matter_end(rows: list[Row]) -> Row | None:
     """The row that ends the first page's front matter (title, authors, affiliations,
     e-mails), read in reading order: the first "Abstract" or "1 Introduction"; None if none."""
     return next(
-        (r for r in rows if not r.drop and _FRONT_END_RE.match(r.text) and len(r.text) < 60), None
+        (
+            r
+            for r in rows
+            if not r.drop
+            and (
+                (_FRONT_END_RE.match(r.text) and len(r.text) < 60)
+                or (_FIRST_SECTION_RE.match(r.text) and r.bold and len(r.text) < 40)
+            )
+        ),
+        None,
     )
 
 
