@@ -399,3 +399,8 @@ def test_chinese_footnotes_and_a_continued_paragraph_are_sent() -> None:
     assert not any("中文学报" in p.text for p in paras)  # the running header stays
     body = "".join(p.text for p in paras if p.kind == ParagraphKind.BODY)
     assert len(body) >= 50 * 42  # every line of both pages
+
+
+def test_a_citation_opening_a_line_is_no_list_item() -> None:
+    assert list_label("[18] experiment with citation based approaches") == ""
+    assert list_label("[18] Ann Smith. 2020. A title.") == "[18] "

@@ -23,7 +23,7 @@ _LIST_LABEL_RE = re.compile(
 )
 # Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
 # colon, a semicolon, or another item (a line of prose can start with "(2)").
-_NUMBERING_RE = re.compile(r"^\s*\(?[\divxIVXa-z]")
+_NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
 # Footnote markers of a small-print row: "1)", "(1)", "①", "*", "†"; a bare "1 " too.
 _FOOTNOTE_RE = re.compile(
     r"^\s*(?:\(?\d{1,2}\)\s*|[\u2460-\u2473\u3251-\u325f]\s*|[*∗†‡§¶]{1,3}\s*|\d{1,2}\s+)"
@@ -78,21 +78,25 @@ def list_label(text: str) -> str:
     match = _LIST_LABEL_RE.match(text)
     if not match or len(match.group(0).strip()) == len(text.strip()):
         return ""
+    if match.group(0).lstrip()[:1] == "[" and text[match.end()].islower():
+        return ""  # a citation opening a line of prose ("[18] experiment with ...")
     return match.group(0)
 
 
 def starts_item(prev: Row, cur: Row, first: Row) -> bool:
     """Whether ``cur`` begins a new list item after ``prev`` (``first``: the first row of
-    the paragraph ``prev`` belongs to). Bullets always do; numbering after the end of a
-    sentence, a colon or a semicolon, or after another item."""
+    the paragraph ``prev`` belongs to). Bullets always do; numbering and "[12]" after the end
+    of a sentence, a colon or a semicolon, or after another item."""
     label = list_label(cur.chars)
     if not label:
         return False
     if not _NUMBERING_RE.match(label):
         return True
-    return prev.text.rstrip().endswith((":", ";", "：", "；")) or (
-        ends_sentence(prev.text) or bool(list_label(first.chars))
-    )
+    if prev.text.rstrip().endswith((":", ";", "：", "；")) or ends_sentence(prev.text):
+        return True
+    # A reference entry "[12] ..." after the short last line of the one before it; not a
+    # citation "[18]" that happens to open a line of prose.
+    return bool(list_label(first.chars)) or (label.lstrip()[:1] == "[" and _short(prev))
 
 
 def footnote_label(row: Row, body_size: float) -> str:
