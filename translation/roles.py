@@ -55,9 +55,12 @@ _FRONT_END_RE = re.compile(
     re.IGNORECASE,
 )
 _FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
-_AFFILIATION_MARK_RE = re.compile(r"^\s*[*∗†‡§¶♠♣♦♥⋆★]")
+# An affiliation's mark before it: any symbol but an opening bracket or quote.
+_AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s(\[{\"'“‘«.,;:-]")
 _EMAIL_RE = re.compile(r"@[\w-]+\.[\w.-]+|^\s*(?:https?://|www\.)")
-_NAME_SPLIT_RE = re.compile(r"[*∗†‡§¶♠♣♦♥⋆★\d,;]+|\s{2,}|\s+and\s+|\s*&\s*")
+# Between names: marks of any kind (†, ♠, ⋄, digits), commas, "and".
+_NAME_SPLIT_RE = re.compile(r"[^\w\s.'’-]+|[\d,;]+|\s{2,}|\s+and\s+")
+_MARKED_RE = re.compile(r"[^\w\s.'’-]|\d")
 _NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][a-zà-ÿ'’-]+(?:-[A-Z][a-zà-ÿ'’]+)?|[A-Z]\.(?:-?[A-Z]\.)?)$")
 _PARTICLES = frozenset("van von de der da di du la le del dos bin al".split())
 _INSTITUTION_RE = re.compile(
@@ -232,7 +235,7 @@ def front_matter_end(rows: list[Row]) -> Row | None:
             for r in rows
             if not r.drop
             and (
-                (_FRONT_END_RE.match(r.text) and len(r.text) < 60)
+                (_FRONT_END_RE.match(r.text) and (len(r.text) < 60 or r.text[:8].isalpha()))
                 or (_FIRST_SECTION_RE.match(r.text) and r.bold and len(r.text) < 40)
             )
         ),
@@ -263,7 +266,7 @@ def looks_like_names(text: str) -> bool:
         names = [t for t in group if t.lower() not in _PARTICLES]
         if not 2 <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
             return False
-    marked = bool(re.search(r"[*∗†‡§¶\d]", text))
+    marked = bool(_MARKED_RE.search(text))
     return len(groups) >= 2 or marked
 
 
