@@ -285,7 +285,12 @@ def _classify(draft: _Draft, stats: DocStats) -> None:
         draft.kind = ParagraphKind.CELL
     elif draft.label:
         pass  # a list item, footnote or algorithm line
-    elif draft.front and not rows[0].bold and len(rows) <= 2:
+    elif (
+        draft.front
+        and not rows[0].bold
+        and len(rows) <= 2
+        and rows[0].size < stats.body_size + 2.5  # not a title set in a large light face
+    ):
         draft.kind = ParagraphKind.AUTHOR
     elif (
         len(rows) <= 2
