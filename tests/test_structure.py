@@ -404,3 +404,19 @@ def test_chinese_footnotes_and_a_continued_paragraph_are_sent() -> None:
 def test_a_citation_opening_a_line_is_no_list_item() -> None:
     assert list_label("[18] experiment with citation based approaches") == ""
     assert list_label("[18] Ann Smith. 2020. A title.") == "[18] "
+
+
+def test_a_code_block_after_prose_is_not_sent_and_the_prose_around_it_is() -> None:
+    prose = rows_block([("The configuration of the model we used is as follows:", 60)], 100)
+    code = rows_block(
+        [("model = Model(dim=300, layers=4)", 60), ("model.fit(train_data, epochs=10)", 60)],
+        112,
+        10.0,
+        "Courier",
+    )
+    after = rows_block([("We then evaluate the trained model on the held-out set.", 60)], 136)
+    got = segment([page(0, block(*prose.lines, *code.lines, *after.lines))])
+    assert [p.text for p in got] == [
+        "The configuration of the model we used is as follows:",
+        "We then evaluate the trained model on the held-out set.",
+    ]

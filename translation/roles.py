@@ -14,7 +14,7 @@ import re
 
 from translation.formulas import GLYPH
 from translation.paragraph import ParagraphKind
-from translation.rows import Row, cjk_weight, ends_sentence
+from translation.rows import URL_TAIL_RE, Row, cjk_weight, ends_sentence
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(
@@ -57,6 +57,7 @@ _FRONT_END_RE = re.compile(
 _FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
 # An affiliation's mark before it: any symbol but an opening bracket or quote.
 _AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s(\[{\"'“‘«.,;:-]")
+_URL_START_RE = re.compile(r"https?://|www\.")
 _EMAIL_RE = re.compile(r"@[\w-]+\.[\w.-]+|^\s*(?:https?://|www\.)")
 # Between names: marks of any kind (†, ♠, ⋄, digits), commas, "and".
 _NAME_SPLIT_RE = re.compile(r"[^\w\s.'’-]+|[\d,;]+|\s{2,}|\s+and\s+")
@@ -199,11 +200,21 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
         return True
     if algorithm_label(prev.text):  # a wrapped algorithm line goes on indented
         return cur.x0 <= prev.x0 + 0.8 * prev.size
-    if caption_start(cur) or run_in_start(prev, cur):
+    if caption_start(cur) or run_in_start(prev, cur) or _code_edge(prev, cur):
         return True
     if heading_number(cur) and (ends_sentence(prev.text) or _short(prev) or prev.bold != cur.bold):
         return True
     return len(para) == 1 and heading_number(prev) and _short(prev)
+
+
+def _code_edge(prev: Row, cur: Row) -> bool:
+    """Where a block of code set in a monospaced font begins (after "... as follows:" or a
+    finished sentence) or ends; identifiers filling a line inside a sentence are no block."""
+    if cur.mono >= 0.8 and prev.mono < 0.5 and not URL_TAIL_RE.search(prev.text):
+        if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
+            return False
+        return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
+    return prev.mono >= 0.8 and cur.mono < 0.2 and not prev.text.endswith(",")
 
 
 def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
