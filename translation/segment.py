@@ -8,8 +8,12 @@ gives each its role and decides what is sent:
 
 * not translated: running headers, footers and page numbers, display equations, text inside
   figures, table cells made of numbers or symbols, code, text that does not run in the page's
-  main direction (an arXiv side stamp), and the references section unless asked for;
-* hyphenated line breaks are joined; inline math, URLs and e-mail addresses become placeholders.
+  main direction (an arXiv side stamp), author names, pseudo-code keywords, and the references
+  section unless asked for;
+* hyphenated line breaks are joined; inline math, code, URLs and e-mail addresses become
+  placeholders; a paragraph's label (list item, footnote marker, algorithm line number) is kept
+  out of its text and put back first (:mod:`translation.roles` says what starts a paragraph
+  and what role it has).
 
 Nothing here touches PyMuPDF, so every rule is testable with literals. The names other code
 imports from here are re-exported (``__all__``).
