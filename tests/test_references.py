@@ -124,7 +124,8 @@ def body_texts(items: list[Item]) -> list[str]:
 
 def _all(pages: list[list[Item]]) -> tuple[set[str], tuple[int, ...]]:
     seg = segment_document([page(i, items) for i, items in enumerate(pages)])
-    return {p.text for p in seg.paragraphs}, seg.reference_pages
+    # A list label ("[1] ") is printed as it is, outside the text sent (Paragraph.label).
+    return {p.label + p.text for p in seg.paragraphs}, seg.reference_pages
 
 
 # --- the paper: a body subsection "References" ---------------------------------------

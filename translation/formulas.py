@@ -34,7 +34,9 @@ _MATH_FONT_RE = re.compile(
 )
 # Computer Modern text fonts: math in a paper set in Times, text in a paper set in CM.
 CM_TEXT_FONT_RE = re.compile(r"^(CMR|CMBX|CMTI|CMSL|CMSS|CMCSC|SFRM|LMRoman)", re.IGNORECASE)
-MONO_FONT_RE = re.compile(r"(Mono|Courier|Consola|Code|CMTT|SFTT|t1xtt|txtt|Inconsolata)", re.I)
+MONO_FONT_RE = re.compile(
+    r"(Mono|NimbusMon|Courier|Consola|Code|CMTT|SFTT|t1xtt|txtt|Inconsolata|Menlo)", re.I
+)
 _SUBSET_PREFIX_RE = re.compile(r"^[A-Z]{6}\+")
 
 _MATH_RANGES = (
@@ -58,7 +60,12 @@ _MATH_RANGES = (
 _MATH_LATIN1 = set("±×÷¬²³¹µ·∗")
 _NEUTRAL_CHARS = set("0123456789()[]{}=+-−/,.:;'|<>!*^_~%&")
 _LITERAL_SYMBOLS = set("•◦▪‣●○■□◆◇†‡§¶*")  # bullets and footnote marks: plain text for the LLM
-_URL_RE = re.compile(r"(?:https?://|www\.)[^\s)\]}>,;]+[^\s)\]}>,;.]|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# URLs, e-mail addresses, and e-mails of several people in braces ("{ann,bob}@x.org").
+_URL_RE = re.compile(
+    r"(?:https?://|www\.)[^\s)\]}>,;]+[^\s)\]}>,;.]"
+    r"|\{\s*[\w.+-]+(?:\s*[,;|]\s*[\w.+-]+)*\s*\}\s*@[\w-]+(?:\.[\w-]+)+"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+)
 # Ligatures, and the bullets of the Symbol font that arrive as private-use characters.
 LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
 LIGATURES |= {"\uf0b7": "•", "\uf0a7": "▪"}
@@ -70,6 +77,9 @@ MATH, NEUTRAL, TEXT = "m", "n", "t"
 #: the original glyphs of a formula holding any such character.
 GLYPH = "g"
 MATHS = (MATH, GLYPH)
+#: Code set in a monospaced font (identifiers, code, URLs): never translated, restored as text.
+CODE = "c"
+_KEPT = (MATH, GLYPH, CODE)
 
 
 def _is_math_char(char: str) -> bool:
@@ -108,11 +118,12 @@ def char_class(char: str, span_is_math: bool) -> str:
 
 
 def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[int, int]]]:
-    """Replace math runs and URLs in ``chars`` with placeholders.
+    """Replace math runs, code and URLs in ``chars`` with placeholders.
 
-    ``classes`` holds one class per character: ``m`` or ``g`` (math), ``n`` (neutral: digits,
-    spaces, operators, brackets, punctuation) or ``t`` (text). A math run is a stretch of math and
-    neutral characters holding at least one math character, narrowed to its math characters
+    ``classes`` holds one class per character: ``m`` or ``g`` (math), ``c`` (code), ``n``
+    (neutral: digits, spaces, operators, brackets, punctuation) or ``t`` (text). A math run is a
+    stretch of math, code and neutral characters holding at least one math or code character,
+    narrowed to its math characters
     plus the brackets they open or close and digits glued to them. Text that looks like a
     placeholder is protected too, so it can never be mistaken for one. Returns the text, the
     placeholders (in order) and the (start, end) character range of each.
@@ -135,7 +146,7 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
         j = i
         while j < n and marks[j] != TEXT:
             j += 1
-        if not any(mark in MATHS for mark in marks[i:j]):
+        if not any(mark in _KEPT for mark in marks[i:j]):
             out.append(chars[i:j])
             i = j
             continue
@@ -153,8 +164,8 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
 def _trim_run(chars: str, start: int, end: int, marks: Sequence[str]) -> tuple[int, int]:
     """Narrow a run to its math characters plus what belongs to them: brackets they open or
     close and digits glued to them (not surrounding spaces and sentence punctuation)."""
-    first = next(i for i in range(start, end) if marks[i] in MATHS)
-    last = next(i for i in range(end - 1, start - 1, -1) if marks[i] in MATHS) + 1
+    first = next(i for i in range(start, end) if marks[i] in _KEPT)
+    last = next(i for i in range(end - 1, start - 1, -1) if marks[i] in _KEPT) + 1
     while True:
         run = chars[first:last]
         if last < end and (
@@ -215,7 +226,8 @@ def restore(translation: str, paragraph: Paragraph) -> str:
     originals are inserted in a single pass and never rescanned. A formula whose glyphs have no
     Unicode or whose text cannot be trusted (``paragraph.glyph_formulas``) comes back as its
     marker character (:func:`formula_mark`), which the renderer draws as a copy of the
-    original glyphs.
+    original glyphs. The paragraph's ``label`` (list label, footnote marker), never sent, comes
+    first.
     """
     originals = {
         key: formula_mark(key) if _needs_copy(value) or key in paragraph.glyph_formulas else value
@@ -234,4 +246,4 @@ def restore(translation: str, paragraph: Paragraph) -> str:
     missing = [value for key, value in originals.items() if key not in seen]
     if missing:
         text = " ".join([text.rstrip(), *missing]) if text.strip() else " ".join(missing)
-    return text
+    return paragraph.label + text.lstrip() if paragraph.label else text

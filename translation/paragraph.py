@@ -11,10 +11,17 @@ from translation.layout import Rect, Vector
 
 
 class ParagraphKind(StrEnum):
+    """The role of a paragraph on the page (the renderer may style each its own way)."""
+
     BODY = "body"
-    HEADING = "heading"
+    HEADING = "heading"  # section titles, numbered ("3.1 Encoding module") or not
     CELL = "cell"
     REFERENCE = "reference"
+    LIST_ITEM = "list_item"  # its ``label`` ("II.", "•", "(a)") comes first
+    FOOTNOTE = "footnote"  # its ``label`` is the marker ("4", "①", "*")
+    CAPTION = "caption"  # "Figure 2. ...", "Table 1: ...", "Algorithm 1 ..."
+    ALGORITHM = "algorithm"  # one line of pseudo-code; ``label`` is "3:" or "Output:"
+    AUTHOR = "author"  # front matter: affiliations, addresses, publication details
 
 
 class Align(StrEnum):
@@ -54,3 +61,6 @@ class Paragraph:
     #: piece of their ``formula_boxes`` how far its bottom lies below the source baseline.
     glyph_formulas: frozenset[str] = frozenset()
     formula_descents: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
+    #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
+    label: str = ""

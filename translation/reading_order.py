@@ -92,6 +92,7 @@ def _join_pieces(line: list[Row]) -> list[Row]:
                 size=prev.size if len(prev.text) >= len(row.text) else row.size,
                 rects=prev.rects + row.rects,
                 bold=prev.bold and row.bold,
+                bold_lead=prev.bold_lead + (len(row.chars) if prev.bold and row.bold else 0),
                 mono=(prev.mono * len(prev.text) + row.mono * len(row.text))
                 / max(1, len(prev.text) + len(row.text)),
                 color=prev.color,

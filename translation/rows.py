@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from translation.formulas import (
     CM_TEXT_FONT_RE,
+    CODE,
     GLYPH,
     LIGATURES,
     MATH,
@@ -25,8 +26,18 @@ from translation.layout import Block, Frame, Line, PageLayout, Rect, Span, Vecto
 
 _TERMINAL = tuple(".!?:;。．！？")
 # A line ending inside a URL ("https://github." / "example.org/a-"): the next line continues it.
-URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$")
-WORD_RE = re.compile(r"[^\W\d_]{2,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$|\bhttps?:/{0,2}$")
+# Words: runs of letters (Latin, Hangul, ...); each Chinese character or kana is a word of its
+# own (those scripts put no spaces between words), so a Chinese line counts like an English one.
+_CJK_IDEOGRAPHS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
+WORD_RE = re.compile(rf"[^\W\d_{_CJK_IDEOGRAPHS}]{{2,}}|[{_CJK_IDEOGRAPHS}\uac00-\ud7af]")
+_WIDE_RE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+
+
+def cjk_weight(text: str) -> int:
+    """Length of ``text`` in Latin-letter widths: a CJK character (Hangul, Han, kana, full-width
+    forms) counts two, so thresholds made for English lines hold for Chinese and Korean."""
+    return len(text) + len(_WIDE_RE.findall(text))
 
 
 def ends_sentence(text: str) -> bool:
@@ -57,6 +68,8 @@ class Row:
     drop: str = ""  # why the row is not translated ("" = translate)
     col: int = 0  # 0 left or single column, 1 right, 2 spanning both
     col_range: tuple[float, float] = (0.0, 0.0)
+    #: How many characters of ``text`` from its start are bold (a run-in heading, a label).
+    bold_lead: int = 0
 
     @property
     def text(self) -> str:
@@ -115,6 +128,7 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
             for line in block.lines:
                 line_axis = axis(line.direction)
                 count = sum(len(s.text.strip()) for s in line.spans)
+                width = sum(cjk_weight(s.text.strip()) for s in line.spans)
                 if line_axis is not None:
                     dirs[line_axis] += count
                 # Body text is what fills long lines (tables and captions have short ones).
@@ -122,7 +136,7 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                     n = len(span.text.strip())
                     if n:
                         fonts[font_base(span.font)] += n
-                        if count >= 40:
+                        if width >= 40:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
     body_size = sizes.most_common(1)[0][0] if sizes else 10.0
@@ -239,6 +253,7 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
     boxes: list[Rect] = []
     rects: list[Rect] = []
     bold_letters = letters = mono_chars = total = 0
+    bold_lead, lead_open, lead_letters = 0, True, 0  # the text's bold start, its letters
     colors: Counter[int] = Counter()
     right: float | None = None
     for box, span in piece:
@@ -266,7 +281,8 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
         left = box[0]
         for char, share in zip(text, shares, strict=True):
             chars.append(char)
-            classes.append(char_class(char, math_span))
+            kind = char_class(char, math_span)
+            classes.append(CODE if mono and kind != GLYPH and not char.isspace() else kind)
             boxes.append((left, top, left + share * step, bottom))
             left += share * step
             if not char.isspace():
@@ -274,8 +290,12 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
                 mono_chars += mono
                 colors[span.color] += 1
             if char.isalpha():
+                lead_open = lead_open and bold
+                lead_letters += lead_open
                 letters += 1
                 bold_letters += bold
+            if lead_open and (total or not char.isspace()):
+                bold_lead += 1
         if span.text.strip():
             # Redaction removes every glyph whose box it touches: stay inside the glyphs' band
             # around their own baseline so neighbouring lines survive.
@@ -298,6 +318,7 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
         mono=mono_chars / total if total else 0.0,
         color=colors.most_common(1)[0][0] if colors else 0,
         cell=cell,
+        bold_lead=bold_lead if lead_letters else 0,
     )
 
 
@@ -398,9 +419,53 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
             below[0].drop = "header/footer"
 
 
-def mark_figure_text(rows: list[Row], page: PageLayout, frame: Frame) -> None:
+def mark_figure_text(
+    rows: list[Row], page: PageLayout, frame: Frame, body_size: float = 0.0
+) -> None:
+    """Mark the text inside figures, except where the "figure" is the background of text (see
+    :func:`_text_background`)."""
     figures = [frame.to_frame(f) for f in page.figures]
+    figures = [f for f in figures if not _text_background(f, rows, body_size)]
     for row in rows:
         cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
         if not row.drop and any(f[0] <= cx <= f[2] and f[1] <= cy <= f[3] for f in figures):
             row.drop = "figure"
+
+
+_TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|Tab\.|表|표|\[표|<표|〈표)\s*\d", re.IGNORECASE)
+_FIGURE_CAPTION_RE = re.compile(r"^\s*(?:Figure|Fig\.|图|圖|그림|\[그림|<그림)\s*\d", re.IGNORECASE)
+
+
+def _inside(row: Row, box: Rect) -> bool:
+    cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
+    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
+
+
+def _text_background(box: Rect, rows: list[Row], body_size: float) -> bool:
+    """Whether a figure area (an image or a cluster of filled shapes) is the background of
+    text rather than a picture: a bar one or two lines high behind a heading ("1 Introduction"
+    on a coloured band), a box whose lines run across it (a summary box), or a table with
+    shaded cells (a "Table 1" caption just above or below it). Text in a picture is small or
+    short; text on a background is body-sized and long."""
+    if body_size <= 0:
+        return False
+    inside = [r for r in rows if not r.drop and _inside(r, box)]
+    if not inside:
+        return False
+    near = [
+        r
+        for r in rows
+        if min(r.x1, box[2]) > max(r.x0, box[0])
+        and (0 <= box[1] - r.bottom < 2.5 * r.size or 0 <= r.top - box[3] < 2.5 * r.size)
+    ]
+    if any(_TABLE_CAPTION_RE.match(r.text) for r in near) and not any(
+        _FIGURE_CAPTION_RE.match(r.text) for r in near
+    ):
+        return True
+    if sum(r.size >= 0.9 * body_size for r in inside) < 0.8 * len(inside):
+        return False
+    width, height = box[2] - box[0], box[3] - box[1]
+    if height <= 3.0 * max(r.size for r in inside) and width >= 4.0 * height:
+        return True
+    wide = [r for r in inside if r.x1 - r.x0 >= 0.6 * width]
+    return len(wide) >= 2 and 2 * len(wide) >= len(inside)

@@ -8,8 +8,12 @@ gives each its role and decides what is sent:
 
 * not translated: running headers, footers and page numbers, display equations, text inside
   figures, table cells made of numbers or symbols, code, text that does not run in the page's
-  main direction (an arXiv side stamp), and the references section unless asked for;
-* hyphenated line breaks are joined; inline math, URLs and e-mail addresses become placeholders.
+  main direction (an arXiv side stamp), author names, pseudo-code keywords, and the references
+  section unless asked for;
+* hyphenated line breaks are joined; inline math, code, URLs and e-mail addresses become
+  placeholders; a paragraph's label (list item, footnote marker, algorithm line number) is kept
+  out of its text and put back first (:mod:`translation.roles` says what starts a paragraph
+  and what role it has).
 
 Nothing here touches PyMuPDF, so every rule is testable with literals. The names other code
 imports from here are re-exported (``__all__``).
@@ -23,6 +27,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from translation import roles
 from translation.formulas import (
     GLYPH,
     MATH,
@@ -87,13 +92,15 @@ __all__ = [
 
 # --- paragraphs -----------------------------------------------------------------------------
 
-_ENUM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□–—*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\[\d{1,3}\])\s")
 _REFS_RE = REFS_HEADING_RE
 
 
-def _continues(prev: Row, cur: Row, para: list[Row], leading: float) -> bool:
+def _continues(
+    prev: Row, cur: Row, para: list[Row], leading: float, body_size: float = 0.0
+) -> bool:
     """Whether ``cur`` continues the paragraph whose last row is ``prev`` (``leading``: the
-    document's usual baseline distance in font sizes)."""
+    document's usual baseline distance in font sizes; ``body_size``: the body text's size,
+    which tells footnotes apart)."""
     if prev.cell or cur.cell or prev.col != cur.col or prev.mathy or cur.mathy:
         return False
     if _display_row(prev) or (
@@ -114,20 +121,23 @@ def _continues(prev: Row, cur: Row, para: list[Row], leading: float) -> bool:
         return False
     if abs(cur.size - prev.size) > 0.8 or prev.bold != cur.bold:
         return False
-    if _ENUM_RE.match(cur.chars):
+    if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
         return False
     jump = abs(cur.x0 - prev.x0) > 3.0 * size
     centered = abs((cur.x0 + cur.x1) - (prev.x0 + prev.x1)) < 6.0
     if jump and not centered:  # a different block that happens to sit below (authors, cells)
         return False
-    ended = ends_sentence(prev.text)
     col_left, col_right = prev.col_range
     col_right = max(right, col_right)
     # The last line of a paragraph ends well before the column's edge (ragged-right text
     # can end a line a few letters early, so "well" is a quarter of the column).
     short = prev.x1 < col_right - max(2.0 * size, 0.25 * (col_right - col_left))
+    # A full line ending in a colon goes on ("... three modules:" / "encoding module, ...").
+    ended = ends_sentence(prev.text) and (short or not prev.text.endswith((":", "：")))
     indented = cur.x0 > prev.x0 + 0.8 * size
-    outdented = cur.x0 < prev.x0 - 0.8 * size
+    # Back to the column's edge after a paragraph's indented first line is no new paragraph.
+    first_line = len(para) == 1 and not roles.list_label(prev.chars)
+    outdented = cur.x0 < prev.x0 - 0.8 * size and not first_line
     hanging = indented and len(para) == 1 and not short  # a reference entry's second line
     return not (ended and (short or outdented or (indented and not hanging)))
 
@@ -161,6 +171,8 @@ class _Draft:
     formula_descents: dict[str, tuple[float, ...]] = field(default_factory=dict)
     glyph_formulas: set[str] = field(default_factory=set)
     skip: str = ""
+    front: bool = False  # in the first page's front matter (title, authors, affiliations)
+    label: str = ""
 
 
 def _is_cjk(char: str) -> bool:
@@ -238,6 +250,14 @@ def _words(text: str) -> list[str]:
 
 def _classify(draft: _Draft, stats: DocStats) -> None:
     chars, classes, boxes, bases = _join_rows(draft.rows)
+    role, label = roles.label_of(draft.rows, stats.body_size)
+    if role is not None and not draft.rows[0].cell:
+        # The label is printed first as it is, never sent (see Paragraph.label).
+        cut = len(label.strip())
+        cut += len(chars[cut:]) - len(chars[cut:].lstrip())
+        if cut < len(chars):
+            draft.kind, draft.label = role, label.strip() + (" " if label[-1:].isspace() else "")
+            chars, classes, boxes, bases = chars[cut:], classes[cut:], boxes[cut:], bases[cut:]
     classes = _absorb_variables(chars, classes)
     text, originals, ranges = protect(chars, classes)
     draft.text, draft.placeholders = re.sub(r"\s+", " ", text).strip(), originals
@@ -253,19 +273,36 @@ def _classify(draft: _Draft, stats: DocStats) -> None:
     mono = sum(r.mono * len(r.text) for r in rows) / max(1, sum(len(r.text) for r in rows))
     if not words:
         draft.skip = "no words"
-    elif mono >= 0.6:
+    elif mono >= 0.6 and len(words) < 4:  # code (a sentence around a long URL is not)
         draft.skip = "code"
     elif math_chars and len(words) <= 3 and letters <= 2 * math_chars + 2:
         draft.skip = "equation"
+    elif roles.only_keywords(words) and not draft.front:
+        draft.skip = "pseudo-code keywords"
+    elif draft.front and roles.looks_like_names(" ".join(r.text for r in rows)):
+        draft.skip = "author names"
     elif rows[0].cell:
         draft.kind = ParagraphKind.CELL
+    elif draft.label:
+        pass  # a list item, footnote or algorithm line
+    elif (
+        draft.front
+        and not rows[0].bold
+        and len(rows) <= 2
+        and rows[0].size < stats.body_size + 2.5  # not a title set in a large light face
+    ):
+        draft.kind = ParagraphKind.AUTHOR
     elif (
         len(rows) <= 2
         and len(words) <= 15
         and (rows[0].bold or rows[0].size >= stats.body_size + 0.8)
         and not ends_sentence(draft.text)
-    ):
+    ) or (len(rows) <= 2 and roles.heading_number(rows[0])):
         draft.kind = ParagraphKind.HEADING
+    elif roles.caption_start(rows[0]):
+        draft.kind = ParagraphKind.CAPTION
+    elif roles.algorithm_label(rows[0].text):
+        draft.kind = ParagraphKind.ALGORITHM
 
 
 def _formula_rects(
@@ -290,9 +327,12 @@ def _align(rows: list[Row]) -> Align:
     col0, col1 = rows[0].col_range
     if len(rows) <= 3:
         center = (col0 + col1) / 2
-        if all(abs((r.x0 + r.x1) / 2 - center) < 3.0 for r in rows) and max(
-            r.x1 - r.x0 for r in rows
-        ) < 0.85 * (col1 - col0):
+        # Centred lines: on the column's axis, not filling it (a wide centred line still
+        # keeps off the column's left edge).
+        if all(abs((r.x0 + r.x1) / 2 - center) < 3.0 for r in rows) and (
+            max(r.x1 - r.x0 for r in rows) < 0.85 * (col1 - col0)
+            or min(r.x0 for r in rows) > col0 + 1.5 * rows[0].size
+        ):
             return Align.CENTER
     if len(rows) >= 2:
         right = max(r.x1 for r in rows)
@@ -345,20 +385,30 @@ def segment_document(
     for page in pages:
         frame = frames[page.index]
         rows = [row for block in page.blocks for row in rows_of_block(block, frame, stats)]
-        mark_figure_text(rows, page, frame)
+        mark_figure_text(rows, page, frame, stats.body_size)
         rows_by_page[page.index] = rows
     mark_headers_footers(rows_by_page, pages, frames, stats)
+    roles.rescue_edge_rows(rows_by_page, stats.body_size)
 
     drafts: list[_Draft] = []
     for page in pages:
         first = len(drafts)
-        for row in reading_order(rows_by_page[page.index]):
-            if len(drafts) > first and _continues(
-                drafts[-1].rows[-1], row, drafts[-1].rows, stats.leading
+        ordered = reading_order(rows_by_page[page.index])
+        end = roles.front_matter_end(ordered) if page.index == 0 else None
+        front = end is not None
+        for row in ordered:
+            front = front and row is not end
+            last = drafts[-1].rows if len(drafts) > first else []
+            if (
+                last
+                and _continues(last[-1], row, last, stats.leading, stats.body_size)
+                and not (front and roles.front_break(last[-1], row, stats.body_size))
             ):
-                drafts[-1].rows.append(row)
+                last.append(row)
             else:
-                drafts.append(_Draft(rows=[row], page=page.index, frame=frames[page.index]))
+                draft = _Draft(rows=[row], page=page.index, frame=frames[page.index])
+                draft.front = front
+                drafts.append(draft)
         for draft in drafts[first:]:
             _classify(draft, stats)
     references = {i for span in find_references([_piece(d) for d in drafts]) for i in span}
@@ -381,7 +431,7 @@ def segment_document(
 
 def _piece(draft: _Draft) -> Piece:
     heading = draft.kind == ParagraphKind.HEADING
-    text = draft.text
+    text = draft.label + draft.text  # an entry's "[3]" is cut off as a label by _classify
     for key, original in draft.placeholders.items():
         text = text.replace(key, original)
     return Piece(
@@ -408,10 +458,14 @@ def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
         max(r.x1 for r in rows),
         rows[-1].baseline + 0.25 * rows[-1].size,
     )
+    text, label = draft.text, draft.label
+    if draft.kind == ParagraphKind.REFERENCE and label:  # an entry's "[3]" is its text
+        text, label = f"{label}{text}", ""
     return Paragraph(
         id=f"p{draft.page}-b{number}",
         page=draft.page,
-        text=draft.text,
+        text=text,
+        label=label,
         placeholders=draft.placeholders,
         bbox=draft.frame.to_page(box),
         rects=tuple(rect for r in rows for rect in r.rects),

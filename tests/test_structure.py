@@ -1,0 +1,422 @@
+"""Paragraph structure and roles on literal layouts: list items, footnotes, headings, captions,
+algorithms, front matter and code; and the regions that must be sent (CJK text, text on a
+coloured background, footnotes in the footer band, a paragraph continued from the previous
+page), including a Chinese PDF made here with PyMuPDF."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pymupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from tests.test_segment_rules import H, block, line, page, span, text_block
+from translation.formulas import protect, restore
+from translation.layout import Block
+from translation.paragraph import Align, Paragraph, ParagraphKind
+from translation.pdf import extract_paragraphs, open_document
+from translation.roles import list_label, looks_like_names
+from translation.rows import WORD_RE
+from translation.segment import segment
+
+
+def rows_block(
+    rows: Sequence[tuple[str, float]], top: float, size: float = 10.0, font: str = "Times-Roman"
+) -> Block:
+    """One block of rows given as (text, x), 1.2 sizes apart."""
+    return block(
+        *(line(span(t, x, top + i * 1.2 * size, size, font)) for i, (t, x) in enumerate(rows))
+    )
+
+
+def output(para: Paragraph, lang: str = "ko") -> str:
+    """What the reader gets: the pseudo translation with placeholders and label restored."""
+    return restore(pseudo_translate(para.text, lang), para)
+
+
+FILLER = [
+    "Body text of the usual size runs on in this column for a",
+    "while, so that the document has a clear body size to it.",
+]
+
+# --- list items -----------------------------------------------------------------------------
+
+
+def test_list_items_are_paragraphs_of_their_own_with_their_label_first() -> None:
+    rows = [
+        ("We experiment with three approaches for entity linking here:", 60),
+        ("I. Statistical: uses one or more statistical models for", 60),
+        ("predicting mention spans and linking them in a KB.", 60),
+        ("II. Hybrid: defines a small number of hand-written rules", 60),
+        ("for matching the input text to candidate entities.", 60),
+        ("III. Off-the-shelf: uses existing libraries with minimal", 60),
+        ("post-processing to extract and link entities to the KB.", 60),
+    ]
+    got = segment([page(0, rows_block(rows, 100))])
+    assert [p.kind for p in got] == [ParagraphKind.BODY] + [ParagraphKind.LIST_ITEM] * 3
+    assert [p.label for p in got[1:]] == ["I. ", "II. ", "III. "]
+    assert got[2].text.startswith("Hybrid: defines")  # the label is not sent
+    for para, label in zip(got[1:], ["I. ", "II. ", "III. "], strict=True):
+        assert output(para).startswith(label)
+
+
+def test_numbering_inside_a_sentence_does_not_start_an_item() -> None:
+    rows = [
+        ("We compare the two settings of the model in this study,", 60),
+        ("(1) the first one with frozen weights and also the", 60),
+        ("second one with all weights trained from scratch.", 60),
+    ]
+    (para,) = segment([page(0, rows_block(rows, 100))])
+    assert para.kind == ParagraphKind.BODY and para.label == ""
+    assert "(1) the first one" in para.text
+
+
+def test_list_label_forms() -> None:
+    assert list_label("• an item") == "• "
+    assert list_label("(a) an item") == "(a) "
+    assert list_label("iv) an item") == "iv) "
+    assert list_label("① 첫째 항목") == "① "
+    assert list_label("3.11. 코로나") == ""
+    assert list_label("1.5 times larger") == ""
+
+
+# --- footnotes ------------------------------------------------------------------------------
+
+
+def test_footnotes_are_separate_with_their_marker_first_and_no_letter_lost() -> None:
+    body = text_block(FILLER + ["and the hybrid approach gives the highest yield."], 60, 100)
+    notes = block(
+        line(
+            span("4", 60, 597, 6.0), span("We also tried a pure rules-based method", 63, 600, 8.0)
+        ),
+        line(span("which disambiguates all mentions deterministically.", 60, 610, 8.0)),
+        line(span("5", 60, 617, 6.0), span("The TagMe APIs are at https://sobigdata.", 63, 620, 8)),
+        line(span("d4science.org/web/tagme/tagme-help", 60, 630, 8.0, "Courier")),
+    )
+    got = segment([page(0, body, notes)])
+    kinds = [p.kind for p in got]
+    assert kinds == [ParagraphKind.BODY, ParagraphKind.FOOTNOTE, ParagraphKind.FOOTNOTE]
+    four, five = got[1], got[2]
+    assert four.label == "4" and four.text.startswith("We also tried")  # no stray "W"
+    assert five.label == "5" and five.text.startswith("The TagMe APIs")
+    assert output(four).startswith("4We also") is False and output(four).startswith("4")
+    assert output(five).startswith("5")
+    assert "https://sobigdata.d4science.org/web/tagme/tagme-help" in output(five)
+
+
+def test_small_print_enumeration_inside_a_sentence_is_no_footnote() -> None:
+    small = [
+        ("In short, the new model is invariant to the order of rows", 60),
+        ("(1) and columns, and it reads tables better than others.", 60),
+    ]
+    got = segment([page(0, text_block(FILLER * 3, 60, 60), rows_block(small, 200, 8.0))])
+    assert got[-1].kind == ParagraphKind.BODY and "(1) and columns" in got[-1].text
+
+
+def test_footnotes_running_into_the_footer_band_are_sent() -> None:
+    body = text_block(FILLER * 4, 60, 100)
+    band = H - 0.08 * H  # the bottom 8% is where page footers live
+    notes = rows_block(
+        [
+            ("① 这是第一个脚注，说明了实验中使用的数据集来源。", 60),
+            ("② 这是第二个脚注，说明了数据的处理方法和过滤规则，", 60),
+            ("并给出了参考链接。", 60),
+        ],
+        band - 12,
+        8.0,
+    )
+    number = text_block(["7"], 295, H - 20, 9)
+    got = segment([page(0, body, notes, number)])
+    notes_got = [p for p in got if p.kind == ParagraphKind.FOOTNOTE]
+    assert [p.label for p in notes_got] == ["① ", "② "]
+    assert notes_got[1].text.endswith("并给出了参考链接。")
+    assert all("7" != p.text for p in got)  # the page number is still no paragraph
+
+
+# --- headings, captions, run-in headings ----------------------------------------------------
+
+
+def test_numbered_heading_is_its_own_paragraph() -> None:
+    rows = [
+        ("and the representation of each word is obtained here.", 60),
+        ("3.1 Encoding module", 60),
+        ("The encoding module includes the following two parts, namely", 60),
+        ("the embedding layer and the contextual encoder.", 60),
+    ]
+    got = segment([page(0, text_block(FILLER, 60, 100), rows_block(rows, 130))])
+    assert [p.text for p in got][2] == "3.1 Encoding module"
+    assert got[2].kind == ParagraphKind.HEADING
+    assert got[3].text.startswith("The encoding module")
+
+
+def test_a_full_line_starting_with_a_date_is_no_heading() -> None:
+    rows = [
+        ("이와 관련하여 세계보건기구(WHO)는 지난 2020.", 75),
+        ("3.11. 코로나-19가 세계적 유행(Pandemic) 단계에 돌입하였음을", 60),
+        ("선언하였다.", 60),
+    ]
+    (para,) = segment([page(0, rows_block(rows, 100))])
+    assert para.kind == ParagraphKind.BODY and "3.11." in para.text
+
+
+def test_captions_are_recognised_and_prose_about_figures_is_not() -> None:
+    rows = [
+        ("Fig. 2 shows the overall architecture of the model. It has three modules:", 75),
+        ("encoding module, graph module, and classifier module, in this order.", 60),
+    ]
+    caption = text_block(["Figure 2. Overall architecture of the proposed method."], 60, 300)
+    got = segment([page(0, rows_block(rows, 100), caption)])
+    assert [p.kind for p in got] == [ParagraphKind.BODY, ParagraphKind.CAPTION]
+    assert got[0].text.endswith("in this order.")  # the colon at a full line's end goes on
+
+
+def test_run_in_heading_starts_a_paragraph() -> None:
+    rows = block(
+        line(span("The previous paragraph ends with a full sentence here.", 60, 100)),
+        line(
+            span("Results.", 60, 112, font="Times-Bold"), span(" We run our final tests", 105, 112)
+        ),
+        line(span("on a held-out set of papers from the archive.", 60, 124)),
+    )
+    got = segment([page(0, rows)])
+    assert [p.text[:8] for p in got] == ["The prev", "Results."]
+
+
+def test_first_line_indent_ending_in_a_number_is_one_paragraph() -> None:
+    rows = [
+        ("The organisation declared the pandemic on the date 2020.", 75),
+        ("3.11 and the spread of the disease went on for months.", 60),
+    ]
+    (para,) = segment([page(0, rows_block(rows, 100))])
+    assert para.text.endswith("for months.")
+
+
+# --- algorithms -----------------------------------------------------------------------------
+
+
+def test_algorithm_lines_stay_lines_and_keep_their_labels() -> None:
+    algo = block(
+        line(
+            span("Algorithm 1", 60, 100, font="Times-Bold"), span(" Bootstrap interval", 120, 100)
+        ),
+        line(span("Input: annotations of the summaries", 70, 112, 9.0)),
+        line(span("Output: confidence interval of the statistic", 70, 123, 9.0)),
+        line(span("1: samples get an empty list", 60, 134, 9.0)),
+        line(span("2: for each iteration do", 60, 145, 9.0)),
+        line(span("3: compute the statistic and append to samples", 75, 156, 9.0)),
+        line(span("4: end for", 60, 167, 9.0)),
+    )
+    got = segment([page(0, text_block(FILLER * 3, 60, 400), algo)])
+    algo_paras = [p for p in got if p.page == 0 and p.bbox[1] < 200]
+    assert algo_paras[0].kind == ParagraphKind.CAPTION
+    lines = algo_paras[1:]
+    assert all(p.kind == ParagraphKind.ALGORITHM for p in lines)
+    assert [p.label for p in lines] == ["Input: ", "Output: ", "1: ", "2: ", "3: "]
+    assert output(lines[1]).startswith("Output: ")
+    assert not any(p.text.startswith("end") for p in got)  # "end for" alone is not sent
+
+
+# --- front matter ---------------------------------------------------------------------------
+
+
+def test_front_matter_names_affiliations_and_e_mails() -> None:
+    # Centred on the text's axis (x = 300): the body lines run from 60 to 540.
+    title = text_block(["A Study of Structure in Papers"], 195, 80, 14.0, font="Times-Bold")
+    names = block(line(span("Ann Smith† Bob Jones‡ Carl D. Weld†", 195, 110, 12.0, "Times-Bold")))
+    affiliations = rows_block(
+        [("†Allen Institute for Artificial Intelligence", 168), ("‡University of Somewhere", 228)],
+        130,
+        12.0,
+    )
+    mail = block(line(span("{ann,bob}@allenai.org", 242, 160, 11.0, "Courier")))
+    abstract = text_block(["Abstract"], 276, 200, 12.0, font="Times-Bold")
+    body = text_block([" ".join(FILLER)[:96]] * 3, 60, 220)
+    got = segment([page(0, title, names, affiliations, mail, abstract, body)])
+    texts = [p.text for p in got]
+    assert not any("Ann" in t for t in texts)  # names are printed as they are
+    authors = [p for p in got if p.kind == ParagraphKind.AUTHOR]
+    assert [p.text for p in authors] == [
+        "†Allen Institute for Artificial Intelligence",
+        "‡University of Somewhere",
+    ]
+    assert all(p.align == Align.CENTER for p in authors)
+    assert not any("allenai" in t for t in texts)  # the e-mail line is not sent: intact
+
+
+def test_names_and_not_names() -> None:
+    assert looks_like_names("Arman Cohan†∗ Sergey Feldman†∗ Iz Beltagy† Daniel S. Weld†,‡")
+    assert looks_like_names("Ann Smith, Bob van der Berg and Carl Jones")
+    assert not looks_like_names("†Google Assistant")
+    assert not looks_like_names("Allen Institute for Artificial Intelligence")
+    assert not looks_like_names("Attention Is All You Need")
+
+
+def test_brace_grouped_e_mails_are_one_placeholder_and_come_back_whole() -> None:
+    chars = "Mail {armanc,sergey,danw}@allenai.org now"
+    text, originals, _ = protect(chars, "t" * len(chars))
+    assert list(originals.values()) == ["{armanc,sergey,danw}@allenai.org"]
+    para = Paragraph("p0-b1", 0, text, originals, (0, 0, 1, 1), (), 10.0)
+    assert "{armanc,sergey,danw}@allenai.org" in restore(pseudo_translate(text, "ko"), para)
+
+
+# --- code -----------------------------------------------------------------------------------
+
+
+def test_code_is_not_sent_and_identifiers_in_prose_are_placeholders() -> None:
+    code = rows_block(
+        [("{'window': [5, 10, 15],", 60), ("'epochs': [50, 100, 200]},", 66)], 100, 10, "Courier"
+    )
+    prose = block(
+        line(
+            span("The other parameters were set as follows:", 60, 150),
+            span("vector_size=300", 270, 150, font="NimbusMonL-Regu"),
+            span(", which we kept.", 345, 150),
+        )
+    )
+    got = segment([page(0, code, prose)])
+    (para,) = got
+    assert "window" not in para.text and "vector_size" not in para.text
+    assert "vector_size=300" in output(para)
+
+
+# --- CJK measured by characters -------------------------------------------------------------
+
+
+def test_chinese_characters_count_as_words() -> None:
+    assert len(WORD_RE.findall("本文研究了基于深度学习的方法")) == 14
+    assert WORD_RE.findall("한국어 문장") == ["한국어", "문장"]
+
+
+def test_korean_body_size_comes_from_short_korean_lines() -> None:
+    korean = [f"한국어 본문은 한 줄에 스물다섯 글자 정도가 됩니다 {i}." for i in range(12)]
+    notes = [
+        "1) 각주는 작은 글씨로 쓰고 한 줄이 본문보다 길어서 마흔 자가 넘는 경우가 많습니다."
+    ] * 3
+    # Two body lines whose sentence goes on in the next column: no heading.
+    tail = ["현재 「약관의 규제에 관한 법률」을 살펴", "보면 약관은 신의성실의 원칙에 따라"]
+    got = segment(
+        [
+            page(
+                0,
+                text_block(korean, 60, 100, 11.5),
+                text_block(tail, 60, 300, 11.5),
+                text_block(notes, 60, 600, 8.5),
+            )
+        ]
+    )
+    assert [p.kind for p in got[:2]] == [ParagraphKind.BODY, ParagraphKind.BODY]
+    assert got[1].text.startswith("현재")
+
+
+# --- text on backgrounds, continued paragraphs ----------------------------------------------
+
+
+def test_text_on_a_background_image_or_bar_is_sent_and_figure_labels_are_not() -> None:
+    bar = text_block(["1 Introduction"], 70, 300, 13.5, font="Times-Bold")
+    box_rows = [
+        "This summary box holds several full lines of text that run across the",
+        "whole box from its left edge to its right edge like a paragraph does.",
+    ]
+    box = text_block(box_rows, 70, 200, 11.0)
+    labels = text_block(["Encoder", "Decoder"], 420, 520, 7)
+    figures = (
+        (60.0, 180.0, 540.0, 230.0),
+        (60.0, 285.0, 300.0, 310.0),
+        (400.0, 500.0, 560.0, 600.0),
+    )
+    layout = page(0, box, bar, labels, text_block(FILLER * 3, 60, 400, 11.0), figures=figures)
+    got = " | ".join(p.text for p in segment([layout]))
+    assert "summary box" in got and "1 Introduction" in got
+    assert "Encoder" not in got
+
+
+def test_a_paragraph_finished_at_the_top_of_the_next_page_is_sent() -> None:
+    first = page(0, text_block(FILLER * 8 + ["and the sentence goes on to the next"], 60, 100))
+    second = page(
+        1,
+        text_block(["page where it ends."], 60, 75),
+        text_block(FILLER * 8, 60, 110),
+    )
+    got = segment([first, second])
+    assert any(p.page == 1 and p.text == "page where it ends." for p in got)
+
+
+# --- a Chinese paper, made with PyMuPDF -----------------------------------------------------
+
+ZH_SENTENCE = (
+    "本文研究了基于深度学习的文本翻译方法并提出了一种新的模型结构实验表明该方法优于基线系统。"
+)
+ZH_OTHER = "第二节讨论了模型在不同数据集上的表现以及参数规模对翻译质量的影响。"
+
+
+def chinese_pdf() -> bytes:
+    """Two pages of Chinese: a running header, a paragraph that ends on the second page's
+    first line, circled footnotes ①②③ whose last lines reach the footer band, page numbers."""
+    doc = pymupdf.open()
+    size, lead, left = 10.5, 16.0, 72.0
+    per_line = 42
+    text = ZH_SENTENCE * 60
+    lines = [text[i : i + per_line] for i in range(0, len(text), per_line)]
+    other = [(ZH_OTHER * 20)[i : i + per_line] for i in range(0, 420, per_line)]
+    for number in (1, 2):
+        pg = doc.new_page(width=595, height=842)
+        pg.insert_text((left, 50), "中文学报 第十二卷", fontname="china-s", fontsize=9)
+        pg.insert_text((290, 820), str(number), fontname="china-s", fontsize=9)
+    one, two = doc[0], doc[1]
+    y = 100.0
+    for k, row in enumerate(lines[:40]):
+        one.insert_text(
+            (left + (2 * size if k == 0 else 0), y), row, fontname="china-s", fontsize=size
+        )
+        y += lead
+    notes = [
+        "①这是第一个脚注，说明了实验中使用的数据集来源。",
+        "②这是第二个脚注，说明了数据的处理方法，",
+        "并给出了过滤规则。",
+        "③这是第三个脚注。",
+    ]
+    for i, note in enumerate(notes):
+        one.insert_text((left, 745 + 12 * i), note, fontname="china-s", fontsize=8)
+    assert not lines[39].endswith("。")  # the paragraph goes on to the next page
+    two.insert_text((left, 80), "方法优于基线系统。", fontname="china-s", fontsize=size)
+    y = 110.0
+    for k, row in enumerate(other):
+        two.insert_text(
+            (left + (2 * size if k == 0 else 0), y), row, fontname="china-s", fontsize=size
+        )
+        y += lead
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_chinese_footnotes_and_a_continued_paragraph_are_sent() -> None:
+    doc = open_document(chinese_pdf())
+    paras = extract_paragraphs(doc)
+    notes = [p for p in paras if p.kind == ParagraphKind.FOOTNOTE]
+    assert [p.label for p in notes] == ["①", "②", "③"]
+    assert notes[1].text.endswith("并给出了过滤规则。")
+    assert any(p.page == 1 and p.text == "方法优于基线系统。" for p in paras)
+    assert not any("中文学报" in p.text for p in paras)  # the running header stays
+    body = "".join(p.text for p in paras if p.kind == ParagraphKind.BODY)
+    assert len(body) >= 50 * 42  # every line of both pages
+
+
+def test_a_citation_opening_a_line_is_no_list_item() -> None:
+    assert list_label("[18] experiment with citation based approaches") == ""
+    assert list_label("[18] Ann Smith. 2020. A title.") == "[18] "
+
+
+def test_a_code_block_after_prose_is_not_sent_and_the_prose_around_it_is() -> None:
+    prose = rows_block([("The configuration of the model we used is as follows:", 60)], 100)
+    code = rows_block(
+        [("model = Model(dim=300, layers=4)", 60), ("model.fit(train_data, epochs=10)", 60)],
+        112,
+        10.0,
+        "Courier",
+    )
+    after = rows_block([("We then evaluate the trained model on the held-out set.", 60)], 136)
+    got = segment([page(0, block(*prose.lines, *code.lines, *after.lines))])
+    assert [p.text for p in got] == [
+        "The configuration of the model we used is as follows:",
+        "We then evaluate the trained model on the held-out set.",
+    ]

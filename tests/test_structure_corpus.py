@@ -1,0 +1,150 @@
+"""Paragraph roles and what is sent, on the real papers of the corpus (pages 1-based in the
+names, 0-based in the code): list items and footnotes (02 p4), a numbered heading (07 p4), an
+algorithm (03 p14), code (01 p12-13), front matter (01 p1), and the Korean brief 09, whose
+summary box and section bars lie on images."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from tests.fakes.pseudo import pseudo_translate
+from translation.formulas import restore
+from translation.paragraph import Align, Paragraph, ParagraphKind
+from translation.pdf import extract_paragraphs, open_document, render_mono
+
+pytestmark = pytest.mark.corpus
+
+PAPERS = {
+    "01": "01_acl2020_specter_2col_math.pdf",
+    "02": "02_naacl2018_s2_literature_graph_2col_short.pdf",
+    "03": "03_eacl2023_longeval_2col_many_tables.pdf",
+    "07": "07_iop_jpcs2022_semeagat_1col_word_math.pdf",
+    "09": "09_ko_nars_issue_brief_2020_korean.pdf",
+}
+
+
+@cache
+def _translated(path: Path, pages: tuple[int, ...]) -> tuple[list[Paragraph], bytes, bytes]:
+    data = path.read_bytes()
+    paras = extract_paragraphs(open_document(data), pages=list(pages))
+    out = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paras}
+    return paras, render_mono(open_document(data), paras, out, "ko"), data
+
+
+def translate(corpus_dir: Path, paper: str, *pages: int) -> tuple[list[Paragraph], bytes, bytes]:
+    """Paragraphs of ``pages``, the mono output of their pseudo translation, the source."""
+    return _translated(corpus_dir / PAPERS[paper], pages)
+
+
+def squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def test_02_p4_list_items_and_footnotes(corpus_dir: Path) -> None:
+    paras, mono, _ = translate(corpus_dir, "02", 3)
+    items = [p for p in paras if p.kind == ParagraphKind.LIST_ITEM]
+    assert [p.label for p in items] == ["I. ", "II. ", "III. "]
+    assert [p.text.split(":")[0] for p in items] == ["Statistical", "Hybrid", "Off-the-shelf"]
+    notes = [p for p in paras if p.kind == ParagraphKind.FOOTNOTE]
+    assert [p.label for p in notes] == ["4", "5", "6"]
+    assert notes[0].text.startswith("We also experimented")  # no stray "W", no "{v1}"
+    assert notes[1].text.startswith("The TagMe APIs") and notes[2].text.startswith("We use v3.4")
+    for para in items + notes:
+        assert restore(pseudo_translate(para.text, "ko"), para).startswith(para.label)
+    page = pymupdf.open(stream=mono)[3]
+    words = page.get_text("words")
+    for para in items + notes:  # the label is the first word of the paragraph's box
+        x0, y0, _, _ = para.bbox
+        first = [
+            w for w in words if abs(w[0] - x0) < 3 and y0 - 4 < w[1] < y0 + 0.5 * para.font_size
+        ]
+        assert first and first[0][4].startswith(para.label.strip()), para.label
+    text = squeeze(page.get_text())
+    assert "https://sobigdata.d4science.org/web/tagme/tagme-help" in text
+    assert "https://metamap.nlm.nih.gov/MetaMapLite.shtml" in text
+
+
+def test_07_p4_numbered_heading_is_separate(corpus_dir: Path) -> None:
+    paras, _, _ = translate(corpus_dir, "07", 3)
+    (heading,) = [p for p in paras if p.text.startswith("3.1")]
+    assert heading.text == "3.1 Encoding module" and heading.kind == ParagraphKind.HEADING
+    assert any(p.text.startswith("The encoding module includes") for p in paras)
+    assert any(p.kind == ParagraphKind.CAPTION and p.text.startswith("Figure 2.") for p in paras)
+    # "... three modules:" at a full line's end goes on into the next line.
+    assert any("three modules: encoding module" in p.text for p in paras)
+
+
+def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:
+    paras, mono, _ = translate(corpus_dir, "03", 13)
+    algo = [p for p in paras if p.kind == ParagraphKind.ALGORITHM]
+    assert [p.label for p in algo][:2] == ["1: ", "2: "]
+    assert all(not re.search(r"\b\d{1,2}:\s", p.text) for p in algo)  # one line number each
+    assert any(p.kind == ParagraphKind.CAPTION and p.text.startswith("Algorithm 1") for p in paras)
+    text = pymupdf.open(stream=mono)[13].get_text()
+    assert "Input:" in text and "Output:" in text
+    assert "end for" in text and "return" in text  # pseudo-code keywords stay as printed
+
+
+def _words_at(
+    page: pymupdf.Page, clip: tuple[float, float, float, float]
+) -> list[tuple[str, int, int]]:
+    return [(w[4], round(w[0]), round(w[1])) for w in page.get_text("words", clip=clip)]
+
+
+def test_01_p12_13_code_is_untouched(corpus_dir: Path) -> None:
+    paras, mono, source = translate(corpus_dir, "01", 11, 12)
+    src, out = pymupdf.open(stream=source), pymupdf.open(stream=mono)
+    # The code block and the parameter lines of p12 (left column): same words, same places.
+    for clip in ((60, 228, 305, 275), (60, 309, 300, 350)):
+        before = _words_at(src[11], clip)
+        assert before and _words_at(out[11], clip) == before
+    identifiers = ["vector_size=300", "sublinear_tf", "smooth_idf", "strip_accents"]
+    restored = " ".join(restore(pseudo_translate(p.text, "ko"), p) for p in paras)
+    assert all(name in restored for name in identifiers)
+    assert not any(name in p.text for p in paras for name in identifiers)  # never sent
+
+
+def test_01_p1_front_matter(corpus_dir: Path) -> None:
+    paras, mono, _ = translate(corpus_dir, "01", 0)
+    assert not any("Cohan" in p.text for p in paras)  # author names are printed as they are
+    authors = [p for p in paras if p.kind == ParagraphKind.AUTHOR]
+    assert [p.text[:13] for p in authors] == ["†Allen Instit", "‡Paul G. Alle"]
+    assert all(p.align == Align.CENTER for p in authors)
+    text = squeeze(pymupdf.open(stream=mono)[0].get_text())
+    assert "{armanc,sergey,beltagy,dougd,danw}@allenai.org" in text
+    assert "ArmanCohan" in text
+
+
+BARS = {
+    0: ["1 들어가며"],
+    1: ["2 코로나-19 관련 보험 현황"],
+    2: ["3 문제점"],
+    3: ["4 개선과제", "5 맺으며"],
+}
+
+
+def test_09_summary_box_and_section_bars_are_sent(corpus_dir: Path) -> None:
+    paras, _, data = translate(corpus_dir, "09", 0, 1, 2, 3)
+    sent = {i: " ".join(p.text for p in paras if p.page == i) for i in range(4)}
+    assert "2020.1.1. 「감염병예방법」 관련 규정이 변경되어" in sent[0]  # the summary box
+    for page, bars in BARS.items():
+        for bar in bars:
+            assert any(
+                p.page == page and p.text == bar and p.kind == ParagraphKind.HEADING for p in paras
+            ), bar
+    doc = pymupdf.open(stream=data)
+    for index, page in enumerate(doc):
+        height = page.rect.height
+        body = 0
+        for block in page.get_text("dict")["blocks"]:
+            for ln in block.get("lines", []):
+                if ln["bbox"][3] < 0.08 * height or ln["bbox"][1] > 0.92 * height:
+                    continue  # running header, footer, publisher's address
+                body += sum(len(squeeze(s["text"])) for s in ln["spans"])
+        got = sum(len(squeeze(restore(p.text, p))) for p in paras if p.page == index)
+        assert got >= 0.9 * body, (index, got, body)

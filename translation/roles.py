@@ -1,0 +1,342 @@
+"""Roles of rows and paragraphs: list items, footnotes, numbered headings, captions, algorithm
+lines, front matter (authors, affiliations) and code.
+
+Pure rules on :class:`~translation.rows.Row` and plain text, called by
+:mod:`translation.segment` to decide where a paragraph starts and what it is. A *label* (a list
+item's "II.", a footnote's marker, an algorithm's "3:" or "Output:") is kept out of the text the
+LLM gets and put back first by :func:`translation.formulas.restore`, so it can neither be
+translated nor moved.
+"""
+
+from __future__ import annotations
+
+import re
+
+from translation.formulas import GLYPH
+from translation.paragraph import ParagraphKind
+from translation.rows import URL_TAIL_RE, Row, cjk_weight, ends_sentence
+
+# A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
+_LIST_LABEL_RE = re.compile(
+    r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|[\u2460-\u2473\u3251-\u325f]\s*|"
+    r"(?:\(?\d{1,2}[.)]|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\)|[IVX]{1,5}\.|\[\d{1,3}\])\s+)"
+)
+# Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
+# colon, a semicolon, or another item (a line of prose can start with "(2)").
+_NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
+# Footnote markers of a small-print row: "1)", "(1)", "①", "*", "†"; a bare "1 " too.
+_FOOTNOTE_RE = re.compile(
+    r"^\s*(?:\(?\d{1,2}\)\s*|[\u2460-\u2473\u3251-\u325f]\s*|[*∗†‡§¶]{1,3}\s*|\d{1,2}\s+)"
+)
+_MARK_CHARS = set("0123456789*∗†‡§¶abcdefghij,")
+# "3.1 Encoding module", "B.1 Fine-grained", "4 Entity Extraction"; "A Appendix".
+_HEADING_NUMBER_RE = re.compile(
+    r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z](?:\.\d{1,2}){1,3}\.?)\s+\S"
+)
+_MULTI_LEVEL_RE = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?\s+\S")
+_CAPTION_RE = re.compile(
+    r"^\s*(?:(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
+    r"[A-Z]?\d+(?:\.\d+)?|(?:图|表|圖|그림|표|\[표|\[그림|<표|〈표|<그림|〈그림)\s*\d+(?:[.-]\d+)?)"
+    r"(?P<end>\s*[:.：。\]>〉]|\s)",
+    re.IGNORECASE,
+)
+_ALGO_LINE_RE = re.compile(
+    r"^\s*(?:\d{1,3}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
+    r"\s*:\s*)"
+)
+_ALGO_CAPTION_RE = re.compile(r"^\s*Algorithm\s+\d+", re.IGNORECASE)
+_KEYWORDS = frozenset(
+    "for do end while if then else elif endif endfor endwhile return repeat until "
+    "function procedure foreach in to each break continue".split()
+)
+_FRONT_END_RE = re.compile(
+    r"^\s*(?:abstract|introduction|keywords?|index terms|"
+    r"摘\s*要|关键词|關鍵詞|초\s*록|요\s*약|국문\s*요약)",
+    re.IGNORECASE,
+)
+_FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
+# An affiliation's mark before it: any symbol but an opening bracket or quote.
+_AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s(\[{\"'“‘«.,;:-]")
+_URL_START_RE = re.compile(r"https?://|www\.")
+_EMAIL_RE = re.compile(r"@[\w-]+\.[\w.-]+|^\s*(?:https?://|www\.)")
+# Between names: marks of any kind (†, ♠, ⋄, digits), commas, "and".
+_NAME_SPLIT_RE = re.compile(r"[^\w\s.'’-]+|[\d,;]+|\s{2,}|\s+and\s+")
+_MARKED_RE = re.compile(r"[^\w\s.'’-]|\d")
+_NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][a-zà-ÿ'’-]+(?:-[A-Z][a-zà-ÿ'’]+)?|[A-Z]\.(?:-?[A-Z]\.)?)$")
+_PARTICLES = frozenset("van von de der da di du la le del dos bin al".split())
+_INSTITUTION_RE = re.compile(
+    r"Universit|Institut|Department|School|College|Laborator|Lab\b|Research|Center|Centre|"
+    r"Inc\b|Corp|Company|Faculty|Academy|Hospital|Foundation|Group",
+)
+
+
+def _short(row: Row) -> bool:
+    """The line ends well before its column's right edge (a last line, a heading)."""
+    col0, col1 = row.col_range
+    col1 = max(col1, row.x1)
+    return row.x1 < col1 - max(2.0 * row.size, 0.25 * (col1 - col0))
+
+
+def list_label(text: str) -> str:
+    """The list label a line starts with, with its trailing spaces ("" if none)."""
+    match = _LIST_LABEL_RE.match(text)
+    if not match or len(match.group(0).strip()) == len(text.strip()):
+        return ""
+    if match.group(0).lstrip()[:1] == "[" and text[match.end()].islower():
+        return ""  # a citation opening a line of prose ("[18] experiment with ...")
+    return match.group(0)
+
+
+def starts_item(prev: Row, cur: Row, first: Row) -> bool:
+    """Whether ``cur`` begins a new list item after ``prev`` (``first``: the first row of
+    the paragraph ``prev`` belongs to). Bullets always do; numbering and "[12]" after the end
+    of a sentence, a colon or a semicolon, or after another item."""
+    label = list_label(cur.chars)
+    if not label:
+        return False
+    if not _NUMBERING_RE.match(label):
+        return True
+    if prev.text.rstrip().endswith((":", ";", "：", "；")) or ends_sentence(prev.text):
+        return True
+    # A reference entry "[12] ..." after the short last line of the one before it; not a
+    # citation "[18]" that happens to open a line of prose.
+    return bool(list_label(first.chars)) or (label.lstrip()[:1] == "[" and _short(prev))
+
+
+def footnote_label(row: Row, body_size: float) -> str:
+    """The footnote marker a row of small print starts with ("" if none): a superscript
+    number or symbol, or "1)", "①", "*", "†". The marker comes with its trailing spaces."""
+    if row.size > body_size - 0.5 or not row.text:
+        return ""
+    start = len(row.chars) - len(row.chars.lstrip())
+    end = start
+    while (
+        end < len(row.chars)
+        and row.classes[end] == GLYPH
+        and row.chars[end] in _MARK_CHARS
+        and end - start < 4
+    ):
+        end += 1
+    if end > start:  # a superscript marker ("⁴We also ..."), not a formula glued to words
+        rest = row.chars[end:]
+        while end < len(row.chars) and row.chars[end].isspace():
+            end += 1
+        return row.chars[:end] if rest.strip() and rest.lstrip()[0] not in "=+−-" else ""
+    match = _FOOTNOTE_RE.match(row.chars)
+    if not match or not row.chars[match.end() :].strip():
+        return ""
+    return match.group(0)
+
+
+def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
+    """A footnote begins at its marker: a superscript one always; "(1)", "1)", "*" only
+    after a finished sentence, after other print, or after another footnote (small print
+    can enumerate "(1) ... (2) ..." inside a sentence)."""
+    label = footnote_label(cur, body_size)
+    if not label:
+        return False
+    if cur.classes.lstrip("n")[:1] == GLYPH:
+        return True
+    return (
+        ends_sentence(prev.text)
+        or abs(prev.size - cur.size) > 0.5
+        or bool(footnote_label(first, body_size))
+    )
+
+
+def heading_number(row: Row) -> bool:
+    """A numbered heading line: "3.1 Encoding module", "B.1 Fine-grained evaluations", or a
+    single number with a bold or larger title; short, few words, no sentence end."""
+    text = row.text
+    if not _HEADING_NUMBER_RE.match(text) or ends_sentence(text) or cjk_weight(text) > 90:
+        return False
+    if len(text.split()) > 12:
+        return False
+    return (bool(_MULTI_LEVEL_RE.match(text)) and _short(row)) or row.bold
+
+
+def caption_start(row: Row) -> bool:
+    """A row that begins a caption: "Figure 2. ...", "Table 1: ...", "表 1 ...", or a bold
+    "Algorithm 1" (a sentence "Fig. 2 shows ..." is prose)."""
+    match = _CAPTION_RE.match(row.chars)
+    if not match:
+        return False
+    if match.group("end").strip():
+        return True
+    return row.bold_lead >= len(match.group(0).strip())
+
+
+def algorithm_label(text: str) -> str:
+    """The label of an algorithm line ("3: ", "Output: "), or ""."""
+    match = _ALGO_LINE_RE.match(text)
+    return match.group(0) if match and text[match.end() :].strip() else ""
+
+
+def is_algorithm_caption(text: str) -> bool:
+    return bool(_ALGO_CAPTION_RE.match(text))
+
+
+def only_keywords(words: list[str]) -> bool:
+    """Pseudo-code keywords and nothing else ("end for", "return"): not prose to translate."""
+    return 0 < len(words) <= 4 and all(w.lower() in _KEYWORDS for w in words)
+
+
+def run_in_start(prev: Row, cur: Row) -> bool:
+    """``cur`` opens with a bold run-in heading ("Results. We run ...") after a finished
+    sentence: a new paragraph."""
+    if cur.bold or cur.bold_lead < 3 or not ends_sentence(prev.text):
+        return False
+    lead = cur.text[: cur.bold_lead].rstrip()
+    return lead.endswith((".", ":", "：", "。")) or bool(list_label(lead + " "))
+
+
+def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
+    """Whether ``cur`` must start a new paragraph after ``prev`` because of its role: a list
+    item, a footnote, an algorithm line, a caption, a numbered or run-in heading, or the line
+    after a numbered heading or an algorithm's caption."""
+    if starts_item(prev, cur, para[0]) or _starts_footnote(prev, cur, para[0], body_size):
+        return True
+    if algorithm_label(cur.text) or (is_algorithm_caption(prev.text) and caption_start(prev)):
+        return True
+    if algorithm_label(prev.text):  # a wrapped algorithm line goes on indented
+        return cur.x0 <= prev.x0 + 0.8 * prev.size
+    if caption_start(cur) or run_in_start(prev, cur) or _code_edge(prev, cur):
+        return True
+    if heading_number(cur) and (ends_sentence(prev.text) or _short(prev) or prev.bold != cur.bold):
+        return True
+    return len(para) == 1 and heading_number(prev) and _short(prev)
+
+
+def _code_edge(prev: Row, cur: Row) -> bool:
+    """Where a block of code set in a monospaced font begins (after "... as follows:" or a
+    finished sentence) or ends; identifiers filling a line inside a sentence are no block."""
+    if cur.mono >= 0.8 and prev.mono < 0.5 and not URL_TAIL_RE.search(prev.text):
+        if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
+            return False
+        return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
+    return prev.mono >= 0.8 and cur.mono < 0.2 and not prev.text.endswith(",")
+
+
+def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
+    """The role a paragraph's label gives it, and the label ("" for none): an algorithm line,
+    a footnote, or a list item (a heading's number is part of the heading, not a label)."""
+    first = rows[0]
+    label = algorithm_label(first.chars)
+    if label:
+        return ParagraphKind.ALGORITHM, label
+    label = footnote_label(first, body_size)
+    if label:
+        return ParagraphKind.FOOTNOTE, label
+    heading = len(rows) <= 2 and (first.bold or first.size >= body_size + 0.8)
+    if heading and not ends_sentence(rows[-1].text):
+        return None, ""
+    label = list_label(first.chars)
+    return (ParagraphKind.LIST_ITEM, label) if label else (None, "")
+
+
+# --- front matter ---------------------------------------------------------------------------
+
+
+def front_matter_end(rows: list[Row]) -> Row | None:
+    """The row that ends the first page's front matter (title, authors, affiliations,
+    e-mails), read in reading order: the first "Abstract" or "1 Introduction"; None if none."""
+    return next(
+        (
+            r
+            for r in rows
+            if not r.drop
+            and (
+                (_FRONT_END_RE.match(r.text) and (len(r.text) < 60 or r.text[:8].isalpha()))
+                or (_FIRST_SECTION_RE.match(r.text) and r.bold and len(r.text) < 40)
+            )
+        ),
+        None,
+    )
+
+
+def front_break(prev: Row, cur: Row, body_size: float) -> bool:
+    """In the front matter every affiliation, address and e-mail line is its own unit."""
+    if _AFFILIATION_MARK_RE.match(cur.chars) or (cur.classes.lstrip("n")[:1] == GLYPH):
+        return True
+    if _EMAIL_RE.search(cur.text) or _EMAIL_RE.search(prev.text):
+        return True
+    col0, col1 = prev.col_range
+    return prev.size <= body_size + 1.0 and prev.x1 < col1 - 0.15 * (col1 - col0)
+
+
+def looks_like_names(text: str) -> bool:
+    """A line of author names ("Arman Cohan†∗ Sergey Feldman† Iz Beltagy†"): two or more
+    groups of two to four capitalised words or initials, split by marks, commas or "and",
+    and no institution words. Names are printed as they are, not translated."""
+    if _INSTITUTION_RE.search(text) or "@" in text or _AFFILIATION_MARK_RE.match(text):
+        return False  # an affiliation's mark comes before it, a name's after it
+    groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
+    if not groups:
+        return False
+    for group in groups:
+        names = [t for t in group if t.lower() not in _PARTICLES]
+        if not 2 <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
+            return False
+    marked = bool(_MARKED_RE.search(text))
+    return len(groups) >= 2 or marked
+
+
+# --- rows the page-edge filters must not drop -----------------------------------------------
+
+
+def rescue_edge_rows(rows_by_page: dict[int, list[Row]], body_size: float) -> None:
+    """Give back to the text what the header/footer filters took from it: footnotes whose last
+    lines run into the bottom band (a footnote starts with its marker and is not repeated page
+    after page), and the top line of a page that finishes the previous page's sentence."""
+    pages = sorted(rows_by_page)
+    for index in pages:
+        rows = rows_by_page[index]
+        _rescue_footnotes(rows, body_size)
+        previous = rows_by_page.get(index - 1)
+        if previous:
+            _rescue_continuation(rows, previous, body_size)
+
+
+def _rescue_footnotes(rows: list[Row], body_size: float) -> None:
+    if not rows:
+        return
+    middle = (min(r.baseline for r in rows) + max(r.baseline for r in rows)) / 2
+    chains: list[list[Row]] = []
+    for row in sorted(rows, key=lambda r: r.baseline):
+        if row.drop not in ("", "header/footer"):
+            continue
+        if row.baseline > middle and footnote_label(row, body_size):
+            chains.append([row])
+            continue
+        chain = next((c for c in reversed(chains) if _below(c[-1], row)), None)
+        if chain is not None:
+            chain.append(row)
+    for chain in chains:
+        for member in chain:
+            if member.drop == "header/footer":
+                member.drop = ""
+
+
+def _below(upper: Row, lower: Row) -> bool:
+    return (
+        abs(upper.size - lower.size) < 0.6
+        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.9 * upper.size
+        and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
+    )
+
+
+def _rescue_continuation(rows: list[Row], previous: list[Row], body_size: float) -> None:
+    live = [r for r in previous if not r.drop and abs(r.size - body_size) < 0.6]
+    if not live:
+        return
+    # The page's last line of body text: the lowest of its rightmost column.
+    right = max(r.x0 for r in live)
+    last_col = [r for r in live if r.x1 > right]
+    last = max(last_col or live, key=lambda r: r.baseline)
+    for row in rows:
+        if (
+            row.drop == "header"
+            and abs(row.size - last.size) < 0.6
+            and not ends_sentence(last.text)
+        ):
+            row.drop = ""
