@@ -132,8 +132,9 @@ def _breaks_anywhere(char: str) -> bool:
 
 
 def tokenize(text: str) -> list[str]:
-    """Units that may not be split across lines: words, single CJK characters, spaces.
-    Closing punctuation sticks to the unit before it, opening punctuation to the one after."""
+    """Units that may not be split across lines: words (a compound splits after its
+    hyphen), single CJK characters, spaces. Closing punctuation sticks to the unit before it,
+    opening punctuation to the one after."""
     units: list[str] = []
     word = ""
     for char in text:
@@ -155,6 +156,9 @@ def tokenize(text: str) -> list[str]:
         else:
             if word and _breaks_anywhere(word[-1]) and word[-1] not in _NO_END:
                 units.append(word)
+                word = ""
+            elif word[-2:-1].isalpha() and word[-1:] == "-" and char.isalpha():
+                units.append(word)  # a line may break after the hyphen of a compound
                 word = ""
             word += char
     if word:
@@ -230,7 +234,8 @@ def fit(
     min_size: float = 3.0,
 ) -> Fitted:
     """Break ``text`` into lines that fit ``width`` x ``height`` at the largest size up to
-    ``size``: the font shrinks until the lines fit (the box never grows). A line takes
+    ``size``: the font shrinks until the lines fit (the box never grows), in height and in
+    width (a unit that cannot be cut, a copied formula, must fit the width too). A line takes
     ``leading`` x size, the first one 1.0 x size (ascenders to descenders)."""
     units = tokenize(text)
     if not units or width <= 0 or height <= 0:
@@ -246,7 +251,9 @@ def fit(
     def attempt(s: float) -> tuple[list[TypesetLine], bool]:
         lines = break_lines(units, width / s, measured)
         used = s * (1.0 + (len(lines) - 1) * leading)
-        return lines, used <= height + 0.01
+        # A unit that cannot be cut (a copied formula) wider than the box needs a smaller size.
+        wide = any(line.width * s > width + 0.01 for line in lines)
+        return lines, used <= height + 0.01 and not wide
 
     lines, ok = attempt(size)
     if ok:

@@ -64,3 +64,11 @@ class Paragraph:
     #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
     #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
     label: str = ""
+    #: Style beyond ``color``/``bold`` (see ``translation.style``): the body is italic; a run-in
+    #: ``lead`` ("Finding:") in ``lead_style``; other ``runs`` of (source text, style code).
+    italic: bool = False
+    lead: str = ""
+    lead_style: int = 0
+    runs: tuple[tuple[str, int], ...] = ()
+    #: The column the paragraph sits in: (left, right) along its reading direction.
+    column: tuple[float, float] = (0.0, 0.0)

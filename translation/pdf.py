@@ -31,10 +31,11 @@ from translation.layout import (
     column_split,
     figure_regions,
 )
+from translation.links import put_back, take
 from translation.paragraph import Paragraph
 from translation.redaction import TEXT_FLAGS, all_spans, merge, redact, redaction_plan, span_key
 from translation.segment import Segmentation, segment_document
-from translation.typeset import copied_formulas, formula_copies, picture, rgb, typeset
+from translation.typeset import copied_formulas, formula_copies, picture, typeset_page
 
 # PyMuPDF is not thread-safe; the server may run two jobs' PDF work in two worker threads.
 _LOCK = threading.RLock()
@@ -267,6 +268,7 @@ def _render_page(
     if rotation:
         page.set_rotation(0)
     paragraphs = [p for p, _ in items]
+    carried = take(page, paragraphs)  # links and highlights, put back over the translation
     rects, patches = redaction_plan(page, paragraphs)
     listing: pymupdf.DisplayList | None = None
     wanted = copied_formulas(items)
@@ -280,13 +282,7 @@ def _render_page(
         left = {span_key(item) for item in all_spans(page)}
         for clip in merge([clip for key, clip in patches if key not in left]):
             page.insert_image(clip, pixmap=picture(listing, clip), keep_proportion=False)
-    writers: dict[tuple[int, bool], pymupdf.TextWriter] = {}
-    for para, text in items:
-        typeset(page, para, text, chain, target_lang, writers, copies)
-    for (color, bold), writer in writers.items():
-        # Colour -1: the invisible text layer of copied formulas (render mode 3).
-        mode = 3 if color < 0 else 2 if bold else 0
-        writer.write_text(page, color=rgb(max(color, 0)), render_mode=mode)
+    put_back(page, carried, typeset_page(page, items, chain, target_lang, copies))
     if rotation:
         page.set_rotation(rotation)
 

@@ -98,6 +98,7 @@ def _join_pieces(line: list[Row]) -> list[Row]:
                 color=prev.color,
                 col=prev.col,
                 col_range=prev.col_range,
+                styles=prev.styles + (prev.styles[-1:] if gap else []) + row.styles,
             )
         else:
             joined.append(row)

@@ -7,7 +7,7 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from translation.formulas import (
     CM_TEXT_FONT_RE,
@@ -23,6 +23,7 @@ from translation.formulas import (
     is_math_font,
 )
 from translation.layout import Block, Frame, Line, PageLayout, Rect, Span, Vector, axis, union
+from translation.style import span_style
 
 _TERMINAL = tuple(".!?:;。．！？")
 # A line ending inside a URL ("https://github." / "example.org/a-"): the next line continues it.
@@ -70,6 +71,8 @@ class Row:
     col_range: tuple[float, float] = (0.0, 0.0)
     #: How many characters of ``text`` from its start are bold (a run-in heading, a label).
     bold_lead: int = 0
+    #: Style of each character (``translation.style.style_code``: colour, bold, italic).
+    styles: list[int] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -252,6 +255,7 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
     classes: list[str] = []
     boxes: list[Rect] = []
     rects: list[Rect] = []
+    styles: list[int] = []
     bold_letters = letters = mono_chars = total = 0
     bold_lead, lead_open, lead_letters = 0, True, 0  # the text's bold start, its letters
     colors: Counter[int] = Counter()
@@ -266,6 +270,7 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
                 chars.append(" ")
                 classes.append(NEUTRAL)
                 boxes.append((right, baseline - 0.8 * size, box[0], baseline + 0.25 * size))
+                styles.append(styles[-1] if styles else 0)
         right = box[2] if right is None else max(right, box[2])
         span_base = frame.point(*span.origin)[1] if span.origin else baseline
         script = span.size < 0.85 * size and abs(span_base - baseline) > 0.12 * size
@@ -279,10 +284,12 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
         step = (box[2] - box[0]) / sum(shares)
         top, bottom = span_base - 0.8 * span.size, span_base + 0.25 * span.size
         left = box[0]
+        style = span_style(span.font, span.flags, span.color)
         for char, share in zip(text, shares, strict=True):
             chars.append(char)
             kind = char_class(char, math_span)
             classes.append(CODE if mono and kind != GLYPH and not char.isspace() else kind)
+            styles.append(style)
             boxes.append((left, top, left + share * step, bottom))
             left += share * step
             if not char.isspace():
@@ -319,6 +326,7 @@ def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cel
         color=colors.most_common(1)[0][0] if colors else 0,
         cell=cell,
         bold_lead=bold_lead if lead_letters else 0,
+        styles=styles,
     )
 
 

@@ -66,6 +66,7 @@ from translation.rows import (
     mark_headers_footers,
     rows_of_block,
 )
+from translation.style import paragraph_style, with_lead_stop
 
 __all__ = [
     "PLACEHOLDER_RE",
@@ -323,15 +324,21 @@ def _formula_rects(
     return rects, tuple(u[3] - base for u, base in zip(unions, line_bases, strict=True))
 
 
-def _align(rows: list[Row]) -> Align:
+def _align(rows: list[Row], heading: bool = False) -> Align:
+    """Centred: rows centred in the column that leave wide margins, or that differ in width
+    (justified rows all have one), or a heading (a title filling the width)."""
     col0, col1 = rows[0].col_range
     if len(rows) <= 3:
         center = (col0 + col1) / 2
-        # Centred lines: on the column's axis, not filling it (a wide centred line still
-        # keeps off the column's left edge).
+        widths = [r.x1 - r.x0 for r in rows]
+        # Centred lines: on the column's axis, and not filling it, or keeping off the
+        # column's left edge, or of differing widths (justified lines share one), or a
+        # heading (a title filling the width).
         if all(abs((r.x0 + r.x1) / 2 - center) < 3.0 for r in rows) and (
-            max(r.x1 - r.x0 for r in rows) < 0.85 * (col1 - col0)
+            heading
+            or max(widths) < 0.85 * (col1 - col0)
             or min(r.x0 for r in rows) > col0 + 1.5 * rows[0].size
+            or max(widths) - min(widths) > 2.0 * rows[0].size
         ):
             return Align.CENTER
     if len(rows) >= 2:
@@ -448,7 +455,6 @@ def _piece(draft: _Draft) -> Piece:
 def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
     rows = draft.rows
     sizes = Counter(r.size for r in rows for _ in range(max(1, len(r.text))))
-    colors = Counter(r.color for r in rows for _ in range(max(1, len(r.text))))
     size = sizes.most_common(1)[0][0]
     # The area of the text proper: from the first line's ascenders to the last one's
     # descenders (line boxes of some producers are far taller than the glyphs).
@@ -461,6 +467,8 @@ def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
     text, label = draft.text, draft.label
     if draft.kind == ParagraphKind.REFERENCE and label:  # an entry's "[3]" is its text
         text, label = f"{label}{text}", ""
+    style = paragraph_style([(r.chars, r.classes, r.styles) for r in rows], label)
+    text, lead = with_lead_stop(text, style.lead)
     return Paragraph(
         id=f"p{draft.page}-b{number}",
         page=draft.page,
@@ -470,14 +478,19 @@ def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
         bbox=draft.frame.to_page(box),
         rects=tuple(rect for r in rows for rect in r.rects),
         font_size=size,
-        color=colors.most_common(1)[0][0],
-        bold=all(r.bold for r in rows),
+        color=style.color,
+        bold=style.bold,
         direction=draft.frame.u,
-        align=_align(rows),
+        align=_align(rows, draft.kind == ParagraphKind.HEADING),
         kind=draft.kind,
         line_pitch=_line_pitch(rows),
         line_count=len(rows),
         formula_boxes=draft.formula_boxes,
         glyph_formulas=frozenset(draft.glyph_formulas),
         formula_descents=draft.formula_descents,
+        italic=style.italic,
+        lead=lead,
+        lead_style=style.lead_style,
+        runs=style.runs,
+        column=rows[0].col_range,
     )

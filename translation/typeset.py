@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import pymupdf
 
+from translation.fitting import page_obstacles, plan
 from translation.fonts import FontChain, fit, is_cjk_language, plain_char
 from translation.formulas import mark_key
-from translation.layout import Frame
+from translation.layout import Frame, Rect
 from translation.paragraph import Align, Paragraph
+from translation.style import color_of, is_bold, is_italic, lead_end, style_code
 
 
 def picture(listing: pymupdf.DisplayList, clip: pymupdf.Rect) -> pymupdf.Pixmap:
@@ -59,23 +62,41 @@ def formula_copies(
     return copies
 
 
-def typeset(
-    page: pymupdf.Page,
-    para: Paragraph,
-    text: str,
-    chain: FontChain,
-    target_lang: str,
-    writers: dict[tuple[int, bool], pymupdf.TextWriter],
-    copies: Copies,
-) -> None:
-    """Lay out ``text`` in ``para``'s box and add it to the page's text writers."""
-    frame = Frame(para.direction)
-    x0, y0, x1, y1 = frame.to_frame(para.bbox)
-    width, height = x1 - x0, y1 - y0
+#: A text writer per look: (colour, bold, italic, baseline of an italic line or 0).
+#: Colour -1 is the invisible text layer of copied formulas (render mode 3).
+WriterKey = tuple[int, bool, bool, float]
+Writers = dict[WriterKey, pymupdf.TextWriter]
+_HIDDEN: WriterKey = (-1, False, False, 0.0)
+_SLANT = 0.2  # italics are slanted upright glyphs (the fonts have no italic faces)
+
+
+@dataclass(slots=True)
+class Placement:
+    """Where :func:`typeset` put the characters of ``text`` (the translation as set, spaces
+    collapsed): a page box per character, None where nothing was drawn (a space at a line
+    break, text cut off, text that does not run horizontally)."""
+
+    text: str
+    boxes: list[Rect | None]
+    size: float = 0.0
+
+    def rects(self, start: int, end: int) -> list[Rect]:
+        """The boxes of characters ``start:end``, joined per line."""
+        out: list[Rect] = []
+        for box in self.boxes[start:end]:
+            if box is None:
+                continue
+            if out and abs(out[-1][3] - box[3]) < 0.5 and box[0] >= out[-1][0] - 0.5:
+                last = out[-1]
+                out[-1] = (last[0], min(last[1], box[1]), max(last[2], box[2]), last[3])
+            else:
+                out.append(box)
+        return out
+
+
+def measurer(para: Paragraph, chain: FontChain, copies: Copies) -> Callable[[str], float]:
+    """Width at size 1 of a piece of ``para``'s translation (copied formulas included)."""
     src = para.font_size or 10.0
-    leading = max(para.line_pitch if para.line_count > 1 else 0.0, _leading(target_lang))
-    leading = min(leading, 1.6)
-    text = " ".join(text.split())
 
     def measure(unit: str) -> float:
         total = 0.0
@@ -87,22 +108,87 @@ def typeset(
                 total += chain.advance(char)
         return total
 
-    fitted = fit(text, width, height, src, leading, measure)
+    return measure
+
+
+def leading(para: Paragraph, target_lang: str) -> float:
+    """Baseline distance / font size for ``para``'s translation."""
+    pitch = para.line_pitch if para.line_count > 1 else 0.0
+    return min(max(pitch, _leading(target_lang)), 1.6)
+
+
+def char_styles(para: Paragraph, text: str) -> list[int]:
+    """The style code (``translation.style``) of each character of the translation ``text``:
+    the body style, the run-in lead (after the paragraph's label) up to where it ends in the
+    translation, and the source's styled runs where their text is found again (whole words,
+    in order)."""
+    body = style_code(para.color, para.bold, para.italic)
+    codes = [body] * len(text)
+    label = para.label.strip()
+    start = len(label) if label and text.startswith(label) else 0
+    start += len(text[start:]) - len(text[start:].lstrip())
+    end = start + lead_end(para.lead, text[start:]) if para.lead else 0
+    codes[start:end] = [para.lead_style] * (end - start)
+    cursor = end
+    for run, code in para.runs:
+        found = _find_word(text, run, cursor, end)
+        if found >= 0 and all(c == body for c in codes[found : found + len(run)]):
+            codes[found : found + len(run)] = [code] * len(run)
+            cursor = found + len(run)
+    return codes
+
+
+def _find_word(text: str, part: str, start: int, floor: int) -> int:
+    """``part`` in ``text`` at ``start`` or after (else after ``floor``), not inside a Latin
+    word or number."""
+    for begin in (start, floor):
+        i = text.find(part, begin)
+        while i >= 0:
+            before = text[i - 1] if i > 0 else " "
+            after = text[i + len(part)] if i + len(part) < len(text) else " "
+            if not (_latin(before) and _latin(part[0])) and not (
+                _latin(after) and _latin(part[-1])
+            ):
+                return i
+            i = text.find(part, i + 1)
+    return -1
+
+
+def _latin(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+def typeset(
+    page: pymupdf.Page,
+    para: Paragraph,
+    text: str,
+    chain: FontChain,
+    target_lang: str,
+    writers: Writers,
+    copies: Copies,
+    area: Rect | None = None,
+    size: float | None = None,
+) -> Placement:
+    """Lay out ``text`` in ``para``'s box (or ``area``, at most at ``size``: see
+    ``translation.fitting``) and add it to the page's text writers, styled per character
+    (:func:`char_styles`). Returns where each character went."""
+    frame = Frame(para.direction)
+    x0, y0, x1, y1 = frame.to_frame(area or para.bbox)
+    width, height = x1 - x0, y1 - y0
+    src = para.font_size or 10.0
+    text = " ".join(text.split())
+    placement = Placement(text, [None] * len(text))
+    measure = measurer(para, chain, copies)
+    fitted = fit(text, width, height, size or src, leading(para, target_lang), measure)
     if not fitted.lines:
-        return
-    size = fitted.size
+        return placement
+    size = placement.size = fitted.size
     horizontal = frame.u == (1.0, 0.0)
-    if horizontal:
-        writer = writers.get((para.color, para.bold))
-        if writer is None:
-            writer = writers[(para.color, para.bold)] = pymupdf.TextWriter(page.rect)
-    else:
-        writer = pymupdf.TextWriter(page.rect)
+    styles = char_styles(para, text)
     hidden = None  # invisible text of copied formulas, so they stay searchable
     if horizontal and para.glyph_formulas:
-        hidden = writers.get((-1, False))
-        if hidden is None:
-            hidden = writers[(-1, False)] = pymupdf.TextWriter(page.rect)
+        hidden = _writer(writers, page, _HIDDEN)
+    turned = None if horizontal else pymupdf.TextWriter(page.rect)
     # Horizontal text is written where it goes; other directions are written horizontally
     # from the box's first corner, then turned about it (TextWriter morph).
     origin = frame.page_point(x0, y0)
@@ -110,6 +196,30 @@ def typeset(
     baseline = oy + 0.8 * size
     space = chain.advance(" ") * size
     last = len(fitted.lines) - 1
+
+    def flush(piece: str, start: int, x: float, baseline: float) -> float:
+        """Write ``piece`` (text[start:...]) in runs of one style from x; the x after."""
+        i = 0
+        while i < len(piece):
+            code = styles[start + i]
+            j = i + 1
+            while j < len(piece) and styles[start + j] == code:
+                j += 1
+            if turned is not None:
+                writer = turned
+            else:
+                slant = baseline if is_italic(code) else 0.0
+                key = (color_of(code), is_bold(code), is_italic(code), slant)
+                writer = _writer(writers, page, key)
+            end = _write(
+                writer, page, chain, piece[i:j], x, baseline, size, para, copies, src, hidden
+            )
+            if horizontal:
+                _place(placement, chain, piece[i:j], start + i, x, end, baseline, size)
+            x, i = end, j
+        return x
+
+    cursor = 0  # position in ``text`` of the next unit
     for number, line in enumerate(fitted.lines):
         slack = width - line.width * size
         x = ox + (max(0.0, slack / 2) if para.align == Align.CENTER else 0.0)
@@ -121,35 +231,108 @@ def typeset(
             gap = slack / points if points else 0.0
             if gap > 0.8 * size:  # too loose: leave the line ragged
                 gap = 0.0
-        pending = ""  # units written together while no extra space separates them
+
+        pending, pending_at = "", cursor  # units written together while no extra space parts them
         for unit in line.units:
+            at = text.find(unit, cursor) if unit != " " else cursor
+            at = cursor if at < 0 else at
+            cursor = at + len(unit)
             if unit == " " and not gap:
                 pending += " "
                 continue
             if unit == " ":
-                x = _write(
-                    writer, page, chain, pending, x, baseline, size, para, copies, src, hidden
-                )
-                x += space + gap
-                pending = ""
+                x = flush(pending, pending_at, x, baseline) + space + gap
+                pending, pending_at = "", cursor
                 continue
+            if not pending:
+                pending_at = at
             pending += unit
             if gap and not spaced:
-                x = _write(
-                    writer, page, chain, pending, x, baseline, size, para, copies, src, hidden
-                )
-                x += gap
-                pending = ""
-        _write(writer, page, chain, pending, x, baseline, size, para, copies, src, hidden)
+                x = flush(pending, pending_at, x, baseline) + gap
+                pending, pending_at = "", cursor
+        flush(pending, pending_at, x, baseline)
+        while cursor < len(text) and text[cursor] == " ":
+            cursor += 1
         baseline += size * fitted.leading
-    if not horizontal:
+    if turned is not None:
         angle = -math.degrees(math.atan2(frame.u[1], frame.u[0]))
-        writer.write_text(
+        turned.write_text(
             page,
             color=rgb(para.color),
             render_mode=2 if para.bold else 0,
             morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
         )
+    return placement
+
+
+def typeset_page(
+    page: pymupdf.Page,
+    items: Sequence[tuple[Paragraph, str]],
+    chain: FontChain,
+    target_lang: str,
+    copies: Copies,
+) -> dict[str, Placement]:
+    """Set every translation of a page (its source text already removed) at the sizes and in
+    the areas ``translation.fitting`` plans; returns where each paragraph's text went."""
+    texts, shapes = page_obstacles(page)
+
+    def size_in(para: Paragraph, text: str, area: Rect, size: float) -> float:
+        x0, y0, x1, y1 = area
+        measure = measurer(para, chain, copies)
+        lead = leading(para, target_lang)
+        return fit(" ".join(text.split()), x1 - x0, y1 - y0, size, lead, measure).size
+
+    planned = plan(items, texts, shapes, size_in)
+    writers: Writers = {}
+    placements: dict[str, Placement] = {}
+    for para, text in items:
+        area, size = planned.get(para.id, (None, None))
+        placements[para.id] = typeset(
+            page, para, text, chain, target_lang, writers, copies, area, size
+        )
+    write_all(page, writers)
+    return placements
+
+
+def _writer(writers: Writers, page: pymupdf.Page, key: WriterKey) -> pymupdf.TextWriter:
+    writer = writers.get(key)
+    if writer is None:
+        writer = writers[key] = pymupdf.TextWriter(page.rect)
+    return writer
+
+
+def _place(
+    placement: Placement,
+    chain: FontChain,
+    piece: str,
+    start: int,
+    x: float,
+    end: float,
+    baseline: float,
+    size: float,
+) -> None:
+    """Record the boxes of ``piece`` written from x to ``end`` (formula copies spread evenly)."""
+    widths = [0.0 if mark_key(c) else chain.advance(c) * size for c in piece]
+    marks = [i for i, c in enumerate(piece) if mark_key(c)]
+    if marks:
+        rest = max(0.0, (end - x) - sum(widths)) / len(marks)
+        for i in marks:
+            widths[i] = rest
+    for i, w in enumerate(widths):
+        if not piece[i].isspace():
+            placement.boxes[start + i] = (x, baseline - 0.8 * size, x + w, baseline + 0.2 * size)
+        x += w
+
+
+def write_all(page: pymupdf.Page, writers: Writers) -> None:
+    """Put the text of all ``writers`` on the page: bold as fill and stroke, italics slanted
+    about their baseline, copied formulas' text invisible."""
+    for (color, bold, italic, slant), writer in writers.items():
+        mode = 3 if color < 0 else 2 if bold else 0
+        morph = None
+        if italic:
+            morph = (pymupdf.Point(0, slant), pymupdf.Matrix(1, 0, _SLANT, 1, 0, 0))
+        writer.write_text(page, color=rgb(max(color, 0)), render_mode=mode, morph=morph)
 
 
 def _leading(target_lang: str) -> float:

@@ -1,0 +1,267 @@
+"""Style of translated text: run-in leads, colours, alignment, links and highlights.
+
+Rules are tested on literals; the engine on corpus pages translated with the pseudo
+translator (numbers, punctuation and placeholders survive it, words do not, like a real
+translation into Korean).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import NamedTuple
+
+import pymupdf
+import pytest
+
+from tests.fakes.pseudo import pseudo_translate
+from translation.links import locate
+from translation.paragraph import Paragraph
+from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.segment import restore
+from translation.style import (
+    lead_end,
+    paragraph_style,
+    style_code,
+    with_lead_stop,
+)
+from translation.typeset import char_styles
+
+BOLD = style_code(0, True, False)
+PLAIN = style_code(0, False, False)
+RED = style_code(0xFF0000, False, False)
+
+
+def line(*parts: tuple[str, int]) -> tuple[str, str, list[int]]:
+    text = "".join(t for t, _ in parts)
+    return text, "t" * len(text), [code for t, code in parts for _ in t]
+
+
+# --- rules ------------------------------------------------------------------------------------
+
+
+def test_a_bold_prefix_is_a_run_in_lead_and_the_body_stays_plain() -> None:
+    style = paragraph_style(
+        [line(("Finding:", BOLD), (" models fail on long", PLAIN)), line(("inputs.", PLAIN))]
+    )
+    assert (style.lead, style.lead_style, style.bold) == ("Finding:", BOLD, False)
+
+
+def test_a_bold_paragraph_has_no_lead() -> None:
+    style = paragraph_style([line(("Results on all tasks", BOLD))])
+    assert style.bold and style.lead == ""
+
+
+def test_a_coloured_answer_is_a_run_of_its_colour() -> None:
+    style = paragraph_style([line(("Gold answer: ", PLAIN), ("5:00", RED), (" min", PLAIN))])
+    assert style.runs == (("5:00", RED),) and style.color == 0
+
+
+def test_a_lead_without_a_closing_mark_gets_a_full_stop_so_its_end_survives() -> None:
+    assert with_lead_stop("Training Data We use", "Training Data") == (
+        "Training Data. We use",
+        "Training Data.",
+    )
+    assert lead_end("Training Data.", "훈련 데이터. 우리는 3.5 를") == len("훈련 데이터.")
+    assert lead_end("RQ1:", "RQ1: 무엇이") == 4
+    assert lead_end("Finding:", "결과 없음") == 0
+
+
+def test_styles_are_put_where_their_text_is_found_again() -> None:
+    para = Paragraph(
+        "p0-b1", 0, "x", {}, (0, 0, 100, 20), (), 10.0,
+        lead="Q:", lead_style=BOLD, runs=(("5:00", RED),),
+    )  # fmt: skip
+    text = "질문: 답은 15:00 아니고 5:00"
+    codes = char_styles(para, text)
+    assert codes[:3] == [BOLD] * 3 and codes[3] == PLAIN
+    at = text.rindex("5:00")
+    assert codes[at : at + 4] == [RED] * 4
+    assert set(codes[:at]) == {BOLD, PLAIN}  # not the "5:00" inside "15:00"
+
+
+def test_a_citation_is_found_by_its_year_nearest_to_where_it_was() -> None:
+    text = "앞 (김, 2020) 가운데 (이, 2021) 뒤 (박, 2020)"
+    start, end = locate("Park et al., 2020", text, 0.95) or (0, 0)
+    assert text[start:end] == "2020" and start > text.index("뒤")
+    assert locate("Smith", "스미스", 0.5, whole=True) is None
+
+
+# --- corpus -----------------------------------------------------------------------------------
+
+pytestmark = pytest.mark.corpus
+
+
+def _paper(corpus_dir: Path, number: str) -> bytes:
+    (path,) = corpus_dir.glob(f"{number}_*.pdf")
+    return path.read_bytes()
+
+
+@functools.cache
+def _render(data: bytes, page: int) -> tuple[list[Paragraph], pymupdf.Page]:
+    paragraphs = extract_paragraphs(open_document(data), pages=[page])
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    mono = render_mono(open_document(data), paragraphs, translations, "ko")
+    return paragraphs, pymupdf.open(stream=mono)[page]
+
+
+class Glyph(NamedTuple):
+    char: str
+    bbox: tuple[float, float, float, float]
+    size: float
+    color: tuple[float, ...]
+    stroked: bool  # drawn with an outline: fake bold
+
+
+def _glyphs(page: pymupdf.Page) -> list[Glyph]:
+    """The characters of the translation (set in the bundled fonts), one by one."""
+    return [
+        Glyph(chr(c[0]), tuple(c[3]), t["size"], tuple(round(v, 1) for v in t["color"]),
+              t["type"] == 1)
+        for t in page.get_texttrace()
+        if "Droid" in t["font"] or "Noto" in t["font"]
+        for c in t["chars"]
+    ]  # fmt: skip
+
+
+def test_figure_answers_keep_their_colours(corpus_dir: Path) -> None:
+    """04 p1 Figure 1: red wrong answers and green right ones stay red and green."""
+    _, out = _render(_paper(corpus_dir, "04"), 0)
+    figure = pymupdf.Rect(300, 255, 530, 470)
+    found: dict[tuple[float, ...], str] = {}
+    for glyph in _glyphs(out):
+        if figure.contains(pymupdf.Rect(glyph.bbox)):
+            found[glyph.color] = found.get(glyph.color, "") + glyph.char
+    assert "5:00" in found.get((1.0, 0.0, 0.0), "")  # TAPAS's wrong answer, red
+    assert "5:02" in found.get((0.0, 0.5, 0.0), "")  # the right one, green
+    assert "5:00" not in found.get((0.0, 0.0, 0.0), "")
+
+
+def test_run_in_bold_leads_are_bold(corpus_dir: Path) -> None:
+    """04 p1 'Question:' and 01 p2 'Document Representation' start their paragraphs in bold,
+    and the rest of the paragraph is not bold."""
+    for number, page, source_lead in (("04", 0, "Question:"), ("01", 1, "Document Representation")):
+        paragraphs, out = _render(_paper(corpus_dir, number), page)
+        para = next(p for p in paragraphs if p.lead.startswith(source_lead))
+        lead = pseudo_translate(para.lead, "ko")
+        box = pymupdf.Rect(para.bbox)
+        stroked = "".join(
+            g.char for g in _glyphs(out) if g.stroked and box.intersects(pymupdf.Rect(g.bbox))
+        )
+        assert lead.replace(" ", "") in stroked.replace(" ", "")
+        body = pseudo_translate(para.text, "ko")[len(lead) :].split()
+        assert not any(word in stroked for word in body[2:6] if len(word) > 2)
+
+
+def test_a_centred_title_stays_centred(corpus_dir: Path) -> None:
+    """01 p1: the title's lines are centred on the page as in the source."""
+    paragraphs, out = _render(_paper(corpus_dir, "01"), 0)
+    title = paragraphs[0]
+    x0, y0, x1, y1 = title.bbox
+    lines: dict[int, list[float]] = {}
+    for g in _glyphs(out):
+        if y0 - 2 <= g.bbox[1] and g.bbox[3] <= y1 + 3:
+            lines.setdefault(round(g.bbox[3]), []).extend([g.bbox[0], g.bbox[2]])
+    assert lines
+    for xs in lines.values():
+        assert abs((min(xs) + max(xs)) / 2 - (x0 + x1) / 2) < 3.0
+        assert abs(min(xs) - x0) > 5.0  # the translation is not as wide as the source line
+
+
+def test_highlights_never_lie_over_other_text(corpus_dir: Path) -> None:
+    """05 p3: the marked spans of Table 1 are taken off with their text; one that comes back
+    covers its own words only."""
+    data = _paper(corpus_dir, "05")
+    source = pymupdf.open(stream=data)[2]
+    marks = [d["rect"] for d in source.get_drawings() if d.get("fill") and d["fill"][2] < 0.5]
+    marked = {w for r in marks for w in _words_in(source, r)}
+    _, out = _render(data, 2)
+    assert not list(out.annots(types=[pymupdf.PDF_ANNOT_HIGHLIGHT, pymupdf.PDF_ANNOT_UNDERLINE]))
+    left = [d["rect"] for d in out.get_drawings() if d.get("fill") and d["fill"][2] < 0.5]
+    assert len(marks) > 100 and len(left) < 0.05 * len(marks)
+    for rect in left:
+        words = _words_in(out, rect)
+        assert words and all(w.strip(",.;") in marked for w in words)
+
+
+def _words_in(page: pymupdf.Page, rect: pymupdf.Rect) -> list[str]:
+    return [
+        w[4].strip(",.;")
+        for w in page.get_text("words")
+        if rect.x0 - 1 <= (w[0] + w[2]) / 2 <= rect.x1 + 1
+        and rect.y0 - 1 <= (w[1] + w[3]) / 2 <= rect.y1 + 1
+    ]
+
+
+def _target(link: dict[str, object]) -> tuple[object, ...]:
+    return link["kind"], link.get("nameddest"), link.get("uri"), link.get("page")
+
+
+@pytest.mark.parametrize(("number", "page"), [("01", 0), ("04", 0), ("05", 2)])
+def test_links_follow_their_translated_text(corpus_dir: Path, number: str, page: int) -> None:
+    """Citation and cross-reference links over translated text still exist, leading where
+    they led, over translated text (no link is left over a blank)."""
+    data = _paper(corpus_dir, number)
+    paragraphs, out = _render(data, page)
+    rects = [pymupdf.Rect(r) for p in paragraphs for r in p.rects]
+    source = pymupdf.open(stream=data)[page]
+    ours = [ln for ln in source.get_links() if any(r.intersects(ln["from"]) for r in rects)]
+    assert ours
+    links = out.get_links()
+    kept = sum(
+        any(_target(m) == _target(ln) and out.get_textbox(m["from"]).strip() for m in links)
+        for ln in ours
+    )
+    assert kept >= 0.9 * len(ours)
+
+
+def _styled_page() -> bytes:
+    """A page with a paragraph opening with a bold 'RQ1:' and an italic paragraph."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    writer = pymupdf.TextWriter(page.rect)
+    writer.append((40, 60), "RQ1:", font=pymupdf.Font("tibo"), fontsize=10)
+    text = " Does the model generalize across domains and tasks? We test it."
+    writer.append((62, 60), text, font=pymupdf.Font("tiro"), fontsize=10)
+    writer.append(
+        (40, 100), "An italic sentence stands alone.", font=pymupdf.Font("tiit"), fontsize=10
+    )
+    writer.write_text(page)
+    return bytes(doc.tobytes())
+
+
+def test_a_bold_lead_and_an_italic_paragraph_keep_their_style() -> None:
+    data = _styled_page()
+    paragraphs = extract_paragraphs(open_document(data))
+    lead, italic = paragraphs
+    assert (lead.lead, lead.bold, italic.italic) == ("RQ1:", False, True)
+    translations = {
+        lead.id: "RQ1: 모델은 영역과 과제를 넘어 일반화되는가?",
+        italic.id: "기울어진 문장.",
+    }
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, translations, "ko"))
+    stroked = "".join(g.char for g in _glyphs(out[0]) if g.stroked)
+    assert stroked == "RQ1:"
+    # Italics are slanted about their baseline: the page's content shears the italic text.
+    content = out[0].read_contents().decode("latin-1")
+    assert " 0.2 1 " in content or " .2 1 " in content
+
+
+def test_markup_annotations_move_with_their_text_or_go() -> None:
+    """An underline on a year survives translation and moves with it; a highlight on a word
+    that was translated is removed, not left over other words."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    text = "Results improved in 2020 compared with earlier systems overall."
+    page.insert_text((40, 60), text, fontname="tiro", fontsize=10)
+    year = page.search_for("2020")[0]
+    page.add_underline_annot(year)
+    page.add_highlight_annot(page.search_for("earlier")[0])
+    data = bytes(doc.tobytes())
+    paragraphs = extract_paragraphs(open_document(data))
+    translations = {paragraphs[0].id: "다른 말로 된 긴 문장 속의 2020 이라는 해"}
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, translations, "ko"))[0]
+    annots = list(out.annots())
+    assert [a.type[0] for a in annots] == [pymupdf.PDF_ANNOT_UNDERLINE]
+    assert out.get_textbox(annots[0].rect).strip() == "2020"
+    assert annots[0].rect != year  # it moved with the year
