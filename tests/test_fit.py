@@ -92,7 +92,6 @@ def test_an_uncuttable_unit_wider_than_the_box_shrinks_the_text() -> None:
 
 # --- corpus -----------------------------------------------------------------------------------
 
-pytestmark = pytest.mark.corpus
 PAGES = [("01", 0), ("03", 0), ("04", 0)]
 
 
@@ -137,6 +136,8 @@ def _sizes(paragraph: Paragraph, glyphs: list[Glyph]) -> set[float]:
     }
 
 
+@pytest.mark.corpus
+@pytest.mark.corpus
 @pytest.mark.parametrize(("number", "page"), PAGES)
 def test_body_paragraphs_of_one_source_size_share_one_output_size(
     corpus_dir: Path, number: str, page: int
@@ -163,6 +164,8 @@ def test_body_paragraphs_of_one_source_size_share_one_output_size(
         assert max(group) <= 1.05 * min(group), group
 
 
+@pytest.mark.corpus
+@pytest.mark.corpus
 @pytest.mark.parametrize(("number", "page"), PAGES)
 def test_no_translated_text_leaves_its_column_or_the_page(
     corpus_dir: Path, number: str, page: int
@@ -184,6 +187,7 @@ def test_no_translated_text_leaves_its_column_or_the_page(
             assert any(b[1] - 1 <= (y0 + y1) / 2 <= b[3] + 20 for b in spanning), glyph
 
 
+@pytest.mark.corpus
 def test_short_lines_widen_instead_of_shrinking(corpus_dir: Path) -> None:
     """One-line paragraphs with room beside them (04 p1's section headings) widen instead of
     shrinking when their translation is longer than the source line."""

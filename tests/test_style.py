@@ -89,8 +89,6 @@ def test_a_citation_is_found_by_its_year_nearest_to_where_it_was() -> None:
 
 # --- corpus -----------------------------------------------------------------------------------
 
-pytestmark = pytest.mark.corpus
-
 
 def _paper(corpus_dir: Path, number: str) -> bytes:
     (path,) = corpus_dir.glob(f"{number}_*.pdf")
@@ -124,6 +122,7 @@ def _glyphs(page: pymupdf.Page) -> list[Glyph]:
     ]  # fmt: skip
 
 
+@pytest.mark.corpus
 def test_figure_answers_keep_their_colours(corpus_dir: Path) -> None:
     """04 p1 Figure 1: red wrong answers and green right ones stay red and green."""
     _, out = _render(_paper(corpus_dir, "04"), 0)
@@ -137,6 +136,7 @@ def test_figure_answers_keep_their_colours(corpus_dir: Path) -> None:
     assert "5:00" not in found.get((0.0, 0.0, 0.0), "")
 
 
+@pytest.mark.corpus
 def test_run_in_bold_leads_are_bold(corpus_dir: Path) -> None:
     """04 p1 'Question:' and 01 p2 'Document Representation' start their paragraphs in bold,
     and the rest of the paragraph is not bold."""
@@ -153,6 +153,7 @@ def test_run_in_bold_leads_are_bold(corpus_dir: Path) -> None:
         assert not any(word in stroked for word in body[2:6] if len(word) > 2)
 
 
+@pytest.mark.corpus
 def test_a_centred_title_stays_centred(corpus_dir: Path) -> None:
     """01 p1: the title's lines are centred on the page as in the source."""
     paragraphs, out = _render(_paper(corpus_dir, "01"), 0)
@@ -168,6 +169,7 @@ def test_a_centred_title_stays_centred(corpus_dir: Path) -> None:
         assert abs(min(xs) - x0) > 5.0  # the translation is not as wide as the source line
 
 
+@pytest.mark.corpus
 def test_highlights_never_lie_over_other_text(corpus_dir: Path) -> None:
     """05 p3: the marked spans of Table 1 are taken off with their text; one that comes back
     covers its own words only."""
@@ -197,6 +199,8 @@ def _target(link: dict[str, object]) -> tuple[object, ...]:
     return link["kind"], link.get("nameddest"), link.get("uri"), link.get("page")
 
 
+@pytest.mark.corpus
+@pytest.mark.corpus
 @pytest.mark.parametrize(("number", "page"), [("01", 0), ("04", 0), ("05", 2)])
 def test_links_follow_their_translated_text(corpus_dir: Path, number: str, page: int) -> None:
     """Citation and cross-reference links over translated text still exist, leading where
@@ -265,3 +269,9 @@ def test_markup_annotations_move_with_their_text_or_go() -> None:
     assert [a.type[0] for a in annots] == [pymupdf.PDF_ANNOT_UNDERLINE]
     assert out.get_textbox(annots[0].rect).strip() == "2020"
     assert annots[0].rect != year  # it moved with the year
+
+
+def test_a_lead_is_made_of_whole_words() -> None:
+    """A first letter in another font ("O" + "ff-the-shelf" set with a ligature) is no lead."""
+    style = paragraph_style([line(("O", BOLD), ("ff-the-shelf tools are used.", PLAIN))])
+    assert style.lead == ""

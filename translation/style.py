@@ -65,9 +65,9 @@ def paragraph_style(
     after its ``label`` (a list item's "2.", a footnote's marker: not part of the text sent).
 
     Math characters and URLs have no style of their own (they come back from placeholders).
-    A lead is a bold or italic prefix with a letter or digit in it and text after it, where the
-    body is not bold (italic) like it. A run is a stretch of at least two letters or digits in a
-    style other than the body's.
+    A lead is a bold or italic prefix of whole words, with a letter or digit in it and text
+    after it, where the body is not bold (italic) like it. A run is a stretch of at least two
+    letters or digits in a style other than the body's.
     """
     chars: list[str] = []
     codes: list[int | None] = []  # None: no style of its own (spaces, math, URLs)
@@ -103,9 +103,11 @@ def paragraph_style(
     body = style_code(color, bold, italic)
     lead = "".join(chars[skip:end]).strip()
     stands_out = bool(first & 3 & ~body)  # bold or italic where the body is not
+    mid_word = 0 < end < len(chars) and chars[end - 1].isalnum() and chars[end].isalnum()
     if not (
         end
         and stands_out
+        and not mid_word
         and any(c.isalnum() for c in lead)
         and any(c.isalnum() for c in chars[end:])
     ):
