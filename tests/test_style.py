@@ -22,6 +22,7 @@ from translation.segment import restore
 from translation.style import (
     lead_end,
     paragraph_style,
+    span_style,
     style_code,
     with_lead_stop,
 )
@@ -275,3 +276,11 @@ def test_a_lead_is_made_of_whole_words() -> None:
     """A first letter in another font ("O" + "ff-the-shelf" set with a ligature) is no lead."""
     style = paragraph_style([line(("O", BOLD), ("ff-the-shelf tools are used.", PLAIN))])
     assert style.lead == ""
+
+
+def test_bold_and_italic_are_read_from_flags_and_font_names() -> None:
+    assert span_style("NimbusRomNo9L-Medi", 4, 0) == BOLD
+    assert span_style("rtxb", 4, 0) == BOLD  # TeX's bold ligature font ("ﬀ" in "Off-the-shelf")
+    assert span_style("rtxr", 4, 0) == PLAIN
+    assert span_style("NimbusRomNo9L-ReguItal", 4, 0) == style_code(0, False, True)
+    assert span_style("Arial", 16 | 2, 0xFF0000) == style_code(0xFF0000, True, True)

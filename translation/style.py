@@ -18,6 +18,8 @@ from translation.formulas import MATHS
 
 _BOLD_RE = re.compile(r"Bold|Black|Heavy|Semibold|Demi|Medi|CMBX|CMB10|-Bd|\.B$", re.I)
 _ITALIC_RE = re.compile(r"Italic|Oblique|Ital|-It$|-BdIt|CMTI|CMSL|CMBXTI|\.I$", re.I)
+# TeX's short font names: family, then "b" for bold (ptmb8t, rtxb: a bold ligature).
+_TEX_BOLD_RE = re.compile(r"^(?:[A-Z]{6}\+)?[a-z]{3}b[a-z0-9]{0,4}$")
 _LEAD_ENDS = tuple(":.：．。")
 _URL_RE = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$")
@@ -41,7 +43,7 @@ def is_italic(code: int) -> bool:
 
 def span_style(font: str, flags: int, color: int) -> int:
     """The style of a span from its font name, MuPDF flags (2 italic, 16 bold) and colour."""
-    bold = bool(flags & 16) or bool(_BOLD_RE.search(font))
+    bold = bool(flags & 16) or bool(_BOLD_RE.search(font) or _TEX_BOLD_RE.match(font))
     italic = bool(flags & 2) or bool(_ITALIC_RE.search(font))
     return style_code(color, bold, italic)
 
