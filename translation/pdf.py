@@ -210,9 +210,10 @@ def render_mono(
 
     ``translations`` maps paragraph ids to final text (placeholders already restored);
     paragraphs without one stay as they are. The source text of a translated paragraph is
-    redacted (images and vector graphics untouched), and the translation is set inside the
-    paragraph's box, shrinking the font until it fits. Fonts are embedded once per document and
-    subset on save. ``doc`` is modified; all pages are kept. The output is not encrypted.
+    redacted (images and vector graphics untouched), and the translation is set in the
+    paragraph's box and the free room around it, in its source style (``translation.fitting``,
+    ``translation.style``); its links and highlights move with it (``translation.links``).
+    Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages are kept. The output is not encrypted.
     """
     renderer = MonoRenderer(doc, target_lang)
     by_page: dict[int, list[Paragraph]] = {}

@@ -325,15 +325,13 @@ def _formula_rects(
 
 
 def _align(rows: list[Row], heading: bool = False) -> Align:
-    """Centred: rows centred in the column that leave wide margins, or that differ in width
-    (justified rows all have one), or a heading (a title filling the width)."""
+    """Centred: rows on the column's axis that leave wide margins, keep off the column's left
+    edge, differ in width (justified rows all have one), or make a heading (a title filling
+    the width)."""
     col0, col1 = rows[0].col_range
     if len(rows) <= 3:
         center = (col0 + col1) / 2
         widths = [r.x1 - r.x0 for r in rows]
-        # Centred lines: on the column's axis, and not filling it, or keeping off the
-        # column's left edge, or of differing widths (justified lines share one), or a
-        # heading (a title filling the width).
         if all(abs((r.x0 + r.x1) / 2 - center) < 3.0 for r in rows) and (
             heading
             or max(widths) < 0.85 * (col1 - col0)
