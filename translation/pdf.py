@@ -213,7 +213,8 @@ def render_mono(
     redacted (images and vector graphics untouched), and the translation is set in the
     paragraph's box and the free room around it, in its source style (``translation.fitting``,
     ``translation.style``); its links and highlights move with it (``translation.links``).
-    Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages are kept. The output is not encrypted.
+    Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages
+    are kept. The output is not encrypted.
     """
     renderer = MonoRenderer(doc, target_lang)
     by_page: dict[int, list[Paragraph]] = {}
