@@ -211,3 +211,13 @@ def test_short_lines_widen_instead_of_shrinking(corpus_dir: Path) -> None:
 
 def test_a_line_may_break_after_the_hyphen_of_a_compound() -> None:
     assert tokenize("문서-수준 표현 GPT-3") == ["문서-", "수준", " ", "표현", " ", "GPT-3"]
+
+
+def test_a_paragraph_does_not_grow_into_the_room_a_short_line_beside_it_widens_into() -> None:
+    """A one-line label left of a paragraph widens right; the paragraph above it on the right
+    must not grow down into that room."""
+    label = para("l", (50, 200, 80, 210), lines=1, align=Align.LEFT)
+    upper = para("u", (150, 100, 300, 180))
+    sizes = plan([(label, ""), (upper, "")], [], [], lambda p, t, r, s: s)
+    assert sizes["l"][0][2] == 300.0  # the label widened across the column
+    assert sizes["u"][0][3] <= 200.0  # the paragraph stops above the label's widened line
