@@ -144,7 +144,7 @@ def test_body_paragraphs_of_one_source_size_share_one_output_size(
 ) -> None:
     """Body paragraphs of the same source size get the same output size (within 5%), at
     least 0.8x their source size; the exception is a paragraph holding a copied formula wider
-    than its column (03 p1: a footnote URL glued to its footnote mark), which must shrink."""
+    than its column (a URL glued to a footnote mark was one), which must shrink to fit."""
     paragraphs, out = _render(_paper(corpus_dir, number), page)
     glyphs = _glyphs(out)
     groups: dict[float, list[float]] = {}
@@ -170,8 +170,8 @@ def test_body_paragraphs_of_one_source_size_share_one_output_size(
 def test_no_translated_text_leaves_its_column_or_the_page(
     corpus_dir: Path, number: str, page: int
 ) -> None:
-    """03 p1: the footnote URL stays in the left column (it ran over the gutter into the
-    right one); only text of rows spanning both columns crosses the gutter."""
+    """Only text of rows spanning both columns crosses the gutter, and nothing leaves the page
+    (03 p1's footnote URL ran over the gutter into the right column)."""
     data = _paper(corpus_dir, number)
     paragraphs, out = _render(data, page)
     split = column_split(read_layout(pymupdf.open(stream=data)[page]))
