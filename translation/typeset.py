@@ -219,6 +219,8 @@ def typeset(
             x, i = end, j
         return x
 
+    # Korean breaks only at spaces, so its justified lines need wider spaces more often.
+    loose = 1.2 if is_cjk_language(target_lang) else 0.8
     cursor = 0  # position in ``text`` of the next unit
     for number, line in enumerate(fitted.lines):
         slack = width - line.width * size
@@ -229,7 +231,7 @@ def typeset(
             # Extra space goes to the spaces of the line, or else between its units (CJK).
             points = line.units.count(" ") if spaced else len(line.units) - 1
             gap = slack / points if points else 0.0
-            if gap > 0.8 * size:  # too loose: leave the line ragged
+            if gap > loose * size:  # too loose: leave the line ragged
                 gap = 0.0
 
         pending, pending_at = "", cursor  # units written together while no extra space parts them
