@@ -190,7 +190,7 @@ def extract_document(
     last = doc.page_count - 1
     if pages is not None:
         wanted_last = max(pages, default=-1)
-        last = wanted_last if wanted_last >= last else wanted_last + _LOOKAHEAD
+        last = min(last, wanted_last + _LOOKAHEAD) if wanted_last <= last else wanted_last
     try:
         with _LOCK:
             layouts = [read_layout(doc[i]) for i in range(last + 1)]
