@@ -64,3 +64,6 @@ class Paragraph:
     #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
     #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
     label: str = ""
+    #: For a table cell: the area its translation may grow into (its column's free width,
+    #: the free space below it), so it need not shrink much below the source size.
+    max_bbox: Rect | None = None

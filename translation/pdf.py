@@ -34,7 +34,14 @@ from translation.layout import (
 from translation.paragraph import Paragraph
 from translation.redaction import TEXT_FLAGS, all_spans, merge, redact, redaction_plan, span_key
 from translation.segment import Segmentation, segment_document
-from translation.typeset import copied_formulas, formula_copies, picture, rgb, typeset
+from translation.typeset import (
+    cell_fits,
+    copied_formulas,
+    formula_copies,
+    picture,
+    rgb,
+    typeset,
+)
 
 # PyMuPDF is not thread-safe; the server may run two jobs' PDF work in two worker threads.
 _LOCK = threading.RLock()
@@ -266,6 +273,8 @@ def _render_page(
     rotation = page.rotation
     if rotation:
         page.set_rotation(0)
+    # A table cell whose translation would be set too small keeps its source text.
+    items = [(p, t) for p, t in items if cell_fits(p, t, chain, target_lang)]
     paragraphs = [p for p, _ in items]
     rects, patches = redaction_plan(page, paragraphs)
     listing: pymupdf.DisplayList | None = None

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import pymupdf
 
-from translation.fonts import FontChain, fit, is_cjk_language, plain_char
+from translation.fonts import Fitted, FontChain, fit, is_cjk_language, plain_char
 from translation.formulas import mark_key
 from translation.layout import Frame
-from translation.paragraph import Align, Paragraph
+from translation.paragraph import Align, Paragraph, ParagraphKind
 
 
 def picture(listing: pymupdf.DisplayList, clip: pymupdf.Rect) -> pymupdf.Pixmap:
@@ -88,6 +88,12 @@ def typeset(
         return total
 
     fitted = fit(text, width, height, src, leading, measure)
+    if para.kind == ParagraphKind.CELL and para.max_bbox is not None and fitted.size < src:
+        cell = _fit_cell(para, text, (x0, y0, x1, y1), frame, src, leading, measure)
+        if cell is None:
+            return
+        fitted, (x0, y0, x1, y1) = cell
+        width = x1 - x0
     if not fitted.lines:
         return
     size = fitted.size
@@ -150,6 +156,69 @@ def typeset(
             render_mode=2 if para.bold else 0,
             morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
         )
+
+
+#: A cell's translation is never set smaller than this share of the source size.
+CELL_MIN_SCALE = 0.6
+
+
+def _fit_cell(
+    para: Paragraph,
+    text: str,
+    box: tuple[float, float, float, float],
+    frame: Frame,
+    src: float,
+    leading: float,
+    measure: Callable[[str], float],
+) -> tuple[Fitted, tuple[float, float, float, float]] | None:
+    """A table cell's translation that does not fit its glyph box at the source size grows
+    into ``para.max_bbox`` (its column's free width, the free space below), centred on the
+    source text as far as the room allows, and shrinks no further than CELL_MIN_SCALE; None
+    when even that does not fit (the source is then kept: see ``cell_fits``)."""
+    assert para.max_bbox is not None
+    rx0, _, rx1, ry1 = frame.to_frame(para.max_bbox)
+    x0, y0, x1, y1 = box
+    rx0, rx1, ry1 = min(rx0, x0), max(rx1, x1), max(ry1, y1)
+    fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
+    if not fitted.fits or not fitted.lines:
+        return None
+    used = max(line.width for line in fitted.lines) * fitted.size + 0.5
+    if used >= rx1 - rx0:
+        return fitted, (rx0, y0, rx1, ry1)
+    left = min(max((x0 + x1 - used) / 2, rx0), rx1 - used)
+    return fitted, (left, y0, left + used, ry1)
+
+
+def cell_fits(para: Paragraph, text: str, chain: FontChain, target_lang: str) -> bool:
+    """Whether a translation can be set in ``para`` without shrinking a table cell below
+    CELL_MIN_SCALE of its source size (other paragraphs always can)."""
+    if para.kind != ParagraphKind.CELL or para.max_bbox is None:
+        return True
+    frame = Frame(para.direction)
+    box = frame.to_frame(para.bbox)
+    src = para.font_size or 10.0
+    leading = min(1.6, max(para.line_pitch if para.line_count > 1 else 0.0, _leading(target_lang)))
+    text = " ".join(text.split())
+
+    def measure(unit: str) -> float:
+        total = 0.0
+        for char in unit:
+            key = mark_key(char)
+            if key is not None:
+                total += (
+                    sum(
+                        frame.to_frame(r)[2] - frame.to_frame(r)[0]
+                        for r in para.formula_boxes.get(key, ())
+                    )
+                    / src
+                )
+            else:
+                total += chain.advance(char)
+        return total
+
+    if fit(text, box[2] - box[0], box[3] - box[1], src, leading, measure).size >= src:
+        return True
+    return _fit_cell(para, text, box, frame, src, leading, measure) is not None
 
 
 def _leading(target_lang: str) -> float:
