@@ -72,3 +72,6 @@ class Paragraph:
     runs: tuple[tuple[str, int], ...] = ()
     #: The column the paragraph sits in: (left, right) along its reading direction.
     column: tuple[float, float] = (0.0, 0.0)
+    #: For a table cell: the area its translation may grow into (its column's free width,
+    #: the free space below it), so it need not shrink much below the source size.
+    max_bbox: Rect | None = None

@@ -35,7 +35,13 @@ from translation.links import put_back, take
 from translation.paragraph import Paragraph
 from translation.redaction import TEXT_FLAGS, all_spans, merge, redact, redaction_plan, span_key
 from translation.segment import Segmentation, segment_document
-from translation.typeset import copied_formulas, formula_copies, picture, typeset_page
+from translation.typeset import (
+    cell_fits,
+    copied_formulas,
+    formula_copies,
+    picture,
+    typeset_page,
+)
 
 # PyMuPDF is not thread-safe; the server may run two jobs' PDF work in two worker threads.
 _LOCK = threading.RLock()
@@ -269,6 +275,8 @@ def _render_page(
     rotation = page.rotation
     if rotation:
         page.set_rotation(0)
+    # A table cell whose translation would be set too small keeps its source text.
+    items = [(p, t) for p, t in items if cell_fits(p, t, chain, target_lang)]
     paragraphs = [p for p, _ in items]
     carried = take(page, paragraphs)  # links and highlights, put back over the translation
     rects, patches = redaction_plan(page, paragraphs)

@@ -24,6 +24,7 @@ from translation.formulas import (
 )
 from translation.layout import Block, Frame, Line, PageLayout, Rect, Span, Vector, axis, union
 from translation.style import span_style
+from translation.tables import RowSpans, StackLine, Table, crosses, line_gaps, stacks, words
 
 _TERMINAL = tuple(".!?:;。．！？")
 # A line ending inside a URL ("https://github." / "example.org/a-"): the next line continues it.
@@ -73,6 +74,8 @@ class Row:
     bold_lead: int = 0
     #: Style of each character (``translation.style.style_code``: colour, bold, italic).
     styles: list[int] = field(default_factory=list)
+    room: Rect | None = None  # a cell's box grown to its column's free width (frame)
+    stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
 
     @property
     def text(self) -> str:
@@ -168,9 +171,10 @@ _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 
-def rows_of_block(block: Block, frame: Frame, stats: DocStats) -> list[Row]:
-    """Group the lines of a block that run in the frame's direction into visual rows (by
-    baseline, so a superscript line joins its row); cut table rows into cells."""
+def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
+    """The visual rows of a block: the spans of its lines that run in the frame's direction,
+    grouped by baseline (so a superscript line joins its row), sorted by x, with the x-range
+    of each of its MuPDF lines."""
     lines = []
     for line in block.lines:
         if any(s.text.strip() for s in line.spans) and axis(line.direction) == frame.u:
@@ -185,22 +189,76 @@ def rows_of_block(block: Block, frame: Frame, stats: DocStats) -> list[Row]:
                 groups[-1].append(item)
                 continue
         groups.append([item])
-    rows: list[Row] = []
-    for group in groups:
-        spans = sorted(
-            ((frame.to_frame(s.bbox), s) for _, _, line in group for s in line.spans if s.text),
-            key=lambda item: item[0][0],
+    return [
+        (
+            sorted(
+                ((frame.to_frame(s.bbox), s) for _, _, line in group for s in line.spans if s.text),
+                key=lambda item: item[0][0],
+            ),
+            tuple(sorted(frame.to_frame(line.bbox)[::2] for _, _, line in group)),
         )
-        pieces = [p for p in _split_cells(spans) if any(s.text.strip() for _, s in p)]
-        for piece in pieces:
-            rows.append(_make_row(piece, frame, stats, cell=len(pieces) > 1))
+        for group in groups
+    ]
+
+
+def rows_of_block(
+    block: Block, frame: Frame, stats: DocStats, tables: Sequence[Table] = ()
+) -> list[Row]:
+    """The visual rows of a block (see ``visual_rows``), table rows cut into cells: at the
+    columns of a table found on the page (``tables``, see translation.tables), elsewhere at
+    wide gaps and between MuPDF lines set well apart (a table's header row)."""
+    rows: list[Row] = []
+    in_table: list[tuple[Row, int, Table]] = []  # a table's rows, with their visual row's pieces
+    for spans, lines in visual_rows(block, frame):
+        glyphs = [b for b, s in spans if s.text.strip()]
+        if not glyphs:
+            continue
+        table = next((t for t in tables if t.holds(union(glyphs))), None)
+        if table is not None:
+            spans = words(spans)
+        size = max(s.size for _, s in spans)
+        cut = _split_cells(spans, table.gutters if table else line_gaps(lines, size))
+        pieces = [p for p in cut if any(s.text.strip() for _, s in p)]
+        for i, piece in enumerate(pieces):
+            # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in
+            # small caps has more letters in the subscript than at the full size).
+            main = max((s.size for _, s in piece if any(c.isalnum() for c in s.text)), default=0)
+            row = _make_row(piece, frame, stats, len(pieces) > 1, main if table else None)
+            if row.cell:
+                # The cell may use its column's free width: up to halfway to its neighbours.
+                left = (pieces[i - 1][-1][0][2] + row.x0) / 2 if i else row.x0
+                right = (row.x1 + pieces[i + 1][0][0][0]) / 2 if i + 1 < len(pieces) else row.x1
+                row.room = (min(left, row.x0), row.top, max(right, row.x1), row.bottom)
+            rows.append(row)
+            if table is not None:
+                in_table.append((row, len(pieces), table))
+    _stack_cells(in_table)
     return rows
 
 
-def _split_cells(spans: list[tuple[Rect, Span]]) -> list[list[tuple[Rect, Span]]]:
-    """Cut a row at wide gaps (table cells); a text cell followed by three or more numbers is
-    cut before the numbers even when they touch (a table row set tight). A section number
-    before a heading is not a cell."""
+def _stack_cells(rows: list[tuple[Row, int, Table]]) -> None:
+    """Give the lines of one multi-line table cell a common ``stack`` (see tables.stacks);
+    each becomes a cell, its room its column's width."""
+    lines = [
+        StackLine(row.bbox, row.baseline, row.size, row.bold, pieces == 1, row.text)
+        for row, pieces, _ in rows
+    ]
+    keys = stacks(lines, rows[0][2].gutters if rows else ())
+    for (row, _, table), stack in zip(rows, keys, strict=True):
+        if stack is None:
+            continue
+        row.stack, row.cell = stack, True
+        x0, x1 = table.column(row.bbox)
+        room = row.room or row.bbox
+        row.room = (min(room[0], x0), row.top, max(room[2], x1), row.bottom)
+
+
+def _split_cells(
+    spans: list[tuple[Rect, Span]], gutters: Sequence[tuple[float, float]] = ()
+) -> list[list[tuple[Rect, Span]]]:
+    """Cut a row at wide gaps and at gaps in a table's ``gutters`` (table cells); a text cell
+    followed by three or more numbers is cut before the numbers even when they touch (a table
+    row set tight). A section number before a heading is not a cell."""
     pieces: list[list[tuple[Rect, Span]]] = [[]]
     right: float | None = None
     for box, span in spans:
@@ -213,7 +271,11 @@ def _split_cells(spans: list[tuple[Rect, Span]]) -> list[list[tuple[Rect, Span]]
             before = "".join(s.text for _, s in pieces[-1])
             numeric = not has_letters(span.text) or not has_letters(before)
             label = len(pieces) == 1 and _LABEL_RE.match(before)
-            if not label and (gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)):
+            wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
+            # In a table, a gap in a column gutter divides cells unless it is a word space
+            # (a header spanning columns).
+            column = gap > 0.4 * span.size and crosses(gutters, right, box[0])
+            if not label and (wide or column):
                 pieces.append([])
         pieces[-1].append((box, span))
         right = box[2] if right is None else max(right, box[2])
@@ -244,11 +306,20 @@ def has_letters(text: str) -> bool:
     return any(c.isalpha() for c in text)
 
 
-def _make_row(piece: list[tuple[Rect, Span]], frame: Frame, stats: DocStats, cell: bool) -> Row:
-    weights: Counter[float] = Counter()
-    for _, span in piece:
-        weights[span.size] += max(1, len(span.text.strip()))
-    size = weights.most_common(1)[0][0]
+def _make_row(
+    piece: list[tuple[Rect, Span]],
+    frame: Frame,
+    stats: DocStats,
+    cell: bool,
+    size: float | None = None,
+) -> Row:
+    """A row of the spans of ``piece``; ``size``: its main font size, if not that of most of
+    its characters."""
+    if not size:
+        weights: Counter[float] = Counter()
+        for _, span in piece:
+            weights[span.size] += max(1, len(span.text.strip()))
+        size = weights.most_common(1)[0][0]
     bases = [frame.point(*s.origin)[1] for _, s in piece if s.origin and abs(s.size - size) < 0.3]
     baseline = statistics.median(bases) if bases else piece[0][0][3] - 0.22 * size
     chars: list[str] = []

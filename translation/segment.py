@@ -65,8 +65,10 @@ from translation.rows import (
     mark_figure_text,
     mark_headers_footers,
     rows_of_block,
+    visual_rows,
 )
 from translation.style import paragraph_style, with_lead_stop
+from translation.tables import cell_rooms, find_tables, stacked
 
 __all__ = [
     "PLACEHOLDER_RE",
@@ -389,7 +391,9 @@ def segment_document(
     rows_by_page: dict[int, list[Row]] = {}
     for page in pages:
         frame = frames[page.index]
-        rows = [row for block in page.blocks for row in rows_of_block(block, frame, stats)]
+        tables = find_tables([r for block in page.blocks for r in visual_rows(block, frame)])
+        rows = [row for b in page.blocks for row in rows_of_block(b, frame, stats, tables)]
+        _grow_cells(rows)
         mark_figure_text(rows, page, frame, stats.body_size)
         rows_by_page[page.index] = rows
     mark_headers_footers(rows_by_page, pages, frames, stats)
@@ -398,13 +402,18 @@ def segment_document(
     drafts: list[_Draft] = []
     for page in pages:
         first = len(drafts)
-        ordered = reading_order(rows_by_page[page.index])
+        # The lines of a multi-line table cell are read together (tables.stacked).
+        ordered = stacked(
+            reading_order(rows_by_page[page.index]), lambda r: r.stack, lambda r: r.baseline
+        )
         end = roles.front_matter_end(ordered) if page.index == 0 else None
         front = end is not None
         for row in ordered:
             front = front and row is not end
             last = drafts[-1].rows if len(drafts) > first else []
-            if (
+            if last and row.stack is not None and last[-1].stack == row.stack:
+                last.append(row)  # the next line of a multi-line table cell
+            elif (
                 last
                 and _continues(last[-1], row, last, stats.leading, stats.body_size)
                 and not (front and roles.front_break(last[-1], row, stats.body_size))
@@ -450,6 +459,15 @@ def _piece(draft: _Draft) -> Piece:
     )
 
 
+def _grow_cells(rows: list[Row]) -> None:
+    """Let each cell's room reach down over the free space below it."""
+    cells = [r for r in rows if r.room is not None]
+    rooms = [(r.room, r.size) for r in cells if r.room is not None]
+    bottoms = cell_rooms(rooms, [r.bbox for r in rows])
+    for cell, (room, _), bottom in zip(cells, rooms, bottoms, strict=True):
+        cell.room = (room[0], room[1], room[2], bottom)
+
+
 def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
     rows = draft.rows
     sizes = Counter(r.size for r in rows for _ in range(max(1, len(r.text))))
@@ -491,4 +509,9 @@ def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
         lead_style=style.lead_style,
         runs=style.runs,
         column=rows[0].col_range,
+        max_bbox=(
+            draft.frame.to_page(rows[0].room)
+            if draft.kind == ParagraphKind.CELL and rows[0].room is not None
+            else None
+        ),
     )

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import pymupdf
 
 from translation.fitting import page_obstacles, plan
-from translation.fonts import FontChain, fit, is_cjk_language, plain_char
+from translation.fonts import Fitted, FontChain, fit, is_cjk_language, plain_char
 from translation.formulas import mark_key
 from translation.layout import Frame, Rect
-from translation.paragraph import Align, Paragraph
+from translation.paragraph import Align, Paragraph, ParagraphKind
 from translation.style import color_of, is_bold, is_italic, lead_end, style_code
 
 
@@ -179,7 +179,15 @@ def typeset(
     text = " ".join(text.split())
     placement = Placement(text, [None] * len(text))
     measure = measurer(para, chain, copies)
-    fitted = fit(text, width, height, size or src, leading(para, target_lang), measure)
+    pitch = leading(para, target_lang)
+    fitted = fit(text, width, height, size or src, pitch, measure)
+    if para.kind == ParagraphKind.CELL and para.max_bbox is not None and fitted.size < src:
+        # A table cell grows into its column before it shrinks (see _fit_cell).
+        cell = _fit_cell(para, text, (x0, y0, x1, y1), frame, src, pitch, measure)
+        if cell is None:
+            return placement
+        fitted, (x0, y0, x1, y1) = cell
+        width = x1 - x0
     if not fitted.lines:
         return placement
     size = placement.size = fitted.size
@@ -335,6 +343,69 @@ def write_all(page: pymupdf.Page, writers: Writers) -> None:
         if italic:
             morph = (pymupdf.Point(0, slant), pymupdf.Matrix(1, 0, _SLANT, 1, 0, 0))
         writer.write_text(page, color=rgb(max(color, 0)), render_mode=mode, morph=morph)
+
+
+#: A cell's translation is never set smaller than this share of the source size.
+CELL_MIN_SCALE = 0.6
+
+
+def _fit_cell(
+    para: Paragraph,
+    text: str,
+    box: tuple[float, float, float, float],
+    frame: Frame,
+    src: float,
+    leading: float,
+    measure: Callable[[str], float],
+) -> tuple[Fitted, tuple[float, float, float, float]] | None:
+    """A table cell's translation that does not fit its glyph box at the source size grows
+    into ``para.max_bbox`` (its column's free width, the free space below), centred on the
+    source text as far as the room allows, and shrinks no further than CELL_MIN_SCALE; None
+    when even that does not fit (the source is then kept: see ``cell_fits``)."""
+    assert para.max_bbox is not None
+    rx0, _, rx1, ry1 = frame.to_frame(para.max_bbox)
+    x0, y0, x1, y1 = box
+    rx0, rx1, ry1 = min(rx0, x0), max(rx1, x1), max(ry1, y1)
+    fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
+    if not fitted.fits or not fitted.lines:
+        return None
+    used = max(line.width for line in fitted.lines) * fitted.size + 0.5
+    if used >= rx1 - rx0:
+        return fitted, (rx0, y0, rx1, ry1)
+    left = min(max((x0 + x1 - used) / 2, rx0), rx1 - used)
+    return fitted, (left, y0, left + used, ry1)
+
+
+def cell_fits(para: Paragraph, text: str, chain: FontChain, target_lang: str) -> bool:
+    """Whether a translation can be set in ``para`` without shrinking a table cell below
+    CELL_MIN_SCALE of its source size (other paragraphs always can)."""
+    if para.kind != ParagraphKind.CELL or para.max_bbox is None:
+        return True
+    frame = Frame(para.direction)
+    box = frame.to_frame(para.bbox)
+    src = para.font_size or 10.0
+    pitch = leading(para, target_lang)
+    text = " ".join(text.split())
+
+    def measure(unit: str) -> float:
+        total = 0.0
+        for char in unit:
+            key = mark_key(char)
+            if key is not None:
+                total += (
+                    sum(
+                        frame.to_frame(r)[2] - frame.to_frame(r)[0]
+                        for r in para.formula_boxes.get(key, ())
+                    )
+                    / src
+                )
+            else:
+                total += chain.advance(char)
+        return total
+
+    if fit(text, box[2] - box[0], box[3] - box[1], src, pitch, measure).size >= src:
+        return True
+    return _fit_cell(para, text, box, frame, src, pitch, measure) is not None
 
 
 def _leading(target_lang: str) -> float:

@@ -1,0 +1,399 @@
+"""Tables: where a page's table columns are, so each cell is cut out as its own unit.
+
+A table is found from its text alone: a stack of rows that each hold several pieces apart
+(MuPDF keeps the cells of a table row as separate lines), whose gaps line up from row to row.
+Its columns are divided by *gutters*: x-ranges that the gaps of many rows share and the glyphs
+of almost no row cross (a header spanning several columns may). A row inside a table is cut at
+every gap that falls in a gutter, however narrow the gap (a tight header row, a label set
+close to its first number). Everything here is in frame coordinates and pure.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+import re
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from translation.formulas import is_math_font
+from translation.layout import Rect, Span, union
+
+#: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
+#: MuPDF lines it is made of, sorted.
+RowSpans = tuple[list[tuple[Rect, Span]], tuple[tuple[float, float], ...]]
+
+_CHUNK_GAP = 0.5  # a gap between words this wide (x font size) may separate two cells
+_LINE_GAP = 3.5  # rows of one table stand at most this far apart (x font size)
+_GUTTER_WIDTH = 0.45  # the narrowest gutter (x font size): wider than a word space
+_STEP = 0.25  # resolution of the gutter scan, in points
+_BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table's area and the x-ranges between its columns (frame coordinates)."""
+
+    bbox: Rect
+    gutters: tuple[tuple[float, float], ...]
+
+    def column(self, box: Rect) -> tuple[float, float]:
+        """The x-range of the column a cell with glyph box ``box`` starts in: from the middle
+        of the gutter before it to the middle of the one after (or the table's edges)."""
+        left, right = self.bbox[0], self.bbox[2]
+        for g0, g1 in self.gutters:
+            if g1 <= box[0] + 0.5:
+                left = (g0 + g1) / 2
+            elif g0 >= box[0]:
+                right = (g0 + g1) / 2
+                break
+        return left, right
+
+    def holds(self, box: Rect) -> bool:
+        """Whether a row with glyph box ``box`` belongs to this table."""
+        cy = (box[1] + box[3]) / 2
+        return (
+            self.bbox[1] <= cy <= self.bbox[3] and box[0] < self.bbox[2] and box[2] > self.bbox[0]
+        )
+
+
+def words(spans: Sequence[tuple[Rect, Span]]) -> list[tuple[Rect, Span]]:
+    """The spans cut at their spaces into one span per word (boxes estimated along the span,
+    a space taking half a letter); spaces are dropped. Spans without a space stay whole."""
+    result: list[tuple[Rect, Span]] = []
+    for box, span in spans:
+        text = span.text
+        if not text.strip():
+            continue
+        if " " not in text.strip() and text == text.strip():
+            result.append((box, span))
+            continue
+        shares = [0.5 if c.isspace() else 1.0 for c in text]
+        step = (box[2] - box[0]) / sum(shares)
+        left = box[0]
+        start: float | None = None
+        word = ""
+        for char, share in zip(text + " ", [*shares, 0.0], strict=True):
+            if char.isspace():
+                if word and start is not None:
+                    result.append(((start, box[1], left, box[3]), _part(span, word, start)))
+                word, start = "", None
+            else:
+                if start is None:
+                    start = left
+                word += char
+            left += share * step
+    return result
+
+
+def _part(span: Span, text: str, x: float) -> Span:
+    origin = (x, span.origin[1]) if span.origin is not None else None
+    return Span(text, span.bbox, span.font, span.size, span.flags, span.color, origin)
+
+
+def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
+    """The tables among a page's visual rows (all blocks, any order): stacks of at least three
+    rows of several cells, each at most _LINE_GAP font sizes below the one before, or below at
+    most _BRIDGE rows of one cell in between (a group label, the lines of a cell running over
+    several), whose gaps line up into gutters. Up to two lines of a cell of its last row
+    (set close below, starting where a cell starts) belong to the table too."""
+    # (glyph box, size, word extents, strong gaps: between MuPDF lines or a font size wide;
+    # a row of cells has some)
+    items: list[
+        tuple[
+            Rect,
+            float,
+            list[tuple[float, float]],
+            list[tuple[float, float]],
+            list[tuple[Rect, Span]],
+        ]
+    ] = []
+    for spans, lines in rows:
+        found = words(spans)
+        if not found:
+            continue
+        size = max(s.size for _, s in found)
+        extents = _extents(found)
+        gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
+        cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
+        cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
+        if cells:
+            # A piece making most of the row is a line of text with something set apart (a
+            # section number, a small-caps initial, a wide space), not a row of cells; nor is
+            # a line of a display formula.
+            starts = [extents[0][0]] + [extents[k + 1][0] for k in cuts]
+            ends = [extents[k][1] for k in cuts] + [extents[-1][1]]
+            widest = max(b - a for a, b in zip(starts, ends, strict=True))
+            math = sum(len(s.text) for _, s in found if is_math_font(s.font))
+            text = sum(len(s.text) for _, s in found)
+            cells = widest <= 0.7 * (extents[-1][1] - extents[0][0]) and math < 0.5 * text
+        top, bottom = min(b[1] for b, _ in found), max(b[3] for b, _ in found)
+        strong = [
+            (a[1], b[0])
+            for a, b in zip(extents, extents[1:], strict=False)
+            if b[0] - a[1] >= size
+            or not any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
+        ]
+        box = (extents[0][0], top, extents[-1][1], bottom)
+        items.append((box, size, extents, strong if cells else [], found))
+    items.sort(key=lambda c: c[0][1])
+    clusters: list[_Cluster] = []
+    for box, size, extents, strong, found in items:
+        cells = bool(strong)
+        for cluster in reversed(clusters):
+            near = box[1] - cluster.reach <= _LINE_GAP * size
+            if near and box[0] < cluster.x1 and box[2] > cluster.x0:
+                if cells and cluster.loose and not cluster.fits(box):
+                    continue  # past a caption: another table, of another width
+                if cells:
+                    cluster.add(box, size, extents, strong, found)
+                elif box[0] >= cluster.x0 - size and box[2] <= cluster.x1 + size:
+                    # A line of a cell's running text starts where a cell starts and is
+                    # narrower than the table; other rows of one cell (group labels) may
+                    # stand between rows of cells two at a time at most.
+                    aligned = box[2] - box[0] <= 0.75 * (cluster.x1 - cluster.x0) and any(
+                        abs(box[0] - e[0]) < 1.0 for row in cluster.rows for e in row
+                    )
+                    if aligned and len(cluster.tail) < _BRIDGE:
+                        tight = box[1] - cluster.reach <= size
+                        cluster.tail.append(box if tight else (0.0, 0.0, 0.0, 0.0))
+                        cluster.reach = max(cluster.reach, box[3])
+                    elif not aligned and cluster.loose < 2:
+                        cluster.tail.append((0.0, 0.0, 0.0, 0.0))
+                        cluster.loose += 1
+                        cluster.reach = max(cluster.reach, box[3])
+                break
+        else:
+            if cells:
+                clusters.append(_Cluster(box[0], box[2], box[3]))
+                clusters[-1].add(box, size, extents, strong, found)
+    tables = []
+    for cluster in clusters:
+        if len(cluster.rows) < 3:
+            continue
+        gutters = _gutters(cluster.rows, sorted(cluster.sizes), cluster.strong)
+        # One gutter alone is a list's markers or labels, unless numbers stand right of it.
+        if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
+            tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
+            tables.append(Table(union(cluster.boxes + tail), tuple(gutters)))
+    return tables
+
+
+@dataclass(slots=True)
+class _Cluster:
+    x0: float
+    x1: float
+    reach: float  # the bottom of its last row, or of a row bridged below it
+    tail: list[Rect] = field(default_factory=list)  # rows of one cell below its last row
+    loose: int = 0  # of which not lines of a cell
+    boxes: list[Rect] = field(default_factory=list)
+    sizes: list[float] = field(default_factory=list)
+    rows: list[list[tuple[float, float]]] = field(default_factory=list)
+    strong: list[tuple[float, float]] = field(default_factory=list)
+    words: list[list[tuple[Rect, Span]]] = field(default_factory=list)
+
+    def numbers_after(self, gutter: tuple[float, float]) -> bool:
+        """Whether most rows hold a number right of ``gutter``: two columns are a table of
+        names and values, not a list (markers, reference numbers, bullets) or labels."""
+        rows = sum(
+            any(b[0] >= gutter[1] - 0.5 and _NUMBER_RE.match(s.text) for b, s in found)
+            for found in self.words
+        )
+        return rows >= max(2, 0.6 * len(self.words))
+
+    def fits(self, box: Rect) -> bool:
+        """Whether a row of cells spanning ``box`` is about as wide as the table (a table in
+        one column below a caption under one over both columns is not)."""
+        width, own = self.x1 - self.x0, box[2] - box[0]
+        overlap = min(self.x1, box[2]) - max(self.x0, box[0])
+        return overlap >= 0.6 * max(width, own)
+
+    def add(
+        self,
+        box: Rect,
+        size: float,
+        extents: list[tuple[float, float]],
+        strong: list[tuple[float, float]],
+        found: list[tuple[Rect, Span]],
+    ) -> None:
+        self.strong.extend(strong)
+        self.words.append(found)
+        self.boxes.append(box)
+        self.sizes.append(size)
+        self.rows.append(extents)
+        self.x0, self.x1 = min(self.x0, box[0]), max(self.x1, box[2])
+        self.reach = max(self.reach, box[3])
+        self.tail, self.loose = [], 0
+
+
+def _extents(items: Sequence[tuple[Rect, Span]]) -> list[tuple[float, float]]:
+    """x-ranges of the words of a row, touching pieces (a subscript) merged."""
+    result: list[list[float]] = []
+    for box, _ in sorted(items, key=lambda it: it[0][0]):
+        if result and box[0] <= result[-1][1] + 0.3:
+            result[-1][1] = max(result[-1][1], box[2])
+        else:
+            result.append([box[0], box[2]])
+    return [(a, b) for a, b in result]
+
+
+def _gutters(
+    rows: Sequence[list[tuple[float, float]]],
+    sizes: Sequence[float],
+    strong: Sequence[tuple[float, float]],
+) -> list[tuple[float, float]]:
+    """x-ranges crossed by the glyphs of at most a fifth of ``rows`` (spanning headers) and
+    falling in a gap between words in at least three in ten (and two) of them, one of them a
+    ``strong`` gap (word spaces that line up, "The word" over "The entity", are no column)."""
+    x0 = min(r[0][0] for r in rows)
+    x1 = max(r[-1][1] for r in rows)
+    n = int((x1 - x0) / _STEP) + 1
+    cover = [0] * n
+    gaps = [0] * n
+    for extents in rows:
+        for a, b in extents:
+            for i in range(int((a - x0) / _STEP), min(n, int(math.ceil((b - x0) / _STEP)))):
+                cover[i] += 1
+        for (_, a), (b, _) in zip(extents, extents[1:], strict=False):
+            for i in range(int(math.ceil((a - x0) / _STEP)), min(n, int((b - x0) / _STEP))):
+                gaps[i] += 1
+    allowed = len(rows) // 5
+    needed = max(2, math.ceil(0.3 * len(rows)))
+    width = _GUTTER_WIDTH * sizes[len(sizes) // 2]
+    result: list[tuple[float, float]] = []
+    i = 0
+    while i < n:
+        if cover[i] > allowed or gaps[i] == 0:
+            i += 1
+            continue
+        j = i
+        while j < n and cover[j] <= allowed and gaps[j] > 0:
+            j += 1
+        lo, hi = x0 + i * _STEP, x0 + j * _STEP
+        backed = any(min(hi, b) - max(lo, a) > 0.1 for a, b in strong)
+        if max(gaps[i:j]) >= needed and hi - lo >= width and backed:
+            result.append((lo, hi))
+        i = j
+    return result
+
+
+def line_gaps(lines: Sequence[tuple[float, float]], size: float) -> list[tuple[float, float]]:
+    """The gaps between the MuPDF lines of a row wider than 1.5 font sizes: outside a table
+    found as such, a row set as separate lines this far apart holds cells (a lone header row
+    above cells that are blocks of their own)."""
+    result: list[tuple[float, float]] = []
+    right: float | None = None
+    for x0, x1 in lines:
+        if right is not None and x0 - right > 1.5 * size:
+            result.append((right, x0))
+        right = x1 if right is None else max(right, x1)
+    return result
+
+
+def crosses(gutters: Sequence[tuple[float, float]], left: float, right: float) -> bool:
+    """Whether the gap from ``left`` to ``right`` lies in one of the ``gutters``."""
+    k = bisect.bisect_left(gutters, (left,))
+    return any(min(right, g[1]) - max(left, g[0]) > 0.1 for g in gutters[max(0, k - 1) : k + 1])
+
+
+@dataclass(frozen=True, slots=True)
+class StackLine:
+    """What ``stacks`` needs to know of a line of a table: its glyph box, baseline, font
+    size and weight, whether it is alone on its visual row, and its text."""
+
+    bbox: Rect
+    baseline: float
+    size: float
+    bold: bool
+    lone: bool
+    text: str
+
+
+_NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+_ENDS_RE = re.compile(r"[.!?:;)\]]$")
+
+
+def stacks(
+    lines: Sequence[StackLine], gutters: Sequence[tuple[float, float]]
+) -> list[tuple[float, float] | None]:
+    """Which lines of a table are one cell set on several lines: a line continues the nearest
+    line above it in its column when it starts where that one starts, one line below it, in
+    the same font size and weight, one of the two standing alone on its row (the other cells
+    of a multi-line cell's row sit beside one of its lines, or between them), and it reads on:
+    it starts in lower case, or the line above ends in "-", "/" or ",", or both stand alone and
+    the line above does not end a sentence. Numbers never stack. Each line of a stack gets
+    the stack's key (the first line's x and baseline); other lines get None."""
+    keys: list[tuple[float, float] | None] = [None] * len(lines)
+    order = sorted(range(len(lines)), key=lambda i: lines[i].baseline)
+    last: dict[int, int] = {}  # column -> the index of the lowest line so far
+    for i in order:
+        line = lines[i]
+        column = sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5)
+        j = last.get(column)
+        last[column] = i
+        if j is None:
+            continue
+        up = lines[j]
+        step = line.baseline - up.baseline
+        text, above = line.text, up.text
+        reads_on = (
+            text[:1].islower()
+            or above.endswith(("-", "/", ","))
+            or (line.lone and up.lone and not _ENDS_RE.search(above))
+        )
+        if (
+            any(c.isalpha() for c in text)
+            and any(c.isalpha() for c in above)
+            and abs(line.bbox[0] - up.bbox[0]) < 0.5 * line.size
+            and 0.8 * line.size <= step <= 1.6 * line.size
+            and abs(line.size - up.size) < 0.5
+            and line.bold == up.bold
+            and (line.lone or up.lone)
+            and reads_on
+        ):
+            key = keys[j] or (up.bbox[0], up.baseline)
+            keys[i] = keys[j] = key
+    return keys
+
+
+def stacked(
+    items: Sequence[T], key: Callable[[T], Hashable | None], along: Callable[[T], float]
+) -> list[T]:
+    """``items`` with the members of each stack (same non-None ``key``) gathered where its
+    first member stands, sorted by ``along`` (a multi-line cell read in one go, top to
+    bottom, not interleaved with the cells beside it)."""
+    groups: dict[Hashable, list[T]] = {}
+    for item in items:
+        k = key(item)
+        if k is not None:
+            groups.setdefault(k, []).append(item)
+    result: list[T] = []
+    for item in items:
+        k = key(item)
+        if k is None:
+            result.append(item)
+        elif k in groups and groups[k][0] is item:
+            result.extend(sorted(groups.pop(k), key=along))
+    return result
+
+
+def cell_rooms(cells: Sequence[tuple[Rect, float]], others: Sequence[Rect]) -> list[float]:
+    """For each cell (its x-room as a box whose y-range is its glyphs, and its font size),
+    how far down its text may grow: to just above the first glyphs below it within its
+    x-room (``others``: the glyph boxes of every row of the page), at most three lines."""
+    ordered = sorted(others, key=lambda r: r[1])
+    tops = [r[1] for r in ordered]
+    result = []
+    for room, size in cells:
+        limit = room[3] + 3.0 * 1.2 * size
+        for other in ordered[bisect.bisect_left(tops, room[3] - 0.2 * size) :]:
+            if other[1] >= limit:
+                break
+            if other[0] < room[2] and other[2] > room[0] and other[1] > room[1] + 0.5 * size:
+                limit = other[1] - 0.15 * size
+                break
+        result.append(max(room[3], limit))
+    return result
