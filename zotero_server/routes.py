@@ -113,7 +113,9 @@ async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
     """The JSON body, refusing (413) more than a PDF of ``max_pdf_bytes`` can need."""
     limit = max_pdf_bytes * 4 // 3 + BODY_OVERHEAD
     declared = request.headers.get("content-length", "")
-    too_large = f"the upload is larger than this server's {mib(max_pdf_bytes)} limit"
+    too_large = (
+        f"the upload is larger than this server's {mib(max_pdf_bytes)} limit (ZT_MAX_UPLOAD_MB)"
+    )
     if declared.isdigit() and int(declared) > limit:
         raise TooLargeError(too_large)
     chunks, size = [], 0
