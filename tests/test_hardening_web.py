@@ -63,7 +63,13 @@ def test_a_cross_site_text_plain_post_queues_nothing(srv: RunningServer) -> None
         assert_refused(plain, 415, "UnsupportedMediaType")
         form = client.post("/crop", data={"fileName": "paper.pdf"})
         assert_refused(form, 415, "UnsupportedMediaType")
-        for headers in ({"Origin": EVIL}, {"Origin": "null"}, {"Sec-Fetch-Site": "cross-site"}):
+        for headers in (
+            {"Origin": EVIL},
+            {"Origin": "null"},
+            {"Origin": f"http://127.0.0.1:{srv.port + 1}"},  # another local server's page
+            {"Sec-Fetch-Site": "cross-site"},
+            {"Sec-Fetch-Site": "same-site"},
+        ):
             cross = client.post("/crop", json=crop_body(), headers=headers)
             assert_refused(cross, 403, "CrossSiteRequest")
             assert "another web site" in cross.json()["message"]

@@ -77,7 +77,8 @@ class HostPolicy:
 
     def __init__(self, bind_host: str, allowed: list[str]) -> None:
         self.any_host = "*" in allowed
-        names = {_host_name(name) for name in allowed if name != "*"}
+        self.configured = {_host_name(name) for name in allowed if name != "*"} - {""}
+        names = set(self.configured)
         names.add(_host_name(bind_host))
         try:
             names.add(socket.gethostname().lower())
@@ -94,14 +95,14 @@ class HostPolicy:
         return "." not in host  # a single label: see the module docstring
 
     def origin_allowed(self, origin: str, netloc: str) -> bool:
-        """An ``Origin`` is ours when it names the Host the request was sent to (or a host the
-        settings name explicitly)."""
+        """An ``Origin`` is ours when it names the Host the request was sent to, port included
+        (another port is another site), or a host ``ZT_ALLOWED_HOSTS`` names explicitly."""
         parts = urlsplit(origin)
         if not parts.scheme or not parts.netloc:
             return False  # "null" (sandboxed frames, file://) and garbage
         if parts.netloc.lower() == netloc.strip().lower():
             return True
-        return _host_name(parts.netloc) in self.names - {""}
+        return _host_name(parts.netloc) in self.configured
 
 
 def _is_json(content_type: str) -> bool:
