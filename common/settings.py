@@ -226,7 +226,8 @@ class Settings(BaseSettings):
 
 def mib(n_bytes: int | float) -> str:
     """A size in the unit of ``ZT_MAX_UPLOAD_MB`` (MiB), for messages: ``"1.5 MiB"``."""
-    return f"{n_bytes / 2**20:.1f} MiB"
+    value = n_bytes / 2**20
+    return f"{value:.1f} MiB" if value >= 0.1 else f"{value:.2g} MiB"
 
 
 def _split_csv(value: str) -> list[str]:
