@@ -102,13 +102,22 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default_factory=default_data_dir, description="Cache, outputs and leases"
     )
-    max_upload_mb: float = Field(100.0, gt=0, description="Largest accepted PDF, in MB")
+    max_upload_mb: float = Field(
+        100.0, gt=0, description="Largest accepted PDF, in MiB (1 MiB = 1,048,576 bytes)"
+    )
 
     # --- Zotero-facing server ------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Bind address of `serve`")
     port: int = Field(8890, ge=1, le=65535, description="Port of `serve`")
     api_token: SecretStr | None = Field(
         None, description="Optional Bearer token for the Zotero-facing API"
+    )
+    allowed_hosts: str = Field(
+        "",
+        description="Comma-separated extra Host names the server answers to (* = any)",
+    )
+    allow_open_bind: bool = Field(
+        False, description="Allow a non-loopback ZT_HOST without ZT_API_TOKEN"
     )
     max_jobs: int = Field(2, ge=1, description="Jobs translating at the same time")
     output_ttl_s: float = Field(
@@ -177,6 +186,10 @@ class Settings(BaseSettings):
         return int(self.max_upload_mb * 1024 * 1024)
 
     @property
+    def allowed_host_names(self) -> list[str]:
+        return _split_csv(self.allowed_hosts)
+
+    @property
     def watch_keywords(self) -> list[str]:
         return _split_csv(self.gpu_watch_keywords)
 
@@ -209,6 +222,12 @@ class Settings(BaseSettings):
         if _toml_path is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_toml_path))
         return tuple(sources)
+
+
+def mib(n_bytes: int | float) -> str:
+    """A size in the unit of ``ZT_MAX_UPLOAD_MB`` (MiB), for messages: ``"1.5 MiB"``."""
+    value = n_bytes / 2**20
+    return f"{value:.1f} MiB" if value >= 0.1 else f"{value:.2g} MiB"
 
 
 def _split_csv(value: str) -> list[str]:

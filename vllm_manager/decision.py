@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from common.redact import mask_secrets
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
 
 
@@ -117,8 +118,9 @@ def gib(mib: int) -> str:
 
 def short_command(command: str, limit: int = 80) -> str:
     """A command line a progress line can show: the program's base name, long paths cut to
-    their last two parts (``python3 …/ComfyUI/main.py --listen``), then cut to ``limit``."""
-    args = command.split()
+    their last two parts (``python3 …/ComfyUI/main.py --listen``), then cut to ``limit``.
+    Secret-looking values are masked first (a status from an older GPU API may carry them)."""
+    args = mask_secrets(command).split()
     if args and "/" in args[0] and not args[0].startswith("<"):
         args[0] = args[0].rsplit("/", 1)[1] or args[0]
     for i, arg in enumerate(args[1:], start=1):

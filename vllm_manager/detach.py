@@ -24,6 +24,7 @@ import signal
 from pathlib import Path
 
 from common.errors import VLLMStartError
+from common.redact import mask_secrets
 
 #: The launch script waits this long for the child to write its pid file.
 PID_WAIT_S = 10
@@ -45,7 +46,7 @@ def launch_script(command: str, pid_file: str, log_file: str) -> str:
             "command -v setsid >/dev/null || { echo 'setsid not found (util-linux)'; exit 127; }",
             f'mkdir -p "$(dirname {pid})" && rm -f {pid} || exit 1',
             f'{{ echo "== launched by zotero-translate at $(date)"; '
-            f"echo {shlex.quote('$ ' + command)}; }} > {log}",
+            f"echo {shlex.quote('$ ' + mask_secrets(command))}; }} > {log}",
             f"setsid sh -c {shlex.quote(inner)} >> {log} 2>&1 < /dev/null &",
             "i=0",
             f'while [ ! -s {pid} ] && [ "$i" -lt {tries} ]; do sleep 0.1; i=$((i + 1)); done',

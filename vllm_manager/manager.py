@@ -38,6 +38,7 @@ from common.errors import (
     ZTError,
 )
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
+from common.redact import mask_secrets
 from common.settings import Settings
 from vllm_manager.decision import (
     GPUDecision,
@@ -375,7 +376,7 @@ class VLLMManager(ABC):
                 raise
             self.launches_here += 1
             self._lease.mark_launched()
-            log.info("launched vLLM (pid %s): %s", pid, self.settings.vllm_command)
+            log.info("launched vLLM (pid %s): %s", pid, mask_secrets(self.settings.vllm_command))
             return decision, reading, pid
 
     async def _await_own_start(self, pid: int) -> None:

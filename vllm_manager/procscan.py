@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from common.redact import mask_argv
+
 PROC_ROOT = Path("/proc")
 
 # Any sane command line fits; a runaway one must not make one status read allocate gigabytes.
@@ -38,7 +40,8 @@ def read_cmdline(pid: int, proc_root: Path = PROC_ROOT) -> Cmdline:
     """The command line of ``pid`` from ``/proc/PID/cmdline``: arguments joined by spaces.
 
     Processes that rewrite their title (vLLM's ``VLLM::EngineCore``) pad the old argv area
-    with NULs or spaces; both are trimmed.
+    with NULs or spaces; both are trimmed. Secret-looking argument values (``--api-key=...``,
+    URL credentials: ``common.redact``) are masked here, before anything can show them.
     """
     base = proc_root / str(pid)
     try:
@@ -51,7 +54,7 @@ def read_cmdline(pid: int, proc_root: Path = PROC_ROOT) -> Cmdline:
     except OSError as exc:
         return Cmdline(pid, CmdlineState.UNREADABLE, detail=exc.strerror or type(exc).__name__)
     args = [part.decode("utf-8", errors="replace") for part in raw.split(b"\0") if part]
-    command = " ".join(args).strip()
+    command = " ".join(mask_argv(args)).strip()
     if command:
         return Cmdline(pid, CmdlineState.OK, command)
     if not base.exists():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from common.redact import mask_secrets
 from common.settings import Settings
 from vllm_manager.decision import (
     GPUDecision,
@@ -35,11 +36,11 @@ def gpu_summary(
 
 
 def holders(status: GPUStatus | None, keywords: list[str]) -> list[dict[str, Any]]:
-    """The foreign processes on the GPU, largest first, as plain data."""
+    """The foreign processes on the GPU, largest first, as plain data (secrets masked)."""
     if status is None:
         return []
     return [
-        {"pid": p.pid, "command": p.command, "memory_mib": p.memory_mib}
+        {"pid": p.pid, "command": mask_secrets(p.command), "memory_mib": p.memory_mib}
         for p in foreign_processes(status, keywords)
     ]
 

@@ -21,16 +21,17 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 from fastapi import FastAPI
 from sse_starlette.sse import AppStatus
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from common.paths import static_dir
 from common.progress import Progress, ProgressSink, Stage
+from common.redact import mask_secrets, redact_access_log
 from common.settings import Settings
 from translation import pdf as pdf_tools
 from translation.limiter import make_limiter
@@ -42,6 +43,7 @@ from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
 from zotero_server.jobs import Job, JobRegistry
 from zotero_server.protocol import OutputKind, PluginRequest
+from zotero_server.web_guard import HostPolicy, WebGuard
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +107,10 @@ class Services:
             }
             if snap.get("gpu"):
                 status["gpu"] = snap["gpu"]
+            if status.get("last_error"):  # a failed launch may quote its command line
+                status["last_error"] = mask_secrets(str(status["last_error"]))
+            if isinstance(status.get("vllm"), dict) and status["vllm"].get("url"):
+                status["vllm"] = {**status["vllm"], "url": mask_secrets(status["vllm"]["url"])}
         self.status = status
         return status
 
@@ -183,7 +189,8 @@ class _PluginPaths:
        and users type server URLs with a trailing slash.
     2. ``/t/<token>/translate`` is ``/translate`` with ``Authorization: Bearer <token>``: the
        plugin cannot send headers, but a server URL ``http://host:8890/t/<token>`` puts the
-       ``ZT_API_TOKEN`` into every request it makes.
+       ``ZT_API_TOKEN`` into every request it makes. A redirect the app answers (``/api/tasks/``
+       -> ``/api/tasks``) keeps the ``/t/<token>`` prefix in its ``Location``.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -201,10 +208,31 @@ class _PluginPaths:
                 bearer = b"Bearer " + match.group(1).encode("latin-1", "replace")
                 headers = [(k, v) for k, v in headers if k != b"authorization"]
                 headers.append((b"authorization", bearer))
+                send = _keep_prefix_in_redirects(send, "/t/" + quote(match.group(1), safe=""))
             if path != scope["path"]:
                 raw = quote(path).encode()
                 scope = dict(scope, path=path, raw_path=raw, headers=headers)
         await self.app(scope, receive, send)
+
+
+def _keep_prefix_in_redirects(send: Send, prefix: str) -> Send:
+    """``send`` with ``prefix`` put back in front of the path of any redirect's ``Location``."""
+
+    def prefixed(location: bytes) -> bytes:
+        parts = urlsplit(location.decode("latin-1"))
+        if not parts.path.startswith("/") or parts.path.startswith(prefix + "/"):
+            return location
+        return urlunsplit(parts._replace(path=prefix + parts.path)).encode("latin-1")
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+            headers = [
+                (k, prefixed(v) if k.lower() == b"location" else v) for k, v in message["headers"]
+            ]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return wrapped
 
 
 async def _watch_status(services: Services, interval_s: float) -> None:
@@ -243,6 +271,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Here, not before uvicorn.run: uvicorn configures its loggers when it starts.
+        redact_access_log()
         bus = EventBus()
 
         def file_removed(name: str) -> None:
@@ -311,5 +341,7 @@ def create_app(
     http_errors.install(app)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    # Added first, so it runs second: after _PluginPaths has normalised the path.
+    app.add_middleware(WebGuard, policy=HostPolicy(settings.host, settings.allowed_host_names))
     app.add_middleware(_PluginPaths)
     return app

@@ -68,9 +68,13 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from zotero_server.app import create_app
+    from zotero_server.web_guard import check_bind
 
     host = args.host or settings.host
     port = args.port or settings.port
+    check_bind(settings, host)
+    # The bind address is one of the Host names the server answers to.
+    settings = settings.model_copy(update={"host": host})
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
     return 0
 

@@ -4,10 +4,17 @@ Outputs live flat in ``settings.outputs_dir`` under the names the plugin fetches
 (``/translatedFile/<name>`` carries no job id in old plugins). A job's outputs share one stem that
 is unique among the files still waiting, so two users sending ``paper.pdf`` get ``paper-mono.pdf``
 and ``paper-2-mono.pdf`` instead of overwriting each other. A GET that sent the last byte deletes
-the file; files never fetched are swept after ``ZT_OUTPUT_TTL_S``. Lookups accept bare names only,
+the file, and exactly one GET can: the first claims the file before its first byte (the others
+get 409 while it is sent, 404 once it is); an aborted transfer releases the claim, so the
+plugin's retry finds the file again. HEAD, range requests and ``?preview=true`` never claim or
+delete. Files never fetched are swept after ``ZT_OUTPUT_TTL_S``. Lookups accept bare names only,
 so nothing outside the directory can be named.
 
 Uploads live in ``<data_dir>/uploads/<job id>.pdf`` from the POST until their job ends.
+
+Every write either completes or leaves nothing behind (no ``.part`` file, no empty upload); a full
+disk is ``DiskFullError`` (HTTP 507, "disk full in ZT_DATA_DIR"). Output stems are cut so that
+every output name, with a ``-N`` to keep it unique, fits the 255-byte file-name limit.
 ``save`` and the upload methods block: run them in a worker thread. The download bookkeeping
 (``download_started``/``download_ended``, ``delete_when_idle``, ``sweep``) runs on the event
 loop's thread, which makes "look up, then serve" and "check, then delete" atomic: a file is
@@ -17,6 +24,7 @@ never deleted between a request finding it and the response opening it.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import stat
@@ -24,19 +32,51 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote, unquote
 
 from starlette.responses import FileResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from zotero_server.http_errors import InvalidNameError, NotFoundError
+from zotero_server.http_errors import (
+    DiskFullError,
+    DownloadInProgressError,
+    InvalidNameError,
+    NotFoundError,
+)
 from zotero_server.protocol import OutputKind, check_file_name
 
 log = logging.getLogger(__name__)
 
 _TMP_SUFFIX = ".part"
+#: The usual file-name limit (ext4, xfs, btrfs, NTFS through WSL), in bytes.
+MAX_FILE_NAME_BYTES = 255
+_LONGEST_SUFFIX = max(len(kind.file_name("").encode()) for kind in OutputKind)
+
+
+def write_file(path: Path, data: bytes, where: Path) -> None:
+    """Write ``data`` to ``path`` completely or not at all: on any error the partial file is
+    removed, and a full disk (or quota) becomes ``DiskFullError`` naming ``where``."""
+    try:
+        path.write_bytes(data)
+    except BaseException as exc:
+        path.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFullError(
+                f"disk full in ZT_DATA_DIR ({where}): free some space and try again"
+            ) from exc
+        raise
+
+
+def fit_stem(stem: str, extra_bytes: int = 0) -> str:
+    """``stem`` cut (on a character boundary) so that ``<stem><extra>-<longest kind>.pdf`` fits
+    ``MAX_FILE_NAME_BYTES``; ``extra_bytes`` is room for a ``-N``."""
+    budget = MAX_FILE_NAME_BYTES - _LONGEST_SUFFIX - extra_bytes
+    encoded = stem.encode("utf-8")
+    if len(encoded) <= budget:
+        return stem
+    return encoded[:budget].decode("utf-8", errors="ignore").rstrip() or "paper"
 
 
 class OutputStore:
@@ -51,8 +91,10 @@ class OutputStore:
         self._lock = threading.Lock()
         self._downloading: Counter[str] = Counter()
         self._delete_later: set[str] = set()
-        # Files whose last byte is on its way to a client: gone for everyone else, so a second
-        # GET right after a complete one is 404 even before the deletion has run.
+        self._reported: set[str] = set()  # bad entries already logged by the sweeper
+        # Files a GET is sending (409 for everyone else) and files whose last byte is on its way
+        # (404: a GET right after a complete one must not find it before the deletion ran).
+        self._sending: set[str] = set()
         self._claimed: set[str] = set()
 
     @property
@@ -69,28 +111,34 @@ class OutputStore:
         """Write one job's outputs under a stem free for all of them; return the file names."""
         with self._lock:
             chosen = self._free_stem(stem, [kind for kind, _ in outputs])
-            names = []
-            for kind, data in outputs:
-                name = kind.file_name(chosen)
-                tmp = self._dir / f".{uuid.uuid4().hex}{_TMP_SUFFIX}"
-                tmp.write_bytes(data)
-                os.replace(tmp, self._dir / name)
-                names.append(name)
+            names: list[str] = []
+            try:
+                for kind, data in outputs:
+                    name = kind.file_name(chosen)
+                    tmp = self._dir / f".{uuid.uuid4().hex}{_TMP_SUFFIX}"
+                    write_file(tmp, data, self._dir)
+                    os.replace(tmp, self._dir / name)
+                    names.append(name)
+            except BaseException:
+                for name in names:  # a job's outputs come all together or not at all
+                    (self._dir / name).unlink(missing_ok=True)
+                raise
         return names
 
     def _free_stem(self, stem: str, kinds: Sequence[OutputKind]) -> str:
-        candidate, n = stem, 1
+        candidate, n = fit_stem(stem), 1
         while any(os.path.lexists(self._dir / kind.file_name(candidate)) for kind in kinds):
             n += 1
-            candidate = f"{stem}-{n}"
+            candidate = f"{fit_stem(stem, len(f'-{n}'))}-{n}"
         return candidate
 
     def resolve(self, raw: str) -> tuple[str, Path]:
         """The waiting file called ``raw`` (a URL path segment, already percent-decoded once).
 
         Some clients encode twice, so a name still holding ``%`` is also tried decoded again.
-        Raises ``InvalidNameError`` for anything that is not a bare ``*.pdf`` name and
-        ``NotFoundError`` for a name with no waiting file.
+        Raises ``InvalidNameError`` for anything that is not a bare ``*.pdf`` name,
+        ``NotFoundError`` for a name with no waiting file and ``DownloadInProgressError`` for a
+        file another GET is sending.
         """
         candidates = [raw]
         if "%" in raw and unquote(raw) != raw:
@@ -109,6 +157,8 @@ class OutputStore:
             except OSError:
                 continue
             if stat.S_ISREG(info.st_mode) and name not in self._claimed:
+                if name in self._sending:
+                    raise DownloadInProgressError(f"file is being downloaded: {name}")
                 return name, path
         raise NotFoundError(f"file not found: {name}")
 
@@ -127,20 +177,47 @@ class OutputStore:
     def sweep(self, now: float | None = None) -> list[str]:
         """Delete files older than the TTL (by modification time); return their names.
 
-        A file being downloaded right now is left for the next sweep.
+        A file being downloaded right now is left for the next sweep. Half-written ``.part``
+        files older than the TTL go too (a crash or a killed thread left them). Entries that are
+        no regular file (a directory called ``x.pdf``) or cannot be deleted are skipped and
+        logged once; they never stop the sweep.
         """
         cutoff = (time.time() if now is None else now) - self._ttl_s
         removed = []
         for path in self._dir.iterdir():
-            if path.name.startswith(".") or path.name in self._downloading:
+            name = path.name
+            if name in self._downloading:
                 continue
             try:
-                expired = path.lstat().st_mtime <= cutoff
+                info = path.lstat()
             except OSError:
                 continue
-            if expired and self._unlink(path.name):
-                removed.append(path.name)
+            if info.st_mtime > cutoff:
+                continue
+            if name.startswith("."):
+                if name.endswith(_TMP_SUFFIX) and stat.S_ISREG(info.st_mode):
+                    self._discard_quietly(path)
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                self._report(name, "not a regular file")
+                continue
+            try:
+                if self._unlink(name):
+                    removed.append(name)
+            except OSError as exc:
+                self._report(name, exc.strerror or type(exc).__name__)
         return removed
+
+    def _report(self, name: str, why: str) -> None:
+        if name not in self._reported:
+            self._reported.add(name)
+            log.warning("output sweep: skipping %r in %s: %s", name, self._dir, why)
+
+    def _discard_quietly(self, path: Path) -> None:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            self._report(path.name, exc.strerror or type(exc).__name__)
 
     def _unlink(self, name: str) -> bool:
         try:
@@ -149,6 +226,7 @@ class OutputStore:
             return False
         self._delete_later.discard(name)
         self._claimed.discard(name)
+        self._sending.discard(name)
         if self._on_removed is not None:
             self._on_removed(name)
         return True
@@ -166,12 +244,24 @@ class OutputStore:
                 self._unlink(name)
 
     def claim(self, name: str) -> None:
-        """The last byte of ``name`` is being sent: hide it from new requests."""
-        self._claimed.add(name)
+        """A GET is about to send ``name``: every other request gets 409 until ``release``.
 
-    def unclaim(self, name: str) -> None:
-        """Sending the last byte failed: the file is downloadable again (the plugin retries)."""
+        Call it right after ``resolve`` (no await between): that makes the claim atomic.
+        """
+        self._sending.add(name)
+
+    def release(self, name: str) -> None:
+        """The claiming GET ended without completing: the file is downloadable again."""
+        self._sending.discard(name)
         self._claimed.discard(name)
+
+    def last_byte(self, name: str, sending: bool) -> None:
+        """The last byte of ``name`` is on its way (``sending``), or failed to go: while it is,
+        the file is gone (404) for everyone else."""
+        if sending:
+            self._claimed.add(name)
+        else:
+            self._claimed.discard(name)
 
     def delete_when_idle(self, name: str) -> None:
         """Delete ``name`` now, or when the last download of it in flight ends."""
@@ -204,7 +294,8 @@ class UploadStore:
         return self._dir / f"{job_id}.pdf"
 
     def save(self, job_id: str, data: bytes) -> None:
-        self._path(job_id).write_bytes(data)
+        """Store the upload completely, or leave nothing (``DiskFullError`` on a full disk)."""
+        write_file(self._path(job_id), data, self._dir)
 
     def load(self, job_id: str) -> bytes:
         return self._path(job_id).read_bytes()
@@ -226,12 +317,14 @@ def content_disposition(name: str, inline: bool) -> str:
 
 
 class DownloadResponse(FileResponse):
-    """A PDF download that calls ``on_complete`` only after a full 200 GET sent its last byte.
+    """A PDF download that tells ``on_finish(completed)`` whether a full 200 GET sent its last
+    byte.
 
     Starlette runs a response's background task even when the client went away mid-transfer;
     deleting then would lose a file the plugin is about to fetch again (it retries downloads).
     So completion is tracked here: a HEAD, a range request or a cancelled transfer never counts.
-    ``on_finish`` runs in every case.
+    ``on_finish`` runs in every case; ``on_last_byte(True)`` just before the last byte of a 200
+    GET goes out, ``on_last_byte(False)`` if it could not.
     """
 
     def __init__(
@@ -240,8 +333,7 @@ class DownloadResponse(FileResponse):
         name: str,
         *,
         inline: bool,
-        on_complete: Callable[[], Awaitable[None]],
-        on_finish: Callable[[], None],
+        on_finish: Callable[[bool], None],
         on_last_byte: Callable[[bool], None] | None = None,
     ) -> None:
         super().__init__(
@@ -252,7 +344,6 @@ class DownloadResponse(FileResponse):
                 "cache-control": "no-store",
             },
         )
-        self._on_complete = on_complete
         self._on_finish = on_finish
         self._on_last_byte = on_last_byte
 
@@ -286,9 +377,7 @@ class DownloadResponse(FileResponse):
         try:
             await super().__call__(scope, receive, tracking_send)
         finally:
-            self._on_finish()
-        if last_byte_sent and status == 200 and scope.get("method") == "GET":
-            await self._on_complete()
+            self._on_finish(last_byte_sent and status == 200 and scope.get("method") == "GET")
 
 
 async def sweep_forever(store: OutputStore, interval_s: float) -> None:

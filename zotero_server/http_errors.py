@@ -5,9 +5,10 @@ Every error the server answers has the body the zotero-pdf2zh plugin understands
     {"status": "error", "ok": false, "message": "<short, human>", "errorType": "<stable name>"}
 
 The plugin shows ``message`` in an alert, so it stays short. Status codes: 400 bad input, 401
-missing token, 404 unknown file or route, 409 an operation the file has already had, 413 too
-large, 502 the LLM failed, 503 (with ``Retry-After``) the GPU or the LLM cannot be brought up now,
-or the server is shutting down; anything unexpected is a 500 whose details go to the log only.
+missing token, 404 unknown file or route, 409 an operation the file has already had (or a file
+another download is sending), 413 too large, 507 disk full in ZT_DATA_DIR, 502 the LLM failed,
+503 (with ``Retry-After``) the GPU or the LLM cannot be brought up now, or the server is shutting
+down; anything unexpected is a 500 whose details go to the log only.
 
 The few errors only the HTTP face raises are defined here, as a small branch of ``common.errors``.
 """
@@ -63,6 +64,18 @@ class AlreadyDoneError(InputError):
     error_type = "InvalidPDFOperation"
 
 
+class DownloadInProgressError(ZTError):
+    """Another GET is sending this file right now; it goes to exactly one client (HTTP 409)."""
+
+    error_type = "DownloadInProgress"
+
+
+class DiskFullError(ZTError):
+    """Writing an upload or an output failed for lack of space in ZT_DATA_DIR (HTTP 507)."""
+
+    error_type = "DiskFull"
+
+
 class UnauthorizedError(ZTError):
     """``ZT_API_TOKEN`` is set and the request did not carry it."""
 
@@ -84,10 +97,12 @@ def status_for(exc: BaseException) -> int:
         return 401
     if isinstance(exc, NotFoundError):
         return 404
-    if isinstance(exc, AlreadyDoneError):
+    if isinstance(exc, AlreadyDoneError | DownloadInProgressError):
         return 409
     if isinstance(exc, TooLargeError):
         return 413
+    if isinstance(exc, DiskFullError):
+        return 507
     if isinstance(exc, InputError):
         return 400
     if isinstance(exc, GPUUnavailableError | JupyterError | GPUReadError):

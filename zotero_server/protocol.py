@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from common.errors import InputError, TooLargeError
+from common.settings import mib
 from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
 
 #: Longest accepted file name, in UTF-8 bytes (common file-system limit).
@@ -241,7 +242,7 @@ def decode_file_content(value: Any, max_bytes: int) -> bytes:
 
 
 def _too_large(size: int, max_bytes: int) -> str:
-    return f"the PDF is {size / 1e6:.1f} MB; this server accepts up to {max_bytes / 1e6:.1f} MB"
+    return f"the PDF is {mib(size)}; this server accepts up to {mib(max_bytes)} (ZT_MAX_UPLOAD_MB)"
 
 
 def _translate_outputs(body: Mapping[str, Any]) -> tuple[OutputKind, ...]:

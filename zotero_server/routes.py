@@ -24,6 +24,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from common.errors import InputError, TooLargeError
 from common.progress import ProgressSink
+from common.settings import mib
 from translation import prompts
 from translation.pipeline import inspect_pdf
 from zotero_server import __version__
@@ -88,8 +89,21 @@ async def health(request: Request) -> dict[str, Any]:
             "lastError": status.get("last_error"),
             **status.get("vllm", {}),
         },
-        "gpu": status.get("gpu"),
+        "gpu": _without_commands(status.get("gpu")),
     }
+
+
+def _without_commands(gpu: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The GPU state for the open ``/health``: no command lines (they may hold secrets, and
+    say what else runs here); the page's event stream, behind the token, has them masked."""
+    if not gpu:
+        return gpu
+    public = {key: value for key, value in gpu.items() if key != "message"}
+    public["holders"] = [
+        {key: value for key, value in holder.items() if key != "command"}
+        for holder in gpu.get("holders", [])
+    ]
+    return public
 
 
 # --- POST /translate, /crop, /compare, /crop-compare -----------------------------------------
@@ -99,7 +113,9 @@ async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
     """The JSON body, refusing (413) more than a PDF of ``max_pdf_bytes`` can need."""
     limit = max_pdf_bytes * 4 // 3 + BODY_OVERHEAD
     declared = request.headers.get("content-length", "")
-    too_large = f"the upload is larger than this server's {max_pdf_bytes / 1e6:.1f} MB limit"
+    too_large = (
+        f"the upload is larger than this server's {mib(max_pdf_bytes)} limit (ZT_MAX_UPLOAD_MB)"
+    )
     if declared.isdigit() and int(declared) > limit:
         raise TooLargeError(too_large)
     chunks, size = [], 0
@@ -187,34 +203,35 @@ _post("/singlecompare", Operation.COMPARE, {"single_compare": "true"})
 
 @guarded.api_route("/translatedFile/{name:path}", methods=["GET", "HEAD"])
 async def translated_file(request: Request, name: str) -> Response:
-    """The file itself. HEAD never deletes; a completed GET does (``?preview=true``: inline,
-    kept). Unknown names are 404, anything that is not a bare name is 400."""
+    """The file itself, to exactly one GET, which deletes it once complete; HEAD, ``Range`` and
+    ``?preview=true`` (inline) never claim or delete. Unknown names are 404, a file another GET
+    is sending is 409, anything that is not a bare name is 400."""
     services = _services(request)
     store = services.outputs
     name, path = store.resolve(name)
     inline = parse_bool(request.query_params.get("preview"), False)
+    consuming = request.method == "GET" and not inline and "range" not in request.headers
 
-    async def delete_after_download() -> None:
-        if not inline:
-            store.delete_when_idle(name)
-
-    def last_byte(sending: bool) -> None:
-        if inline:
+    def finished(completed: bool) -> None:
+        store.download_ended(name)
+        if not consuming:
             return
-        if sending:
-            store.claim(name)
+        if completed:
+            store.delete_when_idle(name)
         else:
-            store.unclaim(name)
+            store.release(name)  # aborted: the plugin retries
 
-    # No await from resolve() to here: the file cannot be deleted before the response opens it.
+    # No await from resolve() to here: the claim is atomic, and the file cannot be deleted
+    # before the response opens it.
+    if consuming:
+        store.claim(name)
     store.download_started(name)
     return DownloadResponse(
         path,
         name,
         inline=inline,
-        on_complete=delete_after_download,
-        on_finish=partial(store.download_ended, name),
-        on_last_byte=last_byte,
+        on_finish=finished,
+        on_last_byte=partial(store.last_byte, name) if consuming else None,
     )
 
 

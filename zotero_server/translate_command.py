@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 
 from common.errors import InputError, TooLargeError
-from common.settings import Settings
+from common.settings import Settings, mib
 from translation.page_range import parse_pages
 from translation.pipeline import DualMode, TranslationRequest, Translator, inspect_pdf
 from vllm_manager.factory import create_manager
@@ -25,7 +25,7 @@ def _read_paper(path: Path, settings: Settings) -> bytes:
     size = path.stat().st_size
     if size > settings.upload_limit_bytes:
         raise TooLargeError(
-            f"{path.name} is {size / 1e6:.1f} MB; the limit is {settings.max_upload_mb:g} MB"
+            f"{path.name} is {mib(size)}; the limit is {mib(settings.upload_limit_bytes)}"
             " (ZT_MAX_UPLOAD_MB)"
         )
     return path.read_bytes()

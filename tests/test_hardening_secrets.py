@@ -1,0 +1,156 @@
+"""Issue 12, finding 1: secrets on command lines never leave the process.
+
+The open ``/health`` carries no command line at all; the GPU API's ``/status``, the page's
+``server`` events and ``gpu.message`` show command lines with secret values masked.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from common.redact import MASK, mask_secrets
+from common.settings import Settings
+from tests.helpers.gpu import FakeSmi, running, serve_in_thread
+from tests.helpers.server import RunningServer, read_sse, run_app
+from vllm_manager.gpu_api import create_gpu_app
+from vllm_manager.gpu_model import GPUProcess, GPUStatus
+from vllm_manager.procscan import read_cmdline
+from vllm_manager.report import gpu_summary
+
+SECRETS = ("Sk-APIKEY-1", "hf_TOKEN_2", "PaSsWoRd3", "urlpass4", "envtoken5")
+
+
+def secret_argv(marker: str) -> list[str]:
+    """A GPU service's command line carrying every kind of secret the issue names."""
+    return [
+        sys.executable,
+        "-c",
+        "import time; time.sleep(60)",
+        marker,
+        f"--api-key={SECRETS[0]}",
+        "--hf-token",
+        SECRETS[1],
+        "--db-password",
+        SECRETS[2],
+        f"--url=https://user:{SECRETS[3]}@example.org/v1",
+        f"HF_TOKEN={SECRETS[4]}",
+        "--port",
+        "8000",
+    ]
+
+
+def assert_masked(text: str) -> None:
+    for secret in SECRETS:
+        assert secret not in text, f"{secret} leaked: {text}"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("vllm serve m --api-key=abc --port 1", f"vllm serve m --api-key={MASK} --port 1"),
+        ("vllm serve m --api-key abc --port 1", f"vllm serve m --api-key {MASK} --port 1"),
+        ("app -token abc -v", f"app -token {MASK} -v"),
+        ("app --hf_token=abc", f"app --hf_token={MASK}"),
+        ("app --AUTHORIZATION x", f"app --AUTHORIZATION {MASK}"),
+        ("app --use-auth --port 1", "app --use-auth --port 1"),  # a flag: nothing to mask
+        ("app --client-secret=", f"app --client-secret={MASK}"),
+        ("env OPENAI_API_KEY=abc app", f"env OPENAI_API_KEY={MASK} app"),
+        ("app --base https://u:p@h:1/v1", f"app --base https://{MASK}@h:1/v1"),
+        ("app http://h/x?token=abc&n=1", f"app http://h/x?token={MASK}&n=1"),
+        ("app -p 8000 --model key-value-net", "app -p 8000 --model key-value-net"),
+    ],
+)
+def test_mask_secrets(command: str, expected: str) -> None:
+    assert mask_secrets(command) == expected
+    assert mask_secrets(expected) == expected  # idempotent
+
+
+def test_the_command_line_read_from_proc_is_masked() -> None:
+    marker = f"zt-secret-test-{uuid.uuid4().hex[:8]}"
+    with running(secret_argv(marker)) as proc:
+        command = read_cmdline(proc.pid).command
+    assert marker in command and "--port 8000" in command
+    assert f"--api-key={MASK}" in command and f"--hf-token {MASK}" in command
+    assert_masked(command)
+
+
+def test_gpu_api_status_masks_every_process_command(settings: Settings, tmp_path: Path) -> None:
+    marker = f"zt-secret-test-{uuid.uuid4().hex[:8]}"
+    fake = FakeSmi(tmp_path / "smi")
+    api_settings = settings.model_copy(
+        update={
+            "nvidia_smi": fake.path,
+            "gpu_watch_keywords": marker,
+            "gpu_api_token": SecretStr("t0ken"),
+        }
+    )
+    with running(secret_argv(marker)), serve_in_thread(create_gpu_app(api_settings)) as url:
+        answer = httpx.get(url + "/status", headers={"Authorization": "Bearer t0ken"}, timeout=10)
+    assert answer.status_code == 200
+    commands = [p["command"] for p in answer.json()["processes"]]
+    assert any(marker in command for command in commands), commands
+    assert_masked(answer.text)
+
+
+@pytest.fixture
+def srv_with_busy_gpu(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
+    """The server, its manager reporting a GPU held by a process with secrets on its command
+    line (the snapshot is built by the real ``gpu_summary``, as a launching manager does)."""
+    status = GPUStatus(
+        is_idle=False,
+        memory_used_mib=20000,
+        memory_total_mib=32000,
+        utilization_pct=90,
+        temperature_c=60,
+        processes=[
+            GPUProcess(pid=4242, command=" ".join(secret_argv("train.py")), memory_mib=20000)
+        ],
+        checked_at=datetime.now(UTC),
+    )
+
+    with run_app(settings) as srv:
+        manager = srv.services.manager
+
+        async def snapshot() -> dict[str, Any]:
+            return {
+                "manager": "local",
+                "state": "waiting_gpu",
+                "last_error": f"vLLM exited: vllm serve --api-key {SECRETS[0]}",
+                "vllm": {"url": f"http://u:{SECRETS[3]}@h/v1", "healthy": False, "detail": ""},
+                "gpu": gpu_summary(status, "", settings, None),
+            }
+
+        manager.snapshot = snapshot  # type: ignore[method-assign]
+        yield srv
+
+
+def test_health_carries_no_command_lines(srv_with_busy_gpu: RunningServer) -> None:
+    with srv_with_busy_gpu.client() as client:
+        health = client.get("/health")
+    assert health.status_code == 200
+    gpu = health.json()["gpu"]
+    assert gpu["decision"] == "busy" and gpu["holders"] == [{"pid": 4242, "memory_mib": 20000}]
+    assert "train.py" not in health.text and "--port" not in health.text
+    assert_masked(health.text)
+
+
+def test_server_events_and_gpu_message_are_masked(srv_with_busy_gpu: RunningServer) -> None:
+    with (
+        srv_with_busy_gpu.client(timeout=30) as client,
+        client.stream("GET", "/events") as stream,
+    ):
+        events = read_sse(stream, lambda e: e["event"] == "server")
+    server = events[-1]["data"]
+    gpu = server["gpu"]
+    assert "train.py" in gpu["message"] and "train.py" in gpu["holders"][0]["command"]
+    assert f"--api-key={MASK}" in gpu["holders"][0]["command"]
+    assert_masked(str(events))
