@@ -186,8 +186,9 @@ def _trim_run(chars: str, start: int, end: int, marks: Sequence[str]) -> tuple[i
             first, last = first - 1, last + 1  # "(a, b)": brackets around the formula
         else:
             break
-    # Operators at the edges belong to the formula only with something after/before them.
-    while last > first + 1 and chars[last - 1] in "+-−=*/^_<>|~":
+    # Operators at the edges belong to the formula only with something after/before them,
+    # unless they are glyphs of a math font (MathTime reads ")" as "/").
+    while last > first + 1 and chars[last - 1] in "+-−=*/^_<>|~" and marks[last - 1] != GLYPH:
         last -= 1
     return first, last
 

@@ -23,6 +23,7 @@ from common.errors import (
     ZTError,
 )
 from translation.fonts import FontChain
+from translation.glyphs import FormulaSource, Sheet
 from translation.layout import (
     Block,
     Line,
@@ -33,13 +34,12 @@ from translation.layout import (
 )
 from translation.links import put_back, take
 from translation.paragraph import Paragraph
-from translation.redaction import TEXT_FLAGS, all_spans, merge, redact, redaction_plan, span_key
+from translation.redaction import TEXT_FLAGS, redact
 from translation.segment import Segmentation, segment_document
 from translation.typeset import (
     cell_fits,
     copied_formulas,
     formula_copies,
-    picture,
     typeset_page,
 )
 
@@ -242,6 +242,9 @@ class MonoRenderer:
         self._target_lang = target_lang
         with _LOCK:
             self._chain = FontChain(target_lang)
+            # Formulas are copied from the original pages, before any redaction.
+            original = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE)
+            self._formulas = FormulaSource(pymupdf.open(stream=original, filetype="pdf"), doc)
 
     def render_page(
         self, number: int, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]
@@ -254,7 +257,7 @@ class MonoRenderer:
         if not items:
             return
         with _LOCK, _writing("write the translated PDF"):
-            _render_page(self._doc[number], items, self._chain, self._target_lang)
+            _render_page(self._doc[number], items, self._chain, self._target_lang, self._formulas)
 
     def finish(self) -> bytes:
         """Subset the embedded fonts and return the PDF bytes (not encrypted)."""
@@ -270,6 +273,7 @@ def _render_page(
     items: Sequence[tuple[Paragraph, str]],
     chain: FontChain,
     target_lang: str,
+    formulas: FormulaSource,
 ) -> None:
     # Work in the unrotated space everything else uses; /Rotate is put back at the end.
     rotation = page.rotation
@@ -279,20 +283,13 @@ def _render_page(
     items = [(p, t) for p, t in items if cell_fits(p, t, chain, target_lang)]
     paragraphs = [p for p, _ in items]
     carried = take(page, paragraphs)  # links and highlights, put back over the translation
-    rects, patches = redaction_plan(page, paragraphs)
-    listing: pymupdf.DisplayList | None = None
+    redact(page, paragraphs)
+    sheet = Sheet(formulas.page_matrix(page.number))
     wanted = copied_formulas(items)
-    if patches or wanted:
-        listing = page.get_displaylist()
-    copies = formula_copies(listing, page.rect, wanted) if listing else {}
-    redact(page, rects)
-    if patches:
-        # Only glyphs the redaction did take are put back (glyph boxes are estimates), in
-        # one picture per stretch of touching glyphs so no pixel is drawn twice.
-        left = {span_key(item) for item in all_spans(page)}
-        for clip in merge([clip for key, clip in patches if key not in left]):
-            page.insert_image(clip, pixmap=picture(listing, clip), keep_proportion=False)
-    put_back(page, carried, typeset_page(page, items, chain, target_lang, copies))
+    copies = formula_copies(formulas, page.number, sheet, page.rect, wanted) if wanted else {}
+    placed = typeset_page(page, items, chain, target_lang, copies)
+    sheet.write(page)
+    put_back(page, carried, placed)
     if rotation:
         page.set_rotation(rotation)
 

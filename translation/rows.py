@@ -183,12 +183,10 @@ def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
     lines.sort(key=lambda item: item[0])
     groups: list[list[tuple[float, float, Line]]] = []
     for item in lines:
-        if groups:
-            base, size, _ = max(groups[-1], key=lambda it: it[1])
-            if abs(item[0] - base) < 0.5 * max(size, item[1]):
-                groups[-1].append(item)
-                continue
-        groups.append([item])
+        if groups and any(_same_row(item, other) for other in groups[-1]):
+            groups[-1].append(item)
+        else:
+            groups.append([item])
     return [
         (
             sorted(
@@ -234,6 +232,15 @@ def rows_of_block(
                 in_table.append((row, len(pieces), table))
     _stack_cells(in_table)
     return rows
+
+
+def _same_row(a: tuple[float, float, Line], b: tuple[float, float, Line]) -> bool:
+    """Whether two lines (baseline, size, line) share a row: their baselines are within half
+    a font size, or within three quarters when one is script-size (a label stacked over an
+    arrow, a fraction's numerator, limits sit higher or lower than a superscript would)."""
+    small, large = sorted((a[1], b[1]))
+    reach = 0.5 if small >= 0.85 * large else 0.75
+    return abs(a[0] - b[0]) < reach * large
 
 
 def _stack_cells(rows: list[tuple[Row, int, Table]]) -> None:
@@ -346,11 +353,14 @@ def _make_row(
         span_base = frame.point(*span.origin)[1] if span.origin else baseline
         script = span.size < 0.85 * size and abs(span_base - baseline) > 0.12 * size
         math_span = script or is_math_font(span.font, stats.cm_is_math)
+        # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a
+        # bold vector name) is a glyph of the formula, not a word gap.
+        blank_glyph = script and not span.text.strip()
         mono = bool(span.flags & 8) or bool(MONO_FONT_RE.search(font_base(span.font)))
         bold = bool(span.flags & 16) or "Bold" in span.font
         # Glyph area around the span's own baseline (line boxes of some producers are far
         # taller than their glyphs); x estimated along the span, spaces and narrow
-        # punctuation taking half a letter (a formula copied as a picture keeps its edges).
+        # punctuation taking half a letter (a formula copied as it looks keeps its edges).
         shares = [0.5 if c.isspace() or c in _NARROW else 1.0 for c in text]
         step = (box[2] - box[0]) / sum(shares)
         top, bottom = span_base - 0.8 * span.size, span_base + 0.25 * span.size
@@ -358,7 +368,7 @@ def _make_row(
         style = span_style(span.font, span.flags, span.color)
         for char, share in zip(text, shares, strict=True):
             chars.append(char)
-            kind = char_class(char, math_span)
+            kind = GLYPH if blank_glyph else char_class(char, math_span)
             classes.append(CODE if mono and kind != GLYPH and not char.isspace() else kind)
             styles.append(style)
             boxes.append((left, top, left + share * step, bottom))
@@ -374,9 +384,9 @@ def _make_row(
                 bold_letters += bold
             if lead_open and (total or not char.isspace()):
                 bold_lead += 1
-        if span.text.strip():
-            # Redaction removes every glyph whose box it touches: stay inside the glyphs' band
-            # around their own baseline so neighbouring lines survive.
+        if span.text.strip() or blank_glyph:
+            # A glyph is redacted when its probe point, just above its own baseline, lies in
+            # one of these bands (translation.glyphs): thin bands miss the lines around.
             tight = (box[0] + 0.1, span_base - 0.6 * span.size, box[2] - 0.1, span_base - 0.1)
             if rects and abs(rects[-1][1] - tight[1]) < 0.5 and abs(rects[-1][3] - tight[3]) < 0.5:
                 last = rects[-1]
@@ -399,6 +409,98 @@ def _make_row(
         bold_lead=bold_lead if lead_letters else 0,
         styles=styles,
     )
+
+
+def attach_scripts(rows: list[Row]) -> list[Row]:
+    """Rows of math scripts alone (Word writes a superscript as its own block) joined to the
+    row they are the scripts of: same height within three quarters of its size, touching
+    it sideways. Returns the rows left."""
+    hosts = [r for r in rows if MATH_ONLY_RE.match(r.classes) is None]
+    result = []
+    for row in rows:
+        host = None
+        if MATH_ONLY_RE.match(row.classes) and len(row.text) <= 6:
+            near = [
+                h
+                for h in hosts
+                if row.size < 0.85 * h.size
+                and h.cell == row.cell
+                and abs(row.baseline - h.baseline) < 0.75 * h.size
+                and row.x0 <= h.x1 + 0.5 * h.size
+                and row.x1 >= h.x0 - 0.5 * h.size
+            ]
+            host = min(near, key=lambda h: abs(row.baseline - h.baseline), default=None)
+        if host is None:
+            result.append(row)
+            continue
+        at = sum(1 for box in host.boxes if box[0] <= row.x0)
+        host.chars = host.chars[:at] + row.chars + host.chars[at:]
+        host.classes = host.classes[:at] + row.classes + host.classes[at:]
+        host.boxes[at:at] = row.boxes
+        host.styles[at:at] = row.styles
+        host.bbox = union([host.bbox, row.bbox])
+        host.rects.extend(row.rects)
+    return result
+
+
+def join_pieces(rows: list[Row]) -> list[Row]:
+    """Pieces of one line that sit in separate blocks joined into one row: a piece touching
+    the next one sideways on the same baseline, or a math-only piece (a big operator, whose
+    baseline MuPDF puts high) whose glyphs span the line's baseline. Returns the rows left."""
+    rows = sorted(rows, key=lambda r: r.x0)
+    alive = [True] * len(rows)
+    result = []
+    for i, a in enumerate(rows):
+        if not alive[i]:
+            continue
+        grew = True
+        while grew:  # a grown row may reach the next piece
+            grew = False
+            for j in range(i + 1, len(rows)):
+                b = rows[j]
+                if b.x0 - a.x1 >= 0.6 * max(a.size, b.size):
+                    break  # sorted by x0: the rest start further right still
+                if alive[j] and _same_line(a, b):
+                    _append(a, b)
+                    alive[j] = False
+                    grew = True
+        result.append(a)
+    return result
+
+
+def _same_line(a: Row, b: Row) -> bool:
+    """Whether ``b`` continues ``a`` on its line, right after it."""
+    size = max(a.size, b.size)
+    if a.cell or b.cell or not -0.5 * size < b.x0 - a.x1 < 0.6 * size:
+        return False
+    if abs(a.baseline - b.baseline) < 0.2 * size and min(a.size, b.size) >= 0.85 * size:
+        return True
+    return any(
+        MATH_ONLY_RE.match(m.classes) is not None
+        and m.size >= 0.85 * o.size  # an operator at text size, not a script mark
+        and m.bbox[1] < o.baseline < m.bbox[3]
+        for m, o in ((a, b), (b, a))
+    )
+
+
+def _append(a: Row, b: Row) -> None:
+    if MATH_ONLY_RE.match(a.classes) and not MATH_ONLY_RE.match(b.classes):
+        a.baseline, a.size = b.baseline, b.size  # the text's line, not the operator's
+    if b.x0 - a.x1 > 0.15 * a.size and not a.chars[-1:].isspace():
+        a.chars += " "
+        a.classes += NEUTRAL
+        a.boxes.append((a.x1, a.bbox[1], b.x0, a.bbox[3]))
+        a.styles.append(a.styles[-1] if a.styles else 0)
+    a.chars += b.chars
+    a.classes += b.classes
+    a.boxes.extend(b.boxes)
+    a.styles.extend(b.styles)
+    a.bbox = union([a.bbox, b.bbox])
+    a.rects.extend(b.rects)
+
+
+#: Classes of a row holding math only (formula glyphs, math characters, digits, spaces).
+MATH_ONLY_RE = re.compile(f"^[{NEUTRAL}]*[{GLYPH}{MATH}][{GLYPH}{MATH}{NEUTRAL}]*$")
 
 
 # --- per-page filters -----------------------------------------------------------------------

@@ -60,8 +60,10 @@ from translation.rows import (
     WORD_RE,
     DocStats,
     Row,
+    attach_scripts,
     doc_stats,
     ends_sentence,
+    join_pieces,
     mark_figure_text,
     mark_headers_footers,
     rows_of_block,
@@ -312,11 +314,12 @@ def _formula_rects(
     boxes: list[Rect], bases: list[float], frame: Frame
 ) -> tuple[tuple[Rect, ...], tuple[float, ...]]:
     """Page rects of a formula's characters, one per line it runs over, and how far the
-    bottom of each lies below its line's baseline."""
+    bottom of each lies below its line's baseline. Characters of one row stay in one piece
+    even when they step back left (a label stacked over an arrow)."""
     lines: list[list[Rect]] = []
     line_bases: list[float] = []
     for box, base in zip(boxes, bases, strict=True):
-        if lines and box[0] >= lines[-1][-1][0] - 1.0:
+        if lines and base == line_bases[-1]:
             lines[-1].append(box)
         else:
             lines.append([box])
@@ -393,6 +396,7 @@ def segment_document(
         frame = frames[page.index]
         tables = find_tables([r for block in page.blocks for r in visual_rows(block, frame)])
         rows = [row for b in page.blocks for row in rows_of_block(b, frame, stats, tables)]
+        rows = join_pieces(attach_scripts(rows))
         _grow_cells(rows)
         mark_figure_text(rows, page, frame, stats.body_size)
         rows_by_page[page.index] = rows

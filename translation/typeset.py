@@ -7,29 +7,32 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pymupdf
+from pymupdf import mupdf
 
 from translation.fitting import page_obstacles, plan
 from translation.fonts import Fitted, FontChain, fit, is_cjk_language, plain_char
 from translation.formulas import mark_key
+from translation.glyphs import FormulaSource, Sheet, glyph_like
 from translation.layout import Frame, Rect
 from translation.paragraph import Align, Paragraph, ParagraphKind
 from translation.style import color_of, is_bold, is_italic, lead_end, style_code
-
-
-def picture(listing: pymupdf.DisplayList, clip: pymupdf.Rect) -> pymupdf.Pixmap:
-    zoom = pymupdf.Matrix(_COPY_ZOOM, _COPY_ZOOM)
-    return listing.get_pixmap(matrix=zoom, clip=clip, alpha=True)
-
-
-_COPY_ZOOM = 4.0  # pictures of glyphs at 288 dpi
 
 
 def rgb(color: int) -> tuple[float, float, float]:
     return ((color >> 16 & 255) / 255, (color >> 8 & 255) / 255, (color & 255) / 255)
 
 
-#: (paragraph id, placeholder) -> [(picture, source rect, source descent)], one per piece.
-Copies = Mapping[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]]
+@dataclass(frozen=True, slots=True)
+class FormulaCopy:
+    """A piece of a formula, as an XObject holding only its original glyphs (vectors), to be
+    placed on the page's ``sheet``."""
+
+    xobject: mupdf.PdfObj
+    sheet: Sheet
+
+
+#: (paragraph id, placeholder) -> [(copy, source rect, source descent)], one per piece.
+Copies = Mapping[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]]
 
 
 def copied_formulas(items: Sequence[tuple[Paragraph, str]]) -> list[tuple[Paragraph, str]]:
@@ -42,31 +45,70 @@ def copied_formulas(items: Sequence[tuple[Paragraph, str]]) -> list[tuple[Paragr
 
 
 def formula_copies(
-    listing: pymupdf.DisplayList,
+    source: FormulaSource,
+    number: int,
+    sheet: Sheet,
     page_rect: pymupdf.Rect,
     wanted: Sequence[tuple[Paragraph, str]],
-) -> dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]]:
-    """Pictures of formulas to copy as they look (see segment.restore), taken before the page
-    is redacted, with how far each piece reaches below its baseline (see ``Copies``)."""
-    copies: dict[tuple[str, str], list[tuple[pymupdf.Pixmap, pymupdf.Rect, float]]] = {}
+) -> dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]]:
+    """Vector copies of the formulas to copy as they look (see formulas.restore), taken from
+    the original page ``number``, with how far each piece reaches below its baseline (see
+    ``Copies``).
+
+    A piece's XObject holds the glyphs of the paragraph's glyph bands (``rects``) of its own
+    line inside the piece, never those of the lines above and below that a tall piece (a
+    big operator, a fraction) reaches over; so the area shown can reach a little above and
+    below the estimated glyph box, to show the whole ink of the glyphs and nothing else."""
+    pieces: list[tuple[tuple[str, str], pymupdf.Rect, float, float, list[Rect]]] = []
     for para, key in wanted:
-        pieces = []
-        boxes = para.formula_boxes[key]
+        size = para.font_size or 10.0
         descents = para.formula_descents.get(key) or ()
-        for i, box in enumerate(boxes):
-            rect = pymupdf.Rect(box) & page_rect
-            descent = descents[i] if i < len(descents) else 0.25 * para.font_size
-            if not rect.is_empty:
-                pieces.append((picture(listing, rect), rect, descent))
-        copies[(para.id, key)] = pieces
+        for i, box in enumerate(para.formula_boxes[key]):
+            descent = descents[i] if i < len(descents) else 0.25 * size
+            rect = _with_paths(pymupdf.Rect(box), source.paths(number), size) & page_rect
+            if rect.is_empty:
+                continue
+            base = box[3] - descent
+            bands = [
+                tuple(pymupdf.Rect(band) & rect)
+                for band in para.rects
+                if base - 1.2 * size < (band[1] + band[3]) / 2 < base + 0.5 * size
+                and rect.intersects(band)
+            ]
+            bands.extend(path for path in source.paths(number) if rect.contains(path))
+            pieces.append(((para.id, key), rect, descent + rect.y1 - box[3], size, bands))
+    xobjects = source.xobjects(number, [bands for *_, bands in pieces])
+    copies: dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]] = {
+        key: [] for key in ((p.id, k) for p, k in wanted)
+    }
+    for (ident, rect, descent, size, _), xobject in zip(pieces, xobjects, strict=True):
+        margin = _COPY_MARGIN * size
+        shown = pymupdf.Rect(rect.x0, rect.y0 - margin, rect.x1, rect.y1 + margin) & page_rect
+        copies[ident].append((FormulaCopy(xobject, sheet), shown, descent + margin))
     return copies
 
 
+def _with_paths(rect: pymupdf.Rect, paths: Sequence[Rect], size: float) -> pymupdf.Rect:
+    """``rect`` grown over the glyph-like paths at its ends or inside it (Word draws
+    stretched brackets and braces of a formula as paths, outside its text)."""
+    for box in paths:
+        cy = (box[1] + box[3]) / 2
+        if (
+            rect.y0 <= cy <= rect.y1
+            and rect.x0 - 0.6 * size < box[2]
+            and box[0] < rect.x1 + 0.6 * size
+            and glyph_like(box, size)
+        ):
+            rect |= box
+    return rect
+
+
+_COPY_MARGIN = 0.3  # font sizes shown above and below a formula piece's estimated glyph box
+
+
 #: A text writer per look: (colour, bold, italic, baseline of an italic line or 0).
-#: Colour -1 is the invisible text layer of copied formulas (render mode 3).
 WriterKey = tuple[int, bool, bool, float]
 Writers = dict[WriterKey, pymupdf.TextWriter]
-_HIDDEN: WriterKey = (-1, False, False, 0.0)
 _SLANT = 0.2  # italics are slanted upright glyphs (the fonts have no italic faces)
 
 
@@ -193,9 +235,6 @@ def typeset(
     size = placement.size = fitted.size
     horizontal = frame.u == (1.0, 0.0)
     styles = char_styles(para, text)
-    hidden = None  # invisible text of copied formulas, so they stay searchable
-    if horizontal and para.glyph_formulas:
-        hidden = _writer(writers, page, _HIDDEN)
     turned = None if horizontal else pymupdf.TextWriter(page.rect)
     # Horizontal text is written where it goes; other directions are written horizontally
     # from the box's first corner, then turned about it (TextWriter morph).
@@ -219,9 +258,7 @@ def typeset(
                 slant = baseline if is_italic(code) else 0.0
                 key = (color_of(code), is_bold(code), is_italic(code), slant)
                 writer = _writer(writers, page, key)
-            end = _write(
-                writer, page, chain, piece[i:j], x, baseline, size, para, copies, src, hidden
-            )
+            end = _write(writer, page, chain, piece[i:j], x, baseline, size, para, copies, src)
             if horizontal:
                 _place(placement, chain, piece[i:j], start + i, x, end, baseline, size)
             x, i = end, j
@@ -336,13 +373,13 @@ def _place(
 
 def write_all(page: pymupdf.Page, writers: Writers) -> None:
     """Put the text of all ``writers`` on the page: bold as fill and stroke, italics slanted
-    about their baseline, copied formulas' text invisible."""
+    about their baseline."""
     for (color, bold, italic, slant), writer in writers.items():
-        mode = 3 if color < 0 else 2 if bold else 0
+        mode = 2 if bold else 0
         morph = None
         if italic:
             morph = (pymupdf.Point(0, slant), pymupdf.Matrix(1, 0, _SLANT, 1, 0, 0))
-        writer.write_text(page, color=rgb(max(color, 0)), render_mode=mode, morph=morph)
+        writer.write_text(page, color=rgb(color), render_mode=mode, morph=morph)
 
 
 #: A cell's translation is never set smaller than this share of the source size.
@@ -423,11 +460,10 @@ def _write(
     para: Paragraph,
     copies: Copies,
     src: float,
-    hidden: pymupdf.TextWriter | None = None,
 ) -> float:
     """Append ``text`` at (x, baseline) in runs of one font; returns the x after it. A
-    formula marker is drawn as the pictures of its glyphs, its source baseline on ours, with
-    its source text invisible on top (into ``hidden``)."""
+    formula marker is drawn as a vector copy of its original glyphs, its source baseline on
+    ours (the copy keeps the glyphs' text, so the formula stays searchable)."""
     run, run_font, run_width = "", 0, 0.0
     for char in text + "\0":
         key = mark_key(char) if char != "\0" else None
@@ -438,16 +474,11 @@ def _write(
             run, run_width = "", 0.0
         if key is not None:
             scale = size / src
-            start = x
-            for pixmap, rect, descent in copies.get((para.id, key), []):
+            for copy, rect, descent in copies.get((para.id, key), []):
                 w, h = rect.width * scale, rect.height * scale
                 bottom = baseline + descent * scale
-                target = pymupdf.Rect(x, bottom - h, x + w, bottom)
-                page.insert_image(target, pixmap=pixmap, keep_proportion=False)
+                copy.sheet.place(copy.xobject, rect, pymupdf.Rect(x, bottom - h, x + w, bottom))
                 x += w
-            source = "".join(c for c in para.placeholders.get(key, "") if c.isprintable())
-            if hidden is not None and source.strip() and x > start:
-                _write(hidden, page, chain, source, start, baseline, size, para, {}, src)
         elif index >= 0:
             run += plain_char(char)[0]
             run_font = index
