@@ -63,6 +63,12 @@ def test_a_lead_without_a_closing_mark_gets_a_full_stop_so_its_end_survives() ->
         "Training Data. We use",
         "Training Data.",
     )
+    # A full stop set in the body's style after a bold lead closes it: none is added (07 p5
+    # "Graph Construction" + ". Semantic...").
+    assert with_lead_stop("Graph Construction. Semantic", "Graph Construction") == (
+        "Graph Construction. Semantic",
+        "Graph Construction.",
+    )
     assert lead_end("Training Data.", "훈련 데이터. 우리는 3.5 를") == len("훈련 데이터.")
     assert lead_end("RQ1:", "RQ1: 무엇이") == 4
     assert lead_end("Finding:", "결과 없음") == 0

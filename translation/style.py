@@ -172,4 +172,7 @@ def with_lead_stop(text: str, lead: str) -> tuple[str, str]:
         return text, ""
     if lead.endswith(_LEAD_ENDS):
         return text, lead
-    return f"{lead}.{text[len(lead) :]}", f"{lead}."
+    rest = text[len(lead) :]
+    if rest.startswith(_LEAD_ENDS):  # the closing mark is set in the body's style
+        return text, lead + rest[0]
+    return f"{lead}.{rest}", f"{lead}."
