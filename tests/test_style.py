@@ -69,6 +69,10 @@ def test_a_lead_without_a_closing_mark_gets_a_full_stop_so_its_end_survives() ->
         "Graph Construction. Semantic",
         "Graph Construction.",
     )
+    # A styled start the sentence runs on from is no heading: nothing is added (07 p11
+    # "Annotating ... Events" + ", pages 1-8"; "BERT is ...").
+    assert with_lead_stop("Events, pages 1-8", "Events") == ("Events, pages 1-8", "")
+    assert with_lead_stop("BERT is a model", "BERT") == ("BERT is a model", "")
     assert lead_end("Training Data.", "훈련 데이터. 우리는 3.5 를") == len("훈련 데이터.")
     assert lead_end("RQ1:", "RQ1: 무엇이") == 4
     assert lead_end("Finding:", "결과 없음") == 0

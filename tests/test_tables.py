@@ -23,6 +23,7 @@ from bench.tables import (
 )
 from translation.layout import Block, Frame, Line, PageLayout, Span
 from translation.paragraph import Paragraph, ParagraphKind
+from translation.pdf import extract_paragraphs, open_document
 from translation.rows import visual_rows
 from translation.segment import segment
 from translation.tables import StackLine, Table, crosses, find_tables, stacked, stacks, words
@@ -379,3 +380,23 @@ def test_cell_translation_too_long_for_its_room_keeps_the_source() -> None:
     _, out = _render({"test": "아주 긴 번역문이 들어갈 자리가 없는 셀 " * 3})
     assert _hangul_spans(out) == []
     assert "test" in {w[4] for w in out.get_text("words")}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    ("paper", "page", "words"),
+    [
+        # Word sets the words of a justified line as MuPDF lines far apart (07 p5).
+        ("07", 4, "producing a new contextualized representation vector sequence"),
+        # A justified reference entry stretches its spaces after a sentence's end (04 p10).
+        ("04", 9, "Bad for Graph Representation? arXiv preprint"),
+    ],
+)
+def test_justified_lines_of_running_text_are_not_cut_into_cells(
+    corpus_dir: Path, paper: str, page: int, words: str
+) -> None:
+    data = next(corpus_dir.glob(f"{paper}_*.pdf")).read_bytes()
+    paragraphs = extract_paragraphs(open_document(data), [page], include_references=True)
+    texts = [" ".join(p.text.split()) for p in paragraphs]
+    assert any(words in text for text in texts), [t for t in texts if words[:20] in t]
+    assert not any(p.kind == ParagraphKind.CELL and words.split()[0] in p.text for p in paragraphs)

@@ -199,6 +199,20 @@ def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
     ]
 
 
+def _cell_gaps(
+    spans: Sequence[tuple[Rect, Span]], gaps: Sequence[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """The ``gaps`` between MuPDF lines that part cells: not one after a sentence's end (a
+    justified line of running text or of a reference list stretches its spaces there: "Bad for
+    Graph Representation?  arXiv preprint", 04 p10)."""
+    kept = []
+    for gap in gaps:
+        left = [(box[2], s.text) for box, s in spans if box[2] <= gap[0] + 0.5 and s.text.strip()]
+        if not left or max(left)[1].rstrip()[-1:] not in ".?!;:,":
+            kept.append(gap)
+    return kept
+
+
 def rows_of_block(
     block: Block, frame: Frame, stats: DocStats, tables: Sequence[Table] = ()
 ) -> list[Row]:
@@ -207,7 +221,11 @@ def rows_of_block(
     wide gaps and between MuPDF lines set well apart (a table's header row)."""
     rows: list[Row] = []
     in_table: list[tuple[Row, int, Table]] = []  # a table's rows, with their visual row's pieces
-    for spans, lines in visual_rows(block, frame):
+    found = visual_rows(block, frame)
+    # Lines set apart part cells only in a block of one or two rows (a lone header row): in a
+    # paragraph they are the stretched spaces of a justified line (Word sets words apart).
+    lone = len(found) <= 2
+    for spans, lines in found:
         glyphs = [b for b, s in spans if s.text.strip()]
         if not glyphs:
             continue
@@ -215,7 +233,8 @@ def rows_of_block(
         if table is not None:
             spans = words(spans)
         size = max(s.size for _, s in spans)
-        cut = _split_cells(spans, table.gutters if table else line_gaps(lines, size))
+        gaps = table.gutters if table else _cell_gaps(spans, line_gaps(lines, size)) if lone else []
+        cut = _split_cells(spans, gaps)
         pieces = [p for p in cut if any(s.text.strip() for _, s in p)]
         for i, piece in enumerate(pieces):
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in

@@ -175,4 +175,9 @@ def with_lead_stop(text: str, lead: str) -> tuple[str, str]:
     rest = text[len(lead) :]
     if rest.startswith(_LEAD_ENDS):  # the closing mark is set in the body's style
         return text, lead + rest[0]
+    following = rest.lstrip()[:1]
+    if not (following.isupper() or following.isdigit()):
+        # The sentence runs on after a styled start ("BERT is...", "Title, pages 1-8"): no
+        # run-in heading, and nothing may be added to the text.
+        return text, ""
     return f"{lead}.{rest}", f"{lead}."
