@@ -14,18 +14,26 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from common.errors import InputError, TooLargeError
+from common.errors import InputError, RequestShapeError, TooLargeError
 from common.settings import mib
 from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
 
 #: Longest accepted file name, in UTF-8 bytes (common file-system limit).
 MAX_NAME_BYTES = 240
+#: Most fields a body may have; every plugin generation sends fewer than 60.
+MAX_FIELDS = 200
+#: Most quotes, commas and brackets a body may hold before it is parsed: a flat object of
+#: ``MAX_FIELDS`` strings needs a few hundred (the rest is room for text settings such as a
+#: custom prompt); a body of millions of keys or deep nesting needs millions. Counting costs
+#: milliseconds where parsing such a body held the server for seconds.
+MAX_STRUCTURE = 20_000
 
 _TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
 _FALSE = frozenset({"false", "0", "no", "off", "n", "f", "", "none", "null"})
@@ -153,6 +161,31 @@ def parse_int(
     if not minimum <= number <= maximum:
         raise InputError(f"{name} must be between {minimum} and {maximum}")
     return number
+
+
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """The POST body as the plugin sends it: one flat JSON object of at most ``MAX_FIELDS``
+    strings, numbers, booleans or nulls. Anything else is an ``InputError`` (400), refused
+    before it is parsed where its size alone shows it (see ``MAX_STRUCTURE``). CPU-bound for a
+    large upload: call it off the event loop."""
+    for char in (b'"', b",", b"[", b"{"):
+        if raw.count(char) > MAX_STRUCTURE:
+            raise RequestShapeError(_NOT_FLAT)
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise InputError("the request body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise InputError("the request body must be a JSON object")
+    if len(body) > MAX_FIELDS:
+        raise RequestShapeError(_NOT_FLAT)
+    for key, value in body.items():
+        if not isinstance(value, str | int | float | bool | None):
+            raise RequestShapeError(f"{str(key)[:40]!r} must be a string, not a list or object")
+    return body
+
+
+_NOT_FLAT = f"the request body must be a flat JSON object of at most {MAX_FIELDS} fields"
 
 
 def wants_async(body: Mapping[str, Any], headers: Mapping[str, str]) -> bool:
