@@ -27,7 +27,8 @@ from tests.helpers.server import (
     wait_until,
 )
 from tests.helpers.vllm import FakeVLLMFactory
-from zotero_server.protocol import Operation, parse_body, parse_request
+from zotero_server import protocol
+from zotero_server.protocol import Operation, decode_file_content, parse_body, parse_request
 
 __all__ = ["fake_llm_fixture", "srv_fixture"]
 
@@ -59,6 +60,23 @@ def test_every_plugin_generation_body_is_accepted(fields: dict[str, Any]) -> Non
         max_bytes=10**7,
     )
     assert request.file_name == "paper.pdf" and request.pdf.startswith(b"%PDF")
+
+
+def test_the_pdf_is_cut_out_of_the_body_and_decoded_in_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(protocol, "_CHUNK", 12)  # many steps, padding in the last one
+    pdf = make_paper()
+    body = parse_body(encoded(plugin_body(pdf, "paper.pdf")))
+    assert not isinstance(body["fileContent"], str)  # never parsed as a JSON string
+    assert decode_file_content(body["fileContent"], 10**7) == pdf
+    # Line breaks arrive JSON-escaped: the JSON parser takes that value, with the same result.
+    wrapped = plugin_body(pdf, "paper.pdf")["fileContent"]
+    wrapped = "\n".join(wrapped[i : i + 76] for i in range(0, len(wrapped), 76))
+    body = parse_body(encoded({"fileName": "paper.pdf", "fileContent": wrapped}))
+    assert decode_file_content(body["fileContent"], 10**7) == pdf
+    with pytest.raises(InputError, match="not valid base64"):
+        decode_file_content(b"QUJD" * 10 + b"!!" + b"QUJD", 10**7)
 
 
 def test_a_body_of_many_keys_is_refused_before_it_is_parsed() -> None:
