@@ -75,6 +75,15 @@ def _mp_context() -> BaseContext:
         return _context
 
 
+def warm_up() -> None:
+    """Start the forkserver now (it imports the engine once, about a second), so the first
+    upload does not wait for it. Blocking: run it in a thread."""
+    if _mp_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 class PdfWorker:
     """One child process doing one job's PDF work, one step at a time.
 

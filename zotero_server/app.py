@@ -36,7 +36,7 @@ from common.settings import Settings
 from translation import pdf as pdf_tools
 from translation.limiter import make_limiter
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
-from translation.worker import PdfWorker
+from translation.worker import PdfWorker, warm_up
 from vllm_manager.factory import create_manager
 from vllm_manager.manager import VLLMManager
 from zotero_server import __version__, http_errors
@@ -343,6 +343,7 @@ def create_app(
                 ),
                 asyncio.create_task(_watch_status(services, status_poll_s), name="status"),
                 asyncio.create_task(_watch_exit(registry, shutdown_grace_s), name="exit"),
+                asyncio.create_task(asyncio.to_thread(warm_up), name="pdf-warm-up"),
             ]
             try:
                 yield

@@ -162,7 +162,7 @@ def parse_int(
     return number
 
 
-def parse_body(raw: bytes) -> dict[str, Any]:
+def parse_body(raw: bytes | bytearray) -> dict[str, Any]:
     """The POST body as the plugin sends it: one flat JSON object of at most ``MAX_FIELDS``
     strings, numbers, booleans or nulls. Anything else is an ``InputError`` (400), refused
     before it is parsed where its size alone shows it (see ``MAX_STRUCTURE``). CPU-bound for a
@@ -190,7 +190,7 @@ def parse_body(raw: bytes) -> dict[str, Any]:
 _FILE_CONTENT = re.compile(rb'"fileContent"\s*:\s*"')
 
 
-def _cut_file_content(raw: bytes) -> tuple[memoryview | None, bytes]:
+def _cut_file_content(raw: bytes | bytearray) -> tuple[memoryview | None, bytes | bytearray]:
     """The ``fileContent`` string's raw bytes, and the body with an empty string in its place.
 
     Parsing a 130 MB JSON string holds the interpreter for a second or more; cut out, the rest

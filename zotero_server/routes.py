@@ -125,13 +125,13 @@ async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
     )
     if declared.isdigit() and int(declared) > limit:
         raise TooLargeError(too_large)
-    chunks, size = [], 0
+    body, size = bytearray(), 0  # one buffer: a list of chunks joined would hold it twice
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
             raise TooLargeError(too_large)
-        chunks.append(chunk)
-    return await asyncio.to_thread(lambda: parse_body(b"".join(chunks)))
+        body += chunk
+    return await asyncio.to_thread(parse_body, body)
 
 
 async def _submit(
@@ -173,8 +173,9 @@ async def _submit(
             model=settings.llm_model,
         )
         await asyncio.to_thread(services.uploads.save, job.id, plugin_request.pdf)
-    # The job reads the upload back from disk; the bytes need not stay in memory meanwhile.
-    light = dataclasses.replace(plugin_request, pdf=b"")
+    # The job reads the upload back from disk; the bytes need not stay in memory meanwhile
+    # (a sync request keeps this frame for the whole translation).
+    plugin_request = light = dataclasses.replace(plugin_request, pdf=b"")
 
     async def work(job: Job, sink: ProgressSink) -> list[str]:
         return await services.run_job(job, light, pages, sink)
