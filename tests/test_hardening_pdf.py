@@ -14,7 +14,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from common.errors import NothingToTranslateError, PDFProcessingError, PDFTooComplexError
+from common.errors import (
+    InputError,
+    NothingToTranslateError,
+    PDFProcessingError,
+    PDFTooComplexError,
+)
 from common.settings import Settings
 from tests.helpers.server import (
     RunningServer,
@@ -101,6 +106,20 @@ async def test_a_step_over_the_memory_limit_fails_clearly() -> None:
     async with PdfWorker(WorkerConfig(memory_mb=1024)) as worker:
         with pytest.raises(PDFProcessingError, match="ZT_PDF_WORKER_MEMORY_MB"):
             await worker.call(bytearray, 2 * 1024**3)
+
+
+def out_of_memory_inside_the_engine() -> None:
+    """What the engine does with PyMuPDF's errors: a reason of its own, the cause dropped."""
+    try:
+        bytearray(2 * 1024**3)
+    except MemoryError:
+        raise InputError("cannot read the PDF's text ()") from None
+
+
+async def test_running_out_of_memory_is_named_even_when_the_engine_wraps_it() -> None:
+    async with PdfWorker(WorkerConfig(memory_mb=1024)) as worker:
+        with pytest.raises(PDFProcessingError, match="ZT_PDF_WORKER_MEMORY_MB"):
+            await worker.call(out_of_memory_inside_the_engine)
 
 
 async def test_the_worker_refuses_a_hostile_page_under_the_default_limits() -> None:

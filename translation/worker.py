@@ -230,16 +230,28 @@ def _serve(conn: Connection, memory_mb: int) -> None:
             return
         try:
             reply: tuple[str, Any] = ("ok", _STEPS[name](state, *args))
-        except ZTError as exc:
-            reply = ("error", exc)
-        except MemoryError:
-            reply = ("error", _out_of_memory(memory_mb))
+        except (MemoryError, ZTError) as exc:
+            # The engine wraps what PyMuPDF raises ("cannot read the PDF's text"); running out
+            # of the address space is the real story.
+            reply = ("error", _out_of_memory(memory_mb) if _out_of_memory_in(exc) else exc)
         except Exception as exc:  # an engine bug: the job fails, the worker's message says why
             reply = ("error", PDFProcessingError(f"PDF processing failed ({exc!r:.200})"))
         try:
             conn.send(reply)
         except MemoryError:
             conn.send(("error", _out_of_memory(memory_mb)))
+
+
+def _out_of_memory_in(exc: BaseException) -> bool:
+    """Whether ``exc`` or what it was raised from (even ``from None``) ran out of memory."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, MemoryError) or "Memory" in type(seen).__name__:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _out_of_memory(memory_mb: int) -> PDFProcessingError:
