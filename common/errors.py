@@ -61,6 +61,31 @@ class UnsupportedLanguageError(InputError):
     error_type = "UnsupportedLanguage"
 
 
+class PDFTooComplexError(InputError):
+    """The PDF is over one of the ``ZT_PDF_MAX_*`` limits (pages, spans or text)."""
+
+    error_type = "PDFTooComplex"
+
+
+class PDFProcessingError(InputError):
+    """The PDF worker process ran out of its memory or time (``ZT_PDF_WORKER_MEMORY_MB``,
+    ``ZT_PDF_TIMEOUT_S``) or died on this PDF."""
+
+    error_type = "PDFProcessingFailed"
+
+
+class NothingToTranslateError(InputError):
+    """The pages asked for hold no paragraph to translate."""
+
+    error_type = "NothingToTranslate"
+
+
+class RequestShapeError(InputError):
+    """The request body is not the flat JSON object the plugin sends."""
+
+    error_type = "BadRequestBody"
+
+
 # --- the LLM (HTTP 502) ---------------------------------------------------------------------
 
 

@@ -123,6 +123,30 @@ class Settings(BaseSettings):
     output_ttl_s: float = Field(
         86400.0, gt=0, description="Delete outputs never downloaded after this many seconds"
     )
+    max_queued: int = Field(
+        20, ge=0, description="Jobs waiting for a slot; more are refused (503, Retry-After)"
+    )
+    max_uploads: int = Field(
+        4, ge=1, description="Uploads read and checked at once; more are refused (503)"
+    )
+
+    # --- PDF work (a worker process per job) ---------------------------------------------
+    pdf_max_pages: int = Field(2000, ge=1, description="Refuse PDFs with more pages (400)")
+    pdf_max_page_spans: int = Field(
+        50000, ge=1, description="Refuse a page with more text spans (400)"
+    )
+    pdf_max_page_chars: int = Field(
+        200000, ge=1, description="Refuse a page with more characters of text (400)"
+    )
+    pdf_max_text_chars: int = Field(
+        10_000_000, ge=1, description="Refuse a PDF with more characters of text in all (400)"
+    )
+    pdf_worker_memory_mb: int = Field(
+        3072, ge=0, description="Address-space limit of a PDF worker process (0 = none)"
+    )
+    pdf_timeout_s: float = Field(
+        300.0, gt=0, description="Max seconds of one PDF step (read, typeset a page, save)"
+    )
 
     # --- GPU status ----------------------------------------------------------------------
     gpu_api_url: str | None = Field(

@@ -8,6 +8,7 @@ share, which is why pages with ``/Rotate`` need no special handling.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -34,6 +35,7 @@ from translation.layout import (
 )
 from translation.links import put_back, take
 from translation.paragraph import Paragraph
+from translation.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.redaction import TEXT_FLAGS, redact
 from translation.segment import Segmentation, segment_document
 from translation.typeset import (
@@ -43,7 +45,10 @@ from translation.typeset import (
     typeset_page,
 )
 
-# PyMuPDF is not thread-safe; the server may run two jobs' PDF work in two worker threads.
+# PyMuPDF is not thread-safe, not even for different documents, and holds the GIL while it
+# works; the server therefore does all of its PDF work in worker processes, one job per process
+# (``translation.worker``). This lock only keeps the threads of one process apart (the CLI,
+# tests, benchmarks); it never makes one server job wait for another.
 _LOCK = threading.RLock()
 
 
@@ -53,17 +58,20 @@ class RenderError(ZTError):
     error_type = "RenderError"
 
 
-def open_document(data: bytes, password: str | None = None) -> pymupdf.Document:
+def open_document(
+    data: bytes, password: str | None = None, limits: PdfLimits = DEFAULT_LIMITS
+) -> pymupdf.Document:
     """Open ``data`` as a PDF and check that it can be translated.
 
     Raises NotAPDFError (garbage, unparsable), EmptyPDFError (no pages: a truncated upload
-    "repairs" to zero pages without an error), PasswordRequiredError (no or wrong password) and
-    NoTextLayerError (scanned pages). A PDF restricted only by an owner password opens.
+    "repairs" to zero pages without an error), PasswordRequiredError (no or wrong password),
+    PDFTooComplexError (more pages than ``limits`` allow) and NoTextLayerError (scanned pages).
+    A PDF restricted only by an owner password opens.
     """
     if b"%PDF" not in data[:1024]:
         raise NotAPDFError("not a PDF file")
     with _LOCK:
-        return _open_checked(data, password)
+        return _open_checked(data, password, limits)
 
 
 def _parse(data: bytes) -> pymupdf.Document:
@@ -73,7 +81,7 @@ def _parse(data: bytes) -> pymupdf.Document:
         raise NotAPDFError(f"not a readable PDF file ({_reason(exc)})") from None
 
 
-def _open_checked(data: bytes, password: str | None) -> pymupdf.Document:
+def _open_checked(data: bytes, password: str | None, limits: PdfLimits) -> pymupdf.Document:
     doc = _parse(data)
     try:
         if doc.needs_pass:
@@ -83,6 +91,7 @@ def _open_checked(data: bytes, password: str | None) -> pymupdf.Document:
                 raise PasswordRequiredError("wrong password for this PDF")
         if doc.page_count == 0:
             raise EmptyPDFError("the PDF has no pages (truncated or damaged file)")
+        limits.check_page_count(doc.page_count)
         if not _has_text(doc):
             if doc.is_repaired:  # what is left of a truncated file: pages without content
                 raise EmptyPDFError("the PDF is truncated or damaged: nothing readable in it")
@@ -175,15 +184,17 @@ def extract_paragraphs(
     doc: pymupdf.Document,
     pages: Sequence[int] | None = None,
     include_references: bool = False,
+    limits: PdfLimits = DEFAULT_LIMITS,
 ) -> list[Paragraph]:
     """The paragraphs of :func:`extract_document`."""
-    return extract_document(doc, pages, include_references).paragraphs
+    return extract_document(doc, pages, include_references, limits).paragraphs
 
 
 def extract_document(
     doc: pymupdf.Document,
     pages: Sequence[int] | None = None,
     include_references: bool = False,
+    limits: PdfLimits = DEFAULT_LIMITS,
 ) -> Segmentation:
     """The paragraphs to translate, in reading order, and the pages of the references section
     (see ``translation.segment``).
@@ -191,15 +202,22 @@ def extract_document(
     ``pages``: 0-based page indices to translate (None = all). Pages before the last wanted page
     are read too, and a few after it: the references section is found from the document read
     (a bibliography is told by the entries that follow its heading, a body section named
-    "References" by the sections after it).
+    "References" by the sections after it). Raises PDFTooComplexError at the first page over
+    ``limits`` (spans or characters on a page, text in all).
     """
     last = doc.page_count - 1
     if pages is not None:
         wanted_last = max(pages, default=-1)
         last = min(last, wanted_last + _LOOKAHEAD) if wanted_last <= last else wanted_last
+    tally = TextTally(limits)
+    layouts: list[PageLayout] = []
     try:
         with _LOCK:
-            layouts = [read_layout(doc[i]) for i in range(last + 1)]
+            for i in range(last + 1):
+                layouts.append(read_layout(doc[i]))
+                tally.add(layouts[-1])
+    except ZTError:
+        raise
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({_reason(exc)})") from None
     wanted = None if pages is None else set(pages)
@@ -260,12 +278,70 @@ class MonoRenderer:
             _render_page(self._doc[number], items, self._chain, self._target_lang, self._formulas)
 
     def finish(self) -> bytes:
-        """Subset the embedded fonts and return the PDF bytes (not encrypted)."""
+        """Subset the embedded fonts and return the PDF bytes (not encrypted), without the
+        input's active content (see :func:`strip_active_content`)."""
         with _LOCK, _writing("write the translated PDF"):
+            strip_active_content(self._doc)
             self._doc.subset_fonts()
             return bytes(
                 self._doc.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE)
             )
+
+
+#: Action types that run something: scripts, programs, form submissions, imports.
+_ACTIVE_ACTIONS = ("/JavaScript", "/Launch", "/SubmitForm", "/ImportData", "/Rendition")
+
+
+def strip_active_content(doc: pymupdf.Document) -> None:
+    """Remove what a viewer would run or unpack from ``doc``: the document's open action and
+    additional actions, its JavaScript and embedded-file name trees, embedded files, file
+    attachment annotations, and links or annotation actions that launch programs, run scripts
+    or open ``javascript:`` URLs. Ordinary links, annotations and outlines stay."""
+    if not doc.is_pdf:
+        return
+    for name in doc.embfile_names():
+        doc.embfile_del(name)
+    catalog = doc.pdf_catalog()
+    _drop_keys(doc, catalog, ("OpenAction", "AA", "Names/JavaScript", "Names/EmbeddedFiles"))
+    for page in doc:
+        _drop_keys(doc, page.xref, ("AA",))
+        for link in page.get_links():
+            uri = str(link.get("uri") or "").strip().lower()
+            if link["kind"] == pymupdf.LINK_LAUNCH or uri.startswith("javascript:"):
+                page.delete_link(link)
+        for xref in page.annot_xrefs():
+            _strip_annotation(doc, page, xref)
+
+
+def _strip_annotation(doc: pymupdf.Document, page: pymupdf.Page, annot: tuple[int, ...]) -> None:
+    xref, kind = annot[0], annot[1]  # (xref, type, id)
+    if kind == pymupdf.PDF_ANNOT_FILE_ATTACHMENT:
+        page.delete_annot(page.load_annot(xref))
+        return
+    active = []
+    for key in ("A", "AA"):
+        value = doc.xref_get_key(xref, key)
+        if value[0] == "null":
+            continue
+        text = value[1]
+        if value[0] == "xref":
+            text = doc.xref_object(int(text.split()[0]), compressed=True)
+        if any(action in text for action in _ACTIVE_ACTIONS) or "javascript:" in text.lower():
+            active.append(key)
+    _drop_keys(doc, xref, active)
+
+
+def _drop_keys(doc: pymupdf.Document, xref: int, keys: Sequence[str]) -> None:
+    """Remove ``keys`` (paths such as ``Names/JavaScript``) from object ``xref``: PyMuPDF can
+    only set a key to ``null``, so the nulls are then cut out of the object's text."""
+    present = [key for key in keys if doc.xref_get_key(xref, key)[0] != "null"]
+    if not present:
+        return
+    for key in present:
+        doc.xref_set_key(xref, key, "null")
+    names = "|".join(sorted({key.rsplit("/", 1)[-1] for key in present}))
+    text = re.sub(rf"/({names})\s+null\b", "", doc.xref_object(xref, compressed=True))
+    doc.update_object(xref, text)
 
 
 def _render_page(

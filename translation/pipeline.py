@@ -4,6 +4,9 @@ The pipeline knows nothing about HTTP or GPUs. It receives an ``ensure_ready`` c
 manager's, or a health check) and calls it before the first LLM request and again whenever the
 LLM connection fails mid-paper; every answer is cached the moment it arrives, so a recovery
 resumes where it stopped and nothing is paid for twice.
+
+All PDF work happens in a worker process per document (``translation.worker``): this process
+only sends it the pages to typeset, so it stays small and responsive whatever the PDF.
 """
 
 from __future__ import annotations
@@ -16,9 +19,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import httpx
-import pymupdf
 
-from common.errors import InputError, LLMUnavailableError
+from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from translation import pdf, prompts
 from translation.cache import CacheKey, TranslationCache
@@ -26,7 +28,7 @@ from translation.formulas import restore
 from translation.limiter import Limiter, make_limiter
 from translation.llm import LLMClient
 from translation.paragraph import Paragraph
-from translation.segment import Segmentation
+from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
     from common.settings import Settings
@@ -141,7 +143,9 @@ class Translator:
         limiter: Limiter,
         ensure_ready: EnsureReady,
         owns_limiter: bool = False,
+        worker_config: WorkerConfig | None = None,
     ) -> None:
+        self._worker_config = worker_config or WorkerConfig()
         self._llm = llm
         self._cache = cache
         self._limiter = limiter
@@ -167,11 +171,21 @@ class Translator:
             limiter=limiter or make_limiter(settings, http_client=http_client),
             ensure_ready=ensure_ready,
             owns_limiter=limiter is None,
+            worker_config=WorkerConfig.from_settings(settings),
         )
 
     @property
     def limiter(self) -> Limiter:
         return self._limiter
+
+    def pdf_worker(self) -> PdfWorker:
+        """A new worker process under this translator's limits (the caller closes it)."""
+        return PdfWorker(self._worker_config)
+
+    async def inspect(self, data: bytes, password: str | None = None) -> int:
+        """:func:`inspect_pdf` in a worker process, under the PDF limits."""
+        async with self.pdf_worker() as worker:
+            return await worker.inspect(data, password)
 
     async def aclose(self) -> None:
         if self._owns_limiter:
@@ -197,11 +211,21 @@ class Translator:
                 f" {request.target_lang}): nothing to translate"
             )
 
-        doc, extracted = await asyncio.to_thread(self._extract, request)
-        paragraphs = extracted.paragraphs
-        try:
-            page_count = int(doc.page_count)
-            pages = _PageRenderer(pdf.MonoRenderer(doc, request.target_lang), paragraphs)
+        async with self.pdf_worker() as worker:
+            page_count, extracted = await worker.open(
+                request.pdf,
+                request.password,
+                request.pages,
+                request.include_references,
+                request.target_lang,
+            )
+            paragraphs = extracted.paragraphs
+            if not paragraphs:
+                raise NothingToTranslateError(
+                    "nothing to translate: no paragraph of running text was found on the"
+                    " pages asked for"
+                )
+            pages = _PageRenderer(worker, paragraphs)
             try:
                 run = await self._translate_paragraphs(request, paragraphs, progress, pages)
             except BaseException:
@@ -212,9 +236,9 @@ class Translator:
             progress(
                 Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
             )
-            mono, dual = await asyncio.to_thread(self._finish, request, pages.renderer)
-        finally:
-            doc.close()
+            mono, dual = await worker.finish(
+                request.dual, request.dual_mode.value, request.translation_first
+            )
         return TranslationResult(
             mono=mono if request.mono else None,
             dual=dual,
@@ -228,24 +252,6 @@ class Translator:
         )
 
     # --- steps -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _extract(request: TranslationRequest) -> tuple[pymupdf.Document, Segmentation]:
-        doc = pdf.open_document(request.pdf, request.password)
-        try:
-            if request.pages is not None:
-                bad = [p + 1 for p in request.pages if not 0 <= p < doc.page_count]
-                if bad:
-                    raise InputError(
-                        f"page {bad[0]} does not exist (the PDF has {doc.page_count} pages)"
-                    )
-            extracted = pdf.extract_document(
-                doc, request.pages, include_references=request.include_references
-            )
-        except BaseException:
-            doc.close()
-            raise
-        return doc, extracted
 
     def _key(self, request: TranslationRequest, text: str) -> CacheKey:
         return self._llm.cache_key(text, request.source_lang, request.target_lang)
@@ -354,29 +360,13 @@ class Translator:
     def _progress_text(run: _Run) -> str:
         return f"translating {run.done}/{run.total}"
 
-    @staticmethod
-    def _finish(
-        request: TranslationRequest, renderer: pdf.MonoRenderer
-    ) -> tuple[bytes, bytes | None]:
-        mono = renderer.finish()
-        dual = None
-        if request.dual:
-            dual = pdf.render_dual(
-                request.pdf,
-                mono,
-                mode=request.dual_mode.value,
-                translation_first=request.translation_first,
-                password=request.password,
-            )
-        return mono, dual
-
 
 class _PageRenderer:
-    """Typesets each page in a worker thread as soon as all of its paragraphs are translated,
-    so rendering overlaps translation instead of following it."""
+    """Has the worker typeset each page as soon as all of its paragraphs are translated, so
+    rendering overlaps translation instead of following it."""
 
-    def __init__(self, renderer: pdf.MonoRenderer, paragraphs: Sequence[Paragraph]) -> None:
-        self.renderer = renderer
+    def __init__(self, worker: PdfWorker, paragraphs: Sequence[Paragraph]) -> None:
+        self._pdf = worker
         self._paragraphs: dict[int, list[Paragraph]] = {}
         for paragraph in paragraphs:
             self._paragraphs.setdefault(paragraph.page, []).append(paragraph)
@@ -399,8 +389,7 @@ class _PageRenderer:
         await self._worker
 
     async def cancel(self) -> None:
-        """Stop rendering (the translation failed). A page being typeset finishes first: its
-        thread cannot be interrupted, and the document must outlive it."""
+        """Stop rendering (the translation failed); a page being typeset finishes first."""
         self._stopped = True
         self._ready.put_nowait(None)
         await asyncio.gather(self._worker, return_exceptions=True)
@@ -410,5 +399,5 @@ class _PageRenderer:
             group = self._paragraphs[page]
             # A snapshot: the event loop keeps adding other pages' translations meanwhile.
             texts = {p.id: self._translations[p.id] for p in group}
-            await asyncio.to_thread(self.renderer.render_page, page, group, texts)
+            await self._pdf.render_page(page, group, texts)
             self.rendered += 1

@@ -17,8 +17,8 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -36,11 +36,13 @@ from common.settings import Settings
 from translation import pdf as pdf_tools
 from translation.limiter import make_limiter
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
+from translation.worker import PdfWorker, warm_up
 from vllm_manager.factory import create_manager
 from vllm_manager.manager import VLLMManager
 from zotero_server import __version__, http_errors
 from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
+from zotero_server.http_errors import BusyError
 from zotero_server.jobs import Job, JobRegistry
 from zotero_server.protocol import OutputKind, PluginRequest
 from zotero_server.web_guard import HostPolicy, WebGuard
@@ -50,6 +52,8 @@ log = logging.getLogger(__name__)
 STATIC_DIR = static_dir()
 #: /health and the page never wait longer than this for the vLLM/GPU status.
 STATUS_TIMEOUT_S = 2.0
+#: ``Retry-After`` when ``ZT_MAX_UPLOADS`` uploads are being read: one upload takes seconds.
+UPLOAD_RETRY_S = 5.0
 
 
 @dataclass
@@ -65,6 +69,23 @@ class Services:
     manager: VLLMManager
     sse_ping_s: float
     status: dict[str, Any] = field(default_factory=lambda: {"state": "unknown"})
+    uploading: int = 0
+
+    @contextmanager
+    def upload_slot(self) -> Iterator[None]:
+        """One of ``ZT_MAX_UPLOADS`` places for reading and checking an upload; ``BusyError``
+        (503) at once when none is free. Event-loop only, so a counter is enough."""
+        if self.uploading >= self.settings.max_uploads:
+            raise BusyError(
+                f"{self.uploading} uploads are being read already (ZT_MAX_UPLOADS);"
+                " try again in a few seconds",
+                retry_after_s=UPLOAD_RETRY_S,
+            )
+        self.uploading += 1
+        try:
+            yield
+        finally:
+            self.uploading -= 1
 
     async def run_job(
         self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None, sink: ProgressSink
@@ -83,7 +104,8 @@ class Services:
                     )
                 job.note = result.references_note
             sink(Progress(Stage.RENDERING, "writing the output files"))
-            produced = await asyncio.to_thread(_derive_outputs, request, original, result)
+            async with self.translator.pdf_worker() as worker:
+                produced = await _derive_outputs(request, original, result, worker)
             return await asyncio.to_thread(self.outputs.save, request.stem, produced)
         finally:
             await asyncio.to_thread(self.uploads.discard, job.id)
@@ -151,10 +173,10 @@ def _translation_request(
     )
 
 
-def _derive_outputs(
-    request: PluginRequest, original: bytes, result: TranslationResult | None
+async def _derive_outputs(
+    request: PluginRequest, original: bytes, result: TranslationResult | None, worker: PdfWorker
 ) -> list[tuple[OutputKind, bytes]]:
-    """The requested files, in the plugin's order (blocking PDF work: run it in a thread)."""
+    """The requested files, in the plugin's order (the PDF work runs in ``worker``)."""
     translated = result.mono if result is not None else None
     # Only the upload can carry a password; what we rendered never does.
     password = request.password
@@ -166,17 +188,23 @@ def _derive_outputs(
         elif kind is OutputKind.DUAL:
             data = result.dual if result is not None else None
         elif kind is OutputKind.MONO_CUT and translated is not None:
-            data = pdf_tools.crop_columns(translated)
+            data = await worker.call(pdf_tools.crop_columns, translated)
         elif kind is OutputKind.DUAL_CUT and result is not None:
-            data = pdf_tools.crop_columns(result.dual) if result.dual is not None else None
+            dual = result.dual
+            data = None if dual is None else await worker.call(pdf_tools.crop_columns, dual)
         elif kind in (OutputKind.CUT, OutputKind.MONO_CUT, OutputKind.DUAL_CUT):
-            data = pdf_tools.crop_columns(original, password)  # /crop of the uploaded file
+            # /crop of the uploaded file
+            data = await worker.call(pdf_tools.crop_columns, original, password)
         elif translated is None:
             data = None  # compare and crop-compare always come with a translation
         elif kind in (OutputKind.COMPARE, OutputKind.SINGLE_COMPARE):
-            data = pdf_tools.compare(original, translated, request.translation_first, password)
+            data = await worker.call(
+                pdf_tools.compare, original, translated, request.translation_first, password
+            )
         else:  # CROP_COMPARE
-            data = pdf_tools.crop_compare(original, translated, request.translation_first, password)
+            data = await worker.call(
+                pdf_tools.crop_compare, original, translated, request.translation_first, password
+            )
         if data is not None:
             produced.append((kind, data))
     return produced
@@ -283,7 +311,10 @@ def create_app(
         await asyncio.to_thread(outputs.prepare)
         await asyncio.to_thread(uploads.prepare)
         registry = JobRegistry(
-            bus, max_jobs=settings.max_jobs, output_dir=str(outputs.directory.resolve())
+            bus,
+            max_jobs=settings.max_jobs,
+            output_dir=str(outputs.directory.resolve()),
+            max_queued=settings.max_queued,
         )
         async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
             manager = create_manager(settings, http_client=http)
@@ -312,11 +343,14 @@ def create_app(
                 ),
                 asyncio.create_task(_watch_status(services, status_poll_s), name="status"),
                 asyncio.create_task(_watch_exit(registry, shutdown_grace_s), name="exit"),
+                asyncio.create_task(asyncio.to_thread(warm_up), name="pdf-warm-up"),
             ]
             try:
                 yield
             finally:
                 await registry.aclose(shutdown_grace_s)
+                # No job runs any more: an upload still here would never be read.
+                await asyncio.to_thread(uploads.prepare)
                 bus.close()
                 for task in background:
                     task.cancel()

@@ -91,6 +91,13 @@ class ShuttingDownError(GPUUnavailableError):
         super().__init__(message, retry_after_s=10.0)
 
 
+class BusyError(GPUUnavailableError):
+    """Too many uploads being read or jobs waiting (``ZT_MAX_UPLOADS``, ``ZT_MAX_QUEUED``):
+    HTTP 503 with ``Retry-After``; nothing was kept."""
+
+    error_type = "ServerBusy"
+
+
 def status_for(exc: BaseException) -> int:
     """The HTTP status of an exception (first match wins: subclasses before their bases)."""
     if isinstance(exc, UnauthorizedError):

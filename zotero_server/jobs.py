@@ -27,7 +27,12 @@ from typing import Any
 from common.errors import ZTError
 from common.progress import Progress, ProgressSink, Stage
 from zotero_server.events import EventBus, EventType
-from zotero_server.http_errors import ShuttingDownError, error_type_of, public_message
+from zotero_server.http_errors import (
+    BusyError,
+    ShuttingDownError,
+    error_type_of,
+    public_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -158,13 +163,20 @@ class Job:
 
 #: What a job does once it has a slot: report progress, return the output file names.
 Work = Callable[[Job, ProgressSink], Awaitable[list[str]]]
+#: What a job that ends without its work ever starting leaves to clean up (its upload).
+Discard = Callable[[], Awaitable[None]]
+#: ``Retry-After`` of a full queue: about how long a job slot takes to free.
+QUEUE_RETRY_S = 60.0
 
 
 class JobRegistry:
     """Runs jobs under the ``max_jobs`` limit and keeps their state; see the module docstring."""
 
-    def __init__(self, bus: EventBus, *, max_jobs: int, output_dir: str) -> None:
+    def __init__(
+        self, bus: EventBus, *, max_jobs: int, output_dir: str, max_queued: int | None = None
+    ) -> None:
         self._bus = bus
+        self._max_queued = max_queued
         self._slots = asyncio.Semaphore(max_jobs)
         self._output_dir = output_dir
         self._jobs: dict[str, Job] = {}
@@ -180,16 +192,29 @@ class JobRegistry:
     def closing(self) -> bool:
         return self._closing
 
-    def submit(self, job: Job, work: Work) -> Job:
-        """Register ``job`` and start it; raises ``ShuttingDownError`` once shutdown began."""
+    def check_room(self) -> None:
+        """Raise ``ShuttingDownError`` once shutdown began, ``BusyError`` when ``max_queued``
+        jobs already wait for a slot."""
         if self._closing:
             raise ShuttingDownError()
+        if self._max_queued is not None and self.counts()["queued"] >= self._max_queued:
+            raise BusyError(
+                f"{self._max_queued} jobs are already waiting (ZT_MAX_QUEUED); try again later",
+                retry_after_s=QUEUE_RETRY_S,
+            )
+
+    def submit(self, job: Job, work: Work, discard: Discard | None = None) -> Job:
+        """Register ``job`` and start it; raises as :meth:`check_room` does. ``discard`` runs
+        if the job ends before its work started (failed in the queue, or shutdown)."""
+        self.check_room()
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         job.output_dir = self._output_dir
         self._jobs[job.id] = job
         self._publish(job, EventType.STAGE)
-        self._tasks[job.id] = asyncio.create_task(self._run(job, work), name=f"job-{job.id}")
+        self._tasks[job.id] = asyncio.create_task(
+            self._run(job, work, discard), name=f"job-{job.id}"
+        )
         return job
 
     def get(self, job_id: str) -> Job | None:
@@ -245,7 +270,7 @@ class JobRegistry:
 
     # --- running -------------------------------------------------------------------------
 
-    async def _run(self, job: Job, work: Work) -> None:
+    async def _run(self, job: Job, work: Work, discard: Discard | None) -> None:
         try:
             async with self._slots:
                 if self._closing:
@@ -265,6 +290,11 @@ class JobRegistry:
             self._finish(job, files=files)
         finally:
             self._tasks.pop(job.id, None)
+            if job.started_at is None and discard is not None:
+                try:
+                    await discard()
+                except Exception:
+                    log.exception("job %s: cleaning up after it failed", job.id)
 
     def _sink(self, job: Job) -> ProgressSink:
         def sink(progress: Progress) -> None:

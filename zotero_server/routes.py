@@ -22,18 +22,23 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from common.errors import InputError, TooLargeError
+from common.errors import TooLargeError
 from common.progress import ProgressSink
 from common.settings import mib
 from translation import prompts
-from translation.pipeline import inspect_pdf
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
 from zotero_server.http_errors import NotFoundError, UnauthorizedError
 from zotero_server.jobs import Job
-from zotero_server.protocol import Operation, pages_to_translate, parse_bool, parse_request
+from zotero_server.protocol import (
+    Operation,
+    pages_to_translate,
+    parse_body,
+    parse_bool,
+    parse_request,
+)
 
 #: Room for the ~35 string settings next to the base64 PDF (4/3 of its size).
 BODY_OVERHEAD = 256 * 1024
@@ -110,7 +115,9 @@ def _without_commands(gpu: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
-    """The JSON body, refusing (413) more than a PDF of ``max_pdf_bytes`` can need."""
+    """The JSON body, refusing (413) more than a PDF of ``max_pdf_bytes`` can need, and
+    anything but the plugin's flat object (400). Parsed in a thread: the event loop keeps
+    serving while a 100 MB body is decoded."""
     limit = max_pdf_bytes * 4 // 3 + BODY_OVERHEAD
     declared = request.headers.get("content-length", "")
     too_large = (
@@ -118,16 +125,13 @@ async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
     )
     if declared.isdigit() and int(declared) > limit:
         raise TooLargeError(too_large)
-    chunks, size = [], 0
+    body, size = bytearray(), 0  # one buffer: a list of chunks joined would hold it twice
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
             raise TooLargeError(too_large)
-        chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks))
-    except (ValueError, UnicodeDecodeError):
-        raise InputError("the request body is not valid JSON") from None
+        body += chunk
+    return await asyncio.to_thread(parse_body, body)
 
 
 async def _submit(
@@ -136,41 +140,51 @@ async def _submit(
     """Validate, register a job, then answer at once (async) or when it ends (sync)."""
     services = _services(request)
     settings = services.settings
-    body = await _read_json(request, settings.upload_limit_bytes)
-    if extra and isinstance(body, dict):
-        body.update(extra)
-    plugin_request = parse_request(
-        operation,
-        body,
-        request.headers,
-        default_source=settings.source_lang,
-        default_target=settings.target_lang,
-        max_bytes=settings.upload_limit_bytes,
-    )
-    pages = None
-    if plugin_request.needs_translation:
-        prompts.model_language_code(plugin_request.source_lang)
-        prompts.model_language_code(plugin_request.target_lang)
-    # Bad PDFs get their 400 now, before a job exists (PDF parsing is CPU work: a thread).
-    page_count = await asyncio.to_thread(inspect_pdf, plugin_request.pdf, plugin_request.password)
-    if plugin_request.needs_translation:
-        pages = pages_to_translate(page_count, plugin_request.skip_last_pages)
+    # A full queue or too many uploads at once: 503 before the body is read.
+    services.registry.check_room()
+    with services.upload_slot():
+        body = await _read_json(request, settings.upload_limit_bytes)
+        if extra:
+            body.update(extra)
+        plugin_request = await asyncio.to_thread(
+            parse_request,
+            operation,
+            body,
+            request.headers,
+            default_source=settings.source_lang,
+            default_target=settings.target_lang,
+            max_bytes=settings.upload_limit_bytes,
+        )
+        del body  # the base64 text: a third more than the PDF itself
+        pages = None
+        if plugin_request.needs_translation:
+            prompts.model_language_code(plugin_request.source_lang)
+            prompts.model_language_code(plugin_request.target_lang)
+        # Bad PDFs get their 400 now, before a job exists, from a worker process (under the
+        # PDF limits; the server itself never runs PyMuPDF).
+        page_count = await services.translator.inspect(plugin_request.pdf, plugin_request.password)
+        if plugin_request.needs_translation:
+            pages = pages_to_translate(page_count, plugin_request.skip_last_pages)
 
-    job = Job(
-        file_name=plugin_request.file_name,
-        operation=operation.value,
-        config=plugin_request.config_summary(),
-        model=settings.llm_model,
-    )
-    await asyncio.to_thread(services.uploads.save, job.id, plugin_request.pdf)
-    # The job reads the upload back from disk; the bytes need not stay in memory meanwhile.
-    light = dataclasses.replace(plugin_request, pdf=b"")
+        job = Job(
+            file_name=plugin_request.file_name,
+            operation=operation.value,
+            config=plugin_request.config_summary(),
+            model=settings.llm_model,
+        )
+        await asyncio.to_thread(services.uploads.save, job.id, plugin_request.pdf)
+    # The job reads the upload back from disk; the bytes need not stay in memory meanwhile
+    # (a sync request keeps this frame for the whole translation).
+    plugin_request = light = dataclasses.replace(plugin_request, pdf=b"")
 
     async def work(job: Job, sink: ProgressSink) -> list[str]:
         return await services.run_job(job, light, pages, sink)
 
+    async def discard() -> None:
+        await asyncio.to_thread(services.uploads.discard, job.id)
+
     try:
-        services.registry.submit(job, work)
+        services.registry.submit(job, work, discard)
     except BaseException:
         await asyncio.to_thread(services.uploads.discard, job.id)
         raise

@@ -1,0 +1,81 @@
+"""Issue 12, finding 8: the translated PDF carries none of the input's active content (open
+action and name-tree JavaScript, Launch and ``javascript:`` links, embedded files), while its
+ordinary links and annotations stay."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.server import PARAGRAPHS
+from translation.formulas import restore
+from translation.pdf import extract_paragraphs, open_document, render_mono
+
+SAFE_URL = "https://example.org/paper"
+PAYLOAD = b"MZ" + bytes(5000)
+
+
+def hostile_paper() -> bytes:
+    """Two pages of text, an open action and a named script, a Launch link, a ``javascript:``
+    link, an ordinary link, a reader's note, and an embedded ``payload.exe``."""
+    doc = pymupdf.open()
+    for _ in range(2):
+        page = doc.new_page(width=595, height=842)
+        for index, text in enumerate(PARAGRAPHS):
+            y = 120.0 + 80 * index
+            page.insert_textbox(pymupdf.Rect(72, y, 523, y + 60), text, fontsize=11)
+    page = doc[0]
+    page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 500, 200, 515),
+                      "uri": SAFE_URL})  # fmt: skip
+    page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 530, 200, 545),
+                      "uri": "javascript:app.alert('link')"})  # fmt: skip
+    page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 560, 200, 575),
+                      "uri": "https://example.org/launch"})  # fmt: skip
+    doc = pymupdf.open(stream=doc.tobytes())
+    page = doc[0]
+    (launch,) = [link["xref"] for link in page.get_links() if link["uri"].endswith("/launch")]
+    doc.xref_set_key(launch, "A", "<</S/Launch/F(payload.exe)>>")
+    page.add_text_annot((400, 600), "a reader's note")
+    doc.embfile_add("payload.exe", PAYLOAD, filename="payload.exe")
+    script = doc.get_new_xref()
+    doc.update_object(script, "<</S/JavaScript/JS(app.alert('open'))>>")
+    catalog = doc.pdf_catalog()
+    doc.xref_set_key(catalog, "OpenAction", f"{script} 0 R")
+    doc.xref_set_key(catalog, "Names/JavaScript", f"<</Names[(init) {script} 0 R]>>")
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def objects(doc: pymupdf.Document) -> str:
+    return "\n".join(doc.xref_object(x, compressed=True) for x in range(1, doc.xref_length()))
+
+
+def test_the_hostile_input_has_what_the_output_must_not() -> None:
+    with pymupdf.open(stream=hostile_paper()) as doc:
+        assert doc.embfile_names() == ["payload.exe"]
+        assert len(doc[0].get_links()) == 3
+        text = objects(doc)
+        for active in ("/JavaScript", "/OpenAction", "/Launch", "javascript:"):
+            assert active in text, active
+
+
+def test_mono_output_carries_no_active_content_but_keeps_links_and_notes() -> None:
+    data = hostile_paper()
+    paragraphs = extract_paragraphs(open_document(data))
+    assert paragraphs
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    mono = render_mono(open_document(data), paragraphs, translations, "ko")
+
+    assert b"payload.exe" not in mono and PAYLOAD not in mono
+    with pymupdf.open(stream=mono) as out:
+        assert out.embfile_count() == 0
+        text = objects(out)
+        for active in ("/JavaScript", "/JS", "/OpenAction", "/Launch", "/EmbeddedFile"):
+            assert active not in text, active
+        assert "javascript:" not in text.lower()
+        links = out[0].get_links()
+        assert [link.get("uri") for link in links] == [SAFE_URL]
+        assert [annot.info["content"] for annot in out[0].annots()] == ["a reader's note"]
+        # The translation itself is there.
+        assert any("\uac00" <= c <= "\ud7a3" for c in out[0].get_text())

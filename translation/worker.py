@@ -1,0 +1,332 @@
+"""PDF work in a child process, so one hostile PDF cannot stall or bloat the server.
+
+PyMuPDF is not thread-safe, not even for different documents, and holds the GIL while it works
+(a page of 200,000 spans kept the event loop from answering ``/health`` for seconds). So the
+server never touches PyMuPDF itself: each job gets a :class:`PdfWorker`, a child process that
+holds the job's document from extraction to the last page typeset (the typesetting still
+overlaps the translation, page by page), and the POST-time checks and derived outputs run in
+short-lived ones. A worker has an address-space limit (``RLIMIT_AS``, ``ZT_PDF_WORKER_MEMORY_MB``)
+and every step a time limit (``ZT_PDF_TIMEOUT_S``); a worker over either is killed and its job
+fails with a ``PDFProcessingError``, while the server keeps serving.
+
+Children are forked from a forkserver that has already imported the engine (a few ms each);
+where there is none (Windows) they are spawned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from common.errors import InputError, PDFProcessingError, ZTError
+from translation import pdf
+from translation.paragraph import Paragraph
+from translation.pdf_limits import PdfLimits
+from translation.segment import Segmentation
+
+if TYPE_CHECKING:
+    from common.settings import Settings
+
+T = TypeVar("T")
+
+_context_lock = threading.Lock()
+_context: BaseContext | None = None
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """What bounds one worker: the PDF limits, its memory (MiB, 0 = none), one step's time."""
+
+    limits: PdfLimits = field(default_factory=PdfLimits)
+    memory_mb: int = 3072
+    timeout_s: float = 300.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> WorkerConfig:
+        return cls(
+            limits=PdfLimits(
+                max_pages=settings.pdf_max_pages,
+                max_page_spans=settings.pdf_max_page_spans,
+                max_page_chars=settings.pdf_max_page_chars,
+                max_text_chars=settings.pdf_max_text_chars,
+            ),
+            memory_mb=settings.pdf_worker_memory_mb,
+            timeout_s=settings.pdf_timeout_s,
+        )
+
+
+def _mp_context() -> BaseContext:
+    global _context
+    with _context_lock:
+        if _context is None:
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                ctx = multiprocessing.get_context("forkserver")
+                ctx.set_forkserver_preload([__name__])
+                _context = ctx
+            else:
+                _context = multiprocessing.get_context("spawn")
+        return _context
+
+
+def warm_up() -> None:
+    """Start the forkserver now (it imports the engine once, about a second), so the first
+    upload does not wait for it. Blocking: run it in a thread."""
+    if _mp_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+class PdfWorker:
+    """One child process doing one job's PDF work, one step at a time.
+
+    ``open`` reads the document and keeps it (and its ``MonoRenderer``) in the child;
+    ``render_page`` and ``finish`` work on it; ``call`` runs a stateless engine function
+    (``pdf.crop_columns``...). Use ``async with`` or call ``aclose``: the child is killed.
+    """
+
+    def __init__(self, config: WorkerConfig | None = None) -> None:
+        self.config = config or WorkerConfig()
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._lock = asyncio.Lock()
+
+    async def __aenter__(self) -> PdfWorker:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Kill the child (its document goes with it)."""
+        await asyncio.to_thread(self._kill)
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    # --- the steps ---------------------------------------------------------------------------
+
+    async def inspect(self, data: bytes, password: str | None) -> int:
+        """Validate a PDF as the pipeline will open it; its page count."""
+        count: int = await self._call("inspect", data, password, self.config.limits)
+        return count
+
+    async def open(
+        self,
+        data: bytes,
+        password: str | None,
+        pages: Sequence[int] | None,
+        include_references: bool,
+        target_lang: str,
+    ) -> tuple[int, Segmentation]:
+        """Open and extract the document, keep it for typesetting: (page count, paragraphs)."""
+        args = (data, password, pages, include_references, target_lang, self.config.limits)
+        result: tuple[int, Segmentation] = await self._call("open", *args)
+        return result
+
+    async def render_page(
+        self, number: int, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]
+    ) -> None:
+        await self._call("render_page", number, list(paragraphs), dict(translations))
+
+    async def finish(
+        self, dual: bool, dual_mode: str, translation_first: bool
+    ) -> tuple[bytes, bytes | None]:
+        """The mono PDF and, if ``dual``, the dual one."""
+        result: tuple[bytes, bytes | None] = await self._call(
+            "finish", dual, dual_mode, translation_first
+        )
+        return result
+
+    async def call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the child; ``function`` must be importable (module level)."""
+        result: T = await self._call("call", function, *args)
+        return result
+
+    # --- plumbing ----------------------------------------------------------------------------
+
+    async def _call(self, name: str, *args: Any) -> Any:
+        async with self._lock:
+            return await asyncio.to_thread(self._roundtrip, name, args)
+
+    def _start(self) -> Connection:
+        ctx = _mp_context()
+        ours, theirs = ctx.Pipe()
+        process = ctx.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"
+        )
+        process.start()
+        theirs.close()
+        self._process, self._conn = process, ours
+        return ours
+
+    def _roundtrip(self, name: str, args: tuple[Any, ...]) -> Any:
+        conn = self._conn or self._start()
+        try:
+            conn.send((name, args))
+            if not conn.poll(self.config.timeout_s):
+                self._kill()
+                raise PDFProcessingError(
+                    f"processing this PDF took longer than {self.config.timeout_s:.0f} s"
+                    " (ZT_PDF_TIMEOUT_S); it was stopped"
+                )
+            status, value = conn.recv()
+        except (EOFError, OSError):
+            raise self._died() from None
+        if status == "error":
+            raise value
+        return value
+
+    def _died(self) -> PDFProcessingError:
+        process = self._process
+        if process is not None:
+            process.join(5)
+        code = process.exitcode if process is not None else None
+        self._kill()
+        limit = self.config.memory_mb
+        return PDFProcessingError(
+            f"the PDF worker died on this PDF (exit code {code}); it may need more memory"
+            f" than the {limit} MiB it may use (ZT_PDF_WORKER_MEMORY_MB)"
+        )
+
+    def _kill(self) -> None:
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        # The process first: a step waiting on the pipe in another thread then sees its end.
+        if process is not None:
+            if process.is_alive():
+                process.kill()
+            process.join(5)
+        if conn is not None:
+            conn.close()
+
+
+# --- the child --------------------------------------------------------------------------------
+
+
+class _State:
+    doc: Any = None
+    renderer: pdf.MonoRenderer | None = None
+    data: bytes = b""
+    password: str | None = None
+
+
+def _serve(conn: Connection, memory_mb: int) -> None:
+    """The child's loop: one step per message until the pipe closes."""
+    _limit_memory(memory_mb)
+    state = _State()
+    while True:
+        try:
+            name, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", _STEPS[name](state, *args))
+        except (MemoryError, ZTError) as exc:
+            # The engine wraps what PyMuPDF raises ("cannot read the PDF's text"); running out
+            # of the address space is the real story.
+            reply = ("error", _out_of_memory(memory_mb) if _out_of_memory_in(exc) else exc)
+        except Exception as exc:  # an engine bug: the job fails, the worker's message says why
+            reply = ("error", PDFProcessingError(f"PDF processing failed ({exc!r:.200})"))
+        try:
+            conn.send(reply)
+        except MemoryError:
+            conn.send(("error", _out_of_memory(memory_mb)))
+
+
+def _out_of_memory_in(exc: BaseException) -> bool:
+    """Whether ``exc`` or what it was raised from (even ``from None``) ran out of memory."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, MemoryError) or "Memory" in type(seen).__name__:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _out_of_memory(memory_mb: int) -> PDFProcessingError:
+    return PDFProcessingError(
+        f"this PDF needs more memory than the {memory_mb} MiB a PDF worker may use"
+        " (ZT_PDF_WORKER_MEMORY_MB)"
+    )
+
+
+def _limit_memory(memory_mb: int) -> None:
+    if memory_mb <= 0:
+        return
+    try:
+        import resource
+    except ImportError:  # Windows: no address-space limit, the time limit still holds
+        return
+    limit = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _inspect(state: _State, data: bytes, password: str | None, limits: PdfLimits) -> int:
+    doc = pdf.open_document(data, password, limits)
+    try:
+        return int(doc.page_count)
+    finally:
+        doc.close()
+
+
+def _open(
+    state: _State,
+    data: bytes,
+    password: str | None,
+    pages: Sequence[int] | None,
+    include_references: bool,
+    target_lang: str,
+    limits: PdfLimits,
+) -> tuple[int, Segmentation]:
+    doc = pdf.open_document(data, password, limits)
+    state.doc, state.data, state.password = doc, data, password
+    count = int(doc.page_count)
+    if pages is not None:
+        bad = [p + 1 for p in pages if not 0 <= p < count]
+        if bad:
+            raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
+    extracted = pdf.extract_document(doc, pages, include_references, limits)
+    state.renderer = pdf.MonoRenderer(doc, target_lang)
+    return count, extracted
+
+
+def _render_page(
+    state: _State, number: int, paragraphs: list[Paragraph], translations: dict[str, str]
+) -> None:
+    assert state.renderer is not None, "open first"
+    state.renderer.render_page(number, paragraphs, translations)
+
+
+def _finish(
+    state: _State, dual: bool, dual_mode: str, translation_first: bool
+) -> tuple[bytes, bytes | None]:
+    assert state.renderer is not None, "open first"
+    mono = state.renderer.finish()
+    both = None
+    if dual:
+        both = pdf.render_dual(state.data, mono, dual_mode, translation_first, state.password)
+    return mono, both
+
+
+def _call(state: _State, function: Callable[..., Any], *args: Any) -> Any:
+    return function(*args)
+
+
+_STEPS: dict[str, Callable[..., Any]] = {
+    "inspect": _inspect,
+    "open": _open,
+    "render_page": _render_page,
+    "finish": _finish,
+    "call": _call,
+}
