@@ -18,7 +18,7 @@ from translation.formulas import restore
 from translation.glyphs import path_boxes
 from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_mono
-from translation.redaction import TEXT_FLAGS, own_paths, redact
+from translation.redaction import TEXT_FLAGS, formula_rules, own_paths, redact
 
 pytestmark = pytest.mark.corpus
 
@@ -149,7 +149,9 @@ def test_word_brackets_and_arrows_leave_with_their_paragraph(
         own = [p for p in paragraphs if p.page == number]
         rects = [r for p in own for r in p.rects]
         assert own_paths(path_boxes(page), rects)  # brackets drawn as paths exist here
-        kept_before = len(path_boxes(page)) - len(own_paths(path_boxes(page), rects))
+        # Brackets go with their lines, a formula's rules (the bar over alpha) with it.
+        gone = set(own_paths(path_boxes(page), rects)) | set(formula_rules(path_boxes(page), own))
+        kept_before = len(path_boxes(page)) - len(gone)
         assert redact(page, own) > 1000
         assert not own_paths(path_boxes(page), rects)
         assert len(path_boxes(page)) == kept_before
@@ -186,3 +188,22 @@ def test_mathtime_glyphs_stay_in_their_formula(corpus: Path) -> None:
     assert {k for k, v in scores.placeholders.items() if v in ("f.m/", "g.e/")} <= set(
         scores.glyph_formulas
     )
+
+
+def test_the_bar_of_an_inline_formula_moves_with_it(word_math: Rendered) -> None:
+    """07 p6: the overline of "ᾱ_ij" (a thin path) leaves its old place with the sentence and
+    is drawn again over the copied formula; nothing thin is left where the text was."""
+    source, output, _ = word_math
+    bar = pymupdf.Rect(386.0, 653.7, 398.4, 654.5)
+
+    def bars(page: pymupdf.Page) -> list[pymupdf.Rect]:
+        return [
+            d["rect"]
+            for d in page.get_drawings()
+            if d["rect"].height < 1.5 and 8 < d["rect"].width < 20 and 640 < d["rect"].y0 < 670
+        ]
+
+    assert any(abs(r.x0 - bar.x0) < 0.5 for r in bars(source[5]))
+    moved = bars(output[5])
+    assert moved, "the bar is gone"
+    assert not any(abs(r.x0 - bar.x0) < 0.5 for r in moved), "the bar stayed over the translation"

@@ -25,7 +25,40 @@ def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph]) -> int:
     lines (Word's stretched brackets and arrows); other text, images and vector graphics stay.
     Returns how many glyphs went."""
     rects = [r for p in paragraphs for r in p.rects]
-    return remove_glyphs(page, Areas(rects), own_paths(path_boxes(page), rects))
+    paths = path_boxes(page)
+    return remove_glyphs(
+        page, Areas(rects), own_paths(paths, rects) + formula_rules(paths, paragraphs)
+    )
+
+
+#: How far (font sizes) above and below a formula's estimated glyph box its rules may lie.
+RULE_REACH = 0.3
+
+
+def formula_rules(paths: Sequence[Rect], paragraphs: Sequence[Paragraph]) -> list[Rect]:
+    """The thin ``paths`` inside the inline formulas of ``paragraphs``: fraction bars,
+    overlines, the bar of a root. They belong to the formula (copied whole, see
+    ``typeset.formula_copies``), so they leave with the paragraph's text instead of staying
+    across the translation (07 p6: the bar over alpha)."""
+    rules = []
+    for box in paths:
+        width, height = box[2] - box[0], box[3] - box[1]
+        for para in paragraphs:
+            size = para.font_size or 10.0
+            if height >= 0.12 * size or width > 6.0 * size:
+                continue
+            reach = RULE_REACH * size
+            if any(
+                f[0] - 1.0 <= box[0]
+                and box[2] <= f[2] + 1.0
+                and f[1] - reach <= box[1]
+                and box[3] <= f[3] + reach
+                for boxes in para.formula_boxes.values()
+                for f in boxes
+            ):
+                rules.append(box)
+                break
+    return rules
 
 
 def own_paths(paths: Sequence[Rect], rects: Sequence[Rect]) -> list[Rect]:

@@ -15,6 +15,7 @@ from translation.formulas import mark_key
 from translation.glyphs import FormulaSource, Sheet, glyph_like
 from translation.layout import Frame, Rect
 from translation.paragraph import Align, Paragraph, ParagraphKind
+from translation.redaction import RULE_REACH
 from translation.style import color_of, is_bold, is_italic, lead_end, style_code
 
 
@@ -75,7 +76,10 @@ def formula_copies(
                 if base - 1.2 * size < (band[1] + band[3]) / 2 < base + 0.5 * size
                 and rect.intersects(band)
             ]
-            bands.extend(path for path in source.paths(number) if rect.contains(path))
+            # The formula's rules (bars, overlines) may stand a little outside its glyph box.
+            reach = RULE_REACH * size
+            grown = pymupdf.Rect(rect.x0 - 1.0, rect.y0 - reach, rect.x1 + 1.0, rect.y1 + reach)
+            bands.extend(path for path in source.paths(number) if grown.contains(path))
             pieces.append(((para.id, key), rect, descent + rect.y1 - box[3], size, bands))
     xobjects = source.xobjects(number, [bands for *_, bands in pieces])
     copies: dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]] = {
