@@ -64,6 +64,13 @@ class Paragraph:
     #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
     #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
     label: str = ""
+    #: How the label is printed (see ``translation.roles.label_look``): its style code (None:
+    #: the body's), size and baseline rise as shares of the text size (a superscript marker),
+    #: and the hanging indent of the lines after the first (points; 0: none).
+    label_style: int | None = None
+    label_scale: float = 1.0
+    label_rise: float = 0.0
+    hang: float = 0.0
     #: Style beyond ``color``/``bold`` (see ``translation.style``): the body is italic; a run-in
     #: ``lead`` ("Finding:") in ``lead_style``; other ``runs`` of (source text, style code).
     italic: bool = False

@@ -489,11 +489,16 @@ def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
         text, label = f"{label}{text}", ""
     style = paragraph_style([(r.chars, r.classes, r.styles) for r in rows], label)
     text, lead = with_lead_stop(text, style.lead)
+    label_style, label_scale, label_rise, hang = roles.label_look(rows, label)
     return Paragraph(
         id=f"p{draft.page}-b{number}",
         page=draft.page,
         text=text,
         label=label,
+        label_style=label_style,
+        label_scale=label_scale,
+        label_rise=label_rise,
+        hang=hang,
         placeholders=draft.placeholders,
         bbox=draft.frame.to_page(box),
         rects=tuple(rect for r in rows for rect in r.rects),

@@ -172,6 +172,8 @@ def char_styles(para: Paragraph, text: str) -> list[int]:
     codes = [body] * len(text)
     label = para.label.strip()
     start = len(label) if label and text.startswith(label) else 0
+    if start and para.label_style is not None:  # a bold "I." keeps its weight
+        codes[:start] = [para.label_style] * start
     start += len(text[start:]) - len(text[start:].lstrip())
     end = start + lead_end(para.lead, text[start:]) if para.lead else 0
     codes[start:end] = [para.lead_style] * (end - start)
@@ -226,7 +228,12 @@ def typeset(
     placement = Placement(text, [None] * len(text))
     measure = measurer(para, chain, copies)
     pitch = leading(para, target_lang)
-    fitted = fit(text, width, height, size or src, pitch, measure)
+    label = para.label.strip()
+    label_end = len(label) if label and text.startswith(label) else 0
+    # A hanging indent: the label alone in the indent, every line of the text after it.
+    hang = _hang(para, text, label_end, measure, size or src)
+    body_at = label_end + 1 if hang else 0
+    fitted = fit(text[body_at:], width - hang, height, size or src, pitch, measure)
     if para.kind == ParagraphKind.CELL and para.max_bbox is not None and fitted.size < src:
         # A table cell grows into its column before it shrinks (see _fit_cell).
         cell = _fit_cell(para, text, (x0, y0, x1, y1), frame, src, pitch, measure)
@@ -249,13 +256,27 @@ def typeset(
     last = len(fitted.lines) - 1
 
     def flush(piece: str, start: int, x: float, baseline: float) -> float:
-        """Write ``piece`` (text[start:...]) in runs of one style from x; the x after."""
+        """Write ``piece`` (text[start:...]) in runs of one style from x; the x after. The
+        label is set at its own size and rise (a superscript footnote marker)."""
         i = 0
         while i < len(piece):
             code = styles[start + i]
             j = i + 1
-            while j < len(piece) and styles[start + j] == code:
+            while j < len(piece) and styles[start + j] == code and (start + j != label_end):
                 j += 1
+            if start + i < label_end and (para.label_scale != 1.0 or para.label_rise):
+                small = size * para.label_scale
+                raised = baseline - para.label_rise * size
+                writer = (
+                    turned
+                    if turned is not None
+                    else _writer(writers, page, (color_of(code), is_bold(code), False, 0.0))
+                )
+                end = _write(writer, page, chain, piece[i:j], x, raised, small, para, copies, src)
+                if horizontal:
+                    _place(placement, chain, piece[i:j], start + i, x, end, raised, small)
+                x, i = end, j
+                continue
             if turned is not None:
                 writer = turned
             else:
@@ -270,10 +291,12 @@ def typeset(
 
     # Korean breaks only at spaces, so its justified lines need wider spaces more often.
     loose = 1.2 if is_cjk_language(target_lang) else 0.8
-    cursor = 0  # position in ``text`` of the next unit
+    cursor = body_at  # position in ``text`` of the next unit
+    if hang:
+        flush(text[:label_end], 0, ox, baseline)
     for number, line in enumerate(fitted.lines):
-        slack = width - line.width * size
-        x = ox + (max(0.0, slack / 2) if para.align == Align.CENTER else 0.0)
+        slack = width - hang - line.width * size
+        x = ox + hang + (max(0.0, slack / 2) if para.align == Align.CENTER else 0.0)
         spaced = " " in line.units
         gap = 0.0
         if para.align == Align.JUSTIFY and number < last and 0 < slack < 0.25 * width:
@@ -316,6 +339,19 @@ def typeset(
     return placement
 
 
+def _hang(
+    para: Paragraph, text: str, label_end: int, measure: Callable[[str], float], size: float
+) -> float:
+    """The hanging indent to set ``text`` with (0: none): the source's, when the label (at
+    its own size, with a space) fits in it and text follows it."""
+    if not para.hang or not label_end or text[label_end : label_end + 1] != " ":
+        return 0.0
+    if not text[label_end + 1 :].strip():
+        return 0.0
+    wide = (measure(text[:label_end]) * para.label_scale + measure(" ")) * size
+    return para.hang if wide <= para.hang + 0.5 else 0.0
+
+
 def typeset_page(
     page: pymupdf.Page,
     items: Sequence[tuple[Paragraph, str]],
@@ -331,7 +367,13 @@ def typeset_page(
         x0, y0, x1, y1 = area
         measure = measurer(para, chain, copies)
         lead = leading(para, target_lang)
-        return fit(" ".join(text.split()), x1 - x0, y1 - y0, size, lead, measure).size
+        text = " ".join(text.split())
+        label = para.label.strip()
+        label_end = len(label) if label and text.startswith(label) else 0
+        hang = _hang(para, text, label_end, measure, size)
+        if hang:
+            text, x1 = text[label_end + 1 :], x1 - hang
+        return fit(text, x1 - x0, y1 - y0, size, lead, measure).size
 
     planned = plan(items, texts, shapes, size_in)
     writers: Writers = {}

@@ -1,0 +1,118 @@
+"""Roles and styles that must show in the translated page (issue 10, parts 3-5): labels and
+footnote markers printed like the source's, hanging indents, one unit per run-in line,
+coloured words, URLs broken across lines, headings on their source baseline.
+
+Corpus pages translated with the pseudo translator; each test says what a reader would see.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import NamedTuple
+
+import pymupdf
+import pytest
+
+from tests.fakes.pseudo import pseudo_translate
+from translation.paragraph import Paragraph, ParagraphKind
+from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.segment import restore
+
+pytestmark = pytest.mark.corpus
+
+
+def _paper(corpus_dir: Path, number: str) -> bytes:
+    (path,) = corpus_dir.glob(f"{number}_*.pdf")
+    return path.read_bytes()
+
+
+@functools.cache
+def _render(data: bytes, page: int) -> tuple[list[Paragraph], pymupdf.Page]:
+    paragraphs = extract_paragraphs(open_document(data), pages=[page])
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    mono = render_mono(open_document(data), paragraphs, translations, "ko")
+    return paragraphs, pymupdf.open(stream=mono)[page]
+
+
+class Glyph(NamedTuple):
+    char: str
+    bbox: pymupdf.Rect
+    origin: tuple[float, float]
+    size: float
+    color: tuple[float, ...]
+    stroked: bool  # drawn with an outline: fake bold
+
+
+def _glyphs(page: pymupdf.Page, area: pymupdf.Rect | None = None) -> list[Glyph]:
+    """The characters of the translation (set in the bundled fonts) inside ``area``."""
+    found = [
+        Glyph(chr(c[0]), pymupdf.Rect(c[3]), tuple(c[2]), t["size"],
+              tuple(round(v, 1) for v in t["color"]), t["type"] == 1)
+        for t in page.get_texttrace()
+        if "Droid" in t["font"] or "Noto" in t["font"]
+        for c in t["chars"]
+    ]  # fmt: skip
+    if area is None:
+        return found
+    return [g for g in found if area.contains(g.bbox.tl + (g.bbox.br - g.bbox.tl) * 0.5)]
+
+
+# --- 1. labels and markers look like the source's --------------------------------------------
+
+
+def test_footnote_markers_are_small_and_raised(corpus_dir: Path) -> None:
+    """02 p4: footnote 4's marker is a superscript in the source; in the output it is set
+    smaller than the footnote's text and above its baseline, and still comes first."""
+    paragraphs, out = _render(_paper(corpus_dir, "02"), 3)
+    note = next(p for p in paragraphs if p.kind == ParagraphKind.FOOTNOTE and p.label == "4")
+    assert note.label_scale < 0.85 and note.label_rise > 0.2
+    glyphs = _glyphs(out, pymupdf.Rect(note.bbox) + (-2, -2, 2, 2))
+    first = min(glyphs, key=lambda g: (round(g.origin[1] / 3), g.origin[0]))
+    assert first.char == "4"
+    text = [g for g in glyphs if g.char not in " 4"]
+    first_line = [g for g in text if abs(g.bbox.y0 - first.bbox.y0) < 6]
+    assert first.size < 0.85 * max(g.size for g in text)
+    assert first.origin[1] < min(g.origin[1] for g in first_line) - 1.5
+
+
+def test_bold_list_labels_stay_bold(corpus_dir: Path) -> None:
+    """02 p4: 'I. Statistical:' is bold in the source, label included; so is 'I.' (kept as
+    printed) and the translated lead after it."""
+    paragraphs, out = _render(_paper(corpus_dir, "02"), 3)
+    item = next(p for p in paragraphs if p.label == "I. ")
+    assert item.kind == ParagraphKind.LIST_ITEM
+    drawn = _glyphs(out, pymupdf.Rect(item.bbox) + (-2, -2, 2, 2))
+    # Bold is drawn twice, filled and stroked: a glyph is bold where a stroke lies on it.
+    strokes = {(g.char, round(g.origin[0]), round(g.origin[1])) for g in drawn if g.stroked}
+    glyphs = [g for g in drawn if not g.stroked]
+    top = min(g.origin[1] for g in glyphs)
+    first_line = sorted((g for g in glyphs if g.origin[1] < top + 2), key=lambda g: g.origin[0])
+
+    def bold(g: Glyph) -> bool:
+        return (g.char, round(g.origin[0]), round(g.origin[1])) in strokes
+
+    assert "".join(g.char for g in first_line[:2]) == "I."
+    assert all(bold(g) for g in first_line[:2])
+    assert not all(bold(g) for g in glyphs)  # the body is not bold
+
+
+def test_list_items_keep_their_hanging_indent(corpus_dir: Path) -> None:
+    """05 p2: the bullets' continuation lines start under the text, not under the bullet."""
+    paragraphs, out = _render(_paper(corpus_dir, "05"), 1)
+    items = [p for p in paragraphs if p.label.strip() == "•" and p.line_count >= 3]
+    assert items
+    for item in items:
+        assert item.hang > 5
+        glyphs = _glyphs(out, pymupdf.Rect(item.bbox) + (-2, -2, 2, 2))
+        bullet = next(g for g in glyphs if g.char == "•")
+        lines: dict[int, float] = {}
+        for g in glyphs:
+            if g.char != "•":
+                key = round(g.origin[1])
+                lines[key] = min(lines.get(key, 1e9), g.bbox.x0)
+        starts = [lines[k] for k in sorted(lines)]
+        assert len(starts) >= 2
+        for start in starts:
+            assert start > bullet.bbox.x1 + 1  # every line right of the bullet
+            assert abs(start - (item.bbox[0] + item.hang)) < 1.5
