@@ -116,3 +116,54 @@ def test_list_items_keep_their_hanging_indent(corpus_dir: Path) -> None:
         for start in starts:
             assert start > bullet.bbox.x1 + 1  # every line right of the bullet
             assert abs(start - (item.bbox[0] + item.hang)) < 1.5
+
+
+# --- 2. lines that each open with a bold lead are units of their own --------------------------
+
+_FIGURE_LINES = (
+    "Gold Answer: 5:02",
+    "TAPAS: 5:00",
+    "TAPAS after row order perturbation: 5:02",
+    "TABLEFORMER: 5:02",
+    "Gold Answer: Spain, Ukraine",
+    "TAPAS: Spain",
+    "TABLEFORMER: Spain, Ukraine",
+    "TABLEFORMER w/o a proposed structural bias: Spain",
+)
+
+
+def test_lines_opening_with_bold_leads_are_one_unit_each(corpus_dir: Path) -> None:
+    """04 p1 Figure 1: 'Gold Answer: 5:02', 'TAPAS: 5:00', ... are one line each in the
+    source, each its own unit with its bold lead, set on its own line at the source's place;
+    '(b) TAPAS gives ...' below them is a list item of its own."""
+    paragraphs, out = _render(_paper(corpus_dir, "04"), 0)
+    texts = [p.text for p in paragraphs]
+    for line in _FIGURE_LINES:
+        para = paragraphs[texts.index(line)]
+        assert para.lead == line.split(": ")[0] + ":" and para.kind == ParagraphKind.BODY
+        glyphs = [g for g in _glyphs(out, pymupdf.Rect(para.bbox) + (-1, -1, 1, 1))]
+        assert glyphs and abs(min(g.bbox.x0 for g in glyphs) - para.bbox[0]) < 1
+        assert len({round(g.origin[1]) for g in glyphs}) == 1  # one line, as in the source
+    item = next(p for p in paragraphs if p.label == "(b) ")
+    assert item.text.startswith("TAPAS gives") and item.kind == ParagraphKind.LIST_ITEM
+
+
+# --- 3. coloured words keep their colour when translated -------------------------------------
+
+
+def test_translated_coloured_answers_stay_coloured(corpus_dir: Path) -> None:
+    """04 p1 Figure 1 (b): 'TAPAS: Spain' has a red 'Spain', 'TABLEFORMER: Spain, Ukraine' a
+    green answer; their translations are red and green too (and the lead is not)."""
+    paragraphs, out = _render(_paper(corpus_dir, "04"), 0)
+    texts = [p.text for p in paragraphs]
+    for line, color in (
+        ("TAPAS: Spain", (1.0, 0.0, 0.0)),
+        ("TABLEFORMER w/o a proposed structural bias: Spain", (1.0, 0.0, 0.0)),
+        ("TABLEFORMER: Spain, Ukraine", (0.0, 0.5, 0.0)),
+    ):
+        para = paragraphs[texts.index(line)]
+        glyphs = _glyphs(out, pymupdf.Rect(para.bbox) + (-1, -1, 1, 1))
+        answer = pseudo_translate(line.split(": ")[1], "ko").replace(" ", "")
+        coloured = "".join(g.char for g in glyphs if g.color == color and not g.stroked)
+        assert answer.strip(",") in coloured.replace(" ", "")
+        assert not any(g.color == color for g in glyphs if g.stroked)

@@ -190,6 +190,24 @@ def run_in_start(prev: Row, cur: Row) -> bool:
     return lead.endswith((".", ":", "：", "。")) or bool(list_label(lead + " "))
 
 
+def colon_lead(row: Row) -> bool:
+    """``row`` opens with a bold lead of a few words closed by a colon ("Gold Answer:",
+    "TAPAS after row order perturbation:"), with text not in bold after it ("5:02": a
+    heading "Case Study: Tables" is bold throughout). Lines that each open so are one unit
+    each, like the items of a list."""
+    text = row.chars
+    start = len(text) - len(text.lstrip())
+    colon = next((i for i, c in enumerate(text[start : start + 48], start) if c in ":："), -1)
+    if colon <= start or not text[colon + 1 :].strip() or len(row.styles) != len(text):
+        return False
+    lead = text[start:colon]
+    if len(lead.split()) > 6 or not any(c.isalpha() for c in lead):
+        return False
+    if not all(row.styles[i] & 1 for i in range(start, colon + 1) if text[i].isalnum()):
+        return False
+    return any(not row.styles[i] & 1 for i in range(colon + 1, len(text)) if text[i].isalnum())
+
+
 def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     """Whether ``cur`` must start a new paragraph after ``prev`` because of its role: a list
     item, a footnote, an algorithm line, a caption, a numbered or run-in heading, or the line
@@ -202,6 +220,8 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
         return cur.x0 <= prev.x0 + 0.8 * prev.size
     if caption_start(cur) or run_in_start(prev, cur) or _code_edge(prev, cur):
         return True
+    if colon_lead(prev) and (colon_lead(cur) or list_label(cur.chars)):
+        return True  # "Gold Answer: 5:02" / "TAPAS: 5:00" / "(b) TAPAS gives ..."
     if heading_number(cur) and (ends_sentence(prev.text) or _short(prev) or prev.bold != cur.bold):
         return True
     return len(para) == 1 and heading_number(prev) and _short(prev)

@@ -302,6 +302,7 @@ def _classify(draft: _Draft, stats: DocStats) -> None:
         and len(words) <= 15
         and (rows[0].bold or rows[0].size >= stats.body_size + 0.8)
         and not ends_sentence(draft.text)
+        and not roles.colon_lead(rows[0])  # "Gold Answer: 5:02" is bold but for "5:02"
     ) or (len(rows) <= 2 and roles.heading_number(rows[0])):
         draft.kind = ParagraphKind.HEADING
     elif roles.caption_start(rows[0]):
