@@ -167,3 +167,17 @@ def test_translated_coloured_answers_stay_coloured(corpus_dir: Path) -> None:
         coloured = "".join(g.char for g in glyphs if g.color == color and not g.stroked)
         assert answer.strip(",") in coloured.replace(" ", "")
         assert not any(g.color == color for g in glyphs if g.stroked)
+
+
+# --- 4. URLs broken across lines -------------------------------------------------------------
+
+
+def test_a_url_broken_after_its_scheme_stays_whole(corpus_dir: Path) -> None:
+    """02 p3 footnote 2: 'http://' ends a line and 'allenai.org/software/.' starts the next;
+    the URL is one protected unit with its closing slash, and the output prints it whole."""
+    paragraphs, out = _render(_paper(corpus_dir, "02"), 2)
+    note = next(p for p in paragraphs if p.text.startswith("The ScienceParse"))
+    assert "http://allenai.org/software/" in note.placeholders.values()
+    assert "allenai" not in note.text and "software" not in note.text
+    printed = out.get_text("text", clip=pymupdf.Rect(note.bbox) + (-2, -2, 2, 30))
+    assert "http://allenai.org/software/" in "".join(printed.split())

@@ -187,8 +187,15 @@ def _trim_run(chars: str, start: int, end: int, marks: Sequence[str]) -> tuple[i
         else:
             break
     # Operators at the edges belong to the formula only with something after/before them,
-    # unless they are glyphs of a math font (MathTime reads ")" as "/").
-    while last > first + 1 and chars[last - 1] in "+-−=*/^_<>|~" and marks[last - 1] != GLYPH:
+    # unless they are glyphs of a math font (MathTime reads ")" as "/"); a URL keeps its
+    # closing "/".
+    url = _URL_RE.match(chars, first)
+    while (
+        last > first + 1
+        and chars[last - 1] in "+-−=*/^_<>|~"
+        and marks[last - 1] != GLYPH
+        and not (url and url.end() >= last)
+    ):
         last -= 1
     return first, last
 
