@@ -252,6 +252,14 @@ def typeset(
     origin = frame.page_point(x0, y0)
     ox, oy = (x0, y0) if horizontal else origin
     baseline = oy + 0.8 * size
+    used = size * (1.0 + (len(fitted.lines) - 1) * fitted.leading)
+    if (
+        horizontal
+        and size < src
+        and _on_source_baseline(para)
+        and used + 0.8 * (src - size) <= height
+    ):
+        baseline = oy + 0.8 * src  # set smaller, a heading still starts on its source baseline
     space = chain.advance(" ") * size
     last = len(fitted.lines) - 1
 
@@ -337,6 +345,15 @@ def typeset(
             morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
         )
     return placement
+
+
+def _on_source_baseline(para: Paragraph) -> bool:
+    """Whether a translation set smaller than its source keeps the source's first baseline
+    (headings and one-line paragraphs: a reader sees them move) rather than its top (body
+    text reads from the top of its box, as the source did)."""
+    return para.kind == ParagraphKind.HEADING or (
+        para.line_count == 1 and para.kind != ParagraphKind.CELL
+    )
 
 
 def _hang(
