@@ -144,6 +144,8 @@ def test_lines_opening_with_bold_leads_are_one_unit_each(corpus_dir: Path) -> No
         glyphs = [g for g in _glyphs(out, pymupdf.Rect(para.bbox) + (-1, -1, 1, 1))]
         assert glyphs and abs(min(g.bbox.x0 for g in glyphs) - para.bbox[0]) < 1
         assert len({round(g.origin[1]) for g in glyphs}) == 1  # one line, as in the source
+    # Set in small capitals ("T" + "ABLEFORMER" smaller), a line keeps the size of the others.
+    assert len({round(paragraphs[texts.index(line)].font_size) for line in _FIGURE_LINES}) == 1
     item = next(p for p in paragraphs if p.label == "(b) ")
     assert item.text.startswith("TAPAS gives") and item.kind == ParagraphKind.LIST_ITEM
 

@@ -328,6 +328,18 @@ def _split_cells(
 _NARROW = set(",.;:'|!il")
 
 
+def _small_caps(capital: Span, span: Span) -> bool:
+    """``span`` continues the word ``capital`` ends in smaller capitals ("T" + "ABLE")."""
+    text = span.text.rstrip()
+    return (
+        0.6 * capital.size <= span.size <= 0.85 * capital.size
+        and capital.text[-1:].isupper()
+        and text[:1].isupper()
+        and text.replace(" ", "").isalpha()
+        and text.upper() == text
+    )
+
+
 def has_letters(text: str) -> bool:
     return any(c.isalpha() for c in text)
 
@@ -343,8 +355,14 @@ def _make_row(
     its characters."""
     if not size:
         weights: Counter[float] = Counter()
+        before: Span | None = None
         for _, span in piece:
-            weights[span.size] += max(1, len(span.text.strip()))
+            # Small capitals ("T" + "ABLEFORMER" set smaller) count at their capital's size.
+            weight_size = span.size
+            if before is not None and _small_caps(before, span):
+                weight_size = before.size
+            weights[weight_size] += max(1, len(span.text.strip()))
+            before = span if weight_size == span.size else before
         size = weights.most_common(1)[0][0]
     bases = [frame.point(*s.origin)[1] for _, s in piece if s.origin and abs(s.size - size) < 0.3]
     baseline = statistics.median(bases) if bases else piece[0][0][3] - 0.22 * size
