@@ -97,11 +97,15 @@ def test_bold_list_labels_stay_bold(corpus_dir: Path) -> None:
     assert not all(bold(g) for g in glyphs)  # the body is not bold
 
 
-def test_list_items_keep_their_hanging_indent(corpus_dir: Path) -> None:
-    """05 p2: the bullets' continuation lines start under the text, not under the bullet."""
-    paragraphs, out = _render(_paper(corpus_dir, "05"), 1)
-    items = [p for p in paragraphs if p.label.strip() == "•" and p.line_count >= 3]
-    assert items
+@pytest.mark.parametrize(("number", "page", "count"), [("05", 1, 3), ("02", 0, 3)])
+def test_list_items_keep_their_hanging_indent(
+    corpus_dir: Path, number: str, page: int, count: int
+) -> None:
+    """05 p2, 02 p1: the bullets' continuation lines start under the text, not under the
+    bullet (02's bullets are TeX's symbol-font glyph 0x0F, which reads as U+FFFD)."""
+    paragraphs, out = _render(_paper(corpus_dir, number), page)
+    items = [p for p in paragraphs if p.label.strip() == "•" and p.line_count >= 2]
+    assert len(items) == count
     for item in items:
         assert item.hang > 5
         glyphs = _glyphs(out, pymupdf.Rect(item.bbox) + (-2, -2, 2, 2))

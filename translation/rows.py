@@ -328,6 +328,23 @@ def _split_cells(
 _NARROW = set(",.;:'|!il")
 
 
+# TeX's math symbol fonts (cmsy10, MT2SYT, txsys, ...), whose 0x0F glyph is a bullet.
+_TEX_SYMBOLS_RE = re.compile(r"cmsy|sy[a-z]?\d*$|^mt2sy|txsy|pxsy", re.IGNORECASE)
+
+
+def _bullet(span: Span, piece: list[tuple[Rect, Span]], before: list[str]) -> bool:
+    """``span`` is a glyph without Unicode of a TeX symbol font (its bullet, 0x0F, reads as
+    U+FFFD) opening a row, with words after it: a list's bullet."""
+    if "".join(before).strip() or not _TEX_SYMBOLS_RE.search(font_base(span.font)):
+        return False
+    at = next(i for i, (_, s) in enumerate(piece) if s is span)
+    if at + 1 >= len(piece):
+        return False
+    after = "".join(s.text for _, s in piece[at + 1 :])
+    apart = after[:1].isspace() or piece[at + 1][0][0] - piece[at][0][2] > 0.2 * span.size
+    return apart and bool(WORD_RE.match(after.lstrip()))
+
+
 def _small_caps(capital: Span, span: Span) -> bool:
     """``span`` continues the word ``capital`` ends in smaller capitals ("T" + "ABLE")."""
     text = span.text.rstrip()
@@ -377,6 +394,8 @@ def _make_row(
     right: float | None = None
     for box, span in piece:
         text = "".join(LIGATURES.get(c, c) for c in span.text)
+        if text.strip() in ("\x0f", "\ufffd") and _bullet(span, piece, chars):
+            text = text.replace("\x0f", "•").replace("\ufffd", "•")
         if not text:
             continue
         # MuPDF lines of one row meet without a space: add one where the glyphs are apart.
