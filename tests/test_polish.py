@@ -228,3 +228,19 @@ def test_headings_sit_on_their_source_baseline(corpus_dir: Path, number: str, pa
         assert glyphs, heading.text
         first = min(g.origin[1] for g in glyphs)
         assert abs(first - source) <= 1.0, (heading.text, first, source)
+
+
+def test_a_boxed_heading_number_keeps_its_colour_and_its_title_its_place(
+    corpus_dir: Path,
+) -> None:
+    """09 p2: '2' is white on a blue box, the title '코로나-19 ...' beside the box; the number
+    stays white and the translated title starts where the source title did, off the box."""
+    paragraphs, out = _render(_paper(corpus_dir, "09"), 1)
+    heading = next(p for p in paragraphs if p.text.startswith("코로나-19 관련"))
+    assert heading.kind == ParagraphKind.HEADING and heading.label == "2 "
+    glyphs = [g for g in _glyphs(out, pymupdf.Rect(heading.bbox) + (-1, -1, 1, 1))]
+    number = [g for g in glyphs if g.char == "2" and g.bbox.x0 < heading.bbox[0] + 2]
+    assert number and all(g.color == (1.0, 1.0, 1.0) for g in number)
+    title = [g for g in glyphs if g.bbox.x0 > heading.bbox[0] + 10]
+    assert title and min(g.bbox.x0 for g in title) >= heading.bbox[0] + heading.hang - 1
+    assert heading.hang > 20

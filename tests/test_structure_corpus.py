@@ -135,7 +135,8 @@ def test_09_summary_box_and_section_bars_are_sent(corpus_dir: Path) -> None:
     for page, bars in BARS.items():
         for bar in bars:
             assert any(
-                p.page == page and p.text == bar and p.kind == ParagraphKind.HEADING for p in paras
+                p.page == page and p.label + p.text == bar and p.kind == ParagraphKind.HEADING
+                for p in paras
             ), bar
     doc = pymupdf.open(stream=data)
     for index, page in enumerate(doc):

@@ -249,9 +249,31 @@ def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, s
         return ParagraphKind.FOOTNOTE, label
     heading = len(rows) <= 2 and (first.bold or first.size >= body_size + 0.8)
     if heading and not ends_sentence(rows[-1].text):
-        return None, ""
+        label = boxed_number(first)
+        return (ParagraphKind.HEADING, label) if label else (None, "")
     label = list_label(first.chars)
     return (ParagraphKind.LIST_ITEM, label) if label else (None, "")
+
+
+def boxed_number(row: Row) -> str:
+    """A heading's number printed apart from its title in another colour (a white "2" on a
+    blue box, the title beside it), with the spaces after it; "" for none. It is then the
+    heading's label: printed as it is, in its colour, the title set where it was."""
+    match = re.match(r"\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5}|[A-Z])\.?\s+", row.chars)
+    if not match or len(row.styles) != len(row.chars) or len(row.boxes) != len(row.chars):
+        return ""
+    number = match.group(0).rstrip()
+    first, last, after = (
+        len(match.group(0)) - len(match.group(0).lstrip()),
+        len(number) - 1,
+        match.end(),
+    )
+    if after >= len(row.chars) or row.styles[last] >> 2 == row.styles[after] >> 2:
+        return ""
+    if row.styles[first] != row.styles[last]:
+        return ""
+    gap = row.boxes[after][0] - row.boxes[last][2]
+    return match.group(0) if gap > 0.6 * row.size else ""
 
 
 # --- front matter ---------------------------------------------------------------------------
@@ -390,9 +412,12 @@ def label_look(rows: list[Row], label: str) -> tuple[int | None, float, float, f
         rise = round((first.baseline - base) / first.size, 2)
     hang = 0.0
     text_at = end + len(first.chars[end:]) - len(first.chars[end:].lstrip())
-    if len(rows) > 1 and text_at < len(first.boxes):
+    if text_at < len(first.boxes):
         under = first.boxes[text_at][0]  # where the text after the label starts
-        later = min(r.x0 for r in rows[1:])
-        if later > first.x0 + 0.5 * first.size and abs(later - under) < 0.6 * first.size:
+        later = min((r.x0 for r in rows[1:]), default=under)
+        wide = under - first.boxes[end - 1][2] > 0.6 * first.size  # a tab after the label
+        if len(rows) == 1 and wide:
+            hang = round(under - first.x0, 2)
+        elif later > first.x0 + 0.5 * first.size and abs(later - under) < 0.6 * first.size:
             hang = round(later - first.x0, 2)
     return style, scale, rise, hang
