@@ -244,3 +244,72 @@ def test_a_boxed_heading_number_keeps_its_colour_and_its_title_its_place(
     title = [g for g in glyphs if g.bbox.x0 > heading.bbox[0] + 10]
     assert title and min(g.bbox.x0 for g in title) >= heading.bbox[0] + heading.hang - 1
     assert heading.hang > 20
+
+
+# --- a generated page (not from the corpus) --------------------------------------------------
+
+_BODY = (
+    "Careful evaluation of language models needs a clear protocol that every",
+    "reader can follow, and the protocol we propose has three parts, each of",
+    "which we describe in turn below in the order we apply them in practice:",
+)
+_ITEMS = (
+    ("Sampling picks documents at random from every source so that no single",
+     "source dominates the pool we annotate later on."),
+    ("Annotation asks two trained readers to judge every summary on its own",
+     "and to settle each disagreement in a short discussion."),
+)  # fmt: skip
+_NOTE = (
+    "We also tried a protocol with a single reader per summary, which",
+    "was cheaper but far less reliable in every respect we measured.",
+)
+
+
+def _generated_page() -> bytes:
+    """Body text, a bulleted list with a hanging indent, a footnote with a raised marker."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+
+    def put(x: float, y: float, text: str, size: float = 10.0) -> None:
+        writer.append((x, y), text, font=font, fontsize=size)
+
+    y = 100.0
+    for line in _BODY:
+        put(72, y, line)
+        y += 12.5
+    for first, second in _ITEMS:
+        y += 4
+        put(80, y, "•")
+        put(92, y, first)
+        put(92, y + 12.5, second)
+        y += 25
+    put(72, 700, "1", 5.6)
+    put(76, 703, _NOTE[0], 8)
+    put(72, 713, _NOTE[1], 8)
+    writer.write_text(page)
+    return doc.tobytes()
+
+
+def test_a_generated_list_and_footnote_keep_their_look() -> None:
+    """Not a corpus paper: the bullets hang (continuation lines under the text at x 92), the
+    footnote's marker is small and raised above its text's baseline."""
+    data = _generated_page()
+    paragraphs, out = _render(data, 0)
+    items = [p for p in paragraphs if p.kind == ParagraphKind.LIST_ITEM]
+    assert [p.label for p in items] == ["• ", "• "]
+    for item in items:
+        assert abs(item.hang - 12) < 1
+        glyphs = _glyphs(out, pymupdf.Rect(item.bbox) + (-2, -2, 2, 2))
+        starts: dict[int, float] = {}
+        for g in glyphs:
+            if g.char != "•":
+                starts[round(g.origin[1])] = min(starts.get(round(g.origin[1]), 1e9), g.bbox.x0)
+        assert len(starts) >= 2 and all(abs(x - 92) < 1 for x in starts.values())
+    (note,) = [p for p in paragraphs if p.kind == ParagraphKind.FOOTNOTE]
+    assert note.label == "1" and note.label_scale < 0.85 and note.label_rise > 0.2
+    glyphs = _glyphs(out, pymupdf.Rect(note.bbox) + (-2, -2, 2, 2))
+    marker = min(glyphs, key=lambda g: g.bbox.x0)
+    rest = [g for g in glyphs if g is not marker and abs(g.origin[1] - 703) < 2]
+    assert marker.char == "1" and marker.size < 0.85 * rest[0].size
+    assert marker.origin[1] < rest[0].origin[1] - 1.5
