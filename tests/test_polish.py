@@ -288,7 +288,8 @@ def _generated_page() -> bytes:
     put(76, 703, _NOTE[0], 8)
     put(72, 713, _NOTE[1], 8)
     writer.write_text(page)
-    return doc.tobytes()
+    data: bytes = doc.tobytes()
+    return data
 
 
 def test_a_generated_list_and_footnote_keep_their_look() -> None:
