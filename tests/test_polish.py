@@ -314,3 +314,18 @@ def test_a_generated_list_and_footnote_keep_their_look() -> None:
     rest = [g for g in glyphs if g is not marker and abs(g.origin[1] - 703) < 2]
     assert marker.char == "1" and marker.size < 0.85 * rest[0].size
     assert marker.origin[1] < rest[0].origin[1] - 1.5
+
+
+def test_indented_first_lines_stay_indented(corpus_dir: Path) -> None:
+    """02 p2: 'In the next section, ...' and footnote-like paragraphs indent their first line
+    by about 1 em; the translation's first line starts as far in, the next ones flush."""
+    paragraphs, out = _render(_paper(corpus_dir, "02"), 1)
+    para = next(p for p in paragraphs if p.text.startswith("In the next section"))
+    assert 0.5 * para.font_size < para.indent < 2 * para.font_size
+    starts: dict[int, float] = {}
+    for g in _glyphs(out, pymupdf.Rect(para.bbox) + (-2, -2, 2, 2)):
+        starts[round(g.origin[1])] = min(starts.get(round(g.origin[1]), 1e9), g.bbox.x0)
+    lines = [starts[k] for k in sorted(starts)]
+    assert len(lines) >= 3
+    assert abs(lines[0] - (para.bbox[0] + para.indent)) < 1
+    assert all(abs(x - para.bbox[0]) < 1 for x in lines[1:])

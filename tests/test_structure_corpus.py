@@ -60,6 +60,7 @@ def test_02_p4_list_items_and_footnotes(corpus_dir: Path) -> None:
     words = page.get_text("words")
     for para in items + notes:  # the label is the first word of the paragraph's box
         x0, y0, _, _ = para.bbox
+        x0 += para.indent  # a footnote's first line is indented, as in the source
         first = [
             w for w in words if abs(w[0] - x0) < 3 and y0 - 4 < w[1] < y0 + 0.5 * para.font_size
         ]

@@ -71,6 +71,8 @@ class Paragraph:
     label_scale: float = 1.0
     label_rise: float = 0.0
     hang: float = 0.0
+    #: How far the first line starts right of the others (points; 0: flush), as printed.
+    indent: float = 0.0
     #: Style beyond ``color``/``bold`` (see ``translation.style``): the body is italic; a run-in
     #: ``lead`` ("Finding:") in ``lead_style``; other ``runs`` of (source text, style code).
     italic: bool = False

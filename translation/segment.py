@@ -473,6 +473,14 @@ def _grow_cells(rows: list[Row]) -> None:
         cell.room = (room[0], room[1], room[2], bottom)
 
 
+def _first_indent(rows: list[Row], kind: ParagraphKind) -> float:
+    """How far a paragraph's first line is indented from its other lines (0 for none)."""
+    if len(rows) < 2 or kind not in (ParagraphKind.BODY, ParagraphKind.FOOTNOTE):
+        return 0.0
+    indent = rows[0].x0 - min(r.x0 for r in rows[1:])
+    return round(indent, 2) if 0.5 * rows[0].size < indent < 4 * rows[0].size else 0.0
+
+
 def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
     rows = draft.rows
     sizes = Counter(r.size for r in rows for _ in range(max(1, len(r.text))))
@@ -500,6 +508,7 @@ def _to_paragraph(draft: _Draft, number: int) -> Paragraph:
         label_scale=label_scale,
         label_rise=label_rise,
         hang=hang,
+        indent=_first_indent(rows, draft.kind) if not hang else 0.0,
         placeholders=draft.placeholders,
         bbox=draft.frame.to_page(box),
         rects=tuple(rect for r in rows for rect in r.rects),

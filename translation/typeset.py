@@ -233,7 +233,8 @@ def typeset(
     # A hanging indent: the label alone in the indent, every line of the text after it.
     hang = _hang(para, text, label_end, measure, size or src)
     body_at = label_end + 1 if hang else 0
-    fitted = fit(text[body_at:], width - hang, height, size or src, pitch, measure)
+    fit_text, measure_indented = _indented(para, text[body_at:], measure)
+    fitted = fit(fit_text, width - hang, height, size or src, pitch, measure_indented)
     if para.kind == ParagraphKind.CELL and para.max_bbox is not None and fitted.size < src:
         # A table cell grows into its column before it shrinks (see _fit_cell).
         cell = _fit_cell(para, text, (x0, y0, x1, y1), frame, src, pitch, measure)
@@ -316,6 +317,11 @@ def typeset(
 
         pending, pending_at = "", cursor  # units written together while no extra space parts them
         for unit in line.units:
+            if _INDENT in unit:  # the first line's indent, as printed
+                x += para.indent / src * size
+                unit = unit.replace(_INDENT, "")
+                if not unit:
+                    continue
             at = text.find(unit, cursor) if unit != " " else cursor
             at = cursor if at < 0 else at
             cursor = at + len(unit)
@@ -345,6 +351,25 @@ def typeset(
             morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
         )
     return placement
+
+
+#: Stands for the first line's indent in the text given to ``fit`` (see ``_indented``).
+_INDENT = "\u2060"
+
+
+def _indented(
+    para: Paragraph, text: str, measure: Callable[[str], float]
+) -> tuple[str, Callable[[str], float]]:
+    """``text`` and ``measure`` for ``fit`` with the first line indented like the source's:
+    a mark in front that measures as the indent (in ems of the source size)."""
+    if not para.indent or not text:
+        return text, measure
+    em = para.indent / (para.font_size or 10.0)
+
+    def measured(unit: str) -> float:
+        return measure(unit.replace(_INDENT, "")) + em * unit.count(_INDENT)
+
+    return _INDENT + text, measured
 
 
 def _on_source_baseline(para: Paragraph) -> bool:
@@ -390,6 +415,7 @@ def typeset_page(
         hang = _hang(para, text, label_end, measure, size)
         if hang:
             text, x1 = text[label_end + 1 :], x1 - hang
+        text, measure = _indented(para, text, measure)
         return fit(text, x1 - x0, y1 - y0, size, lead, measure).size
 
     planned = plan(items, texts, shapes, size_in)
