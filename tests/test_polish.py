@@ -15,7 +15,7 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.paragraph import Paragraph, ParagraphKind
+from translation.paragraph import Align, Paragraph, ParagraphKind
 from translation.pdf import extract_paragraphs, open_document, render_mono
 from translation.segment import restore
 
@@ -329,3 +329,20 @@ def test_indented_first_lines_stay_indented(corpus_dir: Path) -> None:
     assert len(lines) >= 3
     assert abs(lines[0] - (para.bbox[0] + para.indent)) < 1
     assert all(abs(x - para.bbox[0]) < 1 for x in lines[1:])
+
+
+def test_a_long_centred_caption_stays_centred(corpus_dir: Path) -> None:
+    """07 p2: Figure 1's caption is seven centred lines; its translation's lines are centred
+    on the same axis (not set flush left), and the paragraph after it is not centred."""
+    paragraphs, out = _render(_paper(corpus_dir, "07"), 1)
+    caption = next(p for p in paragraphs if p.text.startswith("Figure 1."))
+    assert caption.kind == ParagraphKind.CAPTION and caption.align == Align.CENTER
+    after = next(p for p in paragraphs if p.text.startswith("In addition to directly"))
+    assert after.align == Align.JUSTIFY
+    lines: dict[int, list[float]] = {}
+    for g in _glyphs(out, pymupdf.Rect(caption.bbox) + (-2, -2, 2, 2)):
+        lines.setdefault(round(g.origin[1]), []).extend([g.bbox.x0, g.bbox.x1])
+    axis = (caption.bbox[0] + caption.bbox[2]) / 2
+    centres = [(min(xs) + max(xs)) / 2 for _, xs in sorted(lines.items())]
+    assert len(centres) >= 4 and all(abs(c - axis) < 4 for c in centres)
+    assert max(min(xs) for xs in lines.values()) - min(min(xs) for xs in lines.values()) > 20

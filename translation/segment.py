@@ -345,6 +345,15 @@ def _align(rows: list[Row], heading: bool = False) -> Align:
             or max(widths) - min(widths) > 2.0 * rows[0].size
         ):
             return Align.CENTER
+    if len(rows) > 3:  # a long centred caption: every row on one axis, ragged on both sides
+        centers = sorted((r.x0 + r.x1) / 2 for r in rows)
+        axis = centers[len(centers) // 2]
+        lefts = [r.x0 for r in rows]
+        if (
+            all(abs(c - axis) < 3.0 for c in centers)
+            and max(lefts) - min(lefts) > 2.0 * rows[0].size
+        ):
+            return Align.CENTER
     if len(rows) >= 2:
         right = max(r.x1 for r in rows)
         if all(right - r.x1 < 1.5 * r.size for r in rows[:-1]):
