@@ -292,5 +292,7 @@ def test_bold_and_italic_are_read_from_flags_and_font_names() -> None:
     assert span_style("NimbusRomNo9L-Medi", 4, 0) == BOLD
     assert span_style("rtxb", 4, 0) == BOLD  # TeX's bold ligature font ("ﬀ" in "Off-the-shelf")
     assert span_style("rtxr", 4, 0) == PLAIN
+    # A Medium weight is a regular one (09 p1 KoPubDotumMedium); URW's "-Medi" is Times Bold.
+    assert span_style("ABCDEF+KoPubDotumMedium", 4, 0) == PLAIN
     assert span_style("NimbusRomNo9L-ReguItal", 4, 0) == style_code(0, False, True)
     assert span_style("Arial", 16 | 2, 0xFF0000) == style_code(0xFF0000, True, True)

@@ -26,9 +26,8 @@ def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph]) -> int:
     Returns how many glyphs went."""
     rects = [r for p in paragraphs for r in p.rects]
     paths = path_boxes(page)
-    return remove_glyphs(
-        page, Areas(rects), own_paths(paths, rects) + formula_rules(paths, paragraphs)
-    )
+    gone = own_paths(paths, rects) + formula_rules(paths, paragraphs) + underlines(paths, rects)
+    return remove_glyphs(page, Areas(rects), gone)
 
 
 #: How far (font sizes) above and below a formula's estimated glyph box its rules may lie.
@@ -77,3 +76,19 @@ def own_paths(paths: Sequence[Rect], rects: Sequence[Rect]) -> list[Rect]:
         if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] and glyph_like(box, b[4]) for b in bands):
             own.append(box)
     return own
+
+
+def underlines(paths: Sequence[Rect], rects: Sequence[Rect]) -> list[Rect]:
+    """The ``paths`` that underline the lines whose bands are ``rects``: thin horizontal rules
+    just under the band's baseline, no wider than its text. They would strike through the
+    translation, which is set elsewhere in the box (09 p2: a footnote's underlined words)."""
+    lines = []
+    for box in paths:
+        if box[3] - box[1] > 1.5 or box[2] - box[0] < 2.0:
+            continue
+        for x0, y0, x1, y1 in rects:
+            size = 2.0 * (y1 - y0)  # y1 is a tenth of a size above the baseline
+            if x0 - 1.0 <= box[0] and box[2] <= x1 + 1.0 and y1 <= box[1] <= y1 + 0.45 * size:
+                lines.append(box)
+                break
+    return lines

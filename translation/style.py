@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from translation.formulas import MATHS
 
-_BOLD_RE = re.compile(r"Bold|Black|Heavy|Semibold|Demi|Medi|CMBX|CMB10|-Bd|\.B$", re.I)
+_BOLD_RE = re.compile(r"Bold|Black|Heavy|Semibold|Demi|Medi(?!um)|CMBX|CMB10|-Bd|\.B$", re.I)
 _ITALIC_RE = re.compile(r"Italic|Oblique|Ital|-It$|-BdIt|CMTI|CMSL|CMBXTI|\.I$", re.I)
 # TeX's short font names: family, then "b" for bold (ptmb8t, rtxb: a bold ligature).
 _TEX_BOLD_RE = re.compile(r"^(?:[A-Z]{6}\+)?[a-z]{3}b[a-z0-9]{0,4}$")
