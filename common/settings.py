@@ -37,6 +37,12 @@ class ManagerKind(StrEnum):
     REMOTE = "remote"
 
 
+class IdleAction(StrEnum):
+    STOP = "stop"
+    SLEEP = "sleep"
+    AUTO = "auto"
+
+
 class ConcurrencyMode(StrEnum):
     FIXED = "fixed"
     ADAPTIVE = "adaptive"
@@ -181,6 +187,17 @@ class Settings(BaseSettings):
     )
     vllm_idle_shutdown_s: float = Field(
         900.0, ge=0, description="Stop our own vLLM after this idle time (0 = never)"
+    )
+    vllm_idle_action: IdleAction = Field(
+        IdleAction.AUTO,
+        description="After the idle time: stop, sleep (level 1, weights to host RAM) or auto "
+        "(sleep when vLLM runs with sleep mode and host RAM holds the weights)",
+    )
+    vllm_weights_gb: float = Field(
+        17.5, gt=0, description="Size of the model weights (host RAM a level-1 sleep needs)"
+    )
+    vllm_max_sleep_cycles: int = Field(
+        8, ge=1, description="Restart vLLM fresh after this many sleeps (allocator leaks)"
     )
     vllm_stop_grace_s: float = Field(30.0, ge=0, description="SIGTERM to SIGKILL grace")
     gpu_poll_s: float = Field(5.0, gt=0, description="Re-check a busy GPU this often")
