@@ -27,6 +27,7 @@ from tests.helpers.manager import rig_fixture as rig_fixture
 from tests.test_manager_local import pid_of, ready, translate_one
 from vllm_manager import detach
 from vllm_manager.decision import GPUDecision, decide_wake
+from vllm_manager.gpu import probe_gpu
 from vllm_manager.gpu_model import GPUStatus
 from vllm_manager.manager import VLLMManager, VLLMState
 from vllm_manager.sleep import (
@@ -164,6 +165,13 @@ async def test_idle_vllm_sleeps_and_the_next_paper_wakes_it_without_a_launch(
     assert snap["state"] == "asleep"
     assert snap["gpu"]["memory_used_mib"] == 300 + ASLEEP_MIB
     assert snap["sleep"]["cycles"] == 1 and snap["sleep"]["freed_mib"] == AWAKE_MIB - ASLEEP_MIB
+    assert snap["gpu"]["sleeping_vllm"] == [pid]
+    # The GPU status API's view: only a sleeping vLLM holds memory, so the card is idle.
+    status = await asyncio.to_thread(probe_gpu, manager.settings)
+    assert status.is_idle and status.memory_free_mib == 32607 - 300 - ASLEEP_MIB
+    assert [(p.pid, p.sleeping, p.memory_mib) for p in status.processes] == [
+        (pid, True, ASLEEP_MIB)
+    ]
 
     progress = Recorder()
     async with manager.work():

@@ -31,6 +31,8 @@ def gpu_summary(
         "holders": holders(status, keywords),
         "memory_used_mib": status.memory_used_mib if status else None,
         "memory_total_mib": status.memory_total_mib if status else None,
+        "memory_free_mib": status.memory_free_mib if status else None,
+        "sleeping_vllm": [p.pid for p in status.processes if p.sleeping] if status else [],
         "reason": reason,
     }
 
