@@ -87,7 +87,8 @@ def test_launch_command_adds_sleep_mode_only_when_the_action_may_sleep(rig: Rig)
     assert command.startswith("export VLLM_SERVER_DEV_MODE=1; ")
     assert command.endswith(" --enable-sleep-mode")
     assert launch_command(rig.settings(vllm_idle_action="stop")) == rig.vllm_command()
-    already = rig.settings(vllm_idle_action="sleep", vllm_command="vllm serve m --enable-sleep-mode")
+    flagged = "vllm serve m --enable-sleep-mode"
+    already = rig.settings(vllm_idle_action="sleep", vllm_command=flagged)
     assert launch_command(already).count("--enable-sleep-mode") == 1
 
 

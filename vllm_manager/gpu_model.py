@@ -19,7 +19,8 @@ class GPUProcess(BaseModel):
     on_gpu: bool = True
     gpu_uuid: str | None = None
     sleeping: bool = Field(
-        False, description="A vLLM in sleep mode: what it holds is the ~1 GiB it leaves behind"
+        default=False,
+        description="A vLLM in sleep mode: what it holds is the ~1 GiB it leaves behind",
     )
 
 
@@ -48,7 +49,7 @@ class GPUStatus(BaseModel):
     )
     memory_used_mib: int
     memory_total_mib: int
-    memory_free_mib: int = Field(0, description="memory_total_mib - memory_used_mib")
+    memory_free_mib: int = Field(default=0, description="memory_total_mib - memory_used_mib")
     utilization_pct: int
     temperature_c: int
     processes: list[GPUProcess] = Field(default_factory=list)

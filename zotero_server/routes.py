@@ -92,6 +92,7 @@ async def health(request: Request) -> dict[str, Any]:
             "manager": status.get("manager"),
             "state": status.get("state"),
             "lastError": status.get("last_error"),
+            "sleep": status.get("sleep"),
             **status.get("vllm", {}),
         },
         "gpu": _without_commands(status.get("gpu")),
@@ -250,6 +251,18 @@ async def translated_file(request: Request, name: str) -> Response:
 
 
 # --- the task API and its event streams -----------------------------------------------------
+
+
+@guarded.post("/api/vllm/sleep")
+async def vllm_sleep(request: Request) -> dict[str, Any]:
+    """Cooperative hand-back (issue 11): another tenant's launcher asks for the GPU now.
+
+    Translations in progress finish first; the answer then says the sleep happens when they do.
+    """
+    services = _services(request)
+    message = await services.manager.sleep_vllm()
+    await services.refresh_status()
+    return {"message": message, "state": services.status.get("state")}
 
 
 @guarded.get("/api/tasks")
