@@ -28,6 +28,7 @@ from tests.test_manager_local import pid_of, ready, translate_one
 from vllm_manager import detach
 from vllm_manager.decision import GPUDecision, decide_wake
 from vllm_manager.gpu import probe_gpu
+from vllm_manager.gpu_api import prometheus_text
 from vllm_manager.gpu_model import GPUStatus
 from vllm_manager.manager import VLLMManager, VLLMState
 from vllm_manager.sleep import (
@@ -141,6 +142,12 @@ def test_meminfo_metrics_and_gpu_rules() -> None:
     assert decide_wake(comfy, 26976) is GPUDecision.BUSY
     assert decide_wake(asleep, 26976) is GPUDecision.IDLE
     assert decide_wake(None, 1) is GPUDecision.UNKNOWN
+    # The GPU status API's metrics count the sleeping vLLM.
+    sleeping = asleep.model_copy(
+        update={"processes": [asleep.processes[0].model_copy(update={"sleeping": True})]}
+    )
+    assert "zt_gpu_vllm_sleeping 1" in prometheus_text(sleeping)
+    assert "zt_gpu_vllm_sleeping 0" in prometheus_text(asleep)
     assert SleepRecord(1, 1, 2, 3.0).freed_mib == 2
 
 
@@ -210,6 +217,8 @@ async def test_comfyui_on_the_card_keeps_vllm_asleep_and_is_named(
     assert "waking vLLM takes back 26.3 GiB" in text
     assert progress.events[0].stage is Stage.WAITING_GPU
     assert is_sleeping(rig), "not woken over another tenant"
+    assert manager.state is VLLMState.ASLEEP, "a refused wake leaves it asleep, not failed"
+    assert (await manager.snapshot())["state"] == "asleep"
     assert rig.launch_count() == 1
     # ComfyUI gone: the same paper now wakes it.
     await ready(manager)

@@ -89,6 +89,10 @@ def test_server_sleeps_vllm_when_idle_and_the_next_paper_wakes_it(rig: Rig) -> N
         assert answer.json()["state"] == "asleep"
 
         translate(srv, THIRD, "third.pdf")
+        metrics = httpx.get(f"{srv.url}/metrics", headers=AUTH, timeout=10).text
+        wakes = [line for line in metrics.splitlines() if line.startswith("zt_vllm_wakes_total ")]
+        assert wakes and float(wakes[0].split()[1]) >= 2
+        assert httpx.get(f"{srv.url}/metrics", timeout=10).status_code == 401
     stats = fake_stats(rig)
     assert rig.launch_count() == 1
     assert stats["completions_while_asleep"] == 0 and stats["sleeps_under_load"] == 0

@@ -390,7 +390,10 @@ class VLLMManager(ABC):
             try:
                 await self._bring_up_locked()
             except BaseException as exc:
-                self.state = VLLMState.FAILED
+                # A wake refused for lack of GPU memory leaves vLLM asleep, not failed.
+                busy = isinstance(exc, (GPUBusyError, GPUStatusUnknownError))
+                if not (busy and self.state is VLLMState.ASLEEP):
+                    self.state = VLLMState.FAILED
                 self.last_error = str(exc) or type(exc).__name__
                 raise
             self.state = VLLMState.READY

@@ -26,6 +26,7 @@ from common.errors import TooLargeError
 from common.progress import ProgressSink
 from common.settings import mib
 from translation import prompts
+from vllm_manager.report import sleep_metrics
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services
 from zotero_server.events import TERMINAL, EventType
@@ -263,6 +264,13 @@ async def vllm_sleep(request: Request) -> dict[str, Any]:
     message = await services.manager.sleep_vllm()
     await services.refresh_status()
     return {"message": message, "state": services.status.get("state")}
+
+
+@guarded.get("/metrics")
+async def metrics(request: Request) -> Response:
+    """Prometheus text: vLLM sleep/wake counts and wake seconds (issue 11)."""
+    status = await _services(request).refresh_status()
+    return Response(sleep_metrics(status.get("sleep")), media_type="text/plain; version=0.0.4")
 
 
 @guarded.get("/api/tasks")
