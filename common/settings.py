@@ -65,6 +65,7 @@ DEFAULT_VLLM_COMMAND = (
     " --gpu-memory-utilization 0.90 --kv-cache-dtype fp8"
     " --limit-mm-per-prompt '{\"image\":0}'"
     " --chat-template-content-format openai --generation-config vllm"
+    " --enable-sleep-mode"
 )
 
 

@@ -9,7 +9,10 @@ completion ever reached a sleeping engine or a sleep ever ran under a request.
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,6 +21,7 @@ import pytest
 from common.errors import GPUBusyError
 from common.progress import Stage
 from common.settings import Settings
+from tests.helpers.deploy import PROFILES, clean_env
 from tests.helpers.gpu import comfyui_argv
 from tests.helpers.manager import Recorder, Rig, eventually
 
@@ -304,3 +308,25 @@ def stats_or_none(rig: Rig) -> dict[str, Any] | None:
         return stats(rig)
     except httpx.HTTPError:
         return None
+
+
+# --- the launch profiles ------------------------------------------------------------------------
+
+
+def test_profiles_start_vllm_with_the_sleep_routes_mounted(tmp_path: Path) -> None:
+    record = tmp_path / "env.json"
+    fake = tmp_path / "bin" / "vllm"
+    fake.parent.mkdir()
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"json.dump({{'dev': os.environ.get('VLLM_SERVER_DEV_MODE'), 'argv': sys.argv[1:]}},"
+        f" open({str(record)!r}, 'w'))\n"
+    )
+    fake.chmod(0o755)
+    model = tmp_path / "model"
+    model.mkdir()
+    for profile in PROFILES.values():
+        env = clean_env(tmp_path, VLLM_BIN=str(fake), MODEL=str(model))
+        assert subprocess.run([profile], env=env, capture_output=True).returncode == 0
+        seen = json.loads(record.read_text())
+        assert seen["dev"] == "1" and "--enable-sleep-mode" in seen["argv"], profile

@@ -72,6 +72,10 @@ zt_launch() {
       ;;
   esac
   cmd+=("$@")
+  # --enable-sleep-mode serves /sleep, /wake_up and /is_sleeping only in vLLM's dev mode.
+  if [[ " ${cmd[*]} " == *" --enable-sleep-mode "* ]]; then
+    export VLLM_SERVER_DEV_MODE=1
+  fi
   if [[ ! -x $VLLM_BIN ]]; then
     printf '%s: vLLM not found at %s; install it there or set VLLM_BIN in %s\n' \
       "$0" "$VLLM_BIN" "$zt_env_file" >&2

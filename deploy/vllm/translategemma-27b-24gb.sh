@@ -58,6 +58,11 @@ ARGS=(
   # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p 0.95)
   # would make vLLM sample whenever a client omits temperature. Translation wants greedy.
   --generation-config vllm
+  # Sleep mode (issue 11): when idle the manager moves the weights to host RAM (level 1) and
+  # hands the card back with ~1 GiB left, then wakes in seconds instead of a cold start.
+  # _launch.sh sets VLLM_SERVER_DEV_MODE=1, without which the /sleep routes are not mounted;
+  # they are admin routes: keep vLLM on localhost or a trusted LAN (VLLM_HOST).
+  --enable-sleep-mode
 )
 
 zt_launch "$@"
