@@ -23,12 +23,15 @@ from common.progress import Stage
 from common.settings import Settings
 from tests.helpers.deploy import PROFILES, clean_env
 from tests.helpers.gpu import comfyui_argv
+from tests.helpers.jupyter import JupyterServer
 from tests.helpers.manager import Recorder, Rig, eventually
 
 # The fixtures ``rig`` and ``make_manager`` (pytest finds them by these imports).
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
 from tests.test_manager_local import pid_of, ready, translate_one
+from tests.test_manager_remote import jupyter as jupyter  # the module's JupyterLab fixture
+from tests.test_manager_remote import remote_settings
 from vllm_manager import detach
 from vllm_manager.decision import GPUDecision, decide_wake
 from vllm_manager.gpu import probe_gpu
@@ -330,3 +333,31 @@ def test_profiles_start_vllm_with_the_sleep_routes_mounted(tmp_path: Path) -> No
         assert subprocess.run([profile], env=env, capture_output=True).returncode == 0
         seen = json.loads(record.read_text())
         assert seen["dev"] == "1" and "--enable-sleep-mode" in seen["argv"], profile
+
+
+# --- remote: sleep and wake are HTTP calls, host RAM is read through the Jupyter terminal -------
+
+
+async def test_remote_manager_sleeps_wakes_and_reads_host_ram_on_the_jupyter_host(
+    rig: Rig, make_manager: Any, jupyter: JupyterServer
+) -> None:
+    vllm_on_gpu(rig)
+    command = rig.vllm_command("--fake-wake-s", "0.05")
+    manager = make_manager(
+        remote_settings(
+            rig, jupyter, vllm_idle_action="auto", vllm_weights_gb=0.01, vllm_command=command
+        )  # fmt: skip
+    )
+    await ready(manager)
+    assert "asleep" in await manager.sleep_vllm()
+    assert is_sleeping(rig)
+    await ready(manager)
+    assert not is_sleeping(rig) and rig.launch_count() == 1
+    greedy = make_manager(
+        remote_settings(
+            rig, jupyter, vllm_idle_action="auto", vllm_weights_gb=1e6, vllm_command=command
+        )  # fmt: skip
+    )
+    answer = await greedy.sleep_vllm()
+    assert answer.startswith("stopped vLLM") and "MiB available" in answer, answer
+    assert stats_or_none(rig) is None or not is_sleeping(rig)
