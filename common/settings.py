@@ -58,7 +58,7 @@ def default_data_dir() -> Path:
 # TranslateGemma 27B on a 32 GB card (deploy/vllm/ has the 24 GB and 48 GB profiles and the
 # reasons for every flag). Absolute paths: a Jupyter terminal runs a login shell that resets PATH.
 DEFAULT_VLLM_COMMAND = (
-    "$HOME/vllm/.venv/bin/vllm serve $HOME/models/translategemma-27b-it-w4a16"
+    "$HOME/vllm/.venv/bin/vllm serve $HOME/models/translategemma-27b-it-nvfp4a16"
     " --served-model-name google/translategemma-27b-it"
     " --host 127.0.0.1 --port 8000"
     " --max-model-len 4096 --max-num-seqs 32 --max-num-batched-tokens 4096"

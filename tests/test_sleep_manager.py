@@ -361,3 +361,17 @@ async def test_remote_manager_sleeps_wakes_and_reads_host_ram_on_the_jupyter_hos
     answer = await greedy.sleep_vllm()
     assert answer.startswith("stopped vLLM") and "MiB available" in answer, answer
     assert stats_or_none(rig) is None or not is_sleeping(rig)
+
+
+def test_print_says_where_to_get_the_weights(tmp_path: Path) -> None:
+    for gb, profile in PROFILES.items():
+        result = subprocess.run(
+            [profile, "--print"], env=clean_env(tmp_path), capture_output=True, text=True
+        )
+        assert result.returncode == 0 and result.stdout.count("\n") == 1, "stdout: the command"
+        assert result.stderr.startswith("# weights: "), gb
+    found = subprocess.run(
+        [PROFILES[32], "--print"], env=clean_env(tmp_path), capture_output=True, text=True
+    )
+    assert "translategemma-27b-it-NVFP4A16" in found.stderr
+    assert found.stdout.split()[2].endswith("translategemma-27b-it-nvfp4a16")

@@ -41,6 +41,8 @@ zt_launch() {
   case "${1:-}" in
     --print)
       shift
+      # stderr: stdout is the command line alone (scripts read it).
+      printf '# weights: %s\n' "${WEIGHTS:-see deploy/README.md}" >&2
       cmd+=("$@")
       for word in "${cmd[@]}"; do
         printf '%s' "$sep"
@@ -84,6 +86,7 @@ zt_launch() {
   if [[ $MODEL == /* && ! -e $MODEL ]]; then
     printf '%s: no model at %s; put the weights there or set MODEL in %s\n' \
       "$0" "$MODEL" "$zt_env_file" >&2
+    printf 'weights: %s\n' "${WEIGHTS:-see deploy/README.md}" >&2
     exit 2
   fi
   printf 'starting vLLM (%s):' "$PROFILE" >&2

@@ -25,9 +25,12 @@ SERVED_MODEL_NAME=google/translategemma-27b-it
 # Client-side concurrency cap for ZT_CONCURRENCY_MODE=adaptive: the same as --max-num-seqs;
 # more requests in flight than vLLM batches would only queue inside vLLM.
 ZT_CONCURRENCY_MAX=16
-# 4-bit weights (W4A16: AWQ or GPTQ int4 weights, 16-bit activations): ~16 GB; nothing larger
-# fits on 24 GB (BF16 ~54 GB, FP8 ~28 GB). vLLM reads the quantization from the checkpoint.
+# 4-bit weights (W4A16: GPTQ int4 weights, 16-bit activations): ~16 GB; nothing larger fits
+# on 24 GB (BF16 ~54 GB, FP8 ~28 GB). No W4A16 build is published: make it with llm-compressor
+# (deploy/README.md). vLLM reads the quantization from the checkpoint.
 : "${MODEL:=$HOME/models/translategemma-27b-it-w4a16}"
+WEIGHTS="make a W4A16 of google/translategemma-27b-it with llm-compressor \
+(deploy/README.md) and save it as $MODEL"
 
 ARGS=(
   # The name clients ask for (ZT_LLM_MODEL), whatever the local folder is called.

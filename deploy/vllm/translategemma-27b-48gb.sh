@@ -28,6 +28,8 @@ ZT_CONCURRENCY_MAX=48
 # point MODEL at the 4-bit W4A16 checkpoint instead. vLLM reads the quantization from the
 # checkpoint's config: no --quantization flag needed.
 : "${MODEL:=$HOME/models/translategemma-27b-it-fp8}"
+WEIGHTS="make the FP8 of google/translategemma-27b-it with llm-compressor \
+(QuantizationModifier FP8_DYNAMIC, deploy/README.md) and save it as $MODEL"
 
 ARGS=(
   # The name clients ask for (ZT_LLM_MODEL), whatever the local folder is called.
