@@ -375,3 +375,47 @@ def test_print_says_where_to_get_the_weights(tmp_path: Path) -> None:
     )
     assert "translategemma-27b-it-NVFP4A16" in found.stderr
     assert found.stdout.split()[2].endswith("translategemma-27b-it-nvfp4a16")
+
+
+# --- other processes of this host ---------------------------------------------------------------
+
+WORKER = """
+import asyncio, sys
+from common.settings import load_settings
+from vllm_manager.factory import create_manager
+
+async def main() -> None:
+    manager = create_manager(load_settings())
+    async with manager.work():
+        await manager.ensure_ready()
+        print("working", flush=True)
+        sys.stdin.readline()
+    await manager.aclose()
+
+asyncio.run(main())
+"""
+
+
+async def test_never_sleeps_under_another_process_translation(rig: Rig, make_manager: Any) -> None:
+    vllm_on_gpu(rig)
+    settings = sleepy(rig)
+    manager = make_manager(settings)
+    await ready(manager)
+    env = {**rig.env(settings), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert worker.stdout is not None and worker.stdin is not None
+        line = await asyncio.to_thread(worker.stdout.readline)
+        assert line.strip() == b"working"
+        answer = await manager.sleep_vllm()
+        assert answer == f"vLLM not put to sleep: translations are running in process {worker.pid}"
+        assert not is_sleeping(rig)
+        worker.stdin.write(b"done\n")
+        worker.stdin.flush()
+        assert await asyncio.to_thread(worker.wait, 30) == 0
+    finally:
+        worker.kill()
+    assert "asleep" in await manager.sleep_vllm()
+    assert rig.launch_count() == 1

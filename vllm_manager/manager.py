@@ -60,6 +60,7 @@ from vllm_manager.health import HEALTH_TIMEOUT_S, Health, check_health
 from vllm_manager.lease import StartLease
 from vllm_manager.report import gpu_summary, holders, lease_dict, waiting_message
 from vllm_manager.sleep import (
+    Marks,
     SleepBook,
     SleepClient,
     SleepRecord,
@@ -141,6 +142,8 @@ class VLLMManager(ABC):
         self.launches_here = 0  # launches sent by this object (for status and tests)
         self._sleep = SleepClient(self._http, self.base_url, settings)
         self._book = SleepBook(self._lease.directory)
+        self._working = Marks(self._lease.directory / "work")
+        self._going = Marks(self._lease.directory / "going-to-sleep")
         self._sleep_requested = False
         self._sleep_task: asyncio.Task[str] | None = None
         self.sleeps_here = 0
@@ -273,11 +276,15 @@ class VLLMManager(ABC):
         """Mark a translation as running: the idle give-back never stops vLLM meanwhile."""
         self._active_work += 1
         self._touch()
+        if self.launches:
+            self._working.set()  # other processes of this host never sleep vLLM under it
         try:
             yield
         finally:
             self._active_work -= 1
             self._touch()
+            if self._active_work == 0 and self.launches:
+                self._working.clear()
             if self._active_work == 0 and self._sleep_requested:
                 self._sleep_requested = False
                 self._sleep_task = asyncio.create_task(self.sleep_vllm(), name="vllm-sleep")
@@ -406,6 +413,9 @@ class VLLMManager(ABC):
         while True:
             health = await self.health()
             if health.ok:
+                if self._going.others():
+                    async with self._lease.locked():
+                        pass  # another process is putting it to sleep: let it finish, then wake
                 if not await self._sleep.is_sleeping() or await self._wake_locked():
                     return
                 continue  # the wake failed and that vLLM was stopped: start a fresh one
@@ -570,7 +580,10 @@ class VLLMManager(ABC):
         """Whether vLLM sleeps or is about to: our state, else ``/is_sleeping`` (one GET)."""
         if self.state in (VLLMState.SLEEPING, VLLMState.ASLEEP, VLLMState.WAKING):
             return True
-        return self.launches and bool(await self._sleep.is_sleeping())
+        if not self.launches:
+            return False
+        # Another process of this host may be putting it to sleep right now.
+        return bool(self._going.others()) or bool(await self._sleep.is_sleeping())
 
     async def _wake_locked(self) -> bool:
         """Wake the sleeping vLLM once the GPU has room. True: awake and confirmed; False: the
@@ -666,7 +679,31 @@ class VLLMManager(ABC):
             cycles=record.cycles if record else 0,
         )
         if action is IdleAction.SLEEP:
-            slept = await self._sleep_locked(pid, record)
+            # Under the start lock: a wake in another process waits for this sleep to end.
+            async with self._lease.locked():
+                # Checked and marked without an await in between: a paper arriving from now on
+                # sees SLEEPING, waits for the lock, then wakes it.
+                if self._active_work:
+                    if explicit:
+                        self._sleep_requested = True
+                        return (
+                            f"vLLM will sleep when the {self._active_work} translation(s) in "
+                            "progress finish"
+                        )
+                    return "vLLM not put to sleep: a translation started meanwhile"
+                self.state = VLLMState.SLEEPING
+                self._going.set()
+                try:
+                    busy = self._working.others()
+                    if busy:
+                        self.state = VLLMState.READY
+                        return (
+                            "vLLM not put to sleep: translations are running in process "
+                            + ", ".join(map(str, busy))
+                        )
+                    slept = await self._sleep_locked(pid, record)
+                finally:
+                    self._going.clear()
             if slept is not None:
                 return slept
             why = "the sleep did not free the GPU"
@@ -715,6 +752,7 @@ class VLLMManager(ABC):
                     if (
                         self._is_idle(idle_s)
                         and self.state is not VLLMState.ASLEEP
+                        and not self._working.others()
                         and await self._our_pid() is not None
                         and (await self._sleep.requests_in_flight() or 0) == 0
                     ):

@@ -27,6 +27,7 @@ import httpx
 from common.settings import IdleAction, PromptFormat, Settings
 from translation import prompts
 from vllm_manager.decision import vllm_processes
+from vllm_manager.detach import pid_alive
 from vllm_manager.gpu_model import GPUStatus
 
 SLEEP_FLAG = "--enable-sleep-mode"
@@ -80,6 +81,45 @@ class SleepBook:
     def clear(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+class Marks:
+    """One file per process in ``directory``, named by its pid: "this process is doing X".
+
+    Two uses, both between processes of this host sharing the data dir: ``work/`` (a
+    translation is running here: never put vLLM to sleep under it) and ``going/`` (a sleep is
+    under way: nothing may be sent to vLLM until it is over, then it must be woken). Each side
+    writes its own mark before it looks for the other's, so of two processes racing at least
+    one sees the other. Marks of dead processes do not count (and are removed).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def set(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / str(os.getpid())).touch()
+
+    def clear(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            (self.directory / str(os.getpid())).unlink()
+
+    def others(self) -> list[int]:
+        """Live pids other than ours that hold a mark."""
+        try:
+            names = [p.name for p in self.directory.iterdir()]
+        except FileNotFoundError:
+            return []
+        found = []
+        for name in names:
+            if not name.isdigit() or int(name) == os.getpid():
+                continue
+            if pid_alive(int(name)):
+                found.append(int(name))
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    (self.directory / name).unlink()
+        return sorted(found)
 
 
 # --- policy (pure) ------------------------------------------------------------------------------
