@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from common.errors import GPUBusyError
+from common.errors import GPUBusyError, LLMUnavailableError
 from common.progress import Stage
 from common.settings import Settings
 from tests.helpers.deploy import PROFILES, clean_env
@@ -419,3 +419,46 @@ async def test_never_sleeps_under_another_process_translation(rig: Rig, make_man
         worker.kill()
     assert "asleep" in await manager.sleep_vllm()
     assert rig.launch_count() == 1
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "zotero_server.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_cli_vllm_sleep_wake_and_status(rig: Rig) -> None:
+    vllm_on_gpu(rig)
+    env = {**rig.env(sleepy(rig)), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    assert cli(["vllm", "start"], env).returncode == 0
+    slept = cli(["vllm", "sleep"], env)
+    assert slept.returncode == 0
+    assert "asleep: 26.3 GiB of GPU memory freed (sleep 1)" in slept.stdout
+    status = cli(["status"], env)
+    assert "asleep (sleep 1 of 8)" in status.stdout, status.stdout
+    assert "decision: vllm_loading" in status.stdout, "a sleeping vLLM is never launched twice"
+    woke = cli(["vllm", "wake"], env)
+    assert woke.returncode == 0 and woke.stdout.startswith("vLLM awake in "), woke.stdout
+    assert "waking vLLM" in woke.stderr
+    assert cli(["vllm", "wake"], env).stdout.strip() == "vLLM is not asleep"
+    assert rig.launch_count() == 1 and stats(rig)["completions_while_asleep"] == 0
+
+
+async def test_manager_none_never_sends_work_to_a_sleeping_vllm(
+    rig: Rig, make_manager: Any
+) -> None:
+    vllm_on_gpu(rig)
+    owner = make_manager(sleepy(rig))
+    await ready(owner)
+    assert "asleep" in await owner.sleep_vllm()
+    bystander = make_manager(sleepy(rig, manager="none"))
+    with pytest.raises(LLMUnavailableError, match="is asleep"):
+        await ready(bystander)
+    assert is_sleeping(rig) and stats(rig)["completions_while_asleep"] == 0

@@ -234,7 +234,8 @@ class VLLMManager(ABC):
           back; else BUSY, waited for and named exactly as for a launch. The wake is confirmed
           (``/is_sleeping`` false, prefix cache reset, a one-token probe) before this returns;
           a wake that fails stops that vLLM and starts a fresh one.
-        - manager cannot launch (``none``): raises ``LLMUnavailableError``.
+        - manager cannot launch (``none``): raises ``LLMUnavailableError`` (also when vLLM is
+          asleep: waking it is the job of whoever manages it).
         - a bring-up is in flight in this process: joins it (one launch, any number of callers);
           the caller's ``progress`` receives the latest event, then every later one.
         - otherwise starts a bring-up: decide (under the cross-process start lock)
@@ -248,6 +249,12 @@ class VLLMManager(ABC):
         self._touch()
         health = await self.health()
         if health.ok and not await self._asleep():
+            if not self.launches and await self._sleep.is_sleeping():
+                # Not ours to wake; a completion sent to a sleeping engine hangs or kills it.
+                raise LLMUnavailableError(
+                    f"vLLM at {self.base_url} is asleep (sleep mode); ZT_MANAGER=none: wake it "
+                    "yourself (POST /wake_up)"
+                )
             self.state = VLLMState.READY
             return
         if not self.launches:
