@@ -9,6 +9,7 @@ once. The fake vLLM's own counters prove no completion ever reached it asleep.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from tests.helpers.gpu import comfyui_argv
 from tests.helpers.manager import Rig
 from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app, wait_until
 from vllm_manager import commands, detach
@@ -97,3 +99,36 @@ def test_server_sleeps_vllm_when_idle_and_the_next_paper_wakes_it(rig: Rig) -> N
     assert rig.launch_count() == 1
     assert stats["completions_while_asleep"] == 0 and stats["sleeps_under_load"] == 0
     assert stats["engine_dead"] is None and stats["wakes"] >= 2
+
+
+def test_a_paper_does_not_wake_vllm_over_comfyui_and_the_error_names_it(rig: Rig) -> None:
+    main = str(rig.tmp / "ComfyUI" / "main.py")
+    rig.smi.set(
+        discover=[
+            {"cmdline_contains": [rig.token, "serve"], "used_gpu_memory": 28000, "gpu": 0},
+            {"cmdline_contains": main, "used_gpu_memory": 20480, "gpu": 0},
+        ]
+    )
+    settings = rig.settings(vllm_idle_action="sleep", gpu_wait_s=0.5, api_token=SecretStr(TOKEN))
+    with run_app(settings) as srv:
+        translate(srv, FIRST, "first.pdf")
+        answer = httpx.post(f"{srv.url}/api/vllm/sleep", headers=AUTH, timeout=30)
+        assert "asleep" in answer.json()["message"]
+        comfy = subprocess.Popen(
+            comfyui_argv(rig.tmp), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            with srv.client(headers=AUTH) as client:
+                refused = client.post(
+                    "/translate", json=plugin_body(make_paper(SECOND), "second.pdf")
+                )
+        finally:
+            comfy.terminate()
+            comfy.wait()
+        assert refused.status_code == 503, refused.text
+        message = refused.json()["message"]
+        assert "ComfyUI/main.py" in message and f"pid {comfy.pid}" in message, message
+        assert health_state(srv) == "asleep"
+    stats = fake_stats(rig)
+    assert stats["is_sleeping"] and stats["wakes"] == 0 and rig.launch_count() == 1
+    assert stats["completions_while_asleep"] == 0
