@@ -37,6 +37,12 @@ class ManagerKind(StrEnum):
     REMOTE = "remote"
 
 
+class IdleAction(StrEnum):
+    STOP = "stop"
+    SLEEP = "sleep"
+    AUTO = "auto"
+
+
 class ConcurrencyMode(StrEnum):
     FIXED = "fixed"
     ADAPTIVE = "adaptive"
@@ -52,13 +58,14 @@ def default_data_dir() -> Path:
 # TranslateGemma 27B on a 32 GB card (deploy/vllm/ has the 24 GB and 48 GB profiles and the
 # reasons for every flag). Absolute paths: a Jupyter terminal runs a login shell that resets PATH.
 DEFAULT_VLLM_COMMAND = (
-    "$HOME/vllm/.venv/bin/vllm serve $HOME/models/translategemma-27b-it-w4a16"
+    "$HOME/vllm/.venv/bin/vllm serve $HOME/models/translategemma-27b-it-nvfp4a16"
     " --served-model-name google/translategemma-27b-it"
     " --host 127.0.0.1 --port 8000"
     " --max-model-len 4096 --max-num-seqs 32 --max-num-batched-tokens 4096"
     " --gpu-memory-utilization 0.90 --kv-cache-dtype fp8"
     " --limit-mm-per-prompt '{\"image\":0}'"
     " --chat-template-content-format openai --generation-config vllm"
+    " --enable-sleep-mode"
 )
 
 
@@ -181,6 +188,17 @@ class Settings(BaseSettings):
     )
     vllm_idle_shutdown_s: float = Field(
         900.0, ge=0, description="Stop our own vLLM after this idle time (0 = never)"
+    )
+    vllm_idle_action: IdleAction = Field(
+        IdleAction.AUTO,
+        description="After the idle time: stop, sleep (level 1, weights to host RAM) or auto "
+        "(sleep when vLLM runs with sleep mode and host RAM holds the weights)",
+    )
+    vllm_weights_gb: float = Field(
+        17.5, gt=0, description="Size of the model weights (host RAM a level-1 sleep needs)"
+    )
+    vllm_max_sleep_cycles: int = Field(
+        8, ge=1, description="Restart vLLM fresh after this many sleeps (allocator leaks)"
     )
     vllm_stop_grace_s: float = Field(30.0, ge=0, description="SIGTERM to SIGKILL grace")
     gpu_poll_s: float = Field(5.0, gt=0, description="Re-check a busy GPU this often")

@@ -30,7 +30,8 @@ function describeServer(server) {
   if (!server) return;
   const vllm = server.vllm || {};
   let text = server.state || "unknown";
-  if (vllm.healthy) text = "ready";
+  if (vllm.healthy) text = server.state === "asleep"
+    ? "asleep (GPU handed back; the next paper wakes it in seconds)" : "ready";
   if (vllm.detail && !vllm.healthy) text += " (" + vllm.detail + ")";
   if (server.manager) text += " · manager: " + server.manager;
   if (server.last_error) text += " · last error: " + server.last_error;

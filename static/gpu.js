@@ -103,9 +103,10 @@ function renderProcesses(status) {
     const where = proc.on_gpu
       ? (gpuIndex.has(proc.gpu_uuid) ? "GPU " + gpuIndex.get(proc.gpu_uuid) : "GPU")
       : "watched, not on GPU";
+    if (proc.sleeping) row.classList.add("sleeping");
     cell(row, "PID", String(proc.pid), "num");
     cell(row, "Memory", proc.on_gpu ? gib(proc.memory_mib) : "–", "num");
-    cell(row, "Where", where);
+    cell(row, "Where", proc.sleeping ? where + " · vLLM asleep (residue)" : where);
     cell(row, "Command", proc.command);
     body.appendChild(row);
   }

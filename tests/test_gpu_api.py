@@ -79,8 +79,10 @@ def test_status_contract(api: str, fake: FakeSmi, tmp_path: Path) -> None:
             "memory_mib": 20480,
             "on_gpu": True,
             "gpu_uuid": GPU_UUID,
+            "sleeping": False,  # issue 11: a vLLM asleep is listed with sleeping: true
         }
     ]
+    assert body["memory_free_mib"] == 32607 - 20780
     assert [(g["index"], g["uuid"], g["name"]) for g in body["gpus"]] == [
         (0, GPU_UUID, "NVIDIA GeForce RTX 5090")
     ]

@@ -66,6 +66,35 @@ async def vllm_stop(settings: Settings, *, http_client: httpx.AsyncClient | None
     return "no vLLM launched by zotero-translate is running"
 
 
+async def vllm_sleep(settings: Settings, *, http_client: httpx.AsyncClient | None = None) -> str:
+    """Put the vLLM zotero-translate launched to sleep now (cooperative hand-back of the GPU).
+
+    Waits for requests other processes have in flight; a vLLM without sleep mode, or one that
+    slept ``ZT_VLLM_MAX_SLEEP_CYCLES`` times, is stopped instead. One line of result.
+    """
+    if settings.manager is ManagerKind.NONE:
+        return "ZT_MANAGER=none: zotero-translate never sleeps or stops vLLM"
+    manager = create_manager(settings, http_client=http_client)
+    try:
+        return await manager.sleep_vllm()
+    finally:
+        await manager.aclose()
+
+
+async def vllm_wake(
+    settings: Settings,
+    progress: ProgressSink = ignore_progress,
+    *,
+    http_client: httpx.AsyncClient | None = None,
+) -> str:
+    """Wake a sleeping vLLM as a translation would (only when the GPU has room for it)."""
+    manager = create_manager(settings, http_client=http_client)
+    try:
+        return await manager.wake_vllm(progress)
+    finally:
+        await manager.aclose()
+
+
 async def status(
     settings: Settings, *, http_client: httpx.AsyncClient | None = None
 ) -> dict[str, Any]:
@@ -93,6 +122,9 @@ def format_status(snap: dict[str, Any], *, vllm_only: bool = False) -> str:
     """Human text of :func:`status`'s data (``vllm status`` shows the vLLM lines only)."""
     vllm = snap["vllm"]
     health = "healthy" if vllm["healthy"] else f"down ({vllm['detail']})"
+    sleep = snap.get("sleep") or {}
+    if snap.get("state") == "asleep":
+        health = f"asleep (sleep {sleep.get('cycles', '?')} of {sleep.get('max_cycles', '?')})"
     lines = [
         f"manager  {snap['manager']}",
         f"vLLM     {vllm['url']}  {health}  model {vllm['model']}",
@@ -105,6 +137,11 @@ def format_status(snap: dict[str, Any], *, vllm_only: bool = False) -> str:
         lines.append("         no vLLM launched by zotero-translate is running")
     if snap.get("last_error"):
         lines.append(f"         last error: {snap['last_error']}")
+    if sleep.get("sleeps") or sleep.get("wakes"):
+        lines.append(
+            f"         slept {sleep['sleeps']}, woke {sleep['wakes']} times here "
+            f"({sleep['wake_seconds_total']:.1f} s waking)"
+        )
     if vllm_only:
         return "\n".join(lines)
     gpu = snap.get("gpu") or {}

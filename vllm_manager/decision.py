@@ -112,6 +112,16 @@ def decide(
     return GPUDecision.IDLE
 
 
+def decide_wake(status: GPUStatus | None, need_mib: int) -> GPUDecision:
+    """May our sleeping vLLM wake now? IDLE when the free memory covers ``need_mib`` (what the
+    wake takes back: weights and KV cache), BUSY when another tenant took it, UNKNOWN without a
+    status. A sleeping vLLM is never a reason to launch another one: this is its only gate."""
+    if status is None:
+        return GPUDecision.UNKNOWN
+    free = status.memory_total_mib - status.memory_used_mib
+    return GPUDecision.IDLE if free >= need_mib else GPUDecision.BUSY
+
+
 def gib(mib: int) -> str:
     return f"{mib / 1024:.1f} GiB"
 

@@ -24,8 +24,12 @@ What the probe reports (``processes``):
    :func:`vllm_manager.procscan.self_and_ancestors`).
 
 Idle (:func:`is_idle`): no process of either kind AND every GPU's memory use below
-``ZT_GPU_IDLE_MIB``. A GPU whose ``memory.used`` is ``[N/A]`` makes the whole reading fail:
-without it idleness cannot be known. Other ``[N/A]`` fields read 0 and are named in
+``ZT_GPU_IDLE_MIB`` — except a vLLM asleep (issue 11): it is listed with ``sleeping: true`` and
+neither it nor the residue it leaves on the card (about 1 GiB) makes the GPU busy. The probe
+learns it from vLLM itself: when a process matching ``ZT_VLLM_MATCH_KEYWORDS`` is present it
+asks ``GET /is_sleeping`` of ``ZT_LLM_BASE_URL`` (one second at most; no answer: awake).
+A GPU whose ``memory.used`` is ``[N/A]`` makes the whole reading fail: without it idleness
+cannot be known. Other ``[N/A]`` fields read 0 and are named in
 ``GPUInfo.unavailable``.
 
 Whole-host summary: memory used and total are summed over GPUs; utilisation and temperature
@@ -69,10 +73,19 @@ class GPUStatusSource(Protocol):
 
 
 def is_idle(processes: Sequence[GPUProcess], memory_used_mib: Iterable[int], idle_mib: int) -> bool:
-    """True only when there is no process at all (on a GPU or watched) and there is at least
-    one GPU and every GPU uses less than ``idle_mib``."""
+    """True only when there is no process at all (on a GPU or watched) but sleeping vLLMs, and
+    there is at least one GPU and every GPU uses less than ``idle_mib`` once the sleeping
+    vLLMs' residue is taken off (with several GPUs, off each of them)."""
     used = list(memory_used_mib)
-    return not processes and bool(used) and all(m < idle_mib for m in used)
+    if any(not p.sleeping for p in processes):
+        return False
+    residue = sum(p.memory_mib for p in processes)
+    return bool(used) and all(m - residue < idle_mib for m in used)
+
+
+def mark_sleeping(processes: Sequence[GPUProcess], pids: frozenset[int]) -> list[GPUProcess]:
+    """``processes`` with those in ``pids`` marked ``sleeping``."""
+    return [p.model_copy(update={"sleeping": True}) if p.pid in pids else p for p in processes]
 
 
 def unknown_command(pid: int, why: str, smi_name: str | None) -> str:
@@ -110,12 +123,15 @@ def assemble_status(
     idle_mib: int,
     checked_at: datetime,
     notes: Sequence[str] = (),
+    sleeping: frozenset[int] = frozenset(),
 ) -> GPUStatus:
     """Build the status from parsed nvidia-smi rows, resolved GPU processes and watched ones.
 
     Raises ``GPUReadError`` when a GPU's memory use is unknown (see the module docstring).
+    ``sleeping``: pids of a vLLM asleep (listed with ``sleeping: true``).
     """
     notes = list(notes)
+    on_gpu = mark_sleeping(on_gpu, sleeping)
     infos = []
     known_uuids = {g.uuid for g in gpus}
     for gpu in gpus:
@@ -163,10 +179,14 @@ def assemble_status(
         for w in watched
         if w.pid not in seen
     ]
+    processes = mark_sleeping(processes, sleeping)
+    used = sum(i.memory_used_mib for i in infos)
+    total = sum(i.memory_total_mib for i in infos)
     return GPUStatus(
         is_idle=is_idle(processes, [i.memory_used_mib for i in infos], idle_mib),
-        memory_used_mib=sum(i.memory_used_mib for i in infos),
-        memory_total_mib=sum(i.memory_total_mib for i in infos),
+        memory_used_mib=used,
+        memory_total_mib=total,
+        memory_free_mib=max(total - used, 0),
         utilization_pct=max((i.utilization_pct for i in infos), default=0),
         temperature_c=max((i.temperature_c for i in infos), default=0),
         processes=processes,
@@ -223,7 +243,23 @@ def probe_gpu(settings: Settings, *, proc_root: Path = procscan.PROC_ROOT) -> GP
     on_gpu = [gpu_process(app, cmdlines[app.pid]) for app in apps]
     exclude = procscan.self_and_ancestors(proc_root=proc_root) | {app.pid for app in apps}
     watched = procscan.scan(settings.watch_keywords, exclude, proc_root)
-    return assemble_status(gpus, on_gpu, watched, settings.gpu_idle_mib, checked_at, notes)
+    vllms = frozenset(
+        p.pid for p in on_gpu if procscan.matches(p.command, settings.vllm_keywords)
+    ) | frozenset(w.pid for w in watched if procscan.matches(w.command, settings.vllm_keywords))
+    sleeping = vllms if vllms and vllm_is_sleeping(settings) else frozenset()
+    return assemble_status(
+        gpus, on_gpu, watched, settings.gpu_idle_mib, checked_at, notes, sleeping
+    )
+
+
+def vllm_is_sleeping(settings: Settings) -> bool:
+    """``GET /is_sleeping`` of the configured vLLM (blocking, one second at most)."""
+    root = settings.llm_base_url.rstrip("/").removesuffix("/v1")
+    try:
+        resp = httpx.get(f"{root}/is_sleeping", timeout=1.0)
+        return resp.status_code == 200 and bool(resp.json().get("is_sleeping"))
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
 
 
 class ProbeSource:

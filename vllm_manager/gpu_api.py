@@ -188,6 +188,18 @@ def prometheus_text(status: GPUStatus | None) -> str:
         [("", sum(1 for p in status.processes if not p.on_gpu))],
     )
     family(
+        "zt_gpu_memory_free_mib",
+        "gauge",
+        "GPU memory free, MiB (the memory_free_mib of /status)",
+        [("", status.memory_free_mib)],
+    )
+    family(
+        "zt_gpu_vllm_sleeping",
+        "gauge",
+        "vLLM processes asleep (sleep mode): their memory is the residue they leave",
+        [("", sum(1 for p in status.processes if p.sleeping))],
+    )
+    family(
         "zt_gpu_host_idle",
         "gauge",
         "1 if the whole host is idle (the is_idle of /status)",

@@ -18,6 +18,10 @@ class GPUProcess(BaseModel):
     memory_mib: int = 0
     on_gpu: bool = True
     gpu_uuid: str | None = None
+    sleeping: bool = Field(
+        default=False,
+        description="A vLLM in sleep mode: what it holds is the ~1 GiB it leaves behind",
+    )
 
 
 class GPUInfo(BaseModel):
@@ -39,9 +43,13 @@ class GPUInfo(BaseModel):
 class GPUStatus(BaseModel):
     """Whole-host summary (all GPUs added up) plus the per-GPU list."""
 
-    is_idle: bool
+    is_idle: bool = Field(
+        description="No process holds the GPU and memory use is below the threshold, or the "
+        "only holder is a sleeping vLLM (its residue does not count)"
+    )
     memory_used_mib: int
     memory_total_mib: int
+    memory_free_mib: int = Field(default=0, description="memory_total_mib - memory_used_mib")
     utilization_pct: int
     temperature_c: int
     processes: list[GPUProcess] = Field(default_factory=list)

@@ -51,9 +51,7 @@ class LocalVLLMManager(VLLMManager):
         return str(self.log_file)
 
     async def _launch(self) -> int:
-        script = detach.launch_script(
-            self.settings.vllm_command, str(self.pid_file), str(self.log_file)
-        )
+        script = detach.launch_script(self.launch_command, str(self.pid_file), str(self.log_file))
         if self._terminals is not None:
             result = await self._terminals.run(
                 self.settings.jupyter_terminal, script, timeout_s=LAUNCH_TIMEOUT_S

@@ -12,6 +12,13 @@ or never became healthy), ``LLMUnavailableError`` (manager ``none`` and vLLM dow
 Usage: ``async with manager.work(): await manager.ensure_ready(progress); ...``. Entering
 ``work()`` first means the idle give-back cannot stop vLLM between the check and the first
 request.
+
+Sleep (issue 11, ``vllm_manager.sleep``): with ``ZT_VLLM_IDLE_ACTION`` sleep (or auto with the
+host RAM for it) the idle give-back puts our vLLM to sleep (level 1) instead of stopping it,
+only when drained: no ``work()`` open here, none admitted meanwhile (``ensure_ready`` waits on
+the same lock and then wakes it), and vLLM's own ``/metrics`` shows no request of another
+process. A sleeping vLLM answers ``/health``, so ``ensure_ready`` asks ``/is_sleeping`` too, and
+wakes it — never launches another — once the free GPU memory covers what the wake takes back.
 """
 
 from __future__ import annotations
@@ -39,17 +46,30 @@ from common.errors import (
 )
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from common.redact import mask_secrets
-from common.settings import Settings
+from common.settings import IdleAction, Settings
 from vllm_manager.decision import (
     GPUDecision,
     LeaseInfo,
     decide,
+    decide_wake,
     describe,
+    gib,
 )
 from vllm_manager.gpu_model import GPUStatus
 from vllm_manager.health import HEALTH_TIMEOUT_S, Health, check_health
 from vllm_manager.lease import StartLease
 from vllm_manager.report import gpu_summary, holders, lease_dict, waiting_message
+from vllm_manager.sleep import (
+    Marks,
+    SleepBook,
+    SleepClient,
+    SleepRecord,
+    choose_idle_action,
+    confirm_sleep,
+    launch_command,
+    local_mem_available_mib,
+    wake_need_mib,
+)
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +100,9 @@ class VLLMState(StrEnum):
     STARTING = "starting"  # we launched vLLM, or wait for one that is loading
     READY = "ready"
     STOPPING = "stopping"
+    SLEEPING = "sleeping"  # going to sleep: nothing is admitted until it is asleep
+    ASLEEP = "asleep"  # our vLLM sleeps (level 1): ~1 GiB left on the GPU, wakes in seconds
+    WAKING = "waking"
     FAILED = "failed"  # the last bring-up failed; the next ensure_ready() tries again
     CLOSED = "closed"
 
@@ -117,6 +140,16 @@ class VLLMManager(ABC):
         self.state = VLLMState.UNKNOWN
         self.last_error: str | None = None
         self.launches_here = 0  # launches sent by this object (for status and tests)
+        self._sleep = SleepClient(self._http, self.base_url, settings)
+        self._book = SleepBook(self._lease.directory)
+        self._working = Marks(self._lease.directory / "work")
+        self._going = Marks(self._lease.directory / "going-to-sleep")
+        self._sleep_requested = False
+        self._sleep_task: asyncio.Task[str] | None = None
+        self.sleeps_here = 0
+        self.wakes_here = 0
+        self.wake_seconds_total = 0.0
+        self.last_wake_s: float | None = None
 
     # --- the hooks ---------------------------------------------------------------------
 
@@ -153,6 +186,15 @@ class VLLMManager(ABC):
     def log_location(self) -> str:
         """Where the launched vLLM's log is, for messages ("host:path" for remote)."""
 
+    async def _mem_available_mib(self) -> int | None:
+        """MemAvailable of the host vLLM runs on (level-1 sleep puts the weights there)."""
+        return local_mem_available_mib()
+
+    @property
+    def launch_command(self) -> str:
+        """The command the ``_launch`` hook runs: ``vllm_command`` plus sleep mode if wanted."""
+        return launch_command(self.settings)
+
     # --- public API --------------------------------------------------------------------
 
     @property
@@ -172,12 +214,12 @@ class VLLMManager(ABC):
 
     async def aclose(self) -> None:
         """Stop background work and abandon an in-flight bring-up. Never stops vLLM."""
-        for task in (self._watcher, self._task):
+        for task in (self._watcher, self._task, self._sleep_task):
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        self._watcher = self._task = None
+        self._watcher = self._task = self._sleep_task = None
         self.state = VLLMState.CLOSED
         if self._owns_http:
             await self._http.aclose()
@@ -186,8 +228,14 @@ class VLLMManager(ABC):
         """Return once vLLM is healthy: ``/health`` 200 and ``llm_model`` in ``/v1/models``.
 
         Contract by situation:
-        - healthy: returns at once, no side effects beyond marking activity.
-        - manager cannot launch (``none``): raises ``LLMUnavailableError``.
+        - healthy and awake: returns at once, no side effects beyond marking activity.
+        - healthy but asleep (or going to sleep): a bring-up that wakes it (single flight, under
+          the cross-process start lock) once the free GPU memory covers what the wake takes
+          back; else BUSY, waited for and named exactly as for a launch. The wake is confirmed
+          (``/is_sleeping`` false, prefix cache reset, a one-token probe) before this returns;
+          a wake that fails stops that vLLM and starts a fresh one.
+        - manager cannot launch (``none``): raises ``LLMUnavailableError`` (also when vLLM is
+          asleep: waking it is the job of whoever manages it).
         - a bring-up is in flight in this process: joins it (one launch, any number of callers);
           the caller's ``progress`` receives the latest event, then every later one.
         - otherwise starts a bring-up: decide (under the cross-process start lock)
@@ -200,7 +248,13 @@ class VLLMManager(ABC):
         """
         self._touch()
         health = await self.health()
-        if health.ok:
+        if health.ok and not await self._asleep():
+            if not self.launches and await self._sleep.is_sleeping():
+                # Not ours to wake; a completion sent to a sleeping engine hangs or kills it.
+                raise LLMUnavailableError(
+                    f"vLLM at {self.base_url} is asleep (sleep mode); ZT_MANAGER=none: wake it "
+                    "yourself (POST /wake_up)"
+                )
             self.state = VLLMState.READY
             return
         if not self.launches:
@@ -229,11 +283,18 @@ class VLLMManager(ABC):
         """Mark a translation as running: the idle give-back never stops vLLM meanwhile."""
         self._active_work += 1
         self._touch()
+        if self.launches:
+            self._working.set()  # other processes of this host never sleep vLLM under it
         try:
             yield
         finally:
             self._active_work -= 1
             self._touch()
+            if self._active_work == 0 and self.launches:
+                self._working.clear()
+            if self._active_work == 0 and self._sleep_requested:
+                self._sleep_requested = False
+                self._sleep_task = asyncio.create_task(self.sleep_vllm(), name="vllm-sleep")
 
     async def stop_vllm(self) -> bool:
         """Stop the vLLM we launched (SIGTERM, grace, SIGKILL). False if none of ours runs.
@@ -242,6 +303,40 @@ class VLLMManager(ABC):
         """
         async with self._lifecycle:
             return await self._stop_locked()
+
+    async def sleep_vllm(self) -> str:
+        """Cooperative hand-back: put our vLLM to sleep now; one line saying what happened.
+
+        Jobs of this process in progress finish first: the answer then says the sleep will
+        happen when they do. Requests of other processes (seen in vLLM's ``/metrics``) are
+        waited for, up to ``gpu_poll_s`` x 10. A vLLM without sleep mode, or one that slept
+        ``ZT_VLLM_MAX_SLEEP_CYCLES`` times, is stopped instead: the card is freed either way.
+        """
+        if not self.launches:
+            return "ZT_MANAGER=none: zotero-translate never sleeps or stops vLLM"
+        if self._active_work:
+            self._sleep_requested = True
+            return f"vLLM will sleep when the {self._active_work} translation(s) in progress finish"
+        async with self._lifecycle:
+            pid = await self._our_pid()
+            if pid is None:
+                return "no vLLM launched by zotero-translate is running"
+            if await self._sleep.is_sleeping():
+                self.state = VLLMState.ASLEEP
+                return f"vLLM (pid {pid}) is already asleep"
+            deadline = time.monotonic() + self.settings.gpu_poll_s * 10
+            while (await self._sleep.requests_in_flight() or 0) > 0:
+                if time.monotonic() >= deadline:
+                    return "vLLM is still serving requests of another process; not put to sleep"
+                await asyncio.sleep(0.2)
+            return await self._give_back_locked(explicit=True)
+
+    async def wake_vllm(self, progress: ProgressSink = ignore_progress) -> str:
+        """Wake our sleeping vLLM (as ``ensure_ready`` would); one line saying what happened."""
+        if not await self._sleep.is_sleeping() and self.state is not VLLMState.ASLEEP:
+            return "vLLM is not asleep"
+        await self.ensure_ready(progress)
+        return f"vLLM awake in {self.last_wake_s or 0.0:.1f} s"
 
     async def health(self) -> Health:
         """One health check of ``base_url``; never raises."""
@@ -260,6 +355,9 @@ class VLLMManager(ABC):
         if state in (VLLMState.UNKNOWN, VLLMState.DOWN, VLLMState.READY):
             # Between bring-ups the health check just made is the fresher word.
             state = VLLMState.READY if health.ok else VLLMState.DOWN
+        if health.ok and self.launches and state is VLLMState.READY:
+            if await self._sleep.is_sleeping():
+                state = VLLMState.ASLEEP
         snap: dict[str, Any] = {
             "manager": self.kind,
             "state": state.value,
@@ -285,6 +383,18 @@ class VLLMManager(ABC):
         lease = self._lease.read()
         snap["lease"] = lease_dict(lease)
         snap["gpu"] = await self._gpu_snapshot(lease)
+        record = self._book.read(snap["vllm"].get("pid"))
+        snap["sleep"] = {
+            "idle_action": IdleAction(self.settings.vllm_idle_action).value,
+            "asleep": state is VLLMState.ASLEEP,
+            "cycles": record.cycles if record else 0,
+            "max_cycles": self.settings.vllm_max_sleep_cycles,
+            "freed_mib": record.freed_mib if record else None,
+            "sleeps": self.sleeps_here,
+            "wakes": self.wakes_here,
+            "wake_seconds_total": round(self.wake_seconds_total, 3),
+            "last_wake_s": None if self.last_wake_s is None else round(self.last_wake_s, 3),
+        }
         return snap
 
     # --- the template ------------------------------------------------------------------
@@ -294,7 +404,10 @@ class VLLMManager(ABC):
             try:
                 await self._bring_up_locked()
             except BaseException as exc:
-                self.state = VLLMState.FAILED
+                # A wake refused for lack of GPU memory leaves vLLM asleep, not failed.
+                busy = isinstance(exc, (GPUBusyError, GPUStatusUnknownError))
+                if not (busy and self.state is VLLMState.ASLEEP):
+                    self.state = VLLMState.FAILED
                 self.last_error = str(exc) or type(exc).__name__
                 raise
             self.state = VLLMState.READY
@@ -307,7 +420,12 @@ class VLLMManager(ABC):
         while True:
             health = await self.health()
             if health.ok:
-                return
+                if self._going.others():
+                    async with self._lease.locked():
+                        pass  # another process is putting it to sleep: let it finish, then wake
+                if not await self._sleep.is_sleeping() or await self._wake_locked():
+                    return
+                continue  # the wake failed and that vLLM was stopped: start a fresh one
             if health.wrong_model:
                 # Waiting cannot fix this, and launching another would collide on the port.
                 raise VLLMStartError(
@@ -459,8 +577,171 @@ class VLLMManager(ABC):
         while await self._is_alive(pid) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         await self._forget()
+        self._book.clear()
         self.state = VLLMState.DOWN
         return True
+
+    # --- sleep and wake ----------------------------------------------------------------
+
+    async def _asleep(self) -> bool:
+        """Whether vLLM sleeps or is about to: our state, else ``/is_sleeping`` (one GET)."""
+        if self.state in (VLLMState.SLEEPING, VLLMState.ASLEEP, VLLMState.WAKING):
+            return True
+        if not self.launches:
+            return False
+        # Another process of this host may be putting it to sleep right now.
+        return bool(self._going.others()) or bool(await self._sleep.is_sleeping())
+
+    async def _wake_locked(self) -> bool:
+        """Wake the sleeping vLLM once the GPU has room. True: awake and confirmed; False: the
+        wake failed and that vLLM (if ours) was stopped. Raises as a launch does when the GPU
+        stays busy (``GPUBusyError`` naming the holders) or its status unknown."""
+        s = self.settings
+        since = time.monotonic()
+        while True:
+            async with self._lease.locked():
+                # Another process may have woken it while we waited for the lock.
+                if not await self._sleep.is_sleeping():
+                    self.state = VLLMState.READY
+                    return True
+                assert self._gpu is not None
+                reading = await self._gpu.read()
+                pid = await self._our_pid()
+                record = self._book.read(pid) if pid is not None else None
+                need = wake_need_mib(reading.status, record, s.vllm_keywords)
+                decision = decide_wake(reading.status, need)
+                if decision is GPUDecision.IDLE:
+                    return await self._wake_now(pid)
+            message = describe(decision, reading.status, reading.reason, s.vllm_keywords)
+            if reading.status is not None:
+                free = reading.status.memory_total_mib - reading.status.memory_used_mib
+                message += f"; waking vLLM takes back {gib(need)}, {gib(free)} free"
+            waited = time.monotonic() - since
+            if waited >= s.gpu_wait_s:
+                error = GPUBusyError if decision is GPUDecision.BUSY else GPUStatusUnknownError
+                raise error(
+                    f"{message} (waited {waited:.0f} s, ZT_GPU_WAIT_S={s.gpu_wait_s:g})",
+                    retry_after_s=max(s.gpu_poll_s, 30.0),
+                )
+            self.state = VLLMState.ASLEEP
+            self._emit(
+                Stage.WAITING_GPU,
+                waiting_message(decision, reading.status, reading.reason, s.vllm_keywords)
+                + " (vLLM asleep)",
+                decision=decision.value,
+                reason=message,
+                waited_s=round(waited, 1),
+                wait_limit_s=s.gpu_wait_s,
+                holders=holders(reading.status, s.vllm_keywords),
+            )
+            await asyncio.sleep(min(s.gpu_poll_s, max(s.gpu_wait_s - waited, 0.0)))
+
+    async def _wake_now(self, pid: int | None) -> bool:
+        """``/wake_up``, then confirm: ``/is_sleeping`` false, prefix cache reset, a one-token
+        probe. Any failure stops our vLLM (False) so a fresh one is started."""
+        self.state = VLLMState.WAKING
+        self._emit(Stage.STARTING_LLM, "waking vLLM", state="waking", pid=pid)
+        started = time.monotonic()
+        problem = await self._sleep.wake()
+        if problem is None:
+            for _ in range(50):  # the route returns when awake; allow a late flag
+                if await self._sleep.is_sleeping() is False:
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                problem = "/is_sleeping still true after /wake_up"
+        if problem is None:
+            # Stale prefix-cache entries after a wake were reported: start from an empty one.
+            problem = await self._sleep.reset_prefix_cache() or await self._sleep.probe()
+        if problem is not None:
+            log.warning("waking vLLM failed (%s); stopping it", problem)
+            if pid is None:
+                raise VLLMStartError(f"waking vLLM failed: {problem}", retry_after_s=60.0)
+            await self._stop_locked()
+            return False
+        took = time.monotonic() - started
+        self.wakes_here += 1
+        self.wake_seconds_total += took
+        self.last_wake_s = took
+        log.info("woke vLLM (pid %s) in %.1f s", pid, took)
+        self.state = VLLMState.READY
+        return True
+
+    async def _give_back_locked(self, *, explicit: bool = False) -> str:
+        """Sleep or stop our idle vLLM (under ``_lifecycle``; drained by the caller)."""
+        pid = await self._our_pid()
+        if pid is None:
+            return "no vLLM launched by zotero-translate is running"
+        if await self._sleep.is_sleeping():
+            self.state = VLLMState.ASLEEP
+            return f"vLLM (pid {pid}) is already asleep"
+        record = self._book.read(pid)
+        settings = self.settings
+        if explicit and IdleAction(settings.vllm_idle_action) is IdleAction.STOP:
+            settings = settings.model_copy(update={"vllm_idle_action": IdleAction.SLEEP})
+        action, why = choose_idle_action(
+            settings,
+            sleep_routes=await self._sleep.is_sleeping() is not None,
+            mem_available_mib=await self._mem_available_mib(),
+            cycles=record.cycles if record else 0,
+        )
+        if action is IdleAction.SLEEP:
+            # Under the start lock: a wake in another process waits for this sleep to end.
+            async with self._lease.locked():
+                # Checked and marked without an await in between: a paper arriving from now on
+                # sees SLEEPING, waits for the lock, then wakes it.
+                if self._active_work:
+                    if explicit:
+                        self._sleep_requested = True
+                        return (
+                            f"vLLM will sleep when the {self._active_work} translation(s) in "
+                            "progress finish"
+                        )
+                    return "vLLM not put to sleep: a translation started meanwhile"
+                self.state = VLLMState.SLEEPING
+                self._going.set()
+                try:
+                    busy = self._working.others()
+                    if busy:
+                        self.state = VLLMState.READY
+                        return (
+                            "vLLM not put to sleep: translations are running in process "
+                            + ", ".join(map(str, busy))
+                        )
+                    slept = await self._sleep_locked(pid, record)
+                finally:
+                    self._going.clear()
+            if slept is not None:
+                return slept
+            why = "the sleep did not free the GPU"
+        await self._stop_locked()
+        return f"stopped vLLM (pid {pid}): {why}"
+
+    async def _sleep_locked(self, pid: int, record: SleepRecord | None) -> str | None:
+        """Level-1 sleep of our drained vLLM, confirmed on the GPU. None: it failed (the caller
+        stops it)."""
+        self.state = VLLMState.SLEEPING
+        try:
+            before = await self._gpu.read() if self._gpu is not None else None
+            problem = await self._sleep.sleep(1)
+            after = await self._gpu.read() if self._gpu is not None else None
+        except BaseException:
+            self.state = VLLMState.READY
+            raise
+        freed, confirmed = confirm_sleep(
+            before.status if before else None,
+            after.status if after else None,
+            self.settings.vllm_keywords,
+        )
+        if problem is not None or not confirmed:
+            log.warning("vLLM sleep failed (%s); stopping it", problem or f"freed {freed} MiB")
+            return None
+        cycles = (record.cycles if record else 0) + 1
+        self._book.write(SleepRecord(pid, cycles, freed, time.time()))
+        self.sleeps_here += 1
+        self.state = VLLMState.ASLEEP
+        log.info("vLLM (pid %s) asleep: %s freed (sleep %d)", pid, gib(freed), cycles)
+        return f"vLLM (pid {pid}) asleep: {gib(freed)} of GPU memory freed (sleep {cycles})"
 
     # --- idle give-back ----------------------------------------------------------------
 
@@ -473,8 +754,17 @@ class VLLMManager(ABC):
                 continue
             try:
                 async with self._lifecycle:
-                    if self._is_idle(idle_s) and await self._stop_locked():
-                        log.info("gave the GPU back after %.0f s without work", idle_s)
+                    if self.state is VLLMState.ASLEEP and not await self._sleep.is_sleeping():
+                        self.state = VLLMState.READY  # another process woke it
+                    if (
+                        self._is_idle(idle_s)
+                        and self.state is not VLLMState.ASLEEP
+                        and not self._working.others()
+                        and await self._our_pid() is not None
+                        and (await self._sleep.requests_in_flight() or 0) == 0
+                    ):
+                        done = await self._give_back_locked()
+                        log.info("after %.0f s without work: %s", idle_s, done)
             except ZTError as exc:  # Jupyter down, say: try again next round
                 log.warning("idle give-back failed: %s", exc)
             except Exception:  # never let the watcher die: the GPU would never be given back

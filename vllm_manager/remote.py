@@ -19,6 +19,7 @@ from vllm_manager import detach
 from vllm_manager.jupyter import JupyterTerminals
 from vllm_manager.local import LAUNCH_TIMEOUT_S
 from vllm_manager.manager import StatusSource, VLLMManager
+from vllm_manager.sleep import meminfo_script, parse_meminfo
 
 DEFAULT_REMOTE_WORKDIR = "$HOME/.local/share/zotero-translate/vllm"
 
@@ -65,7 +66,7 @@ class RemoteVLLMManager(VLLMManager):
         return result.output
 
     async def _launch(self) -> int:
-        script = detach.launch_script(self.settings.vllm_command, self.pid_file, self.log_file)
+        script = detach.launch_script(self.launch_command, self.pid_file, self.log_file)
         result = await self.terminals.run(
             self.settings.jupyter_terminal, script, timeout_s=LAUNCH_TIMEOUT_S
         )
@@ -85,6 +86,10 @@ class RemoteVLLMManager(VLLMManager):
 
     async def _forget(self) -> None:
         await self._sh(detach.forget_script(self.pid_file))
+
+    async def _mem_available_mib(self) -> int | None:
+        # Level 1 puts the weights in the RAM of the Jupyter host, where vLLM runs.
+        return parse_meminfo(await self._sh(meminfo_script()))
 
     async def aclose(self) -> None:
         await self.terminals.aclose()

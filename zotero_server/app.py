@@ -125,7 +125,9 @@ class Services:
             status = {"manager": self.manager.kind, "state": "unknown", "error": str(exc)}
         else:
             status = {
-                key: snap[key] for key in ("manager", "state", "last_error", "vllm") if key in snap
+                key: snap[key]
+                for key in ("manager", "state", "last_error", "vllm", "sleep")
+                if key in snap
             }
             if snap.get("gpu"):
                 status["gpu"] = snap["gpu"]

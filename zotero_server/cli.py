@@ -40,8 +40,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--no-auth", action="store_true", help="serve without ZT_GPU_API_TOKEN (trusted hosts)"
     )
 
-    vllm = add_parser("vllm", help="start, stop or show the translation model's vLLM")
-    vllm.add_argument("action", choices=["start", "stop", "status"])
+    vllm = add_parser("vllm", help="start, stop, sleep, wake or show the translation model's vLLM")
+    vllm.add_argument("action", choices=["start", "stop", "sleep", "wake", "status"])
     add_parser("status", help="GPU decision, who holds the GPU, vLLM health, start lease")
 
     tr = add_parser(
@@ -97,6 +97,14 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
                 " (set ZT_MANAGER=local or remote)"
             )
         print(await commands.vllm_stop(settings))
+    elif action == "sleep":
+        print(await commands.vllm_sleep(settings))
+    elif action == "wake":
+        display = ProgressDisplay(sys.stderr)
+        try:
+            print(await commands.vllm_wake(settings, display))
+        finally:
+            display.close()
     else:
         snapshot = await commands.status(settings)
         print(commands.format_status(snapshot, vllm_only=action == "status"))

@@ -26,6 +26,7 @@ from common.errors import TooLargeError
 from common.progress import ProgressSink
 from common.settings import mib
 from translation import prompts
+from vllm_manager.report import sleep_metrics
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services
 from zotero_server.events import TERMINAL, EventType
@@ -92,6 +93,7 @@ async def health(request: Request) -> dict[str, Any]:
             "manager": status.get("manager"),
             "state": status.get("state"),
             "lastError": status.get("last_error"),
+            "sleep": status.get("sleep"),
             **status.get("vllm", {}),
         },
         "gpu": _without_commands(status.get("gpu")),
@@ -250,6 +252,25 @@ async def translated_file(request: Request, name: str) -> Response:
 
 
 # --- the task API and its event streams -----------------------------------------------------
+
+
+@guarded.post("/api/vllm/sleep")
+async def vllm_sleep(request: Request) -> dict[str, Any]:
+    """Cooperative hand-back (issue 11): another tenant's launcher asks for the GPU now.
+
+    Translations in progress finish first; the answer then says the sleep happens when they do.
+    """
+    services = _services(request)
+    message = await services.manager.sleep_vllm()
+    await services.refresh_status()
+    return {"message": message, "state": services.status.get("state")}
+
+
+@guarded.get("/metrics")
+async def metrics(request: Request) -> Response:
+    """Prometheus text: vLLM sleep/wake counts and wake seconds (issue 11)."""
+    status = await _services(request).refresh_status()
+    return Response(sleep_metrics(status.get("sleep")), media_type="text/plain; version=0.0.4")
 
 
 @guarded.get("/api/tasks")

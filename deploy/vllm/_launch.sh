@@ -41,6 +41,8 @@ zt_launch() {
   case "${1:-}" in
     --print)
       shift
+      # stderr: stdout is the command line alone (scripts read it).
+      printf '# weights: %s\n' "${WEIGHTS:-see deploy/README.md}" >&2
       cmd+=("$@")
       for word in "${cmd[@]}"; do
         printf '%s' "$sep"
@@ -72,6 +74,10 @@ zt_launch() {
       ;;
   esac
   cmd+=("$@")
+  # --enable-sleep-mode serves /sleep, /wake_up and /is_sleeping only in vLLM's dev mode.
+  if [[ " ${cmd[*]} " == *" --enable-sleep-mode "* ]]; then
+    export VLLM_SERVER_DEV_MODE=1
+  fi
   if [[ ! -x $VLLM_BIN ]]; then
     printf '%s: vLLM not found at %s; install it there or set VLLM_BIN in %s\n' \
       "$0" "$VLLM_BIN" "$zt_env_file" >&2
@@ -80,6 +86,7 @@ zt_launch() {
   if [[ $MODEL == /* && ! -e $MODEL ]]; then
     printf '%s: no model at %s; put the weights there or set MODEL in %s\n' \
       "$0" "$MODEL" "$zt_env_file" >&2
+    printf 'weights: %s\n' "${WEIGHTS:-see deploy/README.md}" >&2
     exit 2
   fi
   printf 'starting vLLM (%s):' "$PROFILE" >&2

@@ -25,9 +25,12 @@ SERVED_MODEL_NAME=google/translategemma-27b-it
 # Client-side concurrency cap for ZT_CONCURRENCY_MODE=adaptive: the same as --max-num-seqs;
 # more requests in flight than vLLM batches would only queue inside vLLM.
 ZT_CONCURRENCY_MAX=16
-# 4-bit weights (W4A16: AWQ or GPTQ int4 weights, 16-bit activations): ~16 GB; nothing larger
-# fits on 24 GB (BF16 ~54 GB, FP8 ~28 GB). vLLM reads the quantization from the checkpoint.
+# 4-bit weights (W4A16: GPTQ int4 weights, 16-bit activations): ~16 GB; nothing larger fits
+# on 24 GB (BF16 ~54 GB, FP8 ~28 GB). No W4A16 build is published: make it with llm-compressor
+# (deploy/README.md). vLLM reads the quantization from the checkpoint.
 : "${MODEL:=$HOME/models/translategemma-27b-it-w4a16}"
+WEIGHTS="make a W4A16 of google/translategemma-27b-it with llm-compressor \
+(deploy/README.md) and save it as $MODEL"
 
 ARGS=(
   # The name clients ask for (ZT_LLM_MODEL), whatever the local folder is called.
@@ -58,6 +61,11 @@ ARGS=(
   # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p 0.95)
   # would make vLLM sample whenever a client omits temperature. Translation wants greedy.
   --generation-config vllm
+  # Sleep mode (issue 11): when idle the manager moves the weights to host RAM (level 1) and
+  # hands the card back with ~1 GiB left, then wakes in seconds instead of a cold start.
+  # _launch.sh sets VLLM_SERVER_DEV_MODE=1, without which the /sleep routes are not mounted;
+  # they are admin routes: keep vLLM on localhost or a trusted LAN (VLLM_HOST).
+  --enable-sleep-mode
 )
 
 zt_launch "$@"

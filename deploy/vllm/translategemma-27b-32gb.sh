@@ -23,10 +23,15 @@ SERVED_MODEL_NAME=google/translategemma-27b-it
 # Client-side concurrency cap for ZT_CONCURRENCY_MODE=adaptive: the same as --max-num-seqs;
 # more requests in flight than vLLM batches would only queue inside vLLM.
 ZT_CONCURRENCY_MAX=32
-# 4-bit weights (W4A16: AWQ or GPTQ int4 weights, 16-bit activations): ~16 GB instead of ~54 GB
-# in BF16 or ~28 GB in FP8. The only form of the 27B that leaves room for a KV cache on 32 GB.
-# vLLM reads the quantization from the checkpoint's config: no --quantization flag needed.
-: "${MODEL:=$HOME/models/translategemma-27b-it-w4a16}"
+# 4-bit weights: ~17 GB instead of ~54 GB in BF16 or ~28 GB in FP8, the only form of the 27B
+# that leaves room for a KV cache on 32 GB. NVFP4A16 (FP4 weights, 16-bit activations) is
+# published and FP4 is native on Blackwell (RTX 5090); a W4A16 (GPTQ int4) made with
+# llm-compressor works the same (deploy/README.md). vLLM reads the quantization from the
+# checkpoint's config: no --quantization flag needed.
+: "${MODEL:=$HOME/models/translategemma-27b-it-nvfp4a16}"
+WEIGHTS="huggingface.co/henry1477/translategemma-27b-it-NVFP4A16 (17.3 GB, text only; or \
+ShinePixelOrg/translategemma-27b-it-NVFP4), saved as $MODEL; or make a W4A16 with \
+llm-compressor (deploy/README.md)"
 
 ARGS=(
   # The name clients ask for (ZT_LLM_MODEL), whatever the local folder is called.
@@ -57,6 +62,11 @@ ARGS=(
   # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p 0.95)
   # would make vLLM sample whenever a client omits temperature. Translation wants greedy.
   --generation-config vllm
+  # Sleep mode (issue 11): when idle the manager moves the weights to host RAM (level 1) and
+  # hands the card back with ~1 GiB left, then wakes in seconds instead of a cold start.
+  # _launch.sh sets VLLM_SERVER_DEV_MODE=1, without which the /sleep routes are not mounted;
+  # they are admin routes: keep vLLM on localhost or a trusted LAN (VLLM_HOST).
+  --enable-sleep-mode
 )
 
 zt_launch "$@"

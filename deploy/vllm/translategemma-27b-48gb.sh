@@ -28,6 +28,8 @@ ZT_CONCURRENCY_MAX=48
 # point MODEL at the 4-bit W4A16 checkpoint instead. vLLM reads the quantization from the
 # checkpoint's config: no --quantization flag needed.
 : "${MODEL:=$HOME/models/translategemma-27b-it-fp8}"
+WEIGHTS="make the FP8 of google/translategemma-27b-it with llm-compressor \
+(QuantizationModifier FP8_DYNAMIC, deploy/README.md) and save it as $MODEL"
 
 ARGS=(
   # The name clients ask for (ZT_LLM_MODEL), whatever the local folder is called.
@@ -59,6 +61,11 @@ ARGS=(
   # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p 0.95)
   # would make vLLM sample whenever a client omits temperature. Translation wants greedy.
   --generation-config vllm
+  # Sleep mode (issue 11): when idle the manager moves the weights to host RAM (level 1) and
+  # hands the card back with ~1 GiB left, then wakes in seconds instead of a cold start.
+  # _launch.sh sets VLLM_SERVER_DEV_MODE=1, without which the /sleep routes are not mounted;
+  # they are admin routes: keep vLLM on localhost or a trusted LAN (VLLM_HOST).
+  --enable-sleep-mode
 )
 
 zt_launch "$@"

@@ -28,6 +28,9 @@ so a test changes the GPU by rewriting the file. Keys (all optional)::
 * ``discover``: every live process whose ``/proc/PID/cmdline`` contains the string (all of
   them, if a list) is listed with that memory, so a launched fake vLLM appears by itself.
   This process and its ancestors are never discovered.
+* A fake vLLM asleep (tests/fakes/fake_vllm.py, sleep mode) keeps a marker file; while it
+  does, that process and its children (the engine core) are listed at the rule's or entry's
+  ``asleep_mib`` (default 1024: the CUDA context a sleeping vLLM leaves on the card).
 * ``process_name`` defaults to the process's argv[0], as nvidia-smi shows it.
 * ``call_log``: each call appends its arguments as one line there (tests count calls).
 
@@ -42,6 +45,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -133,6 +137,30 @@ def ancestors() -> set[int]:
     return pids
 
 
+def _stat_fields(pid: int) -> list[str]:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return []
+    return stat[stat.rfind(")") + 2 :].split()
+
+
+def asleep(pid: int) -> bool:
+    """Whether ``pid``, or its parent, is a fake vLLM asleep (its marker names its start time)."""
+    fields = _stat_fields(pid)
+    candidates = [pid] + ([int(fields[1])] if len(fields) > 1 else [])
+    for candidate in candidates:
+        marker = Path(tempfile.gettempdir()) / "fake-vllm-asleep" / str(candidate)
+        try:
+            started = marker.read_text().strip()
+        except OSError:
+            continue
+        own = _stat_fields(candidate)
+        if len(own) > 19 and own[19] == started:
+            return True
+    return False
+
+
 def gpu_of(state: dict[str, Any], ref: Any) -> dict[str, Any]:
     gpus = state["gpus"]
     for gpu in gpus:
@@ -169,6 +197,8 @@ def processes(state: dict[str, Any]) -> list[dict[str, Any]]:
                     break
     for row in rows:
         row.setdefault("used_gpu_memory", 0)
+        if isinstance(row["used_gpu_memory"], int) and asleep(int(row["pid"])):
+            row["used_gpu_memory"] = min(row["used_gpu_memory"], int(row.get("asleep_mib", 1024)))
         if "process_name" not in row:
             line = cmdline(int(row["pid"]))
             row["process_name"] = line.split(" ")[0] if line else "[N/A]"

@@ -28,6 +28,20 @@ appends one JSON line per completion request (with its prompt and completion tok
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
 started listening and got its first completion request. ``--fake-no-metrics``: /metrics is 404.
 
+SLEEP MODE (issue 11; reference/vllm-sleep-checkpoints-routers.md). With ``--enable-sleep-mode``
+AND ``VLLM_SERVER_DEV_MODE=1`` in the environment (either alone: the routes are 404, as in vLLM):
+``POST /sleep?level=1|2``, ``POST /wake_up`` (optional ``?tags=weights`` / ``?tags=kv_cache``;
+asleep until both are back), ``GET /is_sleeping`` -> ``{"is_sleeping": bool}``,
+``POST /reset_prefix_cache``. ``--fake-sleep-s`` / ``--fake-wake-s`` are how long the offload and
+the wake take. The hazards are modelled as the engine dying (``/health`` 503 from then on, every
+completion a 500), which is what the reports describe (vLLM #15483, #45520): a completion that
+arrives while asleep, or a ``/sleep`` while a request runs. ``GET /fake/stats`` counts
+``sleeps``, ``wakes``, ``prefix_cache_resets``, ``completions_while_asleep`` and
+``sleeps_under_load``; tests assert the last two stay 0. While asleep the process writes a
+marker file, :func:`sleep_marker` (its pid and start time), and the fake nvidia-smi then reports
+this process, and the engine core child, at the rule's ``asleep_mib`` (default 1024 MiB: the
+CUDA context left on the card). ``/health`` stays 200 while asleep, as in vLLM.
+
 CAPACITY MODEL (issue 6; off unless ``--fake-token-ms`` > 0). A model of vLLM V1's continuous
 batching on one GPU, made to be argued with, not to flatter any client. A scheduler thread runs
 engine steps back to back while there is work:
@@ -69,6 +83,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -78,6 +93,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 if __package__ in (None, ""):  # run as a script: make ``tests.fakes`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -177,6 +193,9 @@ class Config:
     request_log: Path | None
     capacity: CapacityModel | None = None  # issue 6's capacity model; None = the simple engine
     metrics: bool = True  # False: /metrics answers 404, like a server without Prometheus
+    sleep_mode: bool = False  # --enable-sleep-mode and VLLM_SERVER_DEV_MODE=1: routes mounted
+    sleep_s: float = 0.0  # how long /sleep takes (weights copied to host RAM)
+    wake_s: float = 0.0  # how long /wake_up takes
 
 
 def _int_with_suffix(value: str) -> int:
@@ -243,6 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--fake-engine-child", action="store_true", help="spawn VLLM::EngineCore")
     fake.add_argument("--fake-request-log", type=Path, default=None, help="JSON lines file")
     fake.add_argument("--fake-no-metrics", action="store_true", help="/metrics answers 404")
+    fake.add_argument("--fake-sleep-s", type=float, default=0.0, help="time /sleep takes")
+    fake.add_argument("--fake-wake-s", type=float, default=0.0, help="time /wake_up takes")
     model = serve.add_argument_group("fake capacity model (off unless --fake-token-ms > 0)")
     model.add_argument(
         "--fake-token-ms", type=float, default=0.0, help="t1: decode step time of a lone sequence"
@@ -307,6 +328,9 @@ def parse_config(argv: list[str]) -> Config:
         request_log=args.fake_request_log,
         capacity=_capacity_from_args(args),
         metrics=not args.fake_no_metrics,
+        sleep_mode=args.enable_sleep_mode and os.environ.get("VLLM_SERVER_DEV_MODE") == "1",
+        sleep_s=args.fake_sleep_s,
+        wake_s=args.fake_wake_s,
     )
 
 
@@ -730,6 +754,112 @@ class Engine:
         return "\n".join(lines) + "\n"
 
 
+# --- sleep mode ------------------------------------------------------------------------------
+
+
+def sleep_marker(pid: int) -> Path:
+    """The file a fake vLLM with pid ``pid`` keeps while asleep (read by fake_nvidia_smi.py)."""
+    return Path(tempfile.gettempdir()) / "fake-vllm-asleep" / str(pid)
+
+
+def process_start_time(pid: int) -> str:
+    """Field 22 of /proc/PID/stat (start time in clock ticks): tells a recycled pid apart."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+class SleepState:
+    """Sleep mode as the API server sees it: what is offloaded, and whether the engine died.
+
+    The engine dies (and stays dead) on the two hazards of the module docstring; a dead engine
+    answers 503 on /health and 500 on completions, as vLLM's EngineDeadError does.
+    """
+
+    TAGS = ("weights", "kv_cache")
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.lock = threading.Lock()
+        self.offloaded: set[str] = set()
+        self.level = 0
+        self.dead: str | None = None
+        self.in_flight = 0
+        self.sleeps = 0
+        self.wakes = 0
+        self.prefix_cache_resets = 0
+        self.completions_while_asleep = 0
+        self.sleeps_under_load = 0
+        self.last_wake_s = 0.0
+
+    @property
+    def asleep(self) -> bool:
+        return bool(self.offloaded)
+
+    def die(self, why: str) -> None:
+        self.dead = why
+        _log("ERROR", "core_client.py:564", f"Engine core proc EngineCore_DP0 died: {why}")
+
+    def sleep(self, level: int) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            if self.in_flight:
+                self.sleeps_under_load += 1
+                self.die(
+                    f"CUDA error: an illegal memory access was encountered (/sleep with "
+                    f"{self.in_flight} request(s) running)"
+                )
+                return 500, {"error": "EngineDeadError: " + (self.dead or "")}
+            if self.asleep:
+                return 200, {}
+            self.sleeps += 1
+            self.level = level
+        if self.config.sleep_s > 0:
+            time.sleep(self.config.sleep_s)
+        with self.lock:
+            self.offloaded = set(self.TAGS)
+            pid = os.getpid()
+            marker = sleep_marker(pid)
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(process_start_time(pid))
+        _log("INFO", "gpu_worker.py:120", f"Sleep mode freed 26.35 GiB memory (level {level})")
+        return 200, {}
+
+    def wake(self, tags: list[str]) -> tuple[int, dict[str, Any]]:
+        started = time.monotonic()
+        if self.config.wake_s > 0 and self.asleep:
+            time.sleep(self.config.wake_s)
+        with self.lock:
+            was_asleep = self.asleep
+            self.offloaded -= set(tags or self.TAGS)
+            if was_asleep and not self.asleep:
+                self.wakes += 1
+                self.last_wake_s = time.monotonic() - started
+                sleep_marker(os.getpid()).unlink(missing_ok=True)
+        return 200, {}
+
+    def stats(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "sleep_mode": self.config.sleep_mode,
+                "is_sleeping": self.asleep,
+                "sleep_level": self.level if self.asleep else 0,
+                "engine_dead": self.dead,
+                "sleeps": self.sleeps,
+                "wakes": self.wakes,
+                "last_wake_s": self.last_wake_s,
+                "prefix_cache_resets": self.prefix_cache_resets,
+                "completions_while_asleep": self.completions_while_asleep,
+                "sleeps_under_load": self.sleeps_under_load,
+            }
+
+    def forget(self) -> None:
+        """At exit: no marker outlives the process."""
+        sleep_marker(os.getpid()).unlink(missing_ok=True)
+
+
 # --- the server ------------------------------------------------------------------------------
 
 
@@ -739,6 +869,7 @@ class FakeVLLM:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.engine = Engine(config)
+        self.sleep = SleepState(config)
         self.lock = threading.Lock()
         self.requests_seen = 0
         self.answers_sent = 0
@@ -914,7 +1045,7 @@ class FakeVLLM:
         """Engine figures plus wall-clock times (``time.time()``) of listening and 1st request."""
         with self.lock:
             times = {"listening_at": self.listening_at, "first_request_at": self.first_request_at}
-        return {**self.engine.stats(), **times}
+        return {**self.engine.stats(), **times, **self.sleep.stats()}
 
     def record(self, job: Job, status: int, result: Generation | None = None) -> None:
         entry: dict[str, Any] = {
@@ -993,7 +1124,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         if path in ("/health", "/ping"):
-            status = 503 if self.fake.config.health_503 else 200
+            dead = self.fake.config.health_503 or self.fake.sleep.dead is not None
+            status = 503 if dead else 200
             self._send(status, b"", "application/json")
         elif path == "/metrics" and self.fake.config.metrics:
             self._send(200, self.fake.engine.metrics().encode(), "text/plain; version=0.0.4")
@@ -1007,18 +1139,58 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/v1/models":
             if self._authorized():
                 self._json(200, self.fake.models_body())
+        elif path == "/is_sleeping" and self.fake.config.sleep_mode:
+            self._json(200, {"is_sleeping": self.fake.sleep.asleep})
         else:
             self._json(404, {"detail": "Not Found"})
 
     def do_POST(self) -> None:
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
         body = self._read_body()
+        if path in _SLEEP_ROUTES and self.fake.config.sleep_mode:
+            self._sleep_route(path, query)
+            return
         if path not in ("/v1/chat/completions", "/v1/completions"):
             self._json(404, {"detail": "Not Found"})
             return
         if not self._authorized():
             return
         self.fake.arrived()
+        sleep = self.fake.sleep
+        with sleep.lock:
+            if sleep.asleep:
+                sleep.completions_while_asleep += 1
+                sleep.die("a request reached the engine while it was asleep")
+            dead = sleep.dead
+            if dead is None:
+                sleep.in_flight += 1
+        if dead is not None:
+            self._json(500, {"error": {"message": f"EngineDeadError: {dead}", "code": 500}})
+            return
+        try:
+            self._complete(path, body)
+        finally:
+            with sleep.lock:
+                sleep.in_flight -= 1
+
+    def _sleep_route(self, path: str, query: str) -> None:
+        params = parse_qs(query)
+        sleep = self.fake.sleep
+        if path == "/sleep":
+            level = int((params.get("level") or ["1"])[0])
+            status, payload = sleep.sleep(level)
+        elif path == "/wake_up":
+            status, payload = sleep.wake(params.get("tags", []))
+        else:  # /reset_prefix_cache
+            with sleep.lock:
+                sleep.prefix_cache_resets += 1
+            status, payload = 200, {}
+        if payload:
+            self._json(status, payload)
+        else:
+            self._send(status, b"", "application/json")
+
+    def _complete(self, path: str, body: dict[str, Any] | None) -> None:
         try:
             if body is None:
                 raise bad_request("request body is not valid JSON")
@@ -1161,6 +1333,9 @@ def _completion_body(job: Job, result: Generation) -> dict[str, Any]:
     }
 
 
+_SLEEP_ROUTES = ("/sleep", "/wake_up", "/reset_prefix_cache")
+
+
 # --- process lifecycle -----------------------------------------------------------------------
 
 _ENGINE_CHILD_CODE = "import sys\nsys.stdin.buffer.read()\n"
@@ -1290,6 +1465,7 @@ def serve(config: Config) -> int:
     while not stop.wait(0.1):
         pass
     print("INFO:     Shutting down", flush=True)
+    fake.sleep.forget()
     server.shutdown()
     server.server_close()
     if engine_child is not None:

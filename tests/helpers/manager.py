@@ -96,6 +96,7 @@ class Rig:
             "vllm_ready_timeout_s": 30.0,
             "vllm_lease_s": 60.0,
             "vllm_idle_shutdown_s": 0.0,
+            "vllm_idle_action": "stop",  # the sleep tests (test_sleep_*.py) ask for sleep
             "vllm_stop_grace_s": 3.0,
             "jupyter_terminal": "zt" + self.token,
         }
