@@ -390,6 +390,8 @@ def test_cell_translation_too_long_for_its_room_keeps_the_source() -> None:
         ("07", 4, "producing a new contextualized representation vector sequence"),
         # A justified reference entry stretches its spaces after a sentence's end (04 p10).
         ("04", 9, "Bad for Graph Representation? arXiv preprint"),
+        # A run-in heading's sentence, then a justified gap of three sizes (02 p2).
+        ("02", 1, "Entity–entity relations. While mention–"),
     ],
 )
 def test_justified_lines_of_running_text_are_not_cut_into_cells(

@@ -234,7 +234,7 @@ def rows_of_block(
             spans = words(spans)
         size = max(s.size for _, s in spans)
         gaps = table.gutters if table else _cell_gaps(spans, line_gaps(lines, size)) if lone else []
-        cut = _split_cells(spans, gaps)
+        cut = _split_cells(spans, gaps, prose=table is None and not lone)
         pieces = [p for p in cut if any(s.text.strip() for _, s in p)]
         for i, piece in enumerate(pieces):
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in
@@ -280,11 +280,15 @@ def _stack_cells(rows: list[tuple[Row, int, Table]]) -> None:
 
 
 def _split_cells(
-    spans: list[tuple[Rect, Span]], gutters: Sequence[tuple[float, float]] = ()
+    spans: list[tuple[Rect, Span]],
+    gutters: Sequence[tuple[float, float]] = (),
+    prose: bool = False,
 ) -> list[list[tuple[Rect, Span]]]:
     """Cut a row at wide gaps and at gaps in a table's ``gutters`` (table cells); a text cell
     followed by three or more numbers is cut before the numbers even when they touch (a table
-    row set tight). A section number before a heading is not a cell."""
+    row set tight). A section number before a heading is not a cell, and in ``prose`` (a row
+    of a paragraph, not of a table) neither is a run-in heading's sentence before a wide gap
+    (02 p2 "Entity-entity relations.      While mention-")."""
     pieces: list[list[tuple[Rect, Span]]] = [[]]
     right: float | None = None
     for box, span in spans:
@@ -298,6 +302,8 @@ def _split_cells(
             numeric = not has_letters(span.text) or not has_letters(before)
             label = len(pieces) == 1 and _LABEL_RE.match(before)
             wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
+            if prose and not numeric and before.rstrip()[-1:] in ".:?!":
+                wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).
             column = gap > 0.4 * span.size and crosses(gutters, right, box[0])
