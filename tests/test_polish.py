@@ -7,7 +7,6 @@ Corpus pages translated with the pseudo translator; each test says what a reader
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import NamedTuple
 
@@ -15,24 +14,11 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.paragraph import Align, Paragraph, ParagraphKind
-from translation.pdf import extract_paragraphs, open_document, render_mono
-from translation.segment import restore
+from tests.helpers.rendered import paper_bytes as _paper
+from tests.helpers.rendered import render_page as _render
+from translation.paragraph import Align, ParagraphKind
 
 pytestmark = pytest.mark.corpus
-
-
-def _paper(corpus_dir: Path, number: str) -> bytes:
-    (path,) = corpus_dir.glob(f"{number}_*.pdf")
-    return path.read_bytes()
-
-
-@functools.cache
-def _render(data: bytes, page: int) -> tuple[list[Paragraph], pymupdf.Page]:
-    paragraphs = extract_paragraphs(open_document(data), pages=[page])
-    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
-    mono = render_mono(open_document(data), paragraphs, translations, "ko")
-    return paragraphs, pymupdf.open(stream=mono)[page]
 
 
 class Glyph(NamedTuple):

@@ -7,18 +7,18 @@ translation into Korean).
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
-from typing import NamedTuple
 
 import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.rendered import paper_bytes as _paper
+from tests.helpers.rendered import render_page as _render
+from tests.helpers.rendered import translation_glyphs as _glyphs
 from translation.links import locate
 from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_mono
-from translation.segment import restore
 from translation.style import (
     lead_end,
     paragraph_style,
@@ -99,38 +99,6 @@ def test_a_citation_is_found_by_its_year_nearest_to_where_it_was() -> None:
 
 
 # --- corpus -----------------------------------------------------------------------------------
-
-
-def _paper(corpus_dir: Path, number: str) -> bytes:
-    (path,) = corpus_dir.glob(f"{number}_*.pdf")
-    return path.read_bytes()
-
-
-@functools.cache
-def _render(data: bytes, page: int) -> tuple[list[Paragraph], pymupdf.Page]:
-    paragraphs = extract_paragraphs(open_document(data), pages=[page])
-    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
-    mono = render_mono(open_document(data), paragraphs, translations, "ko")
-    return paragraphs, pymupdf.open(stream=mono)[page]
-
-
-class Glyph(NamedTuple):
-    char: str
-    bbox: tuple[float, float, float, float]
-    size: float
-    color: tuple[float, ...]
-    stroked: bool  # drawn with an outline: fake bold
-
-
-def _glyphs(page: pymupdf.Page) -> list[Glyph]:
-    """The characters of the translation (set in the bundled fonts), one by one."""
-    return [
-        Glyph(chr(c[0]), tuple(c[3]), t["size"], tuple(round(v, 1) for v in t["color"]),
-              t["type"] == 1)
-        for t in page.get_texttrace()
-        if "Droid" in t["font"] or "Noto" in t["font"]
-        for c in t["chars"]
-    ]  # fmt: skip
 
 
 @pytest.mark.corpus

@@ -1,0 +1,48 @@
+"""Corpus pages translated with the pseudo translator, and the translation's glyphs on them:
+what the style, fit and polish tests look at."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import NamedTuple
+
+import pymupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from translation.formulas import restore
+from translation.paragraph import Paragraph
+from translation.pdf import extract_paragraphs, open_document, render_mono
+
+
+def paper_bytes(corpus_dir: Path, number: str) -> bytes:
+    (path,) = corpus_dir.glob(f"{number}_*.pdf")
+    return path.read_bytes()
+
+
+@functools.cache
+def render_page(data: bytes, page: int) -> tuple[list[Paragraph], pymupdf.Page]:
+    """The paragraphs of 0-based ``page`` and that page of the mono output (into Korean)."""
+    paragraphs = extract_paragraphs(open_document(data), pages=[page])
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    mono = render_mono(open_document(data), paragraphs, translations, "ko")
+    return paragraphs, pymupdf.open(stream=mono)[page]
+
+
+class Glyph(NamedTuple):
+    char: str
+    bbox: tuple[float, float, float, float]
+    size: float
+    color: tuple[float, ...]
+    stroked: bool  # drawn with an outline: fake bold
+
+
+def translation_glyphs(page: pymupdf.Page) -> list[Glyph]:
+    """The characters of the translation (set in the bundled fonts), one by one."""
+    return [
+        Glyph(chr(c[0]), tuple(c[3]), t["size"], tuple(round(v, 1) for v in t["color"]),
+              t["type"] == 1)
+        for t in page.get_texttrace()
+        if "Droid" in t["font"] or "Noto" in t["font"]
+        for c in t["chars"]
+    ]  # fmt: skip
