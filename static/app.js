@@ -6,7 +6,11 @@
 const state = { jobs: new Map(), files: new Set(), source: null, lastEventId: null };
 const $ = (id) => document.getElementById(id);
 
-function token() { return localStorage.getItem("zt-token") || ""; }
+// A page opened at /t/<token>/ (the address the plugin is given) carries its token in the path.
+function token() {
+  const inPath = /^\/t\/([^/]+)/.exec(location.pathname);
+  return inPath ? decodeURIComponent(inPath[1]) : localStorage.getItem("zt-token") || "";
+}
 
 function withToken(url) {
   const t = token();
