@@ -63,3 +63,17 @@ def test_page_opened_at_the_token_path_uses_that_token(token_srv: RunningServer)
             assert refused == []
         finally:
             browser.close()
+
+
+@pytest.mark.corpus
+def test_korean_words_with_footnote_marks_are_translated(corpus_dir: Path) -> None:
+    """09 p1 (ko -> en): "상해1)나 재해2)로" (footnote marks 1) and 2) raised) went to the
+    PDF untranslated: one or two Hangul syllables glued to a raised mark were taken for a
+    variable name, so the words between the marks became part of one formula."""
+    from translation.pdf import extract_paragraphs, open_document
+
+    data = (corpus_dir / "09_ko_nars_issue_brief_2020_korean.pdf").read_bytes()
+    paragraphs = extract_paragraphs(open_document(data), pages=[0])
+    (para,) = [p for p in paragraphs if "코로나-19를 과연" in p.text]
+    assert "상해" in para.text and "재해" in para.text
+    assert sorted(para.placeholders.values()) == ["1)", "2)"]

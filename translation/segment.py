@@ -229,15 +229,16 @@ def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float]]:
 def _absorb_variables(chars: str, classes: str) -> str:
     """Letters in a text font glued to math set in a math font are part of the formula: a
     bold vector name before its subscript ("x" + "k"), a name between math glyphs ("; lm ^").
-    Only runs of one or two letters: a word with a footnote mark stays a word."""
+    Only runs of one or two letters of an alphabet: a word with a footnote mark stays a word,
+    and so do Hangul and Han, where one or two characters make a word ("상해" + "1)")."""
     marks = list(classes)
     i, n = 0, len(chars)
     while i < n:
-        if not (marks[i] == TEXT and chars[i].isalpha()):
+        if not (marks[i] == TEXT and _variable_letter(chars[i])):
             i += 1
             continue
         j = i
-        while j < n and marks[j] == TEXT and chars[j].isalpha():
+        while j < n and marks[j] == TEXT and _variable_letter(chars[j]):
             j += 1
         glued = (j < n and marks[j] == GLYPH) or (i > 0 and marks[i - 1] == GLYPH)
         after = next((k for k in range(j, n) if not chars[k].isspace()), n)
@@ -247,6 +248,11 @@ def _absorb_variables(chars: str, classes: str) -> str:
             marks[i:j] = [GLYPH] * (j - i)
         i = j
     return "".join(marks)
+
+
+def _variable_letter(char: str) -> bool:
+    """A letter that can name a variable: Latin, Greek or Cyrillic (not Hangul, kana or Han)."""
+    return char.isalpha() and ord(char) < 0x1100
 
 
 def _words(text: str) -> list[str]:
