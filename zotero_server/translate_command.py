@@ -84,8 +84,9 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     for target in written:
         print(target)
     pages_done = f"{len(pages)} of {result.page_count}" if pages else f"{result.page_count}"
+    plural = "s" if result.page_count != 1 else ""
     print(
-        f"{result.paragraphs} paragraphs on {pages_done} pages:"
+        f"{result.paragraphs} paragraphs on {pages_done} page{plural}:"
         f" {result.llm_calls} translated, {result.cache_hits} from the cache,"
         f" {result.seconds:.1f} s",
         file=sys.stderr,
