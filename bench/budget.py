@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.child import measure_in_child
 from bench.pdf_bench import CORPUS
 
 TARGET_MS_PER_PAGE = 100.0
@@ -97,23 +97,6 @@ def measure(path: Path) -> dict[str, object]:
     }
 
 
-def _measure_in_child(path: Path) -> dict[str, object]:
-    root = Path(__file__).resolve().parents[1]
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.budget", "--one", str(path)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"budget child failed: {tail}")
-    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result
-
-
 def run(corpus: Path | None = None) -> str:
     """Build the 51-page paper, measure it in a child process; returns the table."""
     folder = corpus or CORPUS
@@ -122,7 +105,7 @@ def run(corpus: Path | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="zt-budget-") as tmp:
         path = Path(tmp) / "joined.pdf"
         build_paper(folder, path)
-        row = _measure_in_child(path)
+        row = measure_in_child("bench.budget", path)
     return table(row)
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bench.child import ChildFailed, measure_in_child
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 TARGET_MS_PER_PAGE = 150.0
@@ -60,21 +61,11 @@ def measure(path: Path) -> dict[str, object]:
     }
 
 
-def _measure_in_child(path: Path) -> dict[str, object]:
-    root = Path(__file__).resolve().parents[1]
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.pdf_bench", "--one", str(path)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"file": path.name, "skipped": f"crashed: {tail[:60]}"}
-    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result
+def _measure(path: Path) -> dict[str, object]:
+    try:
+        return measure_in_child("bench.pdf_bench", path)
+    except ChildFailed as exc:
+        return {"file": path.name, "skipped": f"crashed: {str(exc)[:60]}"}
 
 
 def run(corpus: Path | None = None) -> str:
@@ -82,7 +73,7 @@ def run(corpus: Path | None = None) -> str:
     folder = corpus or CORPUS
     if not folder.is_dir():
         return f"pdf bench: no corpus at {folder}"
-    rows = [_measure_in_child(path) for path in sorted(folder.glob("*.pdf"))]
+    rows = [_measure(path) for path in sorted(folder.glob("*.pdf"))]
     return _table(rows)
 
 

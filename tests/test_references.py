@@ -9,50 +9,16 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.layouts import block, line, span
 from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
 from translation.formulas import restore
 from translation.paragraph import ParagraphKind
 from translation.pdf import extract_document, extract_paragraphs, open_document, render_mono
 from translation.references import is_entry
-from translation.segment import Block, Line, PageLayout, Span, segment_document
+from translation.segment import Block, PageLayout, segment_document
 
 W, H = 600.0, 800.0
 SIZE = 10.0
-
-
-def span(text: str, x: float, base: float, size: float = SIZE, font: str = "Times-Roman") -> Span:
-    width = 0.5 * size * len(text)
-    return Span(
-        text=text,
-        bbox=(x, base - 0.8 * size, x + width, base + 0.2 * size),
-        font=font,
-        size=size,
-        origin=(x, base),
-    )
-
-
-def line(*spans: Span) -> Line:
-    return Line(
-        spans=spans,
-        bbox=(
-            min(s.bbox[0] for s in spans),
-            min(s.bbox[1] for s in spans),
-            max(s.bbox[2] for s in spans),
-            max(s.bbox[3] for s in spans),
-        ),
-    )
-
-
-def block(*lines: Line) -> Block:
-    return Block(
-        lines=lines,
-        bbox=(
-            min(ln.bbox[0] for ln in lines),
-            min(ln.bbox[1] for ln in lines),
-            max(ln.bbox[2] for ln in lines),
-            max(ln.bbox[3] for ln in lines),
-        ),
-    )
 
 
 # A page is written as a list of items, top to bottom in one column: a heading ("# " + text,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from common.errors import InputError
+from tests.helpers.layouts import block, line, span
 from translation.segment import (
     PLACEHOLDER_RE,
     Block,
@@ -23,37 +24,6 @@ from translation.segment import (
 )
 
 W, H = 600.0, 800.0
-
-
-def span(text: str, x: float, base: float, size: float = 10.0, font: str = "Times-Roman") -> Span:
-    width = 0.5 * size * len(text)
-    return Span(
-        text=text,
-        bbox=(x, base - 0.8 * size, x + width, base + 0.2 * size),
-        font=font,
-        size=size,
-        origin=(x, base),
-    )
-
-
-def line(*spans: Span) -> Line:
-    x0 = min(s.bbox[0] for s in spans)
-    x1 = max(s.bbox[2] for s in spans)
-    y0 = min(s.bbox[1] for s in spans)
-    y1 = max(s.bbox[3] for s in spans)
-    return Line(spans=spans, bbox=(x0, y0, x1, y1))
-
-
-def block(*lines: Line) -> Block:
-    return Block(
-        lines=lines,
-        bbox=(
-            min(ln.bbox[0] for ln in lines),
-            min(ln.bbox[1] for ln in lines),
-            max(ln.bbox[2] for ln in lines),
-            max(ln.bbox[3] for ln in lines),
-        ),
-    )
 
 
 def text_block(rows: list[str], x: float, top: float, size: float = 10.0, **kw: str) -> Block:

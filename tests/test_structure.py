@@ -10,7 +10,8 @@ from collections.abc import Sequence
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.test_segment_rules import H, block, line, page, span, text_block
+from tests.helpers.layouts import block, line, span
+from tests.test_segment_rules import H, page, text_block
 from translation.formulas import protect, restore
 from translation.layout import Block
 from translation.paragraph import Align, Paragraph, ParagraphKind

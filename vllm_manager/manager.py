@@ -444,13 +444,7 @@ class VLLMManager(ABC):
                 gpu_since = time.monotonic()
                 continue
             message = describe(decision, reading.status, reading.reason, s.vllm_keywords)
-            waited = time.monotonic() - gpu_since
-            if waited >= s.gpu_wait_s:
-                error = GPUBusyError if decision is GPUDecision.BUSY else GPUStatusUnknownError
-                raise error(
-                    f"{message} (waited {waited:.0f} s, ZT_GPU_WAIT_S={s.gpu_wait_s:g})",
-                    retry_after_s=max(s.gpu_poll_s, 30.0),
-                )
+            waited = self._give_up_after_wait(decision, message, gpu_since)
             self.state = VLLMState.WAITING_GPU
             self._emit(
                 Stage.WAITING_GPU,
@@ -616,13 +610,7 @@ class VLLMManager(ABC):
             if reading.status is not None:
                 free = reading.status.memory_total_mib - reading.status.memory_used_mib
                 message += f"; waking vLLM takes back {gib(need)}, {gib(free)} free"
-            waited = time.monotonic() - since
-            if waited >= s.gpu_wait_s:
-                error = GPUBusyError if decision is GPUDecision.BUSY else GPUStatusUnknownError
-                raise error(
-                    f"{message} (waited {waited:.0f} s, ZT_GPU_WAIT_S={s.gpu_wait_s:g})",
-                    retry_after_s=max(s.gpu_poll_s, 30.0),
-                )
+            waited = self._give_up_after_wait(decision, message, since)
             self.state = VLLMState.ASLEEP
             self._emit(
                 Stage.WAITING_GPU,
@@ -778,6 +766,19 @@ class VLLMManager(ABC):
 
     def _touch(self) -> None:
         self._last_activity = time.monotonic()
+
+    def _give_up_after_wait(self, decision: GPUDecision, message: str, since: float) -> float:
+        """Seconds waited for the GPU since ``since``; past ``ZT_GPU_WAIT_S`` raise the error of
+        ``decision`` (BUSY or UNKNOWN) with ``message``, for a launch and a wake alike."""
+        s = self.settings
+        waited = time.monotonic() - since
+        if waited >= s.gpu_wait_s:
+            error = GPUBusyError if decision is GPUDecision.BUSY else GPUStatusUnknownError
+            raise error(
+                f"{message} (waited {waited:.0f} s, ZT_GPU_WAIT_S={s.gpu_wait_s:g})",
+                retry_after_s=max(s.gpu_poll_s, 30.0),
+            )
+        return waited
 
     def _emit(self, stage: Stage, message: str, **data: Any) -> None:
         event = Progress(stage=stage, message=message, data=data)

@@ -1,0 +1,29 @@
+"""Running one measurement in a child process, so its peak RSS is its own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+class ChildFailed(RuntimeError):
+    """The child exited non-zero; the message is the last line of its stderr."""
+
+
+def measure_in_child(module: str, path: Path) -> dict[str, object]:
+    """``python -m MODULE --one PATH`` from the project root; its last stdout line is JSON."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", module, "--one", str(path)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise ChildFailed((proc.stderr.strip().splitlines() or ["no output"])[-1])
+    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
