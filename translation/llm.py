@@ -35,6 +35,7 @@ from common.errors import LLMError, LLMUnavailableError
 from common.settings import PromptFormat
 from translation import prompts
 from translation.cache import CacheKey
+from translation.stats import LLMStats, Usage
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
@@ -65,6 +66,7 @@ class _TooLong(Exception):
 class _Answer:
     text: str
     finish_reason: str | None
+    usage: Usage | None = None
 
 
 class LLMClient:
@@ -112,6 +114,7 @@ class LLMClient:
         )
         self._use_completions = False
         self._random = random.Random()
+        self.stats = LLMStats()
 
     @classmethod
     def from_settings(
@@ -150,7 +153,11 @@ class LLMClient:
         tgt = prompts.model_language_code(target_lang)
         if not text.strip():
             return ""
-        return await self._translate_piece(text.strip(), src, tgt)
+        try:
+            return await self._translate_piece(text.strip(), src, tgt)
+        except LLMError as exc:
+            self.stats.gave_up(exc)
+            raise
 
     async def aclose(self) -> None:
         """Close the HTTP connections, unless the ``http_client`` was the caller's."""
@@ -255,6 +262,18 @@ class LLMClient:
     async def _request(
         self, text: str, src: str, tgt: str, max_tokens: int, remaining_s: float
     ) -> _Answer:
+        """One request, counted in ``self.stats`` whatever its outcome."""
+        try:
+            answer = await self._send(text, src, tgt, max_tokens, remaining_s)
+        except openai.APIError as exc:
+            self.stats.failed(exc)
+            raise
+        self.stats.answered(answer.text, answer.finish_reason, answer.usage)
+        return answer
+
+    async def _send(
+        self, text: str, src: str, tgt: str, max_tokens: int, remaining_s: float
+    ) -> _Answer:
         timeout = max(0.1, min(self._timeout_s, remaining_s))
         if self.prompt_format is PromptFormat.TRANSLATEGEMMA and self._use_completions:
             completion = await self._openai.completions.create(
@@ -265,9 +284,9 @@ class LLMClient:
                 timeout=timeout,
             )
             if not completion.choices:
-                return _Answer("", None)
+                return _Answer("", None, completion.usage)
             first = completion.choices[0]
-            return _Answer(first.text or "", first.finish_reason)
+            return _Answer(first.text or "", first.finish_reason, completion.usage)
         if self.prompt_format is PromptFormat.TRANSLATEGEMMA:
             messages = prompts.translategemma_messages(text, src, tgt)
         else:
@@ -280,9 +299,9 @@ class LLMClient:
             timeout=timeout,
         )
         if not chat.choices:
-            return _Answer("", None)
+            return _Answer("", None, chat.usage)
         choice = chat.choices[0]
-        return _Answer(choice.message.content or "", choice.finish_reason)
+        return _Answer(choice.message.content or "", choice.finish_reason, chat.usage)
 
     def _should_fall_back(self, exc: openai.APIStatusError) -> bool:
         """Switch to /v1/completions after a template error from a vLLM without PR #41599."""

@@ -28,6 +28,7 @@ from translation.formulas import restore
 from translation.limiter import Limiter, make_limiter
 from translation.llm import LLMClient
 from translation.paragraph import Paragraph
+from translation.stats import TranslationStats
 from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
@@ -151,6 +152,8 @@ class Translator:
         self._limiter = limiter
         self._owns_limiter = owns_limiter
         self._ensure_ready = ensure_ready
+        #: What this translator did since it was made (the server's ``/metrics``).
+        self.stats = TranslationStats(llm=llm.stats)
 
     @classmethod
     def from_settings(
@@ -239,6 +242,8 @@ class Translator:
             mono, dual = await worker.finish(
                 request.dual, request.dual_mode.value, request.translation_first
             )
+        asked = range(page_count) if request.pages is None else set(request.pages)
+        self.stats.paper_done(sum(1 for page in asked if 0 <= page < page_count))
         return TranslationResult(
             mono=mono if request.mono else None,
             dual=dual,
@@ -284,6 +289,7 @@ class Translator:
             else:
                 missing.append(text)
         done = len(by_text) - len(missing)
+        self.stats.paragraphs_from_cache += len(paragraphs) - sum(len(by_text[t]) for t in missing)
 
         run = _Run(request=request, progress=progress, total=len(by_text), cached=done, done=done)
         if not missing:
@@ -298,6 +304,7 @@ class Translator:
             for finished in asyncio.as_completed(tasks):
                 text, answer = await finished
                 deliver(text, answer)
+                self.stats.paragraphs_from_llm += len(by_text[text])
         except Exception:
             # The job fails, but answers already on their way are paid for: let the requests in
             # flight finish (and reach the cache); the ones still waiting for a slot give up.

@@ -75,22 +75,3 @@ def lease_dict(lease: LeaseInfo | None) -> dict[str, Any] | None:
         "expires_in_s": round(lease.expires_at - time.time(), 1),
         "launched": lease.launched,
     }
-
-
-def sleep_metrics(sleep: dict[str, Any] | None) -> str:
-    """Prometheus text of a snapshot's ``sleep`` part (the server's ``GET /metrics``)."""
-    sleep = sleep or {}
-    rows = [
-        ("zt_vllm_asleep", "gauge", "1 while our vLLM sleeps", int(bool(sleep.get("asleep")))),
-        ("zt_vllm_sleeps_total", "counter", "vLLM put to sleep by this server",
-         sleep.get("sleeps", 0)),
-        ("zt_vllm_wakes_total", "counter", "vLLM woken by this server", sleep.get("wakes", 0)),
-        ("zt_vllm_wake_seconds_total", "counter", "Seconds spent waking vLLM (to confirmed)",
-         sleep.get("wake_seconds_total", 0.0)),
-        ("zt_vllm_sleep_cycles", "gauge", "Sleeps of the running vLLM process since its start",
-         sleep.get("cycles", 0)),
-    ]  # fmt: skip
-    lines: list[str] = []
-    for name, kind, help_text, value in rows:
-        lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}", f"{name} {float(value):g}"]
-    return "\n".join(lines) + "\n"

@@ -44,6 +44,7 @@ from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
 from zotero_server.http_errors import BusyError
 from zotero_server.jobs import Job, JobRegistry
+from zotero_server.metrics import ServerMetrics
 from zotero_server.protocol import OutputKind, PluginRequest
 from zotero_server.web_guard import HostPolicy, WebGuard
 
@@ -70,6 +71,7 @@ class Services:
     sse_ping_s: float
     status: dict[str, Any] = field(default_factory=lambda: {"state": "unknown"})
     uploading: int = 0
+    metrics: ServerMetrics = field(default_factory=ServerMetrics)
 
     @contextmanager
     def upload_slot(self) -> Iterator[None]:

@@ -26,13 +26,13 @@ from common.errors import TooLargeError
 from common.progress import ProgressSink
 from common.settings import mib
 from translation import prompts
-from vllm_manager.report import sleep_metrics
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
 from zotero_server.http_errors import NotFoundError, UnauthorizedError
 from zotero_server.jobs import Job
+from zotero_server.metrics import CONTENT_TYPE
 from zotero_server.protocol import (
     Operation,
     pages_to_translate,
@@ -268,9 +268,11 @@ async def vllm_sleep(request: Request) -> dict[str, Any]:
 
 @guarded.get("/metrics")
 async def metrics(request: Request) -> Response:
-    """Prometheus text: vLLM sleep/wake counts and wake seconds (issue 11)."""
-    status = await _services(request).refresh_status()
-    return Response(sleep_metrics(status.get("sleep")), media_type="text/plain; version=0.0.4")
+    """Prometheus text: jobs, translation and LLM counters, concurrency, vLLM state
+    (``zotero_server.metrics``)."""
+    services = _services(request)
+    status = await services.refresh_status()
+    return Response(services.metrics.render(services, status), media_type=CONTENT_TYPE)
 
 
 @guarded.get("/api/tasks")
