@@ -18,18 +18,23 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
+from common.errors import LLMError, LLMUnavailableError
 from common.settings import ConcurrencyMode, Settings
+from tests.helpers.net import free_port
 from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
-from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
+from tests.helpers.vllm import DEFAULT_MODEL, FakeVLLMFactory, FakeVLLMProcess
+from translation import stats as outcomes
 from translation.limiter import AdaptiveLimiter
+from translation.llm import LLMClient
 from translation.pdf import extract_paragraphs, open_document
 from vllm_manager.gpu_api import prometheus_text
 from vllm_manager.gpu_model import GPUInfo, GPUProcess, GPUStatus
@@ -209,6 +214,17 @@ def declared_names(text: str) -> set[str]:
     return names
 
 
+def balanced(expr: str) -> bool:
+    """Brackets close in order, outside the label matchers' quoted strings."""
+    pairs, stack = {")": "(", "}": "{", "]": "["}, []
+    for char in re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr):
+        if char in "({[":
+            stack.append(char)
+        elif char in pairs and (not stack or stack.pop() != pairs[char]):
+            return False
+    return not stack
+
+
 def sample_gpu_status() -> GPUStatus:
     process = GPUProcess(pid=1234, command="python vllm serve", memory_mib=20000)
     gpu = GPUInfo(
@@ -220,6 +236,7 @@ def sample_gpu_status() -> GPUStatus:
         utilization_pct=90,
         temperature_c=60,
         processes=[process],
+        is_idle=False,
     )
     return GPUStatus(
         is_idle=False,
@@ -260,6 +277,9 @@ def test_the_dashboard_asks_only_for_series_the_servers_expose(srv: RunningServe
 
     used = set()
     for expr in exprs:
+        assert balanced(expr), expr
+        unknown = set(re.findall(r"\$(\w+)", expr)) - set(variables) - {"__rate_interval"}
+        assert not unknown, f"{expr!r} uses undefined variables {unknown}"
         names = set(re.findall(r"\b(?:zotero_translate|zt)_[a-z_]+\b", expr))
         assert names, f"no metric of ours in {expr!r}"
         used |= names
@@ -299,3 +319,79 @@ def test_state_series_list_every_state_before_any_job(
     states = {dict(key)["state"]: v for (n, key), v in scraped.samples.items() if n == name}
     assert some_states <= set(states)
     assert sum(states.values()) == total
+
+
+# --- the LLM client's counters behind them --------------------------------------------------
+
+LONG = (
+    "Transformers replaced recurrence with attention. The encoder maps an input sequence to "
+    "representations. The decoder generates the output one token at a time. Results on "
+    "translation benchmarks improved by two points. We release the code and the models."
+)
+
+
+def client_for(base_url: str, model: str = DEFAULT_MODEL) -> LLMClient:
+    return LLMClient(
+        base_url=base_url,
+        model=model,
+        api_key=None,
+        prompt_format="translategemma",
+        timeout_s=10.0,
+        deadline_s=10.0,
+        max_attempts=3,
+        backoff_s=0.01,
+        backoff_max_s=0.05,
+    )
+
+
+async def test_every_request_counts_once_by_outcome_with_the_tokens_vllm_reported(
+    fake_vllm_factory: FakeVLLMFactory,
+) -> None:
+    """A paragraph too long for the context (split), an empty answer (asked again), a
+    runaway answer (cut off, then given up on), and a server that is not there."""
+    small = fake_vllm_factory.start(max_model_len=200)
+    async with client_for(small.base_url, small.model) as client:
+        await client.translate(LONG, "en", "ko")
+    stats = client.stats
+    assert stats.requests[outcomes.TOO_LONG] >= 1
+    assert stats.requests[outcomes.OK] == len(small.requests(status=200)) >= 2
+    answered = small.requests(status=200)
+    assert stats.prompt_tokens == sum(entry["prompt_tokens"] for entry in answered)
+    assert stats.completion_tokens == sum(entry["completion_tokens"] for entry in answered)
+    assert not stats.errors
+
+    empty_once = fake_vllm_factory.start("--fake-empty-first", "1")
+    async with client_for(empty_once.base_url) as client:
+        await client.translate("Say something.", "en", "ko")
+    assert client.stats.requests == {outcomes.EMPTY: 1, outcomes.OK: 1}
+
+    runaway = fake_vllm_factory.start("--fake-runaway")
+    async with client_for(runaway.base_url) as client:
+        with pytest.raises(LLMError):
+            await client.translate("One sentence. Another sentence.", "en", "ko")
+    assert client.stats.requests == {outcomes.CUT_OFF: 2}
+    assert client.stats.errors == {"LLMError": 1}
+    assert client.stats.completion_tokens > 0  # a cut-off answer is paid for too
+
+    async with client_for(f"http://127.0.0.1:{free_port()}/v1") as client:
+        with pytest.raises(LLMUnavailableError):
+            await client.translate("Anyone there?", "en", "ko")
+    assert client.stats.requests == {outcomes.CONNECTION: 3}
+    assert client.stats.errors == {"LLMUnavailable": 1}
+
+
+def test_request_outcomes_follow_the_status_the_server_answered() -> None:
+    # openai is typed for httpx2 but takes httpx objects at run time (as translation.llm does).
+    request: Any = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+
+    def status(code: int, message: str = "no") -> openai.APIStatusError:
+        response: Any = httpx.Response(code, request=request)
+        return openai.APIStatusError(message, response=response, body=None)
+
+    context = "This model's maximum context length is 2048 tokens. However, you requested 4000"
+    assert outcomes.request_outcome(openai.APITimeoutError(request)) == outcomes.TIMEOUT
+    assert outcomes.request_outcome(status(429)) == outcomes.RATE_LIMITED
+    assert outcomes.request_outcome(status(503)) == outcomes.SERVER_ERROR
+    assert outcomes.request_outcome(status(400, context)) == outcomes.TOO_LONG
+    assert outcomes.request_outcome(status(400)) == outcomes.REJECTED
+    assert outcomes.request_outcome(status(404)) == outcomes.REJECTED

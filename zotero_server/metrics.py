@@ -35,7 +35,6 @@ from prometheus_client.core import (
     Metric,
 )
 from prometheus_client.registry import Collector
-from prometheus_client.utils import floatToGoString
 
 from common.progress import Stage
 from translation import stats as llm_outcomes
@@ -80,7 +79,7 @@ class Histogram:
         pairs, total = [], 0
         for bound, count in zip((*self.bounds, math.inf), self.counts, strict=True):
             total += count
-            pairs.append((floatToGoString(bound), float(total)))
+            pairs.append(("+Inf" if math.isinf(bound) else repr(float(bound)), float(total)))
         return pairs
 
 
