@@ -38,7 +38,7 @@ from prometheus_client.registry import Collector
 
 from common.progress import Stage
 from translation import stats as llm_outcomes
-from translation.limiter import AdaptiveLimiter, Limiter
+from translation.limiter import AdaptiveLimiter, LimitChange, Limiter
 from translation.stats import TranslationStats
 from vllm_manager.manager import VLLMManager, VLLMState
 from zotero_server import __version__
@@ -121,11 +121,30 @@ class JobTimes:
         self._ended &= known
 
 
+class LimiterLooks:
+    """The adaptive limiter's looks by reason and signals, counted from its ``history`` (the
+    last 512 looks, one a second or so while requests run: a scrape every 15 s sees them all)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, str]] = Counter()
+        self._last_at = -math.inf
+
+    def observe(self, history: Iterable[LimitChange]) -> None:
+        newest = self._last_at
+        for change in history:
+            if change.at > self._last_at:
+                decision = change.decision
+                self.counts[decision.reason.value, decision.signals.value] += 1
+                newest = max(newest, change.at)
+        self._last_at = newest
+
+
 class ServerMetrics:
     """One app's ``/metrics``; see the module docstring."""
 
     def __init__(self, now: float | None = None) -> None:
         self.jobs = JobTimes(time.time() if now is None else now)
+        self.looks = LimiterLooks()
 
     def render(self, services: Services, status: dict[str, Any]) -> bytes:
         """The exposition for this moment; ``status`` is a fresh ``refresh_status()``."""
@@ -134,7 +153,7 @@ class ServerMetrics:
         families = [
             *self._job_families(jobs, services.settings.max_jobs),
             *_translation_families(services.translator.stats),
-            *_limiter_families(services.translator.limiter, services),
+            *self._limiter_families(services.translator.limiter, services),
             *_vllm_families(services.manager, status),
             _info("build", "The server's version", {"version": __version__}),
         ]
@@ -179,6 +198,57 @@ class ServerMetrics:
         queue.add_metric([], times.queue.buckets(), times.queue.sum)
         yield queue
 
+    def _limiter_families(self, limiter: Limiter, services: Services) -> Iterator[Metric]:
+        settings = services.settings
+        adaptive = isinstance(limiter, AdaptiveLimiter)
+        yield _gauge("concurrency_limit", "LLM requests allowed in flight now", limiter.limit)
+        yield _gauge("concurrency_in_flight", "LLM requests in flight now", limiter.in_flight)
+        peak = getattr(limiter, "peak_in_flight", None)
+        if isinstance(peak, int):
+            yield _gauge("concurrency_peak_in_flight", "Most LLM requests ever in flight", peak)
+        low, high = (
+            (settings.concurrency_min, settings.concurrency_max)
+            if adaptive
+            else (limiter.limit, limiter.limit)
+        )
+        yield _gauge("concurrency_minimum", "Lowest limit the limiter may set", low)
+        yield _gauge("concurrency_maximum", "Highest limit the limiter may set", high)
+        if isinstance(limiter, AdaptiveLimiter):
+            decision, load = limiter.last.decision, limiter.last.load
+            labels = {"mode": "adaptive", "reason": decision.reason.value}
+            labels["signals"] = decision.signals.value
+            seen = {
+                "running": load.running if load else None,
+                "waiting": load.waiting if load else None,
+                "kv_usage": load.kv_usage if load else None,
+                "kv_ahead": decision.kv_ahead,
+            }
+            self.looks.observe(limiter.history)
+            looks = CounterMetricFamily(
+                PREFIX + "concurrency_looks",
+                "The adaptive limiter's looks at vLLM, by the reason of their decision and the "
+                "signals it followed (metrics, or latency alone)",
+                labels=["reason", "signals"],
+            )
+            for (reason, signals), count in sorted(self.looks.counts.items()):
+                looks.add_metric([reason, signals], count)
+            yield looks
+            yield _labelled(
+                GaugeMetricFamily,
+                "concurrency_input",
+                "What the adaptive limiter's last look saw in vLLM (running, waiting, kv_usage, "
+                "kv_ahead)",
+                "figure",
+                {name: value for name, value in seen.items() if value is not None},
+            )
+        else:
+            labels = {"mode": "fixed", "reason": "fixed", "signals": "settings"}
+        yield _info(
+            "concurrency",
+            "What the limit was derived from: mode, the last decision's reason and its signals",
+            labels,
+        )
+
 
 def _translation_families(stats: TranslationStats) -> Iterator[Metric]:
     yield _counter("papers", "Documents translated", stats.papers)
@@ -212,48 +282,6 @@ def _translation_families(stats: TranslationStats) -> Iterator[Metric]:
         "Paragraph translations the LLM client gave up on after its retries, by error type",
         "kind",
         {kind: llm.errors.get(kind, 0) for kind in {*LLM_ERROR_KINDS, *llm.errors}},
-    )
-
-
-def _limiter_families(limiter: Limiter, services: Services) -> Iterator[Metric]:
-    settings = services.settings
-    adaptive = isinstance(limiter, AdaptiveLimiter)
-    yield _gauge("concurrency_limit", "LLM requests allowed in flight now", limiter.limit)
-    yield _gauge("concurrency_in_flight", "LLM requests in flight now", limiter.in_flight)
-    peak = getattr(limiter, "peak_in_flight", None)
-    if isinstance(peak, int):
-        yield _gauge("concurrency_peak_in_flight", "Most LLM requests ever in flight", peak)
-    low, high = (
-        (settings.concurrency_min, settings.concurrency_max)
-        if adaptive
-        else (limiter.limit, limiter.limit)
-    )
-    yield _gauge("concurrency_minimum", "Lowest limit the limiter may set", low)
-    yield _gauge("concurrency_maximum", "Highest limit the limiter may set", high)
-    if isinstance(limiter, AdaptiveLimiter):
-        decision, load = limiter.last.decision, limiter.last.load
-        labels = {"mode": "adaptive", "reason": decision.reason.value}
-        labels["signals"] = decision.signals.value
-        seen = {
-            "running": load.running if load else None,
-            "waiting": load.waiting if load else None,
-            "kv_usage": load.kv_usage if load else None,
-            "kv_ahead": decision.kv_ahead,
-        }
-        yield _labelled(
-            GaugeMetricFamily,
-            "concurrency_input",
-            "What the adaptive limiter's last look saw in vLLM (running, waiting, kv_usage, "
-            "kv_ahead)",
-            "figure",
-            {name: value for name, value in seen.items() if value is not None},
-        )
-    else:
-        labels = {"mode": "fixed", "reason": "fixed", "signals": "settings"}
-    yield _info(
-        "concurrency",
-        "What the limit was derived from: mode, the last decision's reason and its signals",
-        labels,
     )
 
 
