@@ -12,7 +12,8 @@ finished): each finished job enters the histograms once, at the first scrape tha
 id is remembered while the registry still lists it, so no scrape counts it twice). A job that
 finished before this process started (a registry that outlives restarts) is never counted, and
 one that left the registry's history before any scrape saw it is missed: with a scrape every
-15 s that needs over 200 jobs finishing in between.
+15 s that needs over 200 jobs finishing in between. A job re-queued by a restart keeps its
+``created_at``, so its queue wait includes the downtime.
 
 Labelled series are emitted with every label value they can take (0 when none yet), so a
 dashboard's ``rate()`` sees the first increase of each.
@@ -37,9 +38,8 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from common.progress import Stage
-from translation import stats as llm_outcomes
 from translation.limiter import AdaptiveLimiter, LimitChange, Limiter
-from translation.stats import TranslationStats
+from translation.stats import OUTCOMES, TranslationStats
 from vllm_manager.manager import VLLMManager, VLLMState
 from zotero_server import __version__
 from zotero_server.http_errors import error_type_of
@@ -200,23 +200,22 @@ class ServerMetrics:
 
     def _limiter_families(self, limiter: Limiter, services: Services) -> Iterator[Metric]:
         settings = services.settings
-        adaptive = isinstance(limiter, AdaptiveLimiter)
         yield _gauge("concurrency_limit", "LLM requests allowed in flight now", limiter.limit)
         yield _gauge("concurrency_in_flight", "LLM requests in flight now", limiter.in_flight)
         peak = getattr(limiter, "peak_in_flight", None)
         if isinstance(peak, int):
             yield _gauge("concurrency_peak_in_flight", "Most LLM requests ever in flight", peak)
-        low, high = (
-            (settings.concurrency_min, settings.concurrency_max)
-            if adaptive
-            else (limiter.limit, limiter.limit)
-        )
-        yield _gauge("concurrency_minimum", "Lowest limit the limiter may set", low)
-        yield _gauge("concurrency_maximum", "Highest limit the limiter may set", high)
-        if isinstance(limiter, AdaptiveLimiter):
+        if not isinstance(limiter, AdaptiveLimiter):
+            yield _gauge("concurrency_minimum", "Lowest limit the limiter may set", limiter.limit)
+            yield _gauge("concurrency_maximum", "Highest limit the limiter may set", limiter.limit)
+            labels = {"mode": "fixed", "reason": "fixed", "signals": "settings"}
+        else:
+            low, high = settings.concurrency_min, settings.concurrency_max
+            yield _gauge("concurrency_minimum", "Lowest limit the limiter may set", low)
+            yield _gauge("concurrency_maximum", "Highest limit the limiter may set", high)
             decision, load = limiter.last.decision, limiter.last.load
-            labels = {"mode": "adaptive", "reason": decision.reason.value}
-            labels["signals"] = decision.signals.value
+            reason, signals = decision.reason.value, decision.signals.value
+            labels = {"mode": "adaptive", "reason": reason, "signals": signals}
             seen = {
                 "running": load.running if load else None,
                 "waiting": load.waiting if load else None,
@@ -230,8 +229,8 @@ class ServerMetrics:
                 "signals it followed (metrics, or latency alone)",
                 labels=["reason", "signals"],
             )
-            for (reason, signals), count in sorted(self.looks.counts.items()):
-                looks.add_metric([reason, signals], count)
+            for (why, based_on), count in sorted(self.looks.counts.items()):
+                looks.add_metric([why, based_on], count)
             yield looks
             yield _labelled(
                 GaugeMetricFamily,
@@ -241,8 +240,6 @@ class ServerMetrics:
                 "figure",
                 {name: value for name, value in seen.items() if value is not None},
             )
-        else:
-            labels = {"mode": "fixed", "reason": "fixed", "signals": "settings"}
         yield _info(
             "concurrency",
             "What the limit was derived from: mode, the last decision's reason and its signals",
@@ -267,7 +264,7 @@ def _translation_families(stats: TranslationStats) -> Iterator[Metric]:
         "Requests sent to the LLM, by outcome (ok, cut_off, empty, connection, timeout, "
         "rate_limited, server_error, too_long, rejected)",
         "outcome",
-        {outcome: llm.requests.get(outcome, 0) for outcome in llm_outcomes.OUTCOMES},
+        {outcome: llm.requests.get(outcome, 0) for outcome in OUTCOMES},
     )
     yield _labelled(
         CounterMetricFamily,
