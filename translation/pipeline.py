@@ -130,7 +130,7 @@ class _Run:
 
 
 class _Aborted(Exception):
-    """A request not sent because its job already failed."""
+    """A request not sent because its job already failed, or the translator is draining."""
 
 
 class Translator:
@@ -154,6 +154,7 @@ class Translator:
         self._ensure_ready = ensure_ready
         #: What this translator did since it was made (the server's ``/metrics``).
         self.stats = TranslationStats(llm=llm.stats)
+        self._draining = False
 
     @classmethod
     def from_settings(
@@ -189,6 +190,12 @@ class Translator:
         """:func:`inspect_pdf` in a worker process, under the PDF limits."""
         async with self.pdf_worker() as worker:
             return await worker.inspect(data, password)
+
+    def drain(self) -> None:
+        """Send no new LLM request, for good (a server stop): a ``translate`` running now
+        fails once its requests in flight have landed in the cache, so a rerun pays only for
+        paragraphs never sent."""
+        self._draining = True
 
     async def aclose(self) -> None:
         if self._owns_limiter:
@@ -324,7 +331,7 @@ class Translator:
             generation = run.generation
             try:
                 async with self._limiter.slot():
-                    if run.aborted:
+                    if run.aborted or self._draining:
                         raise _Aborted
                     answer = await self._llm.translate(
                         text, request.source_lang, request.target_lang

@@ -6,9 +6,15 @@ job shares the global LLM concurrency limit), the event bus, the job registry an
 stores, plus three background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown
 watcher).
 
-Shutdown, in order: 1. stop taking jobs, fail queued ones, give running ones a grace period,
-then fail them too; 2. end the SSE streams; 3. stop the background tasks; 4. close the
-translator, the limiter, the manager (which never stops vLLM) and the HTTP client.
+Jobs live in the job store (``ZT_DATA_DIR/jobs.sqlite3``): at start, finished jobs of the last
+run answer their polls again and unfinished ones run again under their ids (their uploads are
+kept; uploads of no unfinished job are removed).
+
+Shutdown, in order: 1. stop taking jobs and sending LLM requests (the translator drains), give
+running jobs a grace period to finish or to land their requests in flight in the cache, then
+cancel them; async jobs stay unfinished for the next start, sync ones fail (see
+``zotero_server.jobs``); 2. end the SSE streams; 3. stop the background tasks; 4. close the
+translator, the limiter, the manager (which never stops vLLM), the job store and the HTTP client.
 """
 
 from __future__ import annotations
@@ -42,8 +48,10 @@ from vllm_manager.manager import VLLMManager
 from zotero_server import __version__, http_errors
 from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
-from zotero_server.http_errors import BusyError
-from zotero_server.jobs import Job, JobRegistry
+from zotero_server.http_errors import BusyError, NotFoundError
+from zotero_server.job_store import FILE_NAME as JOB_STORE_FILE
+from zotero_server.job_store import JobStore
+from zotero_server.jobs import Discard, Job, JobRegistry, Work
 from zotero_server.metrics import ServerMetrics
 from zotero_server.protocol import OutputKind, PluginRequest
 from zotero_server.web_guard import HostPolicy, WebGuard
@@ -94,23 +102,43 @@ class Services:
     ) -> list[str]:
         """A job's work: translate if needed, derive the requested files, store them.
 
-        ``request.pdf`` is empty here; the upload waits on disk and is deleted when this ends.
+        ``request.pdf`` is empty here; the upload waits on disk until the job ends (the
+        registry's ``discard``), and survives a stop that leaves the job to resume.
         """
         try:
             original = await asyncio.to_thread(self.uploads.load, job.id)
-            result = None
-            if request.needs_translation:
-                async with self.manager.work():
-                    result = await self.translator.translate(
-                        _translation_request(request, original, pages), sink
-                    )
-                job.note = result.references_note
-            sink(Progress(Stage.RENDERING, "writing the output files"))
-            async with self.translator.pdf_worker() as worker:
-                produced = await _derive_outputs(request, original, result, worker)
-            return await asyncio.to_thread(self.outputs.save, request.stem, produced)
-        finally:
+        except FileNotFoundError:
+            raise NotFoundError("the uploaded PDF of this job is gone; send it again") from None
+        result = None
+        if request.needs_translation:
+            async with self.manager.work():
+                result = await self.translator.translate(
+                    _translation_request(request, original, pages), sink
+                )
+            job.note = result.references_note
+        sink(Progress(Stage.RENDERING, "writing the output files"))
+        async with self.translator.pdf_worker() as worker:
+            produced = await _derive_outputs(request, original, result, worker)
+        return await asyncio.to_thread(self.outputs.save, request.stem, produced)
+
+    def work_for(
+        self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None
+    ) -> tuple[Work, Discard]:
+        """``job``'s work and the removal of its upload when it ends."""
+
+        async def work(job: Job, sink: ProgressSink) -> list[str]:
+            return await self.run_job(job, request, pages, sink)
+
+        async def discard() -> None:
             await asyncio.to_thread(self.uploads.discard, job.id)
+
+        return work, discard
+
+    def resumed_work(self, job: Job) -> tuple[Work, Discard]:
+        """The work of a job read back from the store (its ``spec``, see :func:`job_spec`)."""
+        request = PluginRequest.from_record(job.spec["request"])
+        pages = job.spec.get("pages")
+        return self.work_for(job, request, None if pages is None else tuple(pages))
 
     async def refresh_status(self) -> dict[str, Any]:
         """vLLM and GPU state from the manager, bounded by ``STATUS_TIMEOUT_S``; never raises."""
@@ -156,6 +184,11 @@ class Services:
                 "targetLang": self.settings.target_lang,
             },
         }
+
+
+def job_spec(request: PluginRequest, pages: tuple[int, ...] | None) -> dict[str, Any]:
+    """What the job store keeps to run a job again (``Job.spec``)."""
+    return {"request": request.to_record(), "pages": None if pages is None else list(pages)}
 
 
 def _translation_request(
@@ -279,7 +312,12 @@ async def _watch_status(services: Services, interval_s: float) -> None:
         await asyncio.sleep(interval_s)
 
 
-async def _watch_exit(registry: JobRegistry, grace_s: float) -> None:
+async def _stop_jobs(services: Services, grace_s: float) -> None:
+    """Step 1 of the shutdown (module docstring); safe to run twice."""
+    await services.registry.aclose(grace_s, drain=services.translator.drain)
+
+
+async def _watch_exit(services: Services, grace_s: float) -> None:
     """Begin the job shutdown as soon as uvicorn is told to exit.
 
     uvicorn waits for open requests before it runs the lifespan shutdown, and a sync
@@ -289,7 +327,7 @@ async def _watch_exit(registry: JobRegistry, grace_s: float) -> None:
     """
     while not AppStatus.should_exit:
         await asyncio.sleep(0.25)
-    await registry.aclose(grace_s)
+    await _stop_jobs(services, grace_s)
 
 
 def create_app(
@@ -313,13 +351,16 @@ def create_app(
         outputs = OutputStore(settings.outputs_dir, settings.output_ttl_s, file_removed)
         uploads = UploadStore(settings.data_dir / "uploads")
         await asyncio.to_thread(outputs.prepare)
-        await asyncio.to_thread(uploads.prepare)
+        store = await asyncio.to_thread(JobStore, settings.data_dir / JOB_STORE_FILE)
         registry = JobRegistry(
             bus,
             max_jobs=settings.max_jobs,
             output_dir=str(outputs.directory.resolve()),
             max_queued=settings.max_queued,
+            store=store,
         )
+        to_resume = await asyncio.to_thread(registry.load)
+        await asyncio.to_thread(uploads.prepare, to_resume)
         async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
             manager = create_manager(settings, http_client=http)
             await manager.start()
@@ -339,6 +380,7 @@ def create_app(
                 sse_ping_s=sse_ping_s,
             )
             app.state.services = services
+            registry.resume(services.resumed_work)
 
             background = [
                 asyncio.create_task(
@@ -346,15 +388,15 @@ def create_app(
                     name="output-sweeper",
                 ),
                 asyncio.create_task(_watch_status(services, status_poll_s), name="status"),
-                asyncio.create_task(_watch_exit(registry, shutdown_grace_s), name="exit"),
+                asyncio.create_task(_watch_exit(services, shutdown_grace_s), name="exit"),
                 asyncio.create_task(asyncio.to_thread(warm_up), name="pdf-warm-up"),
             ]
             try:
                 yield
             finally:
-                await registry.aclose(shutdown_grace_s)
-                # No job runs any more: an upload still here would never be read.
-                await asyncio.to_thread(uploads.prepare)
+                await _stop_jobs(services, shutdown_grace_s)
+                # No job runs any more: an upload of no unfinished job would never be read.
+                await asyncio.to_thread(uploads.prepare, registry.unfinished_ids())
                 bus.close()
                 for task in background:
                     task.cancel()
@@ -364,6 +406,7 @@ def create_app(
                 await translator.aclose()
                 await limiter.aclose()
                 await manager.aclose()
+                store.close()
 
     from zotero_server.routes import router  # routes import this module's Services
 

@@ -10,7 +10,8 @@ plugin's retry finds the file again. HEAD, range requests and ``?preview=true`` 
 delete. Files never fetched are swept after ``ZT_OUTPUT_TTL_S``. Lookups accept bare names only,
 so nothing outside the directory can be named.
 
-Uploads live in ``<data_dir>/uploads/<job id>.pdf`` from the POST until their job ends.
+Uploads live in ``<data_dir>/uploads/<job id>.pdf`` from the POST until their job ends, across
+restarts while it has not.
 
 Every write either completes or leaves nothing behind (no ``.part`` file, no empty upload); a full
 disk is ``DiskFullError`` (HTTP 507, "disk full in ZT_DATA_DIR"). Output stems are cut so that
@@ -32,7 +33,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -281,11 +282,13 @@ class UploadStore:
     def __init__(self, directory: Path) -> None:
         self._dir = directory
 
-    def prepare(self) -> None:
-        """Create the directory and empty it: a previous run's jobs are gone."""
+    def prepare(self, keep: Collection[str] = ()) -> None:
+        """Create the directory and remove every upload but those of the jobs in ``keep``
+        (unfinished jobs, which run again at the next start): the rest would never be read."""
         self._dir.mkdir(parents=True, exist_ok=True)
+        kept = {f"{job_id}.pdf" for job_id in keep}
         for leftover in self._dir.iterdir():
-            if leftover.is_file():
+            if leftover.is_file() and leftover.name not in kept:
                 leftover.unlink(missing_ok=True)
 
     def _path(self, job_id: str) -> Path:

@@ -6,9 +6,10 @@ Every error the server answers has the body the zotero-pdf2zh plugin understands
 
 The plugin shows ``message`` in an alert, so it stays short. Status codes: 400 bad input, 401
 missing token, 404 unknown file or route, 409 an operation the file has already had (or a file
-another download is sending), 413 too large, 507 disk full in ZT_DATA_DIR, 502 the LLM failed,
-503 (with ``Retry-After``) the GPU or the LLM cannot be brought up now, or the server is shutting
-down; anything unexpected is a 500 whose details go to the log only.
+another download is sending, or a task cancelled or already ended), 413 too large, 507 disk full
+in ZT_DATA_DIR, 502 the LLM failed, 503 (with ``Retry-After``) the GPU or the LLM cannot be
+brought up now, or the server is shutting down; anything unexpected is a 500 whose details go to
+the log only.
 
 The few errors only the HTTP face raises are defined here, as a small branch of ``common.errors``.
 """
@@ -91,6 +92,22 @@ class ShuttingDownError(GPUUnavailableError):
         super().__init__(message, retry_after_s=10.0)
 
 
+class JobCancelledError(ZTError):
+    """The job was cancelled (``DELETE /api/tasks/{id}``, the page's Cancel button); a sync
+    request waiting on it gets 409."""
+
+    error_type = "Cancelled"
+
+    def __init__(self, message: str = "cancelled") -> None:
+        super().__init__(message)
+
+
+class TaskFinishedError(ZTError):
+    """Cancelling a task that already ended (HTTP 409)."""
+
+    error_type = "TaskFinished"
+
+
 class BusyError(GPUUnavailableError):
     """Too many uploads being read or jobs waiting (``ZT_MAX_UPLOADS``, ``ZT_MAX_QUEUED``):
     HTTP 503 with ``Retry-After``; nothing was kept."""
@@ -104,7 +121,9 @@ def status_for(exc: BaseException) -> int:
         return 401
     if isinstance(exc, NotFoundError):
         return 404
-    if isinstance(exc, AlreadyDoneError | DownloadInProgressError):
+    if isinstance(exc, AlreadyDoneError | DownloadInProgressError | TaskFinishedError):
+        return 409
+    if isinstance(exc, JobCancelledError):
         return 409
     if isinstance(exc, TooLargeError):
         return 413

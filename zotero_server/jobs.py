@@ -7,6 +7,24 @@ turns it into the plugin's task objects (``/api/tasks``, ``/api/history``) and p
 events on the bus. It owns the terminal stages: a job ends exactly once, with its files or its
 error. Finished jobs stay in ``/api/tasks`` for ``LINGER_S`` and in the history (newest 200).
 
+Durable (with a ``JobStore``): every job is written at submission, start, each stage change and
+its end, so a restart finds them all again (:meth:`JobRegistry.load`, :meth:`JobRegistry.resume`).
+A stop (:meth:`JobRegistry.aclose`) leaves *resumable* jobs unfinished, queued or running: they
+run again, under the same id and in submission order, when the server starts (the translation
+cache makes the rerun pay only for paragraphs not answered yet). A job is resumable when a client
+will come back for it: an async job (the plugin polls its task for up to 3 h) without a PDF
+password (never written to disk). A sync job fails at a stop instead: its client waits on the
+open request, which a restart closes, so nobody would ever fetch what a rerun made. Finished jobs
+of an earlier run keep answering ``GET /api/tasks/{id}`` and ``/api/history``.
+
+Cancelling a job (:meth:`JobRegistry.cancel`) cancels its asyncio task, which cancels the
+pipeline's request tasks: queued LLM requests are dropped at once, requests in flight are
+aborted. It ends failed ("cancelled", ``errorType`` ``Cancelled``), the word the plugin knows.
+
+A queued job's task says its ``position`` (1-based among jobs not yet started); a translating one
+its ``etaSeconds``, from its own paragraph rate since it began translating (null until one
+paragraph came back: no guess from other papers).
+
 All methods run on the event loop's thread; a progress report from another thread is handed
 over to the loop.
 """
@@ -29,10 +47,14 @@ from common.progress import Progress, ProgressSink, Stage
 from zotero_server.events import EventBus, EventType
 from zotero_server.http_errors import (
     BusyError,
+    JobCancelledError,
+    NotFoundError,
     ShuttingDownError,
+    TaskFinishedError,
     error_type_of,
     public_message,
 )
+from zotero_server.job_store import JobStore
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +92,18 @@ def percent_for(stage: Stage, done: int, total: int) -> float:
     }.get(stage, 0.0)
 
 
+class RecordedError(ZTError):
+    """A job's failure as an earlier run of the server recorded it: its message and type."""
+
+    def __init__(self, message: str, error_type: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+
+#: The record's layout; a record of another version is not read back.
+RECORD_VERSION = 1
+
+
 def _iso(ts: float | None) -> str | None:
     return datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds") if ts else None
 
@@ -97,6 +131,17 @@ class Job:
     output_dir: str = ""
     error: BaseException | None = None
     finished_event: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    #: What the server needs to run the job again after a restart (the parsed request without
+    #: the PDF, which waits in the upload store); JSON. Empty: the job is never resumed.
+    spec: dict[str, Any] = field(default_factory=dict)
+    #: Whether a stop leaves this job to run again at the next start (see the module docstring).
+    resumable: bool = False
+    #: 1-based place among the jobs not started yet; None once started (the registry keeps it).
+    position: int | None = None
+    #: Set by ``JobRegistry.cancel``: the job's end is a cancellation, not a shutdown.
+    cancelled: bool = False
+    #: (monotonic time, paragraphs done) when translating began: the base of the ETA.
+    rate_origin: tuple[float, int] | None = field(default=None, repr=False)
 
     @property
     def finished(self) -> bool:
@@ -107,6 +152,18 @@ class Job:
         if self.stage is Stage.QUEUED and self.started_at is not None:
             return "starting"
         return STAGE_WORDS[self.stage]
+
+    def eta_seconds(self, now: float | None = None) -> int | None:
+        """Seconds left at this job's own paragraph rate since it began translating; None
+        before one paragraph came back and outside translating (rendering takes seconds)."""
+        if self.stage is not Stage.TRANSLATING or self.rate_origin is None or self.total <= 0:
+            return None
+        since, base = self.rate_origin
+        elapsed = (time.monotonic() if now is None else now) - since
+        if self.done <= base or elapsed <= 0:
+            return None
+        rate = (self.done - base) / elapsed
+        return max(0, round((self.total - self.done) / rate))
 
     def success_payload(self) -> dict[str, Any]:
         """The sync ``POST`` answer, also the task's ``result``."""
@@ -144,6 +201,8 @@ class Job:
             "done": self.done,
             "total": self.total,
             "config": self.config,
+            "position": self.position,
+            "etaSeconds": self.eta_seconds(),
         }
         if self.stage is Stage.DONE:
             payload = self.success_payload()
@@ -160,6 +219,64 @@ class Job:
             task["result"] = {"status": "error", "ok": False, "message": message, "errorType": kind}
         return task
 
+    def to_record(self) -> dict[str, Any]:
+        """What the job store keeps: everything but live state (events, rate, position)."""
+        error = self.error
+        return {
+            "v": RECORD_VERSION,
+            "file_name": self.file_name,
+            "operation": self.operation,
+            "config": self.config,
+            "model": self.model,
+            "created_at": self.created_at,
+            "stage": self.stage.value,
+            "message": self.message,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "files": self.files,
+            "note": self.note,
+            "output_dir": self.output_dir,
+            "error": None if error is None else [public_message(error), error_type_of(error)],
+            "spec": self.spec,
+            "resumable": self.resumable,
+        }
+
+    @classmethod
+    def from_record(cls, job_id: str, record: dict[str, Any]) -> Job:
+        """The job a record describes; ``ValueError``/``KeyError``/``TypeError`` when it
+        does not describe one."""
+        if record.get("v") != RECORD_VERSION:
+            raise ValueError(f"record version {record.get('v')!r}")
+        job = cls(
+            file_name=str(record["file_name"]),
+            operation=str(record["operation"]),
+            config=dict(record["config"]),
+            model=str(record.get("model", "")),
+            id=job_id,
+            created_at=float(record["created_at"]),
+            stage=Stage(record["stage"]),
+            message=str(record.get("message", "")),
+            files=[str(name) for name in record.get("files", [])],
+            note=str(record.get("note", "")),
+            output_dir=str(record.get("output_dir", "")),
+            spec=dict(record.get("spec") or {}),
+            resumable=bool(record.get("resumable", False)),
+        )
+        job.started_at = _float_or_none(record.get("started_at"))
+        job.finished_at = _float_or_none(record.get("finished_at"))
+        if record.get("error"):
+            message, kind = record["error"]
+            job.error = RecordedError(str(message), str(kind))
+        if job.stage is Stage.DONE:
+            job.percent = 100.0
+        if job.finished:
+            job.finished_event.set()
+        return job
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
+
 
 #: What a job does once it has a slot: report progress, return the output file names.
 Work = Callable[[Job, ProgressSink], Awaitable[list[str]]]
@@ -173,17 +290,25 @@ class JobRegistry:
     """Runs jobs under the ``max_jobs`` limit and keeps their state; see the module docstring."""
 
     def __init__(
-        self, bus: EventBus, *, max_jobs: int, output_dir: str, max_queued: int | None = None
+        self,
+        bus: EventBus,
+        *,
+        max_jobs: int,
+        output_dir: str,
+        max_queued: int | None = None,
+        store: JobStore | None = None,
     ) -> None:
         self._bus = bus
         self._max_queued = max_queued
         self._slots = asyncio.Semaphore(max_jobs)
         self._output_dir = output_dir
+        self._store = store
         self._jobs: dict[str, Job] = {}
         self._history: deque[Job] = deque()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._last_event: dict[str, tuple[float, int]] = {}
         self._held: set[str] = set()  # jobs with a change not published yet
+        self._to_resume: list[Job] = []
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
@@ -205,17 +330,75 @@ class JobRegistry:
 
     def submit(self, job: Job, work: Work, discard: Discard | None = None) -> Job:
         """Register ``job`` and start it; raises as :meth:`check_room` does. ``discard`` runs
-        if the job ends before its work started (failed in the queue, or shutdown)."""
+        when the job ends (done, failed, cancelled), not when a stop leaves it to resume."""
         self.check_room()
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
         job.output_dir = self._output_dir
         self._jobs[job.id] = job
+        self._persist(job)
+        self._start(job, work, discard)
+        return job
+
+    def _start(self, job: Job, work: Work, discard: Discard | None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._reposition(publish_others=True)
         self._publish(job, EventType.STAGE)
         self._tasks[job.id] = asyncio.create_task(
             self._run(job, work, discard), name=f"job-{job.id}"
         )
-        return job
+
+    # --- restart -------------------------------------------------------------------------
+
+    def load(self) -> list[str]:
+        """Read the store: finished jobs join the history, unfinished ones wait for
+        :meth:`resume`. Returns the ids of the jobs to resume (their uploads must stay)."""
+        if self._store is None:
+            return []
+        for job_id, record in self._store.load():
+            try:
+                job = Job.from_record(job_id, record)
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning(
+                    "job store: forgetting job %s, its record is unreadable: %s", job_id, exc
+                )
+                self._store.delete(job_id)
+                continue
+            self._jobs[job.id] = job
+            if job.finished:
+                self._remember(job)
+            else:
+                self._to_resume.append(job)
+        return [job.id for job in self._to_resume if job.resumable]
+
+    def resume(self, work_for: Callable[[Job], tuple[Work, Discard | None]]) -> list[Job]:
+        """Start again, in submission order, the unfinished jobs :meth:`load` found;
+        ``work_for`` rebuilds a job's work from its ``spec``. A job that cannot resume (a sync
+        job the server lost while it ran, a spec ``work_for`` rejects) ends failed."""
+        resumed = []
+        waiting, self._to_resume = self._to_resume, []
+        for job in waiting:
+            job.stage, job.message = Stage.QUEUED, "queued again after a server restart"
+            job.started_at, job.done, job.total, job.percent = None, 0, 0, 0.0
+            job.output_dir = job.output_dir or self._output_dir
+            error: BaseException = ShuttingDownError(
+                "the server restarted while this ran and cannot resume it; send the paper again"
+            )
+            if job.resumable:
+                try:
+                    work, discard = work_for(job)
+                except Exception as exc:
+                    log.warning("job %s cannot be resumed: %s", job.id, exc)
+                else:
+                    self._persist(job)
+                    self._start(job, work, discard)
+                    resumed.append(job)
+                    continue
+            self._finish(job, error=error)
+        if resumed:
+            log.info("resumed %d unfinished job(s) after a restart", len(resumed))
+        return resumed
+
+    # --- queries -------------------------------------------------------------------------
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
@@ -237,6 +420,10 @@ class JobRegistry:
         """Every job still known, oldest first (the progress page's list)."""
         return list(self._jobs.values())
 
+    def unfinished_ids(self) -> set[str]:
+        """Jobs not ended yet: after a stop, those a restart resumes (their uploads stay)."""
+        return {job.id for job in self._jobs.values() if not job.finished}
+
     def counts(self) -> dict[str, int]:
         jobs = list(self._jobs.values())
         return {
@@ -252,15 +439,40 @@ class JobRegistry:
             raise job.error
         return job
 
-    async def aclose(self, grace_s: float) -> None:
-        """Stop taking jobs; fail queued ones now, give running ones ``grace_s``, then cancel.
+    # --- cancel and stop -----------------------------------------------------------------
 
-        Every job ends with a state (failed: "the server is shutting down"); never touches vLLM.
+    def cancel(self, job_id: str) -> Job:
+        """Ask ``job_id`` to end now, failed with "cancelled"; it ends once its task has
+        unwound (await ``job.finished_event``). ``NotFoundError`` for an unknown job,
+        ``TaskFinishedError`` for one that already ended."""
+        job = self._jobs.get(job_id)
+        if job is None:
+            raise NotFoundError(f"no such task: {job_id[:40]}")
+        if job.finished:
+            raise TaskFinishedError(f"the task already ended ({job.stage.value})")
+        job.cancelled = True
+        task = self._tasks.get(job_id)
+        if task is not None:
+            task.cancel()
+        else:  # not started by resume() yet
+            self._finish(job, error=JobCancelledError())
+        return job
+
+    async def aclose(self, grace_s: float, drain: Callable[[], None] | None = None) -> None:
+        """Stop taking jobs and stop the ones here; never touches vLLM.
+
+        Queued jobs stop now; ``drain`` (the translator's "no new LLM request" switch) is
+        called, and running jobs get ``grace_s`` to finish or, mid-translation, to let their
+        requests in flight land in the cache; then they are cancelled. Resumable jobs stay
+        unfinished (in the store, with their uploads: the next start runs them again); the
+        others end failed ("the server is shutting down").
         """
         self._closing = True
         for job_id, task in list(self._tasks.items()):
             if self._jobs[job_id].started_at is None:
                 task.cancel()
+        if drain is not None:
+            drain()
         pending = [t for t in self._tasks.values() if not t.done()]
         if pending and grace_s > 0:
             await asyncio.wait(pending, timeout=grace_s)
@@ -271,30 +483,49 @@ class JobRegistry:
     # --- running -------------------------------------------------------------------------
 
     async def _run(self, job: Job, work: Work, discard: Discard | None) -> None:
+        files: list[str] = []
+        error: BaseException | None = None
         try:
             async with self._slots:
                 if self._closing:
                     raise ShuttingDownError()
-                job.started_at = time.time()
+                job.started_at, job.position = time.time(), None
                 job.message = "reading the PDF"
+                self._persist(job)
                 self._publish(job, EventType.PROGRESS)
+                self._reposition(publish_others=True)
                 files = await work(job, self._sink(job))
         except asyncio.CancelledError:
-            self._finish(job, error=ShuttingDownError())
+            error = JobCancelledError() if job.cancelled else ShuttingDownError()
         except ZTError as exc:
-            self._finish(job, error=exc)
+            error = exc
         except Exception as exc:
-            log.exception("job %s (%s) failed", job.id, job.file_name)
-            self._finish(job, error=exc)
-        else:
+            if self._closing:
+                error = ShuttingDownError()  # the stop made the work give up (drain)
+            else:
+                log.exception("job %s (%s) failed", job.id, job.file_name)
+                error = exc
+        self._tasks.pop(job.id, None)
+        if error is not None and self._closing and job.resumable and not job.cancelled:
+            # Stopped, not failed: whatever the stop made the work raise, it runs again.
+            self._interrupt(job)
+            return
+        if error is None:
             self._finish(job, files=files)
-        finally:
-            self._tasks.pop(job.id, None)
-            if job.started_at is None and discard is not None:
-                try:
-                    await discard()
-                except Exception:
-                    log.exception("job %s: cleaning up after it failed", job.id)
+        else:
+            self._finish(job, error=error)
+        if discard is not None:
+            try:
+                await discard()
+            except Exception:
+                log.exception("job %s: cleaning up after it ended", job.id)
+
+    def _interrupt(self, job: Job) -> None:
+        """Leave ``job`` unfinished at a stop: back in the queue, as the next start finds it."""
+        job.stage, job.message = Stage.QUEUED, "stopped with the server; resumes when it starts"
+        job.started_at, job.rate_origin = None, None
+        self._persist(job)
+        self._publish(job, EventType.STAGE)
 
     def _sink(self, job: Job) -> ProgressSink:
         def sink(progress: Progress) -> None:
@@ -314,9 +545,13 @@ class JobRegistry:
         job.message = progress.message or STAGE_WORDS[progress.stage]
         if progress.total > 0:
             job.done, job.total = progress.done, progress.total
+        if job.stage is Stage.TRANSLATING and job.rate_origin is None and job.total > 0:
+            # From here: paragraphs the cache answered at once do not count as speed.
+            job.rate_origin = (time.monotonic(), job.done)
         # The bar never runs backwards, even when a lost LLM is brought back mid-paper.
         job.percent = max(job.percent, percent_for(progress.stage, job.done, job.total))
         if changed:
+            self._persist(job)
             self._publish(job, EventType.STAGE)
             return
         last_time, last_percent = self._last_event.get(job.id, (0.0, -1))
@@ -337,6 +572,7 @@ class JobRegistry:
         self, job: Job, *, files: list[str] | None = None, error: BaseException | None = None
     ) -> None:
         job.finished_at = time.time()
+        job.position = None
         if error is None:
             job.files = files or []
             job.stage, job.percent = Stage.DONE, 100.0
@@ -349,12 +585,38 @@ class JobRegistry:
             job.stage = Stage.FAILED
             job.message = public_message(error)
             self._publish(job, EventType.FAILED)
+        self._persist(job)
         self._last_event.pop(job.id, None)
+        self._remember(job)
+        self._reposition(publish_others=True)
+        job.finished_event.set()
+
+    def _remember(self, job: Job) -> None:
+        """Put a finished job in the history; forget the oldest beyond ``HISTORY``."""
         self._history.append(job)
         while len(self._history) > HISTORY:
             old = self._history.popleft()
             self._jobs.pop(old.id, None)
-        job.finished_event.set()
+            if self._store is not None:
+                self._store.delete(old.id)
+
+    def _reposition(self, *, publish_others: bool) -> None:
+        """Number the jobs not started yet, in submission order; tell the page who moved."""
+        place = 0
+        for job in self._jobs.values():
+            if job.finished or job.started_at is not None:
+                position = None
+            else:
+                place += 1
+                position = place
+            if position != job.position:
+                job.position = position
+                if publish_others and job.id in self._tasks and not job.finished:
+                    self._publish(job, EventType.PROGRESS)
+
+    def _persist(self, job: Job) -> None:
+        if self._store is not None:
+            self._store.save(job.id, job.to_record())
 
     def _publish(self, job: Job, kind: EventType) -> None:
         self._held.discard(job.id)

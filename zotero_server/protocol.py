@@ -114,6 +114,46 @@ class PluginRequest:
     def needs_translation(self) -> bool:
         return self.operation is not Operation.CROP
 
+    def to_record(self) -> dict[str, Any]:
+        """JSON for the job store: everything but the PDF (it waits in the upload store) and
+        the password (never written to disk; a job with one is not resumed)."""
+        return {
+            "operation": self.operation.value,
+            "file_name": self.file_name,
+            "stem": self.stem,
+            "kind": self.kind.value,
+            "source_lang": self.source_lang,
+            "target_lang": self.target_lang,
+            "outputs": [o.value for o in self.outputs],
+            "skip_last_pages": self.skip_last_pages,
+            "dual_mode": self.dual_mode,
+            "translation_first": self.translation_first,
+            "include_references": self.include_references,
+            "force": self.force,
+            "wants_async": self.wants_async,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> PluginRequest:
+        """The request :meth:`to_record` wrote, with an empty ``pdf`` and no password;
+        ``KeyError``/``ValueError`` when the record is not one."""
+        return cls(
+            operation=Operation(record["operation"]),
+            file_name=str(record["file_name"]),
+            stem=str(record["stem"]),
+            kind=FileKind(record["kind"]),
+            pdf=b"",
+            source_lang=str(record["source_lang"]),
+            target_lang=str(record["target_lang"]),
+            outputs=tuple(OutputKind(o) for o in record["outputs"]),
+            skip_last_pages=int(record["skip_last_pages"]),
+            dual_mode=str(record["dual_mode"]),
+            translation_first=bool(record["translation_first"]),
+            include_references=bool(record["include_references"]),
+            force=bool(record["force"]),
+            wants_async=bool(record["wants_async"]),
+        )
+
     def config_summary(self) -> dict[str, Any]:
         """The ``config`` object of the task the plugin and the progress page show."""
         return {

@@ -11,6 +11,7 @@ about anyone's papers, and the plugin's connection check needs ``/health``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import secrets
@@ -23,11 +24,10 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from common.errors import TooLargeError
-from common.progress import ProgressSink
 from common.settings import mib
 from translation import prompts
 from zotero_server import __version__
-from zotero_server.app import STATIC_DIR, Services
+from zotero_server.app import STATIC_DIR, Services, job_spec
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
 from zotero_server.http_errors import NotFoundError, UnauthorizedError
@@ -45,6 +45,8 @@ from zotero_server.protocol import (
 BODY_OVERHEAD = 256 * 1024
 #: EventSource reconnects after this many milliseconds.
 SSE_RETRY_MS = 2000
+#: ``DELETE /api/tasks/{id}`` waits this long for the job to unwind before answering 202.
+CANCEL_WAIT_S = 5.0
 
 
 def _services(request: Request) -> Services:
@@ -173,17 +175,15 @@ async def _submit(
             operation=operation.value,
             config=plugin_request.config_summary(),
             model=settings.llm_model,
+            spec=job_spec(plugin_request, pages),
+            # Resumed after a restart only when a client polls for it (zotero_server.jobs).
+            resumable=plugin_request.wants_async and plugin_request.password is None,
         )
         await asyncio.to_thread(services.uploads.save, job.id, plugin_request.pdf)
     # The job reads the upload back from disk; the bytes need not stay in memory meanwhile
     # (a sync request keeps this frame for the whole translation).
     plugin_request = light = dataclasses.replace(plugin_request, pdf=b"")
-
-    async def work(job: Job, sink: ProgressSink) -> list[str]:
-        return await services.run_job(job, light, pages, sink)
-
-    async def discard() -> None:
-        await asyncio.to_thread(services.uploads.discard, job.id)
+    work, discard = services.work_for(job, light, pages)
 
     try:
         services.registry.submit(job, work, discard)
@@ -293,6 +293,18 @@ async def task(request: Request, task_id: str) -> dict[str, Any]:
     if job is None:
         raise NotFoundError(f"no such task: {task_id[:40]}")
     return {"status": "success", "task": job.to_task()}
+
+
+@guarded.delete("/api/tasks/{task_id}")
+async def cancel_task(request: Request, task_id: str) -> JSONResponse:
+    """Cancel a queued or running task: 200 with the task once it ended ("cancelled"), 202
+    if it is still unwinding after ``CANCEL_WAIT_S``; 404 unknown, 409 already ended."""
+    job = _services(request).registry.cancel(task_id)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(job.finished_event.wait(), CANCEL_WAIT_S)
+    return JSONResponse(
+        {"status": "success", "task": job.to_task()}, status_code=200 if job.finished else 202
+    )
 
 
 @guarded.get("/events")
