@@ -84,8 +84,38 @@ function renderFiles(li, job) {
   }
 }
 
+// "2nd in line" while queued, "about 3 min left" while translating (the job's own pace).
+function describeWait(job) {
+  if (job.finished) return "";
+  if (job.position) return job.position === 1 ? "next in line" : `#${job.position} in line`;
+  const eta = job.etaSeconds;
+  if (eta === null || eta === undefined) return "";
+  if (eta < 60) return "less than a minute left";
+  return `about ${Math.round(eta / 60)} min left`;
+}
+
+async function cancelJob(taskId, button) {
+  button.disabled = true;
+  try {
+    const response = await fetch("/api/tasks/" + encodeURIComponent(taskId), {
+      method: "DELETE",
+      headers: authHeaders(),
+    });
+    if (response.status === 401) askForToken();
+    const answer = await response.json().catch(() => ({}));
+    // The task's own "failed" event redraws it; this only covers a lost event stream.
+    if (answer.task) onJobEvent({ type: answer.task.stage, data: JSON.stringify(answer.task) });
+  } finally {
+    button.disabled = false;
+  }
+}
+
 function renderJob(job) {
   const li = jobElement(job);
+  const cancel = li.querySelector(".cancel");
+  cancel.hidden = Boolean(job.finished);
+  cancel.onclick = () => cancelJob(job.taskId, cancel);
+  li.querySelector(".when").textContent = describeWait(job);
   li.classList.toggle("done", job.stage === "done");
   li.classList.toggle("failed", job.stage === "failed");
   li.querySelector(".name").textContent = job.fileName;
