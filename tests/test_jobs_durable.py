@@ -20,8 +20,9 @@ import pytest
 
 from common.errors import LLMError
 from common.progress import Progress, ProgressSink, Stage
+from common.settings import Settings
 from tests.helpers.net import free_port, wait_for_port
-from tests.helpers.server import plugin_body, wait_until
+from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from zotero_server.events import EventBus
 from zotero_server.http_errors import ShuttingDownError
@@ -205,6 +206,31 @@ async def test_the_store_keeps_only_the_history(
 
     done = [await reg.wait(reg.submit(job(f"{i}.pdf"), quick)) for i in range(5)]
     assert [job_id for job_id, _ in store.load()] == [j.id for j in done[2:]]
+
+
+# --- through the app ------------------------------------------------------------------------
+
+
+def test_a_restart_keeps_finished_tasks_and_only_the_uploads_of_unfinished_jobs(
+    settings: Settings, tmp_path: Path
+) -> None:
+    with FakeVLLMFactory(tmp_path) as factory:
+        configured = settings.model_copy(update={"llm_base_url": factory.start().base_url})
+        with run_app(configured) as srv, srv.client() as client:
+            body = plugin_body(make_paper(), "paper.pdf", asyncJob="true")
+            task_id = client.post("/translate", json=body).json()["taskId"]
+            wait_until(lambda: client.get(f"/api/tasks/{task_id}").json()["task"]["finished"])
+            before = client.get(f"/api/tasks/{task_id}").json()["task"]
+        uploads = configured.data_dir / "uploads"
+        (uploads / ("ab" * 16 + ".pdf")).write_bytes(b"%PDF- of no job")
+
+        with run_app(configured) as srv, srv.client() as client:
+            assert client.get(f"/api/tasks/{task_id}").json()["task"] == before
+            history = client.get("/api/history").json()["history"]
+            assert [t["taskId"] for t in history] == [task_id]
+            assert history[0]["status"] == "success"
+            assert client.get("/translatedFile/paper-mono.pdf").content[:5] == b"%PDF-"
+            assert list(uploads.iterdir()) == []  # the orphan went
 
 
 # --- the acceptance run: SIGTERM mid-paper, start again -------------------------------------

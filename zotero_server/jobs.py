@@ -231,6 +231,9 @@ class Job:
             "created_at": self.created_at,
             "stage": self.stage.value,
             "message": self.message,
+            "done": self.done,
+            "total": self.total,
+            "percent": self.percent,
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "files": self.files,
@@ -256,6 +259,9 @@ class Job:
             created_at=float(record["created_at"]),
             stage=Stage(record["stage"]),
             message=str(record.get("message", "")),
+            done=int(record.get("done", 0)),
+            total=int(record.get("total", 0)),
+            percent=float(record.get("percent", 0.0)),
             files=[str(name) for name in record.get("files", [])],
             note=str(record.get("note", "")),
             output_dir=str(record.get("output_dir", "")),
@@ -267,8 +273,6 @@ class Job:
         if record.get("error"):
             message, kind = record["error"]
             job.error = RecordedError(str(message), str(kind))
-        if job.stage is Stage.DONE:
-            job.percent = 100.0
         if job.finished:
             job.finished_event.set()
         return job
@@ -378,7 +382,7 @@ class JobRegistry:
         waiting, self._to_resume = self._to_resume, []
         for job in waiting:
             job.stage, job.message = Stage.QUEUED, "queued again after a server restart"
-            job.started_at, job.done, job.total, job.percent = None, 0, 0, 0.0
+            job.started_at = None  # its bar stays where it was: the cache refills it at once
             job.output_dir = job.output_dir or self._output_dir
             error: BaseException = ShuttingDownError(
                 "the server restarted while this ran and cannot resume it; send the paper again"
