@@ -510,19 +510,24 @@ class JobRegistry:
                 log.exception("job %s (%s) failed", job.id, job.file_name)
                 error = exc
         self._tasks.pop(job.id, None)
-        if error is not None and self._closing and job.resumable and not job.cancelled:
+        if error is not None and job.cancelled:
+            error = JobCancelledError()  # whatever the unwinding raised on its way out
+        elif error is not None and self._closing and job.resumable:
             # Stopped, not failed: whatever the stop made the work raise, it runs again.
             self._interrupt(job)
             return
+        # The upload goes before the job ends: whoever waits for the end finds it gone.
+        if discard is not None:
+            try:
+                await discard()
+            except asyncio.CancelledError:
+                pass  # the stop's cancel while cleaning up: the job must still end
+            except Exception:
+                log.exception("job %s: cleaning up after it ended", job.id)
         if error is None:
             self._finish(job, files=files)
         else:
             self._finish(job, error=error)
-        if discard is not None:
-            try:
-                await discard()
-            except Exception:
-                log.exception("job %s: cleaning up after it ended", job.id)
 
     def _interrupt(self, job: Job) -> None:
         """Leave ``job`` unfinished at a stop: back in the queue, as the next start finds it."""
