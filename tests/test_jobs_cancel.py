@@ -157,7 +157,7 @@ def test_the_eta_is_the_jobs_own_pace_since_it_began_translating() -> None:
 @BROWSER_MARKS[0]
 @BROWSER_MARKS[1]
 def test_the_page_cancels_a_job_and_shows_the_line(
-    slow: tuple[RunningServer, FakeVLLMProcess],
+    slow: tuple[RunningServer, FakeVLLMProcess], test_output_dir: Path
 ) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -180,6 +180,7 @@ def test_the_page_cancels_a_job_and_shows_the_line(
             expect(waiting.locator(".when")).to_have_text("next in line")
             expect(running.locator(".when")).to_contain_text("left", timeout=10_000)
             expect(running.locator(".cancel")).to_be_visible()
+            page.screenshot(path=str(test_output_dir / "progress-page-queue.png"), full_page=True)
 
             running.locator(".cancel").click()
             expect(running.locator(".stage")).to_have_text("failed")

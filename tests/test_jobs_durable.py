@@ -164,6 +164,33 @@ async def test_a_stop_leaves_async_jobs_to_resume_in_order_and_fails_sync_ones(
     assert failed.to_task()["errorType"] == "ShuttingDown"
 
 
+async def test_after_a_crash_started_async_jobs_run_again_and_sync_ones_fail(
+    tmp_path: Path,
+) -> None:
+    store = JobStore(tmp_path / FILE_NAME)
+    crashed = []
+    for name, resumable in (("async.pdf", True), ("sync.pdf", False)):
+        lost = job(name, resumable=resumable)
+        lost.stage, lost.started_at, lost.done, lost.total = Stage.TRANSLATING, 1.0, 5, 50
+        store.save(lost.id, lost.to_record())  # what the store held when the process died
+        crashed.append(lost)
+    reg = registry(store)
+    assert reg.load() == [crashed[0].id]
+
+    def work_for(job: Job) -> tuple[Work, Discard | None]:
+        async def work(job: Job, sink: ProgressSink) -> list[str]:
+            return ["async-mono.pdf"]
+
+        return work, None
+
+    [resumed] = reg.resume(work_for)
+    assert resumed.id == crashed[0].id
+    assert (await reg.wait(resumed)).files == ["async-mono.pdf"]
+    sync = reg.get(crashed[1].id)
+    assert sync is not None and sync.to_task()["status"] == "失败"
+    assert "restarted" in sync.to_task()["message"]
+
+
 async def test_finished_jobs_answer_after_a_restart_as_they_did_before(tmp_path: Path) -> None:
     store = JobStore(tmp_path / FILE_NAME)
     first = registry(store)
