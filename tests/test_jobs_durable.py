@@ -193,7 +193,7 @@ async def test_after_a_crash_started_async_jobs_run_again_and_sync_ones_fail(
 
 async def test_finished_jobs_answer_after_a_restart_as_they_did_before(tmp_path: Path) -> None:
     store = JobStore(tmp_path / FILE_NAME)
-    first = registry(store)
+    first = registry(store, max_jobs=3)
 
     async def ok(job: Job, sink: ProgressSink) -> list[str]:
         job.note = "references kept as they are: page 9"
@@ -202,12 +202,22 @@ async def test_finished_jobs_answer_after_a_restart_as_they_did_before(tmp_path:
     async def bad(job: Job, sink: ProgressSink) -> list[str]:
         raise LLMError("the LLM answered 500 three times")
 
+    release = asyncio.Event()
+
+    async def late(job: Job, sink: ProgressSink) -> list[str]:
+        await release.wait()
+        return ["p-mono.pdf", "p-dual.pdf"]
+
+    slow = first.submit(job("slow.pdf"), late)  # came first, ends last
     good = await first.wait(first.submit(job("p.pdf"), ok))
     broken = first.submit(job("q.pdf"), bad)
     with pytest.raises(LLMError):
         await first.wait(broken)
-    before = {j.id: j.to_task() for j in (good, broken)}
+    release.set()
+    await first.wait(slow)
+    before = {j.id: j.to_task() for j in (slow, good, broken)}
     history_before = [j.to_task(history=True) for j in first.history()]
+    assert [t["fileName"] for t in history_before] == ["slow.pdf", "q.pdf", "p.pdf"]
 
     second = registry(store)
     assert second.load() == []

@@ -358,6 +358,7 @@ class JobRegistry:
         :meth:`resume`. Returns the ids of the jobs to resume (their uploads must stay)."""
         if self._store is None:
             return []
+        finished: list[Job] = []
         for job_id, record in self._store.load():
             try:
                 job = Job.from_record(job_id, record)
@@ -369,9 +370,12 @@ class JobRegistry:
                 continue
             self._jobs[job.id] = job
             if job.finished:
-                self._remember(job)
+                finished.append(job)
             else:
                 self._to_resume.append(job)
+        # The history runs in the order jobs ended, the store in the order they came.
+        for job in sorted(finished, key=lambda j: j.finished_at or 0.0):
+            self._remember(job)
         return [job.id for job in self._to_resume if job.resumable]
 
     def resume(self, work_for: Callable[[Job], tuple[Work, Discard | None]]) -> list[Job]:
