@@ -127,6 +127,8 @@ class _Run:
     recovery_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Set when the job has failed: requests not yet sent are not sent.
     aborted: bool = False
+    #: This document's way to bring the LLM up (the translator's unless the job gave one).
+    ensure_ready: EnsureReady | None = None
 
 
 class _Aborted(Exception):
@@ -197,9 +199,16 @@ class Translator:
         self._cache.close()
 
     async def translate(
-        self, request: TranslationRequest, progress: ProgressSink = ignore_progress
+        self,
+        request: TranslationRequest,
+        progress: ProgressSink = ignore_progress,
+        *,
+        ensure_ready: EnsureReady | None = None,
     ) -> TranslationResult:
         """Translate one document.
+
+        ``ensure_ready`` replaces the constructor's for this document (a job that may wait
+        hours for the GPU, say: ``vllm_manager.gpu_wait``).
 
         Raises ``InputError`` for bad input (before any LLM call), the ``ensure_ready``
         callable's errors when the LLM cannot be brought up, and ``LLMError`` when it fails.
@@ -230,7 +239,9 @@ class Translator:
                 )
             pages = _PageRenderer(worker, paragraphs)
             try:
-                run = await self._translate_paragraphs(request, paragraphs, progress, pages)
+                run = await self._translate_paragraphs(
+                    request, paragraphs, progress, pages, ensure_ready or self._ensure_ready
+                )
             except BaseException:
                 await pages.cancel()
                 raise
@@ -267,6 +278,7 @@ class Translator:
         paragraphs: Sequence[Paragraph],
         progress: ProgressSink,
         pages: _PageRenderer,
+        ensure_ready: EnsureReady,
     ) -> _Run:
         """Translate every paragraph (cache first), handing each answer to ``pages``."""
         by_text: dict[str, list[Paragraph]] = {}
@@ -291,11 +303,18 @@ class Translator:
         done = len(by_text) - len(missing)
         self.stats.paragraphs_from_cache += len(paragraphs) - sum(len(by_text[t]) for t in missing)
 
-        run = _Run(request=request, progress=progress, total=len(by_text), cached=done, done=done)
+        run = _Run(
+            request=request,
+            progress=progress,
+            total=len(by_text),
+            cached=done,
+            done=done,
+            ensure_ready=ensure_ready,
+        )
         if not missing:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
             return run
-        await self._ensure_ready(progress)
+        await ensure_ready(progress)
         progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         # Longest first: the tail of the job is short requests filling the gaps.
         missing.sort(key=len, reverse=True)
@@ -357,7 +376,7 @@ class Translator:
             run.recoveries += 1
             run.progress(Progress(Stage.STARTING_LLM, "lost the LLM mid-paper; bringing it back"))
             try:
-                await self._ensure_ready(run.progress)
+                await (run.ensure_ready or self._ensure_ready)(run.progress)
             except BaseException:
                 run.aborted = True  # requests waiting on this recovery must not retry it
                 raise

@@ -38,6 +38,7 @@ from translation.limiter import make_limiter
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
 from translation.worker import PdfWorker, warm_up
 from vllm_manager.factory import create_manager
+from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from vllm_manager.manager import VLLMManager
 from zotero_server import __version__, http_errors
 from zotero_server.events import EventBus, EventType
@@ -69,6 +70,8 @@ class Services:
     translator: Translator
     manager: VLLMManager
     sse_ping_s: float
+    #: Where async jobs wait for a busy GPU (issue 16); sync requests use the manager's wait.
+    gpu_wait: GPUWaitQueue | None = None
     status: dict[str, Any] = field(default_factory=lambda: {"state": "unknown"})
     uploading: int = 0
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
@@ -100,9 +103,16 @@ class Services:
             original = await asyncio.to_thread(self.uploads.load, job.id)
             result = None
             if request.needs_translation:
+                patient = None
+                if request.wants_async and self.gpu_wait is not None:
+                    # The plugin polls an accepted task for hours: wait for the GPU that long.
+                    # While it waits, its job slot serves others (a crop, a cached paper).
+                    patient = self.gpu_wait.patient(
+                        order=job.created_at, aside=self.registry.slot_set_aside
+                    )
                 async with self.manager.work():
                     result = await self.translator.translate(
-                        _translation_request(request, original, pages), sink
+                        _translation_request(request, original, pages), sink, ensure_ready=patient
                     )
                 job.note = result.references_note
             sink(Progress(Stage.RENDERING, "writing the output files"))
@@ -133,6 +143,8 @@ class Services:
             }
             if snap.get("gpu"):
                 status["gpu"] = snap["gpu"]
+            if self.gpu_wait is not None:
+                status["waiting_gpu"] = self.gpu_wait.waiting
             if status.get("last_error"):  # a failed launch may quote its command line
                 status["last_error"] = mask_secrets(str(status["last_error"]))
             if isinstance(status.get("vllm"), dict) and status["vllm"].get("url"):
@@ -337,6 +349,9 @@ def create_app(
                 translator=translator,
                 manager=manager,
                 sse_ping_s=sse_ping_s,
+                gpu_wait=GPUWaitQueue(
+                    manager, settings, beacon=WaitingBeacon.from_settings(settings, http)
+                ),
             )
             app.state.services = services
 
@@ -363,6 +378,8 @@ def create_app(
                         await task
                 await translator.aclose()
                 await limiter.aclose()
+                if services.gpu_wait is not None:
+                    await services.gpu_wait.aclose()
                 await manager.aclose()
 
     from zotero_server.routes import router  # routes import this module's Services

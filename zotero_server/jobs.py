@@ -14,12 +14,13 @@ over to the loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -185,6 +186,8 @@ class JobRegistry:
         self._last_event: dict[str, tuple[float, int]] = {}
         self._held: set[str] = set()  # jobs with a change not published yet
         self._closing = False
+        self._aside = 0  # running jobs that gave their slot up while they wait (for the GPU)
+        self._debts: set[asyncio.Task[bool]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
 
@@ -197,7 +200,8 @@ class JobRegistry:
         jobs already wait for a slot."""
         if self._closing:
             raise ShuttingDownError()
-        if self._max_queued is not None and self.counts()["queued"] >= self._max_queued:
+        waiting = self.counts()["queued"] + self._aside
+        if self._max_queued is not None and waiting >= self._max_queued:
             raise BusyError(
                 f"{self._max_queued} jobs are already waiting (ZT_MAX_QUEUED); try again later",
                 retry_after_s=QUEUE_RETRY_S,
@@ -267,6 +271,28 @@ class JobRegistry:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+
+    @contextlib.asynccontextmanager
+    async def slot_set_aside(self) -> AsyncIterator[None]:
+        """Inside a job's work: hand its slot to the next job while it waits for something
+        that is not work (a busy GPU, for hours), then take a slot back. Queued crops and
+        cached papers go ahead meanwhile. A job that sets its slot aside still counts against
+        ``max_queued``."""
+        self._slots.release()
+        self._aside += 1
+        try:
+            yield
+        finally:
+            self._aside -= 1
+            try:
+                await self._slots.acquire()
+            except asyncio.CancelledError:
+                # The job's ``async with`` gives a slot back on its way out although it holds
+                # none now: owe one, taken as soon as a slot frees, so the count stays right.
+                debt = asyncio.create_task(self._slots.acquire())
+                self._debts.add(debt)
+                debt.add_done_callback(self._debts.discard)
+                raise
 
     # --- running -------------------------------------------------------------------------
 
