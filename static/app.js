@@ -46,12 +46,15 @@ function describeServer(server) {
 }
 
 function countJobs() {
-  let running = 0, queued = 0;
+  let running = 0, queued = 0, waiting = 0;
   for (const job of state.jobs.values()) {
     if (job.finished) continue;
-    if (job.stageText === "queued") queued += 1; else running += 1;
+    if (job.stageText === "queued") queued += 1;
+    else if (job.stage === "waiting_gpu") waiting += 1;
+    else running += 1;
   }
-  $("job-counts").textContent = `${running} running, ${queued} queued`;
+  const gpu = waiting ? `, ${waiting} waiting for the GPU` : "";
+  $("job-counts").textContent = `${running} running, ${queued} queued${gpu}`;
   $("no-jobs").hidden = state.jobs.size > 0;
 }
 

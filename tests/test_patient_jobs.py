@@ -8,8 +8,10 @@ launching the fake vLLM, the real server and GPU API on loopback.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -34,9 +36,11 @@ from vllm_manager.gpu_api import create_gpu_app
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
 from vllm_manager.gpu_wait import GPUWaitQueue, holder_name, wait_message
 from vllm_manager.manager import VLLMManager
+from zotero_server.cli import duration
 
 COMFY_MIB = 20480  # "ComfyUI holding 20 GB"
 GPU_TOKEN = "patient-gpu-token-0123456789"
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -348,3 +352,51 @@ def test_the_dashboard_shows_how_many_papers_wait(
             expect(page.locator("#waiting")).to_be_hidden(timeout=10_000)
         finally:
             browser.close()
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def test_durations_read_as_people_write_them() -> None:
+    assert [duration(t) for t in ("3h", "90m", "1h30m", "45s", "600")] == [
+        10800.0,
+        5400.0,
+        5400.0,
+        45.0,
+        600.0,
+    ]
+    for bad in ("", "h", "soon", "3x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            duration(bad)
+
+
+def test_translate_with_wait_gpu_waits_for_comfyui_then_translates(
+    rig: Rig, comfy: subprocess.Popen[bytes]
+) -> None:
+    paper = rig.tmp / "paper.pdf"
+    paper.write_bytes(make_paper())
+    env = rig.env(waiting_settings(rig))
+    env["PYTHONPATH"] = str(REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zotero_server.cli", "translate", str(paper), "--wait-gpu", "2m"],
+        env=env,
+        cwd=rig.tmp,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # the command's first word, once the paper is read
+        assert first.startswith("waiting for the GPU: ComfyUI (pid"), first
+        time.sleep(1.0)  # 3x ZT_GPU_WAIT_S: without --wait-gpu it would have failed
+        assert proc.poll() is None and rig.launch_count() == 0
+        rig.smi.set()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert (rig.tmp / "paper-mono.pdf").exists() and str(rig.tmp / "paper-mono.pdf") in out
+    assert rig.launch_count() == 1
