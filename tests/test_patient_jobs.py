@@ -37,6 +37,8 @@ from vllm_manager.gpu_model import GPUProcess, GPUStatus
 from vllm_manager.gpu_wait import GPUWaitQueue, holder_name, wait_message
 from vllm_manager.manager import VLLMManager
 from zotero_server.cli import duration
+from zotero_server.events import EventBus
+from zotero_server.jobs import Job, JobRegistry
 
 COMFY_MIB = 20480  # "ComfyUI holding 20 GB"
 GPU_TOKEN = "patient-gpu-token-0123456789"
@@ -201,6 +203,47 @@ async def test_a_released_job_that_meets_busy_again_waits_again(
     rig.smi.set()
     await asyncio.wait_for(job, 30)
     assert rig.launch_count() == 1
+
+
+# --- job slots -----------------------------------------------------------------------------
+
+
+async def test_a_job_waiting_for_the_gpu_lends_its_slot_and_a_cancel_ends_it_at_once() -> None:
+    registry = JobRegistry(EventBus(), max_jobs=1, output_dir="/out")
+    waiting_task: list[asyncio.Task[Any]] = []
+
+    async def wait_for_gpu(job: Job, sink: ProgressSink) -> list[str]:
+        waiting_task.append(asyncio.current_task())  # type: ignore[arg-type]
+        async with registry.slot_set_aside():
+            await asyncio.Event().wait()  # the GPU never frees
+        return []
+
+    hold = asyncio.Event()
+
+    async def work(job: Job, sink: ProgressSink) -> list[str]:
+        await hold.wait()
+        return [job.file_name]
+
+    patient = registry.submit(Job("patient.pdf", "translate", {}), wait_for_gpu)
+    await eventually(lambda: bool(waiting_task))
+    crop = registry.submit(Job("crop.pdf", "crop", {}), work)
+    await eventually(lambda: crop.started_at is not None)  # the one slot was lent
+    hold.set()
+    await asyncio.wait_for(registry.wait(crop), 5)
+
+    hold.clear()
+    blocker = registry.submit(Job("blocker.pdf", "translate", {}), work)
+    await eventually(lambda: blocker.started_at is not None)
+    waiting_task[0].cancel()  # while no slot is free to take back
+    await asyncio.wait_for(patient.finished_event.wait(), 5)
+    assert patient.stage is Stage.FAILED
+
+    # Still exactly one slot: a second job queues behind the running one.
+    queued = registry.submit(Job("queued.pdf", "translate", {}), work)
+    await asyncio.sleep(0.2)
+    assert queued.started_at is None
+    hold.set()
+    await asyncio.wait_for(asyncio.gather(registry.wait(blocker), registry.wait(queued)), 5)
 
 
 # --- the server -----------------------------------------------------------------------------

@@ -282,17 +282,24 @@ class JobRegistry:
         self._aside += 1
         try:
             yield
-        finally:
+        except BaseException:
+            # Cancelled or failed while aside: end now, without waiting for a slot to free.
             self._aside -= 1
-            try:
-                await self._slots.acquire()
-            except asyncio.CancelledError:
-                # The job's ``async with`` gives a slot back on its way out although it holds
-                # none now: owe one, taken as soon as a slot frees, so the count stays right.
-                debt = asyncio.create_task(self._slots.acquire())
-                self._debts.add(debt)
-                debt.add_done_callback(self._debts.discard)
-                raise
+            self._owe_slot()
+            raise
+        self._aside -= 1
+        try:
+            await self._slots.acquire()
+        except asyncio.CancelledError:
+            self._owe_slot()
+            raise
+
+    def _owe_slot(self) -> None:
+        """The job's ``async with`` gives a slot back on its way out although it holds none
+        now: take one as soon as one frees, so the count of free slots stays right."""
+        debt = asyncio.create_task(self._slots.acquire())
+        self._debts.add(debt)
+        debt.add_done_callback(self._debts.discard)
 
     # --- running -------------------------------------------------------------------------
 
