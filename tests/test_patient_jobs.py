@@ -23,7 +23,7 @@ import pytest
 from pydantic import SecretStr
 
 from common.errors import GPUBusyError
-from common.progress import ProgressSink, Stage
+from common.progress import ProgressSink, Stage, ignore_progress
 from common.settings import Settings
 from tests.helpers.browser import BROWSER_MARKS, launch
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread
@@ -104,7 +104,7 @@ def record_calls(manager: VLLMManager, calls: list[str], name_of: dict[int, str]
     """Wrap ``manager.ensure_ready`` so the order in which the queue lets jobs in is seen."""
     original = manager.ensure_ready
 
-    async def ensure_ready(progress: ProgressSink) -> None:
+    async def ensure_ready(progress: ProgressSink = ignore_progress) -> None:
         calls.append(name_of[id(progress)])
         await original(progress)
 
@@ -193,7 +193,7 @@ async def test_a_released_job_that_meets_busy_again_waits_again(
             return GPUDecision.IDLE, None  # what the GPU looked like a moment ago
         return await real_decision()
 
-    manager.start_decision = stale_decision  # type: ignore[method-assign]
+    manager.start_decision = stale_decision
     recorder = Recorder()
     job = asyncio.create_task(queue.ensure_ready(recorder))
     # The bring-up meets BUSY, fails after ZT_GPU_WAIT_S (0.3 s), and the job queues again.
