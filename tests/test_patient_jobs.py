@@ -31,6 +31,9 @@ from tests.helpers.manager import Recorder, Rig, eventually
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
 from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
+from tests.helpers.vllm import FakeVLLMFactory
+from translation.pipeline import TranslationRequest, Translator
+from translation.worker import PdfWorker
 from vllm_manager.decision import GPUDecision
 from vllm_manager.gpu_api import create_gpu_app
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
@@ -203,6 +206,61 @@ async def test_a_released_job_that_meets_busy_again_waits_again(
     rig.smi.set()
     await asyncio.wait_for(job, 30)
     assert rig.launch_count() == 1
+
+
+# --- what waiting holds --------------------------------------------------------------------
+
+
+class GateThatWaits:
+    """A ``WaitsOutside`` ensure_ready that would wait; records how many PDF workers were open
+    while it waited."""
+
+    def __init__(self, open_workers: list[int]) -> None:
+        self.open_workers = open_workers
+        self.seen: list[int] = []
+
+    async def __call__(self, progress: ProgressSink = ignore_progress) -> None:
+        self.seen.append(self.open_workers[0])
+        await asyncio.sleep(0.05)
+
+    async def would_wait(self) -> bool:
+        return not self.seen
+
+
+async def test_a_paper_waits_for_the_gpu_with_no_pdf_worker_open(
+    settings: Settings,
+    fake_vllm_factory: FakeVLLMFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    open_workers = [0]
+    enter, leave = PdfWorker.__aenter__, PdfWorker.__aexit__
+
+    async def counted_enter(self: PdfWorker) -> PdfWorker:
+        open_workers[0] += 1
+        return await enter(self)
+
+    async def counted_exit(self: PdfWorker, *exc: object) -> None:
+        open_workers[0] -= 1
+        await leave(self, *exc)
+
+    monkeypatch.setattr(PdfWorker, "__aenter__", counted_enter)
+    monkeypatch.setattr(PdfWorker, "__aexit__", counted_exit)
+    fake = fake_vllm_factory.start()
+    translator = Translator.from_settings(
+        settings.model_copy(update={"llm_base_url": fake.base_url}), GateThatWaits([0])
+    )
+    gate = GateThatWaits(open_workers)
+    try:
+        result = await translator.translate(
+            TranslationRequest(pdf=make_paper(), source_lang="en", target_lang="ko", dual=False),
+            ensure_ready=gate,
+        )
+    finally:
+        await translator.aclose()
+    assert gate.seen[0] == 0, "the wait held a PDF worker"
+    assert result.mono is not None and result.llm_calls > 0
+    assert open_workers == [0]
 
 
 # --- job slots -----------------------------------------------------------------------------

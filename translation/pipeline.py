@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
 
@@ -35,6 +35,21 @@ if TYPE_CHECKING:
     from common.settings import Settings
 
 EnsureReady = Callable[[ProgressSink], Awaitable[None]]
+
+
+@runtime_checkable
+class WaitsOutside(Protocol):
+    """An ``EnsureReady`` that can say at once whether it would wait (``vllm_manager.gpu_wait``
+    for a busy GPU): the translator then closes its PDF worker before waiting."""
+
+    async def __call__(self, progress: ProgressSink) -> None: ...
+
+    async def would_wait(self) -> bool: ...
+
+
+class _StepOut(Exception):
+    """The LLM will not be had soon: wait with the PDF worker closed, then start again."""
+
 
 #: How many times one document may bring the LLM back after losing it mid-paper.
 MAX_RECOVERIES = 3
@@ -208,11 +223,28 @@ class Translator:
         """Translate one document.
 
         ``ensure_ready`` replaces the constructor's for this document (a job that may wait
-        hours for the GPU, say: ``vllm_manager.gpu_wait``).
+        hours for the GPU, say: ``vllm_manager.gpu_wait``). One that ``WaitsOutside`` and
+        would wait is awaited with no PDF worker open; the paper is read again after.
 
         Raises ``InputError`` for bad input (before any LLM call), the ``ensure_ready``
         callable's errors when the LLM cannot be brought up, and ``LLMError`` when it fails.
         """
+        ready = ensure_ready or self._ensure_ready
+        would_wait = ready.would_wait if isinstance(ready, WaitsOutside) else None
+        try:
+            return await self._translate_once(request, progress, ready, would_wait)
+        except _StepOut:
+            # A wait of hours must not hold a worker process (~150 MB) with the paper open.
+            await ready(progress)
+            return await self._translate_once(request, progress, ready, None)
+
+    async def _translate_once(
+        self,
+        request: TranslationRequest,
+        progress: ProgressSink,
+        ensure_ready: EnsureReady,
+        would_wait: Callable[[], Awaitable[bool]] | None,
+    ) -> TranslationResult:
         started = time.monotonic()
         # Unknown or identical language codes fail before anything is paid for.
         source = prompts.model_language_code(request.source_lang)
@@ -240,7 +272,7 @@ class Translator:
             pages = _PageRenderer(worker, paragraphs)
             try:
                 run = await self._translate_paragraphs(
-                    request, paragraphs, progress, pages, ensure_ready or self._ensure_ready
+                    request, paragraphs, progress, pages, ensure_ready, would_wait
                 )
             except BaseException:
                 await pages.cancel()
@@ -279,6 +311,7 @@ class Translator:
         progress: ProgressSink,
         pages: _PageRenderer,
         ensure_ready: EnsureReady,
+        would_wait: Callable[[], Awaitable[bool]] | None = None,
     ) -> _Run:
         """Translate every paragraph (cache first), handing each answer to ``pages``."""
         by_text: dict[str, list[Paragraph]] = {}
@@ -314,6 +347,8 @@ class Translator:
         if not missing:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
             return run
+        if would_wait is not None and await would_wait():
+            raise _StepOut
         await ensure_ready(progress)
         progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         # Longest first: the tail of the job is short requests filling the gaps.

@@ -32,7 +32,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +49,6 @@ from vllm_manager.report import holders
 
 log = logging.getLogger(__name__)
 
-EnsureReady = Callable[[ProgressSink], Awaitable[None]]
 #: What a job does while it actually waits (the server: give its job slot to the next job).
 Aside = Callable[[], contextlib.AbstractAsyncContextManager[None]]
 
@@ -178,16 +177,23 @@ class GPUWaitQueue:
         order: float | None = None,
         limit_s: float | None = None,
         aside: Aside | None = None,
-    ) -> EnsureReady:
+    ) -> PatientReady:
         """An ``ensure_ready`` for one job that waits here; ``order`` ranks it (its creation
         time, default now), ``limit_s`` caps the wait (default ``ZT_JOB_GPU_WAIT_S``),
         ``aside`` is entered for as long as the job really waits (not when the GPU is free)."""
-        rank = time.time() if order is None else order
+        limit = self._settings.job_gpu_wait_s if limit_s is None else limit_s
+        return PatientReady(self, time.time() if order is None else order, limit, aside)
 
-        async def ensure_ready(progress: ProgressSink = ignore_progress) -> None:
-            await self.ensure_ready(progress, order=rank, limit_s=limit_s, aside=aside)
-
-        return ensure_ready
+    async def would_wait(self) -> bool:
+        """Whether a job arriving now would wait: others wait already, or the decision says
+        BUSY or UNKNOWN. Launches nothing."""
+        if self._waiters:
+            return True
+        try:
+            decision, _ = await self._manager.start_decision()
+        except Exception:  # unknown: the wait will say why
+            return True
+        return decision in (GPUDecision.BUSY, GPUDecision.UNKNOWN)
 
     async def ensure_ready(
         self,
@@ -362,6 +368,25 @@ class GPUWaitQueue:
             await asyncio.gather(self._poller, return_exceptions=True)
         if self._beacon is not None:
             await self._beacon.aclose()
+
+
+@dataclass(frozen=True)
+class PatientReady:
+    """One job's way to the LLM through the queue (``GPUWaitQueue.patient``): an
+    ``EnsureReady`` and a ``translation.pipeline.WaitsOutside``."""
+
+    queue: GPUWaitQueue
+    order: float
+    limit_s: float
+    aside: Aside | None = None
+
+    async def __call__(self, progress: ProgressSink = ignore_progress) -> None:
+        await self.queue.ensure_ready(
+            progress, order=self.order, limit_s=self.limit_s, aside=self.aside
+        )
+
+    async def would_wait(self) -> bool:
+        return self.limit_s > 0 and await self.queue.would_wait()
 
 
 class WaitingBeacon:
