@@ -2,9 +2,9 @@
 
 The lifespan builds the long-lived things once and reaches them through ``app.state.services``:
 one shared ``httpx.AsyncClient``, the vLLM manager, ONE limiter and ONE ``Translator`` (so every
-job shares the global LLM concurrency limit), the event bus, the job registry and the file
-stores, plus three background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown
-watcher).
+job shares the global LLM concurrency limit), the queue where async jobs wait for a busy GPU
+(``vllm_manager.gpu_wait``), the event bus, the job registry and the file stores, plus three
+background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown watcher).
 
 Shutdown, in order: 1. stop taking jobs, fail queued ones, give running ones a grace period,
 then fail them too; 2. end the SSE streams; 3. stop the background tasks; 4. close the

@@ -1,7 +1,8 @@
 """The job registry: every translation the server runs, from POST to done or failed.
 
 A job moves through ``Stage``: queued (waiting for one of ``ZT_MAX_JOBS`` slots) -> waiting_gpu ->
-starting_llm -> translating n/N -> rendering -> done | failed. The producers (the pipeline and
+starting_llm -> translating n/N -> rendering -> done | failed. A job waiting for a busy GPU lends
+its slot to the next job meanwhile (``slot_set_aside``). The producers (the pipeline and
 the vLLM manager) report through the job's ``ProgressSink``; the registry keeps the job's state,
 turns it into the plugin's task objects (``/api/tasks``, ``/api/history``) and publishes typed
 events on the bus. It owns the terminal stages: a job ends exactly once, with its files or its
