@@ -287,8 +287,11 @@ class GPUWaitQueue:
                 self._tell_all()
             self._note()
             if not self._waiters:
-                break  # no await between this test and the end: a newcomer starts a new loop
+                break
             await asyncio.sleep(s.gpu_poll_s)
+        # No await between the last test and the end: a newcomer starts a new loop and a new
+        # view (one from a spell nobody waits in any more would be stale).
+        self._blocked = None
 
     def _see(self, decision: GPUDecision, status: GPUStatus | None, reason: str) -> None:
         now = time.time()
