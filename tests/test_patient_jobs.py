@@ -30,7 +30,7 @@ from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread
 from tests.helpers.manager import Recorder, Rig, eventually
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
-from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
+from tests.helpers.server import SSEReader, make_paper, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pipeline import TranslationRequest, Translator
 from translation.worker import PdfWorker
@@ -372,8 +372,16 @@ def test_an_async_paper_waits_for_comfyui_and_is_translated_when_it_leaves(
             ).json()
             assert gpu_status["waiting"] == {"papers": 2, "clients": 1}
 
-            rig.smi.set()  # ComfyUI exits
-            comfy.kill()
+            # The task's event stream says it too, then follows it to the end.
+            with client.stream("GET", f"/api/tasks/{ids[0]}/events") as stream:
+                reader = SSEReader(stream)
+                snapshot = reader.until(lambda e: e["event"] == "snapshot")[-1]["data"]["job"]
+                assert snapshot["stage"] == "waiting_gpu" and "ComfyUI" in snapshot["message"]
+                rig.smi.set()  # ComfyUI exits
+                comfy.kill()
+                events = reader.until(lambda e: e["event"] in ("done", "failed"))
+            stages = [e["data"]["stage"] for e in events if e["event"] != "comment"]
+            assert stages[-1] == "done" and "translating" in stages, stages
             wait_until(lambda: all(tasks()[i]["stage"] == "done" for i in ids), 60, "papers done")
             assert rig.launch_count() == 1
             for task_id in ids:
