@@ -457,7 +457,10 @@ class WaitingBeacon:
             self._failed = False
             self._sent, self._sent_at = papers, time.monotonic()
 
-    async def aclose(self) -> None:
+    async def aclose(self, grace_s: float = 2.0) -> None:
+        """Let a last word in flight (often "0 papers") arrive for up to ``grace_s``."""
         if self._task is not None and not self._task.done():
-            self._task.cancel()
+            _, pending = await asyncio.wait({self._task}, timeout=grace_s)
+            for task in pending:
+                task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
