@@ -260,6 +260,9 @@ async def test_a_paper_waits_for_the_gpu_with_no_pdf_worker_open(
         await translator.aclose()
     assert gate.seen[0] == 0, "the wait held a PDF worker"
     assert result.mono is not None and result.llm_calls > 0
+    stats = translator.stats  # the paper read twice counts once
+    assert stats.papers == 1 and stats.pages == 1
+    assert stats.paragraphs_from_llm + stats.paragraphs_from_cache == result.paragraphs
     assert open_workers == [0]
 
 

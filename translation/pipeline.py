@@ -334,6 +334,8 @@ class Translator:
             else:
                 missing.append(text)
         done = len(by_text) - len(missing)
+        if missing and would_wait is not None and await would_wait():
+            raise _StepOut  # before anything is counted: the paper is read again after the wait
         self.stats.paragraphs_from_cache += len(paragraphs) - sum(len(by_text[t]) for t in missing)
 
         run = _Run(
@@ -347,8 +349,6 @@ class Translator:
         if not missing:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
             return run
-        if would_wait is not None and await would_wait():
-            raise _StepOut
         await ensure_ready(progress)
         progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         # Longest first: the tail of the job is short requests filling the gaps.
