@@ -37,6 +37,10 @@ function describeServer(server) {
   if (vllm.healthy) text = server.state === "asleep"
     ? "asleep (GPU handed back; the next paper wakes it in seconds)" : "ready";
   if (vllm.detail && !vllm.healthy) text += " (" + vllm.detail + ")";
+  const waiting = server.waiting_gpu || 0;
+  if (waiting && !vllm.healthy) {
+    text += ` · ${waiting} paper${waiting === 1 ? "" : "s"} waiting for the GPU`;
+  }
   if (server.manager) text += " · manager: " + server.manager;
   if (server.last_error) text += " · last error: " + server.last_error;
   $("vllm-state").textContent = text;
