@@ -41,6 +41,7 @@ from vllm_manager.gpu_wait import GPUWaitQueue, holder_name, wait_message
 from vllm_manager.manager import VLLMManager
 from zotero_server.cli import duration
 from zotero_server.events import EventBus
+from zotero_server.http_errors import BusyError
 from zotero_server.jobs import Job, JobRegistry
 
 COMFY_MIB = 20480  # "ComfyUI holding 20 GB"
@@ -305,6 +306,24 @@ async def test_a_job_waiting_for_the_gpu_lends_its_slot_and_a_cancel_ends_it_at_
     assert queued.started_at is None
     hold.set()
     await asyncio.wait_for(asyncio.gather(registry.wait(blocker), registry.wait(queued)), 5)
+
+
+async def test_jobs_waiting_for_the_gpu_count_against_the_queue_limit() -> None:
+    registry = JobRegistry(EventBus(), max_jobs=1, output_dir="/out", max_queued=1)
+    aside = asyncio.Event()
+
+    async def wait_for_gpu(job: Job, sink: ProgressSink) -> list[str]:
+        async with registry.slot_set_aside():
+            aside.set()
+            await asyncio.Event().wait()
+        return []
+
+    waiting = registry.submit(Job("waiting.pdf", "translate", {}), wait_for_gpu)
+    await asyncio.wait_for(aside.wait(), 5)
+    with pytest.raises(BusyError):
+        registry.check_room()
+    await registry.aclose(0)
+    assert waiting.stage is Stage.FAILED
 
 
 # --- the server -----------------------------------------------------------------------------
