@@ -203,6 +203,11 @@ class Settings(BaseSettings):
     vllm_stop_grace_s: float = Field(30.0, ge=0, description="SIGTERM to SIGKILL grace")
     gpu_poll_s: float = Field(5.0, gt=0, description="Re-check a busy GPU this often")
     gpu_wait_s: float = Field(600.0, ge=0, description="Wait this long for a busy GPU")
+    job_gpu_wait_s: float = Field(
+        10800.0,
+        ge=0,
+        description="Async jobs and `translate --wait-gpu` wait this long for a busy GPU",
+    )
     jupyter_url: str | None = Field(None, description="JupyterLab base URL for launching vLLM")
     jupyter_token: SecretStr | None = Field(None, description="JupyterLab token")
     jupyter_terminal: str = Field("ztvllm", description="Name of the reused Jupyter terminal")

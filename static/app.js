@@ -37,6 +37,10 @@ function describeServer(server) {
   if (vllm.healthy) text = server.state === "asleep"
     ? "asleep (GPU handed back; the next paper wakes it in seconds)" : "ready";
   if (vllm.detail && !vllm.healthy) text += " (" + vllm.detail + ")";
+  const waiting = server.waiting_gpu || 0;
+  if (waiting && !vllm.healthy) {
+    text += ` · ${waiting} paper${waiting === 1 ? "" : "s"} waiting for the GPU`;
+  }
   if (server.manager) text += " · manager: " + server.manager;
   if (server.last_error) text += " · last error: " + server.last_error;
   $("vllm-state").textContent = text;
@@ -46,12 +50,15 @@ function describeServer(server) {
 }
 
 function countJobs() {
-  let running = 0, queued = 0;
+  let running = 0, queued = 0, waiting = 0;
   for (const job of state.jobs.values()) {
     if (job.finished) continue;
-    if (job.stageText === "queued") queued += 1; else running += 1;
+    if (job.stageText === "queued") queued += 1;
+    else if (job.stage === "waiting_gpu") waiting += 1;
+    else running += 1;
   }
-  $("job-counts").textContent = `${running} running, ${queued} queued`;
+  const gpu = waiting ? `, ${waiting} waiting for the GPU` : "";
+  $("job-counts").textContent = `${running} running, ${queued} queued${gpu}`;
   $("no-jobs").hidden = state.jobs.size > 0;
 }
 

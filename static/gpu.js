@@ -114,10 +114,19 @@ function renderProcesses(status) {
   $("no-procs").hidden = status.processes.length !== 0;
 }
 
+function renderWaiting(status) {
+  const papers = status.waiting ? status.waiting.papers : 0;
+  $("waiting").hidden = !(papers > 0);
+  $("waiting").textContent = papers > 0
+    ? papers + (papers === 1 ? " paper waits" : " papers wait") + " for this GPU (zotero-translate)"
+    : "";
+}
+
 function render(status) {
   $("login").hidden = true;
   $("view").hidden = false;
   $("error").hidden = true;
+  renderWaiting(status);
   setBadge(status.is_idle ? "idle" : "busy", status.is_idle ? "IDLE" : "IN USE");
   renderGpus(status);
   renderProcesses(status);

@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
 
@@ -35,6 +35,21 @@ if TYPE_CHECKING:
     from common.settings import Settings
 
 EnsureReady = Callable[[ProgressSink], Awaitable[None]]
+
+
+@runtime_checkable
+class WaitsOutside(Protocol):
+    """An ``EnsureReady`` that can say at once whether it would wait (``vllm_manager.gpu_wait``
+    for a busy GPU): the translator then closes its PDF worker before waiting."""
+
+    async def __call__(self, progress: ProgressSink) -> None: ...
+
+    async def would_wait(self) -> bool: ...
+
+
+class _StepOut(Exception):
+    """The LLM will not be had soon: wait with the PDF worker closed, then start again."""
+
 
 #: How many times one document may bring the LLM back after losing it mid-paper.
 MAX_RECOVERIES = 3
@@ -127,6 +142,8 @@ class _Run:
     recovery_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Set when the job has failed: requests not yet sent are not sent.
     aborted: bool = False
+    #: This document's way to bring the LLM up (the translator's unless the job gave one).
+    ensure_ready: EnsureReady | None = None
 
 
 class _Aborted(Exception):
@@ -204,13 +221,37 @@ class Translator:
         self._cache.close()
 
     async def translate(
-        self, request: TranslationRequest, progress: ProgressSink = ignore_progress
+        self,
+        request: TranslationRequest,
+        progress: ProgressSink = ignore_progress,
+        *,
+        ensure_ready: EnsureReady | None = None,
     ) -> TranslationResult:
         """Translate one document.
+
+        ``ensure_ready`` replaces the constructor's for this document (a job that may wait
+        hours for the GPU, say: ``vllm_manager.gpu_wait``). One that ``WaitsOutside`` and
+        would wait is awaited with no PDF worker open; the paper is read again after.
 
         Raises ``InputError`` for bad input (before any LLM call), the ``ensure_ready``
         callable's errors when the LLM cannot be brought up, and ``LLMError`` when it fails.
         """
+        ready = ensure_ready or self._ensure_ready
+        would_wait = ready.would_wait if isinstance(ready, WaitsOutside) else None
+        try:
+            return await self._translate_once(request, progress, ready, would_wait)
+        except _StepOut:
+            # A wait of hours must not hold a worker process (~150 MB) with the paper open.
+            await ready(progress)
+            return await self._translate_once(request, progress, ready, None)
+
+    async def _translate_once(
+        self,
+        request: TranslationRequest,
+        progress: ProgressSink,
+        ensure_ready: EnsureReady,
+        would_wait: Callable[[], Awaitable[bool]] | None,
+    ) -> TranslationResult:
         started = time.monotonic()
         # Unknown or identical language codes fail before anything is paid for.
         source = prompts.model_language_code(request.source_lang)
@@ -237,7 +278,9 @@ class Translator:
                 )
             pages = _PageRenderer(worker, paragraphs)
             try:
-                run = await self._translate_paragraphs(request, paragraphs, progress, pages)
+                run = await self._translate_paragraphs(
+                    request, paragraphs, progress, pages, ensure_ready, would_wait
+                )
             except BaseException:
                 await pages.cancel()
                 raise
@@ -274,6 +317,8 @@ class Translator:
         paragraphs: Sequence[Paragraph],
         progress: ProgressSink,
         pages: _PageRenderer,
+        ensure_ready: EnsureReady,
+        would_wait: Callable[[], Awaitable[bool]] | None = None,
     ) -> _Run:
         """Translate every paragraph (cache first), handing each answer to ``pages``."""
         by_text: dict[str, list[Paragraph]] = {}
@@ -296,13 +341,22 @@ class Translator:
             else:
                 missing.append(text)
         done = len(by_text) - len(missing)
+        if missing and would_wait is not None and await would_wait():
+            raise _StepOut  # before anything is counted: the paper is read again after the wait
         self.stats.paragraphs_from_cache += len(paragraphs) - sum(len(by_text[t]) for t in missing)
 
-        run = _Run(request=request, progress=progress, total=len(by_text), cached=done, done=done)
+        run = _Run(
+            request=request,
+            progress=progress,
+            total=len(by_text),
+            cached=done,
+            done=done,
+            ensure_ready=ensure_ready,
+        )
         if not missing:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
             return run
-        await self._ensure_ready(progress)
+        await ensure_ready(progress)
         progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         # Longest first: the tail of the job is short requests filling the gaps.
         missing.sort(key=len, reverse=True)
@@ -364,7 +418,7 @@ class Translator:
             run.recoveries += 1
             run.progress(Progress(Stage.STARTING_LLM, "lost the LLM mid-paper; bringing it back"))
             try:
-                await self._ensure_ready(run.progress)
+                await (run.ensure_ready or self._ensure_ready)(run.progress)
             except BaseException:
                 run.aborted = True  # requests waiting on this recovery must not retry it
                 raise

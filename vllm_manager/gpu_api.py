@@ -5,6 +5,11 @@ Routes:
 * ``GET /status`` (Bearer token): the :class:`GPUStatus` JSON of DESIGN.md §4; 503
   ``{"errorType": "GPUReadError", "reason": ...}`` when the GPU cannot be read.
 * ``GET /metrics`` (Bearer token): Prometheus text; ``zt_gpu_up 0`` when the GPU cannot be read.
+* ``POST /waiting`` (Bearer token): ``{"client": str, "papers": int, "ttl_s": float}``, a
+  heartbeat of a Zotero server whose papers wait for the GPU (issue 16). The sum over clients
+  whose last word is younger than its ``ttl_s`` is ``waiting.papers`` of ``/status`` (and
+  ``zt_gpu_papers_waiting``), which the dashboard shows to whoever holds the card. At most
+  ``WaitingBoard.MAX_CLIENTS`` clients are kept; bodies over 1 KiB are refused.
 * ``GET /`` the live dashboard (``static/gpu.html``; it asks for the token itself), and
   ``GET /healthz`` (no auth): the API process is up, whatever the GPU says.
 
@@ -16,10 +21,14 @@ compared in constant time. Without a configured token the server refuses to star
 from __future__ import annotations
 
 import hmac
+import json
 import logging
+import time
+from dataclasses import dataclass, field
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, Field, ValidationError
 
 from common.errors import ConfigError
 from common.paths import static_dir
@@ -36,6 +45,45 @@ NO_TOKEN_MESSAGE = (
 )
 # The GPU is re-read at most every few seconds by clients; a failed read is worth a retry soon.
 RETRY_AFTER_S = "5"
+#: Largest ``POST /waiting`` body read.
+WAITING_BODY_BYTES = 1024
+
+
+class WaitingReport(BaseModel):
+    """One ``POST /waiting`` body."""
+
+    client: str = Field(min_length=1, max_length=64)
+    papers: int = Field(ge=0, le=10_000)
+    ttl_s: float = Field(60.0, ge=1.0, le=3600.0)
+
+
+@dataclass
+class WaitingBoard:
+    """Papers waiting for the GPU, per client, each count valid for its TTL (monotonic)."""
+
+    MAX_CLIENTS = 32
+    _entries: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    def report(self, report: WaitingReport, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        self._prune(now)
+        self._entries.pop(report.client, None)
+        if report.papers == 0:
+            return
+        if len(self._entries) >= self.MAX_CLIENTS:  # keep the freshest: drop the oldest word
+            del self._entries[min(self._entries, key=lambda c: self._entries[c][1])]
+        self._entries[report.client] = (report.papers, now + report.ttl_s)
+
+    def summary(self, now: float | None = None) -> dict[str, int]:
+        self._prune(time.monotonic() if now is None else now)
+        return {
+            "papers": sum(papers for papers, _ in self._entries.values()),
+            "clients": len(self._entries),
+        }
+
+    def _prune(self, now: float) -> None:
+        for client in [c for c, (_, until) in self._entries.items() if until <= now]:
+            del self._entries[client]
 
 
 def create_gpu_app(
@@ -52,6 +100,7 @@ def create_gpu_app(
     app = FastAPI(title="GPU status API", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.gpu_source = status_source
+    board = app.state.waiting = WaitingBoard()
 
     def denied(request: Request) -> Response | None:
         """A 401 response, or None when the request carries the right token (or no_auth)."""
@@ -79,19 +128,41 @@ def create_gpu_app(
                 status_code=503,
                 headers={"Retry-After": RETRY_AFTER_S, "Cache-Control": "no-store"},
             )
-        return Response(
-            reading.status.model_dump_json(),
-            media_type="application/json",
-            headers={"Cache-Control": "no-store"},
-        )
+        body = reading.status.model_dump(mode="json")
+        body["waiting"] = board.summary()
+        return JSONResponse(body, headers={"Cache-Control": "no-store"})
+
+    @app.post("/waiting", response_model=None)
+    async def waiting(request: Request) -> Response:
+        if (refusal := denied(request)) is not None:
+            return refusal
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > WAITING_BODY_BYTES:
+                return JSONResponse(
+                    {"errorType": "TooLarge", "reason": f"over {WAITING_BODY_BYTES} bytes"},
+                    status_code=413,
+                )
+        try:
+            report = WaitingReport.model_validate(json.loads(raw))
+        except (ValueError, ValidationError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return JSONResponse({"errorType": "BadRequest", "reason": first}, status_code=400)
+        board.report(report)
+        return JSONResponse(board.summary())
 
     @app.get("/metrics", response_model=None)
     async def metrics(request: Request) -> Response:
         if (refusal := denied(request)) is not None:
             return refusal
         reading = await status_source.read()
+        waiting_papers = board.summary()["papers"]
         return PlainTextResponse(
-            prometheus_text(reading.status),
+            prometheus_text(reading.status)
+            + "# HELP zt_gpu_papers_waiting Papers of zotero-translate waiting for the GPU\n"
+            + "# TYPE zt_gpu_papers_waiting gauge\n"
+            + f"zt_gpu_papers_waiting {waiting_papers}\n",
             media_type="text/plain; version=0.0.4; charset=utf-8",
         )
 

@@ -338,6 +338,31 @@ class VLLMManager(ABC):
         await self.ensure_ready(progress)
         return f"vLLM awake in {self.last_wake_s or 0.0:.1f} s"
 
+    async def start_decision(self) -> tuple[GPUDecision, StatusReading | None]:
+        """What ``ensure_ready`` would meet now, doing none of it: no launch, no wake, no lease.
+
+        IDLE: it would return or go ahead at once (vLLM healthy and awake, manager ``none``, a
+        GPU free for a launch, a sleeping vLLM whose wake fits); VLLM_LOADING: it would wait for
+        a vLLM that loads; BUSY / UNKNOWN: it would wait for the GPU. The reading is the GPU
+        status the answer rests on (None when none was needed). Never raises for a GPU that
+        cannot be read (UNKNOWN); a Jupyter failure reading our pid file propagates.
+        """
+        health = await self.health()
+        if not self.launches or self._gpu is None:
+            return GPUDecision.IDLE, None
+        if health.ok:
+            if not await self._asleep():
+                return GPUDecision.IDLE, None
+            reading = await self._gpu.read()
+            pid = await self._our_pid()
+            record = self._book.read(pid) if pid is not None else None
+            need = wake_need_mib(reading.status, record, self.settings.vllm_keywords)
+            return decide_wake(reading.status, need), reading
+        if health.wrong_model:
+            return GPUDecision.IDLE, None  # ensure_ready fails at once with the reason
+        decision, reading, _ = await self._decide()
+        return decision, reading
+
     async def health(self) -> Health:
         """One health check of ``base_url``; never raises."""
         key = self.settings.llm_api_key

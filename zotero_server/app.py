@@ -2,9 +2,9 @@
 
 The lifespan builds the long-lived things once and reaches them through ``app.state.services``:
 one shared ``httpx.AsyncClient``, the vLLM manager, ONE limiter and ONE ``Translator`` (so every
-job shares the global LLM concurrency limit), the event bus, the job registry and the file
-stores, plus three background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown
-watcher).
+job shares the global LLM concurrency limit), the queue where async jobs wait for a busy GPU
+(``vllm_manager.gpu_wait``), the event bus, the job registry and the file stores, plus three
+background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown watcher).
 
 Jobs live in the job store (``ZT_DATA_DIR/jobs.sqlite3``): at start, finished jobs of the last
 run answer their polls again and unfinished ones run again under their ids (their uploads are
@@ -44,6 +44,7 @@ from translation.limiter import make_limiter
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
 from translation.worker import PdfWorker, warm_up
 from vllm_manager.factory import create_manager
+from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from vllm_manager.manager import VLLMManager
 from zotero_server import __version__, http_errors
 from zotero_server.events import EventBus, EventType
@@ -77,6 +78,8 @@ class Services:
     translator: Translator
     manager: VLLMManager
     sse_ping_s: float
+    #: Where async jobs wait for a busy GPU (issue 16); sync requests use the manager's wait.
+    gpu_wait: GPUWaitQueue | None = None
     status: dict[str, Any] = field(default_factory=lambda: {"state": "unknown"})
     uploading: int = 0
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
@@ -111,9 +114,16 @@ class Services:
             raise NotFoundError("the uploaded PDF of this job is gone; send it again") from None
         result = None
         if request.needs_translation:
+            patient = None
+            if request.wants_async and self.gpu_wait is not None:
+                # The plugin polls an accepted task for hours: wait for the GPU that long.
+                # While it waits, its job slot serves others (a crop, a cached paper).
+                patient = self.gpu_wait.patient(
+                    order=job.created_at, aside=self.registry.slot_set_aside
+                )
             async with self.manager.work():
                 result = await self.translator.translate(
-                    _translation_request(request, original, pages), sink
+                    _translation_request(request, original, pages), sink, ensure_ready=patient
                 )
             job.note = result.references_note
         sink(Progress(Stage.RENDERING, "writing the output files"))
@@ -161,6 +171,8 @@ class Services:
             }
             if snap.get("gpu"):
                 status["gpu"] = snap["gpu"]
+            if self.gpu_wait is not None:
+                status["waiting_gpu"] = self.gpu_wait.waiting
             if status.get("last_error"):  # a failed launch may quote its command line
                 status["last_error"] = mask_secrets(str(status["last_error"]))
             if isinstance(status.get("vllm"), dict) and status["vllm"].get("url"):
@@ -378,6 +390,9 @@ def create_app(
                 translator=translator,
                 manager=manager,
                 sse_ping_s=sse_ping_s,
+                gpu_wait=GPUWaitQueue(
+                    manager, settings, beacon=WaitingBeacon.from_settings(settings, http)
+                ),
             )
             app.state.services = services
             registry.resume(services.resumed_work)
@@ -405,6 +420,8 @@ def create_app(
                         await task
                 await translator.aclose()
                 await limiter.aclose()
+                if services.gpu_wait is not None:
+                    await services.gpu_wait.aclose()
                 await manager.aclose()
                 store.close()
 

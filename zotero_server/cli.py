@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import re
 import sys
 from collections.abc import Sequence
 
@@ -61,7 +62,23 @@ def _build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--include-references", action="store_true")
     tr.add_argument("--force", action="store_true", help="ignore the translation cache")
     tr.add_argument("--password", help="password of an encrypted PDF")
+    tr.add_argument(
+        "--wait-gpu",
+        type=duration,
+        metavar="DURATION",
+        help="wait this long for a busy GPU (3h, 90m, 1h30m, 600s; default ZT_GPU_WAIT_S)",
+    )
     return parser
+
+
+def duration(text: str) -> float:
+    """Seconds of ``3h``, ``90m``, ``1h30m``, ``45s`` or a plain number of seconds."""
+    value = text.strip().lower()
+    match = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?", value)
+    if not value or match is None:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (say 3h, 90m or 600s)")
+    hours, minutes, seconds = (float(g) if g else 0.0 for g in match.groups())
+    return hours * 3600 + minutes * 60 + seconds
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """The job registry: every translation the server runs, from POST to done or failed.
 
 A job moves through ``Stage``: queued (waiting for one of ``ZT_MAX_JOBS`` slots) -> waiting_gpu ->
-starting_llm -> translating n/N -> rendering -> done | failed. The producers (the pipeline and
+starting_llm -> translating n/N -> rendering -> done | failed. A job waiting for a busy GPU lends
+its slot to the next job meanwhile (``slot_set_aside``). The producers (the pipeline and
 the vLLM manager) report through the job's ``ProgressSink``; the registry keeps the job's state,
 turns it into the plugin's task objects (``/api/tasks``, ``/api/history``) and publishes typed
 events on the bus. It owns the terminal stages: a job ends exactly once, with its files or its
@@ -32,12 +33,13 @@ over to the loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -314,6 +316,8 @@ class JobRegistry:
         self._held: set[str] = set()  # jobs with a change not published yet
         self._to_resume: list[Job] = []
         self._closing = False
+        self._aside = 0  # running jobs that gave their slot up while they wait (for the GPU)
+        self._debts: set[asyncio.Task[bool]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
 
@@ -326,7 +330,8 @@ class JobRegistry:
         jobs already wait for a slot."""
         if self._closing:
             raise ShuttingDownError()
-        if self._max_queued is not None and self.counts()["queued"] >= self._max_queued:
+        waiting = self.counts()["queued"] + self._aside
+        if self._max_queued is not None and waiting >= self._max_queued:
             raise BusyError(
                 f"{self._max_queued} jobs are already waiting (ZT_MAX_QUEUED); try again later",
                 retry_after_s=QUEUE_RETRY_S,
@@ -487,6 +492,35 @@ class JobRegistry:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+
+    @contextlib.asynccontextmanager
+    async def slot_set_aside(self) -> AsyncIterator[None]:
+        """Inside a job's work: hand its slot to the next job while it waits for something
+        that is not work (a busy GPU, for hours), then take a slot back. Queued crops and
+        cached papers go ahead meanwhile. A job that sets its slot aside still counts against
+        ``max_queued``."""
+        self._slots.release()
+        self._aside += 1
+        try:
+            yield
+        except BaseException:
+            # Cancelled or failed while aside: end now, without waiting for a slot to free.
+            self._aside -= 1
+            self._owe_slot()
+            raise
+        self._aside -= 1
+        try:
+            await self._slots.acquire()
+        except asyncio.CancelledError:
+            self._owe_slot()
+            raise
+
+    def _owe_slot(self) -> None:
+        """The job's ``async with`` gives a slot back on its way out although it holds none
+        now: take one as soon as one frees, so the count of free slots stays right."""
+        debt = asyncio.create_task(self._slots.acquire())
+        self._debts.add(debt)
+        debt.add_done_callback(self._debts.discard)
 
     # --- running -------------------------------------------------------------------------
 

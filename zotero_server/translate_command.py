@@ -14,6 +14,7 @@ from common.settings import Settings, mib
 from translation.page_range import parse_pages
 from translation.pipeline import DualMode, TranslationRequest, Translator, inspect_pdf
 from vllm_manager.factory import create_manager
+from vllm_manager.gpu_wait import GPUWaitQueue
 from zotero_server.progress_display import ProgressDisplay
 
 
@@ -66,12 +67,20 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
         manager = create_manager(settings, http_client=http)
         await manager.start()
         translator = Translator.from_settings(settings, manager.ensure_ready, http_client=http)
+        # --wait-gpu: wait for a busy GPU that long instead of ZT_GPU_WAIT_S (issue 16).
+        gpu_wait = GPUWaitQueue(manager, settings) if args.wait_gpu is not None else None
         try:
             async with manager.work():
-                result = await translator.translate(request, display)
+                result = await translator.translate(
+                    request,
+                    display,
+                    ensure_ready=gpu_wait.patient(limit_s=args.wait_gpu) if gpu_wait else None,
+                )
         finally:
             display.close()
             await translator.aclose()
+            if gpu_wait is not None:
+                await gpu_wait.aclose()
             await manager.aclose()
 
     stem = paper.stem
