@@ -421,6 +421,41 @@ def test_an_async_paper_waits_for_comfyui_and_is_translated_when_it_leaves(
             )
 
 
+def test_a_paper_waiting_for_the_gpu_waits_again_after_a_restart(
+    rig: Rig, comfy: subprocess.Popen[bytes]
+) -> None:
+    """A waiting job survives a server restart like any other: same task id, still waiting
+    (naming ComfyUI), no launch while it waits, translated once ComfyUI exits."""
+    settings = rig.settings(gpu_poll_s=0.25, gpu_wait_s=1.0)
+    body = plugin_body(make_paper(("A paper that outlives a restart of the server.",)), "r.pdf")
+
+    def task(client: httpx.Client, task_id: str) -> dict[str, Any]:
+        answer = client.get(f"/api/tasks/{task_id}")
+        assert answer.status_code == 200, answer.text
+        found: dict[str, Any] = answer.json()["task"]
+        return found
+
+    with run_app(settings) as srv, srv.client() as client:
+        answer = client.post("/translate", json={**body, "asyncJob": True})
+        task_id = answer.json()["taskId"]
+        wait_until(lambda: task(client, task_id)["stage"] == "waiting_gpu", what="waiting")
+    with run_app(settings) as srv, srv.client() as client:
+        wait_until(
+            lambda: (
+                task(client, task_id)["stage"] == "waiting_gpu"
+                and "ComfyUI" in task(client, task_id)["message"]
+            ),
+            what="waiting again after the restart",
+        )
+        assert rig.launch_count() == 0
+        rig.smi.set()  # ComfyUI exits
+        comfy.kill()
+        wait_until(lambda: task(client, task_id)["stage"] == "done", 60, "done after restart")
+        assert rig.launch_count() == 1
+        name = task(client, task_id)["fileList"][0]
+        assert client.get(f"/translatedFile/{name}").content.startswith(b"%PDF")
+
+
 # --- the GPU API and its dashboard --------------------------------------------------------
 
 
