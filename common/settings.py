@@ -112,6 +112,11 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(
         100.0, gt=0, description="Largest accepted PDF, in MiB (1 MiB = 1,048,576 bytes)"
     )
+    glossary: Path | None = Field(
+        None,
+        description="CSV of source,target[,language] terms translated exactly in every job"
+        " (read at start)",
+    )
 
     # --- Zotero-facing server ------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Bind address of `serve`")
@@ -219,6 +224,11 @@ class Settings(BaseSettings):
         if not value:
             raise ValueError("a language code is required")
         return value
+
+    @field_validator("glossary", mode="before")
+    @classmethod
+    def _unset_if_empty(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("llm_base_url", "gpu_api_url", "jupyter_url")
     @classmethod

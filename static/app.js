@@ -226,6 +226,12 @@ async function upload(event) {
       asyncJob: "true",
     };
     if ($("password").value) body.password = $("password").value;
+    const glossary = $("glossary").files[0];
+    if (glossary) {
+      // The server refuses more (MAX_REQUEST_BYTES); say so before sending the PDF.
+      if (glossary.size > 64 * 1024) throw new Error("the glossary file is larger than 64 KiB");
+      body.glossary = await glossary.text();
+    }
     const response = await fetch("/translate", {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-PDF2zh-Protocol": "accepted", ...authHeaders() },

@@ -25,6 +25,7 @@ from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from translation import pdf, prompts
 from translation.cache import CacheKey, TranslationCache
 from translation.formulas import restore
+from translation.glossary import Glossary
 from translation.limiter import Limiter, make_limiter
 from translation.llm import LLMClient
 from translation.paragraph import Paragraph
@@ -75,6 +76,8 @@ class TranslationRequest:
     dual_mode: DualMode = DualMode.LR
     translation_first: bool = False
     force: bool = False
+    #: Terms translated exactly (protected as placeholders, see ``translation.glossary``).
+    glossary: Glossary | None = None
 
 
 @dataclass(frozen=True)
@@ -271,6 +274,8 @@ class Translator:
                 request.target_lang,
             )
             paragraphs = extracted.paragraphs
+            if request.glossary is not None:
+                paragraphs = request.glossary.apply(paragraphs, source, target)
             if not paragraphs:
                 raise NothingToTranslateError(
                     "nothing to translate: no paragraph of running text was found on the"
@@ -309,6 +314,8 @@ class Translator:
     # --- steps -------------------------------------------------------------------------------
 
     def _key(self, request: TranslationRequest, text: str) -> CacheKey:
+        if request.glossary is not None:  # the terms a text's placeholders stand for
+            text = request.glossary.key_text(text, request.source_lang, request.target_lang)
         return self._llm.cache_key(text, request.source_lang, request.target_lang)
 
     async def _translate_paragraphs(

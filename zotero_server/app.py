@@ -39,7 +39,9 @@ from common.paths import static_dir
 from common.progress import Progress, ProgressSink, Stage
 from common.redact import mask_secrets, redact_access_log
 from common.settings import Settings
+from translation import glossary as glossaries
 from translation import pdf as pdf_tools
+from translation.glossary import Glossary
 from translation.limiter import make_limiter
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
 from translation.worker import PdfWorker, warm_up
@@ -83,6 +85,8 @@ class Services:
     status: dict[str, Any] = field(default_factory=lambda: {"state": "unknown"})
     uploading: int = 0
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
+    #: ``ZT_GLOSSARY``; a request's own glossary extends it (its entries win).
+    glossary: Glossary | None = None
 
     @contextmanager
     def upload_slot(self) -> Iterator[None]:
@@ -123,7 +127,9 @@ class Services:
                 )
             async with self.manager.work():
                 result = await self.translator.translate(
-                    _translation_request(request, original, pages), sink, ensure_ready=patient
+                    _translation_request(request, original, pages, self.glossary),
+                    sink,
+                    ensure_ready=patient,
                 )
             job.note = result.references_note
         sink(Progress(Stage.RENDERING, "writing the output files"))
@@ -204,7 +210,10 @@ def job_spec(request: PluginRequest, pages: tuple[int, ...] | None) -> dict[str,
 
 
 def _translation_request(
-    request: PluginRequest, original: bytes, pages: tuple[int, ...] | None
+    request: PluginRequest,
+    original: bytes,
+    pages: tuple[int, ...] | None,
+    glossary: Glossary | None = None,
 ) -> TranslationRequest:
     dual_needed = bool({OutputKind.DUAL, OutputKind.DUAL_CUT} & set(request.outputs))
     return TranslationRequest(
@@ -219,6 +228,7 @@ def _translation_request(
         dual_mode=DualMode(request.dual_mode),
         translation_first=request.translation_first,
         force=request.force,
+        glossary=glossaries.combine(glossary, request.glossary),
     )
 
 
@@ -349,7 +359,11 @@ def create_app(
     status_poll_s: float = 5.0,
     shutdown_grace_s: float = 10.0,
 ) -> FastAPI:
-    """The Zotero-facing application. Keyword knobs exist for tests; ``serve`` uses defaults."""
+    """The Zotero-facing application. Keyword knobs exist for tests; ``serve`` uses defaults.
+
+    Raises ``ConfigError`` when ``ZT_GLOSSARY`` cannot be used (before anything starts).
+    """
+    glossary = glossaries.from_settings(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -393,6 +407,7 @@ def create_app(
                 gpu_wait=GPUWaitQueue(
                     manager, settings, beacon=WaitingBeacon.from_settings(settings, http)
                 ),
+                glossary=glossary,
             )
             app.state.services = services
             registry.resume(services.resumed_work)

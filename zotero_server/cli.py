@@ -68,6 +68,11 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="DURATION",
         help="wait this long for a busy GPU (3h, 90m, 1h30m, 600s; default ZT_GPU_WAIT_S)",
     )
+    tr.add_argument(
+        "--glossary",
+        metavar="FILE",
+        help="CSV of source,target[,language] terms translated exactly (on top of ZT_GLOSSARY)",
+    )
     return parser
 
 

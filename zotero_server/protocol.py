@@ -22,6 +22,7 @@ from typing import Any
 
 from common.errors import InputError, RequestShapeError, TooLargeError
 from common.settings import mib
+from translation.glossary import MAX_REQUEST_BYTES, Glossary
 from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
 
 #: Longest accepted file name, in UTF-8 bytes (common file-system limit).
@@ -109,6 +110,8 @@ class PluginRequest:
     force: bool = False
     password: str | None = None
     wants_async: bool = False
+    #: The request's own terms (the ``glossary`` field: CSV text), on top of the server's.
+    glossary: Glossary | None = None
 
     @property
     def needs_translation(self) -> bool:
@@ -464,7 +467,24 @@ def parse_request(
         password=password if isinstance(password, str) and password else None,
         # /crop never translates, so it always answers at once (as the reference server does).
         wants_async=operation is not Operation.CROP and wants_async(body, headers),
+        glossary=parse_glossary(body.get("glossary")),
     )
+
+
+def parse_glossary(value: Any) -> Glossary | None:
+    """The ``glossary`` field: CSV text of at most ``MAX_REQUEST_BYTES`` (see
+    ``translation.glossary``); absent or blank is None."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise InputError("glossary must be the text of a CSV file")
+    size = len(value.encode("utf-8"))
+    if size > MAX_REQUEST_BYTES:
+        raise TooLargeError(
+            f"the glossary is {size:,} bytes; a request may carry at most {MAX_REQUEST_BYTES:,}"
+        )
+    glossary = Glossary.parse(value, "glossary")
+    return glossary if len(glossary) else None
 
 
 def _lang(value: Any, default: str) -> str:

@@ -11,6 +11,7 @@ import httpx
 
 from common.errors import InputError, TooLargeError
 from common.settings import Settings, mib
+from translation import glossary as glossaries
 from translation.page_range import parse_pages
 from translation.pipeline import DualMode, TranslationRequest, Translator, inspect_pdf
 from vllm_manager.factory import create_manager
@@ -46,6 +47,10 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     data = _read_paper(paper, settings)
     page_count = inspect_pdf(data, args.password)
     pages = tuple(parse_pages(args.pages, page_count)) if args.pages else None
+    glossary = glossaries.combine(
+        glossaries.from_settings(settings),
+        glossaries.Glossary.load(args.glossary) if args.glossary else None,
+    )
     out_dir = Path(args.out) if args.out else paper.resolve().parent
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -61,6 +66,7 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
         dual_mode=DualMode(args.dual_mode),
         translation_first=args.translation_first,
         force=args.force,
+        glossary=glossary,
     )
     display = ProgressDisplay(sys.stderr)
     async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:

@@ -1,0 +1,394 @@
+"""A glossary kept exactly: each source term becomes a placeholder the model passes through, and
+the glossary's target term takes its place in the translation.
+
+No model is asked to follow a glossary (TranslateGemma takes no instructions at all): a matched
+term is protected exactly like inline math, as a ``{vN}`` placeholder (the scheme of
+:mod:`translation.formulas`, which models keep and :func:`translation.formulas.restore` puts back,
+mangled forms included), and its placeholder's "original" is the target term. So the output
+holds the glossary's term every time, with any model and any prompt format; the term is text,
+typeset in the target font like the words around it.
+
+The file: CSV rows ``source,target`` with an optional third column, the target language the row
+is for (``ko``, ``zh-CN``...; empty or absent: every target). UTF-8 with or without a BOM, quoted
+fields, ``#`` comment lines and blank lines; tab-separated when the first row has a tab and no
+comma. A first row of column names (``source,target``, ``term,translation``, or two language
+codes such as ``en,ko``) is a header; a header naming a target language (``en,ko``) makes that
+language the default of the rows without a third column. Anything else wrong is an
+``InputError`` naming the line.
+
+Matching: case-insensitive, longest term first, whole words (a boundary is required only between
+two letters or digits of an alphabetic script, so a Latin term is found in Korean or Chinese text
+such as ``BERT를`` and a Han or Hangul term anywhere); from English, the plural forms ``-s``,
+``-es`` and ``-y`` -> ``-ies`` are the term too, and a possessive ``'s`` stays in the text after the
+placeholder (the model then reads "{v1001}'s").
+
+Placeholders: entry *i* (0-based, among the entries that apply to the job's target language)
+is ``{v<1001+i>}``. Formula placeholders of a paragraph count from ``{v1}`` and never reach 1001
+(a paragraph that did would keep its terms untranslated rather than mix them up), and a fixed
+number per entry makes the cache key a function of the text sent: :meth:`Glossary.key_text`
+appends the entries of the placeholders it holds, so a changed glossary re-translates exactly
+the paragraphs holding a changed term and leaves every other key as it was without a glossary.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from common.errors import ConfigError, InputError, UnsupportedLanguageError
+from translation import prompts
+from translation.formulas import PLACEHOLDER_RE
+from translation.paragraph import Paragraph
+
+if TYPE_CHECKING:
+    from common.settings import Settings
+
+#: Largest glossary file (the server's ``ZT_GLOSSARY``, the CLI's ``--glossary``).
+MAX_FILE_BYTES = 1024 * 1024
+#: Largest glossary sent with one request (the upload form's field).
+MAX_REQUEST_BYTES = 64 * 1024
+#: Most entries in one glossary.
+MAX_ENTRIES = 5000
+#: Longest source or target term, in characters.
+MAX_TERM_CHARS = 200
+#: Glossary placeholders are ``{v<BASE+1>}``, ``{v<BASE+2>}``...
+PLACEHOLDER_BASE = 1000
+
+_HEADER_WORDS = frozenset(
+    {"source", "src", "term", "source term", "from", "original", "english", "word"}
+) | frozenset({"target", "tgt", "translation", "target term", "to", "translated", "korean"})
+_LANG_WORDS = frozenset({"lang", "language", "target lang", "target language", "target_lang"})
+# Han, kana, Hangul and their compatibility forms: scripts written without spaces between words.
+_CJK = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+)
+# A letter or digit of an alphabetic script: between two of these a term needs a word boundary.
+_WORD = f"[^\\W{_CJK}]"
+_BOUNDARY = f"(?:(?<!{_WORD})|(?!{_WORD}))"
+_SPACE_RE = re.compile(r"\s+")
+_CONSONANT_Y = re.compile(r"[b-df-hj-np-tv-z]y$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row: ``lang`` is the model's code of the target language it is for, None for all."""
+
+    source: str
+    target: str
+    lang: str | None = None
+
+
+class Glossary:
+    """Entries in file order, and the matcher for each pair of languages (built on first use)."""
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self.entries: tuple[Entry, ...] = tuple(entries)
+        if len(self.entries) > MAX_ENTRIES:
+            raise InputError(f"the glossary has {len(self.entries)} entries; at most {MAX_ENTRIES}")
+        self._matchers: dict[tuple[str, str], _Matcher] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __repr__(self) -> str:
+        return f"Glossary({len(self.entries)} entries)"
+
+    # --- building ----------------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str, name: str = "glossary") -> Glossary:
+        """The glossary in CSV ``text``; ``InputError`` naming ``name`` and the line if bad."""
+        return cls(_parse(text, name))
+
+    @classmethod
+    def from_bytes(
+        cls, data: bytes, name: str = "glossary", limit: int = MAX_FILE_BYTES
+    ) -> Glossary:
+        """The glossary in a UTF-8 file's bytes (a BOM is fine), at most ``limit`` bytes."""
+        if len(data) > limit:
+            raise InputError(f"{name} is {len(data):,} bytes; at most {limit:,} are accepted")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise InputError(f"{name}, line {line}: not UTF-8 text") from None
+        return cls.parse(text, name)
+
+    @classmethod
+    def load(cls, path: Path | str) -> Glossary:
+        """The glossary file at ``path``; ``InputError`` when it cannot be read or is bad."""
+        path = Path(path).expanduser()
+        try:
+            with path.open("rb") as file:
+                data = file.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read the glossary {path}: {exc.strerror or exc}") from None
+        return cls.from_bytes(data, str(path))
+
+    def extended(self, other: Glossary | None) -> Glossary:
+        """This glossary with ``other``'s entries on top: an entry of ``other`` replaces the
+        entries for the same source term (any case) and the same target language (all of them,
+        for an entry without one); other entries of ``other`` are added."""
+        if other is None or not other.entries:
+            return self
+        replaced = [(_normal(entry.source), entry.lang) for entry in other.entries]
+        everywhere = {source for source, lang in replaced if lang is None}
+        specific = set(replaced)
+        kept = [
+            entry
+            for entry in self.entries
+            if _normal(entry.source) not in everywhere
+            and (_normal(entry.source), entry.lang) not in specific
+        ]
+        return Glossary([*kept, *other.entries])
+
+    # --- use ---------------------------------------------------------------------------------
+
+    def apply(
+        self, paragraphs: Sequence[Paragraph], source_lang: str, target_lang: str
+    ) -> list[Paragraph]:
+        """``paragraphs`` with their terms protected: the text to send holds a placeholder for
+        each term, and ``placeholders`` maps it to the target term (put back by ``restore``).
+        Paragraphs without a term are returned as they are."""
+        matcher = self.matcher(source_lang, target_lang)
+        return [matcher.apply(paragraph) for paragraph in paragraphs]
+
+    def key_text(self, text: str, source_lang: str, target_lang: str) -> str:
+        """What the cache key of ``text`` (as sent) covers: the text, plus the entries of the
+        glossary placeholders it holds; ``text`` itself when it holds none."""
+        return self.matcher(source_lang, target_lang).key_text(text)
+
+    def matcher(self, source_lang: str, target_lang: str) -> _Matcher:
+        pair = (prompts.model_language_code(source_lang), prompts.model_language_code(target_lang))
+        if pair not in self._matchers:
+            self._matchers[pair] = _Matcher(_for_target(self.entries, pair[1]), pair[0] == "en")
+        return self._matchers[pair]
+
+
+def from_settings(settings: Settings) -> Glossary | None:
+    """The ``ZT_GLOSSARY`` glossary, read once at start; ``ConfigError`` if it is bad."""
+    if settings.glossary is None:
+        return None
+    try:
+        return Glossary.load(settings.glossary)
+    except InputError as exc:
+        raise ConfigError(f"ZT_GLOSSARY: {exc}") from None
+
+
+def combine(base: Glossary | None, extra: Glossary | None) -> Glossary | None:
+    """``base`` (the server's) extended by ``extra`` (the request's), or whichever exists."""
+    if base is None:
+        return extra
+    return base.extended(extra)
+
+
+# --- matching --------------------------------------------------------------------------------
+
+
+class _Matcher:
+    """The entries for one target language, compiled into one pattern."""
+
+    def __init__(self, entries: Sequence[Entry], english: bool) -> None:
+        self.entries = tuple(entries)
+        self._index: dict[str, int] = {}
+        for i, entry in enumerate(self.entries):
+            for form in _forms(_normal(entry.source), english):
+                self._index.setdefault(form, i)
+        self._pattern = (
+            re.compile(_BOUNDARY + _trie(self._index) + _BOUNDARY, re.IGNORECASE)
+            if self._index
+            else None
+        )
+
+    def protect(self, text: str) -> tuple[str, dict[str, str]]:
+        """``text`` with each term replaced by its placeholder; the placeholders' targets."""
+        if self._pattern is None:
+            return text, {}
+        pattern = self._pattern
+        numbers = [int(n) for n in PLACEHOLDER_RE.findall(text)]
+        if numbers and max(numbers) > PLACEHOLDER_BASE:
+            return text, {}  # more formulas than any paragraph has: keep them apart
+        terms: dict[str, str] = {}
+
+        def swap(match: re.Match[str]) -> str:
+            i = self._index.get(_normal(match.group(0)))
+            if i is None:  # a case folding the lookup does not share
+                return match.group(0)
+            key = f"{{v{PLACEHOLDER_BASE + 1 + i}}}"
+            terms[key] = self.entries[i].target
+            return key
+
+        out: list[str] = []
+        at = 0
+        for placeholder in PLACEHOLDER_RE.finditer(text):
+            out.append(pattern.sub(swap, text[at : placeholder.start()]))
+            out.append(placeholder.group(0))
+            at = placeholder.end()
+        out.append(pattern.sub(swap, text[at:]))
+        return "".join(out), terms
+
+    def apply(self, paragraph: Paragraph) -> Paragraph:
+        text, terms = self.protect(paragraph.text)
+        if not terms:
+            return paragraph
+        return dataclasses.replace(
+            paragraph, text=text, placeholders={**paragraph.placeholders, **terms}
+        )
+
+    def key_text(self, text: str) -> str:
+        numbers = sorted(
+            {int(n) for n in PLACEHOLDER_RE.findall(text)}
+            & set(range(PLACEHOLDER_BASE + 1, PLACEHOLDER_BASE + 1 + len(self.entries)))
+        )
+        if not numbers:
+            return text
+        used = [self.entries[n - PLACEHOLDER_BASE - 1] for n in numbers]
+        return (
+            text
+            + "\n\x1fglossary:"
+            + "".join(
+                f"\x1f{{v{n}}}={entry.source}\x1e{entry.target}"
+                for n, entry in zip(numbers, used, strict=True)
+            )
+        )
+
+
+def _normal(term: str) -> str:
+    return _SPACE_RE.sub(" ", term.strip()).lower()
+
+
+def _forms(term: str, english: bool) -> list[str]:
+    """The term and, from English, its plural forms."""
+    forms = [term]
+    if english and term[-1:].isascii() and term[-1:].isalpha():
+        forms += [term + "s", term + "es"]
+        if _CONSONANT_Y.search(term):
+            forms.append(term[:-1] + "ies")
+    return forms
+
+
+def _trie(words: Iterable[str]) -> str:
+    """One pattern matching any of ``words`` (lower case), the longest first at each place:
+    a trie, so matching costs the length of a term, not the number of terms."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        branches = [
+            (r"\s+" if char == " " else re.escape(char)) + build(child)
+            for char, child in node.items()
+            if char
+        ]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        # Greedy: the longer term is tried first, the shorter one if what follows fails.
+        return f"(?:{body})?" if "" in node else body
+
+    return "(?:" + build(root) + ")"
+
+
+def _for_target(entries: Sequence[Entry], target: str) -> list[Entry]:
+    """The entries that apply to ``target``; one for the same source term for ``target`` wins
+    over one for every language."""
+    chosen: dict[str, Entry] = {}
+    for entry in entries:
+        if entry.lang not in (None, target):
+            continue
+        source = _normal(entry.source)
+        if source not in chosen or entry.lang is not None:
+            chosen[source] = entry
+    return list(chosen.values())
+
+
+# --- the file --------------------------------------------------------------------------------
+
+
+def _parse(text: str, name: str) -> list[Entry]:
+    text = text.removeprefix("\ufeff")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    delimiter = "\t" if "\t" in first and "," not in first else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    entries: list[Entry] = []
+    seen: dict[tuple[str, str | None], tuple[int, str]] = {}
+    default_lang: str | None = None
+    header_done = False
+    line = 0
+    try:
+        for row in reader:
+            line = reader.line_num - sum(cell.count("\n") for cell in row)
+            cells = [cell.strip() for cell in row]
+            if not any(cells) or cells[0].startswith("#"):
+                continue
+            if not header_done:
+                header_done = True
+                is_header, default_lang = _header(cells)
+                if is_header:
+                    continue
+            entry = _entry(cells, default_lang, f"{name}, line {line}")
+            key = (_normal(entry.source), entry.lang)
+            if key in seen:
+                other_line, other_target = seen[key]
+                if other_target != entry.target:
+                    raise InputError(
+                        f"{name}, line {line}: {entry.source!r} is already on line {other_line}"
+                        f" with another translation ({other_target!r})"
+                    )
+                continue
+            seen[key] = (line, entry.target)
+            entries.append(entry)
+            if len(entries) > MAX_ENTRIES:
+                raise InputError(f"{name}: more than {MAX_ENTRIES} entries")
+    except csv.Error as exc:
+        raise InputError(f"{name}, line {reader.line_num}: {exc}") from None
+    return entries
+
+
+def _header(cells: list[str]) -> tuple[bool, str | None]:
+    """Whether ``cells`` is a header, and the target language it names (or None)."""
+    words = [cell.lower() for cell in cells]
+    if len(words) not in (2, 3) or (len(words) == 3 and words[2] and words[2] not in _LANG_WORDS):
+        return False, None
+    if words[0] in _HEADER_WORDS and words[1] in _HEADER_WORDS:
+        return True, None
+    if all(len(word) <= 10 for word in words[:2]):
+        try:
+            codes = [prompts.model_language_code(word) for word in words[:2]]
+        except UnsupportedLanguageError:
+            return False, None
+        return True, codes[1]
+    return False, None
+
+
+def _entry(cells: list[str], default_lang: str | None, where: str) -> Entry:
+    if len(cells) < 2:
+        raise InputError(f"{where}: expected source,target (a comma between the two terms)")
+    if len(cells) > 3:
+        raise InputError(f"{where}: expected source,target[,language], found {len(cells)} fields")
+    source, target = (_SPACE_RE.sub(" ", cell) for cell in cells[:2])
+    if not source or not target:
+        raise InputError(f"{where}: the {'source' if not source else 'target'} term is empty")
+    if max(len(source), len(target)) > MAX_TERM_CHARS:
+        raise InputError(f"{where}: a term is longer than {MAX_TERM_CHARS} characters")
+    if not any(char.isalnum() for char in source):
+        raise InputError(f"{where}: the source term {source!r} has no letter or digit")
+    if PLACEHOLDER_RE.search(source) or "{" in source or "}" in source:
+        raise InputError(f"{where}: the source term {source!r} may not hold braces")
+    lang = default_lang
+    if len(cells) == 3 and cells[2]:
+        try:
+            lang = prompts.model_language_code(cells[2])
+        except UnsupportedLanguageError as exc:
+            raise InputError(f"{where}: {exc}") from None
+    return Entry(source, target, lang)
