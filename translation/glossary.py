@@ -319,7 +319,7 @@ def _parse(text: str, name: str) -> list[Entry]:
     text = text.removeprefix("\ufeff")
     first = next((line for line in text.splitlines() if line.strip()), "")
     delimiter = "\t" if "\t" in first and "," not in first else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     entries: list[Entry] = []
     seen: dict[tuple[str, str | None], tuple[int, str]] = {}
     default_lang: str | None = None

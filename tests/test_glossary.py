@@ -1,0 +1,415 @@
+"""The glossary (issue 14): CSV parsing, matching, placeholders and their restoring, the cache
+key, and corpus 02 through the real server and the fake vLLM, whose request log shows what the
+model was sent."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pymupdf
+import pytest
+
+from common.errors import ConfigError, InputError
+from common.settings import Settings
+from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.browser import BROWSER_MARKS, launch
+from tests.helpers.pdfgen import make_paper
+from tests.helpers.server import plugin_body, run_app
+from tests.helpers.vllm import FakeVLLMFactory
+from translation.formulas import restore
+from translation.glossary import MAX_ENTRIES, Entry, Glossary, combine
+from translation.paragraph import Paragraph
+from zotero_server.protocol import Operation, PluginRequest, parse_request
+
+KO_TERMS = "source,target\nSemantic Scholar,시맨틱 스칼라\nliterature graph,문헌 그래프\n"
+
+
+def protect(glossary: Glossary, text: str, src: str = "en", tgt: str = "ko") -> str:
+    return glossary.matcher(src, tgt).protect(text)[0]
+
+
+def paragraph(text: str, placeholders: dict[str, str] | None = None) -> Paragraph:
+    return Paragraph("p0-b1", 0, text, placeholders or {}, (0, 0, 100, 20), (), 10.0)
+
+
+# --- the file --------------------------------------------------------------------------------
+
+
+def test_header_bom_quotes_comments_and_blank_lines() -> None:
+    text = (
+        "\ufeffSource,Target\n"
+        "# house terms\n"
+        "\n"
+        '"graph, property","속성 그래프"\n'
+        '"the ""best"" model",최고 모델\n'
+        "  BERT  ,  버트  \n"
+    )
+    glossary = Glossary.parse(text)
+    assert glossary.entries == (
+        Entry("graph, property", "속성 그래프"),
+        Entry('the "best" model', "최고 모델"),
+        Entry("BERT", "버트"),
+    )
+
+
+def test_a_first_row_that_is_data_is_an_entry() -> None:
+    assert Glossary.parse("Transformer,트랜스포머\n").entries == (
+        Entry("Transformer", "트랜스포머"),
+    )
+
+
+def test_language_column_keeps_the_rows_for_the_jobs_target() -> None:
+    glossary = Glossary.parse(
+        "source,target,language\n"
+        "graph,그래프,ko\n"
+        "graph,グラフ,ja\n"
+        "node,노드,ko-KR\n"
+        "BERT,BERT\n"  # every target
+    )
+    assert protect(glossary, "a graph node of BERT", tgt="ja") == "a {v1001} node of {v1002}"
+    to_ko = glossary.matcher("en", "ko")
+    text, terms = to_ko.protect("a graph node of BERT")
+    assert text == "a {v1001} {v1002} of {v1003}"
+    assert terms == {"{v1001}": "그래프", "{v1002}": "노드", "{v1003}": "BERT"}
+    assert protect(glossary, "a graph node", tgt="de") == "a graph node"
+
+
+def test_a_row_for_the_target_beats_a_row_for_every_target() -> None:
+    glossary = Glossary.parse("graph,Graph\ngraph,그래프,ko\n")
+    assert glossary.matcher("en", "ko").protect("graph")[1] == {"{v1001}": "그래프"}
+    assert glossary.matcher("en", "de").protect("graph")[1] == {"{v1001}": "Graph"}
+
+
+def test_a_header_of_language_codes_names_the_target_of_its_rows() -> None:
+    glossary = Glossary.parse("en,ko\ngraph,그래프\n")
+    assert glossary.entries == (Entry("graph", "그래프", "ko"),)
+    assert protect(glossary, "graph", tgt="ja") == "graph"
+
+
+def test_tab_separated() -> None:
+    assert Glossary.parse("graph\t그래프\n").entries == (Entry("graph", "그래프"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("source,target\ngraph,그래프\nnode\n", "line 3: expected source,target"),
+        ("graph,그래프\nnode,,\n", "line 2: the target term is empty"),
+        ("graph,그래프,ko,extra\n", "line 1: expected source,target[,language], found 4"),
+        ("graph,그래프,klingon\n", "line 1: unsupported language code 'klingon'"),
+        ("graph,그래프\nGraph,도표\n", "line 2: 'Graph' is already on line 1"),
+        ("'x',그래프\n{v1},y\n", "line 2: the source term '{v1}' may not hold braces"),
+        ("--,dash\n", "line 1: the source term '--' has no letter or digit"),
+        ('a,"b\nc"\nd,"e\n', "glossary, line"),
+        ("graph," + "x" * 201 + "\n", "longer than 200"),
+    ],
+)
+def test_a_bad_file_names_its_line(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        Glossary.parse(text)
+
+
+def test_a_quoted_term_across_lines_counts_from_its_first_line() -> None:
+    with pytest.raises(InputError, match="line 2: expected source,target"):
+        Glossary.parse('a,b\n"two\nlines"\n')
+    with pytest.raises(InputError, match="line 4: expected source,target"):
+        Glossary.parse('a,b\n"two\nlines",x\nalone\n')
+
+
+def test_limits_on_size_entries_and_encoding(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="more than 5000 entries"):
+        Glossary.parse("".join(f"term{i},t{i}\n" for i in range(MAX_ENTRIES + 1)))
+    with pytest.raises(InputError, match="at most 100 are accepted"):
+        Glossary.from_bytes(b"a,b\n" * 30, limit=100)
+    with pytest.raises(InputError, match="line 2: not UTF-8"):
+        Glossary.from_bytes(b"a,b\n" + "c,\xe9\n".encode("latin-1"))
+    with pytest.raises(InputError, match="cannot read the glossary"):
+        Glossary.load(tmp_path / "missing.csv")
+    same = tmp_path / "same.csv"
+    same.write_text("graph,그래프\ngraph,그래프\n", encoding="utf-8")
+    assert len(Glossary.load(same)) == 1  # the same row twice is one entry
+
+
+# --- matching --------------------------------------------------------------------------------
+
+
+def test_case_insensitive_on_word_boundaries() -> None:
+    glossary = Glossary.parse("graph,그래프\nBERT,버트\n")
+    assert protect(glossary, "Graph, GRAPH and graph.") == "{v1001}, {v1001} and {v1001}."
+    assert protect(glossary, "subgraph graphical graph-based") == "subgraph graphical {v1001}-based"
+    assert (
+        protect(glossary, "RoBERTa and BERTology but BERT") == "RoBERTa and BERTology but {v1002}"
+    )
+
+
+def test_longest_term_first() -> None:
+    glossary = Glossary.parse("graph,그래프\nliterature graph,문헌 그래프\nliterature,문헌\n")
+    text, terms = glossary.matcher("en", "ko").protect("the literature graph of the literature")
+    assert text == "the {v1002} of the {v1003}"
+    assert terms == {"{v1002}": "문헌 그래프", "{v1003}": "문헌"}
+
+
+def test_a_term_matches_across_any_whitespace() -> None:
+    glossary = Glossary.parse("Semantic Scholar,시맨틱 스칼라\n")
+    assert protect(glossary, "in Semantic\u00a0 scholar") == "in {v1001}"
+
+
+def test_english_plurals_and_possessives() -> None:
+    glossary = Glossary.parse("graph,그래프\nclass,클래스\nontology,온톨로지\nday,날\n")
+    assert protect(glossary, "graphs, classes, ontologies, days") == (
+        "{v1001}, {v1002}, {v1003}, {v1004}"
+    )
+    # The possessive stays in the text, for the model to translate.
+    assert protect(glossary, "the graph's nodes, the graphs' edges, the graph’s") == (
+        "the {v1001}'s nodes, the {v1001}' edges, the {v1001}’s"
+    )
+    assert protect(glossary, "graphss classy") == "graphss classy"
+    # Only from English.
+    assert protect(glossary, "graphs", src="de") == "graphs"
+
+
+def test_cjk_sources_need_no_word_boundaries() -> None:
+    glossary = Glossary.parse("知识图谱,knowledge graph\n그래프,graph\nBERT,BERT-model\n")
+    assert protect(glossary, "我们的知识图谱很大", src="zh", tgt="en") == "我们的{v1001}很大"
+    # A Latin term glued to Hangul is a word; inside a Latin word it is not.
+    assert protect(glossary, "BERT를 쓴 그래프는 ABERT", src="ko", tgt="en") == (
+        "{v1003}를 쓴 {v1002}는 ABERT"
+    )
+
+
+def test_formula_placeholders_are_left_alone() -> None:
+    glossary = Glossary.parse("v1,vee one\nmodel,모델\n")
+    text, terms = glossary.matcher("en", "ko").protect("a {v1} model v1")
+    assert text == "a {v1} {v1002} {v1001}"
+    assert terms == {"{v1002}": "모델", "{v1001}": "vee one"}
+
+
+# --- restoring -------------------------------------------------------------------------------
+
+
+def test_the_target_term_comes_back_as_text_beside_the_formulas() -> None:
+    glossary = Glossary.parse(KO_TERMS)
+    source = paragraph("The literature graph has {v1} nodes.", {"{v1}": "10⁶"})
+    [protected] = glossary.apply([source], "en", "ko")
+    assert protected.text == "The {v1002} has {v1} nodes."
+    assert protected.placeholders == {"{v1}": "10⁶", "{v1002}": "문헌 그래프"}
+    translated = restore(pseudo_translate(protected.text, "ko"), protected)
+    assert "문헌 그래프" in translated and "10⁶" in translated and "{v" not in translated
+    # What models make of a placeholder, and a term the model dropped (appended, not lost).
+    assert restore("그 { V1002 }는 {v1}개", protected) == "그 문헌 그래프는 10⁶개"
+    assert restore("그것은 {v1}개", protected) == "그것은 10⁶개 문헌 그래프"
+
+
+def test_a_paragraph_without_a_term_is_untouched() -> None:
+    source = paragraph("Nothing to see here.")
+    assert Glossary.parse(KO_TERMS).apply([source], "en", "ko")[0] is source
+
+
+# --- the cache key ---------------------------------------------------------------------------
+
+
+def test_the_key_covers_the_terms_of_the_text_and_only_those() -> None:
+    old = Glossary.parse(KO_TERMS)
+    new = Glossary.parse(KO_TERMS.replace("문헌 그래프", "학술 그래프"))
+    plain = "Nothing to see here."
+    assert old.key_text(plain, "en", "ko") == plain  # the same key as without a glossary
+    both = protect(old, "Semantic Scholar and its literature graph")
+    only_first = protect(old, "Semantic Scholar alone")
+    assert old.key_text(both, "en", "ko") != new.key_text(both, "en", "ko")
+    assert old.key_text(only_first, "en", "ko") == new.key_text(only_first, "en", "ko")
+    assert "시맨틱 스칼라" in old.key_text(only_first, "en", "ko")
+
+
+# --- server and request glossaries -----------------------------------------------------------
+
+
+def test_a_requests_rows_replace_the_servers_for_the_same_term() -> None:
+    server = Glossary.parse("graph,그래프,ko\ngraph,グラフ,ja\nnode,노드\n")
+    request = Glossary.parse("Graph,도표,ko\nedge,간선\n")
+    merged = combine(server, request)
+    assert merged is not None
+    assert merged.entries == (
+        Entry("graph", "グラフ", "ja"),
+        Entry("node", "노드"),
+        Entry("Graph", "도표", "ko"),
+        Entry("edge", "간선"),
+    )
+    # A row for every language replaces the server's rows for every language.
+    everywhere = combine(server, Glossary.parse("graph,G\n"))
+    assert everywhere is not None
+    assert [e.target for e in everywhere.entries] == ["노드", "G"]
+    assert combine(None, request) is request and combine(server, None) is server
+
+
+def test_the_request_field_is_parsed_and_bounded() -> None:
+    pdf = make_paper(pages=2)[0]
+
+    def parse(**fields: str) -> PluginRequest:
+        body = plugin_body(pdf, "p.pdf", **fields)
+        return parse_request(
+            Operation.TRANSLATE, body, {}, default_source="en", default_target="ko", max_bytes=10**8
+        )
+
+    request = parse(glossary="graph,그래프\n")
+    assert request.glossary is not None
+    assert request.glossary.entries == (Entry("graph", "그래프"),)
+    assert parse(glossary="  ").glossary is None
+    with pytest.raises(InputError, match="glossary, line 1: expected source,target"):
+        parse(glossary="graph\n")
+    with pytest.raises(InputError, match="a request may carry at most 65,536"):
+        parse(glossary="graph,그래프\n" * 5000)
+
+
+def test_a_bad_server_glossary_stops_the_start(settings: Settings, tmp_path: Path) -> None:
+    from zotero_server.app import create_app
+    from zotero_server.cli import main
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("graph,그래프\nnode\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"ZT_GLOSSARY: .*bad\.csv, line 2"):
+        create_app(settings.model_copy(update={"glossary": bad}))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ZT_GLOSSARY", str(tmp_path / "missing.csv"))
+        assert main(["serve", "--port", "1"]) == 2
+
+
+def test_translate_command_refuses_a_bad_glossary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from zotero_server.cli import main
+
+    paper = tmp_path / "p.pdf"
+    paper.write_bytes(make_paper(pages=2)[0])
+    bad = tmp_path / "g.csv"
+    bad.write_text("a,b,c,d\n", encoding="utf-8")
+    assert main(["translate", str(paper), "--glossary", str(bad)]) == 2
+    assert "g.csv, line 1" in capsys.readouterr().err
+    assert not (tmp_path / "p-mono.pdf").exists()
+
+
+# --- acceptance: corpus 02, through the server -----------------------------------------------
+
+TERMS_RE = re.compile(r"semantic\s+scholar|literature\s+graph", re.IGNORECASE)
+
+
+def _translate(settings: Settings, pdf: bytes, **fields: str) -> bytes:
+    with run_app(settings) as srv, srv.client() as client:
+        answer = client.post("/translate", json=plugin_body(pdf, "p.pdf", dual="false", **fields))
+        assert answer.status_code == 200, answer.text
+        [name] = answer.json()["fileList"]
+        return client.get(f"/translatedFile/{name}").content
+
+
+def _squeezed(page: pymupdf.Page) -> str:
+    return re.sub(r"\s+", "", page.get_text())
+
+
+@pytest.mark.corpus
+def test_corpus_02_keeps_the_glossary_after_a_run_without_it(
+    corpus_dir: Path, settings: Settings, tmp_path: Path
+) -> None:
+    from translation.pdf import extract_paragraphs, open_document
+
+    pdf = (corpus_dir / "02_naacl2018_s2_literature_graph_2col_short.pdf").read_bytes()
+    glossary = tmp_path / "glossary.csv"
+    glossary.write_text(KO_TERMS, encoding="utf-8")
+    # Where the English terms stand in the text the engine translates, page by page.
+    expected: dict[int, Counter[str]] = {}
+    for para in extract_paragraphs(open_document(pdf)):
+        for match in TERMS_RE.finditer(para.text):
+            expected.setdefault(para.page, Counter())[match.group(0).split()[0].lower()] += 1
+    assert sum(c["semantic"] for c in expected.values()) >= 1
+    assert sum(c["literature"] for c in expected.values()) >= 10
+
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start()
+        plain = settings.model_copy(update={"llm_base_url": fake.base_url})
+        _translate(plain, pdf)
+        first = [entry["text"] for entry in fake.requests(200)]
+        mono = _translate(plain.model_copy(update={"glossary": glossary}), pdf)
+        second = [entry["text"] for entry in fake.requests(200)][len(first) :]
+
+    # The model never saw the English terms, and only the paragraphs holding them went again
+    # (the rest came from the cache the first run filled), each once, with the placeholders.
+    assert second and not [text for text in second if TERMS_RE.search(text)]
+    touched = {text for text in first if TERMS_RE.search(text)}
+    resent = {
+        re.sub(
+            r"(?i)literature\s+graphs?\b",
+            "{v1002}",
+            re.sub(r"(?i)semantic\s+scholar", "{v1001}", t),
+        )
+        for t in touched
+    }
+    assert sorted(second) == sorted(resent)
+
+    with pymupdf.open(stream=mono, filetype="pdf") as doc:
+        for number, page in enumerate(doc):
+            text = _squeezed(page)
+            counts = expected.get(number, Counter())
+            assert text.count("시맨틱스칼라") == counts["semantic"], f"page {number + 1}"
+            assert text.count("문헌그래프") == counts["literature"], f"page {number + 1}"
+            assert not TERMS_RE.search(page.get_text()), f"page {number + 1}"
+
+
+def test_translate_command_with_a_glossary(
+    fake_vllm_factory: FakeVLLMFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zotero_server.cli import main
+
+    fake = fake_vllm_factory.start()
+    monkeypatch.setenv("ZT_LLM_BASE_URL", fake.base_url)
+    monkeypatch.setenv("ZT_DATA_DIR", str(tmp_path / "data"))
+    paper = tmp_path / "p.pdf"
+    paper.write_bytes(make_paper(pages=2)[0])
+    glossary = tmp_path / "g.csv"
+    glossary.write_text("Careful Evaluation,신중한 평가\n", encoding="utf-8")
+    assert main(["translate", str(paper), "--glossary", str(glossary), "--no-dual"]) == 0
+    assert not [e for e in fake.requests() if "careful evaluation" in e["text"].lower()]
+    with pymupdf.open(tmp_path / "p-mono.pdf") as doc:
+        assert "신중한평가" in _squeezed(doc[0])
+
+
+# --- the upload form -------------------------------------------------------------------------
+
+
+def browser_test(test: Callable[..., None]) -> Callable[..., None]:
+    """A test that drives headless Chromium (marked, skipped without it)."""
+    for mark in BROWSER_MARKS:
+        test = mark(test)
+    return test
+
+
+@browser_test
+def test_the_upload_form_sends_a_glossary(settings: Settings, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(make_paper(pages=2)[0])
+    glossary = tmp_path / "terms.csv"
+    glossary.write_text("source,target\nCareful Evaluation,신중한 평가\n", encoding="utf-8")
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start()
+        configured = settings.model_copy(update={"llm_base_url": fake.base_url})
+        with run_app(configured) as srv, sync_playwright() as pw:
+            browser = launch(pw)
+            try:
+                page = browser.new_page()
+                page.goto(srv.url + "/")
+                expect(page.locator("#live")).to_have_text("live")
+                page.set_input_files("#file", str(paper))
+                page.set_input_files("#glossary", str(glossary))
+                page.click("#submit")
+                link = page.locator("li.job .files a", has_text="paper-mono.pdf")
+                expect(link).to_be_visible(timeout=60_000)
+            finally:
+                browser.close()
+            mono = httpx.get(srv.url + "/translatedFile/paper-mono.pdf", timeout=30).content
+        sent = [entry["text"] for entry in fake.requests(200)]
+    assert sent and not [text for text in sent if "careful evaluation" in text.lower()]
+    with pymupdf.open(stream=mono, filetype="pdf") as doc:
+        assert "신중한평가" in _squeezed(doc[0])
