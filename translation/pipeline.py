@@ -274,8 +274,10 @@ class Translator:
                 request.target_lang,
             )
             paragraphs = extracted.paragraphs
-            if request.glossary is not None:
-                paragraphs = request.glossary.apply(paragraphs, source, target)
+            if request.glossary is not None:  # in a thread: a long one compiles in a second
+                paragraphs = await asyncio.to_thread(
+                    request.glossary.apply, paragraphs, source, target
+                )
             if not paragraphs:
                 raise NothingToTranslateError(
                     "nothing to translate: no paragraph of running text was found on the"
