@@ -84,6 +84,11 @@ def test_a_row_for_the_target_beats_a_row_for_every_target() -> None:
     assert glossary.matcher("en", "de").protect("graph")[1] == {"{v1001}": "Graph"}
 
 
+def test_a_pdf2zh_next_glossary_reads_as_it_is() -> None:
+    glossary = Glossary.parse("source,target,tgt_lng\ngraph,그래프,ko\nedge,边,zh-CN\n")
+    assert glossary.entries == (Entry("graph", "그래프", "ko"), Entry("edge", "边", "zh-Hans"))
+
+
 def test_a_header_of_language_codes_names_the_target_of_its_rows() -> None:
     glossary = Glossary.parse("en,ko\ngraph,그래프\n")
     assert glossary.entries == (Entry("graph", "그래프", "ko"),)

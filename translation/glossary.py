@@ -63,7 +63,11 @@ PLACEHOLDER_BASE = 1000
 _HEADER_WORDS = frozenset(
     {"source", "src", "term", "source term", "from", "original", "english", "word"}
 ) | frozenset({"target", "tgt", "translation", "target term", "to", "translated", "korean"})
-_LANG_WORDS = frozenset({"lang", "language", "target lang", "target language", "target_lang"})
+# ``tgt_lng``: the column of pdf2zh-next/BabelDOC glossaries, which this reads as they are.
+_LANG_WORDS = frozenset(
+    {"lang", "language", "target lang", "target language", "target_lang", "target_language"}
+    | {"tgt_lng", "tgt_lang", "lang_out"}
+)
 # Han, kana, Hangul and their compatibility forms: scripts written without spaces between words.
 _CJK = (
     "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f"
