@@ -21,7 +21,7 @@ from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import plugin_body, run_app
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.formulas import restore
-from translation.glossary import MAX_ENTRIES, Entry, Glossary, combine
+from translation.glossary import MAX_ENTRIES, Entry, Glossary, combine, particles_agree
 from translation.paragraph import Paragraph
 from zotero_server.protocol import Operation, PluginRequest, parse_request
 
@@ -207,6 +207,20 @@ def test_the_target_term_comes_back_as_text_beside_the_formulas() -> None:
     # What models make of a placeholder, and a term the model dropped (appended, not lost).
     assert restore("그 { V1002 }는 {v1}개", protected) == "그 문헌 그래프는 10⁶개"
     assert restore("그것은 {v1}개", protected) == "그것은 10⁶개 문헌 그래프"
+
+
+def test_korean_particles_agree_with_the_term_the_model_never_saw() -> None:
+    glossary = Glossary.parse("literature graph,문헌 그래프\nlearning,학습\nSeoul,서울\n")
+    [protected] = glossary.apply(
+        [paragraph("The literature graph, learning and Seoul.")], "en", "ko"
+    )
+    # What a model writes after a placeholder it cannot read: particles chosen blind.
+    answer = "{v1001}은 {v1002}를 {v1003}으로 잇고, {v1001}이다. {v1002}는 {v1002}로서."
+    restored = glossary.restore(restore(answer, protected), protected, "ko")
+    assert restored == "문헌 그래프는 학습을 서울로 잇고, 문헌 그래프이다. 학습은 학습으로서."
+    # Only Korean has them; a term that is not Hangul is left as the model wrote it.
+    assert glossary.restore("문헌 그래프은", protected, "ja") == "문헌 그래프은"
+    assert particles_agree("BERT은 좋다", ["BERT"]) == "BERT은 좋다"
 
 
 def test_a_paragraph_without_a_term_is_untouched() -> None:

@@ -164,6 +164,19 @@ class Glossary:
         matcher = self.matcher(source_lang, target_lang)
         return [matcher.apply(paragraph) for paragraph in paragraphs]
 
+    def restore(self, translation: str, paragraph: Paragraph, target_lang: str) -> str:
+        """``translation`` (placeholders already restored) with the Korean particles after
+        each target term made to agree with it: the model saw a placeholder, not the term, so
+        it could not know whether "그래프" takes 는 or 은 (see :func:`particles_agree`)."""
+        if prompts.model_language_code(target_lang) != "ko":
+            return translation
+        terms = [
+            value
+            for key, value in paragraph.placeholders.items()
+            if int(key[2:-1]) > PLACEHOLDER_BASE
+        ]
+        return particles_agree(translation, terms) if terms else translation
+
     def key_text(self, text: str, source_lang: str, target_lang: str) -> str:
         """What the cache key of ``text`` (as sent) covers: the text, plus the entries of the
         glossary placeholders it holds; ``text`` itself when it holds none."""
@@ -184,6 +197,50 @@ def from_settings(settings: Settings) -> Glossary | None:
         return Glossary.load(settings.glossary)
     except InputError as exc:
         raise ConfigError(f"ZT_GLOSSARY: {exc}") from None
+
+
+# Korean particles whose form depends on whether the word before ends in a consonant: (after a
+# consonant, after a vowel). 으로/로 also takes 로 after a final ㄹ.
+_PARTICLE_PAIRS = {
+    "은": ("은", "는"),
+    "는": ("은", "는"),
+    "이": ("이", "가"),
+    "가": ("이", "가"),
+    "을": ("을", "를"),
+    "를": ("을", "를"),
+    "과": ("과", "와"),
+    "와": ("과", "와"),
+    "으로": ("으로", "로"),
+    "로": ("으로", "로"),
+}
+# A particle glued to the term and ending the word ("그래프는 ", "그래프로서,"), not the start of
+# a longer word ("그래프이다" is the copula, left alone).
+_PARTICLE_AFTER = "(으로|로|은|는|이|가|을|를|과|와)(?=(?:서|써)?(?:[^\uac00-\ud7a3]|$))"
+_RIEUL = 8  # the final consonant ㄹ, as a syllable's index among the 28 finals
+
+
+def particles_agree(text: str, terms: Iterable[str]) -> str:
+    """``text`` with the particle right after each of ``terms`` (Korean words) in the form
+    that agrees with the term's last syllable. Terms ending in anything but a Hangul syllable
+    ("BERT") are left alone: how they are read is not known."""
+    for term in sorted(set(terms), key=len, reverse=True):
+        last = term[-1:]
+        if not "\uac00" <= last <= "\ud7a3":
+            continue
+        final = (ord(last) - 0xAC00) % 28
+        vowel_like = final == 0
+
+        def agree(match: re.Match[str], vowel_like: bool = vowel_like, final: int = final) -> str:
+            particle = match.group(1)
+            consonant_form, vowel_form = _PARTICLE_PAIRS[particle]
+            if particle in ("으로", "로"):
+                right = vowel_form if vowel_like or final == _RIEUL else consonant_form
+            else:
+                right = vowel_form if vowel_like else consonant_form
+            return match.group(0)[: -len(particle)] + right
+
+        text = re.sub(re.escape(term) + _PARTICLE_AFTER, agree, text)
+    return text
 
 
 def combine(base: Glossary | None, extra: Glossary | None) -> Glossary | None:

@@ -336,7 +336,12 @@ class Translator:
 
         def deliver(text: str, answer: str) -> None:
             for paragraph in by_text[text]:
-                pages.add(paragraph, restore(answer, paragraph))
+                translation = restore(answer, paragraph)
+                if request.glossary is not None:
+                    translation = request.glossary.restore(
+                        translation, paragraph, request.target_lang
+                    )
+                pages.add(paragraph, translation)
 
         keys = {text: self._key(request, text) for text in by_text}
         # One query for the whole paper, off the event loop (other jobs keep translating).
