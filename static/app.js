@@ -177,6 +177,10 @@ function connect() {
     if (snap.defaults) {
       $("source").placeholder = snap.defaults.sourceLang;
       $("target").placeholder = snap.defaults.targetLang;
+      const terms = snap.defaults.glossaryTerms || 0;
+      $("glossary-note").textContent = terms
+        ? `the server's glossary (${terms} term${terms === 1 ? "" : "s"}) applies too; this file's rows win`
+        : "";
     }
     describeServer(snap.server);
     renderAll();
@@ -203,6 +207,12 @@ function readAsDataURL(file) {
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
   });
+}
+
+function keepFile(input, file) {
+  const kept = new DataTransfer();
+  kept.items.add(file);
+  input.files = kept.files;
 }
 
 async function upload(event) {
@@ -243,6 +253,7 @@ async function upload(event) {
       throw new Error(answer.message || "HTTP " + response.status);
     }
     $("upload").reset();
+    if (glossary) keepFile($("glossary"), glossary); // the next paper likely wants it too
   } catch (err) {
     error.textContent = err.message;
     error.hidden = false;

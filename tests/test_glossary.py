@@ -404,31 +404,45 @@ def browser_test(test: Callable[..., None]) -> Callable[..., None]:
 
 
 @browser_test
-def test_the_upload_form_sends_a_glossary(settings: Settings, tmp_path: Path) -> None:
+def test_the_upload_form_sends_a_glossary_on_top_of_the_servers(
+    settings: Settings, tmp_path: Path
+) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     paper = tmp_path / "paper.pdf"
     paper.write_bytes(make_paper(pages=2)[0])
+    server_terms = tmp_path / "server.csv"
+    server_terms.write_text("Synthetic Study,합성 연구\nCareful Evaluation,평가\n", "utf-8")
     glossary = tmp_path / "terms.csv"
     glossary.write_text("source,target\nCareful Evaluation,신중한 평가\n", encoding="utf-8")
     with FakeVLLMFactory(tmp_path) as factory:
         fake = factory.start()
-        configured = settings.model_copy(update={"llm_base_url": fake.base_url})
+        configured = settings.model_copy(
+            update={"llm_base_url": fake.base_url, "glossary": server_terms}
+        )
         with run_app(configured) as srv, sync_playwright() as pw:
             browser = launch(pw)
             try:
                 page = browser.new_page()
                 page.goto(srv.url + "/")
                 expect(page.locator("#live")).to_have_text("live")
+                expect(page.locator("#glossary-note")).to_contain_text("glossary (2 terms)")
                 page.set_input_files("#file", str(paper))
                 page.set_input_files("#glossary", str(glossary))
                 page.click("#submit")
                 link = page.locator("li.job .files a", has_text="paper-mono.pdf")
                 expect(link).to_be_visible(timeout=60_000)
+                # The form is ready for the next paper, with the same glossary.
+                assert page.eval_on_selector("#file", "e => e.files.length") == 0
+                assert page.eval_on_selector("#glossary", "e => e.files[0].name") == "terms.csv"
             finally:
                 browser.close()
             mono = httpx.get(srv.url + "/translatedFile/paper-mono.pdf", timeout=30).content
         sent = [entry["text"] for entry in fake.requests(200)]
-    assert sent and not [text for text in sent if "careful evaluation" in text.lower()]
+    assert sent and not [
+        t for t in sent if re.search("careful evaluation|synthetic study", t, re.I)
+    ]
     with pymupdf.open(stream=mono, filetype="pdf") as doc:
-        assert "신중한평가" in _squeezed(doc[0])
+        title = _squeezed(doc[0])
+    # The request's row replaced the server's for the same term; the server's other row stays.
+    assert "신중한평가" in title and "합성연구" in title

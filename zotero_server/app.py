@@ -200,6 +200,7 @@ class Services:
             "defaults": {
                 "sourceLang": self.settings.source_lang,
                 "targetLang": self.settings.target_lang,
+                "glossaryTerms": len(self.glossary) if self.glossary else 0,
             },
         }
 
