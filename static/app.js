@@ -240,7 +240,7 @@ async function upload(event) {
     if (glossary) {
       // The server refuses more (MAX_REQUEST_BYTES); say so before sending the PDF.
       if (glossary.size > 64 * 1024) throw new Error("the glossary file is larger than 64 KiB");
-      body.glossary = await glossary.text();
+      body.glossary = await readAsDataURL(glossary); // base64: no quotes or commas in the body
     }
     const response = await fetch("/translate", {
       method: "POST",

@@ -4,6 +4,7 @@ model was sent."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -277,6 +278,12 @@ def test_the_request_field_is_parsed_and_bounded() -> None:
     assert request.glossary is not None
     assert request.glossary.entries == (Entry("graph", "그래프"),)
     assert parse(glossary="  ").glossary is None
+    # The upload form's way: the file as a data URL, BOM and all.
+    data_url = "data:text/csv;base64," + base64.b64encode("\ufeffgraph,그래프\n".encode()).decode()
+    from_form = parse(glossary=data_url).glossary
+    assert from_form is not None and from_form.entries == (Entry("graph", "그래프"),)
+    with pytest.raises(InputError, match="not valid base64"):
+        parse(glossary="data:text/csv;base64,!!!")
     with pytest.raises(InputError, match="glossary, line 1: expected source,target"):
         parse(glossary="graph\n")
     with pytest.raises(InputError, match="a request may carry at most 65,536"):
