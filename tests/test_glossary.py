@@ -22,7 +22,14 @@ from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import plugin_body, run_app
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.formulas import restore
-from translation.glossary import MAX_ENTRIES, Entry, Glossary, combine, particles_agree
+from translation.glossary import (
+    MAX_ENTRIES,
+    Entry,
+    Glossary,
+    combine,
+    only_terms,
+    particles_agree,
+)
 from translation.paragraph import Paragraph
 from zotero_server.protocol import Operation, PluginRequest, parse_request
 
@@ -242,6 +249,36 @@ def test_the_key_covers_the_terms_of_the_text_and_only_those() -> None:
     assert old.key_text(both, "en", "ko") != new.key_text(both, "en", "ko")
     assert old.key_text(only_first, "en", "ko") == new.key_text(only_first, "en", "ko")
     assert "시맨틱 스칼라" in old.key_text(only_first, "en", "ko")
+
+
+def test_only_terms() -> None:
+    assert only_terms("{v1001}") and only_terms("{v1001} {v1} (2)")
+    assert not only_terms("{v1001} model") and not only_terms("{v1} {v2}")
+
+
+async def test_a_cell_of_terms_only_is_not_sent(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory
+) -> None:
+    from tests.test_pipeline_translator import translator_for
+    from translation.pipeline import TranslationRequest
+
+    fake = fake_vllm_factory.start()
+    paper = make_paper(pages=2)[0]
+    glossary = Glossary.parse("Bravo,브라보\nAlpha,Alpha\n")
+    translator = translator_for(settings, fake.base_url)
+    try:
+        result = await translator.translate(
+            TranslationRequest(pdf=paper, source_lang="en", target_lang="ko", glossary=glossary)
+        )
+    finally:
+        await translator.aclose()
+    sent = fake.texts()
+    assert sent and "{v1001}" not in sent and "{v1002}" not in sent
+    assert not [text for text in sent if re.search("alpha|bravo", text, re.I)]
+    assert result.mono is not None
+    with pymupdf.open(stream=result.mono) as doc:
+        cells = [w[4] for w in doc[0].get_text("words")]
+    assert "브라보" in cells and "Alpha" in cells
 
 
 # --- server and request glossaries -----------------------------------------------------------

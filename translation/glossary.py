@@ -189,6 +189,14 @@ class Glossary:
         return self._matchers[pair]
 
 
+def only_terms(text: str) -> bool:
+    """Whether ``text`` (as sent) is glossary terms, formulas, digits and punctuation only:
+    nothing a model could translate, so nothing to send it (a table cell "BERT")."""
+    if not any(int(n) > PLACEHOLDER_BASE for n in PLACEHOLDER_RE.findall(text)):
+        return False
+    return not any(char.isalpha() for char in PLACEHOLDER_RE.sub("", text))
+
+
 def from_settings(settings: Settings) -> Glossary | None:
     """The ``ZT_GLOSSARY`` glossary, read once at start; ``ConfigError`` if it is bad."""
     if settings.glossary is None:

@@ -22,7 +22,7 @@ import httpx
 
 from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
-from translation import pdf, prompts
+from translation import glossary, pdf, prompts
 from translation.cache import CacheKey, TranslationCache
 from translation.formulas import restore
 from translation.glossary import Glossary
@@ -352,6 +352,8 @@ class Translator:
         for text, key in keys.items():
             if key in found:
                 deliver(text, found[key])
+            elif request.glossary is not None and glossary.only_terms(text):
+                deliver(text, text)  # a table cell "BERT": nothing for the model to translate
             else:
                 missing.append(text)
         done = len(by_text) - len(missing)
