@@ -159,6 +159,14 @@ def test_case_insensitive_on_word_boundaries() -> None:
     )
 
 
+def test_an_acronym_matches_as_written_not_the_word_it_spells() -> None:
+    glossary = Glossary.parse("MAP,평균 정밀도\nmap projection,지도 투영\nIT,정보기술\n")
+    text = "the MAP of a map, a MAP projection; it is IT, LLMs and ITs"
+    assert protect(glossary, text) == (
+        "the {v1001} of a map, a {v1002}; it is {v1003}, LLMs and {v1003}"
+    )
+
+
 def test_longest_term_first() -> None:
     glossary = Glossary.parse("graph,그래프\nliterature graph,문헌 그래프\nliterature,문헌\n")
     text, terms = glossary.matcher("en", "ko").protect("the literature graph of the literature")

@@ -16,11 +16,12 @@ codes such as ``en,ko``) is a header; a header naming a target language (``en,ko
 language the default of the rows without a third column. Anything else wrong is an
 ``InputError`` naming the line.
 
-Matching: case-insensitive, longest term first, whole words (a boundary is required only between
-two letters or digits of an alphabetic script, so a Latin term is found in Korean or Chinese text
+Matching: case-insensitive (but an acronym such as ``MAP`` or ``IT`` only as written, not the
+word it spells), longest term first, whole words (a boundary is required only between two
+letters or digits of an alphabetic script, so a Latin term is found in Korean or Chinese text
 such as ``BERT를`` and a Han or Hangul term anywhere); from English, the plural forms ``-s``,
-``-es`` and ``-y`` -> ``-ies`` are the term too, and a possessive ``'s`` stays in the text after the
-placeholder (the model then reads "{v1001}'s").
+``-es`` and ``-y`` -> ``-ies`` (an acronym's ``-s``) are the term too, and a possessive ``'s``
+stays in the text after the placeholder (the model then reads "{v1001}'s").
 
 Placeholders: entry *i* (0-based, among the entries that apply to the job's target language)
 is ``{v<1001+i>}``. Formula placeholders of a paragraph count from ``{v1}`` and never reach 1001
@@ -266,14 +267,24 @@ class _Matcher:
 
     def __init__(self, entries: Sequence[Entry], english: bool) -> None:
         self.entries = tuple(entries)
+        # Lower-case forms of most terms; acronyms ("MAP", "IT") as written, so that they do
+        # not take the word ("map", "it") they spell.
         self._index: dict[str, int] = {}
+        self._exact: dict[str, int] = {}
         for i, entry in enumerate(self.entries):
-            for form in _forms(_normal(entry.source), english):
-                self._index.setdefault(form, i)
+            source = _SPACE_RE.sub(" ", entry.source.strip())
+            if _is_acronym(source):
+                plural = [source + "s"] if english else []
+                for form in [source, *plural]:
+                    self._exact.setdefault(form, i)
+            else:
+                for form in _forms(source.lower(), english):
+                    self._index.setdefault(form, i)
+        # Case-insensitive terms first: "MAP estimate" (a term) before the acronym "MAP".
+        parts = [f"(?i:{_trie(self._index)})"] if self._index else []
+        parts += [_trie(self._exact)] if self._exact else []
         self._pattern = (
-            re.compile(_BOUNDARY + _trie(self._index) + _BOUNDARY, re.IGNORECASE)
-            if self._index
-            else None
+            re.compile(_BOUNDARY + "(?:" + "|".join(parts) + ")" + _BOUNDARY) if parts else None
         )
 
     def protect(self, text: str) -> tuple[str, dict[str, str]]:
@@ -287,7 +298,8 @@ class _Matcher:
         terms: dict[str, str] = {}
 
         def swap(match: re.Match[str]) -> str:
-            i = self._index.get(_normal(match.group(0)))
+            found = _SPACE_RE.sub(" ", match.group(0))
+            i = self._exact.get(found, self._index.get(found.lower()))
             if i is None:  # a case folding the lookup does not share
                 return match.group(0)
             key = f"{{v{PLACEHOLDER_BASE + 1 + i}}}"
@@ -327,6 +339,12 @@ class _Matcher:
                 for n, entry in zip(numbers, used, strict=True)
             )
         )
+
+
+def _is_acronym(term: str) -> bool:
+    """Two or more letters, all capitals ("MAP", "GPT-4", "IT"): matched as written."""
+    cased = [char for char in term if char.isupper() or char.islower()]
+    return len(cased) >= 2 and all(char.isupper() for char in cased)
 
 
 def _normal(term: str) -> str:
