@@ -335,7 +335,14 @@ def test_the_request_field_is_parsed_and_bounded() -> None:
         parse(glossary="graph,그래프\n" * 5000)
 
 
-def test_a_bad_server_glossary_stops_the_start(settings: Settings, tmp_path: Path) -> None:
+def test_a_bad_server_glossary_stops_the_start(
+    settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import uvicorn
+
     from zotero_server.app import create_app
     from zotero_server.cli import main
 
@@ -343,9 +350,14 @@ def test_a_bad_server_glossary_stops_the_start(settings: Settings, tmp_path: Pat
     bad.write_text("graph,그래프\nnode\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"ZT_GLOSSARY: .*bad\.csv, line 2"):
         create_app(settings.model_copy(update={"glossary": bad}))
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("ZT_GLOSSARY", str(tmp_path / "missing.csv"))
-        assert main(["serve", "--port", "1"]) == 2
+
+    def serve(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the server started with a bad glossary")
+
+    monkeypatch.setattr(uvicorn, "run", serve)
+    monkeypatch.setenv("ZT_GLOSSARY", str(tmp_path / "missing.csv"))
+    assert main(["serve"]) == 2
+    assert "ZT_GLOSSARY: cannot read the glossary" in capsys.readouterr().err
 
 
 def test_translate_command_refuses_a_bad_glossary(
