@@ -297,16 +297,17 @@ def test_a_requests_rows_replace_the_servers_for_the_same_term() -> None:
     request = Glossary.parse("Graph,도표,ko\nedge,간선\n")
     merged = combine(server, request)
     assert merged is not None
+    # In the replaced row's place: the rows after it keep their placeholders (and cache keys).
     assert merged.entries == (
+        Entry("Graph", "도표", "ko"),
         Entry("graph", "グラフ", "ja"),
         Entry("node", "노드"),
-        Entry("Graph", "도표", "ko"),
         Entry("edge", "간선"),
     )
     # A row for every language replaces the server's rows for every language.
     everywhere = combine(server, Glossary.parse("graph,G\n"))
     assert everywhere is not None
-    assert [e.target for e in everywhere.entries] == ["노드", "G"]
+    assert [e.target for e in everywhere.entries] == ["G", "노드"]
     assert combine(None, request) is request and combine(server, None) is server
 
 

@@ -140,19 +140,25 @@ class Glossary:
     def extended(self, other: Glossary | None) -> Glossary:
         """This glossary with ``other``'s entries on top: an entry of ``other`` replaces the
         entries for the same source term (any case) and the same target language (all of them,
-        for an entry without one); other entries of ``other`` are added."""
+        for an entry without one), in the place of the first (so the terms after it keep their
+        placeholders, and their paragraphs their cache keys); other entries of ``other`` are
+        added at the end."""
         if other is None or not other.entries:
             return self
-        replaced = [(_normal(entry.source), entry.lang) for entry in other.entries]
-        everywhere = {source for source, lang in replaced if lang is None}
-        specific = set(replaced)
-        kept = [
-            entry
-            for entry in self.entries
-            if _normal(entry.source) not in everywhere
-            and (_normal(entry.source), entry.lang) not in specific
-        ]
-        return Glossary([*kept, *other.entries])
+        specific = {(_normal(e.source), e.lang): i for i, e in enumerate(other.entries)}
+        everywhere = {_normal(e.source): i for i, e in enumerate(other.entries) if e.lang is None}
+        merged: list[Entry] = []
+        placed: set[int] = set()
+        for entry in self.entries:
+            source = _normal(entry.source)
+            new = specific.get((source, entry.lang), everywhere.get(source))
+            if new is None:
+                merged.append(entry)
+            elif new not in placed:
+                merged.append(other.entries[new])
+                placed.add(new)
+        merged += [e for i, e in enumerate(other.entries) if i not in placed]
+        return Glossary(merged)
 
     # --- use ---------------------------------------------------------------------------------
 
