@@ -335,6 +335,11 @@ def test_the_request_field_is_parsed_and_bounded() -> None:
     with pytest.raises(InputError, match="a request may carry at most 65,536"):
         parse(glossary="graph,그래프\n" * 5000)
 
+    # A job resumed after a restart translates with the same terms (the job store's record).
+    kept = PluginRequest.from_record(request.to_record()).glossary
+    assert kept is not None and kept.entries == request.glossary.entries
+    assert PluginRequest.from_record(parse().to_record()).glossary is None
+
 
 def test_a_bad_server_glossary_stops_the_start(
     settings: Settings,

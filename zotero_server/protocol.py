@@ -22,7 +22,7 @@ from typing import Any
 
 from common.errors import InputError, RequestShapeError, TooLargeError
 from common.settings import mib
-from translation.glossary import MAX_REQUEST_BYTES, Glossary
+from translation.glossary import MAX_REQUEST_BYTES, Entry, Glossary
 from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
 
 #: Longest accepted file name, in UTF-8 bytes (common file-system limit).
@@ -134,6 +134,12 @@ class PluginRequest:
             "include_references": self.include_references,
             "force": self.force,
             "wants_async": self.wants_async,
+            # The request's own terms: a resumed job translates with the same glossary.
+            "glossary": (
+                None
+                if self.glossary is None
+                else [[e.source, e.target, e.lang] for e in self.glossary.entries]
+            ),
         }
 
     @classmethod
@@ -155,6 +161,11 @@ class PluginRequest:
             include_references=bool(record["include_references"]),
             force=bool(record["force"]),
             wants_async=bool(record["wants_async"]),
+            glossary=(
+                None
+                if record.get("glossary") is None
+                else Glossary(Entry(str(a), str(b), lang) for a, b, lang in record["glossary"])
+            ),
         )
 
     def config_summary(self) -> dict[str, Any]:
