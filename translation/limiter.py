@@ -5,7 +5,8 @@ many may be in flight at once. ``FixedLimiter`` holds a constant limit. ``Adapti
 (``ZT_CONCURRENCY_MODE=adaptive``) moves its limit with what vLLM reports on ``/metrics`` so
 that vLLM's batch stays full while its waiting queue stays near zero and nothing is preempted;
 ``ConcurrencyControl`` is its control law, pure logic that the tests feed samples. One limiter
-serves every job of the process (the Translator owns it), so the limit is shared.
+serves every job of the process (the Translator owns it), so the limit is shared; the slots are
+shared fairly between the jobs (``slot(owner)``), in the order ``translation.fair_slots`` gives.
 
 The control law, one look at a time (every ``poll_s``, about a second; ``settle_s`` after a
 change, since its effect shows within a few engine steps):
@@ -61,6 +62,7 @@ import httpx
 
 from common.errors import ConfigError
 from common.settings import ConcurrencyMode
+from translation.fair_slots import FairSlots
 from translation.metrics import VLLMLoad, parse_load
 
 if TYPE_CHECKING:
@@ -83,8 +85,17 @@ class Limiter(Protocol):
         """Requests holding a slot right now."""
         ...
 
-    def slot(self) -> AbstractAsyncContextManager[None]:
-        """Wait for a free slot and hold it for the body of the ``async with``."""
+    def slot(self, owner: str = "") -> AbstractAsyncContextManager[None]:
+        """Wait for a free slot and hold it for the body of the ``async with``. ``owner`` (the
+        job id) is whom the slot is shared fairly between; see ``translation.fair_slots``."""
+        ...
+
+    def waiting(self, owner: str | None = None) -> int:
+        """Requests waiting for a slot: ``owner``'s, or everyone's (None)."""
+        ...
+
+    def held(self, owner: str | None = None) -> int:
+        """Slots held now: by ``owner``, or by everyone (None)."""
         ...
 
     async def aclose(self) -> None:
@@ -92,28 +103,9 @@ class Limiter(Protocol):
         ...
 
 
-class _SlotCounts:
-    """The slot counters both limiters keep: held now, and the most ever held at once."""
-
-    def __init__(self) -> None:
-        self._in_flight = 0
-        self._peak = 0
-
-    @property
-    def in_flight(self) -> int:
-        return self._in_flight
-
-    @property
-    def peak_in_flight(self) -> int:
-        return self._peak
-
-    def _take(self) -> None:
-        self._in_flight += 1
-        self._peak = max(self._peak, self._in_flight)
-
-
-class FixedLimiter(_SlotCounts):
-    """Never more than ``limit`` requests in flight; waiters are served first come, first served.
+class FixedLimiter(FairSlots):
+    """Never more than ``limit`` requests in flight; waiters are served in the fair order of
+    ``translation.fair_slots`` (first come, first served inside one owner).
 
     Records ``peak_in_flight`` (the most ever held at once) for tests and the progress page.
     """
@@ -123,20 +115,18 @@ class FixedLimiter(_SlotCounts):
             raise ValueError(f"limit must be at least 1, got {limit}")
         super().__init__()
         self._limit = limit
-        self._semaphore = asyncio.Semaphore(limit)
 
     @property
     def limit(self) -> int:
         return self._limit
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        async with self._semaphore:
-            self._take()
-            try:
-                yield
-            finally:
-                self._in_flight -= 1
+    async def slot(self, owner: str = "") -> AsyncIterator[None]:
+        await self._acquire(owner)
+        try:
+            yield
+        finally:
+            self._release(owner)
 
     async def aclose(self) -> None:
         return None
@@ -405,7 +395,7 @@ class LimitChange:
     in_flight: int = 0
 
 
-class AdaptiveLimiter(_SlotCounts):
+class AdaptiveLimiter(FairSlots):
     """A limiter whose limit follows vLLM's load (see the module docstring).
 
     ``metrics_url`` is vLLM's ``/metrics`` (None: latency only). ``http_client`` is an optional
@@ -428,7 +418,6 @@ class AdaptiveLimiter(_SlotCounts):
         self._http = http_client
         self._owns_http = http_client is None
         self._headers = headers or {}
-        self._waiters: deque[asyncio.Future[None]] = deque()
         self._demand = False
         self._latencies: list[float] = []
         self._started: dict[object, float] = {}  # start time of each request in flight
@@ -479,8 +468,9 @@ class AdaptiveLimiter(_SlotCounts):
         return self._control.config
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        await self._acquire()
+    async def slot(self, owner: str = "") -> AsyncIterator[None]:
+        self._ensure_watcher()
+        await self._acquire(owner)
         token = object()
         started = self._started[token] = time.monotonic()
         ok = False
@@ -496,8 +486,7 @@ class AdaptiveLimiter(_SlotCounts):
             if ok:
                 self._latencies.append(time.monotonic() - started)
             del self._started[token]
-            self._in_flight -= 1
-            self._grant()
+            self._release(owner)
 
     async def aclose(self) -> None:
         watcher, self._watcher = self._watcher, None
@@ -514,42 +503,18 @@ class AdaptiveLimiter(_SlotCounts):
     def __repr__(self) -> str:
         return (
             f"AdaptiveLimiter(limit={self.limit}, in_flight={self._in_flight}, "
-            f"waiting={len(self._waiters)}, last={self.last.decision.reason.value})"
+            f"waiting={self._queued}, last={self.last.decision.reason.value})"
         )
 
     # --- slots -------------------------------------------------------------------------------
 
-    async def _acquire(self) -> None:
-        self._ensure_watcher()
-        if self._in_flight < self.limit and not self._waiters:
-            self._take()
-            return
+    def _on_wait(self) -> None:
         self._demand = True
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(future)
-        try:
-            await future
-        except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                # Granted a slot, then cancelled before using it: hand it on.
-                self._in_flight -= 1
-                self._grant()
-            else:
-                self._waiters.remove(future)
-            raise
-
-    def _grant(self) -> None:
-        """Give free slots to waiters, first come first served."""
-        while self._waiters and self._in_flight < self.limit:
-            future = self._waiters.popleft()
-            if not future.done():
-                self._take()
-                future.set_result(None)
 
     # --- watching the server -----------------------------------------------------------------
 
     def _busy(self) -> bool:
-        return self._in_flight > 0 or bool(self._waiters)
+        return self._in_flight > 0 or self._queued > 0
 
     def _ensure_watcher(self) -> None:
         if self._watcher is None or self._watcher.done():
@@ -572,7 +537,7 @@ class AdaptiveLimiter(_SlotCounts):
         now = time.monotonic()
         seen = Observation(
             in_flight=self._in_flight,
-            demand=self._demand or bool(self._waiters),
+            demand=self._demand or self._queued > 0,
             load=load,
             latencies=tuple(self._latencies),
             failures=self._failures,

@@ -78,6 +78,8 @@ class TranslationRequest:
     force: bool = False
     #: Terms translated exactly (protected as placeholders, see ``translation.glossary``).
     glossary: Glossary | None = None
+    #: Whom the LLM slots are shared fairly between (the server's job id; the CLI leaves it "").
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -400,7 +402,7 @@ class Translator:
         while True:
             generation = run.generation
             try:
-                async with self._limiter.slot():
+                async with self._limiter.slot(request.owner):
                     if run.aborted or self._draining:
                         raise _Aborted
                     answer = await self._llm.translate(

@@ -127,7 +127,7 @@ class Services:
                 )
             async with self.manager.work():
                 result = await self.translator.translate(
-                    _translation_request(request, original, pages, self.glossary),
+                    _translation_request(request, original, pages, self.glossary, job.id),
                     sink,
                     ensure_ready=patient,
                 )
@@ -215,6 +215,7 @@ def _translation_request(
     original: bytes,
     pages: tuple[int, ...] | None,
     glossary: Glossary | None = None,
+    owner: str = "",
 ) -> TranslationRequest:
     dual_needed = bool({OutputKind.DUAL, OutputKind.DUAL_CUT} & set(request.outputs))
     return TranslationRequest(
@@ -230,6 +231,7 @@ def _translation_request(
         translation_first=request.translation_first,
         force=request.force,
         glossary=glossaries.combine(glossary, request.glossary),
+        owner=owner,
     )
 
 

@@ -1,0 +1,111 @@
+"""Issue 13, fair share: a short paper submitted while a long one translates finishes within
+1.5x (+2 s) of its time alone, on the real server with a fake vLLM of fixed latency and slots.
+
+Before, every paragraph of every job queued on one first-come-first-served limiter: the 8-page
+paper waited for all of the 51-page one's paragraphs (20.8 s instead of 6.3 s alone).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+import pymupdf
+import pytest
+
+from common.settings import ConcurrencyMode, Settings
+from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
+from tests.helpers.vllm import FakeVLLMFactory
+from zotero_server.jobs import Job
+
+pytestmark = pytest.mark.corpus
+
+#: The fake vLLM: this many requests run at once, each takes this long. The 51-page paper
+#: (about 620 distinct paragraphs) then needs about 9 s of LLM time, the 8-page one (about 130)
+#: about 2 s: the LLM dominates the short job, as on a real GPU.
+SLOTS = 4
+LATENCY_MS = 60
+
+
+def _join(corpus: Path, parts: list[tuple[str, list[int] | None]]) -> bytes:
+    out = pymupdf.open()
+    for name, pages in parts:
+        with pymupdf.open(corpus / name) as src:
+            for page in range(src.page_count) if pages is None else pages:
+                out.insert_pdf(src, from_page=page, to_page=page)
+    data: bytes = out.tobytes()
+    out.close()
+    return data
+
+
+def _submit(client: httpx.Client, pdf: bytes, name: str, **fields: str) -> str:
+    # The mono file only: the dual one costs CPU time that says nothing of the LLM's share.
+    body = plugin_body(pdf, name, asyncJob="true", dual="false", **fields)
+    answer = client.post("/translate", json=body)
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["taskId"])
+
+
+def _job(srv: RunningServer, job_id: str) -> Job:
+    job = srv.services.registry.get(job_id)
+    assert job is not None
+    return job
+
+
+def _wait_done(srv: RunningServer, job_id: str) -> float:
+    """Wait for the job; return its time from submission to its end (seconds)."""
+    wait_until(lambda: _job(srv, job_id).finished, timeout=120, what=f"job {job_id}")
+    job = _job(srv, job_id)
+    assert job.error is None, job.error
+    assert job.finished_at is not None
+    return job.finished_at - job.created_at
+
+
+def test_a_short_paper_behind_a_long_one_finishes_about_as_fast_as_alone(
+    corpus_dir: Path, settings: Settings, tmp_path: Path
+) -> None:
+    long_pdf = _join(
+        corpus_dir,
+        [
+            ("05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf", None),
+            ("01_acl2020_specter_2col_math.pdf", None),
+            ("04_arxiv2203.00274_tableformer_2col_math_tables.pdf", [0]),
+        ],
+    )
+    short_pdf = (corpus_dir / "02_naacl2018_s2_literature_graph_2col_short.pdf").read_bytes()
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start(
+            "--max-num-seqs", str(SLOTS), "--fake-latency-ms", str(LATENCY_MS),
+            "--disable-uvicorn-access-log",
+        )  # fmt: skip
+        configured = settings.model_copy(
+            update={
+                "llm_base_url": fake.base_url,
+                "concurrency_mode": ConcurrencyMode.FIXED,
+                "concurrency": SLOTS,
+                "max_jobs": 2,
+            }
+        )
+        with run_app(configured) as srv, srv.client() as client:
+            alone_s = _wait_done(srv, _submit(client, short_pdf, "short.pdf"))
+
+            long_id = _submit(client, long_pdf, "long.pdf")
+            limiter = srv.services.translator.limiter
+            # The short paper must arrive while the long one's paragraphs fill the queue (its
+            # extraction alone can take 2 s on a busy CI machine): 2 s after its first request.
+            wait_until(lambda: limiter.held(long_id) > 0, timeout=60, what="the long job's LLM")
+            time.sleep(2.0)
+            short_id = _submit(client, short_pdf, "short-again.pdf", force="true")
+            wait_until(lambda: limiter.held(short_id) > 0, timeout=60, what="the short job's LLM")
+            long_waiting = limiter.waiting(long_id)
+            shared_s = _wait_done(srv, short_id)
+            long_running = not _job(srv, long_id).finished
+            # The long job is left to the server's shutdown: its end tells nothing here.
+
+    assert shared_s <= 1.5 * alone_s + 2.0, (
+        f"alone {alone_s:.1f} s, behind a long one {shared_s:.1f} s"
+    )
+    # It really shared: the long job still had requests waiting when the short one got its first
+    # slot, and was still running when the short one ended.
+    assert long_waiting > 0 and long_running

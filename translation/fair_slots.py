@@ -1,0 +1,151 @@
+"""Who gets the next free LLM slot when several jobs wait for one.
+
+Every request waits under an OWNER (the job id; the CLI's single job leaves it empty). Waiters
+queue per owner, first come first served inside an owner, so a job's own order (the pipeline
+sends its longest paragraphs first) holds. A freed slot goes, in this order:
+
+1. to an owner that waits but holds no slot at all (of those, the one served least recently),
+   while the limit is at least ``FLOOR_SHARE`` (4) slots per owner: every job with work keeps
+   one request running, so a long job keeps moving while short ones pass it, and these floors
+   together never take more than a quarter of the slots (a short job then runs at 3/4 of its
+   speed alone or better, 7/8 with the default 8 slots and 2 jobs);
+2. otherwise to the owner with the FEWEST requests waiting (least remaining work first; a tie
+   goes to the one served least recently).
+
+Why not round-robin (or "fewest slots held", its equivalent under load): an equal share makes a
+short job that arrives behind a long one take about twice its time alone, and the long one gains
+nothing for it, since it has work for every slot anyway. Least remaining work first is the order
+that minimises the mean time to finish (SRPT): the short job runs at nearly its speed alone, the
+long one loses exactly the short one's work, no more. The floor of one slot per owner bounds
+what the long one can lose to a stream of short jobs; with fewer slots than that (a small fixed
+limit) a floor would cost the short job too much, and pure least-remaining-first holds.
+Throughput is untouched: a slot is never left free while anyone waits, whoever gets it.
+
+The counts are cheap to read (``waiting(owner)``, ``held(owner)``) for the progress page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+#: Every owner with work keeps one slot while the limit is at least this many slots per owner.
+FLOOR_SHARE = 4
+
+
+class FairSlots:
+    """Slot accounting and the fair grant order (see the module docstring).
+
+    Subclasses define ``limit``; one that lowers or raises it calls ``_grant()`` after. A waiter
+    that is cancelled leaves its queue at once, or hands its slot on if it had just been
+    granted one.
+    """
+
+    def __init__(self) -> None:
+        self._in_flight = 0
+        self._peak = 0
+        # Only owners with waiters, the one served least recently first.
+        self._queues: dict[str, deque[asyncio.Future[None]]] = {}
+        self._held: dict[str, int] = {}
+        self._queued = 0
+
+    @property
+    def limit(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    @property
+    def peak_in_flight(self) -> int:
+        return self._peak
+
+    def waiting(self, owner: str | None = None) -> int:
+        """Requests waiting for a slot: ``owner``'s, or everyone's (None)."""
+        if owner is None:
+            return self._queued
+        queue = self._queues.get(owner)
+        return len(queue) if queue else 0
+
+    def held(self, owner: str | None = None) -> int:
+        """Slots held now: by ``owner``, or by everyone (None)."""
+        if owner is None:
+            return self._in_flight
+        return self._held.get(owner, 0)
+
+    def owners(self) -> list[str]:
+        """Owners holding or waiting for a slot now."""
+        return list(dict.fromkeys([*self._held, *self._queues]))
+
+    # --- granting ----------------------------------------------------------------------------
+
+    def _on_wait(self) -> None:
+        """Called when a request has to wait (the adaptive limiter notes demand)."""
+
+    async def _acquire(self, owner: str) -> None:
+        if self._in_flight < self.limit and not self._queued:
+            self._take(owner)
+            return
+        self._on_wait()
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queues.setdefault(owner, deque()).append(future)
+        self._queued += 1
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self._release(owner)  # granted a slot, then cancelled before using it: hand on
+            else:
+                self._drop(owner, future)
+            raise
+
+    def _release(self, owner: str) -> None:
+        self._in_flight -= 1
+        left = self._held[owner] - 1
+        if left:
+            self._held[owner] = left
+        else:
+            del self._held[owner]
+        self._grant()
+
+    def _grant(self) -> None:
+        """Give free slots to waiters, in the fair order."""
+        while self._queued and self._in_flight < self.limit:
+            owner = self._next_owner()
+            queue = self._queues.pop(owner)
+            future = queue.popleft()
+            if queue:
+                self._queues[owner] = queue  # to the back: served most recently
+            self._queued -= 1
+            if not future.done():
+                self._take(owner)
+                future.set_result(None)
+
+    def _next_owner(self) -> str:
+        floors = self.limit >= FLOOR_SHARE * len(self._held.keys() | self._queues.keys())
+        fewest: str | None = None
+        for owner, queue in self._queues.items():
+            if floors and owner not in self._held:
+                return owner
+            if fewest is None or len(queue) < len(self._queues[fewest]):
+                fewest = owner
+        assert fewest is not None
+        return fewest
+
+    def _take(self, owner: str) -> None:
+        self._in_flight += 1
+        self._peak = max(self._peak, self._in_flight)
+        self._held[owner] = self._held.get(owner, 0) + 1
+
+    def _drop(self, owner: str, future: asyncio.Future[None]) -> None:
+        queue = self._queues.get(owner)
+        if queue is not None and future in queue:  # _grant may have skipped it already
+            queue.remove(future)
+            self._queued -= 1
+            self._forget_if_empty(owner)
+            self._grant()
+
+    def _forget_if_empty(self, owner: str) -> None:
+        if not self._queues[owner]:
+            del self._queues[owner]
