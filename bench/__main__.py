@@ -5,7 +5,14 @@ from __future__ import annotations
 import importlib
 
 #: Benchmark modules; each has ``run() -> str`` returning a printed table.
-BENCHMARKS = ["bench.pdf_bench", "bench.budget", "bench.tables", "bench.throughput", "bench.sleep"]
+BENCHMARKS = [
+    "bench.pdf_bench",
+    "bench.budget",
+    "bench.tables",
+    "bench.throughput",
+    "bench.fairness",
+    "bench.sleep",
+]
 
 
 def main() -> None:
