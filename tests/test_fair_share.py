@@ -7,6 +7,7 @@ paper waited for all of the 51-page one's paragraphs (20.8 s instead of 6.3 s al
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -14,12 +15,13 @@ import httpx
 import pymupdf
 import pytest
 
+from common.progress import Progress
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
+from tests.test_cli_translate import make_paper
+from translation.pipeline import TranslationRequest, Translator
 from zotero_server.jobs import Job
-
-pytestmark = pytest.mark.corpus
 
 #: The fake vLLM: this many requests run at once, each takes this long. The 51-page paper
 #: (about 620 distinct paragraphs) then needs about 9 s of LLM time, the 8-page one (about 130)
@@ -62,6 +64,7 @@ def _wait_done(srv: RunningServer, job_id: str) -> float:
     return job.finished_at - job.created_at
 
 
+@pytest.mark.corpus
 def test_a_short_paper_behind_a_long_one_finishes_about_as_fast_as_alone(
     corpus_dir: Path, settings: Settings, tmp_path: Path
 ) -> None:
@@ -109,3 +112,51 @@ def test_a_short_paper_behind_a_long_one_finishes_about_as_fast_as_alone(
     # It really shared: the long job still had requests waiting when the short one got its first
     # slot, and was still running when the short one ended.
     assert long_waiting > 0 and long_running
+
+
+async def _ready(_: object) -> None:
+    """The fake is up already."""
+
+
+async def test_a_cancelled_job_drops_its_queued_requests_at_once_and_the_other_goes_on(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    fake = fake_vllm_factory.start("--fake-latency-ms", "100")
+    configured = settings.model_copy(
+        update={
+            "llm_base_url": fake.base_url,
+            "concurrency": 2,
+            "concurrency_mode": ConcurrencyMode.FIXED,
+        }
+    )
+    translator = Translator.from_settings(configured, _ready)
+    limiter = translator.limiter
+    paper = make_paper(tmp_path / "paper.pdf", pages=5).read_bytes()  # 15 paragraphs
+    done_a: list[int] = []
+
+    def progress_a(event: Progress) -> None:
+        done_a.append(event.done)
+
+    try:
+        # Two targets: the same paragraphs are two sets of requests (and of cache keys).
+        job_a = asyncio.create_task(
+            translator.translate(TranslationRequest(paper, "en", "ko", owner="a"), progress_a)
+        )
+        job_b = asyncio.create_task(
+            translator.translate(TranslationRequest(paper, "en", "ja", owner="b"))
+        )
+        async with asyncio.timeout(30):
+            while limiter.waiting("a") == 0:
+                await asyncio.sleep(0.01)
+        job_a.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job_a
+        answered_a = max(done_a, default=0)
+        assert limiter.waiting("a") == 0 and limiter.held("a") == 0
+        async with asyncio.timeout(30):
+            result_b = await job_b
+    finally:
+        await translator.aclose()
+    assert result_b.llm_calls == 15
+    # Job "a" sent only what it had answered or in flight (2 slots) when it was cancelled.
+    assert len(fake.requests()) <= 15 + answered_a + 2
