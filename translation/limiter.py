@@ -1,6 +1,6 @@
 """Concurrency control for LLM requests.
 
-The pipeline wraps every LLM request in ``async with limiter.slot():``. A limiter decides how
+The pipeline wraps every LLM request in ``async with limiter.slot(owner):``. A limiter decides how
 many may be in flight at once. ``FixedLimiter`` holds a constant limit. ``AdaptiveLimiter``
 (``ZT_CONCURRENCY_MODE=adaptive``) moves its limit with what vLLM reports on ``/metrics`` so
 that vLLM's batch stays full while its waiting queue stays near zero and nothing is preempted;
