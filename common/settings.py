@@ -131,7 +131,9 @@ class Settings(BaseSettings):
     allow_open_bind: bool = Field(
         False, description="Allow a non-loopback ZT_HOST without ZT_API_TOKEN"
     )
-    max_jobs: int = Field(2, ge=1, description="Jobs translating at the same time")
+    max_jobs: int = Field(
+        2, ge=1, description="Jobs doing PDF work at once (as many again may wait for LLM answers)"
+    )
     output_ttl_s: float = Field(
         86400.0, gt=0, description="Delete outputs never downloaded after this many seconds"
     )

@@ -139,7 +139,10 @@ function renderJob(job) {
 
 function renderAll() {
   $("jobs").replaceChildren();
-  const jobs = [...state.jobs.values()].sort((a, b) => (a.startTime > b.startTime ? 1 : -1));
+  // Stable on ties (startTime has whole seconds): the snapshot's order, oldest first, stays.
+  const jobs = [...state.jobs.values()].sort(
+    (a, b) => (a.startTime > b.startTime) - (a.startTime < b.startTime),
+  );
   for (const job of jobs) renderJob(job);
   countJobs();
 }

@@ -96,9 +96,14 @@ def test_queued_jobs_know_their_place_and_a_cancelled_one_gives_it_up(
     with srv.client() as client:
         running = submit(client, paper, "a.pdf")
         wait_until(lambda: task(client, running)["stage"] == "translating", what="a translating")
-        second = submit(client, paper, "b.pdf")
-        third = submit(client, paper, "c.pdf")
-        assert [task(client, t)["position"] for t in (running, second, third)] == [None, 1, 2]
+        # With its requests queued, a hands its one slot on to b (issue 13: ZT_MAX_JOBS bounds
+        # PDF work); b keeps it, since a took the one further place: c and d queue.
+        also = submit(client, paper, "b.pdf")
+        wait_until(lambda: task(client, also)["stage"] == "translating", what="b translating")
+        second = submit(client, paper, "c.pdf")
+        third = submit(client, paper, "d.pdf")
+        places = [task(client, t)["position"] for t in (running, also, second, third)]
+        assert places == [None, None, 1, 2]
         assert task(client, second)["etaSeconds"] is None
 
         # Once answers come back, the running job says how long it still needs at its pace.
@@ -109,10 +114,10 @@ def test_queued_jobs_know_their_place_and_a_cancelled_one_gives_it_up(
         assert client.delete(f"/api/tasks/{second}").status_code == 200
         assert task(client, second)["errorType"] == "Cancelled"
         assert task(client, third)["position"] == 1
-        for task_id in (running, third):
+        for task_id in (running, also, third):
             assert client.delete(f"/api/tasks/{task_id}").status_code == 200
     assert srv.services.uploads.names() == []
-    assert srv.services.registry.counts() == {"queued": 0, "running": 0, "finished": 3}
+    assert srv.services.registry.counts() == {"queued": 0, "running": 0, "finished": 4}
 
 
 def test_a_sync_request_whose_job_is_cancelled_gets_409(
@@ -168,7 +173,10 @@ def test_the_page_cancels_a_job_and_shows_the_line(
     with srv.client() as client:
         first = submit(client, paper, "first.pdf")
         wait_until(lambda: task(client, first)["stage"] == "translating", what="first to run")
-        submit(client, paper, "second.pdf")
+        # first hands its slot on to second (issue 13), which keeps it: third waits.
+        second = submit(client, paper, "second.pdf")
+        wait_until(lambda: task(client, second)["stage"] == "translating", what="second to run")
+        submit(client, paper, "third.pdf")
     with sync_playwright() as pw:
         browser = launch(pw)
         try:
@@ -176,7 +184,7 @@ def test_the_page_cancels_a_job_and_shows_the_line(
             page.goto(srv.url + "/")
             expect(page.locator("#live")).to_have_text("live")
             running = page.locator("li.job", has_text="first.pdf")
-            waiting = page.locator("li.job", has_text="second.pdf")
+            waiting = page.locator("li.job", has_text="third.pdf")
             expect(waiting.locator(".when")).to_have_text("next in line")
             expect(running.locator(".when")).to_contain_text("left", timeout=10_000)
             expect(running.locator(".cancel")).to_be_visible()
@@ -186,7 +194,10 @@ def test_the_page_cancels_a_job_and_shows_the_line(
             expect(running.locator(".stage")).to_have_text("failed")
             expect(running.locator(".message")).to_have_text("cancelled")
             expect(running.locator(".cancel")).to_be_hidden()
-            # The next job moves up and runs.
+            # Once the job holding the slot ends, the next job moves up and runs.
+            holder = page.locator("li.job", has_text="second.pdf")
+            holder.locator(".cancel").click()
+            expect(holder.locator(".stage")).to_have_text("failed")
             expect(waiting.locator(".stage")).not_to_have_text("queued", timeout=10_000)
             waiting.locator(".cancel").click()
             expect(waiting.locator(".stage")).to_have_text("failed")

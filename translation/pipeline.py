@@ -231,8 +231,13 @@ class Translator:
         progress: ProgressSink = ignore_progress,
         *,
         ensure_ready: EnsureReady | None = None,
+        on_queued: Callable[[], object] | None = None,
     ) -> TranslationResult:
         """Translate one document.
+
+        ``on_queued`` is called once every LLM request of the document waits at the limiter
+        (not when the cache answers all): from then on the job mostly waits for answers, and
+        its caller may let another job start (``JobRegistry.hand_on_slot``).
 
         ``ensure_ready`` replaces the constructor's for this document (a job that may wait
         hours for the GPU, say: ``vllm_manager.gpu_wait``). One that ``WaitsOutside`` and
@@ -244,11 +249,11 @@ class Translator:
         ready = ensure_ready or self._ensure_ready
         would_wait = ready.would_wait if isinstance(ready, WaitsOutside) else None
         try:
-            return await self._translate_once(request, progress, ready, would_wait)
+            return await self._translate_once(request, progress, ready, would_wait, on_queued)
         except _StepOut:
             # A wait of hours must not hold a worker process (~150 MB) with the paper open.
             await ready(progress)
-            return await self._translate_once(request, progress, ready, None)
+            return await self._translate_once(request, progress, ready, None, on_queued)
 
     async def _translate_once(
         self,
@@ -256,6 +261,7 @@ class Translator:
         progress: ProgressSink,
         ensure_ready: EnsureReady,
         would_wait: Callable[[], Awaitable[bool]] | None,
+        on_queued: Callable[[], object] | None,
     ) -> TranslationResult:
         started = time.monotonic()
         # Unknown or identical language codes fail before anything is paid for.
@@ -288,7 +294,7 @@ class Translator:
             pages = _PageRenderer(worker, paragraphs)
             try:
                 run = await self._translate_paragraphs(
-                    request, paragraphs, progress, pages, ensure_ready, would_wait
+                    request, paragraphs, progress, pages, ensure_ready, would_wait, on_queued
                 )
             except BaseException:
                 await pages.cancel()
@@ -330,6 +336,7 @@ class Translator:
         pages: _PageRenderer,
         ensure_ready: EnsureReady,
         would_wait: Callable[[], Awaitable[bool]] | None = None,
+        on_queued: Callable[[], object] | None = None,
     ) -> _Run:
         """Translate every paragraph (cache first), handing each answer to ``pages``."""
         by_text: dict[str, list[Paragraph]] = {}
@@ -379,6 +386,8 @@ class Translator:
         # Longest first: the tail of the job is short requests filling the gaps.
         missing.sort(key=len, reverse=True)
         tasks = [asyncio.create_task(self._translate_one(run, text)) for text in missing]
+        if on_queued is not None:
+            on_queued()
         try:
             for finished in asyncio.as_completed(tasks):
                 text, answer = await finished

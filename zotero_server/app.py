@@ -26,6 +26,7 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -123,13 +124,14 @@ class Services:
                 # The plugin polls an accepted task for hours: wait for the GPU that long.
                 # While it waits, its job slot serves others (a crop, a cached paper).
                 patient = self.gpu_wait.patient(
-                    order=job.created_at, aside=self.registry.slot_set_aside
+                    order=job.created_at, aside=partial(self.registry.slot_set_aside, job)
                 )
             async with self.manager.work():
                 result = await self.translator.translate(
                     _translation_request(request, original, pages, self.glossary, job.id),
                     sink,
                     ensure_ready=patient,
+                    on_queued=partial(self.registry.hand_on_slot, job),
                 )
             job.note = result.references_note
         sink(Progress(Stage.RENDERING, "writing the output files"))

@@ -2,7 +2,11 @@
 
 A job moves through ``Stage``: queued (waiting for one of ``ZT_MAX_JOBS`` slots) -> waiting_gpu ->
 starting_llm -> translating n/N -> rendering -> done | failed. A job waiting for a busy GPU lends
-its slot to the next job meanwhile (``slot_set_aside``). The producers (the pipeline and
+its slot to the next job meanwhile (``slot_set_aside``). A slot bounds PDF work, not waiting for
+answers: once all of a job's LLM requests are queued, it hands its slot on (``hand_on_slot``) and
+finishes on one of ``max_jobs`` further places, so a short paper sent behind two long ones starts
+at once and the fair limiter (``translation.fair_slots``) serves it first; at most ``2 * max_jobs``
+jobs (each with a PDF worker process) run at a time. The producers (the pipeline and
 the vLLM manager) report through the job's ``ProgressSink``; the registry keeps the job's state,
 turns it into the plugin's task objects (``/api/tasks``, ``/api/history``) and publishes typed
 events on the bus. It owns the terminal stages: a job ends exactly once, with its files or its
@@ -317,6 +321,8 @@ class JobRegistry:
         self._to_resume: list[Job] = []
         self._closing = False
         self._aside = 0  # running jobs that gave their slot up while they wait (for the GPU)
+        self._max_jobs = max_jobs
+        self._handed_on: set[str] = set()  # jobs finishing on a further place, not a slot
         self._debts: set[asyncio.Task[bool]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
@@ -493,12 +499,38 @@ class JobRegistry:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
 
+    def hand_on_slot(self, job: Job) -> bool:
+        """Inside ``job``'s work, once its LLM requests are all queued: give its slot to the
+        next queued job and let ``job`` finish on one of ``max_jobs`` further places (its PDF
+        worker stays alive, so the further places bound memory). False, and the job keeps its
+        slot, when every further place is taken or it already handed its slot on."""
+        if job.id in self._handed_on or len(self._handed_on) >= self._max_jobs:
+            return False
+        self._handed_on.add(job.id)
+        self._slots.release()
+        return True
+
     @contextlib.asynccontextmanager
-    async def slot_set_aside(self) -> AsyncIterator[None]:
+    async def _place(self, job: Job) -> AsyncIterator[None]:
+        """A slot for ``job``'s work; given back when it ends, unless ``job`` handed it on."""
+        await self._slots.acquire()
+        try:
+            yield
+        finally:
+            if job.id in self._handed_on:
+                self._handed_on.discard(job.id)
+            else:
+                self._slots.release()
+
+    @contextlib.asynccontextmanager
+    async def slot_set_aside(self, job: Job | None = None) -> AsyncIterator[None]:
         """Inside a job's work: hand its slot to the next job while it waits for something
         that is not work (a busy GPU, for hours), then take a slot back. Queued crops and
         cached papers go ahead meanwhile. A job that sets its slot aside still counts against
-        ``max_queued``."""
+        ``max_queued``. A ``job`` that already handed its slot on has none to set aside."""
+        if job is not None and job.id in self._handed_on:
+            yield
+            return
         self._slots.release()
         self._aside += 1
         try:
@@ -528,7 +560,7 @@ class JobRegistry:
         files: list[str] = []
         error: BaseException | None = None
         try:
-            async with self._slots:
+            async with self._place(job):
                 if self._closing:
                     raise ShuttingDownError()
                 job.started_at, job.position = time.time(), None
