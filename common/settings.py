@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -160,6 +160,13 @@ class Settings(BaseSettings):
     )
     pdf_timeout_s: float = Field(
         300.0, gt=0, description="Max seconds of one PDF step (read, typeset a page, save)"
+    )
+    ocr: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="Read pages by OCR (Tesseract): auto = scanned pages without text only",
+    )
+    ocr_page_timeout_s: float = Field(
+        120.0, gt=0, description="Max seconds of the OCR of one page (on top of a step's time)"
     )
 
     # --- GPU status ----------------------------------------------------------------------

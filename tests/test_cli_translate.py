@@ -178,7 +178,7 @@ BAD_INPUTS = [
     ("14_malformed_truncated_naacl2018_s2_literature_graph.pdf", [], "no pages"),
     ("11_encrypted_userpw_1234_kdd2022_doclaynet_p3.pdf", [], "password"),
     ("11_encrypted_userpw_1234_kdd2022_doclaynet_p3.pdf", ["--password", "nope"], "password"),
-    ("10_scanned_imageonly_naacl2018_s2_literature_graph.pdf", [], "OCR"),
+    ("10_scanned_imageonly_naacl2018_s2_literature_graph.pdf", ["--ocr", "never"], "OCR"),
     ("02_naacl2018_s2_literature_graph_2col_short.pdf", ["--pages", "9"], "page"),
     ("02_naacl2018_s2_literature_graph_2col_short.pdf", ["--pages", "3-x"], "page"),
     ("02_naacl2018_s2_literature_graph_2col_short.pdf", ["--to", "xx-klingon"], "language"),

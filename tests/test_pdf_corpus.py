@@ -15,6 +15,7 @@ import pytest
 
 from common.errors import EmptyPDFError, NotAPDFError, NoTextLayerError, PasswordRequiredError
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
+from translation.ocr import OcrMode, OcrOptions
 from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
 from translation.segment import Paragraph, restore
 
@@ -194,8 +195,9 @@ def test_rotated_pages_come_out_right(corpus_dir: Path, test_output_dir: Path) -
 
 
 def test_scanned_paper_needs_ocr(corpus_dir: Path) -> None:
+    # With OCR on (the default) it is read by OCR: tests/test_ocr.py.
     with pytest.raises(NoTextLayerError, match="OCR"):
-        open_document(paper(corpus_dir, "10"))
+        open_document(paper(corpus_dir, "10"), ocr=OcrOptions(OcrMode.NEVER))
 
 
 def test_encrypted_paper_needs_its_password(corpus_dir: Path) -> None:

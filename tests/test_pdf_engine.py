@@ -25,6 +25,7 @@ from common.errors import (
 )
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
 from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, make_paper
+from translation.ocr import OcrMode, OcrOptions
 from translation.pdf import (
     extract_paragraphs,
     open_document,
@@ -459,5 +460,6 @@ def test_a_scanned_pdf_has_no_text_layer() -> None:
     pix = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 40, 40), False)
     pix.clear_with(200)
     page.insert_image(page.rect, pixmap=pix)
+    # With OCR on (the default) such a page is read by OCR: tests/test_ocr.py.
     with pytest.raises(NoTextLayerError, match="OCR"):
-        open_document(doc.tobytes())
+        open_document(doc.tobytes(), ocr=OcrOptions(OcrMode.NEVER))

@@ -34,6 +34,16 @@ from translation.layout import (
     figure_regions,
 )
 from translation.links import put_back, take
+from translation.ocr import (
+    DEFAULT_OCR,
+    OcrMode,
+    OcrOptions,
+    OnPage,
+    needs_ocr,
+    paint_covers,
+    read_ocr_page,
+    tessdata,
+)
 from translation.paragraph import Paragraph
 from translation.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.redaction import TEXT_FLAGS, redact
@@ -59,19 +69,24 @@ class RenderError(ZTError):
 
 
 def open_document(
-    data: bytes, password: str | None = None, limits: PdfLimits = DEFAULT_LIMITS
+    data: bytes,
+    password: str | None = None,
+    limits: PdfLimits = DEFAULT_LIMITS,
+    ocr: OcrOptions = DEFAULT_OCR,
 ) -> pymupdf.Document:
     """Open ``data`` as a PDF and check that it can be translated.
 
     Raises NotAPDFError (garbage, unparsable), EmptyPDFError (no pages: a truncated upload
     "repairs" to zero pages without an error), PasswordRequiredError (no or wrong password),
-    PDFTooComplexError (more pages than ``limits`` allow) and NoTextLayerError (scanned pages).
-    A PDF restricted only by an owner password opens.
+    PDFTooComplexError (more pages than ``limits`` allow) and NoTextLayerError (no text on any
+    page, and no scan to OCR or OCR off by ``ocr``; ``OcrUnavailableError`` when the scan
+    needs Tesseract or language data that is not installed). A PDF restricted only by an owner
+    password opens.
     """
     if b"%PDF" not in data[:1024]:
         raise NotAPDFError("not a PDF file")
     with _LOCK:
-        return _open_checked(data, password, limits)
+        return _open_checked(data, password, limits, ocr)
 
 
 def _parse(data: bytes) -> pymupdf.Document:
@@ -81,7 +96,9 @@ def _parse(data: bytes) -> pymupdf.Document:
         raise NotAPDFError(f"not a readable PDF file ({_reason(exc)})") from None
 
 
-def _open_checked(data: bytes, password: str | None, limits: PdfLimits) -> pymupdf.Document:
+def _open_checked(
+    data: bytes, password: str | None, limits: PdfLimits, ocr: OcrOptions
+) -> pymupdf.Document:
     doc = _parse(data)
     try:
         if doc.needs_pass:
@@ -95,7 +112,7 @@ def _open_checked(data: bytes, password: str | None, limits: PdfLimits) -> pymup
         if not _has_text(doc):
             if doc.is_repaired:  # what is left of a truncated file: pages without content
                 raise EmptyPDFError("the PDF is truncated or damaged: nothing readable in it")
-            raise NoTextLayerError("the PDF has no text layer: it is scanned and needs OCR first")
+            _check_ocr(doc, ocr)
     except InputError:
         doc.close()
         raise
@@ -103,6 +120,18 @@ def _open_checked(data: bytes, password: str | None, limits: PdfLimits) -> pymup
         doc.close()
         raise NotAPDFError(f"damaged PDF file ({_reason(exc)})") from None
     return doc
+
+
+def _check_ocr(doc: pymupdf.Document, ocr: OcrOptions) -> None:
+    """A document without text opens only when OCR may read its scanned pages."""
+    if ocr.mode is OcrMode.NEVER:
+        raise NoTextLayerError(
+            "the PDF has no text layer: it is scanned and needs OCR, which is off"
+            " (--ocr never, ZT_OCR=never)"
+        )
+    if not any(needs_ocr(page, ocr.mode, TEXT_FLAGS) for page in doc):
+        raise NoTextLayerError("the PDF has no text layer and no scanned page to read by OCR")
+    tessdata(ocr.language)
 
 
 def _reason(exc: Exception) -> str:
@@ -176,6 +205,18 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     )
 
 
+def _read_page(page: pymupdf.Page, ocr: OcrOptions, on_ocr: OnPage | None) -> PageLayout:
+    layout = read_layout(page)
+    if (ocr.mode is OcrMode.AUTO and layout.blocks) or not needs_ocr(page, ocr.mode, TEXT_FLAGS):
+        return layout
+    if on_ocr is not None:
+        on_ocr(page.number, False)
+    layout = read_ocr_page(page, ocr, TEXT_FLAGS, layout.figures)
+    if on_ocr is not None:
+        on_ocr(page.number, True)
+    return layout
+
+
 #: Pages read past the last wanted one for the references decision.
 _LOOKAHEAD = 2
 
@@ -185,9 +226,10 @@ def extract_paragraphs(
     pages: Sequence[int] | None = None,
     include_references: bool = False,
     limits: PdfLimits = DEFAULT_LIMITS,
+    ocr: OcrOptions = DEFAULT_OCR,
 ) -> list[Paragraph]:
     """The paragraphs of :func:`extract_document`."""
-    return extract_document(doc, pages, include_references, limits).paragraphs
+    return extract_document(doc, pages, include_references, limits, ocr).paragraphs
 
 
 def extract_document(
@@ -195,6 +237,8 @@ def extract_document(
     pages: Sequence[int] | None = None,
     include_references: bool = False,
     limits: PdfLimits = DEFAULT_LIMITS,
+    ocr: OcrOptions = DEFAULT_OCR,
+    on_ocr: OnPage | None = None,
 ) -> Segmentation:
     """The paragraphs to translate, in reading order, and the pages of the references section
     (see ``translation.segment``).
@@ -203,7 +247,8 @@ def extract_document(
     are read too, and a few after it: the references section is found from the document read
     (a bibliography is told by the entries that follow its heading, a body section named
     "References" by the sections after it). Raises PDFTooComplexError at the first page over
-    ``limits`` (spans or characters on a page, text in all).
+    ``limits`` (spans or characters on a page, text in all). Pages are read by OCR as
+    ``ocr`` says (``translation.ocr``); ``on_ocr(page, done)`` is told before and after each.
     """
     last = doc.page_count - 1
     if pages is not None:
@@ -214,7 +259,7 @@ def extract_document(
     try:
         with _LOCK:
             for i in range(last + 1):
-                layouts.append(read_layout(doc[i]))
+                layouts.append(_read_page(doc[i], ocr, on_ocr))
                 tally.add(layouts[-1])
     except ZTError:
         raise
@@ -229,6 +274,7 @@ def render_mono(
     paragraphs: Sequence[Paragraph],
     translations: Mapping[str, str],
     target_lang: str,
+    ocr: OcrOptions = DEFAULT_OCR,
 ) -> bytes:
     """Replace each translated paragraph of ``doc`` by its translation; return the PDF bytes.
 
@@ -238,9 +284,10 @@ def render_mono(
     paragraph's box and the free room around it, in its source style (``translation.fitting``,
     ``translation.style``); its links and highlights move with it (``translation.links``).
     Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages
-    are kept. The output is not encrypted.
+    are kept. The output is not encrypted. On the pages ``ocr`` reads by OCR, the scanned
+    words are covered (``translation.ocr.paint_covers``) instead.
     """
-    renderer = MonoRenderer(doc, target_lang)
+    renderer = MonoRenderer(doc, target_lang, ocr)
     by_page: dict[int, list[Paragraph]] = {}
     for para in paragraphs:
         by_page.setdefault(para.page, []).append(para)
@@ -255,9 +302,12 @@ class MonoRenderer:
     Call ``render_page`` once per page (any order, from one thread at a time), then ``finish``.
     """
 
-    def __init__(self, doc: pymupdf.Document, target_lang: str) -> None:
+    def __init__(
+        self, doc: pymupdf.Document, target_lang: str, ocr: OcrOptions = DEFAULT_OCR
+    ) -> None:
         self._doc = doc
         self._target_lang = target_lang
+        self._ocr = ocr
         with _LOCK:
             self._chain = FontChain(target_lang)
             # Formulas are copied from the original pages, before any redaction.
@@ -275,7 +325,9 @@ class MonoRenderer:
         if not items:
             return
         with _LOCK, _writing("write the translated PDF"):
-            _render_page(self._doc[number], items, self._chain, self._target_lang, self._formulas)
+            page = self._doc[number]
+            scanned = needs_ocr(page, self._ocr.mode, TEXT_FLAGS)
+            _render_page(page, items, self._chain, self._target_lang, self._formulas, scanned)
 
     def finish(self) -> bytes:
         """Subset the embedded fonts and return the PDF bytes (not encrypted), without the
@@ -350,6 +402,7 @@ def _render_page(
     chain: FontChain,
     target_lang: str,
     formulas: FormulaSource,
+    scanned: bool = False,
 ) -> None:
     # Work in the unrotated space everything else uses; /Rotate is put back at the end.
     rotation = page.rotation
@@ -360,6 +413,8 @@ def _render_page(
     paragraphs = [p for p, _ in items]
     carried = take(page, paragraphs)  # links and highlights, put back over the translation
     redact(page, paragraphs)
+    if scanned:  # the words are pixels of the scan: paint over them
+        paint_covers(page, [r for p in paragraphs for r in p.rects])
     sheet = Sheet(formulas.page_matrix(page.number))
     wanted = copied_formulas(items)
     copies = formula_copies(formulas, page.number, sheet, page.rect, wanted) if wanted else {}

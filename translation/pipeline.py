@@ -28,6 +28,7 @@ from translation.formulas import restore
 from translation.glossary import Glossary
 from translation.limiter import Limiter, make_limiter
 from translation.llm import LLMClient
+from translation.ocr import OcrMode, OcrOptions
 from translation.paragraph import Paragraph
 from translation.stats import TranslationStats
 from translation.worker import PdfWorker, WorkerConfig
@@ -80,6 +81,12 @@ class TranslationRequest:
     glossary: Glossary | None = None
     #: Whom the LLM slots are shared fairly between (the server's job id; the CLI leaves it "").
     owner: str = ""
+    #: Which pages are read by OCR (``translation.ocr``), in ``source_lang``.
+    ocr: OcrMode = OcrMode.AUTO
+
+    @property
+    def ocr_options(self) -> OcrOptions:
+        return OcrOptions(mode=self.ocr, language=self.source_lang)
 
 
 @dataclass(frozen=True)
@@ -118,12 +125,12 @@ def page_list(pages: Sequence[int]) -> str:
     return ("page " if parts == [str(pages[0] + 1)] else "pages ") + ", ".join(parts)
 
 
-def inspect_pdf(data: bytes, password: str | None = None) -> int:
+def inspect_pdf(data: bytes, password: str | None = None, ocr: OcrOptions | None = None) -> int:
     """Validate a PDF the way the pipeline will open it; return its page count.
 
     Raises the ``InputError`` subclasses of :func:`translation.pdf.open_document`.
     """
-    doc = pdf.open_document(data, password)
+    doc = pdf.open_document(data, password, ocr=ocr or OcrOptions())
     try:
         return int(doc.page_count)
     finally:
@@ -208,10 +215,12 @@ class Translator:
         """A new worker process under this translator's limits (the caller closes it)."""
         return PdfWorker(self._worker_config)
 
-    async def inspect(self, data: bytes, password: str | None = None) -> int:
+    async def inspect(
+        self, data: bytes, password: str | None = None, ocr: OcrOptions | None = None
+    ) -> int:
         """:func:`inspect_pdf` in a worker process, under the PDF limits."""
         async with self.pdf_worker() as worker:
-            return await worker.inspect(data, password)
+            return await worker.inspect(data, password, ocr)
 
     def drain(self) -> None:
         """Send no new LLM request, for good (a server stop): a ``translate`` running now
@@ -280,6 +289,7 @@ class Translator:
                 request.pages,
                 request.include_references,
                 request.target_lang,
+                request.ocr_options,
             )
             paragraphs = extracted.paragraphs
             if request.glossary is not None:  # in a thread: a long one compiles in a second

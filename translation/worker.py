@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.errors import InputError, PDFProcessingError, ZTError
 from translation import pdf
+from translation.ocr import OcrOptions
 from translation.paragraph import Paragraph
 from translation.pdf_limits import PdfLimits
 from translation.segment import Segmentation
@@ -42,11 +44,14 @@ _context: BaseContext | None = None
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """What bounds one worker: the PDF limits, its memory (MiB, 0 = none), one step's time."""
+    """What bounds one worker: the PDF limits, its memory (MiB, 0 = none), one step's time,
+    and one page's OCR (a step that reads scanned pages may run past ``timeout_s``, but no
+    page's OCR longer than ``ocr_page_timeout_s``)."""
 
     limits: PdfLimits = field(default_factory=PdfLimits)
     memory_mb: int = 3072
     timeout_s: float = 300.0
+    ocr_page_timeout_s: float = 120.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerConfig:
@@ -59,6 +64,7 @@ class WorkerConfig:
             ),
             memory_mb=settings.pdf_worker_memory_mb,
             timeout_s=settings.pdf_timeout_s,
+            ocr_page_timeout_s=settings.ocr_page_timeout_s,
         )
 
 
@@ -114,9 +120,12 @@ class PdfWorker:
 
     # --- the steps ---------------------------------------------------------------------------
 
-    async def inspect(self, data: bytes, password: str | None) -> int:
+    async def inspect(
+        self, data: bytes, password: str | None, ocr: OcrOptions | None = None
+    ) -> int:
         """Validate a PDF as the pipeline will open it; its page count."""
-        count: int = await self._call("inspect", data, password, self.config.limits)
+        args = (data, password, self.config.limits, ocr or OcrOptions())
+        count: int = await self._call("inspect", *args)
         return count
 
     async def open(
@@ -126,9 +135,12 @@ class PdfWorker:
         pages: Sequence[int] | None,
         include_references: bool,
         target_lang: str,
+        ocr: OcrOptions | None = None,
     ) -> tuple[int, Segmentation]:
-        """Open and extract the document, keep it for typesetting: (page count, paragraphs)."""
-        args = (data, password, pages, include_references, target_lang, self.config.limits)
+        """Open and extract the document, keep it for typesetting: (page count, paragraphs).
+        Scanned pages are read by OCR as ``ocr`` says."""
+        ocr = ocr or OcrOptions()
+        args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
         result: tuple[int, Segmentation] = await self._call("open", *args)
         return result
 
@@ -170,20 +182,43 @@ class PdfWorker:
 
     def _roundtrip(self, name: str, args: tuple[Any, ...]) -> Any:
         conn = self._conn or self._start()
+        deadline = time.monotonic() + self.config.timeout_s
+        paused, saved = 0.0, deadline
+        reading: int | None = None  # the page being read by OCR
         try:
             conn.send((name, args))
-            if not conn.poll(self.config.timeout_s):
-                self._kill()
-                raise PDFProcessingError(
-                    f"processing this PDF took longer than {self.config.timeout_s:.0f} s"
-                    " (ZT_PDF_TIMEOUT_S); it was stopped"
-                )
-            status, value = conn.recv()
+            while True:
+                if not conn.poll(max(0.0, deadline - time.monotonic())):
+                    self._kill()
+                    raise self._too_slow(reading)
+                status, value = conn.recv()
+                if status != _OCR_PAGE:
+                    break
+                # The OCR of a page has its own time limit and does not count against the
+                # step's: the step's deadline moves on by the time the page took.
+                now = time.monotonic()
+                page, done = value
+                if not done:
+                    paused, saved, reading = now, deadline, page
+                    deadline = now + self.config.ocr_page_timeout_s
+                else:
+                    deadline, reading = saved + (now - paused), None
         except (EOFError, OSError):
             raise self._died() from None
         if status == "error":
             raise value
         return value
+
+    def _too_slow(self, page: int | None) -> PDFProcessingError:
+        if page is not None:
+            return PDFProcessingError(
+                f"the OCR of page {page + 1} took longer than"
+                f" {self.config.ocr_page_timeout_s:.0f} s (ZT_OCR_PAGE_TIMEOUT_S); it was stopped"
+            )
+        return PDFProcessingError(
+            f"processing this PDF took longer than {self.config.timeout_s:.0f} s"
+            " (ZT_PDF_TIMEOUT_S); it was stopped"
+        )
 
     def _died(self) -> PDFProcessingError:
         process = self._process
@@ -212,7 +247,13 @@ class PdfWorker:
 # --- the child --------------------------------------------------------------------------------
 
 
+#: What the child sends before (False) and after (True) it reads a page by OCR: the parent
+#: times the page against ``ocr_page_timeout_s`` instead of the step's limit.
+_OCR_PAGE = "ocr-page"
+
+
 class _State:
+    conn: Connection | None = None
     doc: Any = None
     renderer: pdf.MonoRenderer | None = None
     data: bytes = b""
@@ -223,6 +264,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
     """The child's loop: one step per message until the pipe closes."""
     _limit_memory(memory_mb)
     state = _State()
+    state.conn = conn
     while True:
         try:
             name, args = conn.recv()
@@ -272,8 +314,10 @@ def _limit_memory(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _inspect(state: _State, data: bytes, password: str | None, limits: PdfLimits) -> int:
-    doc = pdf.open_document(data, password, limits)
+def _inspect(
+    state: _State, data: bytes, password: str | None, limits: PdfLimits, ocr: OcrOptions
+) -> int:
+    doc = pdf.open_document(data, password, limits, ocr)
     try:
         return int(doc.page_count)
     finally:
@@ -288,17 +332,25 @@ def _open(
     include_references: bool,
     target_lang: str,
     limits: PdfLimits,
+    ocr: OcrOptions,
 ) -> tuple[int, Segmentation]:
-    doc = pdf.open_document(data, password, limits)
+    doc = pdf.open_document(data, password, limits, ocr)
     state.doc, state.data, state.password = doc, data, password
     count = int(doc.page_count)
     if pages is not None:
         bad = [p + 1 for p in pages if not 0 <= p < count]
         if bad:
             raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
-    extracted = pdf.extract_document(doc, pages, include_references, limits)
-    state.renderer = pdf.MonoRenderer(doc, target_lang)
+    extracted = pdf.extract_document(
+        doc, pages, include_references, limits, ocr, lambda page, done: _tell(state, page, done)
+    )
+    state.renderer = pdf.MonoRenderer(doc, target_lang, ocr)
     return count, extracted
+
+
+def _tell(state: _State, page: int, done: bool) -> None:
+    if state.conn is not None:
+        state.conn.send((_OCR_PAGE, (page, done)))
 
 
 def _render_page(

@@ -44,6 +44,7 @@ from translation import glossary as glossaries
 from translation import pdf as pdf_tools
 from translation.glossary import Glossary
 from translation.limiter import make_limiter
+from translation.ocr import OcrMode
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
 from translation.worker import PdfWorker, warm_up
 from vllm_manager.factory import create_manager
@@ -128,7 +129,9 @@ class Services:
                 )
             async with self.manager.work():
                 result = await self.translator.translate(
-                    _translation_request(request, original, pages, self.glossary, job.id),
+                    _translation_request(
+                        request, original, pages, self.glossary, job.id, self.settings.ocr
+                    ),
                     sink,
                     ensure_ready=patient,
                     on_queued=partial(self.registry.hand_on_slot, job),
@@ -218,7 +221,9 @@ def _translation_request(
     pages: tuple[int, ...] | None,
     glossary: Glossary | None = None,
     owner: str = "",
+    ocr: str = "auto",
 ) -> TranslationRequest:
+    """The pipeline's request for a plugin request (``ocr``: the server's ``ZT_OCR``)."""
     dual_needed = bool({OutputKind.DUAL, OutputKind.DUAL_CUT} & set(request.outputs))
     return TranslationRequest(
         pdf=original,
@@ -234,6 +239,7 @@ def _translation_request(
         force=request.force,
         glossary=glossaries.combine(glossary, request.glossary),
         owner=owner,
+        ocr=OcrMode(request.ocr_mode(ocr)),
     )
 
 

@@ -73,6 +73,11 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="CSV of source,target[,language] terms translated exactly (on top of ZT_GLOSSARY)",
     )
+    tr.add_argument(
+        "--ocr",
+        choices=["auto", "always", "never"],
+        help="read pages by OCR: auto = scanned pages without text only (default ZT_OCR, auto)",
+    )
     return parser
 
 

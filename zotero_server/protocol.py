@@ -112,6 +112,15 @@ class PluginRequest:
     wants_async: bool = False
     #: The request's own terms (the ``glossary`` field: CSV text), on top of the server's.
     glossary: Glossary | None = None
+    #: The OCR mode the plugin asked for (``ocr``/``autoOcr``); None when it sent neither.
+    ocr: str | None = None
+
+    def ocr_mode(self, server: str) -> str:
+        """The OCR mode of this request under the server's ``ZT_OCR`` (``server``): the
+        plugin's when it sent one, except that a server with OCR off never OCRs."""
+        if server == "never" or self.ocr is None:
+            return server
+        return self.ocr
 
     @property
     def needs_translation(self) -> bool:
@@ -140,6 +149,7 @@ class PluginRequest:
                 if self.glossary is None
                 else [[e.source, e.target, e.lang] for e in self.glossary.entries]
             ),
+            "ocr": self.ocr,
         }
 
     @classmethod
@@ -166,6 +176,7 @@ class PluginRequest:
                 if record.get("glossary") is None
                 else Glossary(Entry(str(a), str(b), lang) for a, b, lang in record["glossary"])
             ),
+            ocr=None if record.get("ocr") is None else str(record["ocr"]),
         )
 
     def config_summary(self) -> dict[str, Any]:
@@ -479,6 +490,7 @@ def parse_request(
         # /crop never translates, so it always answers at once (as the reference server does).
         wants_async=operation is not Operation.CROP and wants_async(body, headers),
         glossary=parse_glossary(body.get("glossary")),
+        ocr=ocr_request(body),
     )
 
 
@@ -512,6 +524,17 @@ def parse_glossary(value: Any) -> Glossary | None:
 
 def _glossary_too_large(size: int) -> str:
     return f"the glossary is {size:,} bytes; a request may carry at most {MAX_REQUEST_BYTES:,}"
+
+
+def ocr_request(body: Mapping[str, Any]) -> str | None:
+    """The plugin's ``ocr`` (treat as scanned: OCR every page) and ``autoOcr`` (OCR the pages
+    found scanned) flags as an OCR mode; None when neither is sent."""
+    force, auto = body.get("ocr"), body.get("autoOcr")
+    if force in (None, "") and auto in (None, ""):
+        return None
+    if parse_bool(force, False):
+        return "always"
+    return "auto" if parse_bool(auto, True) else "never"
 
 
 def _lang(value: Any, default: str) -> str:

@@ -26,6 +26,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from common.errors import TooLargeError
 from common.settings import mib
 from translation import prompts
+from translation.ocr import OcrMode, OcrOptions
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services, job_spec
 from zotero_server.events import TERMINAL, EventType
@@ -166,7 +167,10 @@ async def _submit(
             prompts.model_language_code(plugin_request.target_lang)
         # Bad PDFs get their 400 now, before a job exists, from a worker process (under the
         # PDF limits; the server itself never runs PyMuPDF).
-        page_count = await services.translator.inspect(plugin_request.pdf, plugin_request.password)
+        ocr = OcrOptions(OcrMode(plugin_request.ocr_mode(settings.ocr)), plugin_request.source_lang)
+        page_count = await services.translator.inspect(
+            plugin_request.pdf, plugin_request.password, ocr
+        )
         if plugin_request.needs_translation:
             pages = pages_to_translate(page_count, plugin_request.skip_last_pages)
 

@@ -12,6 +12,7 @@ import httpx
 from common.errors import InputError, TooLargeError
 from common.settings import Settings, mib
 from translation import glossary as glossaries
+from translation.ocr import OcrMode, OcrOptions
 from translation.page_range import parse_pages
 from translation.pipeline import DualMode, TranslationRequest, Translator, inspect_pdf
 from vllm_manager.factory import create_manager
@@ -45,7 +46,9 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
         raise InputError("nothing to write: --no-mono and --no-dual together")
     paper = Path(args.paper)
     data = _read_paper(paper, settings)
-    page_count = inspect_pdf(data, args.password)
+    ocr = OcrMode(args.ocr or settings.ocr)
+    source_lang = args.source_lang or settings.source_lang
+    page_count = inspect_pdf(data, args.password, OcrOptions(ocr, source_lang))
     pages = tuple(parse_pages(args.pages, page_count)) if args.pages else None
     glossary = glossaries.combine(
         glossaries.from_settings(settings),
@@ -56,7 +59,7 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
 
     request = TranslationRequest(
         pdf=data,
-        source_lang=args.source_lang or settings.source_lang,
+        source_lang=source_lang,
         target_lang=args.target_lang or settings.target_lang,
         password=args.password,
         pages=pages,
@@ -67,6 +70,7 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
         translation_first=args.translation_first,
         force=args.force,
         glossary=glossary,
+        ocr=ocr,
     )
     display = ProgressDisplay(sys.stderr)
     async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:

@@ -1,0 +1,25 @@
+"""Skipping the OCR tests where Tesseract or its language data is missing (``.ci/run``
+installs them: tesseract-ocr tesseract-ocr-eng ...)."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.errors import ZTError
+from translation.ocr import debian_packages, tessdata, tesseract_language
+
+
+def ocr_missing(language: str = "en") -> str | None:
+    """Why the OCR of ``language`` cannot run here, or None when it can."""
+    try:
+        tessdata(language)
+    except ZTError:
+        packages = debian_packages(tesseract_language(language))
+        return f"no Tesseract data for {language!r}: install {packages}"
+    return None
+
+
+def needs_ocr(language: str = "en") -> pytest.MarkDecorator:
+    """Mark a test (or ``pytestmark``) to skip, with the packages to install, without OCR."""
+    reason = ocr_missing(language)
+    return pytest.mark.skipif(reason is not None, reason=reason or "")

@@ -1,0 +1,322 @@
+"""Scanned papers through OCR (issue 14): corpus 10 is 02 rendered to black-and-white images,
+its even pages skewed 0.6 degrees. Read by OCR, its words must reach the LLM as 02's do, the
+mono output must carry the translation on every page with the scanned English covered, and a
+document of text pages and scanned pages is read page by page.
+
+OCR costs seconds a page: the scanned documents here are 1-2 pages cut from corpus 10, the two
+read at the default resolution once per module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import Counter
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from common.errors import NoTextLayerError, PDFProcessingError
+from tests.conftest import CORPUS_DIR
+from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.ocr import needs_ocr, ocr_missing
+from translation.formulas import restore
+from translation.ocr import (
+    OcrMode,
+    OcrOptions,
+    OcrUnavailableError,
+    Word,
+    background,
+    cover_boxes,
+    find_gutter,
+    is_scanned,
+    line_sizes,
+    missing_data_message,
+    split_line,
+    tesseract_language,
+)
+from translation.paragraph import Paragraph
+from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
+from translation.worker import PdfWorker, WorkerConfig
+from zotero_server.protocol import PluginRequest, ocr_request
+
+#: Pages (0-based) of corpus 10 read here: a skewed one and the last.
+PAGES = (1, 7)
+
+
+def _pages(path: Path, pages: tuple[int, ...]) -> bytes:
+    out = pymupdf.open()
+    with pymupdf.open(path) as src:
+        for number in pages:
+            out.insert_pdf(src, from_page=number, to_page=number)
+    return bytes(out.tobytes())
+
+
+def _paper(corpus_dir: Path, number: str) -> Path:
+    (path,) = corpus_dir.glob(f"{number}_*.pdf")
+    return path
+
+
+def _words(text: str) -> Counter[str]:
+    return Counter(re.findall(r"[a-z]{2,}", text.lower()))
+
+
+def _translate(paragraphs: list[Paragraph]) -> dict[str, str]:
+    return {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+
+
+class Scan:
+    def __init__(self, corpus_dir: Path) -> None:
+        self.data = _pages(_paper(corpus_dir, "10"), PAGES)
+        self.text = _pages(_paper(corpus_dir, "02"), PAGES)
+        self.paragraphs = extract_paragraphs(open_document(self.data))
+        self.reference = extract_paragraphs(open_document(self.text))
+        translations = _translate(self.paragraphs)
+        self.mono = render_mono(open_document(self.data), self.paragraphs, translations, "ko")
+
+
+@pytest.fixture(scope="module")
+def scan() -> Scan:
+    if not CORPUS_DIR.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS_DIR}")
+    return Scan(CORPUS_DIR)
+
+
+# --- pure rules ------------------------------------------------------------------------------
+
+
+def test_a_page_is_scanned_when_an_image_covers_it_and_it_has_no_text() -> None:
+    assert is_scanned(0, [(0, 0, 600, 800)], 600, 800)
+    assert not is_scanned(12, [(0, 0, 600, 800)], 600, 800)  # a text layer: read it
+    assert not is_scanned(0, [(50, 50, 200, 200)], 600, 800)  # a figure on an empty page
+    assert not is_scanned(0, [], 600, 800)
+
+
+def test_languages_map_to_tesseract_names() -> None:
+    assert tesseract_language("en") == "eng"
+    assert tesseract_language("zh-CN") == "chi_sim"
+    assert tesseract_language("ko-KR") == "kor"
+    assert tesseract_language("ja") == "jpn"
+
+
+def test_the_missing_data_error_names_the_debian_packages() -> None:
+    message = missing_data_message("chi_sim", "/usr/share/tessdata")
+    assert "tesseract-ocr tesseract-ocr-chi-sim" in message
+    assert "\n" not in message
+    assert "tesseract-ocr-eng" in missing_data_message("eng", None)
+
+
+def _word(text: str, x0: float, x1: float, y0: float = 100.0) -> Word:
+    return (text, (x0, y0, x1, y0 + 13.0))
+
+
+def test_a_line_across_the_gutter_of_a_skewed_scan_is_cut_into_its_columns() -> None:
+    # Tesseract joins the two columns of a skewed page into one line, with a speck between.
+    left = [_word(f"w{i}", 72 + 30 * i, 95 + 30 * i) for i in range(7)]  # ends at 275
+    right = [_word(f"v{i}", 306 + 30 * i, 330 + 30 * i) for i in range(7)]
+    lines = [left, right] * 10 + [[*left, _word("—_", 288, 296), *right]]
+    gutter = find_gutter(lines, 595.0)
+    assert gutter is not None and 275 <= gutter[0] and gutter[1] <= 306
+    pieces = split_line(lines[-1], gutter)
+    assert [[t for t, _ in piece] for piece in pieces] == [
+        [t for t, _ in left],
+        [t for t, _ in right],
+    ]
+    # A title running through the gutter stays one line.
+    title = [_word("Construction", 120, 250), _word("of", 255, 270), _word("Graphs", 275, 480)]
+    assert len(split_line(title, gutter)) == 1
+
+
+def test_a_line_taller_than_its_text_takes_its_size_from_its_width_per_character() -> None:
+    # Body lines of 40 characters, 200 pt wide, 11.5 pt high; one of them 16 pt high (skewed
+    # or joined with a figure's label by Tesseract) and a short title-size line.
+    boxes = [(72.0, 100.0 + 14 * i, 272.0, 111.5 + 14 * i) for i in range(6)]
+    boxes.append((72.0, 200.0, 272.0, 216.0))
+    chars = [40] * 7
+    sizes = line_sizes(boxes, chars)
+    assert sizes[-1] == pytest.approx(sizes[0], rel=0.05)
+    title = line_sizes([*boxes, (100.0, 30.0, 400.0, 46.0)], [*chars, 30])[-1]
+    assert title > 1.3 * sizes[0]
+
+
+def test_covers_reach_the_whole_of_a_slanted_line() -> None:
+    # A band of an 11 pt line 216 pt wide (rows.make_row): the cover holds the ascenders,
+    # descenders and the 0.6 degree rise at both ends.
+    band = (72.0, 100.0 - 0.6 * 11, 288.0, 100.0 - 0.1 * 11)
+    (cover,) = cover_boxes([band])
+    rise = 216 * 0.0105
+    assert cover[1] <= 100.0 - 0.75 * 11 - rise / 2
+    assert cover[3] >= 100.0 + 0.22 * 11 + rise / 2
+    assert cover[0] < 72.0 and cover[2] > 288.0
+
+
+def test_the_background_is_the_common_light_colour_around_a_word() -> None:
+    paper = (250, 240, 220)
+    ink = [(20, 20, 20)] * 30 + [(120, 120, 120)] * 30  # strokes of the lines nearby
+    assert background([paper] * 40 + ink) == pytest.approx(tuple(v / 255 for v in paper))
+    assert background([]) == (1.0, 1.0, 1.0)
+
+
+def test_plugin_ocr_flags() -> None:
+    assert ocr_request({}) is None
+    assert ocr_request({"ocr": "false", "autoOcr": "true"}) == "auto"
+    assert ocr_request({"ocr": "true", "autoOcr": "false"}) == "always"
+    assert ocr_request({"ocr": "false", "autoOcr": "false"}) == "never"
+    base = {
+        "operation": "translate",
+        "file_name": "a.pdf",
+        "stem": "a",
+        "kind": "origin",
+        "pdf": b"",
+        "source_lang": "en",
+        "target_lang": "ko",
+        "outputs": (),
+    }
+    asked = PluginRequest(**base, ocr="always")  # type: ignore[arg-type]
+    assert asked.ocr_mode("auto") == "always"
+    assert asked.ocr_mode("never") == "never"  # the server's off switch wins
+    assert PluginRequest(**base).ocr_mode("always") == "always"  # type: ignore[arg-type]
+
+
+# --- the corpus ------------------------------------------------------------------------------
+
+pytestmark = pytest.mark.corpus
+
+
+@needs_ocr("en")
+def test_the_scanned_papers_body_words_reach_the_llm(scan: Scan) -> None:
+    for page in range(len(PAGES)):
+        sent = _words(" ".join(p.text for p in scan.paragraphs if p.page == page))
+        wanted = _words(" ".join(p.text for p in scan.reference if p.page == page))
+        found = sum((sent & wanted).values())
+        assert found >= 0.9 * sum(wanted.values()), (PAGES[page], found, sum(wanted.values()))
+
+
+@needs_ocr("en")
+def test_every_page_carries_the_translation_where_the_scan_had_text(scan: Scan) -> None:
+    out = pymupdf.open(stream=scan.mono)
+    for number, page in enumerate(out):
+        mine = [p for p in scan.paragraphs if p.page == number and p.kind == "body"]
+        assert mine
+        spans = [
+            s
+            for b in page.get_text("dict")["blocks"]
+            for ln in b.get("lines", ())
+            for s in ln["spans"]
+            if re.search("[\uac00-\ud7a3]", s["text"])
+        ]
+        # Hangul inside most body paragraphs' boxes.
+        inside = sum(
+            any(
+                p.bbox[0] - 2 <= s["bbox"][0]
+                and s["bbox"][2] <= p.bbox[2] + 30
+                and p.bbox[1] - 4 <= s["bbox"][1] <= p.bbox[3]
+                for s in spans
+            )
+            for p in mine
+        )
+        assert inside >= 0.9 * len(mine), (PAGES[number], inside, len(mine))
+
+
+def _ink(page: pymupdf.Page, boxes: list[tuple[float, float, float, float]]) -> int:
+    """Dark pixels (at 100 dpi) of ``page`` inside ``boxes``."""
+    pix = page.get_pixmap(dpi=100, colorspace=pymupdf.csGRAY, alpha=False)
+    scale, samples, dark = 100 / 72, pix.samples, 0
+    for x0, y0, x1, y1 in boxes:
+        for y in range(max(0, int(y0 * scale)), min(pix.height, int(y1 * scale) + 1)):
+            row = y * pix.width
+            for x in range(max(0, int(x0 * scale)), min(pix.width, int(x1 * scale) + 1)):
+                dark += samples[row + x] < 128
+    return dark
+
+
+@needs_ocr("en")
+def test_the_scanned_english_is_not_readable_under_the_translation(scan: Scan) -> None:
+    # The output with its text taken away shows what is left of the scan: around the body
+    # paragraphs sent, the ink of the English words must be gone.
+    out = pymupdf.open(stream=scan.mono)
+    source = pymupdf.open(stream=scan.data)
+    for number, page in enumerate(out):
+        page.add_redact_annot(page.rect)
+        page.apply_redactions(
+            images=pymupdf.PDF_REDACT_IMAGE_NONE, graphics=pymupdf.PDF_REDACT_LINE_ART_NONE
+        )
+        assert not page.get_text().strip()
+        boxes = [
+            (p.bbox[0] - 1, p.bbox[1] - 1, p.bbox[2] + 1, p.bbox[3] + 1)
+            for p in scan.paragraphs
+            if p.page == number and p.kind == "body"
+        ]
+        before, after = _ink(source[number], boxes), _ink(page, boxes)
+        assert before > 5000
+        assert after <= 0.03 * before, (PAGES[number], after, before)
+
+
+@needs_ocr("en")
+def test_the_dual_output_shows_the_scan_beside_the_translation(scan: Scan) -> None:
+    dual = pymupdf.open(stream=render_dual(scan.data, scan.mono))
+    assert dual.page_count == len(PAGES)
+    page = dual[0]
+    assert page.rect.width == pytest.approx(2 * pymupdf.open(stream=scan.data)[0].rect.width)
+    assert any(kind.endswith("image") for kind, _ in page.get_bboxlog())  # the scan, left
+    assert re.search("[\uac00-\ud7a3]", page.get_text())  # the translation, right
+
+
+@needs_ocr("en")
+def test_a_document_of_text_and_scanned_pages_is_read_page_by_page(corpus_dir: Path) -> None:
+    text_page = _pages(_paper(corpus_dir, "02"), (0,))
+    scanned_page = _pages(_paper(corpus_dir, "10"), (1,))
+    joined = pymupdf.open(stream=text_page)
+    joined.insert_pdf(pymupdf.open(stream=scanned_page))
+    data = joined.tobytes()
+    ocr = OcrOptions(dpi=200)
+    paragraphs = extract_paragraphs(open_document(data), ocr=ocr)
+    # The text page is read from its text layer (OCR would misread a few words)...
+    first = _words(" ".join(p.text for p in paragraphs if p.page == 0))
+    alone = _words(" ".join(p.text for p in extract_paragraphs(open_document(text_page))))
+    assert first == alone
+    # ... and the scanned one by OCR.
+    second = _words(" ".join(p.text for p in paragraphs if p.page == 1))
+    assert sum(second.values()) > 300
+    mono = pymupdf.open(
+        stream=render_mono(open_document(data), paragraphs, _translate(paragraphs), "ko")
+    )
+    for page in mono:
+        assert re.search("[\uac00-\ud7a3]", page.get_text())
+    # The text page's English left with its glyphs, and no cover hides its figure.
+    assert "Semantic Scholar" not in mono[0].get_text()
+    assert not [d for d in mono[0].get_drawings() if d["fill"] and d["rect"].height < 20]
+
+
+def test_ocr_off_keeps_the_no_text_layer_error(corpus_dir: Path) -> None:
+    data = _pages(_paper(corpus_dir, "10"), (0,))
+    with pytest.raises(NoTextLayerError, match="OCR.*never"):
+        open_document(data, ocr=OcrOptions(OcrMode.NEVER))
+
+
+def test_missing_language_data_names_the_package(corpus_dir: Path) -> None:
+    if ocr_missing("de") is None:
+        pytest.skip("German Tesseract data is installed here")
+    data = _pages(_paper(corpus_dir, "10"), (0,))
+    with pytest.raises(OcrUnavailableError, match="tesseract-ocr tesseract-ocr-deu"):
+        open_document(data, ocr=OcrOptions(language="de"))
+
+
+@needs_ocr("en")
+def test_the_worker_reads_scanned_pages_under_a_time_limit_per_page(corpus_dir: Path) -> None:
+    data = _pages(_paper(corpus_dir, "10"), (7,))
+
+    async def run(config: WorkerConfig) -> int:
+        async with PdfWorker(config) as worker:
+            await worker.inspect(data, None, OcrOptions())
+            ocr = OcrOptions(dpi=150)
+            count, extracted = await worker.open(data, None, None, True, "ko", ocr)
+            return len(extracted.paragraphs)
+
+    assert asyncio.run(run(WorkerConfig())) > 10
+    # The OCR of a page (seconds) cannot finish in a hundredth of a second: the worker is
+    # stopped, whatever time the step has, and the job gets the limit's name.
+    tight = WorkerConfig(timeout_s=120.0, ocr_page_timeout_s=0.01)
+    with pytest.raises(PDFProcessingError, match="ZT_OCR_PAGE_TIMEOUT_S"):
+        asyncio.run(run(tight))

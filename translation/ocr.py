@@ -1,0 +1,444 @@
+"""Scanned pages: when to OCR a page, the OCR call, and its text as our layout.
+
+A scanned page has no text, only an image covering it; its words are pixels. Such a page is
+read by Tesseract through PyMuPDF (``Page.get_textpage_ocr``), and what the OCR found becomes a
+:class:`~translation.layout.PageLayout` like any other page's, so segmentation needs no special
+case. Rendering cannot remove pixels glyph by glyph: the words are covered by boxes of the
+page's background colour (:func:`cover_boxes`, :func:`background`), the image stays for the
+figures, and the translation is set over the boxes.
+
+Tesseract's line boxes are ink boxes, and on a skewed scan a line's box grows by its width
+times the skew; MuPDF puts every word of a line in the line's box and the baseline at its
+bottom. :func:`ocr_layout` therefore takes a line's font size from its height or, where that is
+inflated by skew, from the distance to its neighbour lines, and puts the baseline a descent
+above the middle of the slant; the covers reach the whole slanted line (:func:`cover_boxes`).
+
+Everything but :func:`read_ocr_page`, :func:`tessdata` and :func:`needs_ocr` is pure.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import statistics
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import pymupdf
+
+from common.errors import NoTextLayerError, UnsupportedLanguageError
+from translation.layout import Block, Line, PageLayout, Rect, Span, union
+
+#: Resolution the page is rendered at for Tesseract: enough for 7 pt footnotes.
+OCR_DPI = 300
+#: The font name OCR'd spans carry (MuPDF's own, kept so a reader of the layout can tell).
+OCR_FONT = "GlyphLessFont"
+#: Ink box height / font size of a line of Latin text (ascender top to descender bottom).
+INK_HEIGHT = 1.05
+#: Baseline distance / font size assumed when the size comes from the neighbour lines.
+LEADING = 1.2
+#: Descender depth / font size: how far the ink box's bottom lies below the baseline.
+DESCENT = 0.25
+#: Largest skew (degrees) the covers allow for.
+MAX_SKEW_DEG = 1.0
+
+
+class OcrMode(StrEnum):
+    AUTO = "auto"  # OCR the pages without text that an image covers
+    ALWAYS = "always"  # OCR every page, ignoring its text layer
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class OcrOptions:
+    """How a document's pages are read: ``mode`` and the source ``language`` (our code)."""
+
+    mode: OcrMode = OcrMode.AUTO
+    language: str = "en"
+    dpi: int = OCR_DPI
+
+
+#: Pages without text that a scan covers are read by OCR, in English.
+DEFAULT_OCR = OcrOptions()
+
+
+class OcrUnavailableError(NoTextLayerError):
+    """A page needs OCR and Tesseract or its data for the source language is missing."""
+
+    error_type = "OcrUnavailable"
+
+
+# --- languages ------------------------------------------------------------------------------
+
+#: Our (the model's) language codes -> Tesseract's.
+TESSERACT_LANGUAGES: dict[str, str] = {
+    "ar": "ara", "bg": "bul", "bn": "ben", "ca": "cat", "cs": "ces", "da": "dan", "de": "deu",
+    "el": "ell", "en": "eng", "es": "spa", "et": "est", "fa": "fas", "fi": "fin", "fil": "fil",
+    "fr": "fra", "gu": "guj", "he": "heb", "hi": "hin", "hr": "hrv", "hu": "hun", "id": "ind",
+    "is": "isl", "it": "ita", "ja": "jpn", "kn": "kan", "ko": "kor", "lt": "lit", "lv": "lav",
+    "ml": "mal", "mr": "mar", "nl": "nld", "no": "nor", "pa": "pan", "pl": "pol", "pt": "por",
+    "ro": "ron", "ru": "rus", "sk": "slk", "sl": "slv", "sr": "srp", "sv": "swe", "sw": "swa",
+    "ta": "tam", "te": "tel", "th": "tha", "tr": "tur", "uk": "ukr", "ur": "urd", "vi": "vie",
+    "zh-Hans": "chi_sim", "zh-Hant": "chi_tra",
+}  # fmt: skip
+
+
+def tesseract_language(code: str) -> str:
+    """Tesseract's name for our language ``code`` (``zh-CN`` -> ``chi_sim``)."""
+    from translation.prompts import model_language_code
+
+    model = model_language_code(code)
+    if model not in TESSERACT_LANGUAGES:
+        raise UnsupportedLanguageError(f"no OCR for the source language {code!r}")
+    return TESSERACT_LANGUAGES[model]
+
+
+def debian_packages(tess_lang: str) -> str:
+    """The Debian packages that give Tesseract the language ``tess_lang``."""
+    return f"tesseract-ocr tesseract-ocr-{tess_lang.replace('_', '-').lower()}"
+
+
+def missing_data_message(tess_lang: str, found: str | None) -> str:
+    """The one-line error for a scanned page when Tesseract or its ``tess_lang`` data is
+    missing (``found``: the tessdata folder, None when there is no Tesseract at all)."""
+    what = "Tesseract" if found is None else f"Tesseract's {tess_lang!r} data (not in {found})"
+    return (
+        f"the PDF has no text layer: it is scanned and needs OCR, but {what} is not installed;"
+        f" install the Debian packages {debian_packages(tess_lang)}"
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _tessdata_folder() -> str | None:
+    try:
+        folder = pymupdf.get_tessdata()
+    except Exception:  # PyMuPDF raises RuntimeError when it finds no Tesseract
+        return None
+    return str(folder) if folder and os.path.isdir(folder) else None
+
+
+def tessdata(language: str) -> str:
+    """The tessdata folder holding ``language``'s data (our code); ``OcrUnavailableError``
+    naming the packages to install when there is none."""
+    tess = tesseract_language(language)
+    folder = _tessdata_folder()
+    if folder is None or not os.path.isfile(os.path.join(folder, f"{tess}.traineddata")):
+        raise OcrUnavailableError(missing_data_message(tess, folder))
+    return folder
+
+
+# --- which pages --------------------------------------------------------------------------------
+
+
+def is_scanned(text_chars: int, images: Sequence[Rect], width: float, height: float) -> bool:
+    """Whether a page is a scan: no text, and images covering at least half of it."""
+    if text_chars or width <= 0 or height <= 0:
+        return False
+    covered = sum(max(0.0, r[2] - r[0]) * max(0.0, r[3] - r[1]) for r in images)
+    return covered >= 0.5 * width * height
+
+
+def needs_ocr(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool:
+    """Whether ``page`` is read by OCR under ``mode``."""
+    if mode is OcrMode.NEVER:
+        return False
+    if mode is OcrMode.ALWAYS:
+        return True
+    if page.get_text("text", flags=text_flags).strip():
+        return False
+    images = [tuple(rect) for kind, rect in page.get_bboxlog() if kind.endswith("image")]
+    box = page.rect
+    return is_scanned(0, images, box.width, box.height)
+
+
+# --- the OCR call ---------------------------------------------------------------------------
+
+
+def read_ocr_page(
+    page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
+) -> PageLayout:
+    """OCR ``page`` (the whole page as rendered) and return its layout."""
+    folder = tessdata(options.language)
+    textpage = page.get_textpage_ocr(
+        flags=text_flags,
+        language=tesseract_language(options.language),
+        dpi=options.dpi,
+        full=True,
+        tessdata=folder,
+    )
+    raw = page.get_text("dict", textpage=textpage, flags=text_flags)
+    box = page.rect
+    return ocr_layout(raw, page.number, box.width, box.height, figures)
+
+
+# --- OCR text -> layout (pure) --------------------------------------------------------------
+
+Word = tuple[str, Rect]
+
+
+def ocr_layout(
+    raw: Mapping[str, Any],
+    index: int,
+    width: float,
+    height: float,
+    figures: Sequence[Rect] = (),
+) -> PageLayout:
+    """The layout of an OCR'd page from PyMuPDF's ``dict`` of its OCR text page.
+
+    Lines are cut where a gap wider than their height runs through them (Tesseract joins the
+    two columns of a skewed page into one line), grouped into blocks of lines one above the
+    other, and each gets a font size and baseline (see the module's docstring). ``figures``
+    are kept as given: the scan is one image, so none are found from it.
+    """
+    raw_lines: list[list[Word]] = []
+    for block in raw.get("blocks", ()):
+        if block.get("type", 0) != 0:
+            continue
+        for line in block.get("lines", ()):
+            words = [
+                (str(span["text"]).strip(), _rect(span["bbox"]))
+                for span in line.get("spans", ())
+                if str(span["text"]).strip()
+            ]
+            if sum(c.isalnum() for t, _ in words for c in t) >= 2:  # not a speck
+                raw_lines.append(words)
+    gutter = find_gutter(raw_lines, width)
+    pieces = [piece for words in raw_lines for piece in split_line(words, gutter)]
+    boxes = [union(box for _, box in piece) for piece in pieces]
+    chars = [sum(len(t) for t, _ in piece) for piece in pieces]
+    sizes = even_sizes(line_sizes(boxes, chars), chars)
+    lines = [_line(piece, box, size) for piece, box, size in zip(pieces, boxes, sizes, strict=True)]
+    return PageLayout(
+        index=index,
+        width=width,
+        height=height,
+        blocks=tuple(group_blocks(lines)),
+        figures=tuple(figures),
+    )
+
+
+def _rect(values: Sequence[float]) -> Rect:
+    return (float(values[0]), float(values[1]), float(values[2]), float(values[3]))
+
+
+def _wordy(text: str) -> bool:
+    return any(c.isalnum() for c in text)
+
+
+def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, float] | None:
+    """The page's column gutter (x0, x1): the widest run of x in the middle 40% of the page
+    that the words of at most a tenth of the lines reach into (a skewed scan has lines across
+    both columns, and Tesseract reads specks in the gutter as dashes); None on a one-column
+    page."""
+    if not lines or width <= 0:
+        return None
+    lo, hi = int(0.3 * width), int(0.7 * width)
+    reach = [0] * (hi - lo + 1)
+    for words in lines:
+        hit: set[int] = set()
+        for text, box in words:
+            if _wordy(text):
+                hit.update(range(max(lo, int(box[0])), min(hi, int(box[2])) + 1))
+        for x in hit:
+            reach[x - lo] += 1
+    limit = max(1, len(lines) // 10)
+    best: tuple[int, int] | None = None
+    start = None
+    for x, count in enumerate([*reach, limit + 1]):
+        if count <= limit and start is None:
+            start = x
+        elif count > limit and start is not None:
+            if best is None or x - start > best[1] - best[0]:
+                best = (start, x)
+            start = None
+    if best is None or best[1] - best[0] < 4:
+        return None
+    return (lo + best[0], lo + best[1])
+
+
+def split_line(words: Sequence[Word], gutter: tuple[float, float] | None) -> list[list[Word]]:
+    """One OCR line (left to right) cut at the page's ``gutter`` when no word runs through it
+    (then the specks read in the gutter go). Wide gaps elsewhere (table cells) are left to
+    ``rows``, as in a text layer's lines."""
+    ordered = sorted(words, key=lambda w: w[1][0])
+    through = True
+    if gutter is not None:
+        g0, g1 = gutter
+        through = any(_wordy(t) and b[0] < g0 and b[2] > g1 for t, b in ordered)
+        if not through:
+            ordered = [w for w in ordered if _wordy(w[0]) or not g0 - 2 <= w[1][0] <= g1 + 2]
+    if not ordered:
+        return []
+    pieces = [[ordered[0]]]
+    for word in ordered[1:]:
+        before = pieces[-1][-1][1]
+        cut = (
+            gutter is not None
+            and not through
+            and before[2] <= gutter[1]
+            and word[1][0] >= gutter[0]
+        )
+        if cut:
+            pieces.append([word])
+        else:
+            pieces[-1].append(word)
+    return pieces
+
+
+def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
+    """Line sizes with the OCR's jitter taken out: a size from 80% to 125% of the page's body
+    size (the median size of its lines of 20 characters or more) becomes the body size."""
+    long = [s for s, n in zip(sizes, chars, strict=True) if n >= 20]
+    if not long:
+        return list(sizes)
+    body = statistics.median(long)
+    return [body if 0.8 * body <= s <= 1.25 * body else s for s in sizes]
+
+
+def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
+    """The font size of each OCR line box (``chars`` characters long): its height /
+    ``INK_HEIGHT``, unless the line's width per character says it is smaller.
+
+    A box grows taller than its text with the skew, and Tesseract sometimes gives a line next
+    to a figure the height of two; the advance per character does not change. How wide a
+    character is for its size depends on the script and typeface, so the ratio is the page's
+    own: the median over its long lines.
+    """
+    heights = [(b[3] - b[1]) / INK_HEIGHT for b in boxes]
+    advances = [(b[2] - b[0]) / n if n else 0.0 for b, n in zip(boxes, chars, strict=True)]
+    ratios = [a / h for a, h, n in zip(advances, heights, chars, strict=True) if n >= 20 and h > 0]
+    if not ratios:
+        return heights
+    ratio = statistics.median(ratios)
+    sizes = []
+    for height, advance, n in zip(heights, advances, chars, strict=True):
+        by_width = advance / ratio
+        tall = (n >= 12 and height > 1.2 * by_width) or (n >= 4 and height > 1.8 * by_width)
+        sizes.append(by_width if tall else height)
+    return sizes
+
+
+def _line(words: Sequence[Word], box: Rect, size: float) -> Line:
+    # The ink box's bottom is a descent below the baseline at the line's lower end; a slanted
+    # line's baseline runs through the middle of the extra height the slant adds.
+    slant = max(0.0, (box[3] - box[1]) - INK_HEIGHT * size)
+    baseline = box[3] - DESCENT * size - slant / 2
+    spans = []
+    for n, (text, wbox) in enumerate(words):
+        spans.append(
+            Span(
+                text=text if n == len(words) - 1 else text + " ",
+                bbox=(wbox[0], box[1], wbox[2], box[3]),
+                font=OCR_FONT,
+                size=size,
+                origin=(wbox[0], baseline),
+            )
+        )
+    return Line(spans=tuple(spans), bbox=box)
+
+
+def group_blocks(lines: Sequence[Line]) -> list[Block]:
+    """Consecutive lines (top to bottom) of one column in one block: a line joins the block
+    whose last line it overlaps horizontally by half and follows within one line height."""
+    blocks: list[list[Line]] = []
+    for line in sorted(lines, key=lambda ln: (ln.bbox[1], ln.bbox[0])):
+        x0, y0, x1, y1 = line.bbox
+        for group in blocks:
+            last = group[-1].bbox
+            overlap = min(x1, last[2]) - max(x0, last[0])
+            if overlap > 0.5 * min(x1 - x0, last[2] - last[0]) and -0.5 * (y1 - y0) < y0 - last[
+                3
+            ] < (y1 - y0):
+                group.append(line)
+                break
+        else:
+            blocks.append([line])
+    return [Block(lines=tuple(g), bbox=union(ln.bbox for ln in g)) for g in blocks]
+
+
+# --- covering the scanned words (pure) ------------------------------------------------------
+
+
+def cover_boxes(rects: Sequence[Rect], skew_deg: float = MAX_SKEW_DEG) -> list[Rect]:
+    """The areas to paint over to hide the scanned words of lines whose redaction bands are
+    ``rects`` (``rows.make_row``: half a font size high, its bottom a tenth of a size above the
+    baseline): from the ascenders to the descenders, wide by a little, and high by the rise of
+    a line of that width skewed by ``skew_deg``."""
+    tilt = abs(skew_deg) * 3.14159265 / 180.0
+    out = []
+    for x0, y0, x1, y1 in rects:
+        size = 2.0 * (y1 - y0)
+        baseline = y1 + 0.1 * size
+        rise = min(0.5 * size, 0.5 * (x1 - x0) * tilt)
+        out.append(
+            (
+                x0 - 0.15 * size,
+                baseline - 0.85 * size - rise,
+                x1 + 0.15 * size,
+                baseline + 0.3 * size + rise,
+            )
+        )
+    return out
+
+
+def background(pixels: Sequence[tuple[int, int, int]]) -> tuple[float, float, float]:
+    """The background colour (0..1 RGB) among ``pixels`` sampled around a word box: the most
+    common colour, after rounding away scan noise, of the lighter half of the pixels (the
+    ring crosses the strokes of neighbour lines); white when there are none."""
+    if not pixels:
+        return (1.0, 1.0, 1.0)
+    lightness = sorted(sum(p) for p in pixels)
+    middle = lightness[len(lightness) // 2]
+    pixels = [p for p in pixels if sum(p) >= middle]
+    counts = Counter((r // 16, g // 16, b // 16) for r, g, b in pixels)
+    best = counts.most_common(1)[0][0]
+    chosen = [p for p in pixels if (p[0] // 16, p[1] // 16, p[2] // 16) == best]
+    return tuple(statistics.fmean(p[i] for p in chosen) / 255.0 for i in range(3))  # type: ignore[return-value]
+
+
+def ring(box: Rect, scale: float, width: int, height: int, margin: float = 2.0) -> list[int]:
+    """Pixel indices (row-major, ``width`` x ``height`` at ``scale`` pixels per point) of
+    the outline ``margin`` points outside ``box``."""
+    x0 = max(0, min(width - 1, int((box[0] - margin) * scale)))
+    x1 = max(0, min(width - 1, int((box[2] + margin) * scale)))
+    y0 = max(0, min(height - 1, int((box[1] - margin) * scale)))
+    y1 = max(0, min(height - 1, int((box[3] + margin) * scale)))
+    out = [y0 * width + x for x in range(x0, x1 + 1)]
+    out += [y1 * width + x for x in range(x0, x1 + 1)]
+    out += [y * width + x0 for y in range(y0, y1 + 1)]
+    out += [y * width + x1 for y in range(y0, y1 + 1)]
+    return out
+
+
+#: Resolution of the page image the background colours are sampled from.
+SAMPLE_DPI = 72
+
+
+def paint_covers(page: pymupdf.Page, rects: Sequence[Rect]) -> int:
+    """Paint over the scanned words of the lines whose redaction bands are ``rects``, each
+    cover in the background colour around it; returns how many covers were painted."""
+    boxes = cover_boxes(rects)
+    if not boxes:
+        return 0
+    pix = page.get_pixmap(dpi=SAMPLE_DPI, colorspace=pymupdf.csRGB, alpha=False)
+    samples, n = pix.samples, pix.n
+    scale = SAMPLE_DPI / 72.0
+    origin = page.rect
+    shape = page.new_shape()
+    for box in boxes:
+        local = (box[0] - origin.x0, box[1] - origin.y0, box[2] - origin.x0, box[3] - origin.y0)
+        pixels = [
+            (samples[i * n], samples[i * n + 1], samples[i * n + 2])
+            for i in ring(local, scale, pix.width, pix.height)
+        ]
+        shape.draw_rect(pymupdf.Rect(box))
+        shape.finish(color=None, fill=background(pixels), width=0)
+    shape.commit(overlay=True)
+    return len(boxes)
+
+
+#: Told ``(page, done)`` before and after the OCR of a page (the worker's time limit).
+OnPage = Callable[[int, bool], None]
