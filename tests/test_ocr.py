@@ -29,10 +29,13 @@ from translation.ocr import (
     Word,
     background,
     cover_boxes,
+    even_sizes,
     find_gutter,
+    ink_band,
     is_scanned,
     line_sizes,
     missing_data_message,
+    ocr_layout,
     split_line,
     tesseract_language,
 )
@@ -135,7 +138,8 @@ def test_a_line_taller_than_its_text_takes_its_size_from_its_width_per_character
     boxes.append((72.0, 200.0, 272.0, 216.0))
     chars = [40] * 7
     sizes = line_sizes(boxes, chars)
-    assert sizes[-1] == pytest.approx(sizes[0], rel=0.05)
+    assert sizes[-1] <= 1.12 * sizes[0] < 16.0 / 1.05  # not the box's 15.2
+    assert even_sizes(sizes, chars)[-1] == even_sizes(sizes, chars)[0]
     title = line_sizes([*boxes, (100.0, 30.0, 400.0, 46.0)], [*chars, 30])[-1]
     assert title > 1.3 * sizes[0]
 
@@ -320,3 +324,29 @@ def test_the_worker_reads_scanned_pages_under_a_time_limit_per_page(corpus_dir: 
     tight = WorkerConfig(timeout_s=120.0, ocr_page_timeout_s=0.01)
     with pytest.raises(PDFProcessingError, match="ZT_OCR_PAGE_TIMEOUT_S"):
         asyncio.run(run(tight))
+
+
+def test_a_line_box_joined_with_a_drawing_is_cut_down_to_its_text() -> None:
+    # Tesseract gave the line the height of the drawing beside it (40 pt); its ink (2 pixel
+    # rows a point) is a band 11 pt high starting 6 pt down, where the text box is centred.
+    rows = [0] * 12 + [30] * 22 + [0] * 46
+    assert ink_band(rows, 22) == 12
+    assert ink_band(rows, 26) == 10
+    assert ink_band([0] * 30, 22) is None
+    body = [  # the lines below it, boxes as high as their text
+        {"spans": [{"text": "for organizing published scientific li", "bbox": box}]}
+        for box in [(89, 270 + 13.5 * i, 273, 281.5 + 13.5 * i) for i in range(8)]
+    ]
+    tall = {
+        "spans": [
+            {"text": "We describe a deployed", "bbox": (89, 222, 200, 262)},
+            {"text": " scalable system", "bbox": (200, 222, 273, 262)},
+        ]
+    }
+    raw = {"blocks": [{"type": 0, "lines": [tall, *body]}]}
+    layout = ocr_layout(raw, 0, 595, 842, ink=lambda box: rows)
+    line = min((ln for b in layout.blocks for ln in b.lines), key=lambda ln: ln.bbox[1])
+    size = line.spans[0].size
+    assert line.bbox[1] + 0.5 * (line.bbox[3] - line.bbox[1]) == pytest.approx(222 + 6 + 5.5, abs=1)
+    assert line.bbox[3] - line.bbox[1] == pytest.approx(1.05 * size)
+    assert [s.text for s in line.spans] == ["We describe a deployed ", "scalable system"]

@@ -171,12 +171,38 @@ def read_ocr_page(
     )
     raw = page.get_text("dict", textpage=textpage, flags=text_flags)
     box = page.rect
-    return ocr_layout(raw, page.number, box.width, box.height, figures)
+    return ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
+
+
+def _page_ink(page: pymupdf.Page) -> Ink:
+    """:data:`Ink` of ``page`` as rendered (the pixmap is made on the first call)."""
+    made: list[pymupdf.Pixmap] = []
+    dark = bytes(1 if v < 128 else 0 for v in range(256))
+
+    def ink(box: Rect) -> list[int]:
+        if not made:
+            made.append(page.get_pixmap(dpi=round(72 * INK_SCALE), colorspace=pymupdf.csGRAY))
+        pix = made[0]
+        x0 = max(0, int((box[0] - page.rect.x0) * INK_SCALE))
+        x1 = min(pix.width, int((box[2] - page.rect.x0) * INK_SCALE) + 1)
+        y0 = max(0, int((box[1] - page.rect.y0) * INK_SCALE))
+        y1 = min(pix.height, int((box[3] - page.rect.y0) * INK_SCALE) + 1)
+        samples, stride = pix.samples, pix.stride
+        return [
+            samples[y * stride + x0 : y * stride + x1].translate(dark).count(1)
+            for y in range(y0, y1)
+        ]
+
+    return ink
 
 
 # --- OCR text -> layout (pure) --------------------------------------------------------------
 
 Word = tuple[str, Rect]
+#: Dark pixels in each pixel row of an area of the page, top to bottom (``INK_SCALE`` rows a
+#: point).
+Ink = Callable[[Rect], Sequence[int]]
+INK_SCALE = 2.0
 
 
 def ocr_layout(
@@ -185,13 +211,16 @@ def ocr_layout(
     width: float,
     height: float,
     figures: Sequence[Rect] = (),
+    ink: Ink | None = None,
 ) -> PageLayout:
     """The layout of an OCR'd page from PyMuPDF's ``dict`` of its OCR text page.
 
     Lines are cut where a gap wider than their height runs through them (Tesseract joins the
     two columns of a skewed page into one line), grouped into blocks of lines one above the
-    other, and each gets a font size and baseline (see the module's docstring). ``figures``
-    are kept as given: the scan is one image, so none are found from it.
+    other, and each gets a font size and baseline (see the module's docstring). A line box
+    much taller than its text (Tesseract joins a line with a figure's drawing beside it) is
+    cut down to the band of its text's height holding the most ``ink``. ``figures`` are kept
+    as given: the scan is one image, so none are found from it.
     """
     raw_lines: list[list[Word]] = []
     for block in raw.get("blocks", ()):
@@ -210,6 +239,8 @@ def ocr_layout(
     boxes = [union(box for _, box in piece) for piece in pieces]
     chars = [sum(len(t) for t, _ in piece) for piece in pieces]
     sizes = even_sizes(line_sizes(boxes, chars), chars)
+    if ink is not None:
+        boxes = [_to_ink(box, size, ink) for box, size in zip(boxes, sizes, strict=True)]
     lines = [_line(piece, box, size) for piece, box, size in zip(pieces, boxes, sizes, strict=True)]
     return PageLayout(
         index=index,
@@ -230,10 +261,11 @@ def _wordy(text: str) -> bool:
 
 def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, float] | None:
     """The page's column gutter (x0, x1): the widest run of x in the middle 40% of the page
-    that the words of at most a tenth of the lines reach into (a skewed scan has lines across
-    both columns, and Tesseract reads specks in the gutter as dashes); None on a one-column
-    page."""
-    if not lines or width <= 0:
+    that the words of at most a fifth of the lines reach into (the title, authors and footer
+    run across it; a skewed scan has lines across both columns, and Tesseract reads specks in
+    the gutter as dashes); None on a one-column page, and where the run is too wide for a
+    gutter (a page of a few lines)."""
+    if len(lines) < 8 or width <= 0:  # too few lines to tell a gutter from a margin
         return None
     lo, hi = int(0.3 * width), int(0.7 * width)
     reach = [0] * (hi - lo + 1)
@@ -244,7 +276,7 @@ def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, f
                 hit.update(range(max(lo, int(box[0])), min(hi, int(box[2])) + 1))
         for x in hit:
             reach[x - lo] += 1
-    limit = max(1, len(lines) // 10)
+    limit = max(1, len(lines) // 5)
     best: tuple[int, int] | None = None
     start = None
     for x, count in enumerate([*reach, limit + 1]):
@@ -254,16 +286,18 @@ def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, f
             if best is None or x - start > best[1] - best[0]:
                 best = (start, x)
             start = None
-    if best is None or best[1] - best[0] < 4:
+    if best is None or not 4 <= best[1] - best[0] <= 0.12 * width:  # wider: no columns
         return None
     return (lo + best[0], lo + best[1])
 
 
 def split_line(words: Sequence[Word], gutter: tuple[float, float] | None) -> list[list[Word]]:
-    """One OCR line (left to right) cut at the page's ``gutter`` when no word runs through it
+    """One OCR line (in reading order) cut at the page's ``gutter`` when no word runs through it
     (then the specks read in the gutter go). Wide gaps elsewhere (table cells) are left to
     ``rows``, as in a text layer's lines."""
-    ordered = sorted(words, key=lambda w: w[1][0])
+    # Tesseract's order: a line it joined with a line below reads each in turn, and a sort by
+    # x would shuffle their words.
+    ordered = list(words)
     through = True
     if gutter is not None:
         g0, g1 = gutter
@@ -289,13 +323,18 @@ def split_line(words: Sequence[Word], gutter: tuple[float, float] | None) -> lis
 
 
 def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
-    """Line sizes with the OCR's jitter taken out: a size from 80% to 125% of the page's body
-    size (the median size of its lines of 20 characters or more) becomes the body size."""
+    """Line sizes with the OCR's jitter taken out: a size from 72% to 125% of the page's body
+    size (the median size of its lines of 20 characters or more) becomes the body size (a
+    footnote's text too: the fitting sets it in its box), and so does the size of a line of
+    fewer than 4 characters (a speck read as "(by" is no heading)."""
     long = [s for s, n in zip(sizes, chars, strict=True) if n >= 20]
     if not long:
         return list(sizes)
     body = statistics.median(long)
-    return [body if 0.8 * body <= s <= 1.25 * body else s for s in sizes]
+    return [
+        body if 0.72 * body <= s <= 1.25 * body or n < 4 else s
+        for s, n in zip(sizes, chars, strict=True)
+    ]
 
 
 def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
@@ -316,9 +355,44 @@ def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
     sizes = []
     for height, advance, n in zip(heights, advances, chars, strict=True):
         by_width = advance / ratio
-        tall = (n >= 12 and height > 1.2 * by_width) or (n >= 4 and height > 1.8 * by_width)
+        if n >= 20:  # long enough for its width to tell
+            sizes.append(min(height, 1.1 * by_width))
+            continue
+        tall = (n >= 6 and height > 1.3 * by_width) or (n >= 4 and height > 1.8 * by_width)
         sizes.append(by_width if tall else height)
     return sizes
+
+
+def _to_ink(box: Rect, size: float, ink: Ink) -> Rect:
+    text_height = INK_HEIGHT * size
+    if box[3] - box[1] <= 1.3 * text_height:
+        return box
+    start = ink_band(ink(box), round(text_height * INK_SCALE))
+    if start is None:
+        return box
+    top = box[1] + start / INK_SCALE
+    return (box[0], top, box[2], top + text_height)
+
+
+def ink_band(rows: Sequence[int], height: int) -> int | None:
+    """The first of the ``height`` consecutive ``rows`` that hold the most ink, the middle one
+    of several that hold as much (a window taller than the ink centred on it); None when
+    there are not that many rows, or no ink."""
+    if height <= 0 or len(rows) < height:
+        return None
+    window = sum(rows[:height])
+    sums = [window]
+    for i in range(height, len(rows)):
+        window += rows[i] - rows[i - height]
+        sums.append(window)
+    best = max(sums)
+    if best <= 0:
+        return None
+    first = sums.index(best)
+    last = first
+    while last + 1 < len(sums) and sums[last + 1] == best:
+        last += 1
+    return (first + last) // 2
 
 
 def _line(words: Sequence[Word], box: Rect, size: float) -> Line:

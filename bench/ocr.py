@@ -1,0 +1,123 @@
+"""OCR benchmark: seconds per scanned page, peak memory, and how many of the paper's words
+reach the LLM, on corpus 10 (02 rendered to black-and-white images, even pages skewed).
+
+The scan is translated with the pseudo translator in a child process (its peak RSS is its
+own); 02's own paragraphs, read from its text layer, are the reference word set. Targets from
+issue 14: at least 90% of 02's body words sent; the engine's peak RSS budget (600 MB).
+
+    python -m bench.ocr [CORPUS_DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from bench.child import ChildFailed, measure_in_child
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+SCAN, TEXT = "10_", "02_"
+TARGET_RECALL = 0.9
+TARGET_RSS_MB = 600.0
+
+
+def _words(text: str) -> Counter[str]:
+    return Counter(re.findall(r"[a-z]{2,}", text.lower()))
+
+
+def measure(path: Path) -> dict[str, object]:
+    """OCR and translate the scan ``path``; compare its words with the text paper beside it."""
+    from tests.fakes.pseudo import pseudo_translate
+    from translation.formulas import restore
+    from translation.pdf import extract_document, extract_paragraphs, open_document, render_mono
+
+    data = path.read_bytes()
+    ocr_seconds: list[float] = []
+    page_started = [0.0]
+
+    def timed(page: int, done: bool) -> None:
+        if done:
+            ocr_seconds.append(time.perf_counter() - page_started[0])
+        else:
+            page_started[0] = time.perf_counter()
+
+    started = time.perf_counter()
+    doc = open_document(data)
+    paragraphs = extract_document(doc, on_ocr=timed).paragraphs
+    extracted = time.perf_counter()
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    render_mono(doc, paragraphs, translations, "ko")
+    rendered = time.perf_counter()
+    (text_path,) = path.parent.glob(f"{TEXT}*.pdf")
+    reference = extract_paragraphs(open_document(text_path.read_bytes()))
+    sent, wanted = Counter[str](), Counter[str]()
+    for p in paragraphs:
+        sent += _words(p.text)
+    for p in reference:
+        wanted += _words(p.text)
+    return {
+        "file": path.name,
+        "pages": doc.page_count,
+        "ocr_s": ocr_seconds,
+        "extract_s": extracted - started,
+        "render_s": rendered - extracted,
+        "recall": sum((sent & wanted).values()) / max(1, sum(wanted.values())),
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def run(corpus: Path | None = None) -> str:
+    """The OCR table for the scan in ``corpus`` (default ../shared/corpus)."""
+    from tests.helpers.ocr import ocr_missing
+
+    folder = corpus or CORPUS
+    scans = sorted(folder.glob(f"{SCAN}*.pdf")) if folder.is_dir() else []
+    if not scans:
+        return f"ocr bench: no scanned paper {SCAN}* in {folder}"
+    if missing := ocr_missing("en"):
+        return f"ocr bench: skipped, {missing}"
+    try:
+        row = measure_in_child("bench.ocr", scans[0])
+    except ChildFailed as exc:
+        return f"ocr bench: crashed: {exc}"
+    return _table(row)
+
+
+def _table(row: dict[str, object]) -> str:
+    seconds = [float(s) for s in row["ocr_s"]]  # type: ignore[attr-defined]
+    pages = int(row["pages"])  # type: ignore[call-overload]
+    recall, rss = float(row["recall"]), float(row["rss_mb"])  # type: ignore[arg-type]
+    lines = [
+        f"OCR (Tesseract through PyMuPDF) on {row['file']}",
+        f"pages read by OCR    {len(seconds)} of {pages}",
+        "OCR s/page           "
+        + (
+            f"mean {sum(seconds) / len(seconds):.2f}, min {min(seconds):.2f},"
+            f" max {max(seconds):.2f}"
+            if seconds
+            else "-"
+        ),
+        f"extract s (all)      {float(row['extract_s']):.1f}",  # type: ignore[arg-type]
+        f"render s (all)       {float(row['render_s']):.2f}",  # type: ignore[arg-type]
+        f"{'ok' if recall >= TARGET_RECALL else 'FAIL'} {recall:.1%} of 02's words sent"
+        f" (target >= {TARGET_RECALL:.0%})",
+        f"{'ok' if rss <= TARGET_RSS_MB else 'FAIL'} peak RSS {rss:.0f} MB"
+        f" (target <= {TARGET_RSS_MB:.0f})",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) >= 2 and argv[0] == "--one":
+        print(json.dumps(measure(Path(argv[1]))))
+        return
+    print(run(Path(argv[0]) if argv else None))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
