@@ -73,8 +73,9 @@ class Scan:
     def __init__(self, corpus_dir: Path) -> None:
         self.data = _pages(_paper(corpus_dir, "10"), PAGES)
         self.text = _pages(_paper(corpus_dir, "02"), PAGES)
-        self.paragraphs = extract_paragraphs(open_document(self.data))
-        self.reference = extract_paragraphs(open_document(self.text))
+        # The references too: the last page holds nothing else.
+        self.paragraphs = extract_paragraphs(open_document(self.data), include_references=True)
+        self.reference = extract_paragraphs(open_document(self.text), include_references=True)
         translations = _translate(self.paragraphs)
         self.mono = render_mono(open_document(self.data), self.paragraphs, translations, "ko")
 
@@ -201,7 +202,7 @@ def test_the_scanned_papers_body_words_reach_the_llm(scan: Scan) -> None:
 def test_every_page_carries_the_translation_where_the_scan_had_text(scan: Scan) -> None:
     out = pymupdf.open(stream=scan.mono)
     for number, page in enumerate(out):
-        mine = [p for p in scan.paragraphs if p.page == number and p.kind == "body"]
+        mine = [p for p in scan.paragraphs if p.page == number and p.kind in ("body", "reference")]
         assert mine
         spans = [
             s
@@ -238,7 +239,7 @@ def _ink(page: pymupdf.Page, boxes: list[tuple[float, float, float, float]]) -> 
 @needs_ocr("en")
 def test_the_scanned_english_is_not_readable_under_the_translation(scan: Scan) -> None:
     # The output with its text taken away shows what is left of the scan: around the body
-    # paragraphs sent, the ink of the English words must be gone.
+    # paragraphs and reference entries sent, the ink of the English words must be gone.
     out = pymupdf.open(stream=scan.mono)
     source = pymupdf.open(stream=scan.data)
     for number, page in enumerate(out):
@@ -250,7 +251,7 @@ def test_the_scanned_english_is_not_readable_under_the_translation(scan: Scan) -
         boxes = [
             (p.bbox[0] - 1, p.bbox[1] - 1, p.bbox[2] + 1, p.bbox[3] + 1)
             for p in scan.paragraphs
-            if p.page == number and p.kind == "body"
+            if p.page == number and p.kind in ("body", "reference")
         ]
         before, after = _ink(source[number], boxes), _ink(page, boxes)
         assert before > 5000

@@ -18,6 +18,7 @@ Everything but :func:`read_ocr_page`, :func:`tessdata` and :func:`needs_ocr` is 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import statistics
@@ -171,7 +172,13 @@ def read_ocr_page(
     )
     raw = page.get_text("dict", textpage=textpage, flags=text_flags)
     box = page.rect
-    return ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
+    layout = ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
+    lines = [_text_band(ln) for b in layout.blocks for ln in b.lines]
+    pix = page.get_pixmap(dpi=round(72 * GRAPHIC_SCALE), colorspace=pymupdf.csGRAY)
+    dark = [v < 220 for v in pix.samples] if pix.stride == pix.width else []
+    drawn = graphic_regions(dark, pix.width, pix.height, lines, GRAPHIC_SCALE)
+    labels = [(ln.bbox, len(ln.spans)) for b in layout.blocks for ln in b.lines]
+    return dataclasses.replace(layout, figures=(*layout.figures, *with_labels(drawn, labels)))
 
 
 def _page_ink(page: pymupdf.Page) -> Ink:
@@ -338,17 +345,19 @@ def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
 
 
 def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
-    """The font size of each OCR line box (``chars`` characters long): its height /
-    ``INK_HEIGHT``, unless the line's width per character says it is smaller.
+    """The font size of each OCR line box (``chars`` characters long).
 
     A box grows taller than its text with the skew, and Tesseract sometimes gives a line next
-    to a figure the height of two; the advance per character does not change. How wide a
-    character is for its size depends on the script and typeface, so the ratio is the page's
-    own: the median over its long lines.
+    to a figure the height of two; neither the distance between lines nor the advance per
+    character changes. So the page's body size is its usual line pitch / ``LEADING``, the
+    advance of a character of that size the median over the long lines (it depends on the
+    script and typeface), and a long line's size is its advance per character over that. A
+    shorter line's is its height / ``INK_HEIGHT``, unless its advance says it is smaller.
     """
     heights = [(b[3] - b[1]) / INK_HEIGHT for b in boxes]
     advances = [(b[2] - b[0]) / n if n else 0.0 for b, n in zip(boxes, chars, strict=True)]
-    ratios = [a / h for a, h, n in zip(advances, heights, chars, strict=True) if n >= 20 and h > 0]
+    body = body_size(boxes) or statistics.median(heights or [0.0])
+    ratios = [a / body for a, n in zip(advances, chars, strict=True) if n >= 20 and body > 0]
     if not ratios:
         return heights
     ratio = statistics.median(ratios)
@@ -356,11 +365,33 @@ def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
     for height, advance, n in zip(heights, advances, chars, strict=True):
         by_width = advance / ratio
         if n >= 20:  # long enough for its width to tell
-            sizes.append(min(height, 1.1 * by_width))
+            sizes.append(by_width)
             continue
-        tall = (n >= 6 and height > 1.3 * by_width) or (n >= 4 and height > 1.8 * by_width)
-        sizes.append(by_width if tall else height)
+        if n >= 6:
+            sizes.append(min(height, 1.15 * by_width))
+            continue
+        sizes.append(by_width if n >= 4 and height > 1.8 * by_width else height)
     return sizes
+
+
+def body_size(boxes: Sequence[Rect]) -> float | None:
+    """The page's usual distance between a line and the next one below it in its column,
+    over ``LEADING``; None when no two lines follow each other."""
+    centres = sorted(((b[1] + b[3]) / 2, b) for b in boxes)
+    pitches = []
+    for i, (cy, box) in enumerate(centres):
+        height = box[3] - box[1]
+        for cy2, other in centres[i + 1 :]:
+            if cy2 - cy > 2.0 * height:
+                break
+            overlap = min(box[2], other[2]) - max(box[0], other[0])
+            if (
+                overlap > 0.5 * min(box[2] - box[0], other[2] - other[0])
+                and cy2 - cy > 0.4 * height
+            ):
+                pitches.append(cy2 - cy)
+                break
+    return statistics.median(pitches) / LEADING if len(pitches) >= 3 else None
 
 
 def _to_ink(box: Rect, size: float, ink: Ink) -> Rect:
@@ -431,6 +462,117 @@ def group_blocks(lines: Sequence[Line]) -> list[Block]:
         else:
             blocks.append([line])
     return [Block(lines=tuple(g), bbox=union(ln.bbox for ln in g)) for g in blocks]
+
+
+def _text_band(line: Line) -> Rect:
+    """Where a line's letters are: from its ascenders to its descenders (Tesseract's box may
+    take in a drawing beside them)."""
+    span = line.spans[0]
+    base = span.origin[1] if span.origin else line.bbox[3]
+    return (line.bbox[0], base - 0.8 * span.size, line.bbox[2], base + 0.3 * span.size)
+
+
+# --- drawings in the scan (pure) ----------------------------------------------------------
+
+#: Pixels a point of the page image the drawings are found on (18 dpi: a cell of 4 points).
+GRAPHIC_SCALE = 0.25
+
+
+def graphic_regions(
+    dark: Sequence[bool],
+    width: int,
+    height: int,
+    lines: Sequence[Rect],
+    scale: float = GRAPHIC_SCALE,
+) -> list[Rect]:
+    """The figures of a scanned page: where its ink is not text. ``dark`` is the page image
+    (row-major, ``width`` x ``height`` pixels, ``scale`` pixels a point); ``lines`` are the
+    bands of the OCR'd lines, whose ink is text. The rest of the ink is grouped into pieces
+    (pixels within 2 of each other); the pieces that are two-dimensional (not a rule of a
+    table, a fraction bar or an underline), 6 points larger and joined where they overlap, are
+    a figure when large enough: the labels Tesseract read in it stay as they are.
+    """
+    if len(dark) != width * height or not width:
+        return []
+    text = bytearray(width * height)
+    for x0, y0, x1, y1 in lines:
+        c0, c1 = max(0, int((x0 - 2) * scale)), min(width - 1, int((x1 + 2) * scale))
+        r0, r1 = max(0, int((y0 - 2) * scale)), min(height - 1, int((y1 + 2) * scale))
+        for r in range(r0, r1 + 1):
+            text[r * width + c0 : r * width + c1 + 1] = b"\x01" * (c1 - c0 + 1)
+    seen = bytearray(width * height)
+    pieces: list[Rect] = []
+    reach = 3
+    for start in range(width * height):
+        if not dark[start] or text[start] or seen[start]:
+            continue
+        seen[start] = 1
+        stack, count = [start], 0
+        c0 = c1 = start % width
+        r0 = r1 = start // width
+        while stack:
+            at = stack.pop()
+            count += 1
+            r, c = divmod(at, width)
+            c0, c1, r0, r1 = min(c0, c), max(c1, c), min(r0, r), max(r1, r)
+            for rr in range(max(0, r - reach), min(height, r + reach + 1)):
+                for cc in range(max(0, c - reach), min(width, c + reach + 1)):
+                    nxt = rr * width + cc
+                    if dark[nxt] and not text[nxt] and not seen[nxt]:
+                        seen[nxt] = 1
+                        stack.append(nxt)
+        w, h = (c1 - c0 + 1) / scale, (r1 - r0 + 1) / scale
+        if w >= 8 and h >= 8 and count >= 4:
+            pieces.append(
+                (c0 / scale - 6, r0 / scale - 6, (c1 + 1) / scale + 6, (r1 + 1) / scale + 6)
+            )
+    return [r for r in _merged(pieces) if (r[2] - r[0]) * (r[3] - r[1]) >= 2500]
+
+
+def with_labels(figures: Sequence[Rect], lines: Sequence[tuple[Rect, int]]) -> list[Rect]:
+    """``figures`` grown over the short lines (``(box, words)``, at most 3 words) that touch
+    them, until none is left: the labels of a drawing, and the drawing Tesseract read as text
+    ("(~ links to Com)"). A line of running text is longer and stays out."""
+    out = list(figures)
+    short = [box for box, words in lines if words <= 3]
+    grown = True
+    while grown and out:
+        grown = False
+        for box in short:
+            for i, fig in enumerate(out):
+                near = (
+                    box[0] <= fig[2] + 6
+                    and fig[0] - 6 <= box[2]
+                    and box[1] <= fig[3] + 6
+                    and fig[1] - 6 <= box[3]
+                )
+                inside = (
+                    fig[0] <= box[0] and box[2] <= fig[2] and fig[1] <= box[1] and box[3] <= fig[3]
+                )
+                if near and not inside:
+                    out[i] = union([fig, box])
+                    grown = True
+        out = _merged(out)
+    return out
+
+
+def _merged(boxes: Sequence[Rect]) -> list[Rect]:
+    """``boxes`` with the ones that overlap joined, until none do."""
+    out = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]:
+                    out[i] = union([a, b])
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return out
 
 
 # --- covering the scanned words (pure) ------------------------------------------------------
