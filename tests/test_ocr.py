@@ -31,6 +31,7 @@ from translation.ocr import (
     cover_boxes,
     even_sizes,
     find_gutter,
+    graphic_regions,
     ink_band,
     is_scanned,
     line_sizes,
@@ -38,6 +39,7 @@ from translation.ocr import (
     ocr_layout,
     split_line,
     tesseract_language,
+    with_labels,
 )
 from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
@@ -351,3 +353,25 @@ def test_a_line_box_joined_with_a_drawing_is_cut_down_to_its_text() -> None:
     assert line.bbox[1] + 0.5 * (line.bbox[3] - line.bbox[1]) == pytest.approx(222 + 6 + 5.5, abs=1)
     assert line.bbox[3] - line.bbox[1] == pytest.approx(1.05 * size)
     assert [s.text for s in line.spans] == ["We describe a deployed ", "scalable system"]
+
+
+def test_drawings_in_a_scan_are_figures_and_rules_and_text_are_not() -> None:
+    # A 100 x 100 pixel page at 0.25 pixels a point (400 x 400 pt): a drawn box of 20 x 20
+    # pixels, a table rule one pixel high, and a line of text (its band given).
+    width = height = 100
+    dark = [False] * (width * height)
+    for i in range(10, 30):
+        for j in (10, 29):
+            dark[j * width + i] = dark[i * width + j] = True
+    for i in range(40, 95):
+        dark[60 * width + i] = True  # the rule
+        dark[80 * width + i] = dark[81 * width + i] = True  # the text's ink
+    text_band = (160.0, 318.0, 380.0, 328.0)
+    (figure,) = graphic_regions(dark, width, height, [text_band], 0.25)
+    assert figure[0] <= 40 and figure[1] <= 40 and figure[2] >= 120 and figure[3] >= 120
+    assert figure[3] < 240  # neither the rule nor the text
+    # A label under the drawing joins it; a line of running text beside it does not.
+    label = ((50.0, 126.0, 90.0, 136.0), 1)
+    body = ((130.0, 60.0, 390.0, 72.0), 9)
+    (grown,) = with_labels([figure], [label, body])
+    assert grown[3] >= 136 and grown[2] < 130
