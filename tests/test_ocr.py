@@ -40,6 +40,7 @@ from translation.ocr import (
     split_line,
     tesseract_language,
     with_labels,
+    word_space,
 )
 from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
@@ -375,3 +376,12 @@ def test_drawings_in_a_scan_are_figures_and_rules_and_text_are_not() -> None:
     body = ((130.0, 60.0, 390.0, 72.0), 9)
     (grown,) = with_labels([figure], [label, body])
     assert grown[3] >= 136 and grown[2] < 130
+
+
+def test_korean_and_chinese_words_are_joined_as_they_are_written() -> None:
+    # Tesseract reads Korean and Chinese one character a word.
+    assert not word_space("감", "염", 1.0, 10.0)  # a sliver inside a Korean word
+    assert word_space("감염병", "또는", 3.5, 10.0)  # a Korean word space
+    assert not word_space("参", "考", 4.0, 10.0)  # Chinese has no spaces
+    assert word_space("graph", "nodes", 1.0, 10.0)
+    assert word_space("표", "1]", 0.5, 10.0)

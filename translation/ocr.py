@@ -349,14 +349,17 @@ def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
 
     A box grows taller than its text with the skew, and Tesseract sometimes gives a line next
     to a figure the height of two; neither the distance between lines nor the advance per
-    character changes. So the page's body size is its usual line pitch / ``LEADING``, the
+    character changes. So the page's body size is its usual line pitch / ``LEADING`` or its
+    usual line height / ``INK_HEIGHT``, whichever is less (Korean is set with more leading), the
     advance of a character of that size the median over the long lines (it depends on the
     script and typeface), and a long line's size is its advance per character over that. A
     shorter line's is its height / ``INK_HEIGHT``, unless its advance says it is smaller.
     """
     heights = [(b[3] - b[1]) / INK_HEIGHT for b in boxes]
     advances = [(b[2] - b[0]) / n if n else 0.0 for b, n in zip(boxes, chars, strict=True)]
-    body = body_size(boxes) or statistics.median(heights or [0.0])
+    typical = statistics.median(heights or [0.0])
+    pitch = body_size(boxes)
+    body = min(pitch, typical) if pitch else typical
     ratios = [a / body for a, n in zip(advances, chars, strict=True) if n >= 20 and body > 0]
     if not ratios:
         return heights
@@ -433,9 +436,11 @@ def _line(words: Sequence[Word], box: Rect, size: float) -> Line:
     baseline = box[3] - DESCENT * size - slant / 2
     spans = []
     for n, (text, wbox) in enumerate(words):
+        after = words[n + 1] if n + 1 < len(words) else None
+        spaced = after is not None and word_space(text, after[0], after[1][0] - wbox[2], size)
         spans.append(
             Span(
-                text=text if n == len(words) - 1 else text + " ",
+                text=text + " " if spaced else text,
                 bbox=(wbox[0], box[1], wbox[2], box[3]),
                 font=OCR_FONT,
                 size=size,
@@ -443,6 +448,28 @@ def _line(words: Sequence[Word], box: Rect, size: float) -> Line:
             )
         )
     return Line(spans=tuple(spans), bbox=box)
+
+
+def _cjk(char: str) -> str:
+    """ "hangul", "han" (Chinese characters and kana) or "" for another character."""
+    code = ord(char)
+    if 0xAC00 <= code <= 0xD7A3 or 0x1100 <= code <= 0x11FF or 0x3130 <= code <= 0x318F:
+        return "hangul"
+    if 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF:
+        return "han"
+    return ""
+
+
+def word_space(left: str, right: str, gap: float, size: float) -> bool:
+    """Whether two OCR words ``gap`` apart are separated by a space. Tesseract splits Korean
+    and Chinese text into words of one character: Chinese and Japanese use no spaces, Korean
+    only between words, where the gap is a third of an em rather than a sliver."""
+    a, b = _cjk(left[-1]) if left else "", _cjk(right[0]) if right else ""
+    if not a or not b:
+        return True
+    if a == "han" or b == "han":
+        return False
+    return gap >= 0.2 * size
 
 
 def group_blocks(lines: Sequence[Line]) -> list[Block]:
