@@ -45,7 +45,7 @@ from translation.ocr import (
 from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
 from translation.worker import PdfWorker, WorkerConfig
-from zotero_server.protocol import PluginRequest, ocr_request
+from zotero_server.protocol import FileKind, Operation, PluginRequest, ocr_request
 
 #: Pages (0-based) of corpus 10 read here: a skewed one and the last.
 PAGES = (1, 7)
@@ -385,3 +385,19 @@ def test_korean_and_chinese_words_are_joined_as_they_are_written() -> None:
     assert not word_space("参", "考", 4.0, 10.0)  # Chinese has no spaces
     assert word_space("graph", "nodes", 1.0, 10.0)
     assert word_space("표", "1]", 0.5, 10.0)
+
+
+def test_a_resumed_job_keeps_the_ocr_mode_it_was_asked_for() -> None:
+    base = {
+        "operation": Operation.TRANSLATE,
+        "file_name": "a.pdf",
+        "stem": "a",
+        "kind": FileKind.ORIGIN,
+        "pdf": b"",
+        "source_lang": "en",
+        "target_lang": "ko",
+        "outputs": (),
+    }
+    for ocr in ("always", None):
+        request = PluginRequest(**base, ocr=ocr)  # type: ignore[arg-type]
+        assert PluginRequest.from_record(request.to_record()).ocr == ocr
