@@ -401,3 +401,38 @@ def test_a_resumed_job_keeps_the_ocr_mode_it_was_asked_for() -> None:
     for ocr in ("always", None):
         request = PluginRequest(**base, ocr=ocr)  # type: ignore[arg-type]
         assert PluginRequest.from_record(request.to_record()).ocr == ocr
+
+
+def test_a_scan_with_its_own_invisible_text_layer_has_its_words_covered(
+    corpus_dir: Path,
+) -> None:
+    # What scanners and OCR tools write: the page image, and the words as invisible text.
+    with pymupdf.open(_paper(corpus_dir, "02")) as text:
+        sandwich = pymupdf.open()
+        page = sandwich.new_page(width=text[0].rect.width, height=text[0].rect.height)
+        page.insert_image(page.rect, pixmap=text[0].get_pixmap(dpi=150))
+        for block in text[0].get_text("dict")["blocks"]:
+            for line in block.get("lines", ()):
+                for span in line["spans"]:
+                    page.insert_text(
+                        span["origin"], span["text"], fontsize=span["size"], render_mode=3
+                    )
+        data = sandwich.tobytes()
+    paragraphs = extract_paragraphs(open_document(data))  # its text layer: no OCR
+    assert len(paragraphs) > 10
+    mono = pymupdf.open(
+        stream=render_mono(open_document(data), paragraphs, _translate(paragraphs), "ko")
+    )
+    out = mono[0]
+    out.add_redact_annot(out.rect)
+    out.apply_redactions(
+        images=pymupdf.PDF_REDACT_IMAGE_NONE, graphics=pymupdf.PDF_REDACT_LINE_ART_NONE
+    )
+    boxes = [
+        (p.bbox[0] - 1, p.bbox[1] - 1, p.bbox[2] + 1, p.bbox[3] + 1)
+        for p in paragraphs
+        if p.kind == "body"
+    ]
+    before, after = _ink(pymupdf.open(stream=data)[0], boxes), _ink(out, boxes)
+    assert before > 5000
+    assert after <= 0.05 * before, (after, before)

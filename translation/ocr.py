@@ -155,6 +155,20 @@ def needs_ocr(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool:
     return is_scanned(0, images, box.width, box.height)
 
 
+def words_are_pixels(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool:
+    """Whether the words of ``page`` are pixels of a scan, to be painted over rather than
+    removed glyph by glyph: a page read by OCR, or a scan that carries its own OCR text layer
+    (invisible text over an image covering the page: removing that text leaves the words of
+    the image)."""
+    if needs_ocr(page, mode, text_flags):
+        return True
+    images = [tuple(rect) for kind, rect in page.get_bboxlog() if kind.endswith("image")]
+    if not is_scanned(0, images, page.rect.width, page.rect.height):
+        return False
+    traced = page.get_texttrace()
+    return bool(traced) and all(t["type"] == 3 for t in traced)  # 3: invisible
+
+
 # --- the OCR call ---------------------------------------------------------------------------
 
 

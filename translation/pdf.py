@@ -43,6 +43,7 @@ from translation.ocr import (
     paint_covers,
     read_ocr_page,
     tessdata,
+    words_are_pixels,
 )
 from translation.paragraph import Paragraph
 from translation.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
@@ -284,8 +285,9 @@ def render_mono(
     paragraph's box and the free room around it, in its source style (``translation.fitting``,
     ``translation.style``); its links and highlights move with it (``translation.links``).
     Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages
-    are kept. The output is not encrypted. On the pages ``ocr`` reads by OCR, the scanned
-    words are covered (``translation.ocr.paint_covers``) instead.
+    are kept. The output is not encrypted. On the pages ``ocr`` reads by OCR and on scans
+    with an invisible OCR text layer, the scanned words are covered
+    (``translation.ocr.paint_covers``) too.
     """
     renderer = MonoRenderer(doc, target_lang, ocr)
     by_page: dict[int, list[Paragraph]] = {}
@@ -326,7 +328,7 @@ class MonoRenderer:
             return
         with _LOCK, _writing("write the translated PDF"):
             page = self._doc[number]
-            scanned = needs_ocr(page, self._ocr.mode, TEXT_FLAGS)
+            scanned = words_are_pixels(page, self._ocr.mode, TEXT_FLAGS)
             _render_page(page, items, self._chain, self._target_lang, self._formulas, scanned)
 
     def finish(self) -> bytes:
