@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import pymupdf
 
 from bench.throughput import (
     SOURCE,
@@ -36,6 +35,7 @@ from bench.throughput import (
     _settings,
     capacities,
 )
+from tests.helpers.pdfgen import join_pages
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from translation.limiter import AdaptiveLimiter
 from translation.pipeline import TranslationRequest, Translator
@@ -81,13 +81,7 @@ def _papers() -> tuple[bytes, bytes] | None:
     names = [name for name, _ in LONG_PARTS] + [SHORT]
     if not all((CORPUS / name).is_file() for name in names):
         return None
-    joined = pymupdf.open()
-    for name, pages in LONG_PARTS:
-        with pymupdf.open(CORPUS / name) as src:
-            for page in range(src.page_count) if pages is None else pages:
-                joined.insert_pdf(src, from_page=page, to_page=page)
-    long_pdf: bytes = joined.tobytes()
-    joined.close()
+    long_pdf = join_pages(CORPUS, LONG_PARTS)
     return long_pdf, (CORPUS / SHORT).read_bytes()
 
 

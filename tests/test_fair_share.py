@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 import httpx
-import pymupdf
 import pytest
 
 from common.progress import Progress
 from common.settings import ConcurrencyMode, Settings
+from tests.helpers.pdfgen import join_pages
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from tests.test_cli_translate import make_paper
@@ -28,17 +28,6 @@ from zotero_server.jobs import Job
 #: about 2 s: the LLM dominates the short job, as on a real GPU.
 SLOTS = 4
 LATENCY_MS = 60
-
-
-def _join(corpus: Path, parts: list[tuple[str, list[int] | None]]) -> bytes:
-    out = pymupdf.open()
-    for name, pages in parts:
-        with pymupdf.open(corpus / name) as src:
-            for page in range(src.page_count) if pages is None else pages:
-                out.insert_pdf(src, from_page=page, to_page=page)
-    data: bytes = out.tobytes()
-    out.close()
-    return data
 
 
 def _submit(client: httpx.Client, pdf: bytes, name: str, **fields: str) -> str:
@@ -68,7 +57,7 @@ def _wait_done(srv: RunningServer, job_id: str) -> float:
 def test_a_short_paper_behind_a_long_one_finishes_about_as_fast_as_alone(
     corpus_dir: Path, settings: Settings, tmp_path: Path
 ) -> None:
-    long_pdf = _join(
+    long_pdf = join_pages(
         corpus_dir,
         [
             ("05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf", None),

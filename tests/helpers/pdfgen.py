@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pymupdf
 from pymupdf import mupdf
@@ -368,3 +369,16 @@ def make_paper(
     data = doc.tobytes(garbage=3, deflate=True)
     doc.close()
     return data, truth
+
+
+def join_pages(folder: Path, parts: list[tuple[str, list[int] | None]]) -> bytes:
+    """One PDF of the pages ``parts`` names: (file in ``folder``, its 0-based pages or None
+    for all), in that order (the benches' and tests' long papers made of corpus papers)."""
+    out = pymupdf.open()
+    for name, pages in parts:
+        with pymupdf.open(folder / name) as src:
+            for page in range(src.page_count) if pages is None else pages:
+                out.insert_pdf(src, from_page=page, to_page=page)
+    data: bytes = out.tobytes()
+    out.close()
+    return data
