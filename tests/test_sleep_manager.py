@@ -449,6 +449,10 @@ def test_cli_vllm_sleep_wake_and_status(rig: Rig) -> None:
     assert "waking vLLM" in woke.stderr
     assert cli(["vllm", "wake"], env).stdout.strip() == "vLLM is not asleep"
     assert rig.launch_count() == 1 and stats(rig)["completions_while_asleep"] == 0
+    # With no vLLM at all, a wake is a failure a script can see, not "not asleep".
+    assert cli(["vllm", "stop"], env).returncode == 0
+    gone = cli(["vllm", "wake"], env)
+    assert gone.returncode != 0 and "nothing to wake" in gone.stderr, (gone.stdout, gone.stderr)
 
 
 async def test_manager_none_never_sends_work_to_a_sleeping_vllm(

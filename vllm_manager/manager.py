@@ -332,8 +332,20 @@ class VLLMManager(ABC):
             return await self._give_back_locked(explicit=True)
 
     async def wake_vllm(self, progress: ProgressSink = ignore_progress) -> str:
-        """Wake our sleeping vLLM (as ``ensure_ready`` would); one line saying what happened."""
+        """Wake our sleeping vLLM (as ``ensure_ready`` would); one line saying what happened.
+
+        ``LLMUnavailableError`` when no vLLM answers at all: there is nothing to wake, and a
+        script that asked for a wake must not go on as if the model were there."""
         if not await self._sleep.is_sleeping() and self.state is not VLLMState.ASLEEP:
+            if not (await self.health()).ok:
+                how = (
+                    "`zotero-translate vllm start` starts one"
+                    if self.launches
+                    else f"ZT_MANAGER={self.kind}: start it yourself"
+                )
+                raise LLMUnavailableError(
+                    f"no vLLM answers at {self.base_url}: nothing to wake ({how})"
+                )
             return "vLLM is not asleep"
         await self.ensure_ready(progress)
         return f"vLLM awake in {self.last_wake_s or 0.0:.1f} s"
