@@ -156,8 +156,8 @@ async def _together(
             await long_job
         served = server.requests(status=200)
     assert long_phase.started is not None
-    assert long_phase.ended is not None and short_phase.ended is not None
-    wall = max(long_phase.ended, short_phase.ended) - long_phase.started
+    assert long_phase.last_answer is not None and short_phase.last_answer is not None
+    wall = max(long_phase.last_answer, short_phase.last_answer) - long_phase.started
     work = [(e["prompt_tokens"], e["completion_tokens"]) for e in served]
     return shared, wall, capacity.model.ideal_s(work), len(work)
 

@@ -5,12 +5,20 @@ with realistic lengths where the corpus is missing) through the real ``Translato
 ``LLMClient`` against the fake vLLM as a real process, with its capacity model switched on
 (``tests/fakes/fake_vllm.py`` documents the model). A fresh fake and a fresh cache per run.
 
-Columns: ``wall`` is the translation phase (first request to last answer, as the pipeline's
-progress events tell it; extraction and rendering are not LLM work); ``ideal`` is
-``CapacityModel.ideal_s`` of the requests the fake actually served, a lower bound (all the work
-at a full batch); ``peak wait``, ``mean wait`` (vLLM's waiting queue averaged over the engine
-steps) and ``preempt`` are the fake's exact figures, not samples. ``limit`` is the limiter's at
-the end.
+Columns: ``wall`` is the translation phase (from the pipeline's first "translating" progress
+event to its last, which follows the last answer; extraction and rendering are not LLM work);
+``ideal`` is ``CapacityModel.ideal_s`` of the requests the fake actually served, a lower bound
+(all the work at a full batch); ``peak wait``, ``mean wait`` (vLLM's waiting queue averaged over
+the engine steps) and ``preempt`` are the fake's exact figures, not samples. ``limit`` is the
+limiter's at the end.
+
+A second table says where ``wall`` went, from the fake's stats: ``lead-in`` (the phase's start
+to the engine's first step: the client starting its requests), ``busy`` (the modelled engine
+time: ``ideal`` plus the loss of partial batches, ``tail`` the part after the last arrival, plus
+recompute), ``lag`` (the engine's wall time over its model: CPU starvation), ``idle`` (the
+engine had nothing to do) and ``pages`` (typesetting the pages that were still waiting for an
+answer, after the last one; until issue 13's follow-up this was counted in ``wall``, so the old
+ratio is (wall + pages) / ideal).
 
 The fake's clock runs at ``TIME_SCALE`` of the modelled GPU's (faster), and the adaptive
 limiter's clock (``poll_s``, ``settle_s``) is scaled the same way, so both sides see the same
@@ -115,6 +123,12 @@ class Outcome:
     requests: int
     limit: int
     behind_s: float
+    lead_s: float = 0.0
+    busy_s: float = 0.0
+    tail_loss_s: float = 0.0
+    lag_s: float = 0.0
+    idle_s: float = 0.0
+    pages_s: float = 0.0
 
     @property
     def ratio(self) -> float:
@@ -122,23 +136,34 @@ class Outcome:
 
 
 class _Phase:
-    """Times the translating phase from the pipeline's progress events."""
+    """Times the translating phase from the pipeline's progress events, in ``time.time()`` (the
+    fake's stats use that clock too). The phase ends at the last "translating" event (sent once
+    the last answer is in the cache), not at "rendering": that one waits for the pages still
+    being typeset, which is PDF work, not LLM work (``pages_s``)."""
 
     def __init__(self) -> None:
         self.started: float | None = None
-        self.ended: float | None = None
+        self.last_answer: float | None = None
+        self.rendering: float | None = None
 
     def __call__(self, event: Progress) -> None:
-        now = time.monotonic()
-        if event.stage is Stage.TRANSLATING and self.started is None:
-            self.started = now
-        elif event.stage is Stage.RENDERING and self.ended is None:
-            self.ended = now
+        now = time.time()
+        if event.stage is Stage.TRANSLATING:
+            if self.started is None:
+                self.started = now
+            self.last_answer = now
+        elif event.stage is Stage.RENDERING and self.rendering is None:
+            self.rendering = now
 
     @property
     def seconds(self) -> float:
-        assert self.started is not None and self.ended is not None
-        return self.ended - self.started
+        assert self.started is not None and self.last_answer is not None
+        return self.last_answer - self.started
+
+    @property
+    def pages_s(self) -> float:
+        assert self.last_answer is not None and self.rendering is not None
+        return self.rendering - self.last_answer
 
 
 async def _ready(_: Callable[[Progress], None]) -> None:
@@ -168,7 +193,7 @@ async def _translate_once(
     make: Callable[[Settings, httpx.AsyncClient], Limiter],
     ensure_ready: Callable[[Callable[[Progress], None]], Awaitable[None]] = _ready,
     again: bool = False,
-) -> tuple[float, Limiter, float | None]:
+) -> tuple[_Phase, Limiter, float | None]:
     settings = _settings(workdir, server)
     async with httpx.AsyncClient(timeout=600) as http:
         limiter = make(settings, http)
@@ -186,7 +211,7 @@ async def _translate_once(
             await translator.aclose()
             await limiter.aclose()
     assert result.llm_calls > 0
-    return phase.seconds, limiter, cached_s
+    return phase, limiter, cached_s
 
 
 def _modes() -> list[tuple[str, Callable[[Settings, httpx.AsyncClient], Limiter]]]:
@@ -215,7 +240,7 @@ async def _bench_capacity(
                 max_model_len=capacity.max_model_len,
             )
             again = mode == "adaptive" and not cache_hit
-            wall, limiter, cached_s = await _translate_once(
+            phase, limiter, cached_s = await _translate_once(
                 paper, workdir, server, make, again=again
             )
             if cached_s is not None:
@@ -223,11 +248,14 @@ async def _bench_capacity(
             stats = httpx.get(f"{server.root_url}/fake/stats", timeout=10).json()
             served = server.requests(status=200)
         work = [(e["prompt_tokens"], e["completion_tokens"]) for e in served]
+        assert phase.started is not None
+        engine_wall = float(stats["last_step_end_at"]) - float(stats["first_step_at"])
+        idle = float(stats["idle_wall_s"])
         outcomes.append(
             Outcome(
                 capacity=capacity.name,
                 mode=mode,
-                wall_s=wall,
+                wall_s=phase.seconds,
                 ideal_s=capacity.model.ideal_s(work),
                 peak_waiting=int(stats["peak_waiting"]),
                 peak_waiting_why=str(stats["peak_waiting_why"]),
@@ -238,6 +266,12 @@ async def _bench_capacity(
                 requests=len(work),
                 limit=limiter.limit,
                 behind_s=float(stats["behind_s"]),
+                lead_s=float(stats["first_step_at"]) - phase.started,
+                busy_s=float(stats["busy_s"]),
+                tail_loss_s=float(stats["tail_loss_s"]),
+                lag_s=engine_wall - idle - float(stats["busy_s"]),
+                idle_s=idle,
+                pages_s=phase.pages_s,
             )
         )
     return outcomes
@@ -353,6 +387,22 @@ def _table(outcomes: list[Outcome]) -> list[str]:
     return lines
 
 
+def _breakdown(outcomes: list[Outcome]) -> list[str]:
+    head = (
+        f"{'capacity':<10} {'mode':<9} {'wall s':>7} {'lead-in':>7} {'busy':>6} {'ideal':>6} "
+        f"{'tail':>6} {'lag':>6} {'idle':>6} {'pages':>6} {'old ratio':>9}"
+    )
+    lines = [head, "-" * len(head)]
+    for o in outcomes:
+        old = (o.wall_s + o.pages_s) / o.ideal_s if o.ideal_s else float("nan")
+        lines.append(
+            f"{o.capacity:<10} {o.mode:<9} {o.wall_s:7.2f} {o.lead_s:7.2f} {o.busy_s:6.2f} "
+            f"{o.ideal_s:6.2f} {o.tail_loss_s:6.2f} {o.lag_s:6.2f} {o.idle_s:6.2f} "
+            f"{o.pages_s:6.2f} {old:9.2f}"
+        )
+    return lines
+
+
 def _verdict(outcomes: list[Outcome]) -> list[str]:
     lines = []
     for o in outcomes:
@@ -392,7 +442,9 @@ async def _run() -> str:
             )
             outcomes += await _bench_capacity(paper, capacity, root, cache_hit)
         gap = await _startup_gap(paper, root)
-    out += [""] + _table(outcomes) + ["", "targets:"] + _verdict(outcomes)
+    out += [""] + _table(outcomes)
+    out += ["", "where the wall time went (seconds; module docstring):"] + _breakdown(outcomes)
+    out += ["", "targets:"] + _verdict(outcomes)
     out.append(f"cache-hit path (same paper again, no LLM call): {cache_hit[0]:.2f} s")
     out.append(
         f"vLLM listening -> first translation request (LocalVLLMManager): {gap:.2f} s "

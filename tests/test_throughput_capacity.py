@@ -142,6 +142,33 @@ def test_a_lone_request_takes_one_step_per_answer_token(fake_vllm: FakeVLLMFacto
     ]
 
 
+def test_the_stats_say_where_the_modelled_time_went(fake_vllm: FakeVLLMFactory) -> None:
+    """busy_s = prefill + every token at the full-batch rate + what partial batches lost; the
+    tail counts from the last arrival; the engine's wall time sets a lag against busy_s."""
+    model = CapacityModel(max_num_seqs=4, kv_tokens=16384, token_ms=20.0, time_scale=0.02)
+    server = fake_vllm.start(*model.flags())
+    first = chat(server, text_of(40))["usage"]
+    second = chat(server, text_of(20, 1))["usage"]  # one after the other: two lone batches
+
+    engine = stats(server)
+    full_token_s = model.step_s(4, 0) / 4
+    generated = first["completion_tokens"] + second["completion_tokens"]
+    prompts = first["prompt_tokens"] + second["prompt_tokens"]
+    prefill = model.time_scale * model.prefill_ms_per_token * prompts / 1000
+    assert engine["prefill_s"] == pytest.approx(prefill)
+    lone_loss = model.step_s(1, 0) - full_token_s  # a batch of 1 instead of 4, every step
+    assert engine["loss_underfed_s"] == pytest.approx(generated * lone_loss)
+    assert engine["loss_blocked_s"] == 0
+    assert engine["busy_s"] == pytest.approx(
+        prefill + generated * full_token_s + engine["loss_underfed_s"] + engine["loss_blocked_s"]
+    )
+    assert engine["tail_steps"] == second["completion_tokens"]
+    assert engine["tail_loss_s"] == pytest.approx(second["completion_tokens"] * lone_loss)
+    span = engine["last_step_end_at"] - engine["first_step_at"]
+    assert engine["idle_wall_s"] > 0  # between the two requests
+    assert span - engine["idle_wall_s"] >= engine["busy_s"] * 0.999  # steps never run early
+
+
 async def test_the_batch_slots_bind_and_the_rest_wait(fake_vllm: FakeVLLMFactory) -> None:
     model = CapacityModel(max_num_seqs=3, kv_tokens=32768, token_ms=20.0, time_scale=0.05)
     server = fake_vllm.start(*model.flags())

@@ -71,6 +71,13 @@ engine steps back to back while there is work:
 - ``CapacityModel.ideal_s`` is the matching lower bound on the time of a set of requests.
 - The stepped clock keeps absolute time (a late step shortens the next sleep); if the CPU
   cannot keep up for more than 0.25 s it drops the debt and counts it in ``behind_s``.
+- Stats: where the modelled time went. ``busy_s`` (all steps) = ``prefill_s`` + every generated
+  token at the full-batch rate (what ``ideal_s`` assumes) + the loss of steps run with fewer
+  sequences than ``--max-num-seqs``: ``loss_underfed_s`` when nothing waited (the client sent
+  too little) and ``loss_blocked_s`` when requests waited for KV or the prefill budget.
+  ``tail_steps``/``tail_busy_s``/``tail_loss_s`` count from the last request's arrival. Wall
+  clock (``time.time()``): ``first_step_at``, ``last_step_end_at`` and ``idle_wall_s`` (no work
+  in between), so the engine's lag behind its model is (span - idle) - busy_s.
 """
 
 from __future__ import annotations
@@ -521,6 +528,17 @@ class Engine:
     steps: int = 0
     busy_s: float = 0.0
     behind_s: float = 0.0
+    # Where the modelled time went (seconds of the fake's clock; module docstring, "stats").
+    prefill_s: float = 0.0
+    loss_underfed_s: float = 0.0
+    loss_blocked_s: float = 0.0
+    tail_loss_s: float = 0.0
+    tail_busy_s: float = 0.0
+    tail_steps: int = 0
+    # Wall clock (time.time()) of the stepped engine, to set against the modelled busy_s.
+    first_step_at: float | None = None
+    last_step_end_at: float | None = None
+    idle_wall_s: float = 0.0
     slots: threading.Semaphore = field(init=False)
     _ready: threading.Condition = field(init=False)
     _queue: deque[_Sequence] = field(init=False, default_factory=deque)
@@ -582,21 +600,40 @@ class Engine:
         sequence = _Sequence(job.prompt_tokens, max(1, result.completion_tokens))
         with self._ready:
             self._queue.append(sequence)
+            self.tail_loss_s, self.tail_busy_s, self.tail_steps = 0.0, 0.0, 0
             self._ready.notify()
         sequence.done.wait()
         return result
 
     def _run_steps(self, model: CapacityModel) -> None:
         clock: float | None = None
+        # What one token costs at a full batch: the rate CapacityModel.ideal_s assumes.
+        full_token_s = model.step_s(model.max_num_seqs, 0) / model.max_num_seqs
         while True:
             with self._ready:
+                idle_since = time.time() if not self._batch and not self._queue else None
                 while not self._batch and not self._queue:
                     clock = None  # idle: the next step starts when work arrives
                     self._ready.wait()
+                if self.first_step_at is None:
+                    self.first_step_at = time.time()
+                elif idle_since is not None:
+                    self.idle_wall_s += time.time() - idle_since
                 prefill = self._schedule(model)
-                step = model.step_s(len(self._batch), prefill)
+                underfed = not self._queue  # else a request waits for KV or the prefill budget
+                batch = len(self._batch)
+                step = model.step_s(batch, prefill)
                 self.steps += 1
                 self.busy_s += step
+                self.prefill_s += step - model.step_s(batch, 0)
+                loss = model.step_s(batch, 0) - batch * full_token_s
+                if underfed:
+                    self.loss_underfed_s += loss
+                else:
+                    self.loss_blocked_s += loss
+                self.tail_loss_s += loss
+                self.tail_busy_s += step
+                self.tail_steps += 1
             now = time.monotonic()
             clock = (now if clock is None else clock) + step
             if clock > now:
@@ -606,6 +643,7 @@ class Engine:
                 clock = now
             with self._ready:
                 self._finish_step()
+                self.last_step_end_at = time.time()
 
     def _schedule(self, model: CapacityModel) -> int:
         """One scheduling pass as in vLLM V1; returns the prompt tokens prefilled in this step.
@@ -693,6 +731,15 @@ class Engine:
                 "steps": self.steps,
                 "busy_s": self.busy_s,
                 "behind_s": self.behind_s,
+                "prefill_s": self.prefill_s,
+                "loss_underfed_s": self.loss_underfed_s,
+                "loss_blocked_s": self.loss_blocked_s,
+                "tail_loss_s": self.tail_loss_s,
+                "tail_busy_s": self.tail_busy_s,
+                "tail_steps": self.tail_steps,
+                "first_step_at": self.first_step_at,
+                "last_step_end_at": self.last_step_end_at,
+                "idle_wall_s": self.idle_wall_s,
                 "prompt_tokens_total": self.prompt_tokens_total,
                 "generation_tokens_total": self.generation_tokens_total,
                 "kv_capacity_tokens": self.kv_capacity,
