@@ -74,8 +74,10 @@ def test_a_box_stretched_over_the_next_line_is_cut_to_its_own_text() -> None:
 
 
 def test_the_spaces_between_a_lines_words_tell_its_text_from_a_neighbours() -> None:
-    # Two stretched boxes over two lines of the same ink: the line whose word spaces are blank
-    # is the box's own.
+    # Page 7: Tesseract's boxes of the run-in heading "Understanding and predicting citations."
+    # and of the line below both ran over the two lines, both were cut to the heading's band,
+    # and the line below stayed readable. Of two lines of as much ink, the one whose word
+    # spaces are blank is the box's own.
     own = [(89.0, 130.0), (134.0, 200.0), (204.0, 274.0)]
     rows = _page_ink(
         [(x0, _top(0), x1, _top(0) + HEIGHT) for x0, x1 in own]

@@ -263,6 +263,7 @@ def ocr_layout(
     sizes = even_sizes(line_sizes(boxes, chars), chars)
     tall: list[Rect] = []
     if ink is not None:
+        ink = functools.lru_cache(maxsize=None)(ink)  # the two cuts look at the same areas
         spaces = [word_spaces(piece, size) for piece, size in zip(pieces, sizes, strict=True)]
         sizes = cap_by_pitch(cut_to_ink(boxes, sizes, ink, spaces), sizes, chars)
         cut = cut_to_ink(boxes, sizes, ink, spaces)
