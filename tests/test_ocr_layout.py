@@ -15,6 +15,7 @@ from translation.ocr import (
     cap_by_pitch,
     cover_boxes,
     cut_to_ink,
+    drop_inner_scraps,
     is_rule,
     join_fragments,
     ocr_layout,
@@ -165,3 +166,14 @@ def test_a_table_rule_read_as_a_word_is_dropped_and_the_cells_stay_apart() -> No
     layout = ocr_layout(raw, 0, 612, 792)
     spans = [s.text.strip() for b in layout.blocks for ln in b.lines for s in ln.spans]
     assert spans == ["Hybrid", "91.5", "1990", "92.1"]
+
+
+def test_a_scrap_read_again_inside_a_stretched_line_is_dropped() -> None:
+    # Page 4: "wt", read alone inside the stretched box of "et al., 2013) titled ...", was sent
+    # and set as a stray word; "of" beside a body line's box (page 1) is kept.
+    body = [[("body", (72.0, _top(i), 288.0, _top(i) + HEIGHT))] for i in range(5)]
+    tall: list[Word] = [("eal. OL nat", (72.9, 165.3, 288.4, 191.0))]
+    scrap: list[Word] = [("wt", (121.2, 184.5, 136.9, 195.6))]
+    beside: list[Word] = [("of", (60.0, _top(1) + 1.0, 70.0, _top(1) + HEIGHT))]
+    kept = drop_inner_scraps([*body, tall, scrap, beside])
+    assert [w[0][0] for w in kept] == ["body"] * 5 + ["eal. OL nat", "of"]

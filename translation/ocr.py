@@ -255,7 +255,7 @@ def ocr_layout(
             ]
             if sum(c.isalnum() for t, _ in words for c in t) >= 2:  # not a speck
                 raw_lines.append(words)
-    raw_lines = join_fragments(raw_lines)
+    raw_lines = drop_inner_scraps(join_fragments(raw_lines))
     gutter = find_gutter(raw_lines, width)
     pieces = [piece for words in raw_lines for piece in split_line(words, gutter)]
     boxes = [union(box for _, box in piece) for piece in pieces]
@@ -469,6 +469,25 @@ def word_spaces(words: Sequence[Word], size: float) -> list[tuple[float, float]]
     for (_, left), (_, right) in zip(words, words[1:], strict=False):
         if 0.5 <= right[0] - left[2] <= 0.6 * size:
             out.append((left[2] + 0.2, right[0] - 0.2))
+    return out
+
+
+def drop_inner_scraps(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
+    """``lines`` without the lines of fewer than 4 characters whose middle lies in the box of
+    a line half again as high as the usual line: a scrap of a line Tesseract stretched over
+    its neighbours, read again on its own ("wt" in "et al., 2013) titled", page 4), which
+    would be sent alone; its ink is under the stretched line's cover."""
+    boxes = [union(box for _, box in words) for words in lines]
+    if not boxes:
+        return []
+    usual = statistics.median(b[3] - b[1] for b in boxes)
+    tall = [b for b in boxes if b[3] - b[1] > 1.5 * usual]
+    out = []
+    for words, box in zip(lines, boxes, strict=True):
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        inner = any(t != box and t[0] <= cx <= t[2] and t[1] <= cy <= t[3] for t in tall)
+        if not (inner and sum(len(t) for t, _ in words) < 4):
+            out.append(list(words))
     return out
 
 
