@@ -55,6 +55,9 @@ class PageLayout:
     height: float
     blocks: tuple[Block, ...]
     figures: tuple[Rect, ...] = ()
+    #: OCR'd pages: the line boxes Tesseract made taller than their text, before the lines
+    #: were cut down to it (``translation.ocr.cut_to_ink``); their words are to be covered.
+    tall_boxes: tuple[Rect, ...] = ()
 
 
 # --- geometry -------------------------------------------------------------------------------

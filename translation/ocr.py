@@ -251,17 +251,26 @@ def ocr_layout(
             words = [
                 (str(span["text"]).strip(), _rect(span["bbox"]))
                 for span in line.get("spans", ())
-                if str(span["text"]).strip()
+                if str(span["text"]).strip() and not is_rule(str(span["text"]))
             ]
             if sum(c.isalnum() for t, _ in words for c in t) >= 2:  # not a speck
                 raw_lines.append(words)
+    raw_lines = drop_inner_scraps(join_fragments(raw_lines))
     gutter = find_gutter(raw_lines, width)
     pieces = [piece for words in raw_lines for piece in split_line(words, gutter)]
     boxes = [union(box for _, box in piece) for piece in pieces]
     chars = [sum(len(t) for t, _ in piece) for piece in pieces]
     sizes = even_sizes(line_sizes(boxes, chars), chars)
+    tall: list[Rect] = []
     if ink is not None:
-        boxes = [_to_ink(box, size, ink) for box, size in zip(boxes, sizes, strict=True)]
+        ink = functools.lru_cache(maxsize=None)(ink)  # the two cuts look at the same areas
+        spaces = [word_spaces(piece, size) for piece, size in zip(pieces, sizes, strict=True)]
+        sizes = cap_by_pitch(cut_to_ink(boxes, sizes, ink, spaces), sizes, chars)
+        cut = cut_to_ink(boxes, sizes, ink, spaces)
+        tall = [box for box, new in zip(boxes, cut, strict=True) if new != box]
+        boxes = cut
+    else:
+        sizes = cap_by_pitch(boxes, sizes, chars)
     lines = [_line(piece, box, size) for piece, box, size in zip(pieces, boxes, sizes, strict=True)]
     return PageLayout(
         index=index,
@@ -269,7 +278,16 @@ def ocr_layout(
         height=height,
         blocks=tuple(group_blocks(lines)),
         figures=tuple(figures),
+        tall_boxes=tuple(tall),
     )
+
+
+def is_rule(text: str) -> bool:
+    """Whether an OCR word is a rule of a table read as text ("|", "_", "||"): dropped, so
+    that the cells on either side of it stay apart as in a text table (Table 2 of corpus 10
+    page 4: "Hybrid | 91.5" made one cell, its translation set over the numbers)."""
+    stripped = text.strip()
+    return bool(stripped) and all(c in "|_¦" for c in stripped)
 
 
 def _rect(values: Sequence[float]) -> Rect:
@@ -358,6 +376,39 @@ def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
     ]
 
 
+def cap_by_pitch(
+    boxes: Sequence[Rect], sizes: Sequence[float], chars: Sequence[int]
+) -> list[float]:
+    """``sizes`` with each size above the page's body size (see :func:`even_sizes`) cut down
+    to the distance from its line to the nearest line above or below it (half overlapping it)
+    over ``LEADING``, but not below the body size (and to it when within 125% of it). A
+    line's size from its advance per character is too large where Tesseract misread it with
+    fewer characters than printed ("To oil an then" for "To give an example for the"); a line
+    set at body pitch among others is body text however it reads, and a heading has room
+    around it."""
+    long = [s for s, n in zip(sizes, chars, strict=True) if n >= 20]
+    if not long:
+        return list(sizes)
+    body = statistics.median(long)
+    out = list(sizes)
+    for i, (box, size) in enumerate(zip(boxes, sizes, strict=True)):
+        if size <= body:
+            continue
+        centre, height = (box[1] + box[3]) / 2, box[3] - box[1]
+        pitches = [
+            abs((other[1] + other[3]) / 2 - centre)
+            for j, other in enumerate(boxes)
+            if j != i
+            and min(box[2], other[2]) - max(box[0], other[0])
+            > 0.5 * min(box[2] - box[0], other[2] - other[0])
+            and abs((other[1] + other[3]) / 2 - centre) > 0.4 * height
+        ]
+        if pitches:
+            capped = min(size, max(body, min(pitches) / LEADING))
+            out[i] = body if capped <= 1.25 * body else capped  # as even_sizes does
+    return out
+
+
 def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
     """The font size of each OCR line box (``chars`` characters long).
 
@@ -411,15 +462,102 @@ def body_size(boxes: Sequence[Rect]) -> float | None:
     return statistics.median(pitches) / LEADING if len(pitches) >= 3 else None
 
 
-def _to_ink(box: Rect, size: float, ink: Ink) -> Rect:
-    text_height = INK_HEIGHT * size
-    if box[3] - box[1] <= 1.3 * text_height:
-        return box
-    start = ink_band(ink(box), round(text_height * INK_SCALE))
-    if start is None:
-        return box
-    top = box[1] + start / INK_SCALE
-    return (box[0], top, box[2], top + text_height)
+def word_spaces(words: Sequence[Word], size: float) -> list[tuple[float, float]]:
+    """The x ranges between the ``words`` of a line set at ``size`` that are as narrow as a
+    space (a wider one may hold a word Tesseract did not read), inset by a fifth of a point."""
+    out = []
+    for (_, left), (_, right) in zip(words, words[1:], strict=False):
+        if 0.5 <= right[0] - left[2] <= 0.6 * size:
+            out.append((left[2] + 0.2, right[0] - 0.2))
+    return out
+
+
+def drop_inner_scraps(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
+    """``lines`` without the lines of fewer than 4 characters whose middle lies in the box of
+    a line half again as high as the usual line: a scrap of a line Tesseract stretched over
+    its neighbours, read again on its own ("wt" in "et al., 2013) titled", page 4), which
+    would be sent alone; its ink is under the stretched line's cover."""
+    boxes = [union(box for _, box in words) for words in lines]
+    if not boxes:
+        return []
+    usual = statistics.median(b[3] - b[1] for b in boxes)
+    tall = [b for b in boxes if b[3] - b[1] > 1.5 * usual]
+    out = []
+    for words, box in zip(lines, boxes, strict=True):
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        inner = any(t != box and t[0] <= cx <= t[2] and t[1] <= cy <= t[3] for t in tall)
+        if not (inner and sum(len(t) for t, _ in words) < 4):
+            out.append(list(words))
+    return out
+
+
+def join_fragments(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
+    """OCR lines with the pieces of one printed line that Tesseract gave as lines of their
+    own joined: a piece whose first word has the same box height and place as the last word
+    of an earlier line, and starts less than one and a half box heights to its right, follows
+    it. Sized alone, a piece of a few words reads as a heading ("To give an") or as small
+    print (a line of one-word pieces), and its box, taller than the text, is cut alone."""
+    out: list[list[Word]] = []
+    for words in lines:
+        first = words[0][1]
+        for line in out:
+            last = line[-1][1]
+            height = last[3] - last[1]
+            if (
+                abs(first[1] - last[1]) <= 0.5
+                and abs(first[3] - last[3]) <= 0.5
+                and -1.0 <= first[0] - last[2] <= 1.5 * height
+            ):
+                line.extend(words)
+                break
+        else:
+            out.append(list(words))
+    return out
+
+
+#: How much the ink in the spaces between a line's words counts against a band (see
+#: :func:`cut_to_ink`): spaces are about a tenth of a line's length.
+SPACE_WEIGHT = 4
+
+
+def cut_to_ink(
+    boxes: Sequence[Rect],
+    sizes: Sequence[float],
+    ink: Ink,
+    spaces: Sequence[Sequence[tuple[float, float]]] = (),
+) -> list[Rect]:
+    """Each line box much taller than its text (``INK_HEIGHT`` x its size) cut down to the
+    band of its text's height that holds the most ``ink``, not counting the ink inside the
+    boxes of the lines beside it that are as high as their text: Tesseract stretches a line
+    box over its neighbour lines, whose ink would pull the band onto them, leaving the line's
+    own words uncovered. ``spaces`` are the x ranges between a line's words: blank in the
+    rows of its own text, and a band of another line across them is scored down by the ink
+    found there (``SPACE_WEIGHT`` times)."""
+    text_heights = [INK_HEIGHT * size for size in sizes]
+    tall = [b[3] - b[1] > 1.3 * h for b, h in zip(boxes, text_heights, strict=True)]
+    out = []
+    for i, box in enumerate(boxes):
+        if not tall[i]:
+            out.append(box)
+            continue
+        rows = list(ink(box))
+        first = int(box[1] * INK_SCALE)
+        for j, other in enumerate(boxes):
+            if j == i or tall[j] or other[2] <= box[0] or box[2] <= other[0]:
+                continue
+            start, end = int(other[1] * INK_SCALE) - first, int(other[3] * INK_SCALE) - first
+            for k in range(max(0, start), min(len(rows), end + 1)):
+                rows[k] = 0
+        for x0, x1 in spaces[i] if i < len(spaces) else ():
+            for k, dark in enumerate(ink((x0, box[1], x1, box[3]))[: len(rows)]):
+                rows[k] = max(0, rows[k] - SPACE_WEIGHT * dark)
+        start_row = ink_band(rows, round(text_heights[i] * INK_SCALE))
+        if start_row is None:
+            out.append(box)
+            continue
+        top = box[1] + start_row / INK_SCALE
+        out.append((box[0], top, box[2], top + text_heights[i]))
+    return out
 
 
 def ink_band(rows: Sequence[int], height: int) -> int | None:
@@ -617,6 +755,26 @@ def _merged(boxes: Sequence[Rect]) -> list[Rect]:
 
 
 # --- covering the scanned words (pure) ------------------------------------------------------
+
+
+def tall_box_bands(bbox: Rect, size: float, tall_boxes: Sequence[Rect]) -> list[Rect]:
+    """Redaction bands (as ``rows.make_row`` makes them) whose covers (:func:`cover_boxes`,
+    unskewed) reach the whole of each of ``tall_boxes`` that a paragraph's ``bbox`` (of font
+    ``size``) holds a line of (overlaps by 0.4 ``size`` in y), within the paragraph's x range.
+    Tesseract's box of a line holds all its words, but where it stretches over neighbour lines
+    the cut to its text may land on a neighbour (or on a line Tesseract missed): the whole
+    box is its text to hide (the neighbours are text too)."""
+    out = []
+    for box in tall_boxes:
+        x0, x1 = max(box[0], bbox[0]), min(box[2], bbox[2])
+        top, bottom = box[1], box[3]
+        if x1 - x0 < 1.0 or min(bottom, bbox[3]) - max(top, bbox[1]) < 0.4 * size:
+            continue
+        # cover_boxes: from y1 - 1.5 h to y1 + 0.8 h for a band of height h (no skew).
+        h = (bottom - top) / 2.3
+        y1 = bottom - 0.8 * h
+        out.append((x0 + 0.3 * h, y1 - h, x1 - 0.3 * h, y1))
+    return out
 
 
 def cover_boxes(rects: Sequence[Rect], skew_deg: float = MAX_SKEW_DEG) -> list[Rect]:

@@ -8,6 +8,7 @@ share, which is why pages with ``/Rotate`` need no special handling.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -42,6 +43,7 @@ from translation.ocr import (
     needs_ocr,
     paint_covers,
     read_ocr_page,
+    tall_box_bands,
     tessdata,
     words_are_pixels,
 )
@@ -267,7 +269,22 @@ def extract_document(
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({_reason(exc)})") from None
     wanted = None if pages is None else set(pages)
-    return segment_document(layouts, wanted=wanted, include_references=include_references)
+    found = segment_document(layouts, wanted=wanted, include_references=include_references)
+    return _cover_tall_boxes(found, layouts)
+
+
+def _cover_tall_boxes(found: Segmentation, layouts: Sequence[PageLayout]) -> Segmentation:
+    """``found`` with the paragraphs of OCR'd pages also covering the parts of Tesseract's
+    too-tall line boxes that lie in them (``translation.ocr.tall_box_bands``)."""
+    tall = {layout.index: layout.tall_boxes for layout in layouts if layout.tall_boxes}
+    if not tall:
+        return found
+    paragraphs = []
+    for para in found.paragraphs:
+        boxes = tall.get(para.page, ())
+        bands = tall_box_bands(para.bbox, para.font_size or 10.0, boxes) if boxes else []
+        paragraphs.append(dataclasses.replace(para, rects=(*para.rects, *bands)) if bands else para)
+    return dataclasses.replace(found, paragraphs=paragraphs)
 
 
 def render_mono(
