@@ -89,6 +89,7 @@ def test_v2_client_builds_the_names_itself(srv: RunningServer) -> None:
             else:
                 assert_dual(got.content)
         gone(srv, "paper-mono.pdf")
+        gone(srv, "paper-dual.pdf")  # its delete, too, runs after its last byte
         assert client.get("/translatedFile/paper-mono.pdf").status_code == 404
     assert srv.services.outputs.names() == []
     assert srv.services.uploads.names() == []  # the upload went when its job ended
