@@ -15,14 +15,13 @@ slowest, to be safe) + finish + dual.
 
 from __future__ import annotations
 
-import json
 import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench.child import measure_in_child
+from bench.child import child_main, measure_in_child
 from bench.pdf_bench import CORPUS
 
 TARGET_MS_PER_PAGE = 100.0
@@ -156,10 +155,7 @@ def table(row: dict[str, object]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) >= 2 and argv[0] == "--one":
-        print(json.dumps(measure(Path(argv[1]))))
-        return
-    print(run(Path(argv[0]) if argv else None))
+    child_main(argv, measure, run)
 
 
 if __name__ == "__main__":

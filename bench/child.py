@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -27,3 +28,17 @@ def measure_in_child(module: str, path: Path) -> dict[str, object]:
         raise ChildFailed((proc.stderr.strip().splitlines() or ["no output"])[-1])
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
+
+
+def child_main(
+    argv: list[str],
+    measure: Callable[[Path], dict[str, object]],
+    run: Callable[[Path | None], str],
+) -> None:
+    """A child-measured bench's command line: ``--one PATH`` is the child's side (``measure``
+    one paper, JSON on stdout, read by :func:`measure_in_child`); otherwise print ``run``'s
+    table (for the corpus folder given, else the default one)."""
+    if len(argv) >= 2 and argv[0] == "--one":
+        print(json.dumps(measure(Path(argv[1]))))
+        return
+    print(run(Path(argv[0]) if argv else None))

@@ -10,7 +10,6 @@ issue 14: at least 90% of 02's body words sent; the engine's peak RSS budget (60
 
 from __future__ import annotations
 
-import json
 import re
 import resource
 import sys
@@ -18,7 +17,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bench.child import ChildFailed, measure_in_child
+from bench.child import ChildFailed, child_main, measure_in_child
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 SCAN, TEXT = "10_", "02_"
@@ -113,10 +112,7 @@ def _table(row: dict[str, object]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) >= 2 and argv[0] == "--one":
-        print(json.dumps(measure(Path(argv[1]))))
-        return
-    print(run(Path(argv[0]) if argv else None))
+    child_main(argv, measure, run)
 
 
 if __name__ == "__main__":

@@ -12,14 +12,13 @@ own benchmark (``bench.ocr``), seconds a page would drown these milliseconds.
 
 from __future__ import annotations
 
-import json
 import resource
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from bench.child import ChildFailed, measure_in_child
+from bench.child import ChildFailed, child_main, measure_in_child
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 TARGET_MS_PER_PAGE = 150.0
@@ -123,10 +122,7 @@ def _table(rows: list[dict[str, object]]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) >= 2 and argv[0] == "--one":
-        print(json.dumps(measure(Path(argv[1]))))
-        return
-    print(run(Path(argv[0]) if argv else None))
+    child_main(argv, measure, run)
 
 
 if __name__ == "__main__":
