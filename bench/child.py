@@ -13,15 +13,18 @@ class ChildFailed(RuntimeError):
     """The child exited non-zero; the message is the last line of its stderr."""
 
 
-def measure_in_child(module: str, path: Path) -> dict[str, object]:
-    """``python -m MODULE --one PATH`` from the project root; its last stdout line is JSON."""
+def measure_in_child(
+    module: str, path: Path, *extra: str, timeout_s: float = 600
+) -> dict[str, object]:
+    """``python -m MODULE --one PATH EXTRA...`` from the project root; its last stdout line is
+    JSON. ``ChildFailed`` when it exits non-zero."""
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run(
-        [sys.executable, "-m", module, "--one", str(path)],
+        [sys.executable, "-m", module, "--one", str(path), *extra],
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout_s,
         check=False,
     )
     if proc.returncode != 0:

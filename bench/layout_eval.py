@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -36,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.child import ChildFailed, measure_in_child
 from bench.pdf_bench import CORPUS
 
 PAPERS = ("01", "02", "03", "04", "05", "07", "09")
@@ -276,21 +276,11 @@ def measure(path: Path, with_model: bool, variant: str = "default") -> dict[str,
 
 
 def _child(path: Path, with_model: bool, variant: str = "default") -> dict[str, Any]:
-    root = Path(__file__).resolve().parents[1]
-    args = [sys.executable, "-m", "bench.layout_eval", "--one", str(path), "--variant", variant]
-    proc = subprocess.run(
-        args + ([] if with_model else ["--no-model"]),
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"layout eval of {path.name} failed: {tail}")
-    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result
+    extra = ["--variant", variant] + ([] if with_model else ["--no-model"])
+    try:
+        return measure_in_child("bench.layout_eval", path, *extra, timeout_s=900)
+    except ChildFailed as exc:
+        raise RuntimeError(f"layout eval of {path.name} failed: {exc}") from None
 
 
 def _pct(part: float, whole: float) -> str:

@@ -27,13 +27,14 @@ The counts are cheap to read (``waiting(owner)``, ``held(owner)``) for the progr
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections import deque
 
 #: Every owner with work keeps one slot while the limit is at least this many slots per owner.
 FLOOR_SHARE = 4
 
 
-class FairSlots:
+class FairSlots(ABC):
     """Slot accounting and the fair grant order (see the module docstring).
 
     Subclasses define ``limit``; one that lowers or raises it calls ``_grant()`` after. A waiter
@@ -50,8 +51,9 @@ class FairSlots:
         self._queued = 0
 
     @property
+    @abstractmethod
     def limit(self) -> int:
-        raise NotImplementedError
+        """The most requests allowed in flight right now (the subclass's policy)."""
 
     @property
     def in_flight(self) -> int:
@@ -80,7 +82,7 @@ class FairSlots:
 
     # --- granting ----------------------------------------------------------------------------
 
-    def _on_wait(self) -> None:
+    def _on_wait(self) -> None:  # noqa: B027 (an optional hook: most limiters ignore waits)
         """Called when a request has to wait (the adaptive limiter notes demand)."""
 
     async def _acquire(self, owner: str) -> None:

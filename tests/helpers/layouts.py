@@ -3,7 +3,7 @@ follow from their text (half a font size per character, baseline at ``base``).""
 
 from __future__ import annotations
 
-from translation.layout import Block, Line, Span
+from translation.layout import Block, Line, Span, union
 
 
 def span(text: str, x: float, base: float, size: float = 10.0, font: str = "Times-Roman") -> Span:
@@ -18,24 +18,8 @@ def span(text: str, x: float, base: float, size: float = 10.0, font: str = "Time
 
 
 def line(*spans: Span) -> Line:
-    return Line(
-        spans=spans,
-        bbox=(
-            min(s.bbox[0] for s in spans),
-            min(s.bbox[1] for s in spans),
-            max(s.bbox[2] for s in spans),
-            max(s.bbox[3] for s in spans),
-        ),
-    )
+    return Line(spans=spans, bbox=union(s.bbox for s in spans))
 
 
 def block(*lines: Line) -> Block:
-    return Block(
-        lines=lines,
-        bbox=(
-            min(ln.bbox[0] for ln in lines),
-            min(ln.bbox[1] for ln in lines),
-            max(ln.bbox[2] for ln in lines),
-            max(ln.bbox[3] for ln in lines),
-        ),
-    )
+    return Block(lines=lines, bbox=union(ln.bbox for ln in lines))
