@@ -4,8 +4,8 @@ Every plugin generation POSTs JSON with ``fileName``, ``fileContent`` (a base64 
 base64) and a few dozen flat settings, all sent as strings (``"true"``, ``"4"``, ``""`` for unset);
 see reference/zotero-plugin-protocol-and-pdf-translators.md §1.2. We honour what changes our output
 (languages, pages, which files, dual layout) and ignore the rest (``engine``, ``service``,
-``llm_api``, ``outputPath``, ``configPath``, ``serverUrl``: our one model serves every request, and
-server-side paths chosen by a client are never used).
+``llm_api`` (an object: bounded, then dropped), ``outputPath``, ``configPath``, ``serverUrl``: our
+one model serves every request, and server-side paths chosen by a client are never used).
 
 Errors are ``InputError`` subclasses with messages meant for the plugin's alert.
 """
@@ -229,7 +229,8 @@ def parse_int(
 
 def parse_body(raw: bytes | bytearray) -> dict[str, Any]:
     """The POST body as the plugin sends it: one flat JSON object of at most ``MAX_FIELDS``
-    strings, numbers, booleans or nulls. Anything else is an ``InputError`` (400), refused
+    strings, numbers, booleans or nulls, except the small objects of ``NESTED_IGNORED``, which
+    are checked for size and removed. Anything else is an ``InputError`` (400), refused
     before it is parsed where its size alone shows it (see ``MAX_STRUCTURE``). CPU-bound for a
     large upload: call it off the event loop."""
     for char in (b'"', b",", b"[", b"{"):
@@ -244,12 +245,44 @@ def parse_body(raw: bytes | bytearray) -> dict[str, Any]:
         raise InputError("the request body must be a JSON object")
     if len(body) > MAX_FIELDS:
         raise RequestShapeError(_NOT_FLAT)
-    for key, value in body.items():
-        if not isinstance(value, str | int | float | bool | None):
+    for key, value in list(body.items()):
+        if isinstance(value, str | int | float | bool | None):
+            continue
+        if key not in NESTED_IGNORED:
             raise RequestShapeError(f"{str(key)[:40]!r} must be a string, not a list or object")
+        _check_nested(key, value)
+        del body[key]  # never used, stored or logged: it may hold the user's API key
     if content is not None and isinstance(body, dict) and body.get("fileContent") == "":
         body["fileContent"] = content
     return body
+
+
+#: Nested values a plugin generation is known to send, accepted and dropped unread:
+#: ``llm_api`` = ``{service, model, apiKey, apiUrl, extraData: {...}}`` whenever the user has an
+#: LLM entry switched on (plugin 3.x-4.1.x, ``getActiveLLMApiConfig``). Our model serves every
+#: request, so none of it is used; the key it carries must never reach a log or the job store.
+NESTED_IGNORED = frozenset({"llm_api", "llmApi"})
+#: Bounds on such a value: nesting depth and leaves (the plugin sends depth 2, a dozen leaves).
+MAX_NESTED_DEPTH = 4
+MAX_NESTED_ITEMS = 200
+
+
+def _check_nested(key: str, value: Any) -> None:
+    """``RequestShapeError`` unless ``value`` is a small JSON object of plain values."""
+    count = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if count > MAX_NESTED_ITEMS:
+            raise RequestShapeError(f"{key!r} has more than {MAX_NESTED_ITEMS} values")
+        if isinstance(item, dict | list):
+            if depth > MAX_NESTED_DEPTH:
+                raise RequestShapeError(f"{key!r} is nested more than {MAX_NESTED_DEPTH} deep")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    if not isinstance(value, dict):
+        raise RequestShapeError(f"{key!r} must be an object")
 
 
 _FILE_CONTENT = re.compile(rb'"fileContent"\s*:\s*"')
