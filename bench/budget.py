@@ -54,9 +54,9 @@ def measure(path: Path) -> dict[str, object]:
     import pymupdf
 
     from tests.fakes.pseudo import pseudo_translate
-    from translation.formulas import restore
-    from translation.paragraph import Paragraph
     from translation.pdf import MonoRenderer, extract_paragraphs, open_document, render_dual
+    from translation.read.formulas import restore
+    from translation.read.paragraph import Paragraph
 
     imported_rss = _rss_mb()
     data = path.read_bytes()

@@ -32,8 +32,8 @@ def _words(text: str) -> Counter[str]:
 def measure(path: Path) -> dict[str, object]:
     """OCR and translate the scan ``path``; compare its words with the text paper beside it."""
     from tests.fakes.pseudo import pseudo_translate
-    from translation.formulas import restore
     from translation.pdf import extract_document, extract_paragraphs, open_document, render_mono
+    from translation.read.formulas import restore
 
     data = path.read_bytes()
     ocr_seconds: list[float] = []

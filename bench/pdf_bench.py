@@ -30,9 +30,9 @@ def measure(path: Path) -> dict[str, object]:
     """Translate one paper with the pseudo translator; timings in ms, sizes in bytes."""
     from common.errors import InputError
     from tests.fakes.pseudo import pseudo_translate
-    from translation.ocr import OcrMode, OcrOptions
     from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
-    from translation.segment import restore
+    from translation.read.ocr import OcrMode, OcrOptions
+    from translation.read.segment import restore
 
     data = path.read_bytes()
     started = time.perf_counter()

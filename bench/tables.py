@@ -246,8 +246,8 @@ def table_areas(paper: str, page: pymupdf.Page) -> list[Rect]:
 def translate_pages(data: bytes, pages: Sequence[int]) -> pymupdf.Document:
     """``pages`` of the PDF ``data`` translated with the pseudo translator of the tests."""
     from tests.fakes.pseudo import pseudo_translate
-    from translation.formulas import restore
     from translation.pdf import extract_paragraphs, open_document, render_mono
+    from translation.read.formulas import restore
 
     paras = extract_paragraphs(open_document(data), pages=list(pages))
     wanted = set(pages)

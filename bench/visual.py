@@ -86,8 +86,8 @@ def translate(data: bytes, source: str, target: str) -> tuple[bytes, int, int]:
     ``source`` is informative only: the pseudo translator translates whatever script it knows.
     """
     from tests.fakes.pseudo import pseudo_translate
-    from translation.formulas import restore
     from translation.pdf import extract_paragraphs, open_document, render_mono
+    from translation.read.formulas import restore
 
     del source
     doc = open_document(data)

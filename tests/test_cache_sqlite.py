@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
-from translation.cache import CacheError, CacheKey, TranslationCache
+from translation.model.cache import CacheError, CacheKey, TranslationCache
 
 
 def key(text: str = "Hello.", **changes: str) -> CacheKey:
@@ -72,7 +72,7 @@ def test_put_replaces_and_get_many_returns_only_hits(tmp_path: Path) -> None:
 _WRITER = textwrap.dedent(
     """
     import sys
-    from translation.cache import CacheKey, TranslationCache
+    from translation.model.cache import CacheKey, TranslationCache
     path, tag, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with TranslationCache(path) as cache:
         for i in range(n):

@@ -147,7 +147,7 @@ def test_max_tokens_truncates_with_finish_reason_length(server: FakeVLLMProcess)
 
 
 def test_completions_accepts_a_rendered_translategemma_prompt(server: FakeVLLMProcess) -> None:
-    from translation.prompts import render_translategemma
+    from translation.model.prompts import render_translategemma
 
     prompt = render_translategemma("Deep learning works.", "en", "ja")
     response = post(server, "/completions", {"model": DEFAULT_MODEL, "prompt": prompt})

@@ -13,12 +13,12 @@ from tests.helpers.rendered import Glyph
 from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
 from tests.helpers.rendered import translation_glyphs as _glyphs
-from translation.fitting import FLOOR, plan, room
-from translation.fonts import FontChain, fit, tokenize
-from translation.layout import Rect, column_split
-from translation.paragraph import Align, Paragraph, ParagraphKind
 from translation.pdf import extract_paragraphs, open_document, read_layout, render_mono
-from translation.segment import restore
+from translation.read.layout import Rect, column_split
+from translation.read.paragraph import Align, Paragraph, ParagraphKind
+from translation.read.segment import restore
+from translation.render.fitting import FLOOR, plan, room
+from translation.render.fonts import FontChain, fit, tokenize
 
 
 def para(

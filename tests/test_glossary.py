@@ -21,8 +21,7 @@ from tests.helpers.browser import BROWSER_MARKS, launch
 from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import plugin_body, run_app
 from tests.helpers.vllm import FakeVLLMFactory
-from translation.formulas import restore
-from translation.glossary import (
+from translation.model.glossary import (
     MAX_ENTRIES,
     Entry,
     Glossary,
@@ -30,7 +29,8 @@ from translation.glossary import (
     only_terms,
     particles_agree,
 )
-from translation.paragraph import Paragraph
+from translation.read.formulas import restore
+from translation.read.paragraph import Paragraph
 from zotero_server.protocol import Operation, PluginRequest, parse_request
 
 KO_TERMS = "source,target\nSemantic Scholar,시맨틱 스칼라\nliterature graph,문헌 그래프\n"

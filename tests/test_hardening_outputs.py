@@ -8,8 +8,8 @@ import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.server import PARAGRAPHS
-from translation.formulas import restore
 from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.read.formulas import restore
 
 SAFE_URL = "https://example.org/paper"
 PAYLOAD = b"MZ" + bytes(5000)

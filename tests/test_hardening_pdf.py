@@ -30,8 +30,8 @@ from tests.helpers.server import (
     wait_until,
 )
 from translation.pdf import extract_document, open_document
-from translation.pdf_limits import PdfLimits
 from translation.pipeline import TranslationRequest, Translator
+from translation.read.pdf_limits import PdfLimits
 from translation.worker import PdfWorker, WorkerConfig
 
 __all__ = ["fake_llm_fixture", "srv_fixture"]

@@ -14,7 +14,7 @@ from common.errors import ConfigError
 from common.settings import ConcurrencyMode, Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, translate_all
-from translation.limiter import (
+from translation.model.limiter import (
     AdaptiveLimiter,
     ControlConfig,
     FixedLimiter,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from translation.limiter import (
+from translation.model.limiter import (
     ConcurrencyControl,
     ControlConfig,
     Observation,
     Reason,
     Signals,
 )
-from translation.metrics import VLLMLoad
+from translation.model.metrics import VLLMLoad
 
 
 def control(initial: int = 10, minimum: int = 2, maximum: int = 64) -> ConcurrencyControl:

@@ -1,4 +1,4 @@
-"""Both limiters share their slots fairly between owners (jobs): translation/fair_slots.py."""
+"""Both limiters share their slots fairly between owners (jobs): translation/model/fair_slots.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from translation.limiter import AdaptiveLimiter, ControlConfig, FixedLimiter, Limiter
+from translation.model.limiter import AdaptiveLimiter, ControlConfig, FixedLimiter, Limiter
 
 
 def fixed(limit: int) -> Limiter:

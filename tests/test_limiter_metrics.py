@@ -1,8 +1,8 @@
-"""translation.metrics: vLLM's /metrics text in, load figures out (pure)."""
+"""translation.model.metrics: vLLM's /metrics text in, load figures out (pure)."""
 
 from __future__ import annotations
 
-from translation.metrics import VLLMLoad, parse_load, parse_series
+from translation.model.metrics import VLLMLoad, parse_load, parse_series
 
 # The shape of a vLLM V1 exposition (names, labels, HELP/TYPE lines, a histogram, the newer
 # by-reason series), two engines (data parallel), as prometheus_client writes it.

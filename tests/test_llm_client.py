@@ -15,8 +15,8 @@ from common.settings import load_settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.net import free_port
 from tests.helpers.vllm import DEFAULT_MODEL, FakeVLLMFactory, FakeVLLMProcess
-from translation import prompts
-from translation.llm import LLMClient
+from translation.model import prompts
+from translation.model.llm import LLMClient
 
 PAPER = (
     "Transformers replaced recurrence with attention {v1}. The encoder maps an input sequence "

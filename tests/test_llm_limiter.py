@@ -10,7 +10,7 @@ import pytest
 
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.vllm import FakeVLLMFactory, translate_all
-from translation.limiter import FixedLimiter, Limiter
+from translation.model.limiter import FixedLimiter, Limiter
 
 
 async def test_fifty_tasks_never_exceed_the_limit() -> None:

@@ -14,11 +14,11 @@ import pytest
 
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
-from translation.formulas import restore
-from translation.glyphs import path_boxes
-from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_mono
-from translation.redaction import TEXT_FLAGS, formula_rules, own_paths, redact
+from translation.read.formulas import restore
+from translation.read.paragraph import Paragraph
+from translation.render.glyphs import path_boxes
+from translation.render.redaction import TEXT_FLAGS, formula_rules, own_paths, redact
 
 pytestmark = pytest.mark.corpus
 

@@ -21,8 +21,9 @@ from common.errors import NoTextLayerError, PDFProcessingError
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.ocr import needs_ocr, ocr_missing
-from translation.formulas import restore
-from translation.ocr import (
+from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
+from translation.read.formulas import restore
+from translation.read.ocr import (
     OcrMode,
     OcrOptions,
     OcrUnavailableError,
@@ -42,8 +43,7 @@ from translation.ocr import (
     with_labels,
     word_space,
 )
-from translation.paragraph import Paragraph
-from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
+from translation.read.paragraph import Paragraph
 from translation.worker import PdfWorker, WorkerConfig
 from zotero_server.protocol import FileKind, Operation, PluginRequest, ocr_request
 

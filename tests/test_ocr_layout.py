@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from translation.layout import Rect
-from translation.ocr import (
+from translation.read.layout import Rect
+from translation.read.ocr import (
     INK_SCALE,
     Ink,
     Word,

@@ -18,7 +18,7 @@ from translation.pdf import (
     open_document,
     render_mono,
 )
-from translation.segment import restore
+from translation.read.segment import restore
 
 
 def words(text: str) -> set[str]:

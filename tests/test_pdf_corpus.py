@@ -15,9 +15,9 @@ import pytest
 
 from common.errors import EmptyPDFError, NotAPDFError, NoTextLayerError, PasswordRequiredError
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
-from translation.ocr import OcrMode, OcrOptions
 from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
-from translation.segment import Paragraph, restore
+from translation.read.ocr import OcrMode, OcrOptions
+from translation.read.segment import Paragraph, restore
 
 pytestmark = pytest.mark.corpus
 

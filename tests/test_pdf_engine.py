@@ -25,14 +25,14 @@ from common.errors import (
 )
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
 from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, make_paper
-from translation.ocr import OcrMode, OcrOptions
 from translation.pdf import (
     extract_paragraphs,
     open_document,
     render_dual,
     render_mono,
 )
-from translation.segment import Paragraph, ParagraphKind, restore
+from translation.read.ocr import OcrMode, OcrOptions
+from translation.read.segment import Paragraph, ParagraphKind, restore
 
 Rect = tuple[float, float, float, float]
 

@@ -1,10 +1,10 @@
-"""translation.fonts: which font sets which character, and fitting text into a box."""
+"""translation.render.fonts: which font sets which character, and fitting text into a box."""
 
 from __future__ import annotations
 
 import pytest
 
-from translation.fonts import FontChain, break_lines, fit, plain_char, tokenize
+from translation.render.fonts import FontChain, break_lines, fit, plain_char, tokenize
 
 
 def width_of(unit: str) -> float:

@@ -94,7 +94,7 @@ async def test_llm_failure_fails_the_job_and_keeps_what_was_paid_for(
         await translator.aclose()
     assert answered, "some paragraphs were translated before the failure"
     # Every answer that arrived is in the cache: a retry pays only for the rest.
-    from translation.cache import TranslationCache
+    from translation.model.cache import TranslationCache
 
     with TranslationCache(settings.cache_path) as cache:
         assert cache.count() == len(answered)

@@ -16,7 +16,7 @@ import pytest
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
-from translation.paragraph import Align, ParagraphKind
+from translation.read.paragraph import Align, ParagraphKind
 
 pytestmark = pytest.mark.corpus
 

@@ -6,7 +6,7 @@ import pytest
 
 from common.errors import UnsupportedLanguageError
 from common.settings import PromptFormat
-from translation import prompts
+from translation.model import prompts
 
 
 @pytest.mark.parametrize(

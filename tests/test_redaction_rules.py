@@ -9,9 +9,9 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.formulas import restore
 from translation.pdf import extract_paragraphs, open_document, render_mono
-from translation.redaction import underlines
+from translation.read.formulas import restore
+from translation.render.redaction import underlines
 
 # A band of a 10 pt line whose baseline is at y=101 (rows.make_row: base - 0.6 to - 0.1 size).
 BAND = (100.0, 95.0, 200.0, 100.0)

@@ -1,4 +1,4 @@
-"""Which paragraphs are the bibliography (translation.references), on literal page layouts: a
+"""Which paragraphs are the bibliography (translation.read.references), on literal page layouts: a
 heading named "References" is not enough, the section must hold entries and close the paper."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import pytest
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.layouts import block, line, span
 from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
-from translation.formulas import restore
-from translation.paragraph import ParagraphKind
 from translation.pdf import extract_document, extract_paragraphs, open_document, render_mono
-from translation.references import is_entry
-from translation.segment import Block, PageLayout, segment_document
+from translation.read.formulas import restore
+from translation.read.paragraph import ParagraphKind
+from translation.read.references import is_entry
+from translation.read.segment import Block, PageLayout, segment_document
 
 W, H = 600.0, 800.0
 SIZE = 10.0

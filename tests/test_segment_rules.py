@@ -1,4 +1,4 @@
-"""translation.segment on literal page layouts: each rule of what gets translated, and how."""
+"""translation.read.segment on literal page layouts: each rule of what gets translated, and how."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from common.errors import InputError
 from tests.helpers.layouts import block, line, span
-from translation.segment import (
+from translation.read.segment import (
     PLACEHOLDER_RE,
     Block,
     Line,

@@ -33,9 +33,9 @@ from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
 from tests.helpers.vllm import DEFAULT_MODEL, FakeVLLMFactory, FakeVLLMProcess
-from translation import stats as outcomes
-from translation.limiter import AdaptiveLimiter, Decision, LimitChange, Reason, Signals
-from translation.llm import LLMClient
+from translation.model import stats as outcomes
+from translation.model.limiter import AdaptiveLimiter, Decision, LimitChange, Reason, Signals
+from translation.model.llm import LLMClient
 from translation.pdf import extract_paragraphs, open_document
 from vllm_manager.gpu_api import prometheus_text
 from vllm_manager.gpu_model import GPUInfo, GPUProcess, GPUStatus
@@ -418,7 +418,8 @@ async def test_every_request_counts_once_by_outcome_with_the_tokens_vllm_reporte
 
 
 def test_request_outcomes_follow_the_status_the_server_answered() -> None:
-    # openai is typed for httpx2 but takes httpx objects at run time (as translation.llm does).
+    # openai is typed for httpx2 but takes httpx objects at run time (as
+    # translation.model.llm does).
     request: Any = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
 
     def status(code: int, message: str = "no") -> openai.APIStatusError:

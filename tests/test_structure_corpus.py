@@ -13,9 +13,9 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.formulas import restore
-from translation.paragraph import Align, Paragraph, ParagraphKind
 from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.read.formulas import restore
+from translation.read.paragraph import Align, Paragraph, ParagraphKind
 
 pytestmark = pytest.mark.corpus
 

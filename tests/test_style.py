@@ -16,17 +16,17 @@ from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
 from tests.helpers.rendered import translation_glyphs as _glyphs
-from translation.links import locate
-from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_mono
-from translation.style import (
+from translation.read.paragraph import Paragraph
+from translation.read.style import (
     lead_end,
     paragraph_style,
     span_style,
     style_code,
     with_lead_stop,
 )
-from translation.typeset import char_styles
+from translation.render.links import locate
+from translation.render.typeset import char_styles
 
 BOLD = style_code(0, True, False)
 PLAIN = style_code(0, False, False)

@@ -1,7 +1,7 @@
 """Tables: each cell translated in its own box, numbers untouched, header rows never merged.
 
-Literal layouts for the rules that cut table rows into cells (translation.tables and
-translation.rows), and the corpus pages whose tables came out wrong, checked with
+Literal layouts for the rules that cut table rows into cells (translation.read.tables and
+translation.read.rows), and the corpus pages whose tables came out wrong, checked with
 bench.tables (a cell's translation inside its cell's box, numbers identical, >= 0.6x).
 """
 
@@ -21,12 +21,12 @@ from bench.tables import (
     text_runs,
     translate_pages,
 )
-from translation.layout import Block, Frame, Line, PageLayout, Span
-from translation.paragraph import Paragraph, ParagraphKind
 from translation.pdf import extract_paragraphs, open_document
-from translation.rows import visual_rows
-from translation.segment import segment
-from translation.tables import StackLine, Table, crosses, find_tables, stacked, stacks, words
+from translation.read.layout import Block, Frame, Line, PageLayout, Span
+from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.rows import visual_rows
+from translation.read.segment import segment
+from translation.read.tables import StackLine, Table, crosses, find_tables, stacked, stacks, words
 
 SIZE = 9.0
 

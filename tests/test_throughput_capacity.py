@@ -20,7 +20,7 @@ import pytest
 from tests.fakes.fake_vllm import CapacityModel, estimate_tokens, parse_config
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
-from translation.metrics import parse_load
+from translation.model.metrics import parse_load
 
 MODEL = "google/translategemma-27b-it"
 

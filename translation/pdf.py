@@ -24,9 +24,7 @@ from common.errors import (
     PasswordRequiredError,
     ZTError,
 )
-from translation.fonts import FontChain
-from translation.glyphs import FormulaSource, Sheet
-from translation.layout import (
+from translation.read.layout import (
     Block,
     Line,
     PageLayout,
@@ -34,8 +32,7 @@ from translation.layout import (
     column_split,
     figure_regions,
 )
-from translation.links import put_back, take
-from translation.ocr import (
+from translation.read.ocr import (
     DEFAULT_OCR,
     OcrMode,
     OcrOptions,
@@ -47,11 +44,14 @@ from translation.ocr import (
     tessdata,
     words_are_pixels,
 )
-from translation.paragraph import Paragraph
-from translation.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
-from translation.redaction import TEXT_FLAGS, redact
-from translation.segment import Segmentation, segment_document
-from translation.typeset import (
+from translation.read.paragraph import Paragraph
+from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
+from translation.read.segment import Segmentation, segment_document
+from translation.render.fonts import FontChain
+from translation.render.glyphs import FormulaSource, Sheet
+from translation.render.links import put_back, take
+from translation.render.redaction import TEXT_FLAGS, redact
+from translation.render.typeset import (
     cell_fits,
     copied_formulas,
     formula_copies,
@@ -244,14 +244,14 @@ def extract_document(
     on_ocr: OnPage | None = None,
 ) -> Segmentation:
     """The paragraphs to translate, in reading order, and the pages of the references section
-    (see ``translation.segment``).
+    (see ``translation.read.segment``).
 
     ``pages``: 0-based page indices to translate (None = all). Pages before the last wanted page
     are read too, and a few after it: the references section is found from the document read
     (a bibliography is told by the entries that follow its heading, a body section named
     "References" by the sections after it). Raises PDFTooComplexError at the first page over
     ``limits`` (spans or characters on a page, text in all). Pages are read by OCR as
-    ``ocr`` says (``translation.ocr``); ``on_ocr(page, done)`` is told before and after each.
+    ``ocr`` says (``translation.read.ocr``); ``on_ocr(page, done)`` is told before and after each.
     """
     last = doc.page_count - 1
     if pages is not None:
@@ -275,7 +275,7 @@ def extract_document(
 
 def _cover_tall_boxes(found: Segmentation, layouts: Sequence[PageLayout]) -> Segmentation:
     """``found`` with the paragraphs of OCR'd pages also covering the parts of Tesseract's
-    too-tall line boxes that lie in them (``translation.ocr.tall_box_bands``)."""
+    too-tall line boxes that lie in them (``translation.read.ocr.tall_box_bands``)."""
     tall = {layout.index: layout.tall_boxes for layout in layouts if layout.tall_boxes}
     if not tall:
         return found
@@ -299,12 +299,13 @@ def render_mono(
     ``translations`` maps paragraph ids to final text (placeholders already restored);
     paragraphs without one stay as they are. The source text of a translated paragraph is
     redacted (images and vector graphics untouched), and the translation is set in the
-    paragraph's box and the free room around it, in its source style (``translation.fitting``,
-    ``translation.style``); its links and highlights move with it (``translation.links``).
+    paragraph's box and the free room around it, in its source style
+    (``translation.render.fitting``, ``translation.read.style``); its links and highlights move
+    with it (``translation.render.links``).
     Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages
     are kept. The output is not encrypted. On the pages ``ocr`` reads by OCR and on scans
     with an invisible OCR text layer, the scanned words are covered
-    (``translation.ocr.paint_covers``) too.
+    (``translation.read.ocr.paint_covers``) too.
     """
     renderer = MonoRenderer(doc, target_lang, ocr)
     by_page: dict[int, list[Paragraph]] = {}

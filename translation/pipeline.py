@@ -22,15 +22,16 @@ import httpx
 
 from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
-from translation import glossary, pdf, prompts
-from translation.cache import CacheKey, TranslationCache
-from translation.formulas import restore
-from translation.glossary import Glossary
-from translation.limiter import Limiter, make_limiter
-from translation.llm import LLMClient
-from translation.ocr import OcrMode, OcrOptions
-from translation.paragraph import Paragraph
-from translation.stats import TranslationStats
+from translation import pdf
+from translation.model import glossary, prompts
+from translation.model.cache import CacheKey, TranslationCache
+from translation.model.glossary import Glossary
+from translation.model.limiter import Limiter, make_limiter
+from translation.model.llm import LLMClient
+from translation.model.stats import TranslationStats
+from translation.read.formulas import restore
+from translation.read.ocr import OcrMode, OcrOptions
+from translation.read.paragraph import Paragraph
 from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
@@ -77,11 +78,11 @@ class TranslationRequest:
     dual_mode: DualMode = DualMode.LR
     translation_first: bool = False
     force: bool = False
-    #: Terms translated exactly (protected as placeholders, see ``translation.glossary``).
+    #: Terms translated exactly (protected as placeholders, see ``translation.model.glossary``).
     glossary: Glossary | None = None
     #: Whom the LLM slots are shared fairly between (the server's job id; the CLI leaves it "").
     owner: str = ""
-    #: Which pages are read by OCR (``translation.ocr``), in ``source_lang``.
+    #: Which pages are read by OCR (``translation.read.ocr``), in ``source_lang``.
     ocr: OcrMode = OcrMode.AUTO
 
     @property

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.errors import InputError, PDFProcessingError, ZTError
 from translation import pdf
-from translation.ocr import OcrOptions
-from translation.paragraph import Paragraph
-from translation.pdf_limits import PdfLimits
-from translation.segment import Segmentation
+from translation.read.ocr import OcrOptions
+from translation.read.paragraph import Paragraph
+from translation.read.pdf_limits import PdfLimits
+from translation.read.segment import Segmentation
 
 if TYPE_CHECKING:
     from common.settings import Settings

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from common.settings import IdleAction, PromptFormat, Settings
-from translation import prompts
+from translation.model import prompts
 from vllm_manager.decision import vllm_processes
 from vllm_manager.detach import pid_alive
 from vllm_manager.gpu_model import GPUStatus

@@ -40,12 +40,12 @@ from common.paths import static_dir
 from common.progress import Progress, ProgressSink, Stage
 from common.redact import mask_secrets, redact_access_log
 from common.settings import Settings
-from translation import glossary as glossaries
 from translation import pdf as pdf_tools
-from translation.glossary import Glossary
-from translation.limiter import make_limiter
-from translation.ocr import OcrMode
+from translation.model import glossary as glossaries
+from translation.model.glossary import Glossary
+from translation.model.limiter import make_limiter
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
+from translation.read.ocr import OcrMode
 from translation.worker import PdfWorker, warm_up
 from vllm_manager.factory import create_manager
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon

@@ -5,7 +5,8 @@ starting_llm -> translating n/N -> rendering -> done | failed. A job waiting for
 its slot to the next job meanwhile (``slot_set_aside``). A slot bounds PDF work, not waiting for
 answers: once all of a job's LLM requests are queued, it hands its slot on (``hand_on_slot``) and
 finishes on one of ``max_jobs`` further places, so a short paper sent behind two long ones starts
-at once and the fair limiter (``translation.fair_slots``) serves it first; at most ``2 * max_jobs``
+at once and the fair limiter (``translation.model.fair_slots``) serves it first; at most
+``2 * max_jobs``
 jobs (each with a PDF worker process) run at a time. The producers (the pipeline and
 the vLLM manager) report through the job's ``ProgressSink``; the registry keeps the job's state,
 turns it into the plugin's task objects (``/api/tasks``, ``/api/history``) and publishes typed

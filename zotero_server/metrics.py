@@ -2,7 +2,7 @@
 
 Nothing is registered globally: each app owns one ``ServerMetrics`` (``services.metrics``),
 which reads the live objects when scraped — the job registry, the translator's counters
-(``translation.stats``), the limiter, the vLLM manager and the status snapshot — and renders
+(``translation.model.stats``), the limiter, the vLLM manager and the status snapshot — and renders
 them with ``prometheus_client``'s metric families. Every name starts with
 ``zotero_translate_``, except the vLLM sleep/wake series, which keep their first names
 (``zt_vllm_*``, issue 11; the GPU status API's are ``zt_gpu_*``).
@@ -38,8 +38,8 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from common.progress import Stage
-from translation.limiter import AdaptiveLimiter, LimitChange, Limiter
-from translation.stats import OUTCOMES, TranslationStats
+from translation.model.limiter import AdaptiveLimiter, LimitChange, Limiter
+from translation.model.stats import OUTCOMES, TranslationStats
 from vllm_manager.manager import VLLMManager, VLLMState
 from zotero_server import __version__
 from zotero_server.http_errors import error_type_of

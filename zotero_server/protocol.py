@@ -22,7 +22,7 @@ from typing import Any
 
 from common.errors import InputError, RequestShapeError, TooLargeError
 from common.settings import mib
-from translation.glossary import MAX_REQUEST_BYTES, Entry, Glossary
+from translation.model.glossary import MAX_REQUEST_BYTES, Entry, Glossary
 from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
 
 #: Longest accepted file name, in UTF-8 bytes (common file-system limit).
@@ -528,7 +528,7 @@ def parse_request(
 
 
 def parse_glossary(value: Any) -> Glossary | None:
-    """The ``glossary`` field: the CSV text (see ``translation.glossary``), or the file as a
+    """The ``glossary`` field: the CSV text (see ``translation.model.glossary``), or the file as a
     base64 data URL (what the upload form sends: its quotes and commas would otherwise count
     against ``MAX_STRUCTURE``), at most ``MAX_REQUEST_BYTES``; absent or blank is None."""
     if value is None or (isinstance(value, str) and not value.strip()):

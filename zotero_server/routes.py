@@ -25,8 +25,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from common.errors import TooLargeError
 from common.settings import mib
-from translation import prompts
-from translation.ocr import OcrMode, OcrOptions
+from translation.model import prompts
+from translation.read.ocr import OcrMode, OcrOptions
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services, job_spec
 from zotero_server.events import TERMINAL, EventType

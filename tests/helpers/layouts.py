@@ -3,7 +3,7 @@ follow from their text (half a font size per character, baseline at ``base``).""
 
 from __future__ import annotations
 
-from translation.layout import Block, Line, Span, union
+from translation.read.layout import Block, Line, Span, union
 
 
 def span(text: str, x: float, base: float, size: float = 10.0, font: str = "Times-Roman") -> Span:

@@ -10,9 +10,9 @@ from typing import NamedTuple
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.formulas import restore
-from translation.paragraph import Paragraph
 from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.read.formulas import restore
+from translation.read.paragraph import Paragraph
 
 
 def paper_bytes(corpus_dir: Path, number: str) -> bytes:

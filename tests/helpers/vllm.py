@@ -37,8 +37,8 @@ import httpx
 import pytest
 
 from tests.helpers.net import free_port
-from translation.limiter import Limiter
-from translation.llm import LLMClient
+from translation.model.limiter import Limiter
+from translation.model.llm import LLMClient
 
 FAKES_DIR = Path(__file__).resolve().parent.parent / "fakes"
 #: The fake ``vllm`` executable (``#!/usr/bin/env python3``).

@@ -20,9 +20,9 @@ from typing import Any
 
 import pymupdf
 
-from translation.layout import Rect
-from translation.paragraph import Paragraph
-from translation.typeset import Placement
+from translation.read.layout import Rect
+from translation.read.paragraph import Paragraph
+from translation.render.typeset import Placement
 
 _MARKUP = (
     pymupdf.PDF_ANNOT_HIGHLIGHT,

@@ -1,10 +1,10 @@
 """Roles of rows and paragraphs: list items, footnotes, numbered headings, captions, algorithm
 lines, front matter (authors, affiliations) and code.
 
-Pure rules on :class:`~translation.rows.Row` and plain text, called by
-:mod:`translation.segment` to decide where a paragraph starts and what it is. A *label* (a list
+Pure rules on :class:`~translation.read.rows.Row` and plain text, called by
+:mod:`translation.read.segment` to decide where a paragraph starts and what it is. A *label* (a list
 item's "II.", a footnote's marker, an algorithm's "3:" or "Output:") is kept out of the text the
-LLM gets and put back first by :func:`translation.formulas.restore`, so it can neither be
+LLM gets and put back first by :func:`translation.read.formulas.restore`, so it can neither be
 translated nor moved.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from translation.formulas import GLYPH
-from translation.paragraph import ParagraphKind
-from translation.rows import URL_TAIL_RE, Row, cjk_weight, ends_sentence
+from translation.read.formulas import GLYPH
+from translation.read.paragraph import ParagraphKind
+from translation.read.rows import URL_TAIL_RE, Row, cjk_weight, ends_sentence
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(

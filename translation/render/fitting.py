@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 
 import pymupdf
 
-from translation.layout import Rect
-from translation.paragraph import Align, Paragraph, ParagraphKind
+from translation.read.layout import Rect
+from translation.read.paragraph import Align, Paragraph, ParagraphKind
 
 #: The smallest share of the source size a translation is set at while room allows.
 FLOOR = 0.8

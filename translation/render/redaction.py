@@ -1,7 +1,7 @@
 """Removing a paragraph's source text from a page, and nothing else.
 
 A paragraph's ``rects`` are thin bands around its lines' baselines; a glyph is removed when its
-probe point (see :mod:`translation.glyphs`) lies in one of them. Glyph boxes play no part, so
+probe point (see :mod:`translation.render.glyphs`) lies in one of them. Glyph boxes play no part, so
 a tall glyph of a display formula or a label beside the paragraph is never taken along, and
 nothing has to be put back afterwards.
 """
@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import pymupdf
 
-from translation.glyphs import Areas, glyph_like, path_boxes, remove_glyphs
-from translation.layout import Rect
-from translation.paragraph import Paragraph
+from translation.read.layout import Rect
+from translation.read.paragraph import Paragraph
+from translation.render.glyphs import Areas, glyph_like, path_boxes, remove_glyphs
 
 # Ligatures expanded, whitespace kept, text outside the media box ignored, no image blocks.
 TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP

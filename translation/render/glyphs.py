@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 import pymupdf
 from pymupdf import mupdf
 
-from translation.layout import Rect
+from translation.read.layout import Rect
 
 _CELL = 16.0  # grid cell of the area index, in points
 

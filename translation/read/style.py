@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from translation.formulas import MATHS
+from translation.read.formulas import MATHS
 
 _BOLD_RE = re.compile(r"Bold|Black|Heavy|Semibold|Demi|Medi(?!um)|CMBX|CMB10|-Bd|\.B$", re.I)
 _ITALIC_RE = re.compile(r"Italic|Oblique|Ital|-It$|-BdIt|CMTI|CMSL|CMBXTI|\.I$", re.I)

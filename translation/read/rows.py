@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from translation.formulas import (
+from translation.read.formulas import (
     CM_TEXT_FONT_RE,
     CODE,
     GLYPH,
@@ -22,9 +22,9 @@ from translation.formulas import (
     font_base,
     is_math_font,
 )
-from translation.layout import Block, Frame, Line, PageLayout, Rect, Span, Vector, axis, union
-from translation.style import span_style
-from translation.tables import RowSpans, StackLine, Table, crosses, line_gaps, stacks, words
+from translation.read.layout import Block, Frame, Line, PageLayout, Rect, Span, Vector, axis, union
+from translation.read.style import span_style
+from translation.read.tables import RowSpans, StackLine, Table, crosses, line_gaps, stacks, words
 
 _TERMINAL = tuple(".!?:;。．！？")
 # A line ending inside a URL ("https://github." / "example.org/a-"): the next line continues it.
@@ -72,7 +72,7 @@ class Row:
     col_range: tuple[float, float] = (0.0, 0.0)
     #: How many characters of ``text`` from its start are bold (a run-in heading, a label).
     bold_lead: int = 0
-    #: Style of each character (``translation.style.style_code``: colour, bold, italic).
+    #: Style of each character (``translation.read.style.style_code``: colour, bold, italic).
     styles: list[int] = field(default_factory=list)
     room: Rect | None = None  # a cell's box grown to its column's free width (frame)
     stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
@@ -217,7 +217,7 @@ def rows_of_block(
     block: Block, frame: Frame, stats: DocStats, tables: Sequence[Table] = ()
 ) -> list[Row]:
     """The visual rows of a block (see ``visual_rows``), table rows cut into cells: at the
-    columns of a table found on the page (``tables``, see translation.tables), elsewhere at
+    columns of a table found on the page (``tables``, see translation.read.tables), elsewhere at
     wide gaps and between MuPDF lines set well apart (a table's header row)."""
     rows: list[Row] = []
     in_table: list[tuple[Row, int, Table]] = []  # a table's rows, with their visual row's pieces
@@ -448,7 +448,7 @@ def _make_row(
                 bold_lead += 1
         if span.text.strip() or blank_glyph:
             # A glyph is redacted when its probe point, just above its own baseline, lies in
-            # one of these bands (translation.glyphs): thin bands miss the lines around.
+            # one of these bands (translation.render.glyphs): thin bands miss the lines around.
             tight = (box[0] + 0.1, span_base - 0.6 * span.size, box[2] - 0.1, span_base - 0.1)
             if rects and abs(rects[-1][1] - tight[1]) < 0.5 and abs(rects[-1][3] - tight[3]) < 0.5:
                 last = rects[-1]

@@ -33,9 +33,9 @@ import openai
 
 from common.errors import LLMError, LLMUnavailableError
 from common.settings import PromptFormat
-from translation import prompts
-from translation.cache import CacheKey
-from translation.stats import LLMStats, Usage
+from translation.model import prompts
+from translation.model.cache import CacheKey
+from translation.model.stats import LLMStats, Usage
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam

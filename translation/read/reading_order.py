@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from translation.formulas import NEUTRAL
-from translation.layout import union
-from translation.rows import Row
+from translation.read.formulas import NEUTRAL
+from translation.read.layout import union
+from translation.read.rows import Row
 
 # --- reading order --------------------------------------------------------------------------
 

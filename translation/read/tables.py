@@ -18,8 +18,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from translation.formulas import is_math_font
-from translation.layout import Rect, Span, union
+from translation.read.formulas import is_math_font
+from translation.read.layout import Rect, Span, union
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
 #: MuPDF lines it is made of, sorted.

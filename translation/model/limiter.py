@@ -6,7 +6,8 @@ many may be in flight at once. ``FixedLimiter`` holds a constant limit. ``Adapti
 that vLLM's batch stays full while its waiting queue stays near zero and nothing is preempted;
 ``ConcurrencyControl`` is its control law, pure logic that the tests feed samples. One limiter
 serves every job of the process (the Translator owns it), so the limit is shared; the slots are
-shared fairly between the jobs (``slot(owner)``), in the order ``translation.fair_slots`` gives.
+shared fairly between the jobs (``slot(owner)``), in the order
+``translation.model.fair_slots`` gives.
 
 The control law, one look at a time (every ``poll_s``, about a second; ``settle_s`` after a
 change, since its effect shows within a few engine steps):
@@ -62,8 +63,8 @@ import httpx
 
 from common.errors import ConfigError
 from common.settings import ConcurrencyMode
-from translation.fair_slots import FairSlots
-from translation.metrics import VLLMLoad, parse_load
+from translation.model.fair_slots import FairSlots
+from translation.model.metrics import VLLMLoad, parse_load
 
 if TYPE_CHECKING:
     from common.settings import Settings
@@ -87,7 +88,7 @@ class Limiter(Protocol):
 
     def slot(self, owner: str = "") -> AbstractAsyncContextManager[None]:
         """Wait for a free slot and hold it for the body of the ``async with``. ``owner`` (the
-        job id) is whom the slot is shared fairly between; see ``translation.fair_slots``."""
+        job id) is whom the slot is shared fairly between; see ``translation.model.fair_slots``."""
         ...
 
     def waiting(self, owner: str | None = None) -> int:
@@ -105,7 +106,7 @@ class Limiter(Protocol):
 
 class FixedLimiter(FairSlots):
     """Never more than ``limit`` requests in flight; waiters are served in the fair order of
-    ``translation.fair_slots`` (first come, first served inside one owner).
+    ``translation.model.fair_slots`` (first come, first served inside one owner).
 
     Records ``peak_in_flight`` (the most ever held at once) for tests and the progress page.
     """

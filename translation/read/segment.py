@@ -1,9 +1,10 @@
 """Segmentation: page layouts -> translatable paragraphs in reading order.
 
-The concepts live in their own modules: :mod:`translation.layout` (what the reader saw, and
-geometry), :mod:`translation.rows` (visual lines, header/footer and figure filters),
-:mod:`translation.reading_order`, :mod:`translation.formulas` (math protection and placeholders)
-and :mod:`translation.paragraph` (the output type). This module groups rows into paragraphs,
+The concepts live in their own modules: :mod:`translation.read.layout` (what the reader saw, and
+geometry), :mod:`translation.read.rows` (visual lines, header/footer and figure filters),
+:mod:`translation.read.reading_order`, :mod:`translation.read.formulas` (math protection and
+placeholders)
+and :mod:`translation.read.paragraph` (the output type). This module groups rows into paragraphs,
 gives each its role and decides what is sent:
 
 * not translated: running headers, footers and page numbers, display equations, text inside
@@ -12,7 +13,7 @@ gives each its role and decides what is sent:
   section unless asked for;
 * hyphenated line breaks are joined; inline math, code, URLs and e-mail addresses become
   placeholders; a paragraph's label (list item, footnote marker, algorithm line number) is kept
-  out of its text and put back first (:mod:`translation.roles` says what starts a paragraph
+  out of its text and put back first (:mod:`translation.read.roles` says what starts a paragraph
   and what role it has).
 
 Nothing here touches PyMuPDF, so every rule is testable with literals. The names other code
@@ -27,8 +28,8 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from translation import roles
-from translation.formulas import (
+from translation.read import roles
+from translation.read.formulas import (
     GLYPH,
     MATH,
     MATHS,
@@ -40,7 +41,7 @@ from translation.formulas import (
     protect,
     restore,
 )
-from translation.layout import (
+from translation.read.layout import (
     Block,
     Frame,
     Line,
@@ -51,11 +52,11 @@ from translation.layout import (
     figure_regions,
     union,
 )
-from translation.page_range import parse_pages
-from translation.paragraph import Align, Paragraph, ParagraphKind
-from translation.reading_order import reading_order
-from translation.references import REFS_HEADING_RE, Piece, find_references
-from translation.rows import (
+from translation.read.page_range import parse_pages
+from translation.read.paragraph import Align, Paragraph, ParagraphKind
+from translation.read.reading_order import reading_order
+from translation.read.references import REFS_HEADING_RE, Piece, find_references
+from translation.read.rows import (
     URL_TAIL_RE,
     WORD_RE,
     DocStats,
@@ -69,8 +70,8 @@ from translation.rows import (
     rows_of_block,
     visual_rows,
 )
-from translation.style import paragraph_style, with_lead_stop
-from translation.tables import cell_rooms, find_tables, stacked
+from translation.read.style import paragraph_style, with_lead_stop
+from translation.read.tables import cell_rooms, find_tables, stacked
 
 __all__ = [
     "PLACEHOLDER_RE",
@@ -401,7 +402,7 @@ def segment_document(
     """Turn page layouts into the paragraphs to translate, in reading order.
 
     ``pages`` must be in document order and should include every page up to the last wanted one
-    (the references section is found from the whole document, see ``translation.references``);
+    (the references section is found from the whole document, see ``translation.read.references``);
     only paragraphs of pages in ``wanted`` (0-based indices, None = all) are returned.
     Paragraph ids are ``p<page>-b<n>``.
     """

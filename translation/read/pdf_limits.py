@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from common.errors import PDFTooComplexError
-from translation.layout import PageLayout
+from translation.read.layout import PageLayout
 
 
 @dataclass(frozen=True)

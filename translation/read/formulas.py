@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from translation.paragraph import Paragraph
+from translation.read.paragraph import Paragraph
 
 #: A placeholder as sent to the LLM: ``{v1}``, ``{v2}``... (the pdf2zh convention).
 PLACEHOLDER_RE = re.compile(r"\{v(\d+)\}")

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 import pymupdf
 from pymupdf import mupdf
 
-from translation.fitting import page_obstacles, plan
-from translation.fonts import Fitted, FontChain, fit, is_cjk_language, plain_char
-from translation.formulas import mark_key
-from translation.glyphs import FormulaSource, Sheet, glyph_like
-from translation.layout import Frame, Rect
-from translation.paragraph import Align, Paragraph, ParagraphKind
-from translation.redaction import RULE_REACH
-from translation.style import color_of, is_bold, is_italic, lead_end, style_code
+from translation.read.formulas import mark_key
+from translation.read.layout import Frame, Rect
+from translation.read.paragraph import Align, Paragraph, ParagraphKind
+from translation.read.style import color_of, is_bold, is_italic, lead_end, style_code
+from translation.render.fitting import page_obstacles, plan
+from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language, plain_char
+from translation.render.glyphs import FormulaSource, Sheet, glyph_like
+from translation.render.redaction import RULE_REACH
 
 
 def rgb(color: int) -> tuple[float, float, float]:
@@ -164,7 +164,7 @@ def leading(para: Paragraph, target_lang: str) -> float:
 
 
 def char_styles(para: Paragraph, text: str) -> list[int]:
-    """The style code (``translation.style``) of each character of the translation ``text``:
+    """The style code (``translation.read.style``) of each character of the translation ``text``:
     the body style, the run-in lead (after the paragraph's label) up to where it ends in the
     translation, and the source's styled runs where their text is found again (whole words,
     in order)."""
@@ -218,7 +218,7 @@ def typeset(
     size: float | None = None,
 ) -> Placement:
     """Lay out ``text`` in ``para``'s box (or ``area``, at most at ``size``: see
-    ``translation.fitting``) and add it to the page's text writers, styled per character
+    ``translation.render.fitting``) and add it to the page's text writers, styled per character
     (:func:`char_styles`). Returns where each character went."""
     frame = Frame(para.direction)
     x0, y0, x1, y1 = frame.to_frame(area or para.bbox)
@@ -402,7 +402,7 @@ def typeset_page(
     copies: Copies,
 ) -> dict[str, Placement]:
     """Set every translation of a page (its source text already removed) at the sizes and in
-    the areas ``translation.fitting`` plans; returns where each paragraph's text went."""
+    the areas ``translation.render.fitting`` plans; returns where each paragraph's text went."""
     texts, shapes = page_obstacles(page)
 
     def size_in(para: Paragraph, text: str, area: Rect, size: float) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from translation.layout import Rect, Vector
+from translation.read.layout import Rect, Vector
 
 # --- output ---------------------------------------------------------------------------------
 
@@ -64,7 +64,7 @@ class Paragraph:
     #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
     #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
     label: str = ""
-    #: How the label is printed (see ``translation.roles.label_look``): its style code (None:
+    #: How the label is printed (see ``translation.read.roles.label_look``): its style code (None:
     #: the body's), size and baseline rise as shares of the text size (a superscript marker),
     #: and the hanging indent of the lines after the first (points; 0: none).
     label_style: int | None = None
@@ -73,7 +73,8 @@ class Paragraph:
     hang: float = 0.0
     #: How far the first line starts right of the others (points; 0: flush), as printed.
     indent: float = 0.0
-    #: Style beyond ``color``/``bold`` (see ``translation.style``): the body is italic; a run-in
+    #: Style beyond ``color``/``bold`` (see ``translation.read.style``): the body is italic; a
+    #: run-in
     #: ``lead`` ("Finding:") in ``lead_style``; other ``runs`` of (source text, style code).
     italic: bool = False
     lead: str = ""

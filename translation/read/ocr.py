@@ -2,7 +2,7 @@
 
 A scanned page has no text, only an image covering it; its words are pixels. Such a page is
 read by Tesseract through PyMuPDF (``Page.get_textpage_ocr``), and what the OCR found becomes a
-:class:`~translation.layout.PageLayout` like any other page's, so segmentation needs no special
+:class:`~translation.read.layout.PageLayout` like any other page's, so segmentation needs no special
 case. Rendering cannot remove pixels glyph by glyph: the words are covered by boxes of the
 page's background colour (:func:`cover_boxes`, :func:`background`), the image stays for the
 figures, and the translation is set over the boxes.
@@ -31,7 +31,7 @@ from typing import Any
 import pymupdf
 
 from common.errors import NoTextLayerError, UnsupportedLanguageError
-from translation.layout import Block, Line, PageLayout, Rect, Span, union
+from translation.read.layout import Block, Line, PageLayout, Rect, Span, union
 
 #: Resolution the page is rendered at for Tesseract: enough for 7 pt footnotes.
 OCR_DPI = 300
@@ -89,7 +89,7 @@ TESSERACT_LANGUAGES: dict[str, str] = {
 
 def tesseract_language(code: str) -> str:
     """Tesseract's name for our language ``code`` (``zh-CN`` -> ``chi_sim``)."""
-    from translation.prompts import model_language_code
+    from translation.model.prompts import model_language_code
 
     model = model_language_code(code)
     if model not in TESSERACT_LANGUAGES:
