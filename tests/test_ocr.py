@@ -23,26 +23,14 @@ from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.ocr import needs_ocr, ocr_missing
 from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
 from translation.read.formulas import restore
-from translation.read.ocr import (
-    OcrMode,
-    OcrOptions,
-    OcrUnavailableError,
-    Word,
-    background,
-    cover_boxes,
-    even_sizes,
-    find_gutter,
-    graphic_regions,
-    ink_band,
-    is_scanned,
-    line_sizes,
-    missing_data_message,
-    ocr_layout,
-    split_line,
-    tesseract_language,
-    with_labels,
-    word_space,
-)
+from translation.read.ocr import OcrMode, OcrOptions, OcrUnavailableError
+from translation.read.ocr.covers import background, cover_boxes
+from translation.read.ocr.drawings import graphic_regions, with_labels
+from translation.read.ocr.ink import ink_band
+from translation.read.ocr.languages import missing_data_message, tesseract_language
+from translation.read.ocr.lines import Word, find_gutter, ocr_layout, split_line, word_space
+from translation.read.ocr.pages import is_scanned
+from translation.read.ocr.sizes import even_sizes, line_sizes
 from translation.read.paragraph import Paragraph
 from translation.worker import PdfWorker, WorkerConfig
 from zotero_server.protocol import FileKind, Operation, PluginRequest, ocr_request

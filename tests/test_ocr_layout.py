@@ -8,20 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from translation.read.layout import Rect
-from translation.read.ocr import (
-    INK_SCALE,
-    Ink,
+from translation.read.ocr.covers import cover_boxes, tall_box_bands
+from translation.read.ocr.ink import INK_SCALE, Ink, cut_to_ink
+from translation.read.ocr.lines import (
     Word,
-    cap_by_pitch,
-    cover_boxes,
-    cut_to_ink,
     drop_inner_scraps,
     is_rule,
     join_fragments,
     ocr_layout,
-    tall_box_bands,
     word_spaces,
 )
+from translation.read.ocr.sizes import cap_by_pitch
 
 # A column of body lines 11.5 pt high at a pitch of 13.6 pt, 10 pt type (corpus 10, page 1).
 PITCH, HEIGHT = 13.6, 11.5

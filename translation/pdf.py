@@ -275,7 +275,7 @@ def extract_document(
 
 def _cover_tall_boxes(found: Segmentation, layouts: Sequence[PageLayout]) -> Segmentation:
     """``found`` with the paragraphs of OCR'd pages also covering the parts of Tesseract's
-    too-tall line boxes that lie in them (``translation.read.ocr.tall_box_bands``)."""
+    too-tall line boxes that lie in them (``translation.read.ocr.covers.tall_box_bands``)."""
     tall = {layout.index: layout.tall_boxes for layout in layouts if layout.tall_boxes}
     if not tall:
         return found
@@ -305,7 +305,7 @@ def render_mono(
     Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages
     are kept. The output is not encrypted. On the pages ``ocr`` reads by OCR and on scans
     with an invisible OCR text layer, the scanned words are covered
-    (``translation.read.ocr.paint_covers``) too.
+    (``translation.read.ocr.covers.paint_covers``) too.
     """
     renderer = MonoRenderer(doc, target_lang, ocr)
     by_page: dict[int, list[Paragraph]] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from common.errors import ZTError
-from translation.read.ocr import debian_packages, tessdata, tesseract_language
+from translation.read.ocr.languages import debian_packages, tessdata, tesseract_language
 
 
 def ocr_missing(language: str = "en") -> str | None:

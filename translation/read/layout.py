@@ -56,7 +56,8 @@ class PageLayout:
     blocks: tuple[Block, ...]
     figures: tuple[Rect, ...] = ()
     #: OCR'd pages: the line boxes Tesseract made taller than their text, before the lines
-    #: were cut down to it (``translation.read.ocr.cut_to_ink``); their words are to be covered.
+    #: were cut down to it (``translation.read.ocr.ink.cut_to_ink``); their words are to be
+    #: covered.
     tall_boxes: tuple[Rect, ...] = ()
 
 

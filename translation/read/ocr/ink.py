@@ -1,0 +1,79 @@
+"""Where a line's text is in the ink of a scan: a line box Tesseract stretched over its
+neighbours (or over a drawing beside it) cut down to its text's band (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from translation.read.layout import Rect
+from translation.read.ocr.sizes import INK_HEIGHT
+
+#: Dark pixels in each pixel row of an area of the page, top to bottom (``INK_SCALE`` rows a
+#: point).
+Ink = Callable[[Rect], Sequence[int]]
+INK_SCALE = 2.0
+
+#: How much the ink in the spaces between a line's words counts against a band (see
+#: :func:`cut_to_ink`): spaces are about a tenth of a line's length.
+SPACE_WEIGHT = 4
+
+
+def cut_to_ink(
+    boxes: Sequence[Rect],
+    sizes: Sequence[float],
+    ink: Ink,
+    spaces: Sequence[Sequence[tuple[float, float]]] = (),
+) -> list[Rect]:
+    """Each line box much taller than its text (``INK_HEIGHT`` x its size) cut down to the
+    band of its text's height that holds the most ``ink``, not counting the ink inside the
+    boxes of the lines beside it that are as high as their text: Tesseract stretches a line
+    box over its neighbour lines, whose ink would pull the band onto them, leaving the line's
+    own words uncovered. ``spaces`` are the x ranges between a line's words: blank in the
+    rows of its own text, and a band of another line across them is scored down by the ink
+    found there (``SPACE_WEIGHT`` times)."""
+    text_heights = [INK_HEIGHT * size for size in sizes]
+    tall = [b[3] - b[1] > 1.3 * h for b, h in zip(boxes, text_heights, strict=True)]
+    out = []
+    for i, box in enumerate(boxes):
+        if not tall[i]:
+            out.append(box)
+            continue
+        rows = list(ink(box))
+        first = int(box[1] * INK_SCALE)
+        for j, other in enumerate(boxes):
+            if j == i or tall[j] or other[2] <= box[0] or box[2] <= other[0]:
+                continue
+            start, end = int(other[1] * INK_SCALE) - first, int(other[3] * INK_SCALE) - first
+            for k in range(max(0, start), min(len(rows), end + 1)):
+                rows[k] = 0
+        for x0, x1 in spaces[i] if i < len(spaces) else ():
+            for k, dark in enumerate(ink((x0, box[1], x1, box[3]))[: len(rows)]):
+                rows[k] = max(0, rows[k] - SPACE_WEIGHT * dark)
+        start_row = ink_band(rows, round(text_heights[i] * INK_SCALE))
+        if start_row is None:
+            out.append(box)
+            continue
+        top = box[1] + start_row / INK_SCALE
+        out.append((box[0], top, box[2], top + text_heights[i]))
+    return out
+
+
+def ink_band(rows: Sequence[int], height: int) -> int | None:
+    """The first of the ``height`` consecutive ``rows`` that hold the most ink, the middle one
+    of several that hold as much (a window taller than the ink centred on it); None when
+    there are not that many rows, or no ink."""
+    if height <= 0 or len(rows) < height:
+        return None
+    window = sum(rows[:height])
+    sums = [window]
+    for i in range(height, len(rows)):
+        window += rows[i] - rows[i - height]
+        sums.append(window)
+    best = max(sums)
+    if best <= 0:
+        return None
+    first = sums.index(best)
+    last = first
+    while last + 1 < len(sums) and sums[last + 1] == best:
+        last += 1
+    return (first + last) // 2

@@ -1,0 +1,28 @@
+"""How a document's pages are read: the OCR mode, the source language and the resolution."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+#: Resolution the page is rendered at for Tesseract: enough for 7 pt footnotes.
+OCR_DPI = 300
+
+
+class OcrMode(StrEnum):
+    AUTO = "auto"  # OCR the pages without text that an image covers
+    ALWAYS = "always"  # OCR every page, ignoring its text layer
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class OcrOptions:
+    """How a document's pages are read: ``mode`` and the source ``language`` (our code)."""
+
+    mode: OcrMode = OcrMode.AUTO
+    language: str = "en"
+    dpi: int = OCR_DPI
+
+
+#: Pages without text that a scan covers are read by OCR, in English.
+DEFAULT_OCR = OcrOptions()

@@ -1,0 +1,115 @@
+"""The font size of each OCR'd line, from its height, its advance per character and the
+distance to its neighbour lines (a skewed line's box is taller than its text) (pure)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from translation.read.layout import Rect
+
+#: Ink box height / font size of a line of Latin text (ascender top to descender bottom).
+INK_HEIGHT = 1.05
+#: Baseline distance / font size assumed when the size comes from the neighbour lines.
+LEADING = 1.2
+
+
+def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
+    """Line sizes with the OCR's jitter taken out: a size from 72% to 125% of the page's body
+    size (the median size of its lines of 20 characters or more) becomes the body size (a
+    footnote's text too: the fitting sets it in its box), and so does the size of a line of
+    fewer than 4 characters (a speck read as "(by" is no heading)."""
+    long = [s for s, n in zip(sizes, chars, strict=True) if n >= 20]
+    if not long:
+        return list(sizes)
+    body = statistics.median(long)
+    return [
+        body if 0.72 * body <= s <= 1.25 * body or n < 4 else s
+        for s, n in zip(sizes, chars, strict=True)
+    ]
+
+
+def cap_by_pitch(
+    boxes: Sequence[Rect], sizes: Sequence[float], chars: Sequence[int]
+) -> list[float]:
+    """``sizes`` with each size above the page's body size (see :func:`even_sizes`) cut down
+    to the distance from its line to the nearest line above or below it (half overlapping it)
+    over ``LEADING``, but not below the body size (and to it when within 125% of it). A
+    line's size from its advance per character is too large where Tesseract misread it with
+    fewer characters than printed ("To oil an then" for "To give an example for the"); a line
+    set at body pitch among others is body text however it reads, and a heading has room
+    around it."""
+    long = [s for s, n in zip(sizes, chars, strict=True) if n >= 20]
+    if not long:
+        return list(sizes)
+    body = statistics.median(long)
+    out = list(sizes)
+    for i, (box, size) in enumerate(zip(boxes, sizes, strict=True)):
+        if size <= body:
+            continue
+        centre, height = (box[1] + box[3]) / 2, box[3] - box[1]
+        pitches = [
+            abs((other[1] + other[3]) / 2 - centre)
+            for j, other in enumerate(boxes)
+            if j != i
+            and min(box[2], other[2]) - max(box[0], other[0])
+            > 0.5 * min(box[2] - box[0], other[2] - other[0])
+            and abs((other[1] + other[3]) / 2 - centre) > 0.4 * height
+        ]
+        if pitches:
+            capped = min(size, max(body, min(pitches) / LEADING))
+            out[i] = body if capped <= 1.25 * body else capped  # as even_sizes does
+    return out
+
+
+def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
+    """The font size of each OCR line box (``chars`` characters long).
+
+    A box grows taller than its text with the skew, and Tesseract sometimes gives a line next
+    to a figure the height of two; neither the distance between lines nor the advance per
+    character changes. So the page's body size is its usual line pitch / ``LEADING`` or its
+    usual line height / ``INK_HEIGHT``, whichever is less (Korean is set with more leading), the
+    advance of a character of that size the median over the long lines (it depends on the
+    script and typeface), and a long line's size is its advance per character over that. A
+    shorter line's is its height / ``INK_HEIGHT``, unless its advance says it is smaller.
+    """
+    heights = [(b[3] - b[1]) / INK_HEIGHT for b in boxes]
+    advances = [(b[2] - b[0]) / n if n else 0.0 for b, n in zip(boxes, chars, strict=True)]
+    typical = statistics.median(heights or [0.0])
+    pitch = body_size(boxes)
+    body = min(pitch, typical) if pitch else typical
+    ratios = [a / body for a, n in zip(advances, chars, strict=True) if n >= 20 and body > 0]
+    if not ratios:
+        return heights
+    ratio = statistics.median(ratios)
+    sizes = []
+    for height, advance, n in zip(heights, advances, chars, strict=True):
+        by_width = advance / ratio
+        if n >= 20:  # long enough for its width to tell
+            sizes.append(by_width)
+            continue
+        if n >= 6:
+            sizes.append(min(height, 1.15 * by_width))
+            continue
+        sizes.append(by_width if n >= 4 and height > 1.8 * by_width else height)
+    return sizes
+
+
+def body_size(boxes: Sequence[Rect]) -> float | None:
+    """The page's usual distance between a line and the next one below it in its column,
+    over ``LEADING``; None when no two lines follow each other."""
+    centres = sorted(((b[1] + b[3]) / 2, b) for b in boxes)
+    pitches = []
+    for i, (cy, box) in enumerate(centres):
+        height = box[3] - box[1]
+        for cy2, other in centres[i + 1 :]:
+            if cy2 - cy > 2.0 * height:
+                break
+            overlap = min(box[2], other[2]) - max(box[0], other[0])
+            if (
+                overlap > 0.5 * min(box[2] - box[0], other[2] - other[0])
+                and cy2 - cy > 0.4 * height
+            ):
+                pitches.append(cy2 - cy)
+                break
+    return statistics.median(pitches) / LEADING if len(pitches) >= 3 else None

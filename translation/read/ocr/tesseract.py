@@ -1,0 +1,65 @@
+"""The OCR call: a page rendered, read by Tesseract through PyMuPDF
+(``Page.get_textpage_ocr``), and made a :class:`~translation.read.layout.PageLayout` with the
+figures drawn in the scan (the pure rules live in the sibling modules)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import pymupdf
+
+from translation.read.layout import PageLayout, Rect
+from translation.read.ocr.drawings import GRAPHIC_SCALE, graphic_regions, with_labels
+from translation.read.ocr.ink import INK_SCALE, Ink
+from translation.read.ocr.languages import tessdata, tesseract_language
+from translation.read.ocr.lines import ocr_layout, text_band
+from translation.read.ocr.options import OcrOptions
+
+#: Told ``(page, done)`` before and after the OCR of a page (the worker's time limit).
+OnPage = Callable[[int, bool], None]
+
+
+def read_ocr_page(
+    page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
+) -> PageLayout:
+    """OCR ``page`` (the whole page as rendered) and return its layout."""
+    folder = tessdata(options.language)
+    textpage = page.get_textpage_ocr(
+        flags=text_flags,
+        language=tesseract_language(options.language),
+        dpi=options.dpi,
+        full=True,
+        tessdata=folder,
+    )
+    raw = page.get_text("dict", textpage=textpage, flags=text_flags)
+    box = page.rect
+    layout = ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
+    lines = [text_band(ln) for b in layout.blocks for ln in b.lines]
+    pix = page.get_pixmap(dpi=round(72 * GRAPHIC_SCALE), colorspace=pymupdf.csGRAY)
+    dark = [v < 220 for v in pix.samples] if pix.stride == pix.width else []
+    drawn = graphic_regions(dark, pix.width, pix.height, lines, GRAPHIC_SCALE)
+    labels = [(ln.bbox, len(ln.spans)) for b in layout.blocks for ln in b.lines]
+    return dataclasses.replace(layout, figures=(*layout.figures, *with_labels(drawn, labels)))
+
+
+def _page_ink(page: pymupdf.Page) -> Ink:
+    """:data:`Ink` of ``page`` as rendered (the pixmap is made on the first call)."""
+    made: list[pymupdf.Pixmap] = []
+    dark = bytes(1 if v < 128 else 0 for v in range(256))
+
+    def ink(box: Rect) -> list[int]:
+        if not made:
+            made.append(page.get_pixmap(dpi=round(72 * INK_SCALE), colorspace=pymupdf.csGRAY))
+        pix = made[0]
+        x0 = max(0, int((box[0] - page.rect.x0) * INK_SCALE))
+        x1 = min(pix.width, int((box[2] - page.rect.x0) * INK_SCALE) + 1)
+        y0 = max(0, int((box[1] - page.rect.y0) * INK_SCALE))
+        y1 = min(pix.height, int((box[3] - page.rect.y0) * INK_SCALE) + 1)
+        samples, stride = pix.samples, pix.stride
+        return [
+            samples[y * stride + x0 : y * stride + x1].translate(dark).count(1)
+            for y in range(y0, y1)
+        ]
+
+    return ink
