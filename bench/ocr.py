@@ -16,8 +16,12 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.child import ChildFailed, child_main, measure_in_child
+
+if TYPE_CHECKING:
+    from translation.read.ocr import OcrTurn
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 SCAN, TEXT = "10_", "02_"
@@ -39,7 +43,7 @@ def measure(path: Path) -> dict[str, object]:
     ocr_seconds: list[float] = []
     page_started = [0.0]
 
-    def timed(page: int, done: bool) -> None:
+    def timed(turn: OcrTurn, done: bool) -> None:
         if done:
             ocr_seconds.append(time.perf_counter() - page_started[0])
         else:

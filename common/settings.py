@@ -168,6 +168,12 @@ class Settings(BaseSettings):
     ocr_page_timeout_s: float = Field(
         120.0, gt=0, description="Max seconds of the OCR of one page (on top of a step's time)"
     )
+    ocr_max_pages: int = Field(
+        100, ge=1, description="Refuse a job with more scanned pages to read by OCR (fails at once)"
+    )
+    ocr_max_seconds: float = Field(
+        900.0, gt=0, description="Max seconds of OCR in all for one job's document"
+    )
 
     # --- GPU status ----------------------------------------------------------------------
     gpu_api_url: str | None = Field(

@@ -44,6 +44,7 @@ from translation.read.ocr import (
     tessdata,
     words_are_pixels,
 )
+from translation.read.ocr.pages import OcrTurns
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.segment import Segmentation, segment_document
@@ -208,15 +209,18 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     )
 
 
-def _read_page(page: pymupdf.Page, ocr: OcrOptions, on_ocr: OnPage | None) -> PageLayout:
+def _read_page(
+    page: pymupdf.Page, ocr: OcrOptions, on_ocr: OnPage | None, turns: OcrTurns
+) -> PageLayout:
     layout = read_layout(page)
     if (ocr.mode is OcrMode.AUTO and layout.blocks) or not needs_ocr(page, ocr.mode, TEXT_FLAGS):
         return layout
+    turn = turns.next(page)
     if on_ocr is not None:
-        on_ocr(page.number, False)
+        on_ocr(turn, False)
     layout = read_ocr_page(page, ocr, TEXT_FLAGS, layout.figures)
     if on_ocr is not None:
-        on_ocr(page.number, True)
+        on_ocr(turn, True)
     return layout
 
 
@@ -251,7 +255,8 @@ def extract_document(
     (a bibliography is told by the entries that follow its heading, a body section named
     "References" by the sections after it). Raises PDFTooComplexError at the first page over
     ``limits`` (spans or characters on a page, text in all). Pages are read by OCR as
-    ``ocr`` says (``translation.read.ocr``); ``on_ocr(page, done)`` is told before and after each.
+    ``ocr`` says (``translation.read.ocr``); ``on_ocr(turn, done)`` is told before and after
+    each (``turn``: page k of the n read by OCR).
     """
     last = doc.page_count - 1
     if pages is not None:
@@ -259,10 +264,11 @@ def extract_document(
         last = min(last, wanted_last + _LOOKAHEAD) if wanted_last <= last else wanted_last
     tally = TextTally(limits)
     layouts: list[PageLayout] = []
+    turns = OcrTurns(doc, last, ocr.mode, TEXT_FLAGS)
     try:
         with _LOCK:
             for i in range(last + 1):
-                layouts.append(_read_page(doc[i], ocr, on_ocr))
+                layouts.append(_read_page(doc[i], ocr, on_ocr, turns))
                 tally.add(layouts[-1])
     except ZTError:
         raise

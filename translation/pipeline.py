@@ -30,7 +30,7 @@ from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
 from translation.read.formulas import restore
-from translation.read.ocr import OcrMode, OcrOptions
+from translation.read.ocr import OcrMode, OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
 from translation.worker import PdfWorker, WorkerConfig
 
@@ -242,12 +242,16 @@ class Translator:
         *,
         ensure_ready: EnsureReady | None = None,
         on_queued: Callable[[], object] | None = None,
+        on_scan: Callable[[], object] | None = None,
     ) -> TranslationResult:
         """Translate one document.
 
         ``on_queued`` is called once every LLM request of the document waits at the limiter
         (not when the cache answers all): from then on the job mostly waits for answers, and
-        its caller may let another job start (``JobRegistry.hand_on_slot``).
+        its caller may let another job start (``JobRegistry.hand_on_slot``). ``on_scan`` is
+        called as the first page read by OCR starts (a scan reads for minutes): its caller may
+        let another job start then too. While pages are read by OCR, ``progress`` says
+        "reading page k of n (OCR)".
 
         ``ensure_ready`` replaces the constructor's for this document (a job that may wait
         hours for the GPU, say: ``vllm_manager.gpu_wait``). One that ``WaitsOutside`` and
@@ -259,11 +263,13 @@ class Translator:
         ready = ensure_ready or self._ensure_ready
         would_wait = ready.would_wait if isinstance(ready, WaitsOutside) else None
         try:
-            return await self._translate_once(request, progress, ready, would_wait, on_queued)
+            return await self._translate_once(
+                request, progress, ready, would_wait, on_queued, on_scan
+            )
         except _StepOut:
             # A wait of hours must not hold a worker process (~150 MB) with the paper open.
             await ready(progress)
-            return await self._translate_once(request, progress, ready, None, on_queued)
+            return await self._translate_once(request, progress, ready, None, on_queued, on_scan)
 
     async def _translate_once(
         self,
@@ -272,6 +278,7 @@ class Translator:
         ensure_ready: EnsureReady,
         would_wait: Callable[[], Awaitable[bool]] | None,
         on_queued: Callable[[], object] | None,
+        on_scan: Callable[[], object] | None,
     ) -> TranslationResult:
         started = time.monotonic()
         # Unknown or identical language codes fail before anything is paid for.
@@ -291,6 +298,7 @@ class Translator:
                 request.include_references,
                 request.target_lang,
                 request.ocr_options,
+                _ocr_reporter(progress, on_scan),
             )
             paragraphs = extracted.paragraphs
             if request.glossary is not None:  # in a thread: a long one compiles in a second
@@ -465,6 +473,22 @@ class Translator:
     @staticmethod
     def _progress_text(run: _Run) -> str:
         return f"translating {run.done}/{run.total}"
+
+
+def _ocr_reporter(
+    progress: ProgressSink, on_scan: Callable[[], object] | None
+) -> Callable[[OcrTurn], None]:
+    """What the PDF worker tells, from its thread, as a page's OCR starts: the page on the
+    event loop's ``progress``, and ``on_scan`` at the first."""
+    loop = asyncio.get_running_loop()
+
+    def reading(turn: OcrTurn) -> None:
+        message = Progress(Stage.QUEUED, turn.text, turn.nth - 1, turn.of)
+        loop.call_soon_threadsafe(progress, message)
+        if turn.nth == 1 and on_scan is not None:
+            loop.call_soon_threadsafe(on_scan)
+
+    return reading
 
 
 class _PageRenderer:

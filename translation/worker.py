@@ -7,7 +7,8 @@ holds the job's document from extraction to the last page typeset (the typesetti
 overlaps the translation, page by page), and the POST-time checks and derived outputs run in
 short-lived ones. A worker has an address-space limit (``RLIMIT_AS``, ``ZT_PDF_WORKER_MEMORY_MB``)
 and every step a time limit (``ZT_PDF_TIMEOUT_S``); a worker over either is killed and its job
-fails with a ``PDFProcessingError``, while the server keeps serving.
+fails with a ``PDFProcessingError``, while the server keeps serving. Reading scanned pages by OCR
+has bounds of its own (``translation.read.ocr.budget``): pages, seconds in all, seconds a page.
 
 Children are forked from a forkserver that has already imported the engine (a few ms each);
 where there is none (Windows) they are spawned.
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.errors import InputError, PDFProcessingError, ZTError
 from translation import pdf
-from translation.read.ocr import OcrOptions
+from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import PdfLimits
 from translation.read.segment import Segmentation
@@ -45,13 +46,16 @@ _context: BaseContext | None = None
 @dataclass(frozen=True)
 class WorkerConfig:
     """What bounds one worker: the PDF limits, its memory (MiB, 0 = none), one step's time,
-    and one page's OCR (a step that reads scanned pages may run past ``timeout_s``, but no
-    page's OCR longer than ``ocr_page_timeout_s``)."""
+    and a document's OCR (a step that reads scanned pages may run past ``timeout_s`` by the
+    time its OCR takes, but no page's OCR longer than ``ocr_page_timeout_s``, the document's
+    not longer than ``ocr_max_seconds`` in all, and no more than ``ocr_max_pages`` pages)."""
 
     limits: PdfLimits = field(default_factory=PdfLimits)
     memory_mb: int = 3072
     timeout_s: float = 300.0
     ocr_page_timeout_s: float = 120.0
+    ocr_max_pages: int = 100
+    ocr_max_seconds: float = 900.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerConfig:
@@ -65,6 +69,8 @@ class WorkerConfig:
             memory_mb=settings.pdf_worker_memory_mb,
             timeout_s=settings.pdf_timeout_s,
             ocr_page_timeout_s=settings.ocr_page_timeout_s,
+            ocr_max_pages=settings.ocr_max_pages,
+            ocr_max_seconds=settings.ocr_max_seconds,
         )
 
 
@@ -136,12 +142,15 @@ class PdfWorker:
         include_references: bool,
         target_lang: str,
         ocr: OcrOptions | None = None,
+        on_ocr: Callable[[OcrTurn], object] | None = None,
     ) -> tuple[int, Segmentation]:
         """Open and extract the document, keep it for typesetting: (page count, paragraphs).
-        Scanned pages are read by OCR as ``ocr`` says."""
+        Scanned pages are read by OCR as ``ocr`` says, within the config's OCR bounds;
+        ``on_ocr(turn)`` is told as each starts, in a thread of its own (not the event loop's).
+        """
         ocr = ocr or OcrOptions()
         args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
-        result: tuple[int, Segmentation] = await self._call("open", *args)
+        result: tuple[int, Segmentation] = await self._call("open", *args, on_ocr=on_ocr)
         return result
 
     async def render_page(
@@ -165,9 +174,11 @@ class PdfWorker:
 
     # --- plumbing ----------------------------------------------------------------------------
 
-    async def _call(self, name: str, *args: Any) -> Any:
+    async def _call(
+        self, name: str, *args: Any, on_ocr: Callable[[OcrTurn], object] | None = None
+    ) -> Any:
         async with self._lock:
-            return await asyncio.to_thread(self._roundtrip, name, args)
+            return await asyncio.to_thread(self._roundtrip, name, args, on_ocr)
 
     def _start(self) -> Connection:
         ctx = _mp_context()
@@ -180,41 +191,46 @@ class PdfWorker:
         self._process, self._conn = process, ours
         return ours
 
-    def _roundtrip(self, name: str, args: tuple[Any, ...]) -> Any:
+    def _roundtrip(
+        self, name: str, args: tuple[Any, ...], on_ocr: Callable[[OcrTurn], object] | None
+    ) -> Any:
         conn = self._conn or self._start()
         deadline = time.monotonic() + self.config.timeout_s
         paused, saved = 0.0, deadline
-        reading: int | None = None  # the page being read by OCR
+        config = self.config
+        budget = OcrBudget(config.ocr_max_pages, config.ocr_max_seconds, config.ocr_page_timeout_s)
         try:
             conn.send((name, args))
             while True:
                 if not conn.poll(max(0.0, deadline - time.monotonic())):
                     self._kill()
-                    raise self._too_slow(reading)
+                    raise budget.overrun() if budget.reading else self._too_slow()
                 status, value = conn.recv()
                 if status != _OCR_PAGE:
                     break
-                # The OCR of a page has its own time limit and does not count against the
+                # The OCR of a page has its own time limits and does not count against the
                 # step's: the step's deadline moves on by the time the page took.
                 now = time.monotonic()
-                page, done = value
+                turn, done = value
                 if not done:
-                    paused, saved, reading = now, deadline, page
-                    deadline = now + self.config.ocr_page_timeout_s
+                    try:
+                        page_deadline = budget.start(turn, now)
+                    except ZTError:
+                        self._kill()  # before the first page: nothing read is lost
+                        raise
+                    paused, saved, deadline = now, deadline, page_deadline
+                    if on_ocr is not None:
+                        on_ocr(turn)
                 else:
-                    deadline, reading = saved + (now - paused), None
+                    budget.finish(now)
+                    deadline = saved + (now - paused)
         except (EOFError, OSError):
             raise self._died() from None
         if status == "error":
             raise value
         return value
 
-    def _too_slow(self, page: int | None) -> PDFProcessingError:
-        if page is not None:
-            return PDFProcessingError(
-                f"the OCR of page {page + 1} took longer than"
-                f" {self.config.ocr_page_timeout_s:.0f} s (ZT_OCR_PAGE_TIMEOUT_S); it was stopped"
-            )
+    def _too_slow(self) -> PDFProcessingError:
         return PDFProcessingError(
             f"processing this PDF took longer than {self.config.timeout_s:.0f} s"
             " (ZT_PDF_TIMEOUT_S); it was stopped"
@@ -248,7 +264,7 @@ class PdfWorker:
 
 
 #: What the child sends before (False) and after (True) it reads a page by OCR: the parent
-#: times the page against ``ocr_page_timeout_s`` instead of the step's limit.
+#: times the page against the OCR bounds instead of the step's limit.
 _OCR_PAGE = "ocr-page"
 
 
@@ -342,15 +358,15 @@ def _open(
         if bad:
             raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
     extracted = pdf.extract_document(
-        doc, pages, include_references, limits, ocr, lambda page, done: _tell(state, page, done)
+        doc, pages, include_references, limits, ocr, lambda turn, done: _tell(state, turn, done)
     )
     state.renderer = pdf.MonoRenderer(doc, target_lang, ocr)
     return count, extracted
 
 
-def _tell(state: _State, page: int, done: bool) -> None:
+def _tell(state: _State, turn: OcrTurn, done: bool) -> None:
     if state.conn is not None:
-        state.conn.send((_OCR_PAGE, (page, done)))
+        state.conn.send((_OCR_PAGE, (turn, done)))
 
 
 def _render_page(

@@ -135,6 +135,7 @@ class Services:
                     sink,
                     ensure_ready=patient,
                     on_queued=partial(self.registry.hand_on_slot, job),
+                    on_scan=partial(self.registry.hand_on_slot, job),
                 )
             job.note = result.references_note
         sink(Progress(Stage.RENDERING, "writing the output files"))

@@ -5,10 +5,10 @@ starting_llm -> translating n/N -> rendering -> done | failed. A job waiting for
 its slot to the next job meanwhile (``slot_set_aside``). A slot bounds PDF work, not waiting for
 answers: once all of a job's LLM requests are queued, it hands its slot on (``hand_on_slot``) and
 finishes on one of ``max_jobs`` further places, so a short paper sent behind two long ones starts
-at once and the fair limiter (``translation.model.fair_slots``) serves it first; at most
-``2 * max_jobs``
-jobs (each with a PDF worker process) run at a time. The producers (the pipeline and
-the vLLM manager) report through the job's ``ProgressSink``; the registry keeps the job's state,
+at once and the fair limiter (``translation.model.fair_slots``) serves it first. A scan hands its
+slot on as its OCR starts (minutes a scan), so a short paper does not wait for it. At most
+``2 * max_jobs`` jobs (each with a PDF worker process) run at a time. The producers (the pipeline
+and the vLLM manager) report through the job's ``ProgressSink``; the registry keeps the job's state,
 turns it into the plugin's task objects (``/api/tasks``, ``/api/history``) and publishes typed
 events on the bus. It owns the terminal stages: a job ends exactly once, with its files or its
 error. Finished jobs stay in ``/api/tasks`` for ``LINGER_S`` and in the history (newest 200).
@@ -501,11 +501,13 @@ class JobRegistry:
         await asyncio.gather(*pending, return_exceptions=True)
 
     def hand_on_slot(self, job: Job) -> bool:
-        """Inside ``job``'s work, once its LLM requests are all queued: give its slot to the
-        next queued job and let ``job`` finish on one of ``max_jobs`` further places (its PDF
-        worker stays alive, so the further places bound memory). False, and the job keeps its
-        slot, when every further place is taken or it already handed its slot on."""
-        if job.id in self._handed_on or len(self._handed_on) >= self._max_jobs:
+        """Inside ``job``'s work, once its LLM requests are all queued or its OCR starts (a
+        scan reads for minutes): give its slot to the next queued job and let ``job`` finish on
+        one of ``max_jobs`` further places (its PDF worker stays alive, so the further places
+        bound memory and CPU). False, and the job keeps its slot, when every further place is
+        taken, it already handed its slot on, or it is not running (a late call)."""
+        running = job.id in self._tasks and job.started_at is not None and not job.finished
+        if not running or job.id in self._handed_on or len(self._handed_on) >= self._max_jobs:
             return False
         self._handed_on.add(job.id)
         self._slots.release()

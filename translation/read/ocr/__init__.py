@@ -6,21 +6,24 @@ read by Tesseract (``tesseract``), and what the OCR found becomes a
 sizes from ``sizes`` and the boxes cut to their ``ink``), so segmentation needs no special case.
 The figures drawn in a scan are found in its ink (``drawings``); rendering paints the scanned
 words over (``covers``). ``languages`` maps our language codes to Tesseract's data, ``pages``
-says which pages are read by OCR, ``options`` how.
+says which pages are read by OCR, ``options`` how, ``budget`` for how long.
 
 The names the rest of the code uses are importable from here.
 """
 
+from translation.read.ocr.budget import OcrBudget, OcrTurn, OnPage
 from translation.read.ocr.covers import paint_covers, tall_box_bands
 from translation.read.ocr.languages import OcrUnavailableError, tessdata
 from translation.read.ocr.options import DEFAULT_OCR, OcrMode, OcrOptions
 from translation.read.ocr.pages import needs_ocr, words_are_pixels
-from translation.read.ocr.tesseract import OnPage, read_ocr_page
+from translation.read.ocr.tesseract import read_ocr_page
 
 __all__ = [
     "DEFAULT_OCR",
+    "OcrBudget",
     "OcrMode",
     "OcrOptions",
+    "OcrTurn",
     "OcrUnavailableError",
     "OnPage",
     "needs_ocr",

@@ -5,7 +5,8 @@ figures drawn in the scan (the pure rules live in the sibling modules)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 
 import pymupdf
 
@@ -16,14 +17,30 @@ from translation.read.ocr.languages import tessdata, tesseract_language
 from translation.read.ocr.lines import ocr_layout, text_band
 from translation.read.ocr.options import OcrOptions
 
-#: Told ``(page, done)`` before and after the OCR of a page (the worker's time limit).
-OnPage = Callable[[int, bool], None]
+#: How PyMuPDF says it ran out of memory: MuPDF's failed allocation, or the ``MemoryError`` of
+#: a Python callback it ran, both carried in the text of an error of another type.
+_OUT_OF_MEMORY = re.compile(r"MemoryError|malloc .* failed|out of memory|cannot allocate", re.I)
 
 
 def read_ocr_page(
     page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
 ) -> PageLayout:
-    """OCR ``page`` (the whole page as rendered) and return its layout."""
+    """OCR ``page`` (the whole page as rendered) and return its layout. ``MemoryError`` when
+    the OCR ran out of memory (the PDF worker's address-space limit), whatever PyMuPDF raised
+    for it: the PDF is not at fault, the limit is."""
+    try:
+        return _read(page, options, text_flags, figures)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        if _OUT_OF_MEMORY.search(str(exc)):
+            raise MemoryError(f"the OCR of page {page.number + 1} ran out of memory") from exc
+        raise
+
+
+def _read(
+    page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
+) -> PageLayout:
     folder = tessdata(options.language)
     textpage = page.get_textpage_ocr(
         flags=text_flags,
