@@ -113,9 +113,7 @@ def test_a_scan_over_the_ocr_page_limit_fails_at_once_naming_the_setting(
     scan = _scan(corpus_dir, 3)
     with FakeVLLMFactory(tmp_path) as factory:
         fake = factory.start("--disable-uvicorn-access-log")
-        configured = settings.model_copy(
-            update={"llm_base_url": fake.base_url, "ocr_max_pages": 2}
-        )
+        configured = settings.model_copy(update={"llm_base_url": fake.base_url, "ocr_max_pages": 2})
         with run_app(configured) as srv, srv.client() as client:
             answer = client.post("/translate", json=plugin_body(scan, "scan.pdf"))
             assert answer.status_code == 400, answer.text

@@ -204,7 +204,7 @@ class PdfWorker:
             while True:
                 if not conn.poll(max(0.0, deadline - time.monotonic())):
                     self._kill()
-                    raise budget.overrun() if budget.reading else self._too_slow()
+                    raise budget.overrun() if budget.reading is not None else self._too_slow()
                 status, value = conn.recv()
                 if status != _OCR_PAGE:
                     break
