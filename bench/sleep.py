@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 
 from tests.helpers.manager import MODEL, Rig
-from vllm_manager.factory import create_manager
 from vllm_manager.manager import VLLMManager
+from zotero_server.manager_factory import create_manager
 
 SCALE = 20.0
 REAL_LOAD_S = 60.0

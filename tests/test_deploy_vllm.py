@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from common.settings import DEFAULT_VLLM_COMMAND, ENV_PREFIX, Settings, load_settings
-from tests.helpers.deploy import PROFILES, clean_env, run
+from tests.helpers.deploy import PROFILES, VLLM, clean_env, run
 
 # The flags issue 7 asks every profile to set (and explain).
 REQUIRED_FLAGS = [
@@ -66,9 +66,11 @@ def test_profile_sets_every_memory_and_template_flag(gb: int, tmp_path: Path) ->
     assert 2048 <= int(options["--max-model-len"]) <= 8192
     assert options["--served-model-name"] == Settings.model_fields["llm_model"].default
     assert "--enable-sleep-mode" in argv, "sleep mode lets the idle GPU change hands in seconds"
-    text = PROFILES[gb].read_text()
+    profile, shared = PROFILES[gb].read_text(), (VLLM / "_launch.sh").read_text()
     for flag in REQUIRED_FLAGS:
-        # Each flag has a comment line right above it that says why.
+        # Each flag has a comment line right above it that says why: in the profile, or in
+        # _launch.sh for the flags every profile shares.
+        text = profile if f"  {flag}" in profile else shared
         before = text[: text.index(f"  {flag}")].rstrip().splitlines()[-1]
         assert before.strip().startswith("#"), f"{gb} GB: {flag} is not explained"
 

@@ -6,12 +6,12 @@ The open ``/health`` carries no command line at all; the GPU API's ``/status``, 
 
 from __future__ import annotations
 
+import os
 import sys
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -25,6 +25,8 @@ from vllm_manager.gpu_api import create_gpu_app
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
 from vllm_manager.procscan import read_cmdline
 from vllm_manager.report import gpu_summary
+from vllm_manager.snapshot import ManagerSnapshot, VLLMInfo
+from vllm_manager.state import VLLMState
 
 SECRETS = ("Sk-APIKEY-1", "hf_TOKEN_2", "PaSsWoRd3", "urlpass4", "envtoken5")
 
@@ -120,14 +122,20 @@ def srv_with_busy_gpu(settings: Settings, tmp_path: Path) -> Iterator[RunningSer
     with run_app(settings) as srv:
         manager = srv.services.manager
 
-        async def snapshot() -> dict[str, Any]:
-            return {
-                "manager": "local",
-                "state": "waiting_gpu",
-                "last_error": f"vLLM exited: vllm serve --api-key {SECRETS[0]}",
-                "vllm": {"url": f"http://u:{SECRETS[3]}@h/v1", "healthy": False, "detail": ""},
-                "gpu": gpu_summary(status, "", settings, None),
-            }
+        async def snapshot() -> ManagerSnapshot:
+            return ManagerSnapshot(
+                manager="local",
+                state=VLLMState.WAITING_GPU,
+                server_pid=os.getpid(),
+                last_error=f"vLLM exited: vllm serve --api-key {SECRETS[0]}",
+                active_work=0,
+                idle_for_s=0.0,
+                idle_shutdown_s=0.0,
+                vllm=VLLMInfo(
+                    url=f"http://u:{SECRETS[3]}@h/v1", model="m", healthy=False, detail=""
+                ),
+                gpu=gpu_summary(status, "", settings, None),
+            )
 
         manager.snapshot = snapshot  # type: ignore[method-assign]
         yield srv

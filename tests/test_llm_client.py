@@ -16,7 +16,7 @@ from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.net import free_port
 from tests.helpers.vllm import DEFAULT_MODEL, FakeVLLMFactory, FakeVLLMProcess
 from translation.model import prompts
-from translation.model.llm import LLMClient
+from translation.model.llm import LLMClient, readiness_probe
 
 PAPER = (
     "Transformers replaced recurrence with attention {v1}. The encoder maps an input sequence "
@@ -263,6 +263,28 @@ async def test_old_vllm_without_content_keys_falls_back_to_completions(
     assert second == pseudo_translate("Second paragraph.", "ja")
     assert posts(server) == 1  # the rejected one; afterwards straight to /v1/completions
     assert [e["endpoint"] for e in server.requests()] == ["/v1/completions"] * 2
+
+
+async def test_readiness_probe_asks_one_token_the_way_translations_are_sent(
+    fake_vllm: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    """The vLLM manager confirms a wake with this probe: an old vLLM (no content keys) gets the
+    rendered prompt as translations do, and a failing server is named, never raised."""
+    server = fake_vllm.start("--fake-drop-lang-codes")
+    settings = load_settings(data_dir=tmp_path, llm_base_url=server.base_url, target_lang="ja")
+    assert await readiness_probe(settings)() is None
+    assert posts(server) == 1  # the content part, rejected; then the rendered prompt
+    (entry,) = server.requests()
+    assert entry["endpoint"] == "/v1/completions" and entry["max_tokens"] == 1
+    assert entry["target_lang"] == "ja"
+
+    failing = fake_vllm.start("--fake-fail-first", "5", "--fake-fail-status", "503")
+    settings = load_settings(data_dir=tmp_path, llm_base_url=failing.base_url)
+    problem = await readiness_probe(settings)()
+    assert problem is not None and problem.startswith("probe answered 503")
+    assert posts(failing) == 1, "a probe is never retried"
+    down = load_settings(data_dir=tmp_path, llm_base_url=f"http://127.0.0.1:{free_port()}/v1")
+    assert (await readiness_probe(down)() or "").startswith("probe failed: cannot connect")
 
 
 async def test_chat_format_for_a_general_model(fake_vllm: FakeVLLMFactory) -> None:

@@ -13,7 +13,8 @@ import pytest
 from common.errors import GPUBusyError
 from tests.helpers.gpu import comfyui_argv
 from tests.helpers.manager import Recorder, Rig, eventually
-from vllm_manager import commands, detach
+from vllm_manager import detach
+from zotero_server import vllm_commands as commands
 
 
 @pytest.fixture
@@ -93,7 +94,7 @@ async def test_status_names_who_holds_the_gpu(rig) -> None:
 async def test_status_with_manager_none_still_reads_the_gpu(rig) -> None:
     settings = rig.settings(manager="none")
     snap = await commands.status(settings)
-    assert snap["gpu"]["decision"] == "idle"
+    assert snap.gpu is not None and snap.gpu["decision"] == "idle"
     report = commands.format_status(snap)
     assert report.startswith("manager  none")
     assert "no vLLM launched" not in report
@@ -115,13 +116,13 @@ async def test_snapshot_state_follows_health_between_bring_ups(rig) -> None:
     """Regression (QA): /health showed state "unknown" beside healthy: true."""
     settings = rig.settings(manager="none")
     snap = await commands.status(settings)
-    assert snap["vllm"]["healthy"] is False
-    assert snap["state"] == "down"
+    assert snap.vllm.healthy is False
+    assert snap.state == "down"
 
 
 async def test_snapshot_says_ready_for_a_vllm_someone_else_runs(rig, fake_vllm_factory) -> None:
     fake = fake_vllm_factory.start()
     settings = rig.settings(manager="none", llm_base_url=fake.base_url)
     snap = await commands.status(settings)
-    assert snap["vllm"]["healthy"] is True
-    assert snap["state"] == "ready"
+    assert snap.vllm.healthy is True
+    assert snap.state == "ready"

@@ -26,9 +26,9 @@ from tests.helpers.manager import MODEL, Recorder, Rig, eventually
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
 from vllm_manager import detach
-from vllm_manager.local import LocalVLLMManager
+from vllm_manager.local import LocalLauncher
 from vllm_manager.manager import VLLMManager
-from vllm_manager.none import NoneVLLMManager
+from vllm_manager.none import NoLauncher
 
 GUARD_S = 30.0  # a hung ensure_ready fails the test instead of hanging the suite
 
@@ -63,7 +63,7 @@ async def translate_one(rig: Rig, text: str = "Hello world") -> str:
 
 async def test_cold_start_launches_once_and_the_request_completes(rig, make_manager) -> None:
     manager = make_manager(rig.settings())
-    assert isinstance(manager, LocalVLLMManager)
+    assert isinstance(manager.launcher, LocalLauncher)
     progress = Recorder()
     await ready(manager, progress)
 
@@ -212,8 +212,8 @@ async def test_crash_while_loading_fails_at_once_with_the_log_tail(rig, make_man
     assert "Free memory on device cuda:0" in text
     assert rig.launch_count() == 1
     snapshot = await manager.snapshot()
-    assert snapshot["lease"] is None, "a failed start must not block the next one"
-    assert snapshot["state"] == "failed" and "exited while loading" in snapshot["last_error"]
+    assert snapshot.lease is None, "a failed start must not block the next one"
+    assert snapshot.state == "failed" and "exited while loading" in (snapshot.last_error or "")
 
 
 async def test_vllm_never_healthy_is_stopped_after_the_timeout(rig, make_manager) -> None:
@@ -247,8 +247,8 @@ async def test_restarted_server_reuses_running_vllm_untouched(rig, make_manager)
     assert progress.events == []
     assert pid_of(rig) == pid and detach.pid_alive(pid)
     snapshot = await second.snapshot()
-    assert snapshot["vllm"]["healthy"] is True
-    assert snapshot["vllm"]["pid"] == pid and snapshot["vllm"]["ours"] is True
+    assert snapshot.vllm.healthy is True
+    assert snapshot.vllm.pid == pid and snapshot.vllm.ours is True
 
 
 # --- 9. idle give-back ------------------------------------------------------------------------
@@ -263,7 +263,7 @@ async def test_idle_give_back_stops_our_vllm(rig, make_manager) -> None:
 
     await eventually(lambda: not detach.group_alive_local(pid))
     await eventually(lambda: pid_of(rig) is None)
-    assert (await manager.snapshot())["vllm"]["healthy"] is False
+    assert (await manager.snapshot()).vllm.healthy is False
 
 
 async def test_idle_give_back_stops_a_vllm_left_by_a_previous_run(rig, make_manager) -> None:
@@ -293,7 +293,7 @@ async def test_idle_give_back_never_stops_someone_elses_vllm(rig, make_manager) 
         await asyncio.sleep(1.0)  # several idle periods: a give-back would have happened
         assert theirs.poll() is None
         assert (await manager.health()).ok
-        assert (await manager.snapshot())["vllm"]["ours"] is False
+        assert (await manager.snapshot()).vllm.ours is False
         assert await manager.stop_vllm() is False
         assert theirs.poll() is None
     finally:
@@ -342,7 +342,7 @@ async def test_stop_lets_vllm_shut_down_gracefully(rig, make_manager) -> None:
 
 async def test_manager_none_reports_a_down_vllm_and_never_launches(rig, make_manager) -> None:
     manager = make_manager(rig.settings(manager="none"))
-    assert isinstance(manager, NoneVLLMManager)
+    assert isinstance(manager.launcher, NoLauncher)
     with pytest.raises(LLMUnavailableError) as caught:
         await ready(manager)
     assert str(caught.value).startswith(f"vLLM at {rig.base_url} is not answering")
@@ -359,7 +359,7 @@ async def test_manager_none_accepts_a_healthy_vllm(rig, make_manager) -> None:
         await eventually(lambda: _healthy(rig))
         await ready(manager)
         snapshot = await manager.snapshot()
-        assert snapshot["manager"] == "none" and snapshot["vllm"]["healthy"] is True
+        assert snapshot.manager == "none" and snapshot.vllm.healthy is True
     finally:
         theirs.send_signal(signal.SIGTERM)
         theirs.wait()

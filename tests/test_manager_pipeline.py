@@ -19,7 +19,7 @@ import pytest
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.manager import Recorder, Rig
 from translation.pipeline import TranslationRequest, Translator
-from vllm_manager.factory import create_manager
+from zotero_server.manager_factory import create_manager
 
 SENTENCES = [
     "Scientific papers are written for experts who read them in a second language.",

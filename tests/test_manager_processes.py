@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 ENSURE_READY = """
 import asyncio
 from common.settings import load_settings
-from vllm_manager.factory import create_manager
+from zotero_server.manager_factory import create_manager
 
 async def main():
     manager = create_manager(load_settings())

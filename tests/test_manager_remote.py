@@ -1,7 +1,7 @@
 """The vLLM manager through a real JupyterLab terminal (remote, and local-through-Jupyter).
 
 The Jupyter server runs on loopback, so "remote" is this host reached only through the
-terminals API: every launch, probe, signal and log read of RemoteVLLMManager goes through it.
+terminals API: every launch, probe, signal and log read of the JupyterLauncher goes through it.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from tests.helpers.manager import rig_fixture as rig_fixture
 from tests.helpers.net import free_port
 from vllm_manager import detach
 from vllm_manager.jupyter import JupyterTerminals
-from vllm_manager.local import LocalVLLMManager
+from vllm_manager.local import LocalLauncher
 from vllm_manager.manager import VLLMManager
-from vllm_manager.remote import RemoteVLLMManager
+from vllm_manager.remote import JupyterLauncher
 
 GUARD_S = 30.0
 
@@ -66,7 +66,7 @@ def environ_of(pid: int) -> str:
 async def test_remote_cold_start_goes_through_the_terminal(rig, jupyter, make_manager) -> None:
     settings = remote_settings(rig, jupyter)
     manager = make_manager(settings)
-    assert isinstance(manager, RemoteVLLMManager)
+    assert isinstance(manager.launcher, JupyterLauncher)
     progress = Recorder()
     await ready(manager, progress)
 
@@ -79,8 +79,8 @@ async def test_remote_cold_start_goes_through_the_terminal(rig, jupyter, make_ma
     assert settings.jupyter_terminal in await terminals.list_terminals()
     await terminals.aclose()
     snapshot = await manager.snapshot()
-    assert snapshot["vllm"]["ours"] is True and snapshot["vllm"]["pid"] == pid
-    assert snapshot["vllm"]["log"] == f"127.0.0.1:{rig.tmp}/remote-home/vllm/vllm.log"
+    assert snapshot.vllm.ours is True and snapshot.vllm.pid == pid
+    assert snapshot.vllm.log == f"127.0.0.1:{rig.tmp}/remote-home/vllm/vllm.log"
 
 
 async def test_remote_concurrent_requests_share_one_launch(rig, jupyter, make_manager) -> None:
@@ -147,8 +147,8 @@ async def test_wrong_jupyter_token_fails_clearly_and_frees_the_lease(
         await ready(manager)
     assert rig.launch_count() == 0
     snapshot = await manager.snapshot()
-    assert snapshot["lease"] is None
-    assert "token was rejected" in snapshot["vllm"]["error"]
+    assert snapshot.lease is None
+    assert "token was rejected" in (snapshot.vllm.error or "")
 
 
 async def test_jupyter_down_fails_clearly(rig, make_manager) -> None:
@@ -163,7 +163,7 @@ async def test_jupyter_down_fails_clearly(rig, make_manager) -> None:
 
 async def test_local_manager_launches_through_a_local_jupyter(rig, jupyter, make_manager) -> None:
     manager = make_manager(rig.settings(jupyter_url=jupyter.url, jupyter_token=jupyter.token))
-    assert isinstance(manager, LocalVLLMManager)
+    assert isinstance(manager.launcher, LocalLauncher)
     await ready(manager)
     assert rig.launch_count() == 1
     pid = detach.read_pid_file(rig.data_dir / "vllm" / "vllm.pid")

@@ -37,7 +37,7 @@ from vllm_manager.decision import GPUDecision, decide_wake
 from vllm_manager.gpu import probe_gpu
 from vllm_manager.gpu_api import prometheus_text
 from vllm_manager.gpu_model import GPUStatus
-from vllm_manager.manager import VLLMManager, VLLMState
+from vllm_manager.manager import VLLMManager
 from vllm_manager.sleep import (
     SleepRecord,
     choose_idle_action,
@@ -46,6 +46,7 @@ from vllm_manager.sleep import (
     launch_command,
     parse_meminfo,
 )
+from vllm_manager.state import VLLMState
 
 AWAKE_MIB, ASLEEP_MIB = 28000, 1024
 
@@ -84,7 +85,8 @@ def is_sleeping(rig: Rig) -> bool:
 
 async def gpu_used(manager: VLLMManager) -> int:
     snap = await manager.snapshot()
-    return int(snap["gpu"]["memory_used_mib"])
+    assert snap.gpu is not None
+    return int(snap.gpu["memory_used_mib"])
 
 
 # --- pure rules --------------------------------------------------------------------------------
@@ -177,10 +179,10 @@ async def test_idle_vllm_sleeps_and_the_next_paper_wakes_it_without_a_launch(
     assert detach.group_alive_local(pid), "asleep, not stopped"
     assert is_sleeping(rig)
     snap = await manager.snapshot()
-    assert snap["state"] == "asleep"
-    assert snap["gpu"]["memory_used_mib"] == 300 + ASLEEP_MIB
-    assert snap["sleep"]["cycles"] == 1 and snap["sleep"]["freed_mib"] == AWAKE_MIB - ASLEEP_MIB
-    assert snap["gpu"]["sleeping_vllm"] == [pid]
+    assert snap.state == "asleep" and snap.gpu is not None and snap.sleep is not None
+    assert snap.gpu["memory_used_mib"] == 300 + ASLEEP_MIB
+    assert snap.sleep.cycles == 1 and snap.sleep.freed_mib == AWAKE_MIB - ASLEEP_MIB
+    assert snap.gpu["sleeping_vllm"] == [pid]
     # The GPU status API's view: only a sleeping vLLM holds memory, so the card is idle.
     status = await asyncio.to_thread(probe_gpu, manager.settings)
     assert status.is_idle and status.memory_free_mib == 32607 - 300 - ASLEEP_MIB
@@ -225,7 +227,7 @@ async def test_comfyui_on_the_card_keeps_vllm_asleep_and_is_named(
     assert progress.events[0].stage is Stage.WAITING_GPU
     assert is_sleeping(rig), "not woken over another tenant"
     assert manager.state is VLLMState.ASLEEP, "a refused wake leaves it asleep, not failed"
-    assert (await manager.snapshot())["state"] == "asleep"
+    assert (await manager.snapshot()).state == "asleep"
     assert rig.launch_count() == 1
     # ComfyUI gone: the same paper now wakes it.
     await ready(manager)
@@ -290,7 +292,7 @@ async def test_restarted_fresh_after_max_sleep_cycles(rig: Rig, make_manager: An
     assert answer.startswith("stopped vLLM") and "fresh" in answer
     await ready(manager)
     assert rig.launch_count() == 2
-    assert (await manager.snapshot())["sleep"]["cycles"] == 0
+    assert (await manager.snapshot()).sleep.cycles == 0
 
 
 async def test_auto_stops_when_host_ram_is_short(rig: Rig, make_manager: Any) -> None:
@@ -382,7 +384,7 @@ def test_print_says_where_to_get_the_weights(tmp_path: Path) -> None:
 WORKER = """
 import asyncio, sys
 from common.settings import load_settings
-from vllm_manager.factory import create_manager
+from zotero_server.manager_factory import create_manager
 
 async def main() -> None:
     manager = create_manager(load_settings())

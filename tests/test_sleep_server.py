@@ -21,8 +21,9 @@ from pydantic import SecretStr
 from tests.helpers.gpu import comfyui_argv
 from tests.helpers.manager import Rig
 from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app, wait_until
-from vllm_manager import commands, detach
-from vllm_manager.manager import VLLMState
+from vllm_manager import detach
+from vllm_manager.state import VLLMState
+from zotero_server import vllm_commands as commands
 
 TOKEN = "sleep-test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

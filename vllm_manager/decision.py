@@ -1,7 +1,7 @@
 """The GPU decision: may we start vLLM now, must we wait for one that is loading, or refuse?
 
 Pure functions over a ``GPUStatus`` snapshot and the start lease; no I/O, no clock (the caller
-passes ``now``). Rules, in order (issue 4, DESIGN.md §3):
+passes ``now``). Rules, in order (issue 4):
 
 1. no status at all                                                  -> UNKNOWN
 2. a process whose command line contains a vLLM keyword

@@ -1,7 +1,7 @@
 """Detached processes: the shell scripts that launch, probe and signal one, and local twins.
 
-A launched vLLM must outlive our server, the Jupyter terminal and its culling (DESIGN.md §3), so
-it runs in its own session::
+A launched vLLM must outlive our server, the Jupyter terminal and its culling (deleting a
+terminal kills its session, not a process that left it), so it runs in its own session::
 
     setsid sh -c 'echo $$ > PIDFILE; exec sh -c CMD' >> LOG 2>&1 < /dev/null &
 

@@ -1,6 +1,7 @@
 """GPU status: the in-process probe, the client of the GPU status API, and the idle rule.
 
-Two sources give the same :class:`GPUStatus` (the JSON contract of DESIGN.md §4):
+Two sources give the same :class:`GPUStatus` (the JSON of the GPU status API, which other
+tools read):
 
 * :class:`ProbeSource` runs nvidia-smi and scans ``/proc`` on this host (:func:`probe_gpu`).
 * :class:`ApiSource` asks a GPU status API (``zotero-translate gpu-api``) on the GPU host.

@@ -2,8 +2,9 @@
 
 Routes:
 
-* ``GET /status`` (Bearer token): the :class:`GPUStatus` JSON of DESIGN.md §4; 503
-  ``{"errorType": "GPUReadError", "reason": ...}`` when the GPU cannot be read.
+* ``GET /status`` (Bearer token): the :class:`GPUStatus` JSON (other tools read it: fields are
+  only added, never renamed); 503 ``{"errorType": "GPUReadError", "reason": ...}`` when the
+  GPU cannot be read.
 * ``GET /metrics`` (Bearer token): Prometheus text; ``zt_gpu_up 0`` when the GPU cannot be read.
 * ``POST /waiting`` (Bearer token): ``{"client": str, "papers": int, "ttl_s": float}``, a
   heartbeat of a Zotero server whose papers wait for the GPU (issue 16). The sum over clients

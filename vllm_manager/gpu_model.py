@@ -1,11 +1,15 @@
-"""The GPU status data model: the GPU status API's JSON contract (DESIGN.md §4).
+"""The GPU status data model: the JSON of the GPU status API's ``GET /status``.
 
-Shared by the in-process probe, the HTTP API server, its client and ``decide()``.
+Shared by the in-process probe, the HTTP API server, its client and ``decide()``. Other software
+reads that JSON: fields are only ever added, never renamed or removed. Also the two protocols
+the manager needs of a status source (``vllm_manager.gpu`` implements them), here so that a
+manager that never looks at the GPU imports nothing of the probe.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -58,3 +62,19 @@ class GPUStatus(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="Human remarks: missing values, processes that left"
     )
+
+
+class GPUReading(Protocol):
+    """A status, or ``None`` and the reason it could not be read."""
+
+    @property
+    def status(self) -> GPUStatus | None: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+class StatusSource(Protocol):
+    """Where the manager reads the GPU status: ``read()`` never raises and never hangs."""
+
+    async def read(self) -> GPUReading: ...

@@ -1,7 +1,7 @@
 """Is vLLM ready? ``GET {base}/health`` 200 and the model listed in ``GET {base}/v1/models``.
 
 vLLM refuses connections until fully loaded, then answers both at the same moment; ``/health``
-503 means the engine died (reference §1.1). With ``--api-key`` only ``/v1/*`` needs the key.
+503 means the engine died. With ``--api-key`` only ``/v1/*`` needs the key.
 """
 
 from __future__ import annotations

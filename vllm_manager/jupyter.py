@@ -1,6 +1,6 @@
 """A client of JupyterLab's terminals: run a shell script in a named terminal, get its output.
 
-Knows nothing about vLLM. Uses the real API of ``jupyter_server_terminals`` (reference §4):
+Knows nothing about vLLM. Uses the API of ``jupyter_server_terminals`` as JupyterLab serves it:
 
 - REST ``GET/POST/DELETE {base}/api/terminals[/{name}]`` with ``Authorization: token T``
   (token-authenticated requests skip XSRF and origin checks).

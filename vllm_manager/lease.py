@@ -1,9 +1,9 @@
 """The start lease: "a vLLM start was asked for at T", in memory and on disk.
 
 For the first seconds after ``vllm serve`` starts no process is on the GPU, so the GPU looks
-idle (DESIGN.md §3). Whoever launches takes this lease first; everybody else, in this process or
-another (a restarted server, parallel ``translate`` commands), reads it and waits instead of
-launching a second vLLM.
+idle. Whoever launches takes this lease first; everybody else, in this process or another (a
+restarted server, parallel ``translate`` commands), reads it and waits instead of launching a
+second vLLM.
 
 Two files in ``settings.manager_dir``:
 

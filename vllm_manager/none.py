@@ -1,41 +1,48 @@
-"""ZT_MANAGER=none: vLLM is somebody else's business; we only check its health.
+"""NoLauncher (``ZT_MANAGER=none``): vLLM is somebody else's business; we only check its health.
 
-``ensure_ready()`` returns when vLLM is healthy and otherwise raises ``LLMUnavailableError``
-("vLLM at URL is not answering; ZT_MANAGER=none, start it yourself"). Nothing is launched,
-signalled or stopped, and the GPU is never consulted.
+With it the manager's ``ensure_ready()`` returns when vLLM is healthy and otherwise raises
+``LLMUnavailableError`` ("vLLM at URL is not answering; ZT_MANAGER=none, start it yourself").
+Nothing is launched, signalled or stopped, and the GPU is never consulted.
 """
 
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 
-from vllm_manager.manager import VLLMManager
+from common.settings import Settings
 
 
-class NoneVLLMManager(VLLMManager):
-    """Health check only (the null object of the manager family)."""
+class NoLauncher:
+    """The null :class:`~vllm_manager.launcher.Launcher`: never launches, owns no vLLM."""
 
     kind = "none"
     launches = False
+    log_location = "(not managed)"
 
-    async def _launch(self) -> int:
+    def __init__(self, settings: Settings) -> None:
+        self.lease_dir: Path = settings.manager_dir
+
+    async def launch(self, command: str) -> int:
         raise AssertionError("ZT_MANAGER=none never launches vLLM")
 
-    async def _our_pid(self) -> int | None:
+    async def our_pid(self) -> int | None:
         return None
 
-    async def _is_alive(self, pid: int) -> bool:
+    async def is_alive(self, pid: int) -> bool:
         return False
 
-    async def _signal(self, pid: int, sig: signal.Signals) -> None:
+    async def signal(self, pid: int, sig: signal.Signals) -> None:
         raise AssertionError("ZT_MANAGER=none never signals vLLM")
 
-    async def _log_tail(self, lines: int) -> str:
+    async def log_tail(self, lines: int) -> str:
         return ""
 
-    async def _forget(self) -> None:
+    async def forget(self) -> None:
         return None
 
-    @property
-    def log_location(self) -> str:
-        return "(not managed)"
+    async def mem_available_mib(self) -> int | None:
+        return None
+
+    async def aclose(self) -> None:
+        return None

@@ -1,5 +1,8 @@
 """vLLM sleep mode (issue 11): the policy, the record kept on disk, and the HTTP calls.
 
+The transitions themselves (when to sleep, how a wake is confirmed) are
+``vllm_manager.sleep_cycle``.
+
 Level 1 only: the weights go to pinned host RAM, the KV cache is dropped, about 1 GiB (CUDA
 context and graphs) stays on the card. Level 2 drops the weights and is broken for quantized
 checkpoints (vLLM #28606), so we never use it. The routes exist only when vLLM runs with
@@ -20,12 +23,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
-from common.settings import IdleAction, PromptFormat, Settings
-from translation.model import prompts
+from common.settings import IdleAction, Settings
 from vllm_manager.decision import vllm_processes
 from vllm_manager.detach import pid_alive
 from vllm_manager.gpu_model import GPUStatus
@@ -39,7 +40,6 @@ MIN_FREED_MIB = 2048
 #: Timeouts: offloading 17 GB of weights to host RAM takes seconds, never minutes.
 SLEEP_TIMEOUT_S = 180.0
 WAKE_TIMEOUT_S = 180.0
-PROBE_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -237,16 +237,11 @@ def wake_need_mib(
 
 
 class SleepClient:
-    """vLLM's sleep routes and a one-token probe at ``base_url`` (no ``/v1``)."""
+    """vLLM's sleep routes at ``base_url`` (no ``/v1``), and its ``/metrics`` request count."""
 
-    def __init__(self, http: httpx.AsyncClient, base_url: str, settings: Settings) -> None:
+    def __init__(self, http: httpx.AsyncClient, base_url: str) -> None:
         self.http = http
         self.base_url = base_url
-        self.settings = settings
-
-    def _headers(self) -> dict[str, str]:
-        key = self.settings.llm_api_key
-        return {"Authorization": f"Bearer {key.get_secret_value()}"} if key else {}
 
     async def is_sleeping(self) -> bool | None:
         """True/False from ``GET /is_sleeping``; None when the route is missing or unreachable."""
@@ -283,45 +278,4 @@ class SleepClient:
             return f"POST {path}: {type(exc).__name__}"
         if resp.status_code != 200:
             return f"POST {path} answered {resp.status_code}: {resp.text[:200]}"
-        return None
-
-    async def probe(self) -> str | None:
-        """One-token completion; None when vLLM answered sensibly, else what went wrong."""
-        s = self.settings
-        if s.prompt_format is PromptFormat.TRANSLATEGEMMA:
-            messages = prompts.translategemma_messages("Hello.", s.source_lang, s.target_lang)
-        else:
-            messages = prompts.chat_messages("Hello.", s.source_lang, s.target_lang)
-        body: dict[str, Any] = {
-            "model": s.llm_model,
-            "messages": messages,
-            "max_tokens": 1,
-            "temperature": 0,
-        }
-        url = f"{self.base_url}/v1/chat/completions"
-        try:
-            resp = await self.http.post(
-                url, json=body, headers=self._headers(), timeout=PROBE_TIMEOUT_S
-            )
-            if resp.status_code == 400 and s.prompt_format is PromptFormat.TRANSLATEGEMMA:
-                # A vLLM before PR #41599 rejects the content part: the rendered prompt works.
-                prompt = prompts.render_translategemma("Hello.", s.source_lang, s.target_lang)
-                resp = await self.http.post(
-                    f"{self.base_url}/v1/completions",
-                    json={
-                        "model": s.llm_model,
-                        "prompt": prompt,
-                        "max_tokens": 1,
-                        "temperature": 0,
-                    },  # fmt: skip
-                    headers=self._headers(),
-                    timeout=PROBE_TIMEOUT_S,
-                )
-            if resp.status_code != 200:
-                return f"probe answered {resp.status_code}: {resp.text[:200]}"
-            choices = resp.json().get("choices") or []
-        except (httpx.HTTPError, ValueError, AttributeError) as exc:
-            return f"probe failed: {type(exc).__name__}"
-        if not choices or choices[0].get("finish_reason") not in ("stop", "length"):
-            return "probe: no sensible answer"
         return None

@@ -47,7 +47,6 @@ from translation.model.limiter import make_limiter
 from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
 from translation.read.ocr import OcrMode
 from translation.worker import PdfWorker, warm_up
-from vllm_manager.factory import create_manager
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from vllm_manager.manager import VLLMManager
 from zotero_server import __version__, http_errors
@@ -57,6 +56,7 @@ from zotero_server.http_errors import BusyError, NotFoundError
 from zotero_server.job_store import FILE_NAME as JOB_STORE_FILE
 from zotero_server.job_store import JobStore
 from zotero_server.jobs import Discard, Job, JobRegistry, Work
+from zotero_server.manager_factory import create_manager
 from zotero_server.metrics import ServerMetrics
 from zotero_server.protocol import OutputKind, PluginRequest
 from zotero_server.web_guard import HostPolicy, WebGuard
@@ -165,7 +165,7 @@ class Services:
     async def refresh_status(self) -> dict[str, Any]:
         """vLLM and GPU state from the manager, bounded by ``STATUS_TIMEOUT_S``; never raises."""
         try:
-            snap = await asyncio.wait_for(self.manager.snapshot(), STATUS_TIMEOUT_S)
+            snap = (await asyncio.wait_for(self.manager.snapshot(), STATUS_TIMEOUT_S)).to_dict()
         except TimeoutError:
             status: dict[str, Any] = {
                 "manager": self.manager.kind,

@@ -107,7 +107,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _manage(settings: Settings, args: argparse.Namespace) -> int:
-    from vllm_manager import commands
+    from zotero_server import vllm_commands as commands
     from zotero_server.progress_display import ProgressDisplay
 
     action = getattr(args, "action", None)

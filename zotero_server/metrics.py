@@ -40,7 +40,8 @@ from prometheus_client.registry import Collector
 from common.progress import Stage
 from translation.model.limiter import AdaptiveLimiter, LimitChange, Limiter
 from translation.model.stats import OUTCOMES, TranslationStats
-from vllm_manager.manager import VLLMManager, VLLMState
+from vllm_manager.manager import VLLMManager
+from vllm_manager.state import VLLMState
 from zotero_server import __version__
 from zotero_server.http_errors import error_type_of
 from zotero_server.jobs import Job

@@ -1,10 +1,22 @@
 # shellcheck shell=bash
-# Shared by the launch profiles in this folder (sourced by them, never run on its own).
+# Shared by the launch profiles in this folder (sourced by them, never run on its own):
+# everything the profiles have in common. Each profile is used the same way:
 #
-# A profile sets PROFILE, ZT_CONCURRENCY_MAX, MODEL and the ARGS array, then calls
-# `zt_launch "$@"`, which either prints something (--print, --settings, --help) or execs vLLM.
-# exec matters: the manager writes the pid of the process it launched, and after exec that pid
-# IS vLLM, so stopping it by pid stops vLLM (not a shell that would leave vLLM running).
+#   deploy/vllm/<profile>.sh              start vLLM (exec; extra flags are appended)
+#   deploy/vllm/<profile>.sh --print      show the command line, start nothing
+#   deploy/vllm/<profile>.sh --settings   the matching ZT_* settings
+#
+# With the manager: ZT_VLLM_COMMAND=<absolute path of the profile>, and ZT_CONCURRENCY_MAX as
+# --settings prints it: the client-side concurrency cap for ZT_CONCURRENCY_MODE=adaptive, the
+# same as the profile's --max-num-seqs (more requests in flight than vLLM batches would only
+# queue inside vLLM). Per-host overrides (VLLM_BIN, MODEL, VLLM_HOST, VLLM_PORT,
+# VLLM_API_KEY) go in ~/.config/zotero-translate/vllm.env on the GPU machine.
+#
+# A profile sets PROFILE, ZT_CONCURRENCY_MAX, MODEL, WEIGHTS and the CARD_ARGS array (the flags
+# that depend on the card), then calls `zt_launch "$@"`, which either prints something
+# (--print, --settings, --help) or execs vLLM. exec matters: the manager writes the pid of the
+# process it launched, and after exec that pid IS vLLM, so stopping it by pid stops vLLM (not a
+# shell that would leave vLLM running).
 
 # Per-host overrides, loaded before the defaults below so they win: VLLM_BIN, MODEL, VLLM_HOST,
 # VLLM_PORT, and VLLM_API_KEY. vLLM reads VLLM_API_KEY from its environment, so the key never
@@ -25,6 +37,9 @@ fi
 : "${VLLM_HOST:=127.0.0.1}"
 : "${VLLM_PORT:=8000}"
 
+# The name clients ask for (ZT_LLM_MODEL), whatever the local folder of the weights is called.
+SERVED_MODEL_NAME=google/translategemma-27b-it
+
 zt_quote() {
   # Shell-quote one word for display, leaving plain words bare.
   if [[ $1 =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then
@@ -37,7 +52,29 @@ zt_quote() {
 zt_launch() {
   local self cmd word sep=""
   self="$(readlink -f "$0")"
-  cmd=("$VLLM_BIN" serve "$MODEL" "${ARGS[@]}")
+  # The shared flags around the profile's CARD_ARGS, in this order so that the 32 GB profile
+  # prints DEFAULT_VLLM_COMMAND of common/settings.py exactly (a test keeps them equal).
+  cmd=(
+    "$VLLM_BIN" serve "$MODEL"
+    --served-model-name "$SERVED_MODEL_NAME"
+    --host "$VLLM_HOST" --port "$VLLM_PORT"
+    "${CARD_ARGS[@]}"
+    # TranslateGemma is a Gemma 3 vision model; text only here: no image profiling, no image
+    # memory budget.
+    --limit-mm-per-prompt '{"image":0}'
+    # Passes the content part's source_lang_code/target_lang_code through to the chat
+    # template (vLLM with PR #41599, May 2026, or later).
+    --chat-template-content-format openai
+    # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p
+    # 0.95) would make vLLM sample whenever a client omits temperature. Translation wants
+    # greedy.
+    --generation-config vllm
+    # Sleep mode (issue 11): when idle the manager moves the weights to host RAM (level 1) and
+    # hands the card back with ~1 GiB left, then wakes in seconds instead of a cold start.
+    # zt_launch sets VLLM_SERVER_DEV_MODE=1, without which the /sleep routes are not mounted;
+    # they are admin routes: keep vLLM on localhost or a trusted LAN (VLLM_HOST).
+    --enable-sleep-mode
+  )
   case "${1:-}" in
     --print)
       shift

@@ -2,13 +2,7 @@
 # vLLM launch profile: TranslateGemma 27B on a 32 GB card (RTX 5090). THE DEFAULT.
 # The same command as DEFAULT_VLLM_COMMAND in common/settings.py (a test keeps them equal).
 #
-#   deploy/vllm/translategemma-27b-32gb.sh              start vLLM (exec; extra flags are appended)
-#   deploy/vllm/translategemma-27b-32gb.sh --print      show the command line, start nothing
-#   deploy/vllm/translategemma-27b-32gb.sh --settings   the matching ZT_* settings
-#
-# With the manager: ZT_VLLM_COMMAND=<absolute path of this file>, ZT_CONCURRENCY_MAX=32.
-# Per-host overrides (VLLM_BIN, MODEL, VLLM_HOST, VLLM_PORT, VLLM_API_KEY) go in
-# ~/.config/zotero-translate/vllm.env on the GPU machine.
+# Usage (--print, --settings, --help) and the flags every profile shares: _launch.sh.
 #
 # Budget (read the real figure from vLLM's startup line "GPU KV cache size: N tokens"):
 #   32 GB x 0.90 = 28.8 GB = ~16.5 GB 4-bit weights + ~2 GB activations and CUDA graphs
@@ -19,9 +13,7 @@ set -euo pipefail
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/_launch.sh"
 
 PROFILE="TranslateGemma 27B, 32 GB card"
-SERVED_MODEL_NAME=google/translategemma-27b-it
-# Client-side concurrency cap for ZT_CONCURRENCY_MODE=adaptive: the same as --max-num-seqs;
-# more requests in flight than vLLM batches would only queue inside vLLM.
+# The same as --max-num-seqs (_launch.sh says why).
 ZT_CONCURRENCY_MAX=32
 # 4-bit weights: ~17 GB instead of ~54 GB in BF16 or ~28 GB in FP8, the only form of the 27B
 # that leaves room for a KV cache on 32 GB. NVFP4A16 (FP4 weights, 16-bit activations) is
@@ -33,10 +25,8 @@ WEIGHTS="huggingface.co/henry1477/translategemma-27b-it-NVFP4A16 (17.3 GB, text 
 ShinePixelOrg/translategemma-27b-it-NVFP4), saved as $MODEL; or make a W4A16 with \
 llm-compressor (deploy/README.md)"
 
-ARGS=(
-  # The name clients ask for (ZT_LLM_MODEL), whatever the local folder is called.
-  --served-model-name "$SERVED_MODEL_NAME"
-  --host "$VLLM_HOST" --port "$VLLM_PORT"
+# The flags that depend on the card; _launch.sh adds the shared ones around them.
+CARD_ARGS=(
   # Context per request. The model config says 128K; without this flag vLLM reserves KV for
   # 128K and refuses to start. The model was trained on 2K-token inputs; 4096 leaves room for
   # a long paragraph plus its translation.
@@ -53,20 +43,6 @@ ARGS=(
   # FP8 KV cache: half the bytes per token, so twice the concurrent sequences in the same
   # memory; negligible effect on translation quality. Native on Ada and Blackwell.
   --kv-cache-dtype fp8
-  # TranslateGemma is a Gemma 3 vision model; text only here: no image profiling, no image
-  # memory budget.
-  --limit-mm-per-prompt '{"image":0}'
-  # Passes the content part's source_lang_code/target_lang_code through to the chat template
-  # (vLLM with PR #41599, May 2026, or later).
-  --chat-template-content-format openai
-  # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p 0.95)
-  # would make vLLM sample whenever a client omits temperature. Translation wants greedy.
-  --generation-config vllm
-  # Sleep mode (issue 11): when idle the manager moves the weights to host RAM (level 1) and
-  # hands the card back with ~1 GiB left, then wakes in seconds instead of a cold start.
-  # _launch.sh sets VLLM_SERVER_DEV_MODE=1, without which the /sleep routes are not mounted;
-  # they are admin routes: keep vLLM on localhost or a trusted LAN (VLLM_HOST).
-  --enable-sleep-mode
 )
 
 zt_launch "$@"

@@ -26,8 +26,8 @@ from common.progress import Progress
 from common.settings import Settings, load_settings
 from tests.helpers.gpu import FakeSmi
 from tests.helpers.net import free_port
-from vllm_manager.factory import create_manager
 from vllm_manager.manager import VLLMManager
+from zotero_server.manager_factory import create_manager
 
 FAKES = Path(__file__).resolve().parent.parent / "fakes"
 FAKE_VLLM = FAKES / "fake_vllm.py"

@@ -24,7 +24,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -52,6 +52,8 @@ _PROMPT_TOKENS = re.compile(
 #: Statuses that mean "the server behind this URL is not there right now" (a proxy in front of a
 #: stopped vLLM answers 502/504; a vLLM whose engine died answers 503).
 _UNAVAILABLE_STATUSES = frozenset({502, 503, 504})
+#: A ready server answers the one-token probe in seconds.
+PROBE_TIMEOUT_S = 60.0
 
 
 class _TooLong(Exception):
@@ -158,6 +160,29 @@ class LLMClient:
         except LLMError as exc:
             self.stats.gave_up(exc)
             raise
+
+    async def probe(self, source_lang: str, target_lang: str) -> str | None:
+        """One one-token translation of "Hello.", not retried: None when the server answered
+        sensibly, else what went wrong (a line for a log). Never raises for a failure of the
+        server. The request has the shape :meth:`translate` sends (TranslateGemma: the content
+        part, or the rendered prompt on ``/v1/completions`` for a vLLM that rejects it)."""
+        try:
+            src = prompts.model_language_code(source_lang)
+            tgt = prompts.model_language_code(target_lang)
+        except LLMError as exc:
+            return f"probe: {exc}"
+        while True:
+            try:
+                answer = await self._send("Hello.", src, tgt, 1, PROBE_TIMEOUT_S)
+            except openai.APIStatusError as exc:
+                if exc.status_code == 400 and self._should_fall_back(exc):
+                    continue
+                return f"probe answered {exc.status_code}: {_server_message(exc)[:200]}"
+            except openai.APIError as exc:
+                return f"probe failed: {_describe(exc)}"
+            if answer.finish_reason not in ("stop", "length"):
+                return "probe: no sensible answer"
+            return None
 
     async def aclose(self) -> None:
         """Close the HTTP connections, unless the ``http_client`` was the caller's."""
@@ -354,6 +379,22 @@ class LLMClient:
             f"the LLM server at {self.base_url} rejected the request (HTTP {status}): "
             f"{_server_message(exc)}"
         )
+
+
+def readiness_probe(
+    settings: Settings, http_client: httpx.AsyncClient | None = None
+) -> Callable[[], Awaitable[str | None]]:
+    """The vLLM manager's readiness probe: :meth:`LLMClient.probe` in the settings' languages.
+
+    Each call uses a fresh client (a wake is rare), so a fallback to ``/v1/completions`` learnt
+    from one vLLM never carries over to the next.
+    """
+
+    async def probe() -> str | None:
+        async with LLMClient.from_settings(settings, http_client) as client:
+            return await client.probe(settings.source_lang, settings.target_lang)
+
+    return probe
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

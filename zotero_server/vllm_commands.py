@@ -1,23 +1,26 @@
-"""What ``zotero-translate vllm start|stop|status`` and ``zotero-translate status`` do.
+"""What ``zotero-translate vllm start|stop|sleep|wake|status`` and ``zotero-translate status`` do.
 
-Each function builds a manager from the settings, does one thing, closes the manager (which
-never stops vLLM) and returns data or text; the CLI (``zotero_server.cli``) owns argparse,
-printing and exit codes. Errors are the ``common.errors`` tree, as raised by the manager.
+Each function builds a manager from the settings (``zotero_server.manager_factory``), does one
+thing, closes the manager (which never stops vLLM) and returns data or text; the CLI
+(``zotero_server.cli``) owns argparse, printing and exit codes. Errors are the
+``common.errors`` tree, as raised by the manager.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import replace
 
 import httpx
 
 from common.progress import ProgressSink, ignore_progress
 from common.settings import ManagerKind, Settings
 from vllm_manager.decision import gib
-from vllm_manager.factory import create_manager
 from vllm_manager.lease import StartLease
 from vllm_manager.report import gpu_summary
+from vllm_manager.snapshot import ManagerSnapshot
+from vllm_manager.state import VLLMState
+from zotero_server.manager_factory import create_manager
 
 
 async def vllm_start(
@@ -36,14 +39,14 @@ async def vllm_start(
         snap = await manager.snapshot()
     finally:
         await manager.aclose()
-    vllm = snap["vllm"]
-    if vllm.get("ours"):
-        owner = f"pid {vllm['pid']}, launched by zotero-translate; log {vllm['log']}"
+    vllm = snap.vllm
+    if vllm.ours:
+        owner = f"pid {vllm.pid}, launched by zotero-translate; log {vllm.log}"
     elif settings.manager is ManagerKind.NONE:
         owner = "not managed: ZT_MANAGER=none"
     else:
         owner = "started by someone else"
-    return f"vLLM ready at {vllm['url']} serving {vllm['model']} ({owner})"
+    return f"vLLM ready at {vllm.url} serving {vllm.model} ({owner})"
 
 
 async def vllm_stop(settings: Settings, *, http_client: httpx.AsyncClient | None = None) -> str:
@@ -55,7 +58,7 @@ async def vllm_stop(settings: Settings, *, http_client: httpx.AsyncClient | None
         return "ZT_MANAGER=none: zotero-translate never starts or stops vLLM"
     manager = create_manager(settings, http_client=http_client)
     try:
-        pid = (await manager.snapshot())["vllm"].get("pid")
+        pid = (await manager.snapshot()).vllm.pid
         if await manager.stop_vllm():
             return f"stopped vLLM (pid {pid})"
         health = await manager.health()
@@ -97,7 +100,7 @@ async def vllm_wake(
 
 async def status(
     settings: Settings, *, http_client: httpx.AsyncClient | None = None
-) -> dict[str, Any]:
+) -> ManagerSnapshot:
     """The manager's snapshot: vLLM health and owner, GPU decision and holders, lease.
 
     With ``ZT_MANAGER=none`` the GPU is read anyway (the manager itself never looks).
@@ -107,50 +110,50 @@ async def status(
         snap = await manager.snapshot()
     finally:
         await manager.aclose()
-    if "gpu" not in snap:
+    if snap.gpu is None:
         from vllm_manager.gpu import make_status_source
 
         source = make_status_source(settings, http_client=http_client)
         lease = StartLease(settings.manager_dir, settings.vllm_lease_s).read()
         reading = await source.read()
-        snap["gpu"] = gpu_summary(reading.status, reading.reason, settings, lease)
-        snap["lease"] = None
+        gpu = gpu_summary(reading.status, reading.reason, settings, lease)
+        snap = replace(snap, gpu=gpu, lease=None)
     return snap
 
 
-def format_status(snap: dict[str, Any], *, vllm_only: bool = False) -> str:
+def format_status(snap: ManagerSnapshot, *, vllm_only: bool = False) -> str:
     """Human text of :func:`status`'s data (``vllm status`` shows the vLLM lines only)."""
-    vllm = snap["vllm"]
-    health = "healthy" if vllm["healthy"] else f"down ({vllm['detail']})"
-    sleep = snap.get("sleep") or {}
-    if snap.get("state") == "asleep":
-        health = f"asleep (sleep {sleep.get('cycles', '?')} of {sleep.get('max_cycles', '?')})"
+    vllm, sleep = snap.vllm, snap.sleep
+    health = "healthy" if vllm.healthy else f"down ({vllm.detail})"
+    if snap.state is VLLMState.ASLEEP:
+        cycles, most = (sleep.cycles, sleep.max_cycles) if sleep else ("?", "?")
+        health = f"asleep (sleep {cycles} of {most})"
     lines = [
-        f"manager  {snap['manager']}",
-        f"vLLM     {vllm['url']}  {health}  model {vllm['model']}",
+        f"manager  {snap.manager}",
+        f"vLLM     {vllm.url}  {health}  model {vllm.model}",
     ]
-    if vllm.get("pid"):
-        lines.append(f"         pid {vllm['pid']}, launched by zotero-translate; log {vllm['log']}")
-    elif vllm.get("error"):
-        lines.append(f"         cannot tell whether it is ours: {vllm['error']}")
-    elif snap["manager"] != "none":
+    if vllm.pid:
+        lines.append(f"         pid {vllm.pid}, launched by zotero-translate; log {vllm.log}")
+    elif vllm.error:
+        lines.append(f"         cannot tell whether it is ours: {vllm.error}")
+    elif snap.manager != "none":
         lines.append("         no vLLM launched by zotero-translate is running")
-    if snap.get("last_error"):
-        lines.append(f"         last error: {snap['last_error']}")
-    if sleep.get("sleeps") or sleep.get("wakes"):
+    if snap.last_error:
+        lines.append(f"         last error: {snap.last_error}")
+    if sleep is not None and (sleep.sleeps or sleep.wakes):
         lines.append(
-            f"         slept {sleep['sleeps']}, woke {sleep['wakes']} times here "
-            f"({sleep['wake_seconds_total']:.1f} s waking)"
+            f"         slept {sleep.sleeps}, woke {sleep.wakes} times here "
+            f"({sleep.wake_seconds_total:.1f} s waking)"
         )
     if vllm_only:
         return "\n".join(lines)
-    gpu = snap.get("gpu") or {}
+    gpu = snap.gpu or {}
     if gpu:
         lines.append(f"GPU      {gpu['message']}  [decision: {gpu['decision']}]")
         if gpu.get("memory_total_mib"):
             used, total = gpu["memory_used_mib"], gpu["memory_total_mib"]
             lines.append(f"         memory {gib(used)} of {gib(total)} in use")
-    lease = snap.get("lease")
+    lease = snap.lease
     if lease:
         age = time.time() - lease["started_at"]
         sent = "launch sent" if lease["launched"] else "launch not sent yet"
