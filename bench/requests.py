@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.pdf_bench import CORPUS
+from common.settings import Settings
+from translation.model.sentence_budget import budget_pieces
 from translation.read.request_audit import Audit, audit, flags
 
 #: Papers measured, with their source language.
@@ -34,15 +36,23 @@ GOAL_LONG_HANGUL = 0.02
 
 
 def paper_requests(data: bytes) -> list[tuple[str, str]]:
-    """(paragraph id, text) of every request the pipeline sends for the PDF ``data``, in
-    reading order (OCR where the pipeline would use it)."""
+    """(id, text) of every request the pipeline sends for the PDF ``data``, in reading order
+    (OCR where the pipeline would use it; a paragraph over the default sentence budget as its
+    pieces, ``<paragraph id>.<n>``)."""
     from translation.pdf import extract_paragraphs, open_document
 
+    budget = Settings.model_fields["request_max_tokens"].default
     doc = open_document(data)
     try:
-        return [(p.id, p.text) for p in extract_paragraphs(doc)]
+        paragraphs = extract_paragraphs(doc)
     finally:
         doc.close()
+    requests = []
+    for para in paragraphs:
+        pieces = budget_pieces(para.text, budget)
+        for n, piece in enumerate(pieces, 1):
+            requests.append((para.id if len(pieces) == 1 else f"{para.id}.{n}", piece))
+    return requests
 
 
 def requests_listing(requests: Sequence[tuple[str, str]], language: str) -> str:
