@@ -8,6 +8,7 @@ import importlib
 BENCHMARKS = [
     "bench.pdf_bench",
     "bench.ocr",
+    "bench.requests",
     "bench.budget",
     "bench.tables",
     "bench.throughput",

@@ -4,6 +4,8 @@ Each corpus paper is translated whole with the pseudo translator of the tests (K
 the Korean paper 09 into Latin-letter "English"), then some of its pages are drawn next to the
 original: ``visual-output/<paper>/page-NN.png`` (original left, translation right), one contact
 sheet of thumbnails per paper (``contact.png``) and an ``index.html`` that shows them all.
+What the model reads is written beside them: ``visual-output/<paper>-requests.txt``, one request
+a line, flagged where it starts or ends inside a sentence (``bench.requests.requests_listing``).
 By default the first 6 pages and the last one are drawn; the contact sheet shows the same pages.
 Pages are drawn as a viewer shows them (``/Rotate`` applied), each from its own pixmap.
 
@@ -24,6 +26,7 @@ from pathlib import Path
 import pymupdf
 
 from bench.pdf_bench import CORPUS
+from bench.requests import paper_requests, requests_listing
 
 #: Translatable papers and their (source, target) languages; the others are error fixtures.
 PAPERS: dict[str, tuple[str, str]] = {
@@ -156,6 +159,8 @@ def run_paper(
     source, target = PAPERS.get(number, ("en", "ko"))
     data = path.read_bytes()
     mono, count, paragraphs = translate(data, source, target)
+    listing = requests_listing(paper_requests(data), source)
+    (out_dir / f"{path.stem}-requests.txt").write_text(listing, encoding="utf-8")
     drawn = pages_to_draw(count, wanted, all_pages)
     folder = out_dir / path.stem
     folder.mkdir(parents=True, exist_ok=True)

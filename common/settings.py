@@ -94,6 +94,12 @@ class Settings(BaseSettings):
         300.0, gt=0, description="Give up retrying one paragraph after this many seconds"
     )
     llm_max_attempts: int = Field(6, ge=1, description="Attempts per paragraph (1 = no retry)")
+    request_max_tokens: int = Field(
+        1000,
+        ge=64,
+        description="Longest request, in estimated tokens: a longer paragraph is sent as runs"
+        " of whole sentences",
+    )
 
     # --- Translation ---------------------------------------------------------------------
     source_lang: str = Field("en", description="Source language code")

@@ -24,6 +24,8 @@ from common.errors import (
     PasswordRequiredError,
     ZTError,
 )
+from translation.read import word_gaps
+from translation.read.formulas import font_base
 from translation.read.layout import (
     Block,
     Line,
@@ -32,6 +34,7 @@ from translation.read.layout import (
     column_split,
     figure_regions,
 )
+from translation.read.marks import is_mark, page_marks
 from translation.read.ocr import (
     DEFAULT_OCR,
     OcrMode,
@@ -168,6 +171,9 @@ def _has_text(doc: pymupdf.Document) -> bool:
 def read_layout(page: pymupdf.Page) -> PageLayout:
     """The text, image and vector-figure layout of one page as plain data."""
     raw = page.get_text("dict", flags=TEXT_FLAGS)
+    if word_gaps.runs_together(raw):  # no space glyphs drawn: read the gaps between glyphs
+        raw = word_gaps.with_gap_spaces(page.get_text("rawdict", flags=TEXT_FLAGS))
+    marks = page_marks(page)
     blocks: list[Block] = []
     for block in raw["blocks"]:
         if block.get("type", 0) != 0:
@@ -183,6 +189,7 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
                     flags=int(span["flags"]),
                     color=int(span["color"]),
                     origin=tuple(span["origin"]),
+                    mark=is_mark(span["text"], marks.get(font_base(span["font"]), frozenset())),
                 )
                 for span in line["spans"]
             )

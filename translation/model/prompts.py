@@ -260,7 +260,9 @@ _ABBREVIATIONS = frozenset(
 )
 
 
-def _sentence_cuts(text: str) -> list[int]:
+def sentence_cuts(text: str) -> list[int]:
+    """Where sentences of ``text`` end (offsets after the stop and its space), never at an
+    abbreviation ("et al.", "Fig.", "J. Smith") nor inside a placeholder."""
     cuts = []
     for match in _SENTENCE_END.finditer(text):
         if text[match.start()] == ".":
@@ -278,7 +280,7 @@ def split_in_two(text: str) -> tuple[str, str] | None:
     Used when a paragraph is too long for the model's context: each half is translated on its
     own and the answers are joined with ``join_pieces``.
     """
-    cuts = _sentence_cuts(text)
+    cuts = sentence_cuts(text)
     if not cuts:
         return None
     middle = len(text) / 2

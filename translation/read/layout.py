@@ -30,6 +30,8 @@ class Span:
     flags: int = 0
     color: int = 0
     origin: Vector | None = None
+    #: Glyphs without Unicode (``translation.read.marks``): kept as drawn, never sent as text.
+    mark: bool = False
 
 
 @dataclass(frozen=True, slots=True)

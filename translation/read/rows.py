@@ -414,7 +414,7 @@ def _make_row(
         right = box[2] if right is None else max(right, box[2])
         span_base = frame.point(*span.origin)[1] if span.origin else baseline
         script = span.size < 0.85 * size and abs(span_base - baseline) > 0.12 * size
-        math_span = script or is_math_font(span.font, stats.cm_is_math)
+        math_span = script or span.mark or is_math_font(span.font, stats.cm_is_math)
         # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a
         # bold vector name) is a glyph of the formula, not a word gap.
         blank_glyph = script and not span.text.strip()

@@ -72,6 +72,7 @@ from translation.read.rows import (
 )
 from translation.read.style import paragraph_style, with_lead_stop
 from translation.read.tables import cell_rooms, find_tables, stacked
+from translation.read.words import joins_at_break
 
 __all__ = [
     "PLACEHOLDER_RE",
@@ -187,15 +188,13 @@ def _is_cjk(char: str) -> bool:
 
 
 def _joins_hyphenated(chars: list[str], text: str) -> bool:
-    """A word broken at a line end ("ap-" + "proach", "How-" + "ever"); a compound made
-    with an acronym or a number ("BERT-" + "based", "GPT2-" + "style") keeps its hyphen."""
-    if len(chars) < 2 or not chars[-2].isalnum() or not text[:1].islower():
-        return False
+    """A word broken at a line end ("ap-" + "proach"), not a compound ("state-" +
+    "of-the-art", "BERT-" + "based"): see :func:`translation.read.words.joins_at_break`."""
     start = len(chars) - 1
     while start > 0 and chars[start - 1].isalnum():
         start -= 1
-    fragment = chars[start:-1]
-    return sum(c.isupper() or c.isdigit() for c in fragment) < 2
+    after = re.match(r"[^\W\d_]*", text)
+    return joins_at_break("".join(chars[start:-1]), after.group() if after else "")
 
 
 def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float]]:

@@ -1,0 +1,50 @@
+"""Whole words (issue 22 item 2): a word broken at a line's end is joined, a compound keeps its
+hyphen; decided with the word list, on a real PDF page set line by line."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from translation.pdf import extract_paragraphs, open_document
+from translation.read.words import is_word, joins_at_break
+
+
+def page_of_lines(lines: list[str], size: float = 10.0) -> bytes:
+    """A one-page PDF with ``lines`` set one under the other at body leading, left-aligned."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for i, text in enumerate(lines):
+        page.insert_text((72, 120 + i * 1.2 * size), text, fontsize=size, fontname="tiro")
+    return bytes(doc.tobytes())
+
+
+def paragraph_texts(data: bytes) -> list[str]:
+    return [p.text for p in extract_paragraphs(open_document(data))]
+
+
+def test_broken_words_are_joined_and_compounds_keep_their_hyphen() -> None:
+    lines = [
+        "We compare the new approach to the state-",
+        "of-the-art methods of summarization, whose sum-",
+        "maries come from a model-",
+        "based system that reads with self-",
+        "attention and from the BERT-",
+        "based encoders of earlier work, which reads tok-",
+        "enization rules from the data of the repre-",
+        "sentation learning community at the end.",
+    ]
+    (text,) = paragraph_texts(page_of_lines(lines))
+    assert text == (
+        "We compare the new approach to the state-of-the-art methods of summarization, whose"
+        " summaries come from a model-based system that reads with self-attention and from the"
+        " BERT-based encoders of earlier work, which reads tokenization rules from the data of"
+        " the representation learning community at the end."
+    )
+
+
+def test_the_decision_follows_the_word_list() -> None:
+    assert is_word("summaries") and not is_word("stateof")
+    assert joins_at_break("sum", "maries") and joins_at_break("How", "ever")
+    assert not joins_at_break("state", "of") and not joins_at_break("self", "attention")
+    assert not joins_at_break("Hugging", "Face") and not joins_at_break("GPT2", "style")
+    assert joins_at_break("tok", "enization")  # neither piece a word: one word broken in two

@@ -1,0 +1,146 @@
+"""Request audit: how whole the texts sent to the model are.
+
+Every request is translated alone, so a request that is a piece of a sentence comes back as a
+wrong sentence. This module looks at the texts as sent (placeholders and all) and counts what a
+reader of the requests would flag:
+
+* a *prose* request has :data:`PROSE_WORDS` words or more (a heading or a table cell may end
+  without a stop);
+* it *starts inside* a sentence when its first word is in lower case ("maries of the", "where
+  {v1} is"), and *ends inside* one when it ends with no sentence stop;
+* it *ends cut* when its last word is cut by a line-end hyphen ("the sum-");
+* a *word cut in two* is a fragment that is no word: a request's last word before a hyphen, or
+  the lower-case opening of the request after it, or a hyphen left inside a text where the
+  word list says the pieces make one word ("sum- maries");
+* for Korean text, a Hangul run of :data:`LONG_HANGUL` syllables or more is words run together
+  (a PDF that draws no space glyphs, read without its word spaces).
+
+Pure: texts in, figures out (``bench.requests`` prints them, ``bench.visual`` writes the flags).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from translation.read.words import is_word, joins_at_break
+
+PROSE_WORDS = 8
+LONG_HANGUL = 12
+
+# Words as the model sees them: runs of two letters or more; each Han character or kana is one.
+_WORD_RE = re.compile(r"[^\W\d_\u3040-\u30ff\u3400-\u9fff]{2,}|[\u3040-\u30ff\u3400-\u9fff]")
+_PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
+_FIRST_RE = re.compile(r"\{v\d+\}|[^\W\d_]+|\S")
+_OPENERS = "\"'“‘([«"
+_STOPS = tuple(".!?:;。．！？…")
+_CLOSERS = " \"'”’)]»"
+_HYPHENS = r"\-\u00ad\u2010"
+_TAIL_CUT_RE = re.compile(rf"([^\W\d_]+)[{_HYPHENS}]$")
+_INNER_CUT_RE = re.compile(rf"(?<![\w{_HYPHENS}])([^\W\d_]+)[{_HYPHENS}] ([^\W\d_]+)")
+_HANGUL_RUN_RE = re.compile("[\uac00-\ud7a3]+")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestFlags:
+    """What :func:`flags` found in one request."""
+
+    prose: bool
+    starts_inside: bool
+    ends_inside: bool
+    ends_cut: bool
+    cut_words: int
+
+    @property
+    def broken(self) -> bool:
+        """A prose request that starts inside a sentence or ends with a cut word."""
+        return self.prose and (self.starts_inside or self.ends_cut)
+
+
+@dataclass(frozen=True, slots=True)
+class Audit:
+    """Figures over the requests of one paper."""
+
+    requests: int
+    prose: int
+    broken: int  # prose requests that start in lower case or end with a cut word
+    starts_inside: int
+    ends_inside: int
+    cut_words: int
+    hangul_runs: int
+    long_hangul_runs: int
+
+    @property
+    def broken_share(self) -> float:
+        return self.broken / self.prose if self.prose else 0.0
+
+    @property
+    def ends_inside_share(self) -> float:
+        return self.ends_inside / self.prose if self.prose else 0.0
+
+    @property
+    def long_hangul_share(self) -> float:
+        return self.long_hangul_runs / self.hangul_runs if self.hangul_runs else 0.0
+
+
+def word_count(text: str) -> int:
+    return len(_WORD_RE.findall(_PLACEHOLDER_RE.sub(" ", text)))
+
+
+def _starts_inside(text: str) -> bool:
+    first = _FIRST_RE.search(text.lstrip(_OPENERS + " "))
+    if first is None or not first.group()[0].isalpha():
+        return False
+    word = first.group()
+    # "iPhone", "arXiv", "pH" are names, not a sentence's middle.
+    return word[0].islower() and not any(c.isupper() for c in word)
+
+
+def _ends_inside(text: str) -> bool:
+    return not text.rstrip(_CLOSERS).endswith(_STOPS)
+
+
+def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
+    """The flags of request ``text``; ``previous``: the request before it in reading order
+    (a word cut by its line-end hyphen goes on at the start of this one)."""
+    text = text.strip()
+    cut = 0
+    tail = _TAIL_CUT_RE.search(text)
+    if tail and not is_word(tail.group(1), language):
+        cut += 1
+    head = _FIRST_RE.search(text)
+    if (
+        _TAIL_CUT_RE.search(previous.strip())
+        and head
+        and head.group()[0].islower()
+        and not is_word(head.group(), language)
+    ):
+        cut += 1
+    for match in _INNER_CUT_RE.finditer(text):
+        if joins_at_break(match.group(1), match.group(2), language):
+            cut += 1
+    return RequestFlags(
+        prose=word_count(text) >= PROSE_WORDS,
+        starts_inside=_starts_inside(text),
+        ends_inside=_ends_inside(text),
+        ends_cut=tail is not None,
+        cut_words=cut,
+    )
+
+
+def audit(texts: Sequence[str], language: str = "en") -> Audit:
+    """The figures of the requests ``texts``, in reading order, in source ``language``."""
+    found = [flags(text, texts[i - 1] if i else "", language) for i, text in enumerate(texts)]
+    runs = [len(run) for text in texts for run in _HANGUL_RUN_RE.findall(text)]
+    prose = [f for f in found if f.prose]
+    return Audit(
+        requests=len(texts),
+        prose=len(prose),
+        broken=sum(f.broken for f in prose),
+        starts_inside=sum(f.starts_inside for f in prose),
+        ends_inside=sum(f.ends_inside for f in prose),
+        cut_words=sum(f.cut_words for f in found),
+        hangul_runs=len(runs),
+        long_hangul_runs=sum(n >= LONG_HANGUL for n in runs),
+    )
