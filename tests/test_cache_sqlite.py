@@ -229,7 +229,7 @@ def test_a_full_disk_is_disk_full_and_keeps_every_answer_until_there_is_room(
     """A real full disk: a 1 MiB tmpfs in a user namespace (skipped where there is none)."""
     folder = tmp_path / "small-disk"
     folder.mkdir()
-    mount = f"mount -t tmpfs -o size=1m tmpfs {folder} && exec \"$0\" -c \"$1\" {folder}"
+    mount = f'mount -t tmpfs -o size=1m tmpfs {folder} && exec "$0" -c "$1" {folder}'
     run = subprocess.run(
         ["unshare", "-rm", "sh", "-c", mount, sys.executable, _FULL_DISK],
         cwd=REPO_ROOT,
