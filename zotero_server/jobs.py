@@ -436,8 +436,11 @@ class JobRegistry:
                 self._store.delete(job_id)
                 continue
             self._jobs[job.id] = job
-            if job.claimed and job.stage is not Stage.DONE:
-                # Killed while (or after) writing its outputs, before its end was recorded.
+            if job.claimed and not job.finished:
+                # Killed while (or after) writing its outputs, before its end was recorded. No
+                # other job can have taken these names since: a claim holds the output store
+                # until the files are written. (A job that ended failed may have claimed names
+                # a later job then used: those are left alone.)
                 self._orphans += job.claimed
                 job.claimed = []
                 self._store.save(job.id, job.to_record())
