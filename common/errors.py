@@ -86,6 +86,16 @@ class RequestShapeError(InputError):
     error_type = "BadRequestBody"
 
 
+# --- storage (HTTP 507) --------------------------------------------------------------------
+
+
+class DiskFullError(ZTError):
+    """A write in ZT_DATA_DIR (an upload, an output, the cache, the job store) failed for lack
+    of space (HTTP 507). What was written before stays; nothing is left half-written."""
+
+    error_type = "DiskFull"
+
+
 # --- the LLM (HTTP 502) ---------------------------------------------------------------------
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -126,12 +130,125 @@ def test_answers_survive_a_killed_writer(tmp_path: Path) -> None:
         assert cache.count() == 20
 
 
-def test_a_file_that_is_not_sqlite_is_a_cache_error(tmp_path: Path) -> None:
+def test_a_file_that_is_not_sqlite_is_moved_aside_and_an_empty_cache_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     bad = tmp_path / "cache.sqlite3"
-    bad.write_bytes(b"this is not a database, just some bytes " * 100)
+    junk = b"this is not a database, just some bytes " * 100
+    bad.write_bytes(junk)
+    with caplog.at_level(logging.WARNING), TranslationCache(bad) as cache:
+        assert cache.count() == 0
+        cache.put(key(), "안녕.")
+        assert cache.get(key()) == "안녕."
+    [aside] = [p for p in tmp_path.iterdir() if p.name.startswith("cache.sqlite3.broken-")]
+    assert aside.read_bytes() == junk  # kept for whoever wants to look at it
+    assert "moved it to" in caplog.text and "cache.sqlite3" in caplog.text
+
+
+def test_a_cache_damaged_inside_is_moved_aside_at_open(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite3"
+    with TranslationCache(path) as cache:
+        for i in range(400):
+            cache.put(key(f"paragraph {i} " * 20), f"answer {i} " * 20)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
+    db.close()
+    with path.open("r+b") as f:  # a page in the middle of the table: the header stays good
+        f.seek(page_size * 20)
+        f.write(b"\xff" * page_size)
+    with TranslationCache(path) as cache:
+        assert cache.count() == 0
+    assert any(p.name.startswith("cache.sqlite3.broken-") for p in tmp_path.iterdir())
+
+
+def test_a_cache_that_cannot_be_opened_is_a_cache_error(tmp_path: Path) -> None:
+    where = tmp_path / "a-folder"
+    where.mkdir()  # a folder where the file should be: nothing to move aside
     with pytest.raises(CacheError) as info:
-        TranslationCache(bad)
-    assert str(bad) in str(info.value)
+        TranslationCache(where)
+    assert str(where) in str(info.value)
+    assert where.is_dir()
+
+
+def test_get_many_since_returns_only_answers_stored_from_then_on(tmp_path: Path) -> None:
+    with TranslationCache(tmp_path / "c.db") as cache:
+        cache.put(key("old"), "old answer")
+        since = time.time()
+        cache.put(key("new"), "new answer")
+        assert cache.get_many([key("old"), key("new")], since=since) == {key("new"): "new answer"}
+        assert len(cache.get_many([key("old"), key("new")])) == 2
+
+
+_FULL_DISK = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from common.errors import DiskFullError
+    from translation.model.cache import CacheKey, TranslationCache
+    from zotero_server.http_errors import status_for
+
+    folder = Path(sys.argv[1])
+    def key(i):
+        return CacheKey(model="m", prompt="p", source_lang="en", target_lang="ko", text=f"t{i}")
+    cache = TranslationCache(folder / "cache.sqlite3")
+    cache.put(key(0), "a0")
+    with (folder / "filler").open("wb", buffering=0) as filler:  # the rest of the disk
+        try:
+            while True:
+                filler.write(bytes(4096))
+        except OSError:
+            pass
+    answered, error, first_failed = [0], None, None
+    for i in range(1, 400):  # on until three more answers came after the first failure
+        try:
+            cache.put(key(i), f"a{i}")
+        except DiskFullError as exc:
+            error = exc
+            first_failed = i if first_failed is None else first_failed
+        answered.append(i)
+        if first_failed is not None and i >= first_failed + 3:
+            break
+    kept = {k.text: v for k, v in cache.get_many([key(i) for i in answered]).items()}
+    (folder / "filler").unlink()  # space again
+    cache.put(key(999), "a999")
+    cache.close()
+    with TranslationCache(folder / "cache.sqlite3") as again:
+        stored = {k.text: v for k, v in again.get_many([key(i) for i in answered]).items()}
+    print(json.dumps({
+        "error": None if error is None else [type(error).__name__, str(error), status_for(error)],
+        "answered": len(answered), "kept": len(kept), "stored": len(stored),
+    }))
+    """
+)
+
+
+def test_a_full_disk_is_disk_full_and_keeps_every_answer_until_there_is_room(
+    tmp_path: Path,
+) -> None:
+    """A real full disk: a 1 MiB tmpfs in a user namespace (skipped where there is none)."""
+    folder = tmp_path / "small-disk"
+    folder.mkdir()
+    mount = f'mount -t tmpfs -o size=1m tmpfs {folder} && exec "$0" -c "$1" {folder}'
+    run = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", mount, sys.executable, _FULL_DISK],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if run.returncode != 0 and "mount" in run.stderr + run.stdout and "Traceback" not in run.stderr:
+        pytest.skip(f"no tmpfs in a user namespace here: {run.stderr.strip()[:200]}")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["error"] is not None, "the disk never filled"
+    kind, message, status = result["error"]
+    assert kind == "DiskFullError" and status == 507
+    assert "disk full in ZT_DATA_DIR" in message
+    # Every answer received, before and after the disk filled, is served meanwhile and is
+    # in the file once there is room again.
+    assert result["kept"] == result["answered"]
+    assert result["stored"] == result["answered"]
 
 
 def test_use_after_close_is_a_cache_error(tmp_path: Path) -> None:

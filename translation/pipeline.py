@@ -77,7 +77,11 @@ class TranslationRequest:
     dual: bool = True
     dual_mode: DualMode = DualMode.LR
     translation_first: bool = False
+    #: Translate again rather than reuse cached answers, except those stored at or after
+    #: ``fresh_since`` (a ``time.time()``; the server passes its job's submission time): a job
+    #: run again after a restart never pays twice for one paragraph.
     force: bool = False
+    fresh_since: float | None = None
     #: Terms translated exactly (protected as placeholders, see ``translation.model.glossary``).
     glossary: Glossary | None = None
     #: Whom the LLM slots are shared fairly between (the server's job id; the CLI leaves it "").
@@ -373,8 +377,11 @@ class Translator:
 
         keys = {text: self._key(request, text) for text in by_text}
         # One query for the whole paper, off the event loop (other jobs keep translating).
+        since = request.fresh_since if request.force else None
         found = (
-            {} if request.force else await asyncio.to_thread(self._cache.get_many, keys.values())
+            {}
+            if request.force and since is None
+            else await asyncio.to_thread(self._cache.get_many, keys.values(), since)
         )
         missing = []
         for text, key in keys.items():

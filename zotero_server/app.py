@@ -50,6 +50,7 @@ from translation.worker import PdfWorker, warm_up
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from vllm_manager.manager import VLLMManager
 from zotero_server import __version__, http_errors
+from zotero_server.data_lock import DataDirLock
 from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
 from zotero_server.http_errors import BusyError, NotFoundError
@@ -130,7 +131,13 @@ class Services:
             async with self.manager.work():
                 result = await self.translator.translate(
                     _translation_request(
-                        request, original, pages, self.glossary, job.id, self.settings.ocr
+                        request,
+                        original,
+                        pages,
+                        self.glossary,
+                        job.id,
+                        self.settings.ocr,
+                        fresh_since=job.created_at,
                     ),
                     sink,
                     ensure_ready=patient,
@@ -141,7 +148,8 @@ class Services:
         sink(Progress(Stage.RENDERING, "writing the output files"))
         async with self.translator.pdf_worker() as worker:
             produced = await _derive_outputs(request, original, result, worker)
-        return await asyncio.to_thread(self.outputs.save, request.stem, produced)
+        claim = self.registry.claimer(job)  # past this, a cancel is "already finished"
+        return await asyncio.to_thread(self.outputs.save, request.stem, produced, claim)
 
     def work_for(
         self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None
@@ -223,8 +231,12 @@ def _translation_request(
     glossary: Glossary | None = None,
     owner: str = "",
     ocr: str = "auto",
+    fresh_since: float | None = None,
 ) -> TranslationRequest:
-    """The pipeline's request for a plugin request (``ocr``: the server's ``ZT_OCR``)."""
+    """The pipeline's request for a plugin request (``ocr``: the server's ``ZT_OCR``).
+
+    ``fresh_since``: the job's submission; a ``force`` job still reuses the answers it got
+    itself before a restart."""
     dual_needed = bool({OutputKind.DUAL, OutputKind.DUAL_CUT} & set(request.outputs))
     return TranslationRequest(
         pdf=original,
@@ -238,6 +250,7 @@ def _translation_request(
         dual_mode=DualMode(request.dual_mode),
         translation_first=request.translation_first,
         force=request.force,
+        fresh_since=fresh_since,
         glossary=glossaries.combine(glossary, request.glossary),
         owner=owner,
         ocr=OcrMode(request.ocr_mode(ocr)),
@@ -370,15 +383,33 @@ def create_app(
     sse_ping_s: float = 15.0,
     status_poll_s: float = 5.0,
     shutdown_grace_s: float = 10.0,
+    data_lock: DataDirLock | None = None,
 ) -> FastAPI:
     """The Zotero-facing application. Keyword knobs exist for tests; ``serve`` uses defaults.
 
+    ``data_lock``: the data folder, already taken by the caller (``serve`` takes it before
+    uvicorn starts); without one, the lifespan takes it and the start fails with
+    ``DataDirInUseError`` when another server holds it.
     Raises ``ConfigError`` when ``ZT_GLOSSARY`` cannot be used (before anything starts).
     """
     glossary = glossaries.from_settings(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The data folder is this server's alone before any job is read from it.
+        own_lock = None
+        if data_lock is None:
+            address = f"http://{settings.host}:{settings.port}"
+            own_lock = await asyncio.to_thread(DataDirLock.acquire, settings.data_dir, address)
+        try:
+            async with serving(app):
+                yield
+        finally:
+            if own_lock is not None:
+                own_lock.release()
+
+    @asynccontextmanager
+    async def serving(app: FastAPI) -> AsyncIterator[None]:
         # Here, not before uvicorn.run: uvicorn configures its loggers when it starts.
         redact_access_log()
         bus = EventBus()
@@ -398,6 +429,8 @@ def create_app(
             store=store,
         )
         to_resume = await asyncio.to_thread(registry.load)
+        for name in registry.orphan_outputs():  # written by a job that never finished
+            outputs.delete_when_idle(name)
         await asyncio.to_thread(uploads.prepare, to_resume)
         async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
             manager = create_manager(settings, http_client=http)
@@ -450,7 +483,7 @@ def create_app(
                 if services.gpu_wait is not None:
                     await services.gpu_wait.aclose()
                 await manager.aclose()
-                store.close()
+                await asyncio.to_thread(store.close)  # its last writes may wait for a lock
 
     from zotero_server.routes import router  # routes import this module's Services
 

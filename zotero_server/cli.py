@@ -95,6 +95,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from zotero_server.app import create_app
+    from zotero_server.data_lock import DataDirLock
     from zotero_server.web_guard import check_bind
 
     host = args.host or settings.host
@@ -102,7 +103,9 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     check_bind(settings, host)
     # The bind address is one of the Host names the server answers to.
     settings = settings.model_copy(update={"host": host})
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    # Before uvicorn: a second server on this data folder exits 2 with one line, not a trace.
+    with DataDirLock.acquire(settings.data_dir, f"http://{host}:{port}") as lock:
+        uvicorn.run(create_app(settings, data_lock=lock), host=host, port=port, log_level="info")
     return 0
 
 

@@ -108,10 +108,21 @@ class OutputStore:
         for leftover in self._dir.glob(f".*{_TMP_SUFFIX}"):
             leftover.unlink(missing_ok=True)
 
-    def save(self, stem: str, outputs: Sequence[tuple[OutputKind, bytes]]) -> list[str]:
-        """Write one job's outputs under a stem free for all of them; return the file names."""
+    def save(
+        self,
+        stem: str,
+        outputs: Sequence[tuple[OutputKind, bytes]],
+        claim: Callable[[list[str]], None] | None = None,
+    ) -> list[str]:
+        """Write one job's outputs under a stem free for all of them; return the file names.
+
+        ``claim`` is called with the names before the first byte is written (the job records
+        them, so a restart can remove files of a job that never finished); if it raises,
+        nothing is written."""
         with self._lock:
             chosen = self._free_stem(stem, [kind for kind, _ in outputs])
+            if claim is not None:
+                claim([kind.file_name(chosen) for kind, _ in outputs])
             names: list[str] = []
             try:
                 for kind, data in outputs:

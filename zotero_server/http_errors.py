@@ -25,6 +25,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from common.errors import DiskFullError as DiskFullError  # its old home; files.py and tests
 from common.errors import (
     GPUReadError,
     GPUUnavailableError,
@@ -69,12 +70,6 @@ class DownloadInProgressError(ZTError):
     """Another GET is sending this file right now; it goes to exactly one client (HTTP 409)."""
 
     error_type = "DownloadInProgress"
-
-
-class DiskFullError(ZTError):
-    """Writing an upload or an output failed for lack of space in ZT_DATA_DIR (HTTP 507)."""
-
-    error_type = "DiskFull"
 
 
 class UnauthorizedError(ZTError):

@@ -26,6 +26,17 @@ of an earlier run keep answering ``GET /api/tasks/{id}`` and ``/api/history``.
 Cancelling a job (:meth:`JobRegistry.cancel`) cancels its asyncio task, which cancels the
 pipeline's request tasks: queued LLM requests are dropped at once, requests in flight are
 aborted. It ends failed ("cancelled", ``errorType`` ``Cancelled``), the word the plugin knows.
+How a started job ends is decided once (``Job.ending``): a cancel wins until the job claims its
+output names (:meth:`JobRegistry.claimer`, just before the first output byte is written), and
+the job then ends cancelled with no outputs; from the claim on, a cancel answers "already
+finished" (409) and the job ends done.
+
+Store failures: a record write that fails (a locked or damaged ``jobs.sqlite3``, a full disk)
+fails the job with that error, so its task says why instead of the job vanishing at the next
+start. A job's end is written before its upload is removed: an upload goes only once the store
+knows its job finished. Output names a job claimed but never finished with (a kill -9 between
+writing the files and recording "done") are removed at the next start
+(:meth:`JobRegistry.orphan_outputs`) and the job runs again.
 
 A queued job's task says its ``position`` (1-based among jobs not yet started); a translating one
 its ``etaSeconds``, from its own paragraph rate since it began translating (null until one
@@ -39,14 +50,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 from common.errors import ZTError
@@ -61,7 +74,7 @@ from zotero_server.http_errors import (
     error_type_of,
     public_message,
 )
-from zotero_server.job_store import JobStore
+from zotero_server.job_store import JobStore, Write
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +124,19 @@ class RecordedError(ZTError):
 RECORD_VERSION = 1
 
 
+class Ending(Enum):
+    """How a job is going to end, decided once, on the loop, by whoever comes first."""
+
+    #: Its work decides.
+    OPEN = "open"
+    #: ``JobRegistry.cancel`` won: it ends "cancelled", with no outputs.
+    CANCELLED = "cancelled"
+    #: It ends failed (its work raised, or its record could not be written).
+    FAILED = "failed"
+    #: Its work claimed its outputs or returned: it ends done unless writing them fails.
+    DONE = "done"
+
+
 def _iso(ts: float | None) -> str | None:
     return datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds") if ts else None
 
@@ -145,14 +171,24 @@ class Job:
     resumable: bool = False
     #: 1-based place among the jobs not started yet; None once started (the registry keeps it).
     position: int | None = None
-    #: Set by ``JobRegistry.cancel``: the job's end is a cancellation, not a shutdown.
-    cancelled: bool = False
+    #: How it ends, once decided (see ``Ending``); ``ending_error`` is a FAILED job's reason
+    #: when something else than its work decided it (a failed record write).
+    ending: Ending = Ending.OPEN
+    ending_error: BaseException | None = None
+    #: Output names claimed before the first byte of them was written (see
+    #: ``JobRegistry.claimer``); recorded, so a restart can remove those of a job never done.
+    claimed: list[str] = field(default_factory=list)
     #: (monotonic time, paragraphs done) when translating began: the base of the ETA.
     rate_origin: tuple[float, int] | None = field(default=None, repr=False)
 
     @property
     def finished(self) -> bool:
         return self.stage in (Stage.DONE, Stage.FAILED)
+
+    @property
+    def cancelled(self) -> bool:
+        """Its end is a cancellation, not a shutdown."""
+        return self.ending is Ending.CANCELLED
 
     @property
     def stage_text(self) -> str:
@@ -249,6 +285,7 @@ class Job:
             "error": None if error is None else [public_message(error), error_type_of(error)],
             "spec": self.spec,
             "resumable": self.resumable,
+            "claimed": self.claimed,
         }
 
     @classmethod
@@ -274,6 +311,7 @@ class Job:
             output_dir=str(record.get("output_dir", "")),
             spec=dict(record.get("spec") or {}),
             resumable=bool(record.get("resumable", False)),
+            claimed=[str(name) for name in record.get("claimed", [])],
         )
         job.started_at = _float_or_none(record.get("started_at"))
         job.finished_at = _float_or_none(record.get("finished_at"))
@@ -283,6 +321,22 @@ class Job:
         if job.finished:
             job.finished_event.set()
         return job
+
+
+def _end(job: Job, files: list[str] | None, error: BaseException | None, at: float) -> None:
+    """Put ``job`` in its final state: done with ``files``, or failed with ``error``."""
+    job.finished_at = at
+    job.position = None
+    if error is None:
+        job.files = files or []
+        job.stage, job.percent = Stage.DONE, 100.0
+        job.message = f"done: {len(job.files)} file{'s' if len(job.files) != 1 else ''}"
+        if job.note:
+            job.message += f"; {job.note}"
+    else:
+        job.error = error
+        job.stage = Stage.FAILED
+        job.message = public_message(error)
 
 
 def _float_or_none(value: Any) -> float | None:
@@ -320,6 +374,7 @@ class JobRegistry:
         self._last_event: dict[str, tuple[float, int]] = {}
         self._held: set[str] = set()  # jobs with a change not published yet
         self._to_resume: list[Job] = []
+        self._orphans: list[str] = []
         self._closing = False
         self._aside = 0  # running jobs that gave their slot up while they wait (for the GPU)
         self._max_jobs = max_jobs
@@ -381,6 +436,14 @@ class JobRegistry:
                 self._store.delete(job_id)
                 continue
             self._jobs[job.id] = job
+            if job.claimed and not job.finished:
+                # Killed while (or after) writing its outputs, before its end was recorded. No
+                # other job can have taken these names since: a claim holds the output store
+                # until the files are written. (A job that ended failed may have claimed names
+                # a later job then used: those are left alone.)
+                self._orphans += job.claimed
+                job.claimed = []
+                self._store.save(job.id, job.to_record())
             if job.finished:
                 finished.append(job)
             else:
@@ -389,6 +452,12 @@ class JobRegistry:
         for job in sorted(finished, key=lambda j: j.finished_at or 0.0):
             self._remember(job)
         return [job.id for job in self._to_resume if job.resumable]
+
+    def orphan_outputs(self) -> list[str]:
+        """Output names that jobs :meth:`load` found claimed but never finished with: the
+        caller removes those files (their jobs run again, or failed)."""
+        orphans, self._orphans = self._orphans, []
+        return orphans
 
     def resume(self, work_for: Callable[[Job], tuple[Work, Discard | None]]) -> list[Job]:
         """Start again, in submission order, the unfinished jobs :meth:`load` found;
@@ -463,14 +532,18 @@ class JobRegistry:
 
     def cancel(self, job_id: str) -> Job:
         """Ask ``job_id`` to end now, failed with "cancelled"; it ends once its task has
-        unwound (await ``job.finished_event``). ``NotFoundError`` for an unknown job,
-        ``TaskFinishedError`` for one that already ended."""
+        unwound (await ``job.finished_event``), with no outputs. ``NotFoundError`` for an
+        unknown job, ``TaskFinishedError`` for one that ended or whose end is decided (it
+        claimed its outputs, or failed): one outcome only."""
         job = self._jobs.get(job_id)
         if job is None:
             raise NotFoundError(f"no such task: {job_id[:40]}")
-        if job.finished:
-            raise TaskFinishedError(f"the task already ended ({job.stage.value})")
-        job.cancelled = True
+        if job.finished or job.ending in (Ending.DONE, Ending.FAILED):
+            ended = job.stage.value if job.finished else job.ending.value
+            raise TaskFinishedError(f"the task already finished ({ended})")
+        if job.ending is Ending.CANCELLED:
+            return job  # asked before; it is unwinding
+        job.ending = Ending.CANCELLED
         task = self._tasks.get(job_id)
         if task is not None:
             task.cancel()
@@ -499,6 +572,31 @@ class JobRegistry:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+
+    def claimer(self, job: Job) -> Callable[[Sequence[str]], None]:
+        """``OutputStore.save``'s ``claim`` for ``job`` (called in the thread that writes the
+        outputs, once their names are chosen, before any byte): decide that ``job`` ends done
+        and record the names, blocking until the store has them. Raises (and nothing is
+        written) when the job's end is already decided otherwise (a cancel won) or the record
+        cannot be written. Call it on the event loop."""
+        loop = asyncio.get_running_loop()
+
+        def claim(names: Sequence[str]) -> None:
+            write = asyncio.run_coroutine_threadsafe(self._claim(job, list(names)), loop).result()
+            if write is not None:
+                write.wait()
+
+        return claim
+
+    async def _claim(self, job: Job, names: list[str]) -> Write | None:
+        if job.ending is Ending.CANCELLED:
+            raise JobCancelledError()
+        if job.ending is Ending.FAILED:
+            raise job.ending_error or ShuttingDownError()
+        job.ending, job.claimed = Ending.DONE, [*job.claimed, *names]
+        if self._store is None:
+            return None
+        return self._store.save(job.id, job.to_record())
 
     def hand_on_slot(self, job: Job) -> bool:
         """Inside ``job``'s work, once its LLM requests are all queued or its OCR starts (a
@@ -572,8 +670,10 @@ class JobRegistry:
                 self._publish(job, EventType.PROGRESS)
                 self._reposition(publish_others=True)
                 files = await work(job, self._sink(job))
+                if job.ending is Ending.OPEN:
+                    job.ending = Ending.DONE  # from here a cancel is "already finished"
         except asyncio.CancelledError:
-            error = JobCancelledError() if job.cancelled else ShuttingDownError()
+            error = ShuttingDownError()
         except ZTError as exc:
             error = exc
         except Exception as exc:
@@ -583,24 +683,48 @@ class JobRegistry:
                 log.exception("job %s (%s) failed", job.id, job.file_name)
                 error = exc
         self._tasks.pop(job.id, None)
-        if error is not None and job.cancelled:
-            error = JobCancelledError()  # whatever the unwinding raised on its way out
+        # Decided here, before the first await: a cancel from now on meets a decided end.
+        if job.ending is Ending.CANCELLED:
+            error, files = JobCancelledError(), []  # whatever the unwinding raised
+        elif job.ending is Ending.FAILED and job.ending_error is not None:
+            error = job.ending_error
         elif error is not None and self._closing and job.resumable:
             # Stopped, not failed: whatever the stop made the work raise, it runs again.
             self._interrupt(job)
             return
-        # The upload goes before the job ends: whoever waits for the end finds it gone.
-        if discard is not None:
+        elif error is not None:
+            job.ending = Ending.FAILED
+        ended_at = time.time()
+        # The end is recorded before the upload goes (an upload is removed only for a job
+        # the store knows finished), and the upload goes before the job ends: whoever waits
+        # for the end finds it gone.
+        if await self._record_end(job, files, error, ended_at) and discard is not None:
             try:
                 await discard()
             except asyncio.CancelledError:
                 pass  # the stop's cancel while cleaning up: the job must still end
             except Exception:
                 log.exception("job %s: cleaning up after it ended", job.id)
-        if error is None:
-            self._finish(job, files=files)
-        else:
-            self._finish(job, error=error)
+        self._finish(job, files=files, error=error, at=ended_at, persist=False)
+
+    async def _record_end(
+        self, job: Job, files: list[str], error: BaseException | None, at: float
+    ) -> bool:
+        """Write ``job``'s end as :meth:`_finish` will make it; False (logged) if the store
+        does not have it."""
+        if self._store is None:
+            return True
+        ended = copy.copy(job)
+        _end(ended, files, error, at)
+        write = self._store.save(job.id, ended.to_record())
+        try:
+            await asyncio.to_thread(write.wait)
+        except asyncio.CancelledError:
+            return False  # the stop's cancel: the job must still end; its upload stays
+        except ZTError as exc:
+            log.error("job %s: its end was not recorded, its upload stays: %s", job.id, exc)
+            return False
+        return True
 
     def _interrupt(self, job: Job) -> None:
         """Leave ``job`` unfinished at a stop: back in the queue, as the next start finds it."""
@@ -651,23 +775,18 @@ class JobRegistry:
         self._held.discard(job.id)
 
     def _finish(
-        self, job: Job, *, files: list[str] | None = None, error: BaseException | None = None
+        self,
+        job: Job,
+        *,
+        files: list[str] | None = None,
+        error: BaseException | None = None,
+        at: float | None = None,
+        persist: bool = True,
     ) -> None:
-        job.finished_at = time.time()
-        job.position = None
-        if error is None:
-            job.files = files or []
-            job.stage, job.percent = Stage.DONE, 100.0
-            job.message = f"done: {len(job.files)} file{'s' if len(job.files) != 1 else ''}"
-            if job.note:
-                job.message += f"; {job.note}"
-            self._publish(job, EventType.DONE)
-        else:
-            job.error = error
-            job.stage = Stage.FAILED
-            job.message = public_message(error)
-            self._publish(job, EventType.FAILED)
-        self._persist(job)
+        _end(job, files, error, time.time() if at is None else at)
+        self._publish(job, EventType.DONE if error is None else EventType.FAILED)
+        if persist:
+            self._persist(job)
         self._last_event.pop(job.id, None)
         self._remember(job)
         self._reposition(publish_others=True)
@@ -697,8 +816,28 @@ class JobRegistry:
                     self._publish(job, EventType.PROGRESS)
 
     def _persist(self, job: Job) -> None:
-        if self._store is not None:
-            self._store.save(job.id, job.to_record())
+        """Queue ``job``'s record; a write that fails fails the job (:meth:`_store_failed`)."""
+        if self._store is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def failed(error: ZTError) -> None:  # on the store's writer thread
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
+                loop.call_soon_threadsafe(self._store_failed, job, error)
+
+        self._store.save(job.id, job.to_record(), on_failure=failed)
+
+    def _store_failed(self, job: Job, error: ZTError) -> None:
+        """A record of ``job`` was not written: it fails with that error, unless its end is
+        decided already (that end's own write says whether it was recorded)."""
+        if job.finished or job.ending is not Ending.OPEN:
+            return
+        job.ending, job.ending_error = Ending.FAILED, error
+        task = self._tasks.get(job.id)
+        if task is not None:
+            task.cancel()
+        else:
+            self._finish(job, error=error)
 
     def _publish(self, job: Job, kind: EventType) -> None:
         self._held.discard(job.id)
