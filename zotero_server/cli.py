@@ -95,6 +95,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from zotero_server.app import create_app
+    from zotero_server.connection_limits import server_config
     from zotero_server.web_guard import check_bind
 
     host = args.host or settings.host
@@ -102,7 +103,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     check_bind(settings, host)
     # The bind address is one of the Host names the server answers to.
     settings = settings.model_copy(update={"host": host})
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    uvicorn.Server(server_config(create_app(settings), settings, host, port)).run()
     return 0
 
 

@@ -34,6 +34,7 @@ from common.errors import (
     TooLargeError,
     ZTError,
 )
+from common.redact import redact_target
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,12 @@ class DiskFullError(ZTError):
     """Writing an upload or an output failed for lack of space in ZT_DATA_DIR (HTTP 507)."""
 
     error_type = "DiskFull"
+
+
+class RequestTimeoutError(ZTError):
+    """The client stalled while sending its request body (HTTP 408; the connection closes)."""
+
+    error_type = "RequestTimeout"
 
 
 class UnauthorizedError(ZTError):
@@ -121,6 +128,8 @@ def status_for(exc: BaseException) -> int:
         return 401
     if isinstance(exc, NotFoundError):
         return 404
+    if isinstance(exc, RequestTimeoutError):
+        return 408
     if isinstance(exc, AlreadyDoneError | DownloadInProgressError | TaskFinishedError):
         return 409
     if isinstance(exc, JobCancelledError):
@@ -173,6 +182,8 @@ def error_response(exc: BaseException) -> JSONResponse:
         headers["Retry-After"] = str(retry)
     if status == 401:
         headers["WWW-Authenticate"] = "Bearer"
+    if status == 408:  # the rest of the body may still come: nothing more to read on this one
+        headers["Connection"] = "close"
     return JSONResponse(
         error_payload(public_message(exc), error_type_of(exc)), status_code=status, headers=headers
     )
@@ -184,12 +195,22 @@ _HTTP_MESSAGES = {
 }
 
 
+def shown_path(request: Request) -> str:
+    """The request's path as logs and error messages may show it: tokens masked (the
+    configured ``ZT_API_TOKEN`` wherever it appears, ``/t/<token>`` in any case), at most 200
+    characters."""
+    settings = getattr(request.app.state, "settings", None)
+    token = getattr(settings, "api_token", None)
+    secrets = [token.get_secret_value()] if token is not None else []
+    return redact_target(request.url.path, secrets)[:200]
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every error into the plugin's JSON."""
 
     async def on_zt_error(request: Request, exc: Exception) -> JSONResponse:
         if status_for(exc) >= 500 and not isinstance(exc, GPUUnavailableError | LLMError):
-            log.error("%s %s failed: %s", request.method, request.url.path, exc)
+            log.error("%s %s failed: %s", request.method, shown_path(request), exc)
         return error_response(exc)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
@@ -203,13 +224,13 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, StarletteHTTPException)
         message, kind = _HTTP_MESSAGES.get(exc.status_code, (str(exc.detail), "HTTPError"))
         if exc.status_code == 404:
-            message = f"not found: {request.url.path}"
+            message = f"not found: {shown_path(request)}"
         return JSONResponse(
             error_payload(message, kind), status_code=exc.status_code, headers=exc.headers
         )
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
+        log.exception("%s %s failed", request.method, shown_path(request), exc_info=exc)
         return error_response(exc)
 
     app.add_exception_handler(ZTError, on_zt_error)
