@@ -158,23 +158,24 @@ def redact_target(target: str, secrets: Collection[str] = ()) -> str:
     appears. The path comes back percent-encoded, the query as sent."""
     path, mark, query = target.partition("?")
     path = _PATH_TOKEN.sub(rf"\g<1>{MASK}", _decoded(path), count=1)
-    path = quote(_hide(mask_urls(path), secrets), safe=_PATH_SAFE)
+    path = quote(hide_secrets(mask_urls(path), secrets), safe=_PATH_SAFE)
     if not mark:
         return path
     parts = re.split(r"([&;])", query)
     for i, part in enumerate(parts):
         key, eq, value = part.partition("=")
         name, plain = _decoded(key, plus=True), _decoded(value, plus=True)
-        if _hide(name, secrets) != name:
+        if hide_secrets(name, secrets) != name:
             parts[i] = MASK
-        elif eq and (is_secret_name(name) or _hide(plain, secrets) != plain):
+        elif eq and (is_secret_name(name) or hide_secrets(plain, secrets) != plain):
             parts[i] = f"{key}={MASK}"
         elif mask_urls(plain) != plain:
             parts[i] = f"{key}={quote(mask_urls(plain), safe=_PATH_SAFE)}"
     return f"{path}?{''.join(parts)}"
 
 
-def _hide(text: str, secrets: Collection[str]) -> str:
+def hide_secrets(text: str, secrets: Collection[str]) -> str:
+    """``text`` with every (non-empty) one of ``secrets`` replaced by ``***``."""
     for secret in secrets:
         if secret:
             text = text.replace(secret, MASK)

@@ -54,7 +54,8 @@ from zotero_server.protocol import MAX_NAME_BYTES, OutputKind, check_file_name
 log = logging.getLogger(__name__)
 
 _TMP_SUFFIX = ".part"
-#: The usual file-name limit (ext4, xfs, btrfs, NTFS through WSL), in bytes.
+#: The usual file-name limit (ext4, xfs, btrfs, NTFS through WSL), in bytes; output names stay
+#: within the lower ``MAX_NAME_BYTES`` a download accepts (see ``fit_stem``).
 MAX_FILE_NAME_BYTES = 255
 _LONGEST_SUFFIX = max(len(kind.file_name("").encode()) for kind in OutputKind)
 

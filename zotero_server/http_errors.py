@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -34,7 +35,7 @@ from common.errors import (
     TooLargeError,
     ZTError,
 )
-from common.redact import redact_target
+from common.redact import hide_secrets, redact_target
 
 log = logging.getLogger(__name__)
 
@@ -173,8 +174,9 @@ def error_payload(message: str, error_type: str) -> dict[str, Any]:
     return {"status": "error", "ok": False, "message": message, "errorType": error_type}
 
 
-def error_response(exc: BaseException) -> JSONResponse:
-    """The JSON response for any exception, with ``Retry-After``/``WWW-Authenticate`` as needed."""
+def error_response(exc: BaseException, secrets: Sequence[str] = ()) -> JSONResponse:
+    """The JSON response for any exception, with ``Retry-After``/``WWW-Authenticate`` as needed;
+    ``secrets`` (the API token) are masked in its message, which may quote the request."""
     status = status_for(exc)
     headers: dict[str, str] = {}
     retry = retry_after_for(exc) if status == 503 else None
@@ -185,7 +187,9 @@ def error_response(exc: BaseException) -> JSONResponse:
     if status == 408:  # the rest of the body may still come: nothing more to read on this one
         headers["Connection"] = "close"
     return JSONResponse(
-        error_payload(public_message(exc), error_type_of(exc)), status_code=status, headers=headers
+        error_payload(hide_secrets(public_message(exc), secrets), error_type_of(exc)),
+        status_code=status,
+        headers=headers,
     )
 
 
@@ -195,14 +199,18 @@ _HTTP_MESSAGES = {
 }
 
 
+def _secrets(request: Request) -> list[str]:
+    """The app's ``ZT_API_TOKEN``, if any: never shown in a log line or an error message."""
+    settings = getattr(request.app.state, "settings", None)
+    token = getattr(settings, "api_token", None)
+    return [token.get_secret_value()] if token is not None else []
+
+
 def shown_path(request: Request) -> str:
     """The request's path as logs and error messages may show it: tokens masked (the
     configured ``ZT_API_TOKEN`` wherever it appears, ``/t/<token>`` in any case), at most 200
     characters."""
-    settings = getattr(request.app.state, "settings", None)
-    token = getattr(settings, "api_token", None)
-    secrets = [token.get_secret_value()] if token is not None else []
-    return redact_target(request.url.path, secrets)[:200]
+    return redact_target(request.url.path, _secrets(request))[:200]
 
 
 def install(app: FastAPI) -> None:
@@ -211,7 +219,7 @@ def install(app: FastAPI) -> None:
     async def on_zt_error(request: Request, exc: Exception) -> JSONResponse:
         if status_for(exc) >= 500 and not isinstance(exc, GPUUnavailableError | LLMError):
             log.error("%s %s failed: %s", request.method, shown_path(request), exc)
-        return error_response(exc)
+        return error_response(exc, _secrets(request))
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -231,7 +239,7 @@ def install(app: FastAPI) -> None:
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("%s %s failed", request.method, shown_path(request), exc_info=exc)
-        return error_response(exc)
+        return error_response(exc, _secrets(request))
 
     app.add_exception_handler(ZTError, on_zt_error)
     app.add_exception_handler(RequestValidationError, on_validation)
