@@ -137,6 +137,14 @@ class Settings(BaseSettings):
     allow_open_bind: bool = Field(
         False, description="Allow a non-loopback ZT_HOST without ZT_API_TOKEN"
     )
+    request_read_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="Longest a client may take to send a request head, or pause in a body",
+    )
+    request_body_timeout_s: float = Field(
+        900.0, gt=0, description="Longest a client may take to send one request body"
+    )
     max_jobs: int = Field(
         2, ge=1, description="Jobs doing PDF work at once (as many again may wait for LLM answers)"
     )

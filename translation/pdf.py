@@ -9,7 +9,6 @@ share, which is why pages with ``/Rotate`` need no special handling.
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -55,6 +54,7 @@ from translation.render.fonts import FontChain
 from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.links import put_back, take
 from translation.render.redaction import TEXT_FLAGS, redact
+from translation.render.sanitize import strip_active_content
 from translation.render.typeset import (
     cell_fits,
     copied_formulas,
@@ -364,69 +364,13 @@ class MonoRenderer:
 
     def finish(self) -> bytes:
         """Subset the embedded fonts and return the PDF bytes (not encrypted), without the
-        input's active content (see :func:`strip_active_content`)."""
+        input's active content (``translation.render.sanitize``)."""
         with _LOCK, _writing("write the translated PDF"):
             strip_active_content(self._doc)
             self._doc.subset_fonts()
             return bytes(
                 self._doc.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE)
             )
-
-
-#: Action types that run something: scripts, programs, form submissions, imports.
-_ACTIVE_ACTIONS = ("/JavaScript", "/Launch", "/SubmitForm", "/ImportData", "/Rendition")
-
-
-def strip_active_content(doc: pymupdf.Document) -> None:
-    """Remove what a viewer would run or unpack from ``doc``: the document's open action and
-    additional actions, its JavaScript and embedded-file name trees, embedded files, file
-    attachment annotations, and links or annotation actions that launch programs, run scripts
-    or open ``javascript:`` URLs. Ordinary links, annotations and outlines stay."""
-    if not doc.is_pdf:
-        return
-    for name in doc.embfile_names():
-        doc.embfile_del(name)
-    catalog = doc.pdf_catalog()
-    _drop_keys(doc, catalog, ("OpenAction", "AA", "Names/JavaScript", "Names/EmbeddedFiles"))
-    for page in doc:
-        _drop_keys(doc, page.xref, ("AA",))
-        for link in page.get_links():
-            uri = str(link.get("uri") or "").strip().lower()
-            if link["kind"] == pymupdf.LINK_LAUNCH or uri.startswith("javascript:"):
-                page.delete_link(link)
-        for xref in page.annot_xrefs():
-            _strip_annotation(doc, page, xref)
-
-
-def _strip_annotation(doc: pymupdf.Document, page: pymupdf.Page, annot: tuple[int, ...]) -> None:
-    xref, kind = annot[0], annot[1]  # (xref, type, id)
-    if kind == pymupdf.PDF_ANNOT_FILE_ATTACHMENT:
-        page.delete_annot(page.load_annot(xref))
-        return
-    active = []
-    for key in ("A", "AA"):
-        value = doc.xref_get_key(xref, key)
-        if value[0] == "null":
-            continue
-        text = value[1]
-        if value[0] == "xref":
-            text = doc.xref_object(int(text.split()[0]), compressed=True)
-        if any(action in text for action in _ACTIVE_ACTIONS) or "javascript:" in text.lower():
-            active.append(key)
-    _drop_keys(doc, xref, active)
-
-
-def _drop_keys(doc: pymupdf.Document, xref: int, keys: Sequence[str]) -> None:
-    """Remove ``keys`` (paths such as ``Names/JavaScript``) from object ``xref``: PyMuPDF can
-    only set a key to ``null``, so the nulls are then cut out of the object's text."""
-    present = [key for key in keys if doc.xref_get_key(xref, key)[0] != "null"]
-    if not present:
-        return
-    for key in present:
-        doc.xref_set_key(xref, key, "null")
-    names = "|".join(sorted({key.rsplit("/", 1)[-1] for key in present}))
-    text = re.sub(rf"/({names})\s+null\b", "", doc.xref_object(xref, compressed=True))
-    doc.update_object(xref, text)
 
 
 def _render_page(
@@ -514,6 +458,8 @@ def _open_pair(
 
 
 def _save(doc: pymupdf.Document) -> bytes:
+    # Pages copied whole (dual TB) bring the original's annotations and links along.
+    strip_active_content(doc)
     # garbage=4 also merges identical objects: fonts and images the original and the
     # translation share are stored once.
     return bytes(doc.tobytes(garbage=4, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE))

@@ -411,7 +411,8 @@ def create_app(
     @asynccontextmanager
     async def serving(app: FastAPI) -> AsyncIterator[None]:
         # Here, not before uvicorn.run: uvicorn configures its loggers when it starts.
-        redact_access_log()
+        token = settings.api_token
+        redact_access_log(secrets=[token.get_secret_value()] if token is not None else [])
         bus = EventBus()
 
         def file_removed(name: str) -> None:

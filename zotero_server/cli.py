@@ -95,6 +95,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from zotero_server.app import create_app
+    from zotero_server.connection_limits import server_config
     from zotero_server.data_lock import DataDirLock
     from zotero_server.web_guard import check_bind
 
@@ -105,7 +106,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     settings = settings.model_copy(update={"host": host})
     # Before uvicorn: a second server on this data folder exits 2 with one line, not a trace.
     with DataDirLock.acquire(settings.data_dir, f"http://{host}:{port}") as lock:
-        uvicorn.run(create_app(settings, data_lock=lock), host=host, port=port, log_level="info")
+        app = create_app(settings, data_lock=lock)
+        uvicorn.Server(server_config(app, settings, host, port)).run()
     return 0
 
 

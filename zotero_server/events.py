@@ -13,6 +13,7 @@ All methods must be called on the event loop's thread.
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
@@ -20,6 +21,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+#: The longest ``Last-Event-ID`` looked at (ours: a boot id, a dot, a sequence number).
+MAX_EVENT_ID = 64
+_SEQ = re.compile(r"[0-9]{1,18}")
 #: Events kept for ``Last-Event-ID`` resume.
 REPLAY_EVENTS = 2000
 #: Events one slow subscriber may lag behind before it is dropped (it then resumes by id).
@@ -107,11 +111,13 @@ class EventBus:
         return f"{self.boot}.{seq}"
 
     def parse_event_id(self, value: str | None) -> int | None:
-        """The sequence number in an id of this run, else None (absent, garbage, older run)."""
-        if not value:
+        """The sequence number in an id of this run, else None (absent, garbage, older run,
+        longer than :data:`MAX_EVENT_ID`, anything but ASCII digits after the dot: ``str.isdigit``
+        takes "²" and "①", which ``int`` refuses)."""
+        if not value or len(value) > MAX_EVENT_ID:
             return None
         boot, _, seq = value.strip().partition(".")
-        if boot != self.boot or not seq.isdigit():
+        if boot != self.boot or not _SEQ.fullmatch(seq):
             return None
         number = int(seq)
         return number if number <= self._seq else None

@@ -15,7 +15,9 @@ restarts while it has not.
 
 Every write either completes or leaves nothing behind (no ``.part`` file, no empty upload); a full
 disk is ``DiskFullError`` (HTTP 507, "disk full in ZT_DATA_DIR"). Output stems are cut so that
-every output name, with a ``-N`` to keep it unique, fits the 255-byte file-name limit.
+every output name, with a ``-N`` to keep it unique, is one a download accepts
+(``protocol.MAX_NAME_BYTES``, below the 255-byte file-name limit): whatever name was accepted
+for translation, its outputs can be fetched under the names announced.
 ``save`` and the upload methods block: run them in a worker thread. The download bookkeeping
 (``download_started``/``download_ended``, ``delete_when_idle``, ``sweep``) runs on the event
 loop's thread, which makes "look up, then serve" and "check, then delete" atomic: a file is
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import hashlib
 import logging
 import os
 import stat
@@ -46,12 +49,13 @@ from zotero_server.http_errors import (
     InvalidNameError,
     NotFoundError,
 )
-from zotero_server.protocol import OutputKind, check_file_name
+from zotero_server.protocol import MAX_NAME_BYTES, OutputKind, check_file_name
 
 log = logging.getLogger(__name__)
 
 _TMP_SUFFIX = ".part"
-#: The usual file-name limit (ext4, xfs, btrfs, NTFS through WSL), in bytes.
+#: The usual file-name limit (ext4, xfs, btrfs, NTFS through WSL), in bytes; output names stay
+#: within the lower ``MAX_NAME_BYTES`` a download accepts (see ``fit_stem``).
 MAX_FILE_NAME_BYTES = 255
 _LONGEST_SUFFIX = max(len(kind.file_name("").encode()) for kind in OutputKind)
 
@@ -70,14 +74,22 @@ def write_file(path: Path, data: bytes, where: Path) -> None:
         raise
 
 
+#: Hex digits of the hash that keeps two shortened stems apart.
+_HASH_CHARS = 8
+
+
 def fit_stem(stem: str, extra_bytes: int = 0) -> str:
-    """``stem`` cut (on a character boundary) so that ``<stem><extra>-<longest kind>.pdf`` fits
-    ``MAX_FILE_NAME_BYTES``; ``extra_bytes`` is room for a ``-N``."""
-    budget = MAX_FILE_NAME_BYTES - _LONGEST_SUFFIX - extra_bytes
+    """``stem`` as is when ``<stem><extra>-<longest kind>.pdf`` fits ``MAX_NAME_BYTES`` (the
+    longest name a download accepts); else cut by bytes on a character boundary and ended by
+    ``-`` and a short hash of the whole stem, so that two long names sharing their start still
+    get different outputs. ``extra_bytes`` is room for a ``-N``."""
+    budget = MAX_NAME_BYTES - _LONGEST_SUFFIX - extra_bytes
     encoded = stem.encode("utf-8")
     if len(encoded) <= budget:
         return stem
-    return encoded[:budget].decode("utf-8", errors="ignore").rstrip() or "paper"
+    digest = hashlib.sha256(encoded).hexdigest()[:_HASH_CHARS]
+    head = encoded[: budget - _HASH_CHARS - 1].decode("utf-8", errors="ignore").rstrip()
+    return f"{head or 'paper'}-{digest}"
 
 
 class OutputStore:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -35,6 +36,7 @@ from common.errors import (
     TooLargeError,
     ZTError,
 )
+from common.redact import hide_secrets, redact_target
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,12 @@ class DownloadInProgressError(ZTError):
     """Another GET is sending this file right now; it goes to exactly one client (HTTP 409)."""
 
     error_type = "DownloadInProgress"
+
+
+class RequestTimeoutError(ZTError):
+    """The client stalled while sending its request body (HTTP 408; the connection closes)."""
+
+    error_type = "RequestTimeout"
 
 
 class UnauthorizedError(ZTError):
@@ -116,6 +124,8 @@ def status_for(exc: BaseException) -> int:
         return 401
     if isinstance(exc, NotFoundError):
         return 404
+    if isinstance(exc, RequestTimeoutError):
+        return 408
     if isinstance(exc, AlreadyDoneError | DownloadInProgressError | TaskFinishedError):
         return 409
     if isinstance(exc, JobCancelledError):
@@ -159,8 +169,9 @@ def error_payload(message: str, error_type: str) -> dict[str, Any]:
     return {"status": "error", "ok": False, "message": message, "errorType": error_type}
 
 
-def error_response(exc: BaseException) -> JSONResponse:
-    """The JSON response for any exception, with ``Retry-After``/``WWW-Authenticate`` as needed."""
+def error_response(exc: BaseException, secrets: Sequence[str] = ()) -> JSONResponse:
+    """The JSON response for any exception, with ``Retry-After``/``WWW-Authenticate`` as needed;
+    ``secrets`` (the API token) are masked in its message, which may quote the request."""
     status = status_for(exc)
     headers: dict[str, str] = {}
     retry = retry_after_for(exc) if status == 503 else None
@@ -168,8 +179,12 @@ def error_response(exc: BaseException) -> JSONResponse:
         headers["Retry-After"] = str(retry)
     if status == 401:
         headers["WWW-Authenticate"] = "Bearer"
+    if status == 408:  # the rest of the body may still come: nothing more to read on this one
+        headers["Connection"] = "close"
     return JSONResponse(
-        error_payload(public_message(exc), error_type_of(exc)), status_code=status, headers=headers
+        error_payload(hide_secrets(public_message(exc), secrets), error_type_of(exc)),
+        status_code=status,
+        headers=headers,
     )
 
 
@@ -179,13 +194,27 @@ _HTTP_MESSAGES = {
 }
 
 
+def _secrets(request: Request) -> list[str]:
+    """The app's ``ZT_API_TOKEN``, if any: never shown in a log line or an error message."""
+    settings = getattr(request.app.state, "settings", None)
+    token = getattr(settings, "api_token", None)
+    return [token.get_secret_value()] if token is not None else []
+
+
+def shown_path(request: Request) -> str:
+    """The request's path as logs and error messages may show it: tokens masked (the
+    configured ``ZT_API_TOKEN`` wherever it appears, ``/t/<token>`` in any case), at most 200
+    characters."""
+    return redact_target(request.url.path, _secrets(request))[:200]
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every error into the plugin's JSON."""
 
     async def on_zt_error(request: Request, exc: Exception) -> JSONResponse:
         if status_for(exc) >= 500 and not isinstance(exc, GPUUnavailableError | LLMError):
-            log.error("%s %s failed: %s", request.method, request.url.path, exc)
-        return error_response(exc)
+            log.error("%s %s failed: %s", request.method, shown_path(request), exc)
+        return error_response(exc, _secrets(request))
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -198,14 +227,14 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, StarletteHTTPException)
         message, kind = _HTTP_MESSAGES.get(exc.status_code, (str(exc.detail), "HTTPError"))
         if exc.status_code == 404:
-            message = f"not found: {request.url.path}"
+            message = f"not found: {shown_path(request)}"
         return JSONResponse(
             error_payload(message, kind), status_code=exc.status_code, headers=exc.headers
         )
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return error_response(exc)
+        log.exception("%s %s failed", request.method, shown_path(request), exc_info=exc)
+        return error_response(exc, _secrets(request))
 
     app.add_exception_handler(ZTError, on_zt_error)
     app.add_exception_handler(RequestValidationError, on_validation)

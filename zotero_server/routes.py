@@ -29,6 +29,7 @@ from translation.model import prompts
 from translation.read.ocr import OcrMode, OcrOptions
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services, job_spec
+from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
 from zotero_server.http_errors import NotFoundError, UnauthorizedError
@@ -121,8 +122,9 @@ def _without_commands(gpu: dict[str, Any] | None) -> dict[str, Any] | None:
 
 async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
     """The JSON body, refusing (413) more than a PDF of ``max_pdf_bytes`` can need, and
-    anything but the plugin's flat object (400). Parsed in a thread: the event loop keeps
-    serving while a 100 MB body is decoded."""
+    anything but the plugin's flat object (400), and a body that stalls (408,
+    ``connection_limits.timed_chunks``). Parsed in a thread: the event loop keeps serving while
+    a 100 MB body is decoded."""
     limit = max_pdf_bytes * 4 // 3 + BODY_OVERHEAD
     declared = request.headers.get("content-length", "")
     too_large = (
@@ -130,8 +132,12 @@ async def _read_json(request: Request, max_pdf_bytes: int) -> Any:
     )
     if declared.isdigit() and int(declared) > limit:
         raise TooLargeError(too_large)
+    settings = _services(request).settings
     body, size = bytearray(), 0  # one buffer: a list of chunks joined would hold it twice
-    async for chunk in request.stream():
+    chunks = timed_chunks(
+        request.stream(), settings.request_read_timeout_s, settings.request_body_timeout_s
+    )
+    async for chunk in chunks:
         size += len(chunk)
         if size > limit:
             raise TooLargeError(too_large)

@@ -11,8 +11,10 @@ navigation), or read the task list through DNS rebinding (``evil.example`` resol
   dotted DNS name the attacker controls, and never produces an IP literal or a single label.
 * **Cross-site** (POSTs and ``/translatedFile``): 403 when ``Sec-Fetch-Site`` is ``cross-site``
   or ``same-site``, or an ``Origin`` is sent that is not this server's own (the Host the request
-  was sent to, or a name in ``ZT_ALLOWED_HOSTS``). The Zotero plugin sends neither header; the
-  progress page sends its own origin.
+  was sent to, or a name in ``ZT_ALLOWED_HOSTS``), or, without an ``Origin``, a ``Referer``
+  whose origin is not (browsers without Fetch Metadata send a navigation's Referer and no
+  Origin). The Zotero plugin, running in Gecko's privileged context, sends none of these
+  headers; the progress page sends its own origin.
 * **JSON** (POSTs): a ``Content-Type`` other than ``application/json`` (or ``*+json``) is 415.
   Forms can send only ``text/plain``, urlencoded and multipart bodies without a CORS
   preflight; a body without any type comes from a script, which always sends ``Origin``.
@@ -97,12 +99,24 @@ class HostPolicy:
     def origin_allowed(self, origin: str, netloc: str) -> bool:
         """An ``Origin`` is ours when it names the Host the request was sent to, port included
         (another port is another site), or a host ``ZT_ALLOWED_HOSTS`` names explicitly."""
-        parts = urlsplit(origin)
+        try:
+            parts = urlsplit(origin.strip())
+        except ValueError:  # "http://[" and the like
+            return False
         if not parts.scheme or not parts.netloc:
             return False  # "null" (sandboxed frames, file://) and garbage
         if parts.netloc.lower() == netloc.strip().lower():
             return True
         return _host_name(parts.netloc) in self.configured
+
+
+def _origin_of(url: str) -> str:
+    """``scheme://host:port`` of ``url``; ``""`` (never allowed) for anything else."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
 def _is_json(content_type: str) -> bool:
@@ -163,12 +177,15 @@ class WebGuard:
             return None
         site = headers.get("sec-fetch-site", "").strip().lower()
         origin = headers.get("origin")
+        referer = headers.get("referer")
+        if origin is None and referer is not None:
+            origin = _origin_of(referer)
         if site in ("cross-site", "same-site") or (
             origin is not None and not self.policy.origin_allowed(origin, netloc)
         ):
             return (
                 403,
-                "refused: a request from another web site (Origin/Sec-Fetch-Site) may not"
+                "refused: a request from another web site (Origin/Referer/Sec-Fetch-Site) may not"
                 " submit papers or download files",
                 "CrossSiteRequest",
             )

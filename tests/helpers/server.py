@@ -31,6 +31,7 @@ from common.settings import Settings
 from tests.helpers.net import free_port
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from zotero_server.app import Services, create_app
+from zotero_server.connection_limits import server_config
 
 #: Test-speed knobs of create_app.
 FAST = {"sse_ping_s": 0.5, "status_poll_s": 0.2, "shutdown_grace_s": 1.0}
@@ -59,14 +60,9 @@ def run_app(settings: Settings, **knobs: Any) -> Iterator[RunningServer]:
     options = {**FAST, **knobs}
     app = create_app(settings, **options)
     port = free_port()
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ws="none",
-        lifespan="on",
-        timeout_graceful_shutdown=2,
+    # The configuration ``serve`` uses (its connection limits included).
+    config = server_config(
+        app, settings, "127.0.0.1", port, log_level="warning", timeout_graceful_shutdown=2
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"zt-server-{port}", daemon=True)
