@@ -17,8 +17,8 @@ from translation.read.formulas import protect, restore
 from translation.read.layout import Block
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.roles import list_label, looks_like_names
-from translation.read.rows import WORD_RE
 from translation.read.segment import segment
+from translation.read.words import WORD_RE
 
 
 def rows_block(

@@ -29,6 +29,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from translation.read import roles
+from translation.read.doc_stats import DocStats, doc_stats
+from translation.read.figure_text import mark_figure_text
 from translation.read.formulas import (
     GLYPH,
     MATH,
@@ -56,22 +58,11 @@ from translation.read.page_range import parse_pages
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.reading_order import reading_order
 from translation.read.references import REFS_HEADING_RE, Piece, find_references
-from translation.read.rows import (
-    URL_TAIL_RE,
-    WORD_RE,
-    DocStats,
-    Row,
-    attach_scripts,
-    doc_stats,
-    ends_sentence,
-    join_pieces,
-    mark_figure_text,
-    mark_headers_footers,
-    rows_of_block,
-    visual_rows,
-)
+from translation.read.rows import Row, attach_scripts, join_pieces, rows_of_block, visual_rows
+from translation.read.running_heads import mark_headers_footers
 from translation.read.style import paragraph_style, with_lead_stop
 from translation.read.tables import cell_rooms, find_tables, stacked
+from translation.read.words import URL_TAIL_RE, WORD_RE, ends_sentence
 
 __all__ = [
     "PLACEHOLDER_RE",
