@@ -37,7 +37,7 @@ from bench.throughput import (
 )
 from tests.helpers.pdfgen import join_pages
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
-from translation.model.limiter import AdaptiveLimiter
+from translation.model.adaptive_limiter import AdaptiveLimiter
 from translation.pipeline import TranslationRequest, Translator
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
