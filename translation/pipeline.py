@@ -22,13 +22,13 @@ import httpx
 
 from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
-from translation import pdf
 from translation.model import glossary, prompts
 from translation.model.cache import CacheKey, TranslationCache
 from translation.model.glossary import Glossary
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
+from translation.read.document import open_document
 from translation.read.formulas import restore
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.paragraph import Paragraph
@@ -129,9 +129,9 @@ def page_list(pages: Sequence[int]) -> str:
 def inspect_pdf(data: bytes, password: str | None = None, ocr: OcrOptions | None = None) -> int:
     """Validate a PDF the way the pipeline will open it; return its page count.
 
-    Raises the ``InputError`` subclasses of :func:`translation.pdf.open_document`.
+    Raises the ``InputError`` subclasses of :func:`translation.read.document.open_document`.
     """
-    doc = pdf.open_document(data, password, ocr=ocr or OcrOptions())
+    doc = open_document(data, password, ocr=ocr or OcrOptions())
     try:
         return int(doc.page_count)
     finally:

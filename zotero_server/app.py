@@ -40,7 +40,7 @@ from common.paths import static_dir
 from common.progress import Progress, ProgressSink, Stage
 from common.redact import mask_secrets, redact_access_log
 from common.settings import Settings
-from translation import pdf as pdf_tools
+from translation import outputs as pdf_tools
 from translation.model import glossary as glossaries
 from translation.model.glossary import Glossary
 from translation.model.limiter import make_limiter

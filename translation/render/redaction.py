@@ -16,9 +16,6 @@ from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import Areas, glyph_like, path_boxes, remove_glyphs
 
-# Ligatures expanded, whitespace kept, text outside the media box ignored, no image blocks.
-TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-
 
 def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph]) -> int:
     """Remove the glyphs of ``paragraphs`` from ``page``, with the glyph-like paths in their
