@@ -25,16 +25,13 @@ from translation.read.ocr import (
     words_are_pixels,
 )
 from translation.read.paragraph import Paragraph
+from translation.render.cell_fit import cell_fits
 from translation.render.fonts import FontChain
+from translation.render.formula_copies import copied_formulas, formula_copies
 from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.links import put_back, take
 from translation.render.redaction import redact
-from translation.render.typeset import (
-    cell_fits,
-    copied_formulas,
-    formula_copies,
-    typeset_page,
-)
+from translation.render.typeset import typeset_page
 
 
 class RenderError(ZTError):
