@@ -52,7 +52,8 @@ from tests.helpers.net import free_port
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, fake_vllm_argv
 from translation.model.adaptive_limiter import AdaptiveLimiter
 from translation.model.limiter import FixedLimiter, Limiter
-from translation.pipeline import TranslationRequest, Translator
+from translation.pipeline import Translator
+from translation.request import TranslationRequest
 from vllm_manager.gpu_model import GPUStatus
 from vllm_manager.local import LocalVLLMManager
 

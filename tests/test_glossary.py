@@ -268,7 +268,7 @@ async def test_a_cell_of_terms_only_is_not_sent(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory
 ) -> None:
     from tests.test_pipeline_translator import translator_for
-    from translation.pipeline import TranslationRequest
+    from translation.request import TranslationRequest
 
     fake = fake_vllm_factory.start()
     paper = make_paper(pages=2)[0]

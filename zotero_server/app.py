@@ -44,8 +44,9 @@ from translation import outputs as pdf_tools
 from translation.model import glossary as glossaries
 from translation.model.glossary import Glossary
 from translation.model.limiter import make_limiter
-from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
+from translation.pipeline import Translator
 from translation.read.ocr import OcrMode
+from translation.request import DualMode, TranslationRequest, TranslationResult
 from translation.worker import PdfWorker, warm_up
 from vllm_manager.factory import create_manager
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
