@@ -14,7 +14,7 @@ from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.style import color_of, is_bold, is_italic, lead_end, style_code
 from translation.render.cell_fit import fit_cell
 from translation.render.fitting import page_obstacles, plan
-from translation.render.fonts import FontChain, fit, is_cjk_language
+from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language
 from translation.render.formula_copies import Copies
 from translation.render.measure import INDENT_MARK, hanging_indent, indented, leading, measurer
 from translation.render.writers import Writers, rgb, write_all, write_run, writer_for
@@ -101,12 +101,72 @@ def typeset(
     """Lay out ``text`` in ``para``'s box (or ``area``, at most at ``size``: see
     ``translation.render.fitting``) and add it to the page's text writers, styled per character
     (:func:`char_styles`). Returns where each character went."""
+    text = " ".join(text.split())
+    placement = Placement(text, [None] * len(text))
+    layout = _lay_out(para, text, chain, target_lang, copies, area, size)
+    if layout is None:
+        return placement
+    frame = Frame(para.direction)
+    placement.size = layout.fitted.size
+    horizontal = frame.u == (1.0, 0.0)
+    # Horizontal text is written where it goes; other directions are written horizontally
+    # from the box's first corner, then turned about it (TextWriter morph).
+    x0, y0 = layout.box[0], layout.box[1]
+    origin = frame.page_point(x0, y0)
+    ox, oy = (x0, y0) if horizontal else origin
+    pen = _Pen(
+        page=page,
+        para=para,
+        chain=chain,
+        writers=writers,
+        copies=copies,
+        placement=placement,
+        styles=char_styles(para, text),
+        label_end=layout.label_end,
+        size=layout.fitted.size,
+        turned=None if horizontal else pymupdf.TextWriter(page.rect),
+    )
+    _set_lines(pen, text, layout, ox, _first_baseline(para, layout, oy, horizontal), target_lang)
+    if pen.turned is not None:
+        angle = -math.degrees(math.atan2(frame.u[1], frame.u[0]))
+        pen.turned.write_text(
+            page,
+            color=rgb(para.color),
+            render_mode=2 if para.bold else 0,
+            morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
+        )
+    return placement
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How a paragraph's translation is set: its lines at their size, the frame box they fill
+    (``height``: the box's before a table cell grew), the hanging indent, where the text
+    after a hanging label starts and where the label ends (0: no label at the text's start)."""
+
+    fitted: Fitted
+    box: Rect
+    height: float
+    hang: float
+    body_at: int
+    label_end: int
+
+
+def _lay_out(
+    para: Paragraph,
+    text: str,
+    chain: FontChain,
+    target_lang: str,
+    copies: Copies,
+    area: Rect | None,
+    size: float | None,
+) -> _Layout | None:
+    """Fit ``text`` (spaces collapsed) into ``para``'s box or ``area``, at most at ``size``;
+    a table cell grows into its column before it shrinks. None when nothing can be set."""
     frame = Frame(para.direction)
     x0, y0, x1, y1 = frame.to_frame(area or para.bbox)
     width, height = x1 - x0, y1 - y0
     src = para.font_size or 10.0
-    text = " ".join(text.split())
-    placement = Placement(text, [None] * len(text))
     measure = measurer(para, chain, copies)
     pitch = leading(para, target_lang)
     label = para.label.strip()
@@ -120,34 +180,51 @@ def typeset(
         # A table cell grows into its column before it shrinks (see fit_cell).
         cell = fit_cell(para, text, (x0, y0, x1, y1), frame, src, pitch, measure)
         if cell is None:
-            return placement
+            return None
         fitted, (x0, y0, x1, y1) = cell
-        width = x1 - x0
     if not fitted.lines:
-        return placement
-    size = placement.size = fitted.size
-    horizontal = frame.u == (1.0, 0.0)
-    styles = char_styles(para, text)
-    turned = None if horizontal else pymupdf.TextWriter(page.rect)
-    # Horizontal text is written where it goes; other directions are written horizontally
-    # from the box's first corner, then turned about it (TextWriter morph).
-    origin = frame.page_point(x0, y0)
-    ox, oy = (x0, y0) if horizontal else origin
-    baseline = oy + 0.8 * size
+        return None
+    return _Layout(fitted, (x0, y0, x1, y1), height, hang, body_at, label_end)
+
+
+def _first_baseline(para: Paragraph, layout: _Layout, top: float, horizontal: bool) -> float:
+    """The first line's baseline, ``top`` being the box's top: a translation set smaller than
+    its source starts on the source's baseline where a reader would see it move and there is
+    room (see :func:`_on_source_baseline`)."""
+    fitted = layout.fitted
+    size, src = fitted.size, para.font_size or 10.0
     used = size * (1.0 + (len(fitted.lines) - 1) * fitted.leading)
     if (
         horizontal
         and size < src
         and _on_source_baseline(para)
-        and used + 0.8 * (src - size) <= height
+        and used + 0.8 * (src - size) <= layout.height
     ):
-        baseline = oy + 0.8 * src  # set smaller, a heading still starts on its source baseline
-    space = chain.advance(" ") * size
-    last = len(fitted.lines) - 1
+        return top + 0.8 * src  # set smaller, a heading still starts on its source baseline
+    return top + 0.8 * size
 
-    def flush(piece: str, start: int, x: float, baseline: float) -> float:
+
+@dataclass(slots=True)
+class _Pen:
+    """Writes pieces of one paragraph's translation onto the page's text writers (or into
+    ``turned``, for text that does not run horizontally) and records where they went."""
+
+    page: pymupdf.Page
+    para: Paragraph
+    chain: FontChain
+    writers: Writers
+    copies: Copies
+    placement: Placement
+    styles: list[int]  # style code of each character of the text
+    label_end: int
+    size: float
+    turned: pymupdf.TextWriter | None
+
+    def write(self, piece: str, start: int, x: float, baseline: float) -> float:
         """Write ``piece`` (text[start:...]) in runs of one style from x; the x after. The
         label is set at its own size and rise (a superscript footnote marker)."""
+        para, size, styles, label_end = self.para, self.size, self.styles, self.label_end
+        src = para.font_size or 10.0
         i = 0
         while i < len(piece):
             code = styles[start + i]
@@ -155,53 +232,50 @@ def typeset(
             while j < len(piece) and styles[start + j] == code and (start + j != label_end):
                 j += 1
             if start + i < label_end and (para.label_scale != 1.0 or para.label_rise):
-                small = size * para.label_scale
-                raised = baseline - para.label_rise * size
-                writer = (
-                    turned
-                    if turned is not None
-                    else writer_for(writers, page, (color_of(code), is_bold(code), False, 0.0))
-                )
-                end = write_run(
-                    writer, page, chain, piece[i:j], x, raised, small, para, copies, src
-                )
-                if horizontal:
-                    _place(placement, chain, piece[i:j], start + i, x, end, raised, small)
-                x, i = end, j
-                continue
-            if turned is not None:
-                writer = turned
+                run_size = size * para.label_scale
+                run_base = baseline - para.label_rise * size
+                key = (color_of(code), is_bold(code), False, 0.0)
             else:
+                run_size, run_base = size, baseline
                 slant = baseline if is_italic(code) else 0.0
                 key = (color_of(code), is_bold(code), is_italic(code), slant)
-                writer = writer_for(writers, page, key)
-            end = write_run(writer, page, chain, piece[i:j], x, baseline, size, para, copies, src)
-            if horizontal:
-                _place(placement, chain, piece[i:j], start + i, x, end, baseline, size)
+            writer = (
+                self.turned if self.turned is not None else writer_for(self.writers, self.page, key)
+            )
+            run = piece[i:j]
+            end = write_run(
+                writer, self.page, self.chain, run, x, run_base, run_size, para, self.copies, src
+            )
+            if self.turned is None:
+                _place(self.placement, self.chain, run, start + i, x, end, run_base, run_size)
             x, i = end, j
         return x
 
-    # Korean breaks only at spaces, so its justified lines need wider spaces more often.
-    loose = 1.2 if is_cjk_language(target_lang) else 0.8
-    cursor = body_at  # position in ``text`` of the next unit
+
+def _set_lines(
+    pen: _Pen, text: str, layout: _Layout, left: float, baseline: float, target_lang: str
+) -> None:
+    """Write the fitted lines of ``text`` from x ``left`` and the first ``baseline`` down:
+    aligned, justified lines spread, the first line indented as printed."""
+    para, fitted, size = pen.para, layout.fitted, pen.size
+    width = layout.box[2] - layout.box[0]
+    hang, label_end = layout.hang, layout.label_end
+    space = pen.chain.advance(" ") * size
+    last = len(fitted.lines) - 1
+    cursor = layout.body_at  # position in ``text`` of the next unit
     if hang:
-        flush(text[:label_end], 0, ox, baseline)
+        pen.write(text[:label_end], 0, left, baseline)
     for number, line in enumerate(fitted.lines):
         slack = width - hang - line.width * size
-        x = ox + hang + (max(0.0, slack / 2) if para.align == Align.CENTER else 0.0)
+        x = left + hang + (max(0.0, slack / 2) if para.align == Align.CENTER else 0.0)
         spaced = " " in line.units
         gap = 0.0
         if para.align == Align.JUSTIFY and number < last and 0 < slack < 0.25 * width:
-            # Extra space goes to the spaces of the line, or else between its units (CJK).
-            points = line.units.count(" ") if spaced else len(line.units) - 1
-            gap = slack / points if points else 0.0
-            if gap > loose * size:  # too loose: leave the line ragged
-                gap = 0.0
-
+            gap = _justify_gap(line.units, slack, size, target_lang)
         pending, pending_at = "", cursor  # units written together while no extra space parts them
         for unit in line.units:
             if INDENT_MARK in unit:  # the first line's indent, as printed
-                x += para.indent / src * size
+                x += para.indent / (para.font_size or 10.0) * size
                 unit = unit.replace(INDENT_MARK, "")
                 if not unit:
                     continue
@@ -212,28 +286,29 @@ def typeset(
                 pending += " "
                 continue
             if unit == " ":
-                x = flush(pending, pending_at, x, baseline) + space + gap
+                x = pen.write(pending, pending_at, x, baseline) + space + gap
                 pending, pending_at = "", cursor
                 continue
             if not pending:
                 pending_at = at
             pending += unit
             if gap and not spaced:
-                x = flush(pending, pending_at, x, baseline) + gap
+                x = pen.write(pending, pending_at, x, baseline) + gap
                 pending, pending_at = "", cursor
-        flush(pending, pending_at, x, baseline)
+        pen.write(pending, pending_at, x, baseline)
         while cursor < len(text) and text[cursor] == " ":
             cursor += 1
         baseline += size * fitted.leading
-    if turned is not None:
-        angle = -math.degrees(math.atan2(frame.u[1], frame.u[0]))
-        turned.write_text(
-            page,
-            color=rgb(para.color),
-            render_mode=2 if para.bold else 0,
-            morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
-        )
-    return placement
+
+
+def _justify_gap(units: Sequence[str], slack: float, size: float, target_lang: str) -> float:
+    """The extra space each gap of a justified line gets: its spaces, or else the gaps
+    between its units (CJK); 0 where the line would be too loose (it is left ragged)."""
+    # Korean breaks only at spaces, so its justified lines need wider spaces more often.
+    loose = 1.2 if is_cjk_language(target_lang) else 0.8
+    points = units.count(" ") if " " in units else len(units) - 1
+    gap = slack / points if points else 0.0
+    return 0.0 if gap > loose * size else gap
 
 
 def _on_source_baseline(para: Paragraph) -> bool:
