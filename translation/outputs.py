@@ -66,7 +66,7 @@ def _save(doc: pymupdf.Document) -> bytes:
     return bytes(doc.tobytes(garbage=4, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE))
 
 
-# --- /crop, /compare, /crop-compare (issue 5) -----------------------------------------------
+# --- /crop, /compare, /crop-compare ------------------------------------------------------
 
 
 def crop_columns(pdf: bytes, password: str | None = None) -> bytes:

@@ -1,7 +1,10 @@
-"""PyMuPDF I/O: open and validate, read page layouts, redact, typeset, build mono/dual outputs.
+"""The translated PDF: each page's source text redacted and its translation typeset in its
+place (mono), without the input's active content.
 
-Everything here is synchronous and CPU-bound (the pipeline runs it in a worker thread).
-PyMuPDF exceptions never leave this module: they become ``common.errors`` types.
+Opening a document and reading its pages is ``translation.read.document`` and
+``translation.read.extraction``; the dual and column outputs are ``translation.outputs``.
+Everything here is synchronous and CPU-bound (the pipeline runs it in a worker process);
+unexpected PyMuPDF errors while writing become ``RenderError``.
 Coordinates are the unrotated page space PyMuPDF's text extraction, redaction and text insertion
 share, which is why pages with ``/Rotate`` need no special handling.
 """

@@ -1,8 +1,9 @@
 """Orchestration: PDF bytes in, translated PDF bytes out.
 
-The pipeline knows nothing about HTTP or GPUs. It receives an ``ensure_ready`` callable (the vLLM
-manager's, or a health check) and calls it before the first LLM request and again whenever the
-LLM connection fails mid-paper; every answer is cached the moment it arrives, so a recovery
+The pipeline serves no HTTP and makes no GPU decisions; it reaches the model only through
+``translation.model``. It receives an ``ensure_ready`` callable (the vLLM manager's, or a health
+check) and calls it before the first LLM request and again whenever the LLM connection fails
+mid-paper; every answer is cached the moment it arrives, so a recovery
 resumes where it stopped and nothing is paid for twice.
 
 All PDF work happens in a worker process per document (``translation.worker``): this process

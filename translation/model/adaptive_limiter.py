@@ -49,7 +49,8 @@ class LimitChange:
 
 
 class AdaptiveLimiter(FairSlots):
-    """A limiter whose limit follows vLLM's load (see the module docstring).
+    """A limiter whose limit follows vLLM's load (its control law:
+    ``translation.model.concurrency_control``).
 
     ``metrics_url`` is vLLM's ``/metrics`` (None: latency only). ``http_client`` is an optional
     shared ``httpx.AsyncClient``; the caller keeps owning it. While requests are in flight or

@@ -2,11 +2,12 @@
 
 The pipeline wraps every LLM request in ``async with limiter.slot(owner):``. A limiter decides how
 many may be in flight at once. ``FixedLimiter`` holds a constant limit. ``AdaptiveLimiter``
-(``ZT_CONCURRENCY_MODE=adaptive``) moves its limit with what vLLM reports on ``/metrics`` so
-that vLLM's batch stays full while its waiting queue stays near zero and nothing is preempted;
-``ConcurrencyControl`` is its control law, pure logic that the tests feed samples. One limiter
-serves every job of the process (the Translator owns it), so the limit is shared; the slots are
-shared fairly between the jobs (``slot(owner)``), in the order
+(``ZT_CONCURRENCY_MODE=adaptive``, ``translation.model.adaptive_limiter``) moves its limit with
+what vLLM reports on ``/metrics`` so that vLLM's batch stays full while its waiting queue stays
+near zero and nothing is preempted; ``ConcurrencyControl``
+(``translation.model.concurrency_control``) is its control law, pure logic that the tests feed
+samples. One limiter serves every job of the process (the Translator owns it), so the limit is
+shared; the slots are shared fairly between the jobs (``slot(owner)``), in the order
 ``translation.model.fair_slots`` gives.
 
 Shrinking never waits for requests in flight: a new slot is granted once fewer than the limit

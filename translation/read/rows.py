@@ -1,5 +1,5 @@
-"""Rows: the visual lines of a page with classified characters, and the per-page filters
-(running headers and footers, page numbers, text inside figures)."""
+"""Rows: the visual lines of a page with classified characters (text, math, code, formula
+glyphs), a table row cut into its cells, scripts and pieces of one line joined."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def rows_of_block(
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in
             # small caps has more letters in the subscript than at the full size).
             main = max((s.size for _, s in piece if any(c.isalnum() for c in s.text)), default=0)
-            row = _make_row(piece, frame, stats, len(pieces) > 1, main if table else None)
+            row = make_row(piece, frame, stats, len(pieces) > 1, main if table else None)
             if row.cell:
                 # The cell may use its column's free width: up to halfway to its neighbours.
                 left = (pieces[i - 1][-1][0][2] + row.x0) / 2 if i else row.x0
@@ -225,7 +225,7 @@ def _small_caps(capital: Span, span: Span) -> bool:
     )
 
 
-def _make_row(
+def make_row(
     piece: list[tuple[Rect, Span]],
     frame: Frame,
     stats: DocStats,
@@ -233,7 +233,9 @@ def _make_row(
     size: float | None = None,
 ) -> Row:
     """A row of the spans of ``piece``; ``size``: its main font size, if not that of most of
-    its characters."""
+    its characters. The row's redaction ``rects`` are thin bands around each span's baseline,
+    from 0.6 to 0.1 of its font size above it: a glyph is removed when its probe point, just
+    above its baseline, lies in one (thin bands miss the lines above and below)."""
     if not size:
         weights: Counter[float] = Counter()
         before: Span | None = None

@@ -12,8 +12,6 @@ from translation.read.layout import Frame, PageLayout
 from translation.read.rows import Row
 from translation.read.words import ends_sentence
 
-# --- per-page filters -----------------------------------------------------------------------
-
 _PAGE_NUMBER_RE = re.compile(r"^(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?$", re.I)
 
 

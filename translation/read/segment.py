@@ -1,11 +1,13 @@
 """Segmentation: page layouts -> translatable paragraphs in reading order.
 
 The concepts live in their own modules: :mod:`translation.read.layout` (what the reader saw, and
-geometry), :mod:`translation.read.rows` (visual lines, header/footer and figure filters),
-:mod:`translation.read.reading_order`, :mod:`translation.read.formulas` (math protection and
-placeholders)
-and :mod:`translation.read.paragraph` (the output type). This module groups rows into paragraphs,
-gives each its role and decides what is sent:
+geometry), :mod:`translation.read.rows` (visual lines), :mod:`translation.read.running_heads`
+and :mod:`translation.read.figure_text` (rows not translated),
+:mod:`translation.read.reading_order`, :mod:`translation.read.continuation` (where a paragraph
+goes on), :mod:`translation.read.draft` (a paragraph in the making),
+:mod:`translation.read.formulas` (math protection and placeholders) and
+:mod:`translation.read.paragraph` (the output type). This module runs them page by page,
+groups rows into paragraphs and decides what is sent:
 
 * not translated: running headers, footers and page numbers, display equations, text inside
   figures, table cells made of numbers or symbols, code, text that does not run in the page's
