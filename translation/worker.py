@@ -98,7 +98,7 @@ class PdfWorker:
 
     ``open`` reads the document and keeps it (and its ``MonoRenderer``) in the child;
     ``render_page`` and ``finish`` work on it; ``call`` runs a stateless engine function
-    (``pdf.crop_columns``...). Use ``async with`` or call ``aclose``: the child is killed.
+    (``outputs.crop_columns``...). Use ``async with`` or call ``aclose``: the child is killed.
     """
 
     def __init__(self, config: WorkerConfig | None = None) -> None:
