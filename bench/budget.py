@@ -54,7 +54,10 @@ def measure(path: Path) -> dict[str, object]:
     import pymupdf
 
     from tests.fakes.pseudo import pseudo_translate
-    from translation.pdf import MonoRenderer, extract_paragraphs, open_document, render_dual
+    from translation.outputs import render_dual
+    from translation.pdf import MonoRenderer
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
     from translation.read.formulas import restore
     from translation.read.paragraph import Paragraph
 

@@ -37,8 +37,9 @@ from bench.throughput import (
 )
 from tests.helpers.pdfgen import join_pages
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
-from translation.model.limiter import AdaptiveLimiter
-from translation.pipeline import TranslationRequest, Translator
+from translation.model.adaptive_limiter import AdaptiveLimiter
+from translation.pipeline import Translator
+from translation.request import TranslationRequest
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 LONG_PARTS: list[tuple[str, list[int] | None]] = [

@@ -4,8 +4,8 @@
 ``page.layout_information`` with ``[x0, y0, x1, y1, label]`` boxes from an ONNX graph model:
 text, title, section-header, list-item, caption, footnote, formula, table, picture, page-header,
 page-footer. This script runs it on every page of papers 01-05, 07 and 09 and compares its boxes
-with what ``translation.pdf.extract_paragraphs`` decides, span by span (each text span of
-``read_layout`` is given the smallest model box holding its centre, and the paragraph whose
+with what ``translation.read.extraction.extract_paragraphs`` decides, span by span (each text
+span of ``read_layout`` is given the smallest model box holding its centre, and the paragraph whose
 redaction rects hold it, if any; spans are weighted by their characters):
 
 - ``sent%``: characters of that label we send to the LLM (page headers/footers should be ~0,
@@ -232,7 +232,8 @@ def measure(path: Path, with_model: bool, variant: str = "default") -> dict[str,
         sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]
     import pymupdf
 
-    from translation.pdf import extract_paragraphs, open_document, read_layout
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs, read_layout
 
     imported = _rss_mb()
     if with_model:

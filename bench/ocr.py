@@ -36,7 +36,9 @@ def _words(text: str) -> Counter[str]:
 def measure(path: Path) -> dict[str, object]:
     """OCR and translate the scan ``path``; compare its words with the text paper beside it."""
     from tests.fakes.pseudo import pseudo_translate
-    from translation.pdf import extract_document, extract_paragraphs, open_document, render_mono
+    from translation.pdf import render_mono
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_document, extract_paragraphs
     from translation.read.formulas import restore
 
     data = path.read_bytes()

@@ -30,7 +30,10 @@ def measure(path: Path) -> dict[str, object]:
     """Translate one paper with the pseudo translator; timings in ms, sizes in bytes."""
     from common.errors import InputError
     from tests.fakes.pseudo import pseudo_translate
-    from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
+    from translation.outputs import render_dual
+    from translation.pdf import render_mono
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
     from translation.read.ocr import OcrMode, OcrOptions
     from translation.read.segment import restore
 

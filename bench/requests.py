@@ -39,7 +39,8 @@ def paper_requests(data: bytes) -> list[tuple[str, str]]:
     """(id, text) of every request the pipeline sends for the PDF ``data``, in reading order
     (OCR where the pipeline would use it; a paragraph over the default sentence budget as its
     pieces, ``<paragraph id>.<n>``)."""
-    from translation.pdf import extract_paragraphs, open_document
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
 
     budget = Settings.model_fields["request_max_tokens"].default
     doc = open_document(data)

@@ -246,7 +246,9 @@ def table_areas(paper: str, page: pymupdf.Page) -> list[Rect]:
 def translate_pages(data: bytes, pages: Sequence[int]) -> pymupdf.Document:
     """``pages`` of the PDF ``data`` translated with the pseudo translator of the tests."""
     from tests.fakes.pseudo import pseudo_translate
-    from translation.pdf import extract_paragraphs, open_document, render_mono
+    from translation.pdf import render_mono
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
     from translation.read.formulas import restore
 
     paras = extract_paragraphs(open_document(data), pages=list(pages))

@@ -51,9 +51,11 @@ from common.settings import ConcurrencyMode, ManagerKind, Settings, load_setting
 from tests.fakes.fake_vllm import CapacityModel
 from tests.helpers.net import free_port
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, fake_vllm_argv
-from translation.model.limiter import AdaptiveLimiter, FixedLimiter, Limiter
+from translation.model.adaptive_limiter import AdaptiveLimiter
+from translation.model.limiter import FixedLimiter, Limiter
 from translation.model.llm import readiness_probe
-from translation.pipeline import TranslationRequest, Translator
+from translation.pipeline import Translator
+from translation.request import TranslationRequest
 from vllm_manager.gpu_model import GPUStatus
 from vllm_manager.local import LocalLauncher
 from vllm_manager.manager import VLLMManager

@@ -89,7 +89,9 @@ def translate(data: bytes, source: str, target: str) -> tuple[bytes, int, int]:
     ``source`` is informative only: the pseudo translator translates whatever script it knows.
     """
     from tests.fakes.pseudo import pseudo_translate
-    from translation.pdf import extract_paragraphs, open_document, render_mono
+    from translation.pdf import render_mono
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
     from translation.read.formulas import restore
 
     del source

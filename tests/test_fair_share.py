@@ -20,7 +20,8 @@ from tests.helpers.pdfgen import join_pages
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from tests.test_cli_translate import make_paper
-from translation.pipeline import TranslationRequest, Translator
+from translation.pipeline import Translator
+from translation.request import TranslationRequest
 from zotero_server.jobs import Job
 
 #: The fake vLLM: this many requests run at once, each takes this long. The 51-page paper

@@ -13,7 +13,9 @@ from tests.helpers.rendered import Glyph
 from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
 from tests.helpers.rendered import translation_glyphs as _glyphs
-from translation.pdf import extract_paragraphs, open_document, read_layout, render_mono
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs, read_layout
 from translation.read.layout import Rect, column_split
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.segment import restore

@@ -268,7 +268,7 @@ async def test_a_cell_of_terms_only_is_not_sent(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory
 ) -> None:
     from tests.test_pipeline_translator import translator_for
-    from translation.pipeline import TranslationRequest
+    from translation.request import TranslationRequest
 
     fake = fake_vllm_factory.start()
     paper = make_paper(pages=2)[0]
@@ -401,7 +401,8 @@ def _squeezed(page: pymupdf.Page) -> str:
 def test_corpus_02_keeps_the_glossary_after_a_run_without_it(
     corpus_dir: Path, settings: Settings, tmp_path: Path
 ) -> None:
-    from translation.pdf import extract_paragraphs, open_document
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
 
     pdf = (corpus_dir / "02_naacl2018_s2_literature_graph_2col_short.pdf").read_bytes()
     glossary = tmp_path / "glossary.csv"

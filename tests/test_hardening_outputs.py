@@ -8,7 +8,9 @@ import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.server import PARAGRAPHS
-from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import restore
 
 SAFE_URL = "https://example.org/paper"

@@ -29,9 +29,11 @@ from tests.helpers.server import (
     srv_fixture,
     wait_until,
 )
-from translation.pdf import extract_document, open_document
-from translation.pipeline import TranslationRequest, Translator
+from translation.pipeline import Translator
+from translation.read.document import open_document
+from translation.read.extraction import extract_document
 from translation.read.pdf_limits import PdfLimits
+from translation.request import TranslationRequest
 from translation.worker import PdfWorker, WorkerConfig
 
 __all__ = ["fake_llm_fixture", "srv_fixture"]

@@ -14,16 +14,9 @@ from common.errors import ConfigError
 from common.settings import ConcurrencyMode, Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, translate_all
-from translation.model.limiter import (
-    AdaptiveLimiter,
-    ControlConfig,
-    FixedLimiter,
-    Limiter,
-    Reason,
-    Signals,
-    make_limiter,
-    metrics_url,
-)
+from translation.model.adaptive_limiter import AdaptiveLimiter, metrics_url
+from translation.model.concurrency_control import ControlConfig, Reason, Signals
+from translation.model.limiter import FixedLimiter, Limiter, make_limiter
 
 # A modelled GPU twenty times faster than the card (1.1 ms per engine step), and the limiter's
 # clock scaled the same way.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from translation.model.limiter import (
+from translation.model.concurrency_control import (
     ConcurrencyControl,
     ControlConfig,
     Observation,

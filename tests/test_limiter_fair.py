@@ -7,7 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from translation.model.limiter import AdaptiveLimiter, ControlConfig, FixedLimiter, Limiter
+from translation.model.adaptive_limiter import AdaptiveLimiter
+from translation.model.concurrency_control import ControlConfig
+from translation.model.limiter import FixedLimiter, Limiter
 
 
 def fixed(limit: int) -> Limiter:

@@ -18,7 +18,8 @@ import pytest
 
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.manager import Recorder, Rig
-from translation.pipeline import TranslationRequest, Translator
+from translation.pipeline import Translator
+from translation.request import TranslationRequest
 from zotero_server.manager_factory import create_manager
 
 SENTENCES = [

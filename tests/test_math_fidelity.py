@@ -14,11 +14,13 @@ import pytest
 
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
-from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.pdf import render_mono
+from translation.read.document import TEXT_FLAGS, open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import restore
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import path_boxes
-from translation.render.redaction import TEXT_FLAGS, formula_rules, own_paths, redact
+from translation.render.redaction import formula_rules, own_paths, redact
 
 pytestmark = pytest.mark.corpus
 

@@ -21,7 +21,10 @@ from common.errors import NoTextLayerError, PDFProcessingError
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.ocr import needs_ocr, ocr_missing
-from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
+from translation.outputs import render_dual
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import restore
 from translation.read.ocr import OcrMode, OcrOptions, OcrUnavailableError
 from translation.read.ocr.covers import background, cover_boxes

@@ -32,7 +32,8 @@ from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
 from tests.helpers.server import SSEReader, make_paper, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
-from translation.pipeline import TranslationRequest, Translator
+from translation.pipeline import Translator
+from translation.request import TranslationRequest
 from translation.worker import PdfWorker
 from vllm_manager.decision import GPUDecision
 from vllm_manager.gpu_api import create_gpu_app

@@ -10,14 +10,10 @@ import pytest
 
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen import BODY_WORDS, COLUMN, GUTTER, MARGIN_X, make_paper
-from translation.pdf import (
-    compare,
-    crop_columns,
-    crop_compare,
-    extract_paragraphs,
-    open_document,
-    render_mono,
-)
+from translation.outputs import compare, crop_columns, crop_compare
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.segment import restore
 
 

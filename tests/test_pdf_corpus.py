@@ -15,7 +15,10 @@ import pytest
 
 from common.errors import EmptyPDFError, NotAPDFError, NoTextLayerError, PasswordRequiredError
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
-from translation.pdf import extract_paragraphs, open_document, render_dual, render_mono
+from translation.outputs import render_dual
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.segment import Paragraph, restore
 

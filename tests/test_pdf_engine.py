@@ -25,12 +25,10 @@ from common.errors import (
 )
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
 from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, make_paper
-from translation.pdf import (
-    extract_paragraphs,
-    open_document,
-    render_dual,
-    render_mono,
-)
+from translation.outputs import render_dual
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.segment import Paragraph, ParagraphKind, restore
 

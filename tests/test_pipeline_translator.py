@@ -13,7 +13,8 @@ from common.progress import Progress, Stage
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.vllm import FakeVLLMFactory
 from tests.test_cli_translate import found_share, make_paper, paragraph
-from translation.pipeline import TranslationRequest, Translator
+from translation.pipeline import Translator
+from translation.request import TranslationRequest
 
 
 async def ready(_: object) -> None:

@@ -70,7 +70,8 @@ def test_korean_words_with_footnote_marks_are_translated(corpus_dir: Path) -> No
     """09 p1 (ko -> en): "상해1)나 재해2)로" (footnote marks 1) and 2) raised) went to the
     PDF untranslated: one or two Hangul syllables glued to a raised mark were taken for a
     variable name, so the words between the marks became part of one formula."""
-    from translation.pdf import extract_paragraphs, open_document
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
 
     data = (corpus_dir / "09_ko_nars_issue_brief_2020_korean.pdf").read_bytes()
     paragraphs = extract_paragraphs(open_document(data), pages=[0])

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pymupdf
 
-from translation.pdf import extract_paragraphs, open_document
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import PLACEHOLDER_RE
 from translation.read.marks import differences, is_mark, unmapped_codes
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pymupdf
 
-from translation.pdf import extract_paragraphs, open_document
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.word_gaps import with_gap_spaces
 
 LATIN = "We read every paper whole and send each sentence to the model at once."

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pymupdf
 
-from translation.pdf import extract_paragraphs, open_document
-from translation.read.words import is_word, joins_at_break
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.lexicon import is_word, joins_at_break
 
 
 def page_of_lines(lines: list[str], size: float = 10.0) -> bytes:

@@ -9,7 +9,9 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import restore
 from translation.render.redaction import underlines
 

@@ -11,7 +11,9 @@ import pytest
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.layouts import block, line, span
 from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
-from translation.pdf import extract_document, extract_paragraphs, open_document, render_mono
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_document, extract_paragraphs
 from translation.read.formulas import restore
 from translation.read.paragraph import ParagraphKind
 from translation.read.references import is_entry

@@ -15,9 +15,10 @@ from tests.helpers.server import srv_fixture as srv_fixture
 from tests.test_cli_translate import PARAGRAPHS, run_cli
 from tests.test_cli_translate import env as env
 from tests.test_cli_translate import fake_vllm as fake_vllm
-from translation.pdf import extract_document, open_document
-from translation.pipeline import page_list
+from translation.read.document import open_document
+from translation.read.extraction import extract_document
 from translation.read.paragraph import ParagraphKind
+from translation.request import page_list
 
 ENTRIES = [
     "Ann Lee and Bo Chen. 2019. A study of careful translation. In Proceedings of ACL.",

@@ -34,9 +34,11 @@ from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
 from tests.helpers.vllm import DEFAULT_MODEL, FakeVLLMFactory, FakeVLLMProcess
 from translation.model import stats as outcomes
-from translation.model.limiter import AdaptiveLimiter, Decision, LimitChange, Reason, Signals
+from translation.model.adaptive_limiter import AdaptiveLimiter, LimitChange
+from translation.model.concurrency_control import Decision, Reason, Signals
 from translation.model.llm import LLMClient
-from translation.pdf import extract_paragraphs, open_document
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from vllm_manager.gpu_api import prometheus_text
 from vllm_manager.gpu_model import GPUInfo, GPUProcess, GPUStatus
 from zotero_server.jobs import Job

@@ -12,13 +12,14 @@ import pymupdf
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.layouts import block, line, span
 from tests.test_segment_rules import H, page, text_block
-from translation.pdf import extract_paragraphs, open_document
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import protect, restore
 from translation.read.layout import Block
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.roles import list_label, looks_like_names
-from translation.read.rows import WORD_RE
 from translation.read.segment import segment
+from translation.read.words import WORD_RE
 
 
 def rows_block(

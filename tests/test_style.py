@@ -16,7 +16,9 @@ from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
 from tests.helpers.rendered import translation_glyphs as _glyphs
-from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph
 from translation.read.style import (
     lead_end,

@@ -21,7 +21,8 @@ from bench.tables import (
     text_runs,
     translate_pages,
 )
-from translation.pdf import extract_paragraphs, open_document
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.layout import Block, Frame, Line, PageLayout, Span
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows import visual_rows
@@ -343,7 +344,9 @@ def _table_pdf() -> bytes:
 
 
 def _render(translations: dict[str, str]) -> tuple[list[Paragraph], pymupdf.Page]:
-    from translation.pdf import extract_paragraphs, open_document, render_mono
+    from translation.pdf import render_mono
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
 
     data = _table_pdf()
     paras = extract_paragraphs(open_document(data))

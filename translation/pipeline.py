@@ -1,8 +1,9 @@
 """Orchestration: PDF bytes in, translated PDF bytes out.
 
-The pipeline knows nothing about HTTP or GPUs. It receives an ``ensure_ready`` callable (the vLLM
-manager's, or a health check) and calls it before the first LLM request and again whenever the
-LLM connection fails mid-paper; every answer is cached the moment it arrives, so a recovery
+The pipeline serves no HTTP and makes no GPU decisions; it reaches the model only through
+``translation.model``. It receives an ``ensure_ready`` callable (the vLLM manager's, or a health
+check) and calls it before the first LLM request and again whenever the LLM connection fails
+mid-paper; every answer is cached the moment it arrives, so a recovery
 resumes where it stopped and nothing is paid for twice.
 
 All PDF work happens in a worker process per document (``translation.worker``): this process
@@ -15,23 +16,23 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
 
 from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
-from translation import pdf
 from translation.model import glossary, prompts
 from translation.model.cache import CacheKey, TranslationCache
-from translation.model.glossary import Glossary
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
+from translation.page_renderer import PageRenderer
+from translation.read.document import open_document
 from translation.read.formulas import restore
-from translation.read.ocr import OcrMode, OcrOptions, OcrTurn
+from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
+from translation.request import TranslationRequest, TranslationResult
 from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
@@ -58,84 +59,12 @@ class _StepOut(Exception):
 MAX_RECOVERIES = 3
 
 
-class DualMode(StrEnum):
-    LR = "LR"  # original and translation side by side on one wide page
-    TB = "TB"  # alternating pages
-
-
-@dataclass(frozen=True)
-class TranslationRequest:
-    """One document to translate. ``pages`` are 0-based; None means every page."""
-
-    pdf: bytes
-    source_lang: str
-    target_lang: str
-    password: str | None = None
-    pages: tuple[int, ...] | None = None
-    include_references: bool = False
-    mono: bool = True
-    dual: bool = True
-    dual_mode: DualMode = DualMode.LR
-    translation_first: bool = False
-    #: Translate again rather than reuse cached answers, except those stored at or after
-    #: ``fresh_since`` (a ``time.time()``; the server passes its job's submission time): a job
-    #: run again after a restart never pays twice for one paragraph.
-    force: bool = False
-    fresh_since: float | None = None
-    #: Terms translated exactly (protected as placeholders, see ``translation.model.glossary``).
-    glossary: Glossary | None = None
-    #: Whom the LLM slots are shared fairly between (the server's job id; the CLI leaves it "").
-    owner: str = ""
-    #: Which pages are read by OCR (``translation.read.ocr``), in ``source_lang``.
-    ocr: OcrMode = OcrMode.AUTO
-
-    @property
-    def ocr_options(self) -> OcrOptions:
-        return OcrOptions(mode=self.ocr, language=self.source_lang)
-
-
-@dataclass(frozen=True)
-class TranslationResult:
-    mono: bytes | None
-    dual: bytes | None
-    page_count: int
-    paragraphs: int
-    #: Distinct paragraph texts sent to the LLM, and found in the cache (a text that appears
-    #: twice in the paper counts once).
-    llm_calls: int
-    cache_hits: int
-    seconds: float = 0.0
-    #: Pages already typeset when the last translation arrived (rendering overlapped).
-    pages_rendered_early: int = 0
-    #: Pages (0-based) whose references section was left as it is (references not included).
-    references_kept: tuple[int, ...] = ()
-
-    @property
-    def references_note(self) -> str:
-        """What a summary says of the references kept ("" when none were)."""
-        if not self.references_kept:
-            return ""
-        return "references kept as they are: " + page_list(self.references_kept)
-
-
-def page_list(pages: Sequence[int]) -> str:
-    """0-based page indices as a reader counts them: "page 4", "pages 9-11", "pages 2, 5-6"."""
-    runs: list[list[int]] = []
-    for page in sorted(set(pages)):
-        if runs and page == runs[-1][-1] + 1:
-            runs[-1].append(page)
-        else:
-            runs.append([page])
-    parts = [f"{r[0] + 1}" if len(r) == 1 else f"{r[0] + 1}-{r[-1] + 1}" for r in runs]
-    return ("page " if parts == [str(pages[0] + 1)] else "pages ") + ", ".join(parts)
-
-
 def inspect_pdf(data: bytes, password: str | None = None, ocr: OcrOptions | None = None) -> int:
     """Validate a PDF the way the pipeline will open it; return its page count.
 
-    Raises the ``InputError`` subclasses of :func:`translation.pdf.open_document`.
+    Raises the ``InputError`` subclasses of :func:`translation.read.document.open_document`.
     """
-    doc = pdf.open_document(data, password, ocr=ocr or OcrOptions())
+    doc = open_document(data, password, ocr=ocr or OcrOptions())
     try:
         return int(doc.page_count)
     finally:
@@ -314,7 +243,7 @@ class Translator:
                     "nothing to translate: no paragraph of running text was found on the"
                     " pages asked for"
                 )
-            pages = _PageRenderer(worker, paragraphs)
+            pages = PageRenderer(worker, paragraphs)
             try:
                 run = await self._translate_paragraphs(
                     request, paragraphs, progress, pages, ensure_ready, would_wait, on_queued
@@ -356,7 +285,7 @@ class Translator:
         request: TranslationRequest,
         paragraphs: Sequence[Paragraph],
         progress: ProgressSink,
-        pages: _PageRenderer,
+        pages: PageRenderer,
         ensure_ready: EnsureReady,
         would_wait: Callable[[], Awaitable[bool]] | None = None,
         on_queued: Callable[[], object] | None = None,
@@ -496,45 +425,3 @@ def _ocr_reporter(
             loop.call_soon_threadsafe(on_scan)
 
     return reading
-
-
-class _PageRenderer:
-    """Has the worker typeset each page as soon as all of its paragraphs are translated, so
-    rendering overlaps translation instead of following it."""
-
-    def __init__(self, worker: PdfWorker, paragraphs: Sequence[Paragraph]) -> None:
-        self._pdf = worker
-        self._paragraphs: dict[int, list[Paragraph]] = {}
-        for paragraph in paragraphs:
-            self._paragraphs.setdefault(paragraph.page, []).append(paragraph)
-        self._waiting = {page: len(group) for page, group in self._paragraphs.items()}
-        self._translations: dict[str, str] = {}
-        self._ready: asyncio.Queue[int | None] = asyncio.Queue()
-        self._stopped = False
-        self.rendered = 0
-        self._worker = asyncio.create_task(self._work())
-
-    def add(self, paragraph: Paragraph, translation: str) -> None:
-        self._translations[paragraph.id] = translation
-        self._waiting[paragraph.page] -= 1
-        if self._waiting[paragraph.page] == 0:
-            self._ready.put_nowait(paragraph.page)
-
-    async def close(self) -> None:
-        """Wait for the pages already queued; re-raise a rendering error."""
-        self._ready.put_nowait(None)
-        await self._worker
-
-    async def cancel(self) -> None:
-        """Stop rendering (the translation failed); a page being typeset finishes first."""
-        self._stopped = True
-        self._ready.put_nowait(None)
-        await asyncio.gather(self._worker, return_exceptions=True)
-
-    async def _work(self) -> None:
-        while (page := await self._ready.get()) is not None and not self._stopped:
-            group = self._paragraphs[page]
-            # A snapshot: the event loop keeps adding other pages' translations meanwhile.
-            texts = {p.id: self._translations[p.id] for p in group}
-            await self._pdf.render_page(page, group, texts)
-            self.rendered += 1

@@ -29,6 +29,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.errors import InputError, PDFProcessingError, ZTError
 from translation import pdf
+from translation.outputs import render_dual
+from translation.read.document import open_document
+from translation.read.extraction import extract_document
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import PdfLimits
@@ -101,7 +104,7 @@ class PdfWorker:
 
     ``open`` reads the document and keeps it (and its ``MonoRenderer``) in the child;
     ``render_page`` and ``finish`` work on it; ``call`` runs a stateless engine function
-    (``pdf.crop_columns``...). Use ``async with`` or call ``aclose``: the child is killed.
+    (``outputs.crop_columns``...). Use ``async with`` or call ``aclose``: the child is killed.
     """
 
     def __init__(self, config: WorkerConfig | None = None) -> None:
@@ -333,7 +336,7 @@ def _limit_memory(memory_mb: int) -> None:
 def _inspect(
     state: _State, data: bytes, password: str | None, limits: PdfLimits, ocr: OcrOptions
 ) -> int:
-    doc = pdf.open_document(data, password, limits, ocr)
+    doc = open_document(data, password, limits, ocr)
     try:
         return int(doc.page_count)
     finally:
@@ -350,14 +353,14 @@ def _open(
     limits: PdfLimits,
     ocr: OcrOptions,
 ) -> tuple[int, Segmentation]:
-    doc = pdf.open_document(data, password, limits, ocr)
+    doc = open_document(data, password, limits, ocr)
     state.doc, state.data, state.password = doc, data, password
     count = int(doc.page_count)
     if pages is not None:
         bad = [p + 1 for p in pages if not 0 <= p < count]
         if bad:
             raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
-    extracted = pdf.extract_document(
+    extracted = extract_document(
         doc, pages, include_references, limits, ocr, lambda turn, done: _tell(state, turn, done)
     )
     state.renderer = pdf.MonoRenderer(doc, target_lang, ocr)
@@ -383,7 +386,7 @@ def _finish(
     mono = state.renderer.finish()
     both = None
     if dual:
-        both = pdf.render_dual(state.data, mono, dual_mode, translation_first, state.password)
+        both = render_dual(state.data, mono, dual_mode, translation_first, state.password)
     return mono, both
 
 

@@ -40,12 +40,13 @@ from common.paths import static_dir
 from common.progress import Progress, ProgressSink, Stage
 from common.redact import mask_secrets, redact_access_log
 from common.settings import Settings
-from translation import pdf as pdf_tools
+from translation import outputs as pdf_tools
 from translation.model import glossary as glossaries
 from translation.model.glossary import Glossary
 from translation.model.limiter import make_limiter
-from translation.pipeline import DualMode, TranslationRequest, TranslationResult, Translator
+from translation.pipeline import Translator
 from translation.read.ocr import OcrMode
+from translation.request import DualMode, TranslationRequest, TranslationResult
 from translation.worker import PdfWorker, warm_up
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from vllm_manager.manager import VLLMManager

@@ -38,7 +38,8 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from common.progress import Stage
-from translation.model.limiter import AdaptiveLimiter, LimitChange, Limiter
+from translation.model.adaptive_limiter import AdaptiveLimiter, LimitChange
+from translation.model.limiter import Limiter
 from translation.model.stats import OUTCOMES, TranslationStats
 from vllm_manager.manager import VLLMManager
 from vllm_manager.state import VLLMState

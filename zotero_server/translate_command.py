@@ -12,9 +12,10 @@ import httpx
 from common.errors import InputError, TooLargeError
 from common.settings import Settings, mib
 from translation.model import glossary as glossaries
-from translation.pipeline import DualMode, TranslationRequest, Translator, inspect_pdf
+from translation.pipeline import Translator, inspect_pdf
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.page_range import parse_pages
+from translation.request import DualMode, TranslationRequest
 from vllm_manager.gpu_wait import GPUWaitQueue
 from zotero_server.manager_factory import create_manager
 from zotero_server.progress_display import ProgressDisplay

@@ -10,7 +10,9 @@ from typing import NamedTuple
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.pdf import extract_paragraphs, open_document, render_mono
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import restore
 from translation.read.paragraph import Paragraph
 

@@ -14,7 +14,8 @@ failure onto ``common.errors``:
 
 TranslateGemma requests go to ``/v1/chat/completions`` as the content part its template needs.
 A vLLM too old for that (before PR #41599) rejects it with a 400 template error; the client then
-switches, for good, to ``/v1/completions`` with the prompt rendered by hand (reference §2.3B).
+switches, for good, to ``/v1/completions`` with the prompt rendered by hand
+(``prompts.render_translategemma``), which every vLLM version accepts.
 """
 
 from __future__ import annotations

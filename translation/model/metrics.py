@@ -1,6 +1,6 @@
 """Read vLLM's load from its Prometheus ``/metrics`` text. Pure: text in, numbers out.
 
-What the adaptive limiter needs (reference/vllm-translategemma-jupyter-gpu.md §1.5):
+What the adaptive limiter needs (vLLM exports Prometheus text; counters end in ``_total``):
 
 - ``vllm:num_requests_running`` and ``vllm:num_requests_waiting``: gauges, matched by their FULL
   name, so the newer ``vllm:num_requests_waiting_by_reason{reason=...}`` series never counts

@@ -1,12 +1,13 @@
 """Pure prompt building for TranslateGemma and for general chat models.
 
-TranslateGemma's chat template (reference §2.2) accepts only ``user``/``assistant`` turns, a user
-``content`` that is a list of exactly one part carrying ``source_lang_code`` and
-``target_lang_code``, and language codes from its own map; it writes the translator instruction
-itself. General instruction models get a plain system + user prompt instead. Both shapes, the
-client-rendered TranslateGemma prompt for ``/v1/completions``, the language-code map and the small
-text helpers the LLM client needs (``strip_think``, ``estimate_tokens``, ``split_in_two``) live
-here; nothing in this module does I/O.
+TranslateGemma's chat template accepts only ``user``/``assistant`` turns (a system message
+raises), a user ``content`` that is a list of exactly one part carrying ``source_lang_code`` and
+``target_lang_code``, and language codes from its own map (``zh-CN`` is not in it: codes are
+mapped first); it writes the translator instruction itself. General instruction models get a
+plain system + user prompt instead. Both shapes, the client-rendered TranslateGemma prompt for
+``/v1/completions``, the language-code map and the small text helpers the LLM client needs
+(``strip_think``, ``estimate_tokens``, ``split_in_two``) live here; nothing in this module does
+I/O.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def prompt_version(prompt_format: PromptFormat | str) -> str:
 
 
 def translategemma_messages(text: str, source_lang: str, target_lang: str) -> list[dict[str, Any]]:
-    """The one user message TranslateGemma's chat template requires (reference §2.2, §2.3A).
+    """The one user message TranslateGemma's chat template requires (see the module docstring).
 
     Needs a vLLM with PR #41599 started with ``--chat-template-content-format openai``; older
     servers drop the language keys (use ``render_translategemma`` with ``/v1/completions``).
@@ -201,8 +202,9 @@ def chat_messages(text: str, source_lang: str, target_lang: str) -> list[dict[st
 def render_translategemma(text: str, source_lang: str, target_lang: str) -> str:
     """TranslateGemma's chat template rendered by hand, for ``POST /v1/completions``.
 
-    Works on any vLLM version (reference §2.3B). The leading ``<bos>`` is left out on purpose:
-    ``/v1/completions`` adds special tokens by default, and a literal one would make it double.
+    Works on any vLLM version (no structured content part to pass through). The leading
+    ``<bos>`` is left out on purpose: ``/v1/completions`` adds special tokens by default, and a
+    literal one would make it double.
     Note the two blank lines before the text, as the template writes them.
     """
     src, tgt = model_language_code(source_lang), model_language_code(target_lang)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from translation.read.rows import WORD_RE, ends_sentence
+from translation.read.words import WORD_RE, ends_sentence
 
 REFS_HEADING_RE = re.compile(
     r"^(?:[\dIVX]+\.?\s+)?(references?|bibliography|works\s+cited|literature\s+cited|"

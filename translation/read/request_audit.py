@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from translation.read.words import is_word, joins_at_break
+from translation.read.lexicon import is_word, joins_at_break
 
 PROSE_WORDS = 8
 LONG_HANGUL = 12

@@ -14,7 +14,8 @@ import re
 
 from translation.read.formulas import GLYPH
 from translation.read.paragraph import ParagraphKind
-from translation.read.rows import URL_TAIL_RE, Row, cjk_weight, ends_sentence
+from translation.read.rows import Row
+from translation.read.words import URL_TAIL_RE, cjk_weight, ends_sentence
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(

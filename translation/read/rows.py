@@ -1,5 +1,5 @@
-"""Rows: the visual lines of a page with classified characters, and the per-page filters
-(running headers and footers, page numbers, text inside figures)."""
+"""Rows: the visual lines of a page with classified characters (text, math, code, formula
+glyphs), a table row cut into its cells, scripts and pieces of one line joined."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from translation.read.cells import cell_gaps, split_cells
+from translation.read.doc_stats import DocStats
 from translation.read.formulas import (
-    CM_TEXT_FONT_RE,
     CODE,
     GLYPH,
     LIGATURES,
@@ -22,31 +23,10 @@ from translation.read.formulas import (
     font_base,
     is_math_font,
 )
-from translation.read.layout import Block, Frame, Line, PageLayout, Rect, Span, Vector, axis, union
+from translation.read.layout import Block, Frame, Line, Rect, Span, axis, union
 from translation.read.style import span_style
-from translation.read.tables import RowSpans, StackLine, Table, crosses, line_gaps, stacks, words
-
-_TERMINAL = tuple(".!?:;。．！？")
-# A line ending inside a URL ("https://github." / "example.org/a-"): the next line continues it.
-URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$|\bhttps?:/{0,2}$")
-# Words: runs of letters (Latin, Hangul, ...); each Chinese character or kana is a word of its
-# own (those scripts put no spaces between words), so a Chinese line counts like an English one.
-_CJK_IDEOGRAPHS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
-WORD_RE = re.compile(rf"[^\W\d_{_CJK_IDEOGRAPHS}]{{2,}}|[{_CJK_IDEOGRAPHS}\uac00-\ud7af]")
-_WIDE_RE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
-
-
-def cjk_weight(text: str) -> int:
-    """Length of ``text`` in Latin-letter widths: a CJK character (Hangul, Han, kana, full-width
-    forms) counts two, so thresholds made for English lines hold for Chinese and Korean."""
-    return len(text) + len(_WIDE_RE.findall(text))
-
-
-def ends_sentence(text: str) -> bool:
-    if URL_TAIL_RE.search(text):
-        return False
-    return text.rstrip(" \"'”’)]").endswith(_TERMINAL)
-
+from translation.read.tables import RowSpans, StackLine, Table, line_gaps, stacks, words
+from translation.read.words import WORD_RE
 
 # --- rows: visual lines with classified characters ------------------------------------------
 
@@ -109,49 +89,6 @@ class Row:
         return len(words) <= 1 and sum(len(w) for w in words) < math
 
 
-@dataclass(slots=True)
-class DocStats:
-    body_size: float
-    cm_is_math: bool
-    directions: dict[int, Vector]
-    leading: float = 1.2  # usual baseline distance of consecutive lines / font size
-
-
-def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
-    sizes: Counter[float] = Counter()
-    fonts: Counter[str] = Counter()
-    directions: dict[int, Vector] = {}
-    pitches: list[float] = []
-    for page in pages:
-        dirs: Counter[Vector] = Counter()
-        for block in page.blocks:
-            for a, b in zip(block.lines, block.lines[1:], strict=False):
-                sa, sb = a.spans[0], b.spans[0]
-                if sa.origin and sb.origin and abs(sa.size - sb.size) < 0.3 and sa.size > 0:
-                    ratio = abs(sb.origin[1] - sa.origin[1]) / sa.size
-                    if 1.0 <= ratio <= 2.5:
-                        pitches.append(round(ratio, 2))
-            for line in block.lines:
-                line_axis = axis(line.direction)
-                count = sum(len(s.text.strip()) for s in line.spans)
-                width = sum(cjk_weight(s.text.strip()) for s in line.spans)
-                if line_axis is not None:
-                    dirs[line_axis] += count
-                # Body text is what fills long lines (tables and captions have short ones).
-                for span in line.spans:
-                    n = len(span.text.strip())
-                    if n:
-                        fonts[font_base(span.font)] += n
-                        if width >= 40:
-                            sizes[round(span.size * 2) / 2] += n
-        directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
-    body_size = sizes.most_common(1)[0][0] if sizes else 10.0
-    text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
-    cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
-    leading = statistics.median(pitches) if pitches else 1.2
-    return DocStats(body_size, cm_is_math, directions, leading)
-
-
 def _baseline(line: Line, frame: Frame) -> tuple[float, float]:
     """(baseline, size) of a line's main-size glyphs, in frame y."""
     size = max(s.size for s in line.spans)
@@ -160,15 +97,6 @@ def _baseline(line: Line, frame: Frame) -> tuple[float, float]:
             return frame.point(*span.origin)[1], size
     box = frame.to_frame(line.bbox)
     return box[3] - 0.22 * size, size
-
-
-# A section number or list marker set apart from its text is a label, not a table cell.
-_LABEL_RE = re.compile(
-    r"^\s*(\d+(\.\d+)*\.?|[A-Z](\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
-    r"\(?[a-z0-9]{1,3}[.)])\s*$"
-)
-_NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
-_NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 
 def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
@@ -199,20 +127,6 @@ def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
     ]
 
 
-def _cell_gaps(
-    spans: Sequence[tuple[Rect, Span]], gaps: Sequence[tuple[float, float]]
-) -> list[tuple[float, float]]:
-    """The ``gaps`` between MuPDF lines that part cells: not one after a sentence's end (a
-    justified line of running text or of a reference list stretches its spaces there: "Bad for
-    Graph Representation?  arXiv preprint", 04 p10)."""
-    kept = []
-    for gap in gaps:
-        left = [(box[2], s.text) for box, s in spans if box[2] <= gap[0] + 0.5 and s.text.strip()]
-        if not left or max(left)[1].rstrip()[-1:] not in ".?!;:,":
-            kept.append(gap)
-    return kept
-
-
 def rows_of_block(
     block: Block, frame: Frame, stats: DocStats, tables: Sequence[Table] = ()
 ) -> list[Row]:
@@ -233,14 +147,14 @@ def rows_of_block(
         if table is not None:
             spans = words(spans)
         size = max(s.size for _, s in spans)
-        gaps = table.gutters if table else _cell_gaps(spans, line_gaps(lines, size)) if lone else []
-        cut = _split_cells(spans, gaps, prose=table is None and not lone)
+        gaps = table.gutters if table else cell_gaps(spans, line_gaps(lines, size)) if lone else []
+        cut = split_cells(spans, gaps, prose=table is None and not lone)
         pieces = [p for p in cut if any(s.text.strip() for _, s in p)]
         for i, piece in enumerate(pieces):
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in
             # small caps has more letters in the subscript than at the full size).
             main = max((s.size for _, s in piece if any(c.isalnum() for c in s.text)), default=0)
-            row = _make_row(piece, frame, stats, len(pieces) > 1, main if table else None)
+            row = make_row(piece, frame, stats, len(pieces) > 1, main if table else None)
             if row.cell:
                 # The cell may use its column's free width: up to halfway to its neighbours.
                 left = (pieces[i - 1][-1][0][2] + row.x0) / 2 if i else row.x0
@@ -279,58 +193,6 @@ def _stack_cells(rows: list[tuple[Row, int, Table]]) -> None:
         row.room = (min(room[0], x0), row.top, max(room[2], x1), row.bottom)
 
 
-def _split_cells(
-    spans: list[tuple[Rect, Span]],
-    gutters: Sequence[tuple[float, float]] = (),
-    prose: bool = False,
-) -> list[list[tuple[Rect, Span]]]:
-    """Cut a row at wide gaps and at gaps in a table's ``gutters`` (table cells); a text cell
-    followed by three or more numbers is cut before the numbers even when they touch (a table
-    row set tight). A section number before a heading is not a cell, and in ``prose`` (a row
-    of a paragraph, not of a table) neither is a run-in heading's sentence before a wide gap
-    (02 p2 "Entity-entity relations.      While mention-")."""
-    pieces: list[list[tuple[Rect, Span]]] = [[]]
-    right: float | None = None
-    for box, span in spans:
-        if not span.text.strip():
-            if pieces[-1]:
-                pieces[-1].append((box, span))
-            continue
-        if right is not None and pieces[-1]:
-            gap = box[0] - right
-            before = "".join(s.text for _, s in pieces[-1])
-            numeric = not has_letters(span.text) or not has_letters(before)
-            label = len(pieces) == 1 and _LABEL_RE.match(before)
-            wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
-            if prose and not numeric and before.rstrip()[-1:] in ".:?!":
-                wide = False
-            # In a table, a gap in a column gutter divides cells unless it is a word space
-            # (a header spanning columns).
-            column = gap > 0.4 * span.size and crosses(gutters, right, box[0])
-            if not label and (wide or column):
-                pieces.append([])
-        pieces[-1].append((box, span))
-        right = box[2] if right is None else max(right, box[2])
-    result: list[list[tuple[Rect, Span]]] = []
-    for piece in pieces:
-        cut = len(piece)
-        while cut > 0 and _NUMERIC_RE.match(piece[cut - 1][1].text):
-            cut -= 1
-        tail = "".join(s.text for _, s in piece[cut:])
-        head = "".join(s.text for _, s in piece[:cut])
-        numbers = tail.split()
-        if (
-            0 < cut < len(piece)
-            and len(numbers) >= 3
-            and all(_NUMBER_RE.match(t) for t in numbers)
-            and has_letters(head)
-        ):
-            result.extend([piece[:cut], piece[cut:]])
-        else:
-            result.append(piece)
-    return result
-
-
 _NARROW = set(",.;:'|!il")
 
 
@@ -363,11 +225,7 @@ def _small_caps(capital: Span, span: Span) -> bool:
     )
 
 
-def has_letters(text: str) -> bool:
-    return any(c.isalpha() for c in text)
-
-
-def _make_row(
+def make_row(
     piece: list[tuple[Rect, Span]],
     frame: Frame,
     stats: DocStats,
@@ -375,7 +233,9 @@ def _make_row(
     size: float | None = None,
 ) -> Row:
     """A row of the spans of ``piece``; ``size``: its main font size, if not that of most of
-    its characters."""
+    its characters. The row's redaction ``rects`` are thin bands around each span's baseline,
+    from 0.6 to 0.1 of its font size above it: a glyph is removed when its probe point, just
+    above its baseline, lies in one (thin bands miss the lines above and below)."""
     if not size:
         weights: Counter[float] = Counter()
         before: Span | None = None
@@ -563,152 +423,3 @@ def _append(a: Row, b: Row) -> None:
 
 #: Classes of a row holding math only (formula glyphs, math characters, digits, spaces).
 MATH_ONLY_RE = re.compile(f"^[{NEUTRAL}]*[{GLYPH}{MATH}][{GLYPH}{MATH}{NEUTRAL}]*$")
-
-
-# --- per-page filters -----------------------------------------------------------------------
-
-_PAGE_NUMBER_RE = re.compile(r"^(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?$", re.I)
-
-
-def _normalized(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
-
-
-def mark_headers_footers(
-    rows_by_page: dict[int, list[Row]],
-    pages: Sequence[PageLayout],
-    frames: dict[int, Frame],
-    stats: DocStats,
-) -> None:
-    """Mark running headers, footers and page numbers: rows in the outer 8% of the page no
-    larger than body text; page numbers in the outer 15%; an isolated topmost row in the outer
-    13%; and rows of the outer 15% repeated on several pages (digits ignored)."""
-    band_rows: dict[int, list[tuple[Row, str]]] = {}
-    for page in pages:
-        fy0, fy1 = frames[page.index].to_frame((0.0, 0.0, page.width, page.height))[1::2]
-        height = fy1 - fy0
-        rows = [r for r in rows_by_page.get(page.index, []) if not r.drop]
-        marked: list[tuple[Row, str]] = []
-        for row in rows:
-            top = row.bottom <= fy0 + 0.08 * height
-            bottom = row.top >= fy1 - 0.08 * height
-            if (top or bottom) and row.size <= stats.body_size + 1.0:
-                row.drop = "header/footer"
-            elif _PAGE_NUMBER_RE.match(row.text) and (
-                row.bottom <= fy0 + 0.15 * height or row.top >= fy1 - 0.15 * height
-            ):
-                row.drop = "page number"
-            if row.bottom <= fy0 + 0.15 * height:
-                marked.append((row, "top"))
-            elif row.top >= fy1 - 0.15 * height:
-                marked.append((row, "bottom"))
-        live = sorted((r for r in rows if not r.drop), key=lambda r: r.top)
-        if len(live) > 1:
-            first, second = live[0], live[1]
-            if (
-                first.bottom <= fy0 + 0.13 * height
-                and first.size <= stats.body_size + 0.5
-                and second.top - first.bottom >= 1.4 * first.size
-                and len(first.text) <= 80
-            ):
-                first.drop = "header"
-        _join_band_sentences(rows, stats.body_size)
-        band_rows[page.index] = marked
-    if len(pages) < 2:
-        return
-    seen: Counter[tuple[str, str]] = Counter()
-    for marked in band_rows.values():
-        for key in {(where, _normalized(row.text)) for row, where in marked}:
-            seen[key] += 1
-    needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
-    for marked in band_rows.values():
-        for row, where in marked:
-            if row.text and seen[(where, _normalized(row.text))] >= needed:
-                row.drop = row.drop or "running header/footer"
-
-
-def _joins_below(upper: Row, lower: Row) -> bool:
-    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
-    return (
-        abs(upper.size - lower.size) < 0.5
-        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.8 * upper.size
-        and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
-        and not ends_sentence(upper.text)
-    )
-
-
-def _join_band_sentences(rows: list[Row], body_size: float) -> None:
-    """A sentence the edge of the header/footer band cuts in two is one unit (a licence
-    note's first line above the band): small print above a dropped footer line, or below a
-    dropped header line, is dropped too; a body-size line running into the bottom band is a
-    paragraph's end and is translated with it."""
-    ordered = sorted(rows, key=lambda r: r.baseline)
-    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom
-        row = ordered[i]
-        if row.drop != "header/footer":
-            continue
-        above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
-        if above:
-            upper = above[-1]
-            if upper.size <= body_size - 0.5:
-                upper.drop = "header/footer"
-            elif upper.baseline > ordered[len(ordered) // 2].baseline:
-                row.drop = ""
-    for i, row in enumerate(ordered):  # downwards from the top
-        if row.drop != "header/footer":
-            continue
-        below = [r for r in ordered[i + 1 :] if not r.drop and _joins_below(row, r)]
-        if below and below[0].size <= body_size - 0.5:
-            below[0].drop = "header/footer"
-
-
-def mark_figure_text(
-    rows: list[Row], page: PageLayout, frame: Frame, body_size: float = 0.0
-) -> None:
-    """Mark the text inside figures, except where the "figure" is the background of text (see
-    :func:`_text_background`)."""
-    figures = [frame.to_frame(f) for f in page.figures]
-    figures = [f for f in figures if not _text_background(f, rows, body_size)]
-    for row in rows:
-        cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
-        if not row.drop and any(f[0] <= cx <= f[2] and f[1] <= cy <= f[3] for f in figures):
-            row.drop = "figure"
-
-
-_TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|Tab\.|表|표|\[표|<표|〈표)\s*\d", re.IGNORECASE)
-_FIGURE_CAPTION_RE = re.compile(r"^\s*(?:Figure|Fig\.|图|圖|그림|\[그림|<그림)\s*\d", re.IGNORECASE)
-
-
-def _inside(row: Row, box: Rect) -> bool:
-    cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
-    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
-
-
-def _text_background(box: Rect, rows: list[Row], body_size: float) -> bool:
-    """Whether a figure area (an image or a cluster of filled shapes) is the background of
-    text rather than a picture: a bar one or two lines high behind a heading ("1 Introduction"
-    on a coloured band), a box whose lines run across it (a summary box), or a table with
-    shaded cells (a "Table 1" caption just above or below it). Text in a picture is small or
-    short; text on a background is body-sized and long."""
-    if body_size <= 0:
-        return False
-    inside = [r for r in rows if not r.drop and _inside(r, box)]
-    if not inside:
-        return False
-    near = [
-        r
-        for r in rows
-        if min(r.x1, box[2]) > max(r.x0, box[0])
-        and (0 <= box[1] - r.bottom < 2.5 * r.size or 0 <= r.top - box[3] < 2.5 * r.size)
-    ]
-    if any(_TABLE_CAPTION_RE.match(r.text) for r in near) and not any(
-        _FIGURE_CAPTION_RE.match(r.text) for r in near
-    ):
-        return True
-    if sum(r.size >= 0.9 * body_size for r in inside) < 0.8 * len(inside):
-        return False
-    width, height = box[2] - box[0], box[3] - box[1]
-    if height <= 3.0 * max(r.size for r in inside) and width >= 4.0 * height:
-        return True
-    wide = [r for r in inside if r.x1 - r.x0 >= 0.6 * width]
-    return len(wide) >= 2 and 2 * len(wide) >= len(inside)

@@ -1,52 +1,30 @@
-"""Words: whether a string is a word of a language, and what a hyphen at a line's end means.
-
-A line-end hyphen either breaks one word in two ("sum-" + "maries") or is the hyphen of a
-compound that happens to fall at the line's end ("state-" + "of-the-art", "self-" +
-"attention"). Which one is decided with a real word list (the frequency lists that
-``pyspellchecker`` ships, one per language, loaded once on first use): the break is undone when
-the joined word is a word ("summaries", "input"), or when neither the joined word nor either
-piece is one (a technical word the list lacks, broken in two: "tok-" + "enization"); otherwise
-the hyphen is kept ("stateof" and "selfattention" are no words). A compound made with an
-acronym ("BERT-" + "based") or going on in capitals ("Hugging-" + "Face") keeps its hyphen.
-"""
+"""Words and sentence ends in plain text, as the reading rules count them."""
 
 from __future__ import annotations
 
-import functools
 import re
 
-from spellchecker import SpellChecker
-
-#: Languages with a word list; text in another language is looked up in English's.
-LANGUAGES = frozenset({"ar", "de", "en", "es", "eu", "fa", "fr", "it", "lv", "nl", "pt", "ru"})
-_LETTERS_RE = re.compile(r"[^\W\d_]+")
-
-
-@functools.cache
-def _lexicon(language: str) -> frozenset[str]:
-    """The lower-case words of ``language``'s list (English's for a language without one)."""
-    code = language.lower().replace("_", "-").split("-")[0]
-    checker = SpellChecker(language=code if code in LANGUAGES else "en", distance=1)
-    return frozenset(checker.word_frequency.dictionary)
+_TERMINAL = tuple(".!?:;。．！？")
+# A line ending inside a URL ("https://github." / "example.org/a-"): the next line continues it.
+URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$|\bhttps?:/{0,2}$")
+# Words: runs of letters (Latin, Hangul, ...); each Chinese character or kana is a word of its
+# own (those scripts put no spaces between words), so a Chinese line counts like an English one.
+_CJK_IDEOGRAPHS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
+WORD_RE = re.compile(rf"[^\W\d_{_CJK_IDEOGRAPHS}]{{2,}}|[{_CJK_IDEOGRAPHS}\uac00-\ud7af]")
+_WIDE_RE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
-def is_word(token: str, language: str = "en") -> bool:
-    """Whether ``token`` (letters only, any case) is a word of ``language``'s word list."""
-    return token.lower() in _lexicon(language)
+def cjk_weight(text: str) -> int:
+    """Length of ``text`` in Latin-letter widths: a CJK character (Hangul, Han, kana, full-width
+    forms) counts two, so thresholds made for English lines hold for Chinese and Korean."""
+    return len(text) + len(_WIDE_RE.findall(text))
 
 
-def joins_at_break(before: str, after: str, language: str = "en") -> bool:
-    """Whether a hyphen at a line's end between ``before`` (the letters up to the hyphen) and
-    ``after`` (the letters that open the next line) breaks one word and is to be dropped.
-
-    ``before`` and ``after`` are the letter runs touching the hyphen; the next line must go on
-    in lower case (a capital after a hyphen is a name or a compound: "Hugging-" + "Face").
-    """
-    if not _LETTERS_RE.fullmatch(before) or not _LETTERS_RE.fullmatch(after):
+def ends_sentence(text: str) -> bool:
+    if URL_TAIL_RE.search(text):
         return False
-    if not after[0].islower() or sum(c.isupper() for c in before) >= 2:
-        return False  # "Hugging-Face", "BERT-based"
-    if is_word(before + after, language):
-        return True
-    # A piece that stands as a word makes a compound; pieces that are no words, a broken word.
-    return not is_word(after, language) and not is_word(before, language)
+    return text.rstrip(" \"'”’)]").endswith(_TERMINAL)
+
+
+def has_letters(text: str) -> bool:
+    return any(c.isalpha() for c in text)

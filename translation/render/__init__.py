@@ -1,4 +1,6 @@
-"""Setting the answer: typesetting, fitting, fonts, glyph-exact redaction, links.
+"""Setting the answer: typesetting, fitting, fonts, formula copies, glyph-exact redaction, links.
 
-Writes translated text into a page where its source was; knows nothing about the model.
+Writes translated text into a page where its source was; knows nothing about the model. From
+``read/`` it uses only plain data and its conventions: layouts, paragraphs, the formula marks
+and style codes a paragraph's text carries.
 """

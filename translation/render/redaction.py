@@ -16,9 +16,6 @@ from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import Areas, glyph_like, path_boxes, remove_glyphs
 
-# Ligatures expanded, whitespace kept, text outside the media box ignored, no image blocks.
-TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-
 
 def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph]) -> int:
     """Remove the glyphs of ``paragraphs`` from ``page``, with the glyph-like paths in their
@@ -68,7 +65,7 @@ def own_paths(paths: Sequence[Rect], rects: Sequence[Rect]) -> list[Rect]:
         return []
     bands = []
     for x0, y0, x1, y1 in rects:
-        size = 2.0 * (y1 - y0)  # a band is half a font size high (rows.make_row)
+        size = 2.0 * (y1 - y0)  # a band is half a font size high (translation.read.rows.make_row)
         bands.append((x0 - 0.5 * size, y0 - 0.5 * size, x1 + 0.5 * size, y1 + 0.35 * size, size))
     own = []
     for box in paths:

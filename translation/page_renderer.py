@@ -1,0 +1,51 @@
+"""Typesetting pages while the rest of the paper is still being translated."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from translation.read.paragraph import Paragraph
+from translation.worker import PdfWorker
+
+
+class PageRenderer:
+    """Has the worker typeset each page as soon as all of its paragraphs are translated, so
+    rendering overlaps translation instead of following it."""
+
+    def __init__(self, worker: PdfWorker, paragraphs: Sequence[Paragraph]) -> None:
+        self._pdf = worker
+        self._paragraphs: dict[int, list[Paragraph]] = {}
+        for paragraph in paragraphs:
+            self._paragraphs.setdefault(paragraph.page, []).append(paragraph)
+        self._waiting = {page: len(group) for page, group in self._paragraphs.items()}
+        self._translations: dict[str, str] = {}
+        self._ready: asyncio.Queue[int | None] = asyncio.Queue()
+        self._stopped = False
+        self.rendered = 0
+        self._worker = asyncio.create_task(self._work())
+
+    def add(self, paragraph: Paragraph, translation: str) -> None:
+        self._translations[paragraph.id] = translation
+        self._waiting[paragraph.page] -= 1
+        if self._waiting[paragraph.page] == 0:
+            self._ready.put_nowait(paragraph.page)
+
+    async def close(self) -> None:
+        """Wait for the pages already queued; re-raise a rendering error."""
+        self._ready.put_nowait(None)
+        await self._worker
+
+    async def cancel(self) -> None:
+        """Stop rendering (the translation failed); a page being typeset finishes first."""
+        self._stopped = True
+        self._ready.put_nowait(None)
+        await asyncio.gather(self._worker, return_exceptions=True)
+
+    async def _work(self) -> None:
+        while (page := await self._ready.get()) is not None and not self._stopped:
+            group = self._paragraphs[page]
+            # A snapshot: the event loop keeps adding other pages' translations meanwhile.
+            texts = {p.id: self._translations[p.id] for p in group}
+            await self._pdf.render_page(page, group, texts)
+            self.rendered += 1

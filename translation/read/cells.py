@@ -1,0 +1,85 @@
+"""Table cells in a visual row: where a row is cut into cells (wide gaps, a table's column
+gutters, a text cell followed by numbers), and the lines of one multi-line cell stacked."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from translation.read.layout import Rect, Span
+from translation.read.tables import crosses
+from translation.read.words import has_letters
+
+# A section number or list marker set apart from its text is a label, not a table cell.
+_LABEL_RE = re.compile(
+    r"^\s*(\d+(\.\d+)*\.?|[A-Z](\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
+    r"\(?[a-z0-9]{1,3}[.)])\s*$"
+)
+_NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
+_NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+
+
+def cell_gaps(
+    spans: Sequence[tuple[Rect, Span]], gaps: Sequence[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """The ``gaps`` between MuPDF lines that part cells: not one after a sentence's end (a
+    justified line of running text or of a reference list stretches its spaces there: "Bad for
+    Graph Representation?  arXiv preprint", 04 p10)."""
+    kept = []
+    for gap in gaps:
+        left = [(box[2], s.text) for box, s in spans if box[2] <= gap[0] + 0.5 and s.text.strip()]
+        if not left or max(left)[1].rstrip()[-1:] not in ".?!;:,":
+            kept.append(gap)
+    return kept
+
+
+def split_cells(
+    spans: list[tuple[Rect, Span]],
+    gutters: Sequence[tuple[float, float]] = (),
+    prose: bool = False,
+) -> list[list[tuple[Rect, Span]]]:
+    """Cut a row at wide gaps and at gaps in a table's ``gutters`` (table cells); a text cell
+    followed by three or more numbers is cut before the numbers even when they touch (a table
+    row set tight). A section number before a heading is not a cell, and in ``prose`` (a row
+    of a paragraph, not of a table) neither is a run-in heading's sentence before a wide gap
+    (02 p2 "Entity-entity relations.      While mention-")."""
+    pieces: list[list[tuple[Rect, Span]]] = [[]]
+    right: float | None = None
+    for box, span in spans:
+        if not span.text.strip():
+            if pieces[-1]:
+                pieces[-1].append((box, span))
+            continue
+        if right is not None and pieces[-1]:
+            gap = box[0] - right
+            before = "".join(s.text for _, s in pieces[-1])
+            numeric = not has_letters(span.text) or not has_letters(before)
+            label = len(pieces) == 1 and _LABEL_RE.match(before)
+            wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
+            if prose and not numeric and before.rstrip()[-1:] in ".:?!":
+                wide = False
+            # In a table, a gap in a column gutter divides cells unless it is a word space
+            # (a header spanning columns).
+            column = gap > 0.4 * span.size and crosses(gutters, right, box[0])
+            if not label and (wide or column):
+                pieces.append([])
+        pieces[-1].append((box, span))
+        right = box[2] if right is None else max(right, box[2])
+    result: list[list[tuple[Rect, Span]]] = []
+    for piece in pieces:
+        cut = len(piece)
+        while cut > 0 and _NUMERIC_RE.match(piece[cut - 1][1].text):
+            cut -= 1
+        tail = "".join(s.text for _, s in piece[cut:])
+        head = "".join(s.text for _, s in piece[:cut])
+        numbers = tail.split()
+        if (
+            0 < cut < len(piece)
+            and len(numbers) >= 3
+            and all(_NUMBER_RE.match(t) for t in numbers)
+            and has_letters(head)
+        ):
+            result.extend([piece[:cut], piece[cut:]])
+        else:
+            result.append(piece)
+    return result

@@ -1,0 +1,75 @@
+"""Whether the next row continues a paragraph: same column, size and weight, the usual line
+distance, no new unit starting (list item, footnote, heading), and the last line not ending a
+sentence short of the column's edge."""
+
+from __future__ import annotations
+
+from translation.read import roles
+from translation.read.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
+from translation.read.references import REFS_HEADING_RE
+from translation.read.rows import Row
+from translation.read.words import WORD_RE, ends_sentence
+
+_REFS_RE = REFS_HEADING_RE
+
+
+def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: float = 0.0) -> bool:
+    """Whether ``cur`` continues the paragraph whose last row is ``prev`` (``leading``: the
+    document's usual baseline distance in font sizes; ``body_size``: the body text's size,
+    which tells footnotes apart)."""
+    if prev.cell or cur.cell or prev.col != cur.col or prev.mathy or cur.mathy:
+        return False
+    if display_row(prev) or (
+        display_row(cur) and (ends_sentence(prev.text) or cur.x0 > prev.x0 + 0.8 * prev.size)
+    ):
+        return False
+    if _REFS_RE.match(prev.text) or _REFS_RE.match(cur.text):
+        return False
+    left = min(r.x0 for r in para)
+    right = max(r.x1 for r in para)
+    overlap = min(right, cur.x1) - max(left, cur.x0)
+    if overlap < 0.5 * min(right - left, cur.x1 - cur.x0):
+        return False
+    size = prev.size
+    if cur.baseline < prev.baseline + 0.5 * size:  # not below: another column, or back up
+        return False
+    if cur.baseline - prev.baseline > (max(leading, 1.0) + 0.5) * size:
+        return False
+    if abs(cur.size - prev.size) > 0.8 or prev.bold != cur.bold:
+        return False
+    if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
+        return False
+    jump = abs(cur.x0 - prev.x0) > 3.0 * size
+    centered = abs((cur.x0 + cur.x1) - (prev.x0 + prev.x1)) < 6.0
+    if jump and not centered:  # a different block that happens to sit below (authors, cells)
+        return False
+    col_left, col_right = prev.col_range
+    col_right = max(right, col_right)
+    # The last line of a paragraph ends well before the column's edge (ragged-right text
+    # can end a line a few letters early, so "well" is a quarter of the column).
+    short = prev.x1 < col_right - max(2.0 * size, 0.25 * (col_right - col_left))
+    # A full line ending in a colon goes on ("... three modules:" / "encoding module, ...").
+    ended = ends_sentence(prev.text) and (short or not prev.text.endswith((":", "：")))
+    indented = cur.x0 > prev.x0 + 0.8 * size
+    # Back to the column's edge after a paragraph's indented first line is no new paragraph.
+    first_line = len(para) == 1 and not roles.list_label(prev.chars)
+    outdented = cur.x0 < prev.x0 - 0.8 * size and not first_line
+    hanging = indented and len(para) == 1 and not short  # a reference entry's second line
+    return not (ended and (short or outdented or (indented and not hanging)))
+
+
+def display_row(row: Row) -> bool:
+    """A line of a display equation with a short text label ("token ids (W) = {...}"): at
+    most three words, more math than letters, math to its end, and not a full column line (an
+    inline formula's line runs from edge to edge)."""
+    math = row.classes.count(MATH) + row.classes.count(GLYPH)
+    if math < 6:
+        return False
+    pairs = list(zip(row.chars, row.classes, strict=True))
+    words = WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
+    if len(words) > 3 or sum(len(w) for w in words) >= math:
+        return False
+    last = next((k for c, k in reversed(pairs) if k != NEUTRAL), TEXT)
+    col0, col1 = row.col_range
+    full = row.x0 <= col0 + 1.5 * row.size and row.x1 >= col1 - 1.5 * row.size
+    return last in MATHS and not full

@@ -1,0 +1,107 @@
+"""Running headers, footers and page numbers: the rows at a page's top and bottom edges that
+repeat from page to page or number the page, which are not translated."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from translation.read.doc_stats import DocStats
+from translation.read.layout import Frame, PageLayout
+from translation.read.rows import Row
+from translation.read.words import ends_sentence
+
+_PAGE_NUMBER_RE = re.compile(r"^(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?$", re.I)
+
+
+def _normalized(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
+
+
+def mark_headers_footers(
+    rows_by_page: dict[int, list[Row]],
+    pages: Sequence[PageLayout],
+    frames: dict[int, Frame],
+    stats: DocStats,
+) -> None:
+    """Mark running headers, footers and page numbers: rows in the outer 8% of the page no
+    larger than body text; page numbers in the outer 15%; an isolated topmost row in the outer
+    13%; and rows of the outer 15% repeated on several pages (digits ignored)."""
+    band_rows: dict[int, list[tuple[Row, str]]] = {}
+    for page in pages:
+        fy0, fy1 = frames[page.index].to_frame((0.0, 0.0, page.width, page.height))[1::2]
+        height = fy1 - fy0
+        rows = [r for r in rows_by_page.get(page.index, []) if not r.drop]
+        marked: list[tuple[Row, str]] = []
+        for row in rows:
+            top = row.bottom <= fy0 + 0.08 * height
+            bottom = row.top >= fy1 - 0.08 * height
+            if (top or bottom) and row.size <= stats.body_size + 1.0:
+                row.drop = "header/footer"
+            elif _PAGE_NUMBER_RE.match(row.text) and (
+                row.bottom <= fy0 + 0.15 * height or row.top >= fy1 - 0.15 * height
+            ):
+                row.drop = "page number"
+            if row.bottom <= fy0 + 0.15 * height:
+                marked.append((row, "top"))
+            elif row.top >= fy1 - 0.15 * height:
+                marked.append((row, "bottom"))
+        live = sorted((r for r in rows if not r.drop), key=lambda r: r.top)
+        if len(live) > 1:
+            first, second = live[0], live[1]
+            if (
+                first.bottom <= fy0 + 0.13 * height
+                and first.size <= stats.body_size + 0.5
+                and second.top - first.bottom >= 1.4 * first.size
+                and len(first.text) <= 80
+            ):
+                first.drop = "header"
+        _join_band_sentences(rows, stats.body_size)
+        band_rows[page.index] = marked
+    if len(pages) < 2:
+        return
+    seen: Counter[tuple[str, str]] = Counter()
+    for marked in band_rows.values():
+        for key in {(where, _normalized(row.text)) for row, where in marked}:
+            seen[key] += 1
+    needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
+    for marked in band_rows.values():
+        for row, where in marked:
+            if row.text and seen[(where, _normalized(row.text))] >= needed:
+                row.drop = row.drop or "running header/footer"
+
+
+def _joins_below(upper: Row, lower: Row) -> bool:
+    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+    return (
+        abs(upper.size - lower.size) < 0.5
+        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.8 * upper.size
+        and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
+        and not ends_sentence(upper.text)
+    )
+
+
+def _join_band_sentences(rows: list[Row], body_size: float) -> None:
+    """A sentence the edge of the header/footer band cuts in two is one unit (a licence
+    note's first line above the band): small print above a dropped footer line, or below a
+    dropped header line, is dropped too; a body-size line running into the bottom band is a
+    paragraph's end and is translated with it."""
+    ordered = sorted(rows, key=lambda r: r.baseline)
+    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom
+        row = ordered[i]
+        if row.drop != "header/footer":
+            continue
+        above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
+        if above:
+            upper = above[-1]
+            if upper.size <= body_size - 0.5:
+                upper.drop = "header/footer"
+            elif upper.baseline > ordered[len(ordered) // 2].baseline:
+                row.drop = ""
+    for i, row in enumerate(ordered):  # downwards from the top
+        if row.drop != "header/footer":
+            continue
+        below = [r for r in ordered[i + 1 :] if not r.drop and _joins_below(row, r)]
+        if below and below[0].size <= body_size - 0.5:
+            below[0].drop = "header/footer"

@@ -1,0 +1,74 @@
+"""A table cell's translation: grown into its column's free room before it shrinks, and kept
+in the source language when even that would set it too small."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from translation.read.formulas import mark_key
+from translation.read.layout import Frame
+from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.render.fonts import Fitted, FontChain, fit
+from translation.render.measure import leading
+
+#: A cell's translation is never set smaller than this share of the source size.
+CELL_MIN_SCALE = 0.6
+
+
+def fit_cell(
+    para: Paragraph,
+    text: str,
+    box: tuple[float, float, float, float],
+    frame: Frame,
+    src: float,
+    leading: float,
+    measure: Callable[[str], float],
+) -> tuple[Fitted, tuple[float, float, float, float]] | None:
+    """A table cell's translation that does not fit its glyph box at the source size grows
+    into ``para.max_bbox`` (its column's free width, the free space below), centred on the
+    source text as far as the room allows, and shrinks no further than CELL_MIN_SCALE; None
+    when even that does not fit (the source is then kept: see ``cell_fits``)."""
+    assert para.max_bbox is not None
+    rx0, _, rx1, ry1 = frame.to_frame(para.max_bbox)
+    x0, y0, x1, y1 = box
+    rx0, rx1, ry1 = min(rx0, x0), max(rx1, x1), max(ry1, y1)
+    fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
+    if not fitted.fits or not fitted.lines:
+        return None
+    used = max(line.width for line in fitted.lines) * fitted.size + 0.5
+    if used >= rx1 - rx0:
+        return fitted, (rx0, y0, rx1, ry1)
+    left = min(max((x0 + x1 - used) / 2, rx0), rx1 - used)
+    return fitted, (left, y0, left + used, ry1)
+
+
+def cell_fits(para: Paragraph, text: str, chain: FontChain, target_lang: str) -> bool:
+    """Whether a translation can be set in ``para`` without shrinking a table cell below
+    CELL_MIN_SCALE of its source size (other paragraphs always can)."""
+    if para.kind != ParagraphKind.CELL or para.max_bbox is None:
+        return True
+    frame = Frame(para.direction)
+    box = frame.to_frame(para.bbox)
+    src = para.font_size or 10.0
+    pitch = leading(para, target_lang)
+    text = " ".join(text.split())
+
+    def measure(unit: str) -> float:
+        total = 0.0
+        for char in unit:
+            key = mark_key(char)
+            if key is not None:
+                total += (
+                    sum(
+                        frame.to_frame(r)[2] - frame.to_frame(r)[0]
+                        for r in para.formula_boxes.get(key, ())
+                    )
+                    / src
+                )
+            else:
+                total += chain.advance(char)
+        return total
+
+    if fit(text, box[2] - box[0], box[3] - box[1], src, pitch, measure).size >= src:
+        return True
+    return fit_cell(para, text, box, frame, src, pitch, measure) is not None

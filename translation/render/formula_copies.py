@@ -1,0 +1,103 @@
+"""Formulas set as they look: vector copies of a formula's original glyphs, taken from the
+source page before redaction, to be placed where the translation's formula marker is set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pymupdf
+from pymupdf import mupdf
+
+from translation.read.formulas import mark_key
+from translation.read.layout import Rect
+from translation.read.paragraph import Paragraph
+from translation.render.glyphs import FormulaSource, Sheet, glyph_like
+from translation.render.redaction import RULE_REACH
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaCopy:
+    """A piece of a formula, as an XObject holding only its original glyphs (vectors), to be
+    placed on the page's ``sheet``."""
+
+    xobject: mupdf.PdfObj
+    sheet: Sheet
+
+
+#: (paragraph id, placeholder) -> [(copy, source rect, source descent)], one per piece.
+Copies = Mapping[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]]
+
+
+def copied_formulas(items: Sequence[tuple[Paragraph, str]]) -> list[tuple[Paragraph, str]]:
+    """(paragraph, placeholder) of the formulas the translations mark for copying."""
+    wanted: list[tuple[Paragraph, str]] = []
+    for para, text in items:
+        keys = {key for key in map(mark_key, text) if key is not None}
+        wanted.extend((para, key) for key in sorted(keys) if para.formula_boxes.get(key))
+    return wanted
+
+
+def formula_copies(
+    source: FormulaSource,
+    number: int,
+    sheet: Sheet,
+    page_rect: pymupdf.Rect,
+    wanted: Sequence[tuple[Paragraph, str]],
+) -> dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]]:
+    """Vector copies of the formulas to copy as they look (see formulas.restore), taken from
+    the original page ``number``, with how far each piece reaches below its baseline (see
+    ``Copies``).
+
+    A piece's XObject holds the glyphs of the paragraph's glyph bands (``rects``) of its own
+    line inside the piece, never those of the lines above and below that a tall piece (a
+    big operator, a fraction) reaches over; so the area shown can reach a little above and
+    below the estimated glyph box, to show the whole ink of the glyphs and nothing else."""
+    pieces: list[tuple[tuple[str, str], pymupdf.Rect, float, float, list[Rect]]] = []
+    for para, key in wanted:
+        size = para.font_size or 10.0
+        descents = para.formula_descents.get(key) or ()
+        for i, box in enumerate(para.formula_boxes[key]):
+            descent = descents[i] if i < len(descents) else 0.25 * size
+            rect = _with_paths(pymupdf.Rect(box), source.paths(number), size) & page_rect
+            if rect.is_empty:
+                continue
+            base = box[3] - descent
+            bands = [
+                tuple(pymupdf.Rect(band) & rect)
+                for band in para.rects
+                if base - 1.2 * size < (band[1] + band[3]) / 2 < base + 0.5 * size
+                and rect.intersects(band)
+            ]
+            # The formula's rules (bars, overlines) may stand a little outside its glyph box.
+            reach = RULE_REACH * size
+            grown = pymupdf.Rect(rect.x0 - 1.0, rect.y0 - reach, rect.x1 + 1.0, rect.y1 + reach)
+            bands.extend(path for path in source.paths(number) if grown.contains(path))
+            pieces.append(((para.id, key), rect, descent + rect.y1 - box[3], size, bands))
+    xobjects = source.xobjects(number, [bands for *_, bands in pieces])
+    copies: dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]] = {
+        key: [] for key in ((p.id, k) for p, k in wanted)
+    }
+    for (ident, rect, descent, size, _), xobject in zip(pieces, xobjects, strict=True):
+        margin = _COPY_MARGIN * size
+        shown = pymupdf.Rect(rect.x0, rect.y0 - margin, rect.x1, rect.y1 + margin) & page_rect
+        copies[ident].append((FormulaCopy(xobject, sheet), shown, descent + margin))
+    return copies
+
+
+def _with_paths(rect: pymupdf.Rect, paths: Sequence[Rect], size: float) -> pymupdf.Rect:
+    """``rect`` grown over the glyph-like paths at its ends or inside it (Word draws
+    stretched brackets and braces of a formula as paths, outside its text)."""
+    for box in paths:
+        cy = (box[1] + box[3]) / 2
+        if (
+            rect.y0 <= cy <= rect.y1
+            and rect.x0 - 0.6 * size < box[2]
+            and box[0] < rect.x1 + 0.6 * size
+            and glyph_like(box, size)
+        ):
+            rect |= box
+    return rect
+
+
+_COPY_MARGIN = 0.3  # font sizes shown above and below a formula piece's estimated glyph box

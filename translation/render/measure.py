@@ -1,0 +1,70 @@
+"""Measuring a translation for fitting: widths of its pieces (copied formulas included), its
+leading, the first line's indent and a label's hanging indent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from translation.read.formulas import mark_key
+from translation.read.paragraph import Paragraph
+from translation.render.fonts import FontChain, is_cjk_language
+from translation.render.formula_copies import Copies
+
+
+def measurer(para: Paragraph, chain: FontChain, copies: Copies) -> Callable[[str], float]:
+    """Width at size 1 of a piece of ``para``'s translation (copied formulas included)."""
+    src = para.font_size or 10.0
+
+    def measure(unit: str) -> float:
+        total = 0.0
+        for char in unit:
+            key = mark_key(char)
+            if key is not None:
+                total += sum(r.width for _, r, _ in copies.get((para.id, key), [])) / src
+            else:
+                total += chain.advance(char)
+        return total
+
+    return measure
+
+
+def leading(para: Paragraph, target_lang: str) -> float:
+    """Baseline distance / font size for ``para``'s translation."""
+    pitch = para.line_pitch if para.line_count > 1 else 0.0
+    return min(max(pitch, _leading(target_lang)), 1.6)
+
+
+#: Stands for the first line's indent in the text given to ``fit`` (see ``indented``).
+INDENT_MARK = "\u2060"
+
+
+def indented(
+    para: Paragraph, text: str, measure: Callable[[str], float]
+) -> tuple[str, Callable[[str], float]]:
+    """``text`` and ``measure`` for ``fit`` with the first line indented like the source's:
+    a mark in front that measures as the indent (in ems of the source size)."""
+    if not para.indent or not text:
+        return text, measure
+    em = para.indent / (para.font_size or 10.0)
+
+    def measured(unit: str) -> float:
+        return measure(unit.replace(INDENT_MARK, "")) + em * unit.count(INDENT_MARK)
+
+    return INDENT_MARK + text, measured
+
+
+def hanging_indent(
+    para: Paragraph, text: str, label_end: int, measure: Callable[[str], float], size: float
+) -> float:
+    """The hanging indent to set ``text`` with (0: none): the source's, when the label (at
+    its own size, with a space) fits in it and text follows it."""
+    if not para.hang or not label_end or text[label_end : label_end + 1] != " ":
+        return 0.0
+    if not text[label_end + 1 :].strip():
+        return 0.0
+    wide = (measure(text[:label_end]) * para.label_scale + measure(" ")) * size
+    return para.hang if wide <= para.hang + 0.5 else 0.0
+
+
+def _leading(target_lang: str) -> float:
+    return 1.3 if is_cjk_language(target_lang) else 1.2

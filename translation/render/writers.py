@@ -1,0 +1,76 @@
+"""Writing set text onto a page: PyMuPDF text writers, one per look (colour, bold, italic),
+runs of one font, and formula markers drawn as copies of their original glyphs."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from translation.read.formulas import mark_key
+from translation.read.paragraph import Paragraph
+from translation.render.fonts import FontChain, plain_char
+from translation.render.formula_copies import Copies
+
+
+def rgb(color: int) -> tuple[float, float, float]:
+    return ((color >> 16 & 255) / 255, (color >> 8 & 255) / 255, (color & 255) / 255)
+
+
+#: A text writer per look: (colour, bold, italic, baseline of an italic line or 0).
+WriterKey = tuple[int, bool, bool, float]
+Writers = dict[WriterKey, pymupdf.TextWriter]
+_SLANT = 0.2  # italics are slanted upright glyphs (the fonts have no italic faces)
+
+
+def writer_for(writers: Writers, page: pymupdf.Page, key: WriterKey) -> pymupdf.TextWriter:
+    writer = writers.get(key)
+    if writer is None:
+        writer = writers[key] = pymupdf.TextWriter(page.rect)
+    return writer
+
+
+def write_all(page: pymupdf.Page, writers: Writers) -> None:
+    """Put the text of all ``writers`` on the page: bold as fill and stroke, italics slanted
+    about their baseline."""
+    for (color, bold, italic, slant), writer in writers.items():
+        mode = 2 if bold else 0
+        morph = None
+        if italic:
+            morph = (pymupdf.Point(0, slant), pymupdf.Matrix(1, 0, _SLANT, 1, 0, 0))
+        writer.write_text(page, color=rgb(color), render_mode=mode, morph=morph)
+
+
+def write_run(
+    writer: pymupdf.TextWriter,
+    page: pymupdf.Page,
+    chain: FontChain,
+    text: str,
+    x: float,
+    baseline: float,
+    size: float,
+    para: Paragraph,
+    copies: Copies,
+    src: float,
+) -> float:
+    """Append ``text`` at (x, baseline) in runs of one font; returns the x after it. A
+    formula marker is drawn as a vector copy of its original glyphs, its source baseline on
+    ours (the copy keeps the glyphs' text, so the formula stays searchable)."""
+    run, run_font, run_width = "", 0, 0.0
+    for char in text + "\0":
+        key = mark_key(char) if char != "\0" else None
+        index = chain.index(char) if char != "\0" and key is None else -2
+        if run and index != run_font:
+            writer.append((x, baseline), run, font=chain.fonts[run_font], fontsize=size)
+            x += run_width * size
+            run, run_width = "", 0.0
+        if key is not None:
+            scale = size / src
+            for copy, rect, descent in copies.get((para.id, key), []):
+                w, h = rect.width * scale, rect.height * scale
+                bottom = baseline + descent * scale
+                copy.sheet.place(copy.xobject, rect, pymupdf.Rect(x, bottom - h, x + w, bottom))
+                x += w
+        elif index >= 0:
+            run += plain_char(char)[0]
+            run_font = index
+            run_width += chain.advance(char)
+    return x
