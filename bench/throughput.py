@@ -46,6 +46,7 @@ from pathlib import Path
 import httpx
 import pymupdf
 
+from common.language import Language
 from common.progress import Progress, Stage
 from common.settings import ConcurrencyMode, ManagerKind, Settings, load_settings
 from tests.fakes.fake_vllm import CapacityModel
@@ -67,7 +68,7 @@ MODEL = "google/translategemma-27b-it"
 TIME_SCALE = 0.2
 #: German: the fake's pseudo-translation keeps word lengths, so answers are about as long as
 #: their sources, like real translations; its Korean pseudo-words are a third as long.
-SOURCE, TARGET = "en", "de"
+SOURCE, TARGET = Language("en"), Language("de")
 
 
 @dataclass(frozen=True)

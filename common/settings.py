@@ -11,17 +11,26 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
 
-from common.errors import ConfigError
+from common.errors import ConfigError, UnsupportedLanguageError
+from common.language import Language
 
 ENV_PREFIX = "ZT_"
 
@@ -46,6 +55,21 @@ class IdleAction(StrEnum):
 class ConcurrencyMode(StrEnum):
     FIXED = "fixed"
     ADAPTIVE = "adaptive"
+
+
+def _language(value: Any) -> Language:
+    if isinstance(value, Language):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("a language code is required")
+    try:
+        return Language.parse(value)
+    except UnsupportedLanguageError as exc:
+        raise ValueError(str(exc)) from None
+
+
+#: A language setting: a code as users write it (``zh-CN``), parsed once when settings load.
+LanguageSetting = Annotated[Language, NoDecode, PlainValidator(_language), PlainSerializer(str)]
 
 
 def default_data_dir() -> Path:
@@ -102,8 +126,8 @@ class Settings(BaseSettings):
     )
 
     # --- Translation ---------------------------------------------------------------------
-    source_lang: str = Field("en", description="Source language code")
-    target_lang: str = Field("ko", description="Target language code")
+    source_lang: LanguageSetting = Field(Language("en"), description="Source language code")
+    target_lang: LanguageSetting = Field(Language("ko"), description="Target language code")
     concurrency: int = Field(8, ge=1, le=1024, description="Max LLM requests in flight (fixed)")
     concurrency_mode: ConcurrencyMode = Field(
         ConcurrencyMode.ADAPTIVE, description="adaptive (from vLLM /metrics) or fixed"
@@ -245,14 +269,6 @@ class Settings(BaseSettings):
     jupyter_url: str | None = Field(None, description="JupyterLab base URL for launching vLLM")
     jupyter_token: SecretStr | None = Field(None, description="JupyterLab token")
     jupyter_terminal: str = Field("ztvllm", description="Name of the reused Jupyter terminal")
-
-    @field_validator("source_lang", "target_lang")
-    @classmethod
-    def _strip_lang(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("a language code is required")
-        return value
 
     @field_validator("glossary", mode="before")
     @classmethod

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from common.language import Language
 from common.progress import Progress
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.pdfgen import join_pages
@@ -130,10 +131,15 @@ async def test_a_cancelled_job_drops_its_queued_requests_at_once_and_the_other_g
     try:
         # Two targets: the same paragraphs are two sets of requests (and of cache keys).
         job_a = asyncio.create_task(
-            translator.translate(TranslationRequest(paper, "en", "ko", owner="a"), progress_a)
+            translator.translate(
+                TranslationRequest(paper, Language.parse("en"), Language.parse("ko"), owner="a"),
+                progress_a,
+            )
         )
         job_b = asyncio.create_task(
-            translator.translate(TranslationRequest(paper, "en", "ja", owner="b"))
+            translator.translate(
+                TranslationRequest(paper, Language.parse("en"), Language.parse("ja"), owner="b")
+            )
         )
         async with asyncio.timeout(30):
             while limiter.waiting("a") == 0:

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from common.language import Language
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.net import free_port
 from tests.helpers.vllm import (
@@ -149,7 +150,9 @@ def test_max_tokens_truncates_with_finish_reason_length(server: FakeVLLMProcess)
 def test_completions_accepts_a_rendered_translategemma_prompt(server: FakeVLLMProcess) -> None:
     from translation.model.prompts import render_translategemma
 
-    prompt = render_translategemma("Deep learning works.", "en", "ja")
+    prompt = render_translategemma(
+        "Deep learning works.", Language.parse("en"), Language.parse("ja")
+    )
     response = post(server, "/completions", {"model": DEFAULT_MODEL, "prompt": prompt})
     assert response.status_code == 200
     assert response.json()["choices"][0]["text"] == pseudo_translate("Deep learning works.", "ja")

@@ -15,6 +15,7 @@ import pymupdf
 import pytest
 
 from common.errors import ConfigError, InputError
+from common.language import Language
 from common.settings import Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.browser import BROWSER_MARKS, launch
@@ -33,11 +34,13 @@ from translation.read.formulas import restore
 from translation.read.paragraph import Paragraph
 from zotero_server.protocol import Operation, PluginRequest, parse_request
 
+EN, KO = Language.parse("en"), Language.parse("ko")
+
 KO_TERMS = "source,target\nSemantic Scholar,시맨틱 스칼라\nliterature graph,문헌 그래프\n"
 
 
 def protect(glossary: Glossary, text: str, src: str = "en", tgt: str = "ko") -> str:
-    return glossary.matcher(src, tgt).protect(text)[0]
+    return glossary.matcher(Language.parse(src), Language.parse(tgt)).protect(text)[0]
 
 
 def paragraph(text: str, placeholders: dict[str, str] | None = None) -> Paragraph:
@@ -79,7 +82,7 @@ def test_language_column_keeps_the_rows_for_the_jobs_target() -> None:
         "BERT,BERT\n"  # every target
     )
     assert protect(glossary, "a graph node of BERT", tgt="ja") == "a {v1001} node of {v1002}"
-    to_ko = glossary.matcher("en", "ko")
+    to_ko = glossary.matcher(EN, KO)
     text, terms = to_ko.protect("a graph node of BERT")
     assert text == "a {v1001} {v1002} of {v1003}"
     assert terms == {"{v1001}": "그래프", "{v1002}": "노드", "{v1003}": "BERT"}
@@ -88,18 +91,23 @@ def test_language_column_keeps_the_rows_for_the_jobs_target() -> None:
 
 def test_a_row_for_the_target_beats_a_row_for_every_target() -> None:
     glossary = Glossary.parse("graph,Graph\ngraph,그래프,ko\n")
-    assert glossary.matcher("en", "ko").protect("graph")[1] == {"{v1001}": "그래프"}
-    assert glossary.matcher("en", "de").protect("graph")[1] == {"{v1001}": "Graph"}
+    assert glossary.matcher(EN, KO).protect("graph")[1] == {"{v1001}": "그래프"}
+    assert glossary.matcher(Language.parse("en"), Language.parse("de")).protect("graph")[1] == {
+        "{v1001}": "Graph"
+    }
 
 
 def test_a_pdf2zh_next_glossary_reads_as_it_is() -> None:
     glossary = Glossary.parse("source,target,tgt_lng\ngraph,그래프,ko\nedge,边,zh-CN\n")
-    assert glossary.entries == (Entry("graph", "그래프", "ko"), Entry("edge", "边", "zh-Hans"))
+    assert glossary.entries == (
+        Entry("graph", "그래프", Language.parse("ko")),
+        Entry("edge", "边", Language.parse("zh-Hans")),
+    )
 
 
 def test_a_header_of_language_codes_names_the_target_of_its_rows() -> None:
     glossary = Glossary.parse("en,ko\ngraph,그래프\n")
-    assert glossary.entries == (Entry("graph", "그래프", "ko"),)
+    assert glossary.entries == (Entry("graph", "그래프", Language.parse("ko")),)
     assert protect(glossary, "graph", tgt="ja") == "graph"
 
 
@@ -169,7 +177,7 @@ def test_an_acronym_matches_as_written_not_the_word_it_spells() -> None:
 
 def test_longest_term_first() -> None:
     glossary = Glossary.parse("graph,그래프\nliterature graph,문헌 그래프\nliterature,문헌\n")
-    text, terms = glossary.matcher("en", "ko").protect("the literature graph of the literature")
+    text, terms = glossary.matcher(EN, KO).protect("the literature graph of the literature")
     assert text == "the {v1002} of the {v1003}"
     assert terms == {"{v1002}": "문헌 그래프", "{v1003}": "문헌"}
 
@@ -204,7 +212,7 @@ def test_cjk_sources_need_no_word_boundaries() -> None:
 
 def test_formula_placeholders_are_left_alone() -> None:
     glossary = Glossary.parse("v1,vee one\nmodel,모델\n")
-    text, terms = glossary.matcher("en", "ko").protect("a {v1} model v1")
+    text, terms = glossary.matcher(EN, KO).protect("a {v1} model v1")
     assert text == "a {v1} {v1002} {v1001}"
     assert terms == {"{v1002}": "모델", "{v1001}": "vee one"}
 
@@ -215,7 +223,7 @@ def test_formula_placeholders_are_left_alone() -> None:
 def test_the_target_term_comes_back_as_text_beside_the_formulas() -> None:
     glossary = Glossary.parse(KO_TERMS)
     source = paragraph("The literature graph has {v1} nodes.", {"{v1}": "10⁶"})
-    [protected] = glossary.apply([source], "en", "ko")
+    [protected] = glossary.apply([source], EN, KO)
     assert protected.text == "The {v1002} has {v1} nodes."
     assert protected.placeholders == {"{v1}": "10⁶", "{v1002}": "문헌 그래프"}
     translated = restore(pseudo_translate(protected.text, "ko"), protected)
@@ -228,20 +236,22 @@ def test_the_target_term_comes_back_as_text_beside_the_formulas() -> None:
 def test_korean_particles_agree_with_the_term_the_model_never_saw() -> None:
     glossary = Glossary.parse("literature graph,문헌 그래프\nlearning,학습\nSeoul,서울\n")
     [protected] = glossary.apply(
-        [paragraph("The literature graph, learning and Seoul.")], "en", "ko"
+        [paragraph("The literature graph, learning and Seoul.")],
+        Language.parse("en"),
+        Language.parse("ko"),
     )
     # What a model writes after a placeholder it cannot read: particles chosen blind.
     answer = "{v1001}은 {v1002}를 {v1003}으로 잇고, {v1001}이다. {v1002}는 {v1002}로서."
-    restored = glossary.restore(restore(answer, protected), protected, "ko")
+    restored = glossary.restore(restore(answer, protected), protected, Language.parse("ko"))
     assert restored == "문헌 그래프는 학습을 서울로 잇고, 문헌 그래프이다. 학습은 학습으로서."
     # Only Korean has them; a term that is not Hangul is left as the model wrote it.
-    assert glossary.restore("문헌 그래프은", protected, "ja") == "문헌 그래프은"
+    assert glossary.restore("문헌 그래프은", protected, Language.parse("ja")) == "문헌 그래프은"
     assert particles_agree("BERT은 좋다", ["BERT"]) == "BERT은 좋다"
 
 
 def test_a_paragraph_without_a_term_is_untouched() -> None:
     source = paragraph("Nothing to see here.")
-    assert Glossary.parse(KO_TERMS).apply([source], "en", "ko")[0] is source
+    assert Glossary.parse(KO_TERMS).apply([source], EN, KO)[0] is source
 
 
 # --- the cache key ---------------------------------------------------------------------------
@@ -251,12 +261,12 @@ def test_the_key_covers_the_terms_of_the_text_and_only_those() -> None:
     old = Glossary.parse(KO_TERMS)
     new = Glossary.parse(KO_TERMS.replace("문헌 그래프", "학술 그래프"))
     plain = "Nothing to see here."
-    assert old.key_text(plain, "en", "ko") == plain  # the same key as without a glossary
+    assert old.key_text(plain, EN, KO) == plain  # the same key as without a glossary
     both = protect(old, "Semantic Scholar and its literature graph")
     only_first = protect(old, "Semantic Scholar alone")
-    assert old.key_text(both, "en", "ko") != new.key_text(both, "en", "ko")
-    assert old.key_text(only_first, "en", "ko") == new.key_text(only_first, "en", "ko")
-    assert "시맨틱 스칼라" in old.key_text(only_first, "en", "ko")
+    assert old.key_text(both, EN, KO) != new.key_text(both, EN, KO)
+    assert old.key_text(only_first, EN, KO) == new.key_text(only_first, EN, KO)
+    assert "시맨틱 스칼라" in old.key_text(only_first, EN, KO)
 
 
 def test_only_terms() -> None:
@@ -276,7 +286,12 @@ async def test_a_cell_of_terms_only_is_not_sent(
     translator = translator_for(settings, fake.base_url)
     try:
         result = await translator.translate(
-            TranslationRequest(pdf=paper, source_lang="en", target_lang="ko", glossary=glossary)
+            TranslationRequest(
+                pdf=paper,
+                source_lang=Language.parse("en"),
+                target_lang=Language.parse("ko"),
+                glossary=glossary,
+            )
         )
     finally:
         await translator.aclose()
@@ -299,8 +314,8 @@ def test_a_requests_rows_replace_the_servers_for_the_same_term() -> None:
     assert merged is not None
     # In the replaced row's place: the rows after it keep their placeholders (and cache keys).
     assert merged.entries == (
-        Entry("Graph", "도표", "ko"),
-        Entry("graph", "グラフ", "ja"),
+        Entry("Graph", "도표", Language.parse("ko")),
+        Entry("graph", "グラフ", Language.parse("ja")),
         Entry("node", "노드"),
         Entry("edge", "간선"),
     )
@@ -317,7 +332,12 @@ def test_the_request_field_is_parsed_and_bounded() -> None:
     def parse(**fields: str) -> PluginRequest:
         body = plugin_body(pdf, "p.pdf", **fields)
         return parse_request(
-            Operation.TRANSLATE, body, {}, default_source="en", default_target="ko", max_bytes=10**8
+            Operation.TRANSLATE,
+            body,
+            {},
+            default_source=Language.parse("en"),
+            default_target=Language.parse("ko"),
+            max_bytes=10**8,
         )
 
     request = parse(glossary="graph,그래프\n")

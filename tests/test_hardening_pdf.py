@@ -20,6 +20,7 @@ from common.errors import (
     PDFProcessingError,
     PDFTooComplexError,
 )
+from common.language import Language
 from common.settings import Settings
 from tests.helpers.server import (
     RunningServer,
@@ -127,7 +128,7 @@ async def test_running_out_of_memory_is_named_even_when_the_engine_wraps_it() ->
 async def test_the_worker_refuses_a_hostile_page_under_the_default_limits() -> None:
     async with PdfWorker() as worker:
         with pytest.raises(PDFTooComplexError, match="ZT_PDF_MAX_PAGE_SPANS"):
-            await worker.open(tiny_spans_pdf(1, 60_000), None, None, False, "ko")
+            await worker.open(tiny_spans_pdf(1, 60_000), None, None, False, Language.parse("ko"))
 
 
 async def _never_ready(_: object) -> None:
@@ -139,7 +140,11 @@ async def test_a_paper_with_nothing_to_translate_says_so(settings: Settings) -> 
     try:
         with pytest.raises(NothingToTranslateError, match="nothing to translate"):
             await translator.translate(
-                TranslationRequest(pdf=page_number_only_pdf(), source_lang="en", target_lang="ko")
+                TranslationRequest(
+                    pdf=page_number_only_pdf(),
+                    source_lang=Language.parse("en"),
+                    target_lang=Language.parse("ko"),
+                )
             )
     finally:
         await translator.aclose()

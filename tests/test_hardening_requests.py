@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from common.errors import InputError, RequestShapeError
+from common.language import Language
 from common.settings import Settings
 from tests.helpers.server import (
     RunningServer,
@@ -55,8 +56,8 @@ def test_every_plugin_generation_body_is_accepted(fields: dict[str, Any]) -> Non
         Operation.TRANSLATE,
         body,
         {},
-        default_source="en",
-        default_target="ko",
+        default_source=Language.parse("en"),
+        default_target=Language.parse("ko"),
         max_bytes=10**7,
     )
     assert request.file_name == "paper.pdf" and request.pdf.startswith(b"%PDF")

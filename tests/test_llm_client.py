@@ -11,12 +11,15 @@ import httpx
 import pytest
 
 from common.errors import LLMError, LLMUnavailableError, UnsupportedLanguageError
+from common.language import Language
 from common.settings import load_settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.net import free_port
 from tests.helpers.vllm import DEFAULT_MODEL, FakeVLLMFactory, FakeVLLMProcess
 from translation.model import prompts
 from translation.model.llm import LLMClient, readiness_probe
+
+EN, KO = Language.parse("en"), Language.parse("ko")
 
 PAPER = (
     "Transformers replaced recurrence with attention {v1}. The encoder maps an input sequence "
@@ -57,7 +60,9 @@ async def test_translates_with_the_translategemma_content_part(
 ) -> None:
     server = fake_vllm.start()
     async with make_client(server) as client:
-        answer = await client.translate("Attention is all you need {v1}.", "en-US", "zh-CN")
+        answer = await client.translate(
+            "Attention is all you need {v1}.", Language.parse("en-US"), Language.parse("zh-CN")
+        )
     assert answer == pseudo_translate("Attention is all you need {v1}.", "zh-Hans")
     (entry,) = server.requests()
     assert (entry["source_lang"], entry["target_lang"]) == ("en", "zh-Hans")
@@ -72,32 +77,28 @@ async def test_unsupported_language_fails_before_any_request(
     server = fake_vllm.start()
     async with make_client(server) as client:
         with pytest.raises(UnsupportedLanguageError):
-            await client.translate("Hello.", "en", "tlh")
+            await client.translate("Hello.", Language.parse("en"), Language.parse("tlh"))
     assert posts(server) == 0
 
 
 async def test_blank_text_needs_no_request(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start()
     async with make_client(server) as client:
-        assert await client.translate("  \n ", "en", "ko") == ""
+        assert await client.translate("  \n ", EN, KO) == ""
     assert posts(server) == 0
 
 
 async def test_server_errors_are_retried_until_success(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start("--fake-fail-first", "2")
     async with make_client(server) as client:
-        assert await client.translate("Retry me.", "en", "ko") == pseudo_translate(
-            "Retry me.", "ko"
-        )
+        assert await client.translate("Retry me.", EN, KO) == pseudo_translate("Retry me.", "ko")
     assert [e["status"] for e in server.requests()] == [500, 500, 200]
 
 
 async def test_rate_limits_are_retried(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start("--fake-fail-first", "1", "--fake-fail-status", "429")
     async with make_client(server) as client:
-        assert await client.translate("Slow down.", "en", "ko") == pseudo_translate(
-            "Slow down.", "ko"
-        )
+        assert await client.translate("Slow down.", EN, KO) == pseudo_translate("Slow down.", "ko")
     assert [e["status"] for e in server.requests()] == [429, 200]
 
 
@@ -107,7 +108,7 @@ async def test_persistent_500_gives_up_after_max_attempts_with_llm_error(
     server = fake_vllm.start("--fake-fail-every", "1")
     async with make_client(server, max_attempts=3) as client:
         with pytest.raises(LLMError) as info:
-            await client.translate("Never works.", "en", "ko")
+            await client.translate("Never works.", EN, KO)
     assert not isinstance(info.value, LLMUnavailableError)
     assert "HTTP 500" in str(info.value) and "3 attempts" in str(info.value)
     assert len(server.requests()) == 3
@@ -117,7 +118,7 @@ async def test_persistent_503_means_unavailable(fake_vllm: FakeVLLMFactory) -> N
     server = fake_vllm.start("--fake-fail-every", "1", "--fake-fail-status", "503")
     async with make_client(server, max_attempts=2) as client:
         with pytest.raises(LLMUnavailableError):
-            await client.translate("Engine dead.", "en", "ko")
+            await client.translate("Engine dead.", EN, KO)
     assert len(server.requests()) == 2
 
 
@@ -128,7 +129,7 @@ async def test_refused_connections_fail_within_the_deadline() -> None:
     started = time.monotonic()
     async with client:
         with pytest.raises(LLMUnavailableError) as info:
-            await client.translate("Anyone there?", "en", "ko")
+            await client.translate("Anyone there?", EN, KO)
     elapsed = time.monotonic() - started
     assert elapsed < deadline_s + 2.0  # without the deadline: 1000 attempts, ~50 s
     assert "not answering" in str(info.value) and "cannot connect" in str(info.value)
@@ -138,14 +139,14 @@ async def test_a_hanging_server_times_out_as_unavailable(fake_vllm: FakeVLLMFact
     server = fake_vllm.start("--fake-latency-ms", "3000")
     async with make_client(server, timeout_s=0.3, max_attempts=2) as client:
         with pytest.raises(LLMUnavailableError) as info:
-            await client.translate("Too slow.", "en", "ko")
+            await client.translate("Too slow.", EN, KO)
     assert "timed out" in str(info.value)
 
 
 async def test_too_long_paragraph_is_split_at_sentences(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start(max_model_len=200)
     async with make_client(server) as client:
-        answer = await client.translate(PAPER, "en", "ko")
+        answer = await client.translate(PAPER, EN, KO)
     assert answer == pseudo_translate(PAPER, "ko")
     pieces = server.texts()
     assert len(pieces) >= 2
@@ -162,7 +163,7 @@ async def test_a_single_sentence_too_long_for_the_context_is_a_clear_error(
     sentence = "This sentence " + "goes on and on " * 60 + "without end."
     async with make_client(server) as client:
         with pytest.raises(LLMError) as info:
-            await client.translate(sentence, "en", "ko")
+            await client.translate(sentence, EN, KO)
     message = str(info.value)
     assert "single sentence" in message
     assert "maximum context length is 200 tokens" in message
@@ -177,7 +178,7 @@ async def test_max_tokens_shrinks_to_the_room_the_server_reports(
     text = "Short enough to fit in the context window of this model."
     server = fake_vllm.start(max_model_len=180)
     async with make_client(server) as client:
-        assert await client.translate(text, "en", "ko") == pseudo_translate(text, "ko")
+        assert await client.translate(text, EN, KO) == pseudo_translate(text, "ko")
     (entry,) = server.requests()
     assert entry["text"] == text
     assert entry["max_tokens"] < 2 * prompts.estimate_tokens(text) + 64
@@ -187,7 +188,7 @@ async def test_max_tokens_shrinks_to_the_room_the_server_reports(
 async def test_think_blocks_are_stripped(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start("--fake-think")
     async with make_client(server) as client:
-        answer = await client.translate("Think first.", "en", "ko")
+        answer = await client.translate("Think first.", EN, KO)
     assert answer == pseudo_translate("Think first.", "ko")
     assert "think" not in answer
 
@@ -195,7 +196,7 @@ async def test_think_blocks_are_stripped(fake_vllm: FakeVLLMFactory) -> None:
 async def test_an_empty_answer_is_retried_once(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start("--fake-empty-first", "1")
     async with make_client(server) as client:
-        assert await client.translate("Say something.", "en", "ko") == pseudo_translate(
+        assert await client.translate("Say something.", EN, KO) == pseudo_translate(
             "Say something.", "ko"
         )
     assert len(server.requests()) == 2
@@ -205,7 +206,7 @@ async def test_two_empty_answers_are_an_error(fake_vllm: FakeVLLMFactory) -> Non
     server = fake_vllm.start("--fake-empty-first", "5", "--fake-think")
     async with make_client(server) as client:
         with pytest.raises(LLMError, match="empty answer"):
-            await client.translate("Say something.", "en", "ko")
+            await client.translate("Say something.", EN, KO)
     assert len(server.requests()) == 2
 
 
@@ -213,7 +214,7 @@ async def test_a_runaway_answer_is_split_then_fails_clearly(fake_vllm: FakeVLLMF
     server = fake_vllm.start("--fake-runaway")
     async with make_client(server) as client:
         with pytest.raises(LLMError, match="cut off"):
-            await client.translate("One sentence. Another sentence.", "en", "ko")
+            await client.translate("One sentence. Another sentence.", EN, KO)
     assert server.texts() == [
         "One sentence. Another sentence.",
         "One sentence.",
@@ -224,7 +225,7 @@ async def test_a_bad_api_key_fails_at_once_with_what_to_fix(fake_vllm: FakeVLLMF
     server = fake_vllm.start(api_key="right-key")
     async with make_client(server, api_key="wrong-key") as client:
         with pytest.raises(LLMError) as info:
-            await client.translate("Let me in.", "en", "ko")
+            await client.translate("Let me in.", EN, KO)
     assert not isinstance(info.value, LLMUnavailableError)
     assert "API key" in str(info.value) and "ZT_LLM_API_KEY" in str(info.value)
     assert posts(server) == 1
@@ -233,9 +234,7 @@ async def test_a_bad_api_key_fails_at_once_with_what_to_fix(fake_vllm: FakeVLLMF
 async def test_the_right_api_key_is_sent(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start(api_key="right-key")
     async with make_client(server) as client:
-        assert await client.translate("Let me in.", "en", "ko") == pseudo_translate(
-            "Let me in.", "ko"
-        )
+        assert await client.translate("Let me in.", EN, KO) == pseudo_translate("Let me in.", "ko")
 
 
 async def test_a_model_the_server_does_not_serve_fails_at_once(
@@ -244,7 +243,7 @@ async def test_a_model_the_server_does_not_serve_fails_at_once(
     server = fake_vllm.start()
     async with make_client(server, model="google/translategemma-4b-it") as client:
         with pytest.raises(LLMError) as info:
-            await client.translate("Who are you?", "en", "ko")
+            await client.translate("Who are you?", EN, KO)
     message = str(info.value)
     assert "'google/translategemma-4b-it'" in message
     assert "does not exist" in message and "ZT_LLM_MODEL" in message
@@ -257,8 +256,12 @@ async def test_old_vllm_without_content_keys_falls_back_to_completions(
     """vLLM before PR #41599 drops source/target codes: render the prompt ourselves."""
     server = fake_vllm.start("--fake-drop-lang-codes")
     async with make_client(server) as client:
-        first = await client.translate("First paragraph.", "en", "ja")
-        second = await client.translate("Second paragraph.", "en", "ja")
+        first = await client.translate(
+            "First paragraph.", Language.parse("en"), Language.parse("ja")
+        )
+        second = await client.translate(
+            "Second paragraph.", Language.parse("en"), Language.parse("ja")
+        )
     assert first == pseudo_translate("First paragraph.", "ja")
     assert second == pseudo_translate("Second paragraph.", "ja")
     assert posts(server) == 1  # the rejected one; afterwards straight to /v1/completions
@@ -290,7 +293,7 @@ async def test_readiness_probe_asks_one_token_the_way_translations_are_sent(
 async def test_chat_format_for_a_general_model(fake_vllm: FakeVLLMFactory) -> None:
     server = fake_vllm.start(model="Qwen/Qwen3-8B")
     async with make_client(server, prompt_format="chat") as client:
-        answer = await client.translate("Keep {v1} as is.", "en", "ko")
+        answer = await client.translate("Keep {v1} as is.", EN, KO)
     assert answer == pseudo_translate("Keep {v1} as is.", "ko")
     (entry,) = server.requests()
     assert entry["target_lang"] == "ko" and entry["temperature"] == 0
@@ -305,7 +308,9 @@ async def test_from_settings_and_a_shared_http_client(
     )
     async with httpx.AsyncClient() as http:
         client = LLMClient.from_settings(configured, http_client=http)
-        answer = await client.translate("Hello world.", "en", configured.target_lang)
+        answer = await client.translate(
+            "Hello world.", Language.parse("en"), configured.target_lang
+        )
         await client.aclose()
         assert not http.is_closed  # the caller's client stays usable
     assert answer == pseudo_translate("Hello world.", "de")
@@ -313,7 +318,9 @@ async def test_from_settings_and_a_shared_http_client(
 
 async def test_cache_key_normalizes_language_codes() -> None:
     async with make_client() as client:
-        assert client.cache_key("x", "en-US", "zh-CN") == client.cache_key("x", "en", "zh-Hans")
-        key = client.cache_key("x", "en", "ko")
+        assert client.cache_key(
+            "x", Language.parse("en-US"), Language.parse("zh-CN")
+        ) == client.cache_key("x", Language.parse("en"), Language.parse("zh-Hans"))
+        key = client.cache_key("x", EN, KO)
     assert key.prompt == prompts.prompt_version("translategemma")
     assert key.model == DEFAULT_MODEL

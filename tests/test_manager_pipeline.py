@@ -16,6 +16,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from common.language import Language
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.manager import Recorder, Rig
 from translation.pipeline import Translator
@@ -71,7 +72,10 @@ async def test_vllm_killed_mid_paper_restarts_once_and_nothing_is_paid_twice(rig
     try:
         async with manager.work():
             result = await asyncio.wait_for(
-                translator.translate(TranslationRequest(paper, "en", "ko"), progress), 60
+                translator.translate(
+                    TranslationRequest(paper, Language.parse("en"), Language.parse("ko")), progress
+                ),
+                60,
             )
     finally:
         await translator.aclose()

@@ -18,6 +18,7 @@ import pymupdf
 import pytest
 
 from common.errors import NoTextLayerError, PDFProcessingError
+from common.language import Language
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.ocr import needs_ocr, ocr_missing
@@ -92,10 +93,10 @@ def test_a_page_is_scanned_when_an_image_covers_it_and_it_has_no_text() -> None:
 
 
 def test_languages_map_to_tesseract_names() -> None:
-    assert tesseract_language("en") == "eng"
-    assert tesseract_language("zh-CN") == "chi_sim"
-    assert tesseract_language("ko-KR") == "kor"
-    assert tesseract_language("ja") == "jpn"
+    assert tesseract_language(Language.parse("en")) == "eng"
+    assert tesseract_language(Language.parse("zh-CN")) == "chi_sim"
+    assert tesseract_language(Language.parse("ko-KR")) == "kor"
+    assert tesseract_language(Language.parse("ja")) == "jpn"
 
 
 def test_the_missing_data_error_names_the_debian_packages() -> None:
@@ -299,7 +300,7 @@ def test_missing_language_data_names_the_package(corpus_dir: Path) -> None:
         pytest.skip("German Tesseract data is installed here")
     data = _pages(_paper(corpus_dir, "10"), (0,))
     with pytest.raises(OcrUnavailableError, match="tesseract-ocr tesseract-ocr-deu"):
-        open_document(data, ocr=OcrOptions(language="de"))
+        open_document(data, ocr=OcrOptions(language=Language.parse("de")))
 
 
 @needs_ocr("en")
@@ -310,7 +311,7 @@ def test_the_worker_reads_scanned_pages_under_a_time_limit_per_page(corpus_dir: 
         async with PdfWorker(config) as worker:
             await worker.inspect(data, None, OcrOptions())
             ocr = OcrOptions(dpi=150)
-            count, extracted = await worker.open(data, None, None, True, "ko", ocr)
+            count, extracted = await worker.open(data, None, None, True, Language.parse("ko"), ocr)
             return len(extracted.paragraphs)
 
     assert asyncio.run(run(WorkerConfig())) > 10

@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 
 from common.errors import PDFProcessingError, PDFTooComplexError
+from common.language import Language
 from tests.helpers.ocr import needs_ocr
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
 from translation.worker import PdfWorker, WorkerConfig
@@ -54,7 +55,9 @@ async def test_a_scan_over_the_ocr_time_in_all_is_stopped_naming_the_setting(
     config = WorkerConfig(ocr_max_seconds=0.01)
     async with PdfWorker(config) as worker:
         with pytest.raises(PDFProcessingError, match=r"in all \(ZT_OCR_MAX_SECONDS\)"):
-            await worker.open(data, None, None, True, "ko", OcrOptions(dpi=150), seen.append)
+            await worker.open(
+                data, None, None, True, Language.parse("ko"), OcrOptions(dpi=150), seen.append
+            )
         assert worker.pid is None  # stopped
     assert seen == [OcrTurn(page=0, nth=1, of=2)]
 
@@ -69,4 +72,4 @@ async def test_ocr_over_the_worker_memory_limit_is_named_as_that_limit(corpus_di
     async with PdfWorker(WorkerConfig(memory_mb=opened + 150)) as worker:
         await worker.inspect(data, None, OcrOptions())
         with pytest.raises(PDFProcessingError, match="ZT_PDF_WORKER_MEMORY_MB"):
-            await worker.open(data, None, None, True, "ko", OcrOptions(dpi=1200))
+            await worker.open(data, None, None, True, Language.parse("ko"), OcrOptions(dpi=1200))

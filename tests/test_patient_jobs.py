@@ -23,6 +23,7 @@ import pytest
 from pydantic import SecretStr
 
 from common.errors import GPUBusyError
+from common.language import Language
 from common.progress import ProgressSink, Stage, ignore_progress
 from common.settings import Settings
 from tests.helpers.browser import BROWSER_MARKS, launch
@@ -255,7 +256,12 @@ async def test_a_paper_waits_for_the_gpu_with_no_pdf_worker_open(
     gate = GateThatWaits(open_workers)
     try:
         result = await translator.translate(
-            TranslationRequest(pdf=make_paper(), source_lang="en", target_lang="ko", dual=False),
+            TranslationRequest(
+                pdf=make_paper(),
+                source_lang=Language.parse("en"),
+                target_lang=Language.parse("ko"),
+                dual=False,
+            ),
             ensure_ready=gate,
         )
     finally:

@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 
 from common.errors import LLMError
+from common.language import Language
 from common.progress import Progress, Stage
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.vllm import FakeVLLMFactory
@@ -42,7 +43,12 @@ async def test_pages_are_typeset_while_others_translate(
     events: list[Progress] = []
     try:
         result = await translator.translate(
-            TranslationRequest(pdf=paper, source_lang="en", target_lang="ko", dual=False),
+            TranslationRequest(
+                pdf=paper,
+                source_lang=Language.parse("en"),
+                target_lang=Language.parse("ko"),
+                dual=False,
+            ),
             events.append,
         )
     finally:
@@ -65,7 +71,9 @@ async def test_second_run_is_all_cache_and_same_output(
 ) -> None:
     fake = fake_vllm_factory.start()
     paper = make_paper(tmp_path / "paper.pdf", pages=2).read_bytes()
-    request = TranslationRequest(pdf=paper, source_lang="en", target_lang="ko")
+    request = TranslationRequest(
+        pdf=paper, source_lang=Language.parse("en"), target_lang=Language.parse("ko")
+    )
     translator = translator_for(settings, fake.base_url)
     try:
         first = await translator.translate(request)
@@ -88,7 +96,9 @@ async def test_llm_failure_fails_the_job_and_keeps_what_was_paid_for(
     try:
         with pytest.raises(LLMError):
             await translator.translate(
-                TranslationRequest(pdf=paper, source_lang="en", target_lang="ko")
+                TranslationRequest(
+                    pdf=paper, source_lang=Language.parse("en"), target_lang=Language.parse("ko")
+                )
             )
         answered = fake.requests(status=200)
     finally:

@@ -1,70 +1,18 @@
-"""Pure prompt building: language codes, message shapes, rendering, think stripping, splitting."""
+"""Pure prompt building: message shapes, rendering, think stripping, splitting."""
 
 from __future__ import annotations
 
 import pytest
 
-from common.errors import UnsupportedLanguageError
+from common.language import Language
 from common.settings import PromptFormat
 from translation.model import prompts
 
 
-@pytest.mark.parametrize(
-    ("given", "sent"),
-    [
-        ("zh-CN", "zh-Hans"),
-        ("zh", "zh-Hans"),
-        ("zh-Hans", "zh-Hans"),
-        ("zh_CN", "zh-Hans"),
-        ("ZH-hans", "zh-Hans"),
-        ("zh-TW", "zh-Hant"),
-        ("zh-HK", "zh-Hant"),
-        ("zh-Hant", "zh-Hant"),
-        ("ko", "ko"),
-        ("ko-KR", "ko"),
-        ("ja", "ja"),
-        ("en", "en"),
-        ("en-US", "en"),
-        ("en-GB", "en"),
-        ("de", "de"),
-        ("de-DE", "de"),
-        ("pt-BR", "pt"),
-        ("fr-CA", "fr"),
-        ("nb", "no"),
-        ("tl", "fil"),
-        ("fil-PH", "fil"),
-        (" ko ", "ko"),
-    ],
-)
-def test_language_codes_map_to_the_models_codes(given: str, sent: str) -> None:
-    assert prompts.model_language_code(given) == sent
-
-
-@pytest.mark.parametrize("code", ["xx", "klingon", "", "zh-XX", "en-", "tlh", "eo"])
-def test_unknown_language_is_a_clear_error(code: str) -> None:
-    with pytest.raises(UnsupportedLanguageError) as info:
-        prompts.model_language_code(code)
-    assert repr(code.strip()) in str(info.value)
-    assert "ko" in str(info.value)  # the message lists what is supported
-
-
-def test_the_map_covers_55_languages_of_the_model_card() -> None:
-    # 52 distinct languages: English, the 50 WMT24++ targets with Chinese in two scripts, and
-    # Icelandic (WMT24). Regional variants of the 55 locales collapse to their language.
-    assert len(prompts.LANGUAGES) == 52
-    assert {"en", "ko", "ja", "zh-Hans", "zh-Hant", "de", "fr", "es", "is"} <= set(
-        prompts.LANGUAGES
-    )
-
-
-def test_language_names() -> None:
-    assert prompts.language_name("ko-KR") == "Korean"
-    assert prompts.language_name("zh-TW") == "Chinese (Traditional)"
-    assert prompts.language_name("en") == "English"
-
-
 def test_translategemma_message_is_one_user_turn_with_one_content_part() -> None:
-    messages = prompts.translategemma_messages("Hello {v1}.", "en-US", "zh-CN")
+    messages = prompts.translategemma_messages(
+        "Hello {v1}.", Language.parse("en-US"), Language.parse("zh-CN")
+    )
     assert messages == [
         {
             "role": "user",
@@ -81,7 +29,7 @@ def test_translategemma_message_is_one_user_turn_with_one_content_part() -> None
 
 
 def test_chat_messages_have_instructions_in_the_system_turn_and_only_the_text_as_user() -> None:
-    messages = prompts.chat_messages("Hello {v1}.", "en", "ko")
+    messages = prompts.chat_messages("Hello {v1}.", Language.parse("en"), Language.parse("ko"))
     assert [m["role"] for m in messages] == ["system", "user"]
     assert messages[1]["content"] == "Hello {v1}."
     system = messages[0]["content"]
@@ -91,7 +39,9 @@ def test_chat_messages_have_instructions_in_the_system_turn_and_only_the_text_as
 
 
 def test_rendered_prompt_matches_the_template_and_has_no_bos() -> None:
-    rendered = prompts.render_translategemma("  Hello world.  ", "en", "ko")
+    rendered = prompts.render_translategemma(
+        "  Hello world.  ", Language.parse("en"), Language.parse("ko")
+    )
     assert not rendered.startswith("<bos>")
     assert rendered.startswith(
         "<start_of_turn>user\nYou are a professional English (en) to Korean (ko) translator."
@@ -158,6 +108,6 @@ def test_cjk_sentences_split_without_spaces() -> None:
 
 
 def test_join_pieces_uses_no_space_for_chinese_and_japanese() -> None:
-    assert prompts.join_pieces("가.", "나.", "ko") == "가. 나."
-    assert prompts.join_pieces("一。", "二。", "zh-CN") == "一。二。"
-    assert prompts.join_pieces("あ。", "い。", "ja") == "あ。い。"
+    assert prompts.join_pieces("가.", "나.", Language.parse("ko")) == "가. 나."
+    assert prompts.join_pieces("一。", "二。", Language.parse("zh-CN")) == "一。二。"
+    assert prompts.join_pieces("あ。", "い。", Language.parse("ja")) == "あ。い。"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from common.language import Language
 from common.settings import load_settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.vllm import FakeVLLMFactory
@@ -55,8 +56,8 @@ def test_a_sentence_over_the_budget_goes_whole() -> None:
 
 
 def test_answers_are_joined_with_a_space_but_not_in_chinese_or_japanese() -> None:
-    assert join_answers(["Eins.", "Zwei."], "de") == "Eins. Zwei."
-    assert join_answers(["一。", "二。"], "zh-Hans") == "一。二。"
+    assert join_answers(["Eins.", "Zwei."], Language.parse("de")) == "Eins. Zwei."
+    assert join_answers(["一。", "二。"], Language.parse("zh-Hans")) == "一。二。"
 
 
 async def test_the_client_sends_an_over_budget_paragraph_as_whole_sentences(
@@ -67,7 +68,7 @@ async def test_the_client_sends_an_over_budget_paragraph_as_whole_sentences(
         data_dir=tmp_path, llm_base_url=server.base_url, llm_api_key="k", request_max_tokens=64
     )
     async with LLMClient.from_settings(settings) as client:
-        answer = await client.translate(PAPER, "en", "ko")
+        answer = await client.translate(PAPER, Language.parse("en"), Language.parse("ko"))
     assert answer == pseudo_translate(PAPER, "ko")
     sent = server.texts()
     assert len(sent) >= 2 and len(server.requests()) == len(sent)  # none rejected, none split

@@ -24,6 +24,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
 from common.errors import InputError, LLMError, LLMUnavailableError
+from common.language import Language
 from common.progress import Stage
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.net import free_port
@@ -390,7 +391,7 @@ async def test_every_request_counts_once_by_outcome_with_the_tokens_vllm_reporte
     runaway answer (cut off, then given up on), and a server that is not there."""
     small = fake_vllm_factory.start(max_model_len=200)
     async with client_for(small.base_url, small.model) as client:
-        await client.translate(LONG, "en", "ko")
+        await client.translate(LONG, Language.parse("en"), Language.parse("ko"))
     stats = client.stats
     assert stats.requests[outcomes.TOO_LONG] >= 1
     assert stats.requests[outcomes.OK] == len(small.requests(status=200)) >= 2
@@ -401,20 +402,22 @@ async def test_every_request_counts_once_by_outcome_with_the_tokens_vllm_reporte
 
     empty_once = fake_vllm_factory.start("--fake-empty-first", "1")
     async with client_for(empty_once.base_url) as client:
-        await client.translate("Say something.", "en", "ko")
+        await client.translate("Say something.", Language.parse("en"), Language.parse("ko"))
     assert client.stats.requests == {outcomes.EMPTY: 1, outcomes.OK: 1}
 
     runaway = fake_vllm_factory.start("--fake-runaway")
     async with client_for(runaway.base_url) as client:
         with pytest.raises(LLMError):
-            await client.translate("One sentence. Another sentence.", "en", "ko")
+            await client.translate(
+                "One sentence. Another sentence.", Language.parse("en"), Language.parse("ko")
+            )
     assert client.stats.requests == {outcomes.CUT_OFF: 2}
     assert client.stats.errors == {"LLMError": 1}
     assert client.stats.completion_tokens > 0  # a cut-off answer is paid for too
 
     async with client_for(f"http://127.0.0.1:{free_port()}/v1") as client:
         with pytest.raises(LLMUnavailableError):
-            await client.translate("Anyone there?", "en", "ko")
+            await client.translate("Anyone there?", Language.parse("en"), Language.parse("ko"))
     assert client.stats.requests == {outcomes.CONNECTION: 3}
     assert client.stats.errors == {"LLMUnavailable": 1}
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from common.errors import InputError, TooLargeError
+from common.language import Language
 from zotero_server.http_errors import (
     AlreadyDoneError,
     InvalidNameError,
@@ -47,8 +48,8 @@ def parse(
         op,
         body(**fields),
         headers or {},
-        default_source="en",
-        default_target="ko",
+        default_source=Language.parse("en"),
+        default_target=Language.parse("ko"),
         max_bytes=1_000_000,
     )
 
@@ -151,7 +152,7 @@ def test_outputs_are_named_after_the_original_stem(name: str, stem: str) -> None
 def test_defaults_mono_and_dual_from_settings_languages() -> None:
     req = parse()
     assert req.outputs == (OutputKind.MONO, OutputKind.DUAL)
-    assert (req.source_lang, req.target_lang) == ("en", "ko")
+    assert (req.source_lang, req.target_lang) == (Language.parse("en"), Language.parse("ko"))
     assert req.stem == "paper"
     assert req.pdf == PDF
     assert not req.wants_async
@@ -176,7 +177,7 @@ def test_flat_string_settings_are_honoured() -> None:
         configPath="/etc",
         llm_api={"apiKey": "x"},
     )
-    assert req.target_lang == "ja"
+    assert req.target_lang == Language.parse("ja")
     assert req.outputs == (
         OutputKind.DUAL,
         OutputKind.DUAL_CUT,
@@ -197,7 +198,12 @@ def test_v2_bodies_use_snake_case_and_file_path() -> None:
         "mono_cut": "true",
     }
     req = parse_request(
-        Operation.TRANSLATE, v2, {}, default_source="en", default_target="ko", max_bytes=10**6
+        Operation.TRANSLATE,
+        v2,
+        {},
+        default_source=Language.parse("en"),
+        default_target=Language.parse("ko"),
+        max_bytes=10**6,
     )
     assert req.file_name == "paper one.pdf"
     assert req.skip_last_pages == 1
@@ -262,7 +268,12 @@ def test_bad_language_codes_and_dual_modes() -> None:
 def test_body_must_be_an_object() -> None:
     with pytest.raises(InputError, match="JSON object"):
         parse_request(
-            Operation.TRANSLATE, ["x"], {}, default_source="en", default_target="ko", max_bytes=9
+            Operation.TRANSLATE,
+            ["x"],
+            {},
+            default_source=Language.parse("en"),
+            default_target=Language.parse("ko"),
+            max_bytes=9,
         )
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from common.errors import ConfigError
+from common.language import Language
 from common.settings import ManagerKind, PromptFormat, load_settings
 
 
@@ -13,7 +14,7 @@ def test_defaults_match_the_readme(tmp_path: Path) -> None:
     assert s.llm_base_url == "http://127.0.0.1:8000/v1"
     assert s.llm_model == "google/translategemma-27b-it"
     assert s.prompt_format is PromptFormat.TRANSLATEGEMMA
-    assert (s.source_lang, s.target_lang) == ("en", "ko")
+    assert (s.source_lang, s.target_lang) == (Language.parse("en"), Language.parse("ko"))
     assert s.concurrency == 8
     assert s.manager is ManagerKind.NONE
     assert s.port == 8890
@@ -25,7 +26,7 @@ def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZT_CONCURRENCY", "3")
     monkeypatch.setenv("ZT_LLM_BASE_URL", "http://gpu:8000/v1/")
     s = load_settings()
-    assert s.target_lang == "ja"
+    assert s.target_lang == Language.parse("ja")
     assert s.concurrency == 3
     assert s.llm_base_url == "http://gpu:8000/v1"
 
@@ -36,7 +37,7 @@ def test_toml_file_and_env_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.setenv("ZT_CONFIG", str(cfg))
     monkeypatch.setenv("ZT_CONCURRENCY", "7")
     s = load_settings()
-    assert s.target_lang == "zh-CN"
+    assert s.target_lang == Language.parse("zh-CN")
     assert s.manager is ManagerKind.LOCAL
     assert s.concurrency == 7  # the environment beats the file
 

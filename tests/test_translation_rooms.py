@@ -12,8 +12,6 @@ PACKAGE = ROOT / "translation"
 
 #: Imports across rooms that are allowed although the rule says otherwise, with why.
 EXCEPTIONS = {
-    # OCR names the source language as the model does (a pure code normaliser).
-    ("translation.read.ocr", "translation.model.prompts"),
     # The glossary protects terms in paragraphs the way formulas are protected.
     ("translation.model.glossary", "translation.read.paragraph"),
     ("translation.model.glossary", "translation.read.formulas"),

@@ -22,7 +22,7 @@ import httpx
 
 from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
-from translation.model import glossary, prompts
+from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
@@ -214,13 +214,11 @@ class Translator:
         on_scan: Callable[[], object] | None,
     ) -> TranslationResult:
         started = time.monotonic()
-        # Unknown or identical language codes fail before anything is paid for.
-        source = prompts.model_language_code(request.source_lang)
-        target = prompts.model_language_code(request.target_lang)
-        if source == target:
+        # Identical languages fail before anything is paid for.
+        if request.source_lang == request.target_lang:
             raise InputError(
-                f"source and target language are the same ({request.source_lang} ->"
-                f" {request.target_lang}): nothing to translate"
+                f"source and target language are the same ({request.source_lang.code} ->"
+                f" {request.target_lang.code}): nothing to translate"
             )
 
         async with self.pdf_worker() as worker:
@@ -236,7 +234,7 @@ class Translator:
             paragraphs = extracted.paragraphs
             if request.glossary is not None:  # in a thread: a long one compiles in a second
                 paragraphs = await asyncio.to_thread(
-                    request.glossary.apply, paragraphs, source, target
+                    request.glossary.apply, paragraphs, request.source_lang, request.target_lang
                 )
             if not paragraphs:
                 raise NothingToTranslateError(

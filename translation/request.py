@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from common.language import Language
 from translation.model.glossary import Glossary
 from translation.read.ocr import OcrMode, OcrOptions
 
@@ -21,8 +22,8 @@ class TranslationRequest:
     """One document to translate. ``pages`` are 0-based; None means every page."""
 
     pdf: bytes
-    source_lang: str
-    target_lang: str
+    source_lang: Language
+    target_lang: Language
     password: str | None = None
     pages: tuple[int, ...] | None = None
     include_references: bool = False

@@ -28,6 +28,7 @@ from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.errors import InputError, PDFProcessingError, ZTError
+from common.language import Language
 from translation import pdf
 from translation.outputs import render_dual
 from translation.read.document import open_document
@@ -143,7 +144,7 @@ class PdfWorker:
         password: str | None,
         pages: Sequence[int] | None,
         include_references: bool,
-        target_lang: str,
+        target_lang: Language,
         ocr: OcrOptions | None = None,
         on_ocr: Callable[[OcrTurn], object] | None = None,
     ) -> tuple[int, Segmentation]:
@@ -349,7 +350,7 @@ def _open(
     password: str | None,
     pages: Sequence[int] | None,
     include_references: bool,
-    target_lang: str,
+    target_lang: Language,
     limits: PdfLimits,
     ocr: OcrOptions,
 ) -> tuple[int, Segmentation]:
@@ -363,7 +364,8 @@ def _open(
     extracted = extract_document(
         doc, pages, include_references, limits, ocr, lambda turn, done: _tell(state, turn, done)
     )
-    state.renderer = pdf.MonoRenderer(doc, target_lang, ocr)
+    # Typesetting picks its fonts by the model's code of the language it sets.
+    state.renderer = pdf.MonoRenderer(doc, target_lang.code, ocr)
     return count, extracted
 
 

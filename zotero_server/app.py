@@ -213,8 +213,8 @@ class Services:
             "server": self.status,
             "maxJobs": self.settings.max_jobs,
             "defaults": {
-                "sourceLang": self.settings.source_lang,
-                "targetLang": self.settings.target_lang,
+                "sourceLang": self.settings.source_lang.code,
+                "targetLang": self.settings.target_lang.code,
                 "glossaryTerms": len(self.glossary) if self.glossary else 0,
             },
         }

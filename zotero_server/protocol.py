@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from common.errors import InputError, RequestShapeError, TooLargeError
+from common.language import Language
 from common.settings import mib
 from translation.model.glossary import MAX_REQUEST_BYTES, Entry, Glossary
 from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
@@ -100,8 +101,8 @@ class PluginRequest:
     stem: str
     kind: FileKind
     pdf: bytes
-    source_lang: str
-    target_lang: str
+    source_lang: Language
+    target_lang: Language
     outputs: tuple[OutputKind, ...]
     skip_last_pages: int = 0
     dual_mode: str = "LR"
@@ -134,8 +135,8 @@ class PluginRequest:
             "file_name": self.file_name,
             "stem": self.stem,
             "kind": self.kind.value,
-            "source_lang": self.source_lang,
-            "target_lang": self.target_lang,
+            "source_lang": self.source_lang.code,
+            "target_lang": self.target_lang.code,
             "outputs": [o.value for o in self.outputs],
             "skip_last_pages": self.skip_last_pages,
             "dual_mode": self.dual_mode,
@@ -147,7 +148,10 @@ class PluginRequest:
             "glossary": (
                 None
                 if self.glossary is None
-                else [[e.source, e.target, e.lang] for e in self.glossary.entries]
+                else [
+                    [e.source, e.target, None if e.lang is None else e.lang.code]
+                    for e in self.glossary.entries
+                ]
             ),
             "ocr": self.ocr,
         }
@@ -155,15 +159,17 @@ class PluginRequest:
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> PluginRequest:
         """The request :meth:`to_record` wrote, with an empty ``pdf`` and no password;
-        ``KeyError``/``ValueError`` when the record is not one."""
+        ``KeyError``/``ValueError`` when the record is not one, ``UnsupportedLanguageError``
+        for a language not covered. Languages are stored as the model's codes; older records
+        hold the code the user gave (``zh-CN``), which parses to the same language."""
         return cls(
             operation=Operation(record["operation"]),
             file_name=str(record["file_name"]),
             stem=str(record["stem"]),
             kind=FileKind(record["kind"]),
             pdf=b"",
-            source_lang=str(record["source_lang"]),
-            target_lang=str(record["target_lang"]),
+            source_lang=Language.parse(str(record["source_lang"])),
+            target_lang=Language.parse(str(record["target_lang"])),
             outputs=tuple(OutputKind(o) for o in record["outputs"]),
             skip_last_pages=int(record["skip_last_pages"]),
             dual_mode=str(record["dual_mode"]),
@@ -174,7 +180,10 @@ class PluginRequest:
             glossary=(
                 None
                 if record.get("glossary") is None
-                else Glossary(Entry(str(a), str(b), lang) for a, b, lang in record["glossary"])
+                else Glossary(
+                    Entry(str(a), str(b), None if lang is None else Language.parse(str(lang)))
+                    for a, b, lang in record["glossary"]
+                )
             ),
             ocr=None if record.get("ocr") is None else str(record["ocr"]),
         )
@@ -183,8 +192,8 @@ class PluginRequest:
         """The ``config`` object of the task the plugin and the progress page show."""
         return {
             "operation": self.operation.value,
-            "sourceLang": self.source_lang,
-            "targetLang": self.target_lang,
+            "sourceLang": self.source_lang.code,
+            "targetLang": self.target_lang.code,
             "outputTypes": [o.value for o in self.outputs],
             "skipLastPages": self.skip_last_pages,
             "dualMode": self.dual_mode,
@@ -482,8 +491,8 @@ def parse_request(
     body: Any,
     headers: Mapping[str, str],
     *,
-    default_source: str,
-    default_target: str,
+    default_source: Language,
+    default_target: Language,
     max_bytes: int,
 ) -> PluginRequest:
     """Validate one POST body. ``headers`` keys are lower-case (Starlette's ``Headers`` are)."""
@@ -570,13 +579,15 @@ def ocr_request(body: Mapping[str, Any]) -> str | None:
     return "auto" if parse_bool(auto, True) else "never"
 
 
-def _lang(value: Any, default: str) -> str:
+def _lang(value: Any, default: Language) -> Language:
+    """The language a ``sourceLang``/``targetLang`` field names; unset is ``default``.
+    ``UnsupportedLanguageError`` for a code the model does not cover."""
     if not isinstance(value, str) or not value.strip():
         return default
     code = value.strip()
     if len(code) > 20 or not re.fullmatch(r"[A-Za-z0-9_-]+", code):
         raise InputError(f"unknown language code {code[:20]!r}")
-    return code
+    return Language.parse(code)
 
 
 def pages_to_translate(page_count: int, skip_last_pages: int) -> tuple[int, ...] | None:

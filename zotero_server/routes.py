@@ -25,7 +25,6 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from common.errors import TooLargeError
 from common.settings import mib
-from translation.model import prompts
 from translation.read.ocr import OcrMode, OcrOptions
 from zotero_server import __version__
 from zotero_server.app import STATIC_DIR, Services, job_spec
@@ -168,9 +167,6 @@ async def _submit(
         )
         del body  # the base64 text: a third more than the PDF itself
         pages = None
-        if plugin_request.needs_translation:
-            prompts.model_language_code(plugin_request.source_lang)
-            prompts.model_language_code(plugin_request.target_lang)
         # Bad PDFs get their 400 now, before a job exists, from a worker process (under the
         # PDF limits; the server itself never runs PyMuPDF).
         ocr = OcrOptions(OcrMode(plugin_request.ocr_mode(settings.ocr)), plugin_request.source_lang)

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 
 from common.errors import InputError, TooLargeError
+from common.language import Language
 from common.settings import Settings, mib
 from translation.model import glossary as glossaries
 from translation.pipeline import Translator, inspect_pdf
@@ -48,7 +49,8 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     paper = Path(args.paper)
     data = _read_paper(paper, settings)
     ocr = OcrMode(args.ocr or settings.ocr)
-    source_lang = args.source_lang or settings.source_lang
+    source_lang = Language.parse(args.source_lang) if args.source_lang else settings.source_lang
+    target_lang = Language.parse(args.target_lang) if args.target_lang else settings.target_lang
     page_count = inspect_pdf(data, args.password, OcrOptions(ocr, source_lang))
     pages = tuple(parse_pages(args.pages, page_count)) if args.pages else None
     glossary = glossaries.combine(
@@ -61,7 +63,7 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     request = TranslationRequest(
         pdf=data,
         source_lang=source_lang,
-        target_lang=args.target_lang or settings.target_lang,
+        target_lang=target_lang,
         password=args.password,
         pages=pages,
         include_references=args.include_references,

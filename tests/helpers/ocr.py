@@ -6,15 +6,16 @@ from __future__ import annotations
 import pytest
 
 from common.errors import ZTError
+from common.language import Language
 from translation.read.ocr.languages import debian_packages, tessdata, tesseract_language
 
 
 def ocr_missing(language: str = "en") -> str | None:
     """Why the OCR of ``language`` cannot run here, or None when it can."""
     try:
-        tessdata(language)
+        tessdata(Language.parse(language))
     except ZTError:
-        packages = debian_packages(tesseract_language(language))
+        packages = debian_packages(tesseract_language(Language.parse(language)))
         return f"no Tesseract data for {language!r}: install {packages}"
     return None
 

@@ -36,6 +36,7 @@ from typing import Any
 import httpx
 import pytest
 
+from common.language import Language
 from tests.helpers.net import free_port
 from translation.model.limiter import Limiter
 from translation.model.llm import LLMClient
@@ -232,7 +233,7 @@ async def translate_all(
 
     async def one(text: str) -> str:
         async with limiter.slot():
-            return await client.translate(text, "en", target)
+            return await client.translate(text, Language.parse("en"), Language.parse(target))
 
     async with client:
         return await asyncio.gather(*(one(t) for t in texts))

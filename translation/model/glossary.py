@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from common.errors import ConfigError, InputError, UnsupportedLanguageError
-from translation.model import prompts
+from common.language import Language
 from translation.read.formulas import PLACEHOLDER_RE
 from translation.read.paragraph import Paragraph
 
@@ -84,11 +84,11 @@ _CONSONANT_Y = re.compile(r"[b-df-hj-np-tv-z]y$", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Entry:
-    """One row: ``lang`` is the model's code of the target language it is for, None for all."""
+    """One row: ``lang`` is the target language it is for, None for all."""
 
     source: str
     target: str
-    lang: str | None = None
+    lang: Language | None = None
 
 
 class Glossary:
@@ -98,7 +98,7 @@ class Glossary:
         self.entries: tuple[Entry, ...] = tuple(entries)
         if len(self.entries) > MAX_ENTRIES:
             raise InputError(f"the glossary has {len(self.entries)} entries; at most {MAX_ENTRIES}")
-        self._matchers: dict[tuple[str, str], _Matcher] = {}
+        self._matchers: dict[tuple[Language, Language], _Matcher] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -164,7 +164,7 @@ class Glossary:
     # --- use ---------------------------------------------------------------------------------
 
     def apply(
-        self, paragraphs: Sequence[Paragraph], source_lang: str, target_lang: str
+        self, paragraphs: Sequence[Paragraph], source_lang: Language, target_lang: Language
     ) -> list[Paragraph]:
         """``paragraphs`` with their terms protected: the text to send holds a placeholder for
         each term, and ``placeholders`` maps it to the target term (put back by ``restore``).
@@ -172,11 +172,11 @@ class Glossary:
         matcher = self.matcher(source_lang, target_lang)
         return [matcher.apply(paragraph) for paragraph in paragraphs]
 
-    def restore(self, translation: str, paragraph: Paragraph, target_lang: str) -> str:
+    def restore(self, translation: str, paragraph: Paragraph, target_lang: Language) -> str:
         """``translation`` (placeholders already restored) with the Korean particles after
         each target term made to agree with it: the model saw a placeholder, not the term, so
         it could not know whether "그래프" takes 는 or 은 (see :func:`particles_agree`)."""
-        if prompts.model_language_code(target_lang) != "ko":
+        if not target_lang.is_korean:
             return translation
         terms = [
             value
@@ -185,15 +185,16 @@ class Glossary:
         ]
         return particles_agree(translation, terms) if terms else translation
 
-    def key_text(self, text: str, source_lang: str, target_lang: str) -> str:
+    def key_text(self, text: str, source_lang: Language, target_lang: Language) -> str:
         """What the cache key of ``text`` (as sent) covers: the text, plus the entries of the
         glossary placeholders it holds; ``text`` itself when it holds none."""
         return self.matcher(source_lang, target_lang).key_text(text)
 
-    def matcher(self, source_lang: str, target_lang: str) -> _Matcher:
-        pair = (prompts.model_language_code(source_lang), prompts.model_language_code(target_lang))
+    def matcher(self, source_lang: Language, target_lang: Language) -> _Matcher:
+        pair = (source_lang, target_lang)
         if pair not in self._matchers:
-            self._matchers[pair] = _Matcher(_for_target(self.entries, pair[1]), pair[0] == "en")
+            english = source_lang.code == "en"
+            self._matchers[pair] = _Matcher(_for_target(self.entries, target_lang), english)
         return self._matchers[pair]
 
 
@@ -393,7 +394,7 @@ def _trie(words: Iterable[str]) -> str:
     return "(?:" + build(root) + ")"
 
 
-def _for_target(entries: Sequence[Entry], target: str) -> list[Entry]:
+def _for_target(entries: Sequence[Entry], target: Language) -> list[Entry]:
     """The entries that apply to ``target``; one for the same source term for ``target`` wins
     over one for every language."""
     chosen: dict[str, Entry] = {}
@@ -415,8 +416,8 @@ def _parse(text: str, name: str) -> list[Entry]:
     delimiter = "\t" if "\t" in first and "," not in first else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     entries: list[Entry] = []
-    seen: dict[tuple[str, str | None], tuple[int, str]] = {}
-    default_lang: str | None = None
+    seen: dict[tuple[str, Language | None], tuple[int, str]] = {}
+    default_lang: Language | None = None
     header_done = False
     line = 0
     try:
@@ -449,7 +450,7 @@ def _parse(text: str, name: str) -> list[Entry]:
     return entries
 
 
-def _header(cells: list[str]) -> tuple[bool, str | None]:
+def _header(cells: list[str]) -> tuple[bool, Language | None]:
     """Whether ``cells`` is a header, and the target language it names (or None)."""
     words = [cell.lower() for cell in cells]
     if len(words) not in (2, 3) or (len(words) == 3 and words[2] and words[2] not in _LANG_WORDS):
@@ -458,14 +459,14 @@ def _header(cells: list[str]) -> tuple[bool, str | None]:
         return True, None
     if all(len(word) <= 10 for word in words[:2]):
         try:
-            codes = [prompts.model_language_code(word) for word in words[:2]]
+            languages = [Language.parse(word) for word in words[:2]]
         except UnsupportedLanguageError:
             return False, None
-        return True, codes[1]
+        return True, languages[1]
     return False, None
 
 
-def _entry(cells: list[str], default_lang: str | None, where: str) -> Entry:
+def _entry(cells: list[str], default_lang: Language | None, where: str) -> Entry:
     if len(cells) < 2:
         raise InputError(f"{where}: expected source,target (a comma between the two terms)")
     if len(cells) > 3:
@@ -482,7 +483,7 @@ def _entry(cells: list[str], default_lang: str | None, where: str) -> Entry:
     lang = default_lang
     if len(cells) == 3 and cells[2]:
         try:
-            lang = prompts.model_language_code(cells[2])
+            lang = Language.parse(cells[2])
         except UnsupportedLanguageError as exc:
             raise InputError(f"{where}: {exc}") from None
     return Entry(source, target, lang)

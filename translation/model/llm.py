@@ -33,6 +33,7 @@ import httpx
 import openai
 
 from common.errors import LLMError, LLMUnavailableError
+from common.language import Language
 from common.settings import PromptFormat
 from translation.model import prompts
 from translation.model.cache import CacheKey
@@ -141,25 +142,22 @@ class LLMClient:
             max_request_tokens=settings.request_max_tokens,
         )
 
-    def cache_key(self, text: str, source_lang: str, target_lang: str) -> CacheKey:
-        """The cache key of a translation by this client (language codes normalized)."""
+    def cache_key(self, text: str, source_lang: Language, target_lang: Language) -> CacheKey:
+        """The cache key of a translation by this client (the languages by the model's codes)."""
         return CacheKey(
             model=self.model,
             prompt=prompts.prompt_version(self.prompt_format),
-            source_lang=prompts.model_language_code(source_lang),
-            target_lang=prompts.model_language_code(target_lang),
+            source_lang=source_lang.code,
+            target_lang=target_lang.code,
             text=text,
         )
 
-    async def translate(self, text: str, source_lang: str, target_lang: str) -> str:
+    async def translate(self, text: str, source_lang: Language, target_lang: Language) -> str:
         """The translation of ``text``, without reasoning or surrounding whitespace.
 
-        Raises ``UnsupportedLanguageError`` before any request for a code the model does not
-        cover, ``LLMUnavailableError`` when the server cannot be reached within the retry
+        Raises ``LLMUnavailableError`` when the server cannot be reached within the retry
         bounds, and ``LLMError`` for every other failure. Blank text returns "" with no request.
         """
-        src = prompts.model_language_code(source_lang)
-        tgt = prompts.model_language_code(target_lang)
         if not text.strip():
             return ""
         text = text.strip()
@@ -167,25 +165,22 @@ class LLMClient:
         pieces = [text] if budget is None else budget_pieces(text, budget)
         try:
             # One piece after the other: the caller's concurrency slot covers them all.
-            answers = [await self._translate_piece(piece, src, tgt) for piece in pieces]
+            answers = [
+                await self._translate_piece(piece, source_lang, target_lang) for piece in pieces
+            ]
         except LLMError as exc:
             self.stats.gave_up(exc)
             raise
-        return join_answers(answers, tgt)
+        return join_answers(answers, target_lang)
 
-    async def probe(self, source_lang: str, target_lang: str) -> str | None:
+    async def probe(self, source_lang: Language, target_lang: Language) -> str | None:
         """One one-token translation of "Hello.", not retried: None when the server answered
         sensibly, else what went wrong (a line for a log). Never raises for a failure of the
         server. The request has the shape :meth:`translate` sends (TranslateGemma: the content
         part, or the rendered prompt on ``/v1/completions`` for a vLLM that rejects it)."""
-        try:
-            src = prompts.model_language_code(source_lang)
-            tgt = prompts.model_language_code(target_lang)
-        except LLMError as exc:
-            return f"probe: {exc}"
         while True:
             try:
-                answer = await self._send("Hello.", src, tgt, 1, PROBE_TIMEOUT_S)
+                answer = await self._send("Hello.", source_lang, target_lang, 1, PROBE_TIMEOUT_S)
             except openai.APIStatusError as exc:
                 if exc.status_code == 400 and self._should_fall_back(exc):
                     continue
@@ -212,9 +207,11 @@ class LLMClient:
 
     # --- splitting ---------------------------------------------------------------------------
 
-    async def _translate_piece(self, text: str, src: str, tgt: str) -> str:
+    async def _translate_piece(
+        self, text: str, source_lang: Language, target_lang: Language
+    ) -> str:
         try:
-            return await self._complete(text, src, tgt)
+            return await self._complete(text, source_lang, target_lang)
         except _TooLong as exc:
             halves = prompts.split_in_two(text)
             if halves is None:
@@ -223,13 +220,13 @@ class LLMClient:
                 ) from None
             log.info("splitting a %d-character paragraph: %s", len(text), exc.reason)
             # One half after the other: the caller's concurrency slot covers both.
-            left = await self._translate_piece(halves[0], src, tgt)
-            right = await self._translate_piece(halves[1], src, tgt)
-            return prompts.join_pieces(left, right, tgt)
+            left = await self._translate_piece(halves[0], source_lang, target_lang)
+            right = await self._translate_piece(halves[1], source_lang, target_lang)
+            return prompts.join_pieces(left, right, target_lang)
 
     # --- one request, retried ----------------------------------------------------------------
 
-    async def _complete(self, text: str, src: str, tgt: str) -> str:
+    async def _complete(self, text: str, source_lang: Language, target_lang: Language) -> str:
         started = time.monotonic()
         deadline = started + self._deadline_s
         max_tokens = 2 * prompts.estimate_tokens(text) + 64
@@ -242,7 +239,7 @@ class LLMClient:
             failure: Exception
             retry_after: float | None = None
             try:
-                answer = await self._request(text, src, tgt, max_tokens, remaining)
+                answer = await self._request(text, source_lang, target_lang, max_tokens, remaining)
             except openai.APIConnectionError as exc:  # includes APITimeoutError
                 failure = exc
             except openai.APIStatusError as exc:
@@ -297,11 +294,16 @@ class LLMClient:
             await asyncio.sleep(delay)
 
     async def _request(
-        self, text: str, src: str, tgt: str, max_tokens: int, remaining_s: float
+        self,
+        text: str,
+        source_lang: Language,
+        target_lang: Language,
+        max_tokens: int,
+        remaining_s: float,
     ) -> _Answer:
         """One request, counted in ``self.stats`` whatever its outcome."""
         try:
-            answer = await self._send(text, src, tgt, max_tokens, remaining_s)
+            answer = await self._send(text, source_lang, target_lang, max_tokens, remaining_s)
         except openai.APIError as exc:
             self.stats.failed(exc)
             raise
@@ -309,13 +311,18 @@ class LLMClient:
         return answer
 
     async def _send(
-        self, text: str, src: str, tgt: str, max_tokens: int, remaining_s: float
+        self,
+        text: str,
+        source_lang: Language,
+        target_lang: Language,
+        max_tokens: int,
+        remaining_s: float,
     ) -> _Answer:
         timeout = max(0.1, min(self._timeout_s, remaining_s))
         if self.prompt_format is PromptFormat.TRANSLATEGEMMA and self._use_completions:
             completion = await self._openai.completions.create(
                 model=self.model,
-                prompt=prompts.render_translategemma(text, src, tgt),
+                prompt=prompts.render_translategemma(text, source_lang, target_lang),
                 max_tokens=max_tokens,
                 temperature=0,
                 timeout=timeout,
@@ -325,9 +332,9 @@ class LLMClient:
             first = completion.choices[0]
             return _Answer(first.text or "", first.finish_reason, completion.usage)
         if self.prompt_format is PromptFormat.TRANSLATEGEMMA:
-            messages = prompts.translategemma_messages(text, src, tgt)
+            messages = prompts.translategemma_messages(text, source_lang, target_lang)
         else:
-            messages = prompts.chat_messages(text, src, tgt)
+            messages = prompts.chat_messages(text, source_lang, target_lang)
         chat = await self._openai.chat.completions.create(
             model=self.model,
             messages=cast("list[ChatCompletionMessageParam]", messages),

@@ -2,12 +2,12 @@
 
 TranslateGemma's chat template accepts only ``user``/``assistant`` turns (a system message
 raises), a user ``content`` that is a list of exactly one part carrying ``source_lang_code`` and
-``target_lang_code``, and language codes from its own map (``zh-CN`` is not in it: codes are
-mapped first); it writes the translator instruction itself. General instruction models get a
-plain system + user prompt instead. Both shapes, the client-rendered TranslateGemma prompt for
-``/v1/completions``, the language-code map and the small text helpers the LLM client needs
-(``strip_think``, ``estimate_tokens``, ``split_in_two``) live here; nothing in this module does
-I/O.
+``target_lang_code``, and language codes from its own map (``zh-CN`` is not in it: a
+``common.language.Language`` carries the model's code); it writes the translator instruction
+itself. General instruction models get a plain system + user prompt instead. Both shapes, the
+client-rendered TranslateGemma prompt for ``/v1/completions`` and the small text helpers the LLM
+client needs (``strip_think``, ``estimate_tokens``, ``split_in_two``) live here; nothing in this
+module does I/O.
 """
 
 from __future__ import annotations
@@ -16,106 +16,21 @@ import math
 import re
 from typing import Any
 
-from common.errors import UnsupportedLanguageError
+from common.language import Language
 from common.settings import PromptFormat
 
 __all__ = [
-    "LANGUAGES",
     "PROMPT_VERSION",
     "PromptFormat",
     "chat_messages",
     "estimate_tokens",
     "join_pieces",
-    "language_name",
-    "model_language_code",
     "prompt_version",
     "render_translategemma",
     "split_in_two",
     "strip_think",
     "translategemma_messages",
 ]
-
-#: The codes we send and the English names the template uses. These are the languages of
-#: TranslateGemma's training set (WMT24++: English plus 54 language/locale pairs, which collapse to
-#: the languages below; regional variants such as pt-BR/pt-PT or fr-CA/fr-FR are sent as the bare
-#: language code, which every reimplementation of the template's map accepts). Chinese keeps its
-#: script subtag because Simplified and Traditional are different targets.
-LANGUAGES: dict[str, str] = {
-    "ar": "Arabic",
-    "bg": "Bulgarian",
-    "bn": "Bengali",
-    "ca": "Catalan",
-    "cs": "Czech",
-    "da": "Danish",
-    "de": "German",
-    "el": "Greek",
-    "en": "English",
-    "es": "Spanish",
-    "et": "Estonian",
-    "fa": "Persian",
-    "fi": "Finnish",
-    "fil": "Filipino",
-    "fr": "French",
-    "gu": "Gujarati",
-    "he": "Hebrew",
-    "hi": "Hindi",
-    "hr": "Croatian",
-    "hu": "Hungarian",
-    "id": "Indonesian",
-    "is": "Icelandic",
-    "it": "Italian",
-    "ja": "Japanese",
-    "kn": "Kannada",
-    "ko": "Korean",
-    "lt": "Lithuanian",
-    "lv": "Latvian",
-    "ml": "Malayalam",
-    "mr": "Marathi",
-    "nl": "Dutch",
-    "no": "Norwegian",
-    "pa": "Punjabi",
-    "pl": "Polish",
-    "pt": "Portuguese",
-    "ro": "Romanian",
-    "ru": "Russian",
-    "sk": "Slovak",
-    "sl": "Slovenian",
-    "sr": "Serbian",
-    "sv": "Swedish",
-    "sw": "Swahili",
-    "ta": "Tamil",
-    "te": "Telugu",
-    "th": "Thai",
-    "tr": "Turkish",
-    "uk": "Ukrainian",
-    "ur": "Urdu",
-    "vi": "Vietnamese",
-    "zh-Hans": "Chinese (Simplified)",
-    "zh-Hant": "Chinese (Traditional)",
-    "zu": "Zulu",
-}
-
-# Lower-cased input forms that are not "<code>" or "<code>-<region>" of a code above.
-_ALIASES: dict[str, str] = {
-    "zh": "zh-Hans",
-    "zh-cn": "zh-Hans",
-    "zh-sg": "zh-Hans",
-    "zh-my": "zh-Hans",
-    "zh-hans-cn": "zh-Hans",
-    "zh-tw": "zh-Hant",
-    "zh-hk": "zh-Hant",
-    "zh-mo": "zh-Hant",
-    "zh-hant-tw": "zh-Hant",
-    "zh-hant-hk": "zh-Hant",
-    "nb": "no",  # Norwegian Bokmål / Nynorsk: the model knows "Norwegian"
-    "nn": "no",
-    "tl": "fil",  # Tagalog, the base of Filipino
-    "iw": "he",  # pre-1989 ISO codes still emitted by Java and old browsers
-    "in": "id",
-}
-
-_BY_LOWER = {code.lower(): code for code in LANGUAGES}
-_BCP47 = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{1,8})*")
 
 #: Bumped whenever a format's wording or shape changes, so cached answers of the old prompt are
 #: not served for the new one (the version is part of the cache key).
@@ -125,44 +40,14 @@ PROMPT_VERSION: dict[PromptFormat, str] = {
 }
 
 
-def model_language_code(code: str) -> str:
-    """The model's code for a user's code: ``zh-CN`` -> ``zh-Hans``, ``ko-KR`` -> ``ko``.
-
-    Accepts ISO-639-1 and BCP-47 forms; case and ``_`` versus ``-`` do not matter. Raises
-    ``UnsupportedLanguageError`` for a code the model does not cover, so a bad setting fails
-    before any LLM call.
-    """
-    raw = code.strip()
-    key = raw.replace("_", "-").lower()
-    if key in _BY_LOWER:
-        return _BY_LOWER[key]
-    if key in _ALIASES:
-        return _ALIASES[key]
-    base = key.split("-", 1)[0]
-    # "zh-XX" with an unknown region is ambiguous between the two scripts: no fallback.
-    if _BCP47.fullmatch(key) and base != "zh":
-        if base in _BY_LOWER:
-            return _BY_LOWER[base]
-        if base in _ALIASES:
-            return _ALIASES[base]
-    raise UnsupportedLanguageError(
-        f"unsupported language code {raw!r}: TranslateGemma covers "
-        + ", ".join(sorted(LANGUAGES))
-        + " (zh-CN/zh-TW and region forms like de-DE are accepted)"
-    )
-
-
-def language_name(code: str) -> str:
-    """English display name of a language code (any accepted form): ``ko-KR`` -> ``Korean``."""
-    return LANGUAGES[model_language_code(code)]
-
-
 def prompt_version(prompt_format: PromptFormat | str) -> str:
     """The cache-key component naming a prompt format and its wording version."""
     return PROMPT_VERSION[PromptFormat(prompt_format)]
 
 
-def translategemma_messages(text: str, source_lang: str, target_lang: str) -> list[dict[str, Any]]:
+def translategemma_messages(
+    text: str, source_lang: Language, target_lang: Language
+) -> list[dict[str, Any]]:
     """The one user message TranslateGemma's chat template requires (see the module docstring).
 
     Needs a vLLM with PR #41599 started with ``--chat-template-content-format openai``; older
@@ -174,8 +59,8 @@ def translategemma_messages(text: str, source_lang: str, target_lang: str) -> li
             "content": [
                 {
                     "type": "text",
-                    "source_lang_code": model_language_code(source_lang),
-                    "target_lang_code": model_language_code(target_lang),
+                    "source_lang_code": source_lang.code,
+                    "target_lang_code": target_lang.code,
                     "text": text,
                 }
             ],
@@ -192,14 +77,18 @@ _CHAT_SYSTEM = (
 )
 
 
-def chat_messages(text: str, source_lang: str, target_lang: str) -> list[dict[str, Any]]:
+def chat_messages(text: str, source_lang: Language, target_lang: Language) -> list[dict[str, Any]]:
     """System + user prompt for a general instruction model; the user turn is the text only."""
-    src, tgt = model_language_code(source_lang), model_language_code(target_lang)
-    system = _CHAT_SYSTEM.format(src_name=LANGUAGES[src], src=src, tgt_name=LANGUAGES[tgt], tgt=tgt)
+    system = _CHAT_SYSTEM.format(
+        src_name=source_lang.name,
+        src=source_lang.code,
+        tgt_name=target_lang.name,
+        tgt=target_lang.code,
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-def render_translategemma(text: str, source_lang: str, target_lang: str) -> str:
+def render_translategemma(text: str, source_lang: Language, target_lang: Language) -> str:
     """TranslateGemma's chat template rendered by hand, for ``POST /v1/completions``.
 
     Works on any vLLM version (no structured content part to pass through). The leading
@@ -207,8 +96,8 @@ def render_translategemma(text: str, source_lang: str, target_lang: str) -> str:
     literal one would make it double.
     Note the two blank lines before the text, as the template writes them.
     """
-    src, tgt = model_language_code(source_lang), model_language_code(target_lang)
-    src_name, tgt_name = LANGUAGES[src], LANGUAGES[tgt]
+    src, tgt = source_lang.code, target_lang.code
+    src_name, tgt_name = source_lang.name, target_lang.name
     return (
         "<start_of_turn>user\n"
         f"You are a professional {src_name} ({src}) to {tgt_name} ({tgt}) translator. "
@@ -293,8 +182,7 @@ def split_in_two(text: str) -> tuple[str, str] | None:
     return left, right
 
 
-def join_pieces(left: str, right: str, target_lang: str) -> str:
+def join_pieces(left: str, right: str, target_lang: Language) -> str:
     """Join two translated halves: no space for Chinese and Japanese, one space otherwise."""
-    code = model_language_code(target_lang)
-    separator = "" if code in ("zh-Hans", "zh-Hant", "ja") else " "
+    separator = " " if target_lang.spaced else ""
     return f"{left}{separator}{right}"

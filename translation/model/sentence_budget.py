@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from common.language import Language
 from translation.model import prompts
 
 
@@ -31,7 +32,7 @@ def budget_pieces(text: str, max_tokens: int) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def join_answers(answers: Sequence[str], target_lang: str) -> str:
+def join_answers(answers: Sequence[str], target_lang: Language) -> str:
     """The translations of a paragraph's pieces, in order, as one text (no space between them
     for Chinese and Japanese)."""
     if not answers:

@@ -3,6 +3,5 @@
 Opening and validating a document, page layouts, rows, reading order, tables, roles,
 references, paragraphs, style, formulas and OCR. Pure rules over plain data where possible;
 PyMuPDF is met only where a document is opened or a page is read. Knows nothing of the model
-or of rendering (OCR borrows one pure text helper, ``model.prompts.model_language_code``, to
-name the source language as the model does).
+or of rendering.
 """

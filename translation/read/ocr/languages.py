@@ -1,4 +1,4 @@
-"""Tesseract's language data: its names for our language codes, where its data lies, and the
+"""Tesseract's language data: its names for our languages, where its data lies, and the
 error naming the Debian packages to install when it is missing.
 
 Everything but :func:`tessdata` is pure.
@@ -12,6 +12,7 @@ import os
 import pymupdf
 
 from common.errors import NoTextLayerError, UnsupportedLanguageError
+from common.language import Language
 
 
 class OcrUnavailableError(NoTextLayerError):
@@ -33,14 +34,12 @@ TESSERACT_LANGUAGES: dict[str, str] = {
 }  # fmt: skip
 
 
-def tesseract_language(code: str) -> str:
-    """Tesseract's name for our language ``code`` (``zh-CN`` -> ``chi_sim``)."""
-    from translation.model.prompts import model_language_code
-
-    model = model_language_code(code)
-    if model not in TESSERACT_LANGUAGES:
-        raise UnsupportedLanguageError(f"no OCR for the source language {code!r}")
-    return TESSERACT_LANGUAGES[model]
+def tesseract_language(language: Language) -> str:
+    """Tesseract's name for ``language`` (Chinese, Simplified -> ``chi_sim``);
+    ``UnsupportedLanguageError`` for one Tesseract has no data for."""
+    if language.code not in TESSERACT_LANGUAGES:
+        raise UnsupportedLanguageError(f"no OCR for the source language {language.code!r}")
+    return TESSERACT_LANGUAGES[language.code]
 
 
 def debian_packages(tess_lang: str) -> str:
@@ -67,8 +66,8 @@ def _tessdata_folder() -> str | None:
     return str(folder) if folder and os.path.isdir(folder) else None
 
 
-def tessdata(language: str) -> str:
-    """The tessdata folder holding ``language``'s data (our code); ``OcrUnavailableError``
+def tessdata(language: Language) -> str:
+    """The tessdata folder holding ``language``'s data; ``OcrUnavailableError``
     naming the packages to install when there is none."""
     tess = tesseract_language(language)
     folder = _tessdata_folder()

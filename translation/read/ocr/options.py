@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from common.language import Language
+
 #: Resolution the page is rendered at for Tesseract: enough for 7 pt footnotes.
 OCR_DPI = 300
 
@@ -17,10 +19,10 @@ class OcrMode(StrEnum):
 
 @dataclass(frozen=True)
 class OcrOptions:
-    """How a document's pages are read: ``mode`` and the source ``language`` (our code)."""
+    """How a document's pages are read: ``mode`` and the source ``language``."""
 
     mode: OcrMode = OcrMode.AUTO
-    language: str = "en"
+    language: Language = Language("en")
     dpi: int = OCR_DPI
 
 

@@ -1,0 +1,98 @@
+"""The language value: what users type, parsed once to the model's code, name and script."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from common.errors import ConfigError, UnsupportedLanguageError
+from common.language import LANGUAGES, Language
+from common.settings import load_settings
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        ("zh-CN", "zh-Hans"),
+        ("zh", "zh-Hans"),
+        ("zh-Hans", "zh-Hans"),
+        ("zh_CN", "zh-Hans"),
+        ("ZH-hans", "zh-Hans"),
+        ("zh-TW", "zh-Hant"),
+        ("zh-HK", "zh-Hant"),
+        ("zh-Hant", "zh-Hant"),
+        ("ko", "ko"),
+        ("ko-KR", "ko"),
+        ("ja", "ja"),
+        ("en", "en"),
+        ("en-US", "en"),
+        ("en-GB", "en"),
+        ("de", "de"),
+        ("de-DE", "de"),
+        ("pt-BR", "pt"),
+        ("fr-CA", "fr"),
+        ("nb", "no"),
+        ("tl", "fil"),
+        ("fil-PH", "fil"),
+        (" ko ", "ko"),
+    ],
+)
+def test_language_codes_map_to_the_models_codes(given: str, sent: str) -> None:
+    assert Language.parse(given).code == sent
+
+
+@pytest.mark.parametrize("code", ["xx", "klingon", "", "zh-XX", "en-", "tlh", "eo"])
+def test_unknown_language_is_a_clear_error(code: str) -> None:
+    with pytest.raises(UnsupportedLanguageError) as info:
+        Language.parse(code)
+    assert repr(code.strip()) in str(info.value)
+    assert "ko" in str(info.value)  # the message lists what is supported
+
+
+def test_the_map_covers_55_languages_of_the_model_card() -> None:
+    # 52 distinct languages: English, the 50 WMT24++ targets with Chinese in two scripts, and
+    # Icelandic (WMT24). Regional variants of the 55 locales collapse to their language.
+    assert len(LANGUAGES) == 52
+    assert {"en", "ko", "ja", "zh-Hans", "zh-Hant", "de", "fr", "es", "is"} <= set(LANGUAGES)
+
+
+def test_language_names() -> None:
+    assert Language.parse("ko-KR").name == "Korean"
+    assert Language.parse("zh-TW").name == "Chinese (Traditional)"
+    assert Language.parse("en").name == "English"
+
+
+def test_only_the_models_codes_make_a_language() -> None:
+    assert Language("zh-Hans") == Language.parse("zh-CN") == Language.parse("zh")
+    with pytest.raises(UnsupportedLanguageError):
+        Language("zh-CN")  # a user's form: parse it
+    assert str(Language.parse("ko-KR")) == "ko"
+    assert pickle.loads(pickle.dumps(Language.parse("ja"))) == Language("ja")
+
+
+def test_scripts() -> None:
+    assert [Language(c).is_cjk for c in ("zh-Hans", "zh-Hant", "ja", "ko", "en", "vi")] == [
+        True, True, True, True, False, False
+    ]  # fmt: skip
+    assert [Language(c).spaced for c in ("zh-Hans", "ja", "ko", "de")] == [
+        False, False, True, True
+    ]  # fmt: skip
+    assert Language("ko").is_korean and not Language("ja").is_korean
+
+
+def test_settings_parse_their_languages_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZT_SOURCE_LANG", "en-US")
+    monkeypatch.setenv("ZT_TARGET_LANG", "zh_TW")
+    settings = load_settings()
+    assert (settings.source_lang, settings.target_lang) == (Language("en"), Language("zh-Hant"))
+
+
+@pytest.mark.parametrize("value", ["tlh", " ", "zh-XX"])
+def test_a_bad_language_setting_stops_the_start_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("ZT_TARGET_LANG", value)
+    with pytest.raises(ConfigError, match="ZT_TARGET_LANG") as info:
+        load_settings()
+    assert "language code" in str(info.value)
