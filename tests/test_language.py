@@ -96,3 +96,39 @@ def test_a_bad_language_setting_stops_the_start_naming_the_variable(
     with pytest.raises(ConfigError, match="ZT_TARGET_LANG") as info:
         load_settings()
     assert "language code" in str(info.value)
+
+
+def test_job_records_keep_languages_as_strings_and_old_ones_still_load() -> None:
+    """The job store's record of a plugin request: the model's codes as JSON strings; a
+    record written before (the user's spelling, ``zh-CN``) reads back as the same language."""
+    from zotero_server.protocol import FileKind, Operation, PluginRequest
+
+    old = {
+        "operation": "translate",
+        "file_name": "a.pdf",
+        "stem": "a",
+        "kind": "origin",
+        "source_lang": "en-US",
+        "target_lang": "zh-CN",
+        "outputs": ["mono"],
+        "skip_last_pages": 0,
+        "dual_mode": "LR",
+        "translation_first": False,
+        "include_references": False,
+        "force": False,
+        "wants_async": True,
+        "glossary": [["graph", "图", "zh-CN"], ["node", "节点", None]],
+    }
+    request = PluginRequest.from_record(old)
+    assert (request.operation, request.kind) == (Operation.TRANSLATE, FileKind.ORIGIN)
+    assert (request.source_lang, request.target_lang) == (Language("en"), Language("zh-Hans"))
+    assert request.glossary is not None
+    assert [e.lang for e in request.glossary.entries] == [Language("zh-Hans"), None]
+
+    record = request.to_record()
+    assert (record["source_lang"], record["target_lang"]) == ("en", "zh-Hans")
+    assert record["glossary"] == [["graph", "图", "zh-Hans"], ["node", "节点", None]]
+    again = PluginRequest.from_record(record)
+    assert (again.source_lang, again.target_lang) == (request.source_lang, request.target_lang)
+    assert again.glossary is not None and again.glossary.entries == request.glossary.entries
+    assert request.config_summary()["targetLang"] == "zh-Hans"

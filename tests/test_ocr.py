@@ -169,8 +169,8 @@ def test_plugin_ocr_flags() -> None:
         "stem": "a",
         "kind": "origin",
         "pdf": b"",
-        "source_lang": "en",
-        "target_lang": "ko",
+        "source_lang": Language.parse("en"),
+        "target_lang": Language.parse("ko"),
         "outputs": (),
     }
     asked = PluginRequest(**base, ocr="always")  # type: ignore[arg-type]
@@ -386,8 +386,8 @@ def test_a_resumed_job_keeps_the_ocr_mode_it_was_asked_for() -> None:
         "stem": "a",
         "kind": FileKind.ORIGIN,
         "pdf": b"",
-        "source_lang": "en",
-        "target_lang": "ko",
+        "source_lang": Language.parse("en"),
+        "target_lang": Language.parse("ko"),
         "outputs": (),
     }
     for ocr in ("always", None):
