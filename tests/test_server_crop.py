@@ -88,6 +88,16 @@ def test_crop_cuts_the_original_without_translating(
     assert fake_llm.requests() == []
 
 
+def test_crop_ignores_a_language_the_model_lacks(srv: RunningServer) -> None:
+    """/crop never reaches the model: a target the model does not cover is no reason to refuse."""
+    payload = post(srv, "/crop", "paper.pdf", targetLang="tlh")
+    assert payload["fileList"] == ["paper-cut.pdf"]
+    with srv.client() as client:
+        refused = client.post("/translate", json=plugin_body(PAPER, "paper.pdf", targetLang="tlh"))
+    assert refused.status_code == 400
+    assert "tlh" in refused.json()["message"]
+
+
 def test_crop_of_a_translation_keeps_its_kind_in_the_name(srv: RunningServer) -> None:
     mono = fetch(srv, post(srv, "/translate", "paper.pdf", dual="false")["fileList"][0])
     payload = post(srv, "/crop", "paper-mono.pdf", pdf=mono)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from common.errors import InputError, RequestShapeError, TooLargeError
+from common.errors import InputError, RequestShapeError, TooLargeError, UnsupportedLanguageError
 from common.language import Language
 from common.settings import mib
 from translation.model.glossary import MAX_REQUEST_BYTES, Entry, Glossary
@@ -520,8 +520,9 @@ def parse_request(
         stem=file_stem(name, kind),
         kind=kind,
         pdf=pdf,
-        source_lang=_lang(body.get("sourceLang"), default_source),
-        target_lang=_lang(body.get("targetLang"), default_target),
+        # /crop never translates: a language the model lacks is no reason to refuse it.
+        source_lang=_lang(body.get("sourceLang"), default_source, operation is Operation.CROP),
+        target_lang=_lang(body.get("targetLang"), default_target, operation is Operation.CROP),
         outputs=outputs,
         skip_last_pages=parse_int(skip, 0, name="skipLastPages"),
         dual_mode=dual_mode,
@@ -579,15 +580,21 @@ def ocr_request(body: Mapping[str, Any]) -> str | None:
     return "auto" if parse_bool(auto, True) else "never"
 
 
-def _lang(value: Any, default: Language) -> Language:
+def _lang(value: Any, default: Language, lenient: bool = False) -> Language:
     """The language a ``sourceLang``/``targetLang`` field names; unset is ``default``.
-    ``UnsupportedLanguageError`` for a code the model does not cover."""
+    ``UnsupportedLanguageError`` for a code the model does not cover (``default`` instead
+    when ``lenient``: the request never reaches the model)."""
     if not isinstance(value, str) or not value.strip():
         return default
     code = value.strip()
     if len(code) > 20 or not re.fullmatch(r"[A-Za-z0-9_-]+", code):
         raise InputError(f"unknown language code {code[:20]!r}")
-    return Language.parse(code)
+    try:
+        return Language.parse(code)
+    except UnsupportedLanguageError:
+        if lenient:
+            return default
+        raise
 
 
 def pages_to_translate(page_count: int, skip_last_pages: int) -> tuple[int, ...] | None:
