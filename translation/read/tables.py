@@ -329,12 +329,20 @@ def stacks(
     the stack's key (the first line's x and baseline); other lines get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
     order = sorted(range(len(lines)), key=lambda i: lines[i].baseline)
-    last: dict[int, int] = {}  # column -> the index of the lowest line so far
-    for i in order:
+    for n, i in enumerate(order):
         line = lines[i]
         column = sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5)
-        j = last.get(column)
-        last[column] = i
+        # The line above it: the nearest one in its column, or over it (a column that no
+        # gutter marks off: its other rows set between the lines of its cells).
+        j = next(
+            (
+                k
+                for k in reversed(order[max(0, n - 40) : n])
+                if sum(1 for g in gutters if g[1] <= lines[k].bbox[0] + 0.5) == column
+                and min(lines[k].bbox[2], line.bbox[2]) > max(lines[k].bbox[0], line.bbox[0])
+            ),
+            None,
+        )
         if j is None:
             continue
         up = lines[j]
