@@ -113,10 +113,19 @@ def test_a_multi_line_table_cell_is_one_request() -> None:
         for k, text in enumerate(description):
             put(page, 220, y + k * 11, [(text, False)], 9)
         y += len(description) * 11 + 6
+    # A cell whose lines each have a neighbour (a name set over two lines beside them): the
+    # word cut at its line's end says it goes on.
+    put(page, 72, y, [("Internal", False)], 9)
+    put(page, 72, y + 11, [("Memorandum", False)], 9)
+    put(page, 160, y + 5.5, [("0.01", False)], 9)
+    memo = ["An internal memo of an organization (unlike the litigation docu-", "ments)."]
+    for k, text in enumerate(memo):
+        put(page, 220, y + k * 11, [(text, False)], 9)
     texts = [p.text for p in read(doc)]
     for name, _, description in rows:
         assert " ".join(description) in texts
         assert name in texts
+    assert "An internal memo of an organization (unlike the litigation documents)." in texts
 
 
 def test_table_columns_set_as_blocks_side_by_side_are_read_one_after_the_other() -> None:
