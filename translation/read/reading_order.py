@@ -83,8 +83,9 @@ def _side_run(rows: list[Row]) -> tuple[int, int, list[Row], list[Row]] | None:
     rows on one baseline, a font size or more apart and not table cells, open a gutter; the
     run grows up and down over the rows that keep clear of it (each narrows it, half a font
     size of it stays open) and ends at a row that crosses it. Returns (start, end, left
-    stream, right stream), or None. Pieces of one line (a run of two rows) and a formula's
-    number (a stream without words) are no streams."""
+    stream, right stream), or None. Pieces of one line (a run of two rows), a formula's
+    number (a stream without words) and rows right under a line that crosses the gutter (a
+    table's cells, a formula beside its text) are no streams."""
     for i, a in enumerate(rows):
         for j in range(i + 1, len(rows)):
             b = rows[j]
@@ -104,6 +105,7 @@ def _grow_run(
     rows: list[Row], i: int, j: int, g0: float, g1: float
 ) -> tuple[int, int, list[Row], list[Row]] | None:
     side: dict[int, bool] = {}  # row index -> on the right of the gutter
+    first_gap = (g0, g1)
 
     def place(k: int) -> bool:
         nonlocal g0, g1
@@ -135,11 +137,21 @@ def _grow_run(
         return None
     if not (_has_words(left) and _has_words(right)):
         return None
+    above = rows[lo - 1] if lo else None
+    if (
+        above is not None
+        and above.x0 < first_gap[1]
+        and above.x1 > first_gap[0]
+        and above.x0 < max(r.x1 for r in left)
+        and rows[lo].baseline - above.baseline < 2.0 * above.size
+    ):
+        return None  # a line crossing the gutter right above: the rows of one region go on
     return lo, hi + 1, left, right
 
 
 def _has_words(rows: list[Row]) -> bool:
-    return any(sum(c.isalpha() for c in row.text) >= 2 for row in rows)
+    """Some row reads as text: two words or more (a column of one-word labels is a table's)."""
+    return any(sum(any(c.isalpha() for c in w) for w in row.text.split()) >= 2 for row in rows)
 
 
 def _lines(rows: list[Row]) -> list[Row]:
