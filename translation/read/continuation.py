@@ -35,7 +35,9 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
         return False
     if cur.baseline - prev.baseline > (max(leading, 1.0) + 0.5) * size:
         return False
-    if abs(cur.size - prev.size) > 0.8 or prev.bold != cur.bold:
+    if abs(cur.size - prev.size) > 0.8:
+        return False
+    if prev.bold != cur.bold and not roles.lead_runs_on(prev, cur, para):
         return False
     if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
         return False

@@ -34,6 +34,9 @@ class Draft:
     skip: str = ""
     front: bool = False  # in the first page's front matter (title, authors, affiliations)
     label: str = ""
+    #: The rows joined as the text is (line-end hyphens resolved), label included: characters,
+    #: classes and the style of each (see translation.read.style).
+    styled: tuple[str, str, list[int]] = ("", "", [])
 
 
 def _is_cjk(char: str) -> bool:
@@ -51,13 +54,14 @@ def _joins_hyphenated(chars: list[str], text: str) -> bool:
     return joins_at_break("".join(chars[start:-1]), after.group() if after else "")
 
 
-def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float]]:
-    """The paragraph's characters, classes, character boxes and the baseline of each
-    character's row, line breaks undone."""
+def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float], list[int]]:
+    """The paragraph's characters, classes, character boxes, the baseline of each
+    character's row and its style, line breaks undone."""
     chars: list[str] = []
     classes: list[str] = []
     boxes: list[Rect] = []
     bases: list[float] = []
+    styles: list[int] = []
     for row in rows:
         start = len(row.chars) - len(row.chars.lstrip())
         end = len(row.chars.rstrip())
@@ -65,7 +69,7 @@ def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float]]:
         if chars:
             last = chars[-1]
             if last in "-\u00ad\u2010" and _joins_hyphenated(chars, text) or last == "\u00ad":
-                del chars[-1], classes[-1], boxes[-1], bases[-1]
+                del chars[-1], classes[-1], boxes[-1], bases[-1], styles[-1]
             elif URL_TAIL_RE.search("".join(chars[-200:])):
                 pass
             elif not (_is_cjk(last) and _is_cjk(text[0])) and last not in "-\u2010":
@@ -73,11 +77,14 @@ def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float]]:
                 classes.append(NEUTRAL)
                 boxes.append(boxes[-1])
                 bases.append(bases[-1])
+                styles.append(styles[-1])
         chars.extend(text)
         classes.extend(row.classes[start:end])
         boxes.extend(row.boxes[start:end])
         bases.extend([row.baseline] * (end - start))
-    return "".join(chars), "".join(classes), boxes, bases
+        own = row.styles[start:end] if len(row.styles) == len(row.chars) else []
+        styles.extend(own or [0] * (end - start))
+    return "".join(chars), "".join(classes), boxes, bases, styles
 
 
 def _absorb_variables(chars: str, classes: str) -> str:
@@ -114,7 +121,8 @@ def words_of(text: str) -> list[str]:
 
 
 def classify(draft: Draft, stats: DocStats) -> None:
-    chars, classes, boxes, bases = _join_rows(draft.rows)
+    chars, classes, boxes, bases, styles = _join_rows(draft.rows)
+    draft.styled = (chars, classes, styles)
     role, label = roles.label_of(draft.rows, stats.body_size)
     if role is not None and not draft.rows[0].cell:
         # The label is printed first as it is, never sent (see Paragraph.label).
@@ -160,7 +168,7 @@ def classify(draft: Draft, stats: DocStats) -> None:
     elif (
         len(rows) <= 2
         and len(words) <= 15
-        and (rows[0].bold or rows[0].size >= stats.body_size + 0.8)
+        and (rows[0].bold and rows[-1].bold or rows[0].size >= stats.body_size + 0.8)
         and not ends_sentence(draft.text)
         and not roles.colon_lead(rows[0])  # "Gold Answer: 5:02" is bold but for "5:02"
     ) or (len(rows) <= 2 and roles.heading_number(rows[0])):
@@ -252,7 +260,7 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
     text, label = draft.text, draft.label
     if draft.kind == ParagraphKind.REFERENCE and label:  # an entry's "[3]" is its text
         text, label = f"{label}{text}", ""
-    style = paragraph_style([(r.chars, r.classes, r.styles) for r in rows], label)
+    style = paragraph_style([draft.styled], label)
     text, lead = with_lead_stop(text, style.lead)
     label_style, label_scale, label_rise, hang = roles.label_look(rows, label)
     return Paragraph(

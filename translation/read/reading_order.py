@@ -1,6 +1,9 @@
-"""Reading order of the rows of a page: columns, bands, pieces of one line joined."""
+"""Reading order of the rows of a page: columns, bands, side-by-side streams (a margin note
+beside the body, the columns of a table set as separate blocks), pieces of one line joined."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from translation.read.formulas import NEUTRAL
 from translation.read.layout import union
@@ -58,10 +61,103 @@ def reading_order(rows: list[Row]) -> list[Row]:
 
 def _top_down(rows: list[Row]) -> list[Row]:
     """Rows sorted top to bottom; rows on one baseline left to right, and joined when they
-    are pieces of one line that MuPDF put in different blocks."""
+    are pieces of one line that MuPDF put in different blocks. Where the rows stand in two
+    streams side by side (see :func:`_side_run`), the left stream is read before the right."""
+    rows = sorted(rows, key=lambda r: r.baseline)
+    run = _side_run(rows)
+    if run is None:
+        return _lines(rows)
+    start, end, left, right = run
+    for stream in (left, right):
+        weights: Counter[int] = Counter()
+        for row in stream:
+            weights[row.col] += len(row.text)
+        col = weights.most_common(1)[0][0]
+        for row in stream:  # one stream, one column: its lines may continue each other
+            row.col = col
+    return _lines(rows[:start]) + _top_down(left) + _top_down(right) + _top_down(rows[end:])
+
+
+def _side_run(rows: list[Row]) -> tuple[int, int, list[Row], list[Row]] | None:
+    """The first run of rows (sorted by baseline) that stand in two streams side by side: two
+    rows on one baseline, a font size or more apart and not table cells, open a gutter; the
+    run grows up and down over the rows that keep clear of it (each narrows it, half a font
+    size of it stays open) and ends at a row that crosses it. Returns (start, end, left
+    stream, right stream), or None. Pieces of one line (a run of two rows), a formula's
+    number (a stream without words) and rows right under a line that crosses the gutter (a
+    table's cells, a formula beside its text) are no streams."""
+    for i, a in enumerate(rows):
+        for j in range(i + 1, len(rows)):
+            b = rows[j]
+            if b.baseline - a.baseline > 0.7 * a.size:  # not beside it
+                break
+            first, second = (a, b) if a.x0 <= b.x0 else (b, a)
+            size = max(a.size, b.size)
+            if a.cell or b.cell or second.x0 - first.x1 < size:
+                continue
+            found = _grow_run(rows, i, j, first.x1, second.x0)
+            if found is not None:
+                return found
+    return None
+
+
+def _grow_run(
+    rows: list[Row], i: int, j: int, g0: float, g1: float
+) -> tuple[int, int, list[Row], list[Row]] | None:
+    side: dict[int, bool] = {}  # row index -> on the right of the gutter
+    first_gap = (g0, g1)
+
+    def place(k: int) -> bool:
+        nonlocal g0, g1
+        row = rows[k]
+        gap = 0.5 * row.size
+        if row.cell:
+            return False
+        if row.x1 <= g1 - gap:
+            side[k], g0 = False, max(g0, row.x1)
+            return True
+        if row.x0 >= g0 + gap:
+            side[k], g1 = True, min(g1, row.x0)
+            return True
+        return False
+
+    place(i)
+    place(j)
+    lo, hi = i, j
+    while lo > 0 and place(lo - 1):
+        lo -= 1
+    while hi + 1 < len(rows) and place(hi + 1):
+        hi += 1
+    for k in range(i + 1, j):
+        place(k)
+    members = range(lo, hi + 1)
+    left = [rows[k] for k in members if k in side and not side[k]]
+    right = [rows[k] for k in members if k in side and side[k]]
+    if len(left) + len(right) < 3 or len(left) + len(right) < hi + 1 - lo:
+        return None
+    if not (_has_words(left) and _has_words(right)):
+        return None
+    above = rows[lo - 1] if lo else None
+    if (
+        above is not None
+        and above.x0 < first_gap[1]
+        and above.x1 > first_gap[0]
+        and above.x0 < max(r.x1 for r in left)
+        and rows[lo].baseline - above.baseline < 2.0 * above.size
+    ):
+        return None  # a line crossing the gutter right above: the rows of one region go on
+    return lo, hi + 1, left, right
+
+
+def _has_words(rows: list[Row]) -> bool:
+    """Some row reads as text: two words or more (a column of one-word labels is a table's)."""
+    return any(sum(any(c.isalpha() for c in w) for w in row.text.split()) >= 2 for row in rows)
+
+
+def _lines(rows: list[Row]) -> list[Row]:
     ordered: list[Row] = []
     line: list[Row] = []
-    for row in sorted(rows, key=lambda r: r.baseline):
+    for row in rows:
         if line and abs(row.baseline - line[0].baseline) > 0.4 * line[0].size:
             ordered.extend(_join_pieces(sorted(line, key=lambda r: r.x0)))
             line = []

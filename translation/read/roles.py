@@ -191,6 +191,18 @@ def run_in_start(prev: Row, cur: Row) -> bool:
     return lead.endswith((".", ":", "：", "。")) or bool(list_label(lead + " "))
 
 
+def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """A bold run-in lead set over several lines goes on in ``cur``: the paragraph so far is
+    bold, its last line runs to the column's edge inside a sentence, and ``cur`` opens in bold
+    and goes on in another weight ("Highlighted hints have no effect in eval-" / "uating
+    summaries: Surprisingly, ..."). A bold heading is no such lead: its line ends short, or a
+    sentence ends with it."""
+    if cur.bold or not all(r.bold for r in para) or _short(prev) or ends_sentence(prev.text):
+        return False
+    lead = cur.chars[: cur.bold_lead]
+    return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
+
+
 def colon_lead(row: Row) -> bool:
     """``row`` opens with a bold lead of a few words closed by a colon ("Gold Answer:",
     "TAPAS after row order perturbation:"), with text not in bold after it ("5:02": a

@@ -365,6 +365,42 @@ def attach_scripts(rows: list[Row]) -> list[Row]:
     return result
 
 
+def attach_drop_caps(rows: list[Row]) -> list[Row]:
+    """A drop cap (one letter, at least 1.8 times the size of the text, set down over the first
+    lines of a paragraph) joined to the word it begins: the topmost row that starts right
+    beside it, within its height ("W" + "ITH a recent advance"). The rows beside it reach
+    back over it, so they read as the paragraph's lines. Returns the rows left."""
+    result = []
+    for cap in rows:
+        host = None
+        letters = cap.text.strip("\"'“‘«")
+        if len(letters) == 1 and letters.isalpha() and not cap.cell:
+            beside = [
+                r
+                for r in rows
+                if r is not cap
+                and cap.size >= 1.8 * r.size
+                and cap.x1 - 0.2 * r.size <= r.x0 <= cap.x1 + 1.5 * r.size
+                and cap.baseline - 0.8 * cap.size <= r.baseline <= cap.baseline + 0.3 * r.size
+            ]
+            host = min(beside, key=lambda r: r.baseline, default=None)
+        if host is None:
+            result.append(cap)
+            continue
+        start = len(cap.chars) - len(cap.chars.lstrip())
+        end = len(cap.chars.rstrip())
+        lead = len(host.chars) - len(host.chars.lstrip())
+        host.chars = host.chars[:lead] + cap.chars[start:end] + host.chars[lead:]
+        host.classes = host.classes[:lead] + cap.classes[start:end] + host.classes[lead:]
+        host.boxes[lead:lead] = cap.boxes[start:end]
+        host.styles[lead:lead] = cap.styles[start:end]
+        host.bold_lead += (end - start) if host.bold_lead else 0
+        host.rects.extend(cap.rects)
+        for row in beside:
+            row.bbox = (min(row.x0, cap.x0), row.bbox[1], row.bbox[2], row.bbox[3])
+    return result
+
+
 def join_pieces(rows: list[Row]) -> list[Row]:
     """Pieces of one line that sit in separate blocks joined into one row: a piece touching
     the next one sideways on the same baseline, or a math-only piece (a big operator, whose

@@ -54,7 +54,14 @@ from translation.read.page_range import parse_pages
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.reading_order import reading_order
 from translation.read.references import Piece, find_references
-from translation.read.rows import Row, attach_scripts, join_pieces, rows_of_block, visual_rows
+from translation.read.rows import (
+    Row,
+    attach_drop_caps,
+    attach_scripts,
+    join_pieces,
+    rows_of_block,
+    visual_rows,
+)
 from translation.read.running_heads import mark_headers_footers
 from translation.read.tables import cell_rooms, find_tables, stacked
 
@@ -119,7 +126,7 @@ def segment_document(
         frame = frames[page.index]
         tables = find_tables([r for block in page.blocks for r in visual_rows(block, frame)])
         rows = [row for b in page.blocks for row in rows_of_block(b, frame, stats, tables)]
-        rows = join_pieces(attach_scripts(rows))
+        rows = attach_drop_caps(join_pieces(attach_scripts(rows)))
         _grow_cells(rows)
         mark_figure_text(rows, page, frame, stats.body_size)
         rows_by_page[page.index] = rows

@@ -20,7 +20,7 @@ _BOLD_RE = re.compile(r"Bold|Black|Heavy|Semibold|Demi|Medi(?!um)|CMBX|CMB10|-Bd
 _ITALIC_RE = re.compile(r"Italic|Oblique|Ital|-It$|-BdIt|CMTI|CMSL|CMBXTI|\.I$", re.I)
 # TeX's short font names: family, then "b" for bold (ptmb8t, rtxb: a bold ligature).
 _TEX_BOLD_RE = re.compile(r"^(?:[A-Z]{6}\+)?[a-z]{3}b[a-z0-9]{0,4}$")
-_LEAD_ENDS = tuple(":.：．。")
+_LEAD_ENDS = tuple(":.：．。?？!！")
 _URL_RE = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$")
 

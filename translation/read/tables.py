@@ -323,18 +323,27 @@ def stacks(
     """Which lines of a table are one cell set on several lines: a line continues the nearest
     line above it in its column when it starts where that one starts, one line below it, in
     the same font size and weight, one of the two standing alone on its row (the other cells
-    of a multi-line cell's row sit beside one of its lines, or between them), and it reads on:
+    of a multi-line cell's row sit beside one of its lines, or between them; a word cut at the
+    line's end needs neither), and it reads on:
     it starts in lower case, or the line above ends in "-", "/" or ",", or both stand alone and
     the line above does not end a sentence. Numbers never stack. Each line of a stack gets
     the stack's key (the first line's x and baseline); other lines get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
     order = sorted(range(len(lines)), key=lambda i: lines[i].baseline)
-    last: dict[int, int] = {}  # column -> the index of the lowest line so far
-    for i in order:
+    for n, i in enumerate(order):
         line = lines[i]
         column = sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5)
-        j = last.get(column)
-        last[column] = i
+        # The line above it: the nearest one in its column, or over it (a column that no
+        # gutter marks off: its other rows set between the lines of its cells).
+        j = next(
+            (
+                k
+                for k in reversed(order[max(0, n - 40) : n])
+                if sum(1 for g in gutters if g[1] <= lines[k].bbox[0] + 0.5) == column
+                and min(lines[k].bbox[2], line.bbox[2]) > max(lines[k].bbox[0], line.bbox[0])
+            ),
+            None,
+        )
         if j is None:
             continue
         up = lines[j]
@@ -352,7 +361,7 @@ def stacks(
             and 0.8 * line.size <= step <= 1.6 * line.size
             and abs(line.size - up.size) < 0.5
             and line.bold == up.bold
-            and (line.lone or up.lone)
+            and (line.lone or up.lone or (above.endswith("-") and text[:1].islower()))
             and reads_on
         ):
             key = keys[j] or (up.bbox[0], up.baseline)
