@@ -32,6 +32,7 @@ from translation.model.stats import TranslationStats
 from translation.read.formulas import restore
 from translation.read.ocr import OcrMode, OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
+from translation.render.preview import PageWatch
 from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
@@ -243,6 +244,7 @@ class Translator:
         ensure_ready: EnsureReady | None = None,
         on_queued: Callable[[], object] | None = None,
         on_scan: Callable[[], object] | None = None,
+        watch: PageWatch | None = None,
     ) -> TranslationResult:
         """Translate one document.
 
@@ -256,6 +258,7 @@ class Translator:
         ``ensure_ready`` replaces the constructor's for this document (a job that may wait
         hours for the GPU, say: ``vllm_manager.gpu_wait``). One that ``WaitsOutside`` and
         would wait is awaited with no PDF worker open; the paper is read again after.
+        ``watch`` is told of each page as it is typeset (``translation.render.preview``).
 
         Raises ``InputError`` for bad input (before any LLM call), the ``ensure_ready``
         callable's errors when the LLM cannot be brought up, and ``LLMError`` when it fails.
@@ -264,12 +267,14 @@ class Translator:
         would_wait = ready.would_wait if isinstance(ready, WaitsOutside) else None
         try:
             return await self._translate_once(
-                request, progress, ready, would_wait, on_queued, on_scan
+                request, progress, ready, would_wait, on_queued, on_scan, watch
             )
         except _StepOut:
             # A wait of hours must not hold a worker process (~150 MB) with the paper open.
             await ready(progress)
-            return await self._translate_once(request, progress, ready, None, on_queued, on_scan)
+            return await self._translate_once(
+                request, progress, ready, None, on_queued, on_scan, watch
+            )
 
     async def _translate_once(
         self,
@@ -279,6 +284,7 @@ class Translator:
         would_wait: Callable[[], Awaitable[bool]] | None,
         on_queued: Callable[[], object] | None,
         on_scan: Callable[[], object] | None,
+        watch: PageWatch | None = None,
     ) -> TranslationResult:
         started = time.monotonic()
         # Unknown or identical language codes fail before anything is paid for.
@@ -310,22 +316,26 @@ class Translator:
                     "nothing to translate: no paragraph of running text was found on the"
                     " pages asked for"
                 )
-            pages = _PageRenderer(worker, paragraphs)
+            pages = _PageRenderer(worker, paragraphs, watch)
             try:
                 run = await self._translate_paragraphs(
                     request, paragraphs, progress, pages, ensure_ready, would_wait, on_queued
                 )
             except BaseException:
                 await pages.cancel()
+                pages.end(failed=True)
                 raise
             overlapped = pages.rendered
-            await pages.close()
-            progress(
-                Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
-            )
-            mono, dual = await worker.finish(
-                request.dual, request.dual_mode.value, request.translation_first
-            )
+            try:
+                await pages.close()
+                progress(
+                    Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
+                )
+                mono, dual = await worker.finish(
+                    request.dual, request.dual_mode.value, request.translation_first
+                )
+            finally:
+                pages.end(failed=False)
         asked = range(page_count) if request.pages is None else set(request.pages)
         self.stats.paper_done(sum(1 for page in asked if 0 <= page < page_count))
         return TranslationResult(
@@ -495,8 +505,11 @@ class _PageRenderer:
     """Has the worker typeset each page as soon as all of its paragraphs are translated, so
     rendering overlaps translation instead of following it."""
 
-    def __init__(self, worker: PdfWorker, paragraphs: Sequence[Paragraph]) -> None:
+    def __init__(
+        self, worker: PdfWorker, paragraphs: Sequence[Paragraph], watch: PageWatch | None = None
+    ) -> None:
         self._pdf = worker
+        self._watch = watch
         self._paragraphs: dict[int, list[Paragraph]] = {}
         for paragraph in paragraphs:
             self._paragraphs.setdefault(paragraph.page, []).append(paragraph)
@@ -505,6 +518,8 @@ class _PageRenderer:
         self._ready: asyncio.Queue[int | None] = asyncio.Queue()
         self._stopped = False
         self.rendered = 0
+        if watch is not None:
+            watch.begin(sorted(self._paragraphs), worker)
         self._worker = asyncio.create_task(self._work())
 
     def add(self, paragraph: Paragraph, translation: str) -> None:
@@ -512,6 +527,12 @@ class _PageRenderer:
         self._waiting[paragraph.page] -= 1
         if self._waiting[paragraph.page] == 0:
             self._ready.put_nowait(paragraph.page)
+
+    def end(self, failed: bool) -> None:
+        """The worker is about to go: the watch renders nothing more through it."""
+        if self._watch is not None:
+            self._watch.end(failed)
+            self._watch = None
 
     async def close(self) -> None:
         """Wait for the pages already queued; re-raise a rendering error."""
@@ -529,5 +550,11 @@ class _PageRenderer:
             group = self._paragraphs[page]
             # A snapshot: the event loop keeps adding other pages' translations meanwhile.
             texts = {p.id: self._translations[p.id] for p in group}
-            await self._pdf.render_page(page, group, texts)
+            watch = self._watch
+            if watch is None:
+                await self._pdf.render_page(page, group, texts)
+            else:
+                watch.typesetting(page)
+                thumbnail = await self._pdf.render_page(page, group, texts, watch.thumbnail_width())
+                watch.typeset(page, thumbnail)
             self.rendered += 1

@@ -58,6 +58,7 @@ from zotero_server.job_store import FILE_NAME as JOB_STORE_FILE
 from zotero_server.job_store import JobStore
 from zotero_server.jobs import Discard, Job, JobRegistry, Work
 from zotero_server.metrics import ServerMetrics
+from zotero_server.previews import PreviewBoard
 from zotero_server.protocol import OutputKind, PluginRequest
 from zotero_server.web_guard import HostPolicy, WebGuard
 
@@ -89,6 +90,8 @@ class Services:
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
     #: ``ZT_GLOSSARY``; a request's own glossary extends it (its entries win).
     glossary: Glossary | None = None
+    #: Each job's pages as they are typeset (``zotero_server.previews``).
+    previews: PreviewBoard | None = None
 
     @contextmanager
     def upload_slot(self) -> Iterator[None]:
@@ -136,12 +139,16 @@ class Services:
                     ensure_ready=patient,
                     on_queued=partial(self.registry.hand_on_slot, job),
                     on_scan=partial(self.registry.hand_on_slot, job),
+                    watch=self.previews.watch(job.id) if self.previews is not None else None,
                 )
             job.note = result.references_note
         sink(Progress(Stage.RENDERING, "writing the output files"))
         async with self.translator.pdf_worker() as worker:
             produced = await _derive_outputs(request, original, result, worker)
-        return await asyncio.to_thread(self.outputs.save, request.stem, produced)
+        names = await asyncio.to_thread(self.outputs.save, request.stem, produced)
+        if self.previews is not None:
+            self.previews.outputs(job.id, names)  # previews go with the files
+        return names
 
     def work_for(
         self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None
@@ -382,8 +389,10 @@ def create_app(
         # Here, not before uvicorn.run: uvicorn configures its loggers when it starts.
         redact_access_log()
         bus = EventBus()
+        previews = PreviewBoard(bus)
 
         def file_removed(name: str) -> None:
+            previews.file_removed(name)
             bus.publish(EventType.FILE_REMOVED, {"name": name})
 
         outputs = OutputStore(settings.outputs_dir, settings.output_ttl_s, file_removed)
@@ -420,6 +429,7 @@ def create_app(
                     manager, settings, beacon=WaitingBeacon.from_settings(settings, http)
                 ),
                 glossary=glossary,
+                previews=previews,
             )
             app.state.services = services
             registry.resume(services.resumed_work)
