@@ -8,6 +8,7 @@ ones, so page 1 is typeset seconds before the rest.
 from __future__ import annotations
 
 import struct
+from functools import partial
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -150,12 +151,12 @@ def test_previews_need_the_token_and_the_jobs_own_key(srv: RunningServer) -> Non
     with srv.client(headers=auth) as client, srv.client() as stranger:
         first = submit(client, staged_paper(2), "one.pdf")
         second = submit(client, staged_paper(2), "two.pdf")
+
+        def previewed(task: str) -> bool:
+            return any(p["preview"] for p in pages_of(client, task)["pages"])
+
         for task in (first, second):
-            wait_until(
-                lambda task=task: any(p["preview"] for p in pages_of(client, task)["pages"]),
-                60,
-                "a preview",
-            )
+            wait_until(partial(previewed, task), 60, "a preview")
         url_one = pages_of(client, first)["pages"][0]["preview"]
         url_two = pages_of(client, second)["pages"][0]["preview"]
         assert client.get(url_one).status_code == 200
