@@ -8,8 +8,8 @@ ones, so page 1 is typeset seconds before the rest.
 from __future__ import annotations
 
 import struct
-from functools import partial
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -121,10 +121,10 @@ def test_pages_arrive_as_they_are_set_and_the_partial_pdf_has_them(srv: RunningS
         assert "not typeset yet" in not_yet.json()["message"]
 
         # Open what is done: page 1 translated, the others still English, at this moment.
-        partial = client.get(seen["partial"])
-        assert partial.status_code == 200, partial.text
-        assert partial.headers["content-type"] == "application/pdf"
-        with pymupdf.open(stream=partial.content, filetype="pdf") as doc:
+        so_far = client.get(seen["partial"])
+        assert so_far.status_code == 200, so_far.text
+        assert so_far.headers["content-type"] == "application/pdf"
+        with pymupdf.open(stream=so_far.content, filetype="pdf") as doc:
             assert doc.page_count == 3
             assert hangul_count(doc[0].get_text()) > 50
             assert "Results for setting 2.10" in doc[2].get_text()
