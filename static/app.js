@@ -227,7 +227,7 @@ async function loadPages(taskId) {
 }
 
 function onPageEvent(message) {
-  const { taskId, pages } = JSON.parse(message.data);
+  const { task: taskId, pages } = JSON.parse(message.data);
   if (!state.pages.has(taskId)) {
     loadPages(taskId); // the first we hear of it: the whole list, with the partial PDF's URL
     return;

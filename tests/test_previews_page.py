@@ -44,7 +44,7 @@ def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
     from playwright.sync_api import expect, sync_playwright
 
     upload = tmp_path / "staged.pdf"
-    upload.write_bytes(staged_paper(3))
+    upload.write_bytes(staged_paper(5))
     with sync_playwright() as pw:
         browser = launch(pw)
         try:
@@ -54,10 +54,10 @@ def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
             page.set_input_files("#file", str(upload))
             page.click("#submit")
             thumbs = page.locator("li.job .pages li")
-            expect(thumbs).to_have_count(3, timeout=30_000)
+            expect(thumbs).to_have_count(5, timeout=30_000)
             # Page 1 is set while pages 2 and 3 still wait for the model: placeholders say so.
             expect(thumbs.nth(0).locator("img")).to_be_visible(timeout=30_000)
-            expect(thumbs.nth(2)).to_have_text("waiting for the model3")
+            expect(thumbs.nth(4)).to_have_text("waiting for the model5")
             assert page.evaluate("document.querySelector('li.job .pages img').naturalWidth") == 160
             page.screenshot(path=str(test_output_dir / "previews-running.png"), full_page=True)
 
@@ -68,9 +68,11 @@ def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
             assert answer.status == 200
             with pymupdf.open(stream=answer.body(), filetype="pdf") as doc:
                 assert hangul_count(doc[0].get_text()) > 50
-                assert hangul_count(doc[2].get_text()) == 0
+                assert hangul_count(doc[4].get_text()) == 0
 
-            # A click shows the page large, original and translation side by side.
+            # A click shows the page large, original and translation side by side (rendered
+            # by the job's worker: the job still runs).
+            expect(page.locator("li.job .stage")).not_to_have_text("done")
             thumbs.nth(0).click()
             expect(page.locator("#page-view")).to_be_visible()
             page.wait_for_function(
@@ -81,11 +83,11 @@ def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
             page.click("#page-view button")
 
             expect(page.locator("li.job .stage")).to_have_text("done", timeout=60_000)
-            expect(page.locator("li.job .pages img")).to_have_count(3)
+            expect(page.locator("li.job .pages img")).to_have_count(5)
             order = page.eval_on_selector_all(
                 "li.job .pages li", "items => items.map(i => Number(i.dataset.page))"
             )
-            assert order == [1, 2, 3]
+            assert order == [1, 2, 3, 4, 5]
             expect(partial).to_be_hidden()
         finally:
             browser.close()

@@ -3,7 +3,8 @@
 Every translating job has a :class:`JobPreviews`, the pipeline's ``PageWatch``: it knows each
 page's state (waiting for the model, typesetting, done), keeps the thumbnails, and while the
 job's PDF worker is alive renders through it what is asked for (a large view, the original page,
-the partial PDF). A page event (``EventType.PAGE``) goes out on the bus as each page changes.
+the partial PDF). A page event (``EventType.PAGE``, ``{"task": id, "pages": [entries as in
+/pages]}``; not ``taskId``: it is no task object) goes out on the bus as each page changes.
 
 **No work when nobody looks.** A thumbnail is rendered with its page (about a tenth of the page's
 typesetting, ``make bench``) only while someone watches the job: an event-stream subscriber
@@ -187,7 +188,7 @@ class JobPreviews:
     def _publish(self, numbers: list[int]) -> None:
         entries = [self._entry(number) for number in numbers]
         self._board.bus.publish(
-            EventType.PAGE, {"taskId": self.job_id, "pages": entries}, job_id=self.job_id
+            EventType.PAGE, {"task": self.job_id, "pages": entries}, job_id=self.job_id
         )
 
 
