@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -155,8 +154,8 @@ def test_previews_need_the_token_and_the_jobs_own_key(srv: RunningServer) -> Non
         def previewed(task: str) -> bool:
             return any(p["preview"] for p in pages_of(client, task)["pages"])
 
-        for task in (first, second):
-            wait_until(partial(previewed, task), 60, "a preview")
+        # Both polled from the start: a job nobody watches gets no thumbnails with its pages.
+        wait_until(lambda: all([previewed(first), previewed(second)]), 60, "a preview of each")
         url_one = pages_of(client, first)["pages"][0]["preview"]
         url_two = pages_of(client, second)["pages"][0]["preview"]
         assert client.get(url_one).status_code == 200

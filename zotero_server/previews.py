@@ -18,8 +18,9 @@ server's API token applies on top (the routes are guarded like downloads).
 
 **Bounded.** Images are kept in memory: ``MAX_BYTES`` in all (large views go first, then the
 thumbnails of ended jobs, oldest first), ``MAX_LARGE`` large views a job, ``MAX_JOBS`` jobs. A
-job's previews go when its output files are all gone (downloaded or swept), when it fails, or
-when newer jobs push it out. After its end nothing more is rendered: what was kept is served.
+job's previews go when its output files are all gone (downloaded or swept) or when newer jobs
+push it out; a failed job's images go at once. After its end nothing more is rendered: what was
+kept is served.
 
 All methods run on the event loop's thread.
 """
@@ -91,8 +92,8 @@ class JobPreviews:
 
     def end(self, failed: bool) -> None:
         self._images, self.ended, self._partial = None, True, None
-        if failed:
-            self._board.drop(self.job_id)
+        if failed:  # the images go; the record stays: a wait for the GPU begins it again
+            self._board.forget_images(self)
 
     # --- what the routes ask -------------------------------------------------------------------
 
