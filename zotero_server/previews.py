@@ -4,7 +4,8 @@ Every translating job has a :class:`JobPreviews`, the pipeline's ``PageWatch``: 
 page's state (waiting for the model, typesetting, done), keeps the thumbnails, and while the
 job's PDF worker is alive renders through it what is asked for (a large view, the original page,
 the partial PDF). A page event (``EventType.PAGE``, ``{"task": id, "pages": [entries as in
-/pages]}``; not ``taskId``: it is no task object) goes out on the bus as each page changes.
+/pages]}``; not ``taskId``: it is no task object) goes out on ``/events`` as each page changes
+(not on the task's own stream, whose readers expect task objects only).
 
 **No work when nobody looks.** A thumbnail is rendered with its page (about a tenth of the page's
 typesetting, ``make bench``) only while someone watches the job: an event-stream subscriber
@@ -188,9 +189,8 @@ class JobPreviews:
 
     def _publish(self, numbers: list[int]) -> None:
         entries = [self._entry(number) for number in numbers]
-        self._board.bus.publish(
-            EventType.PAGE, {"task": self.job_id, "pages": entries}, job_id=self.job_id
-        )
+        # On ``/events`` only (no job_id): a task's own stream carries task objects alone.
+        self._board.bus.publish(EventType.PAGE, {"task": self.job_id, "pages": entries})
 
 
 class PreviewBoard:
