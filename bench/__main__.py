@@ -7,6 +7,7 @@ import importlib
 #: Benchmark modules; each has ``run() -> str`` returning a printed table.
 BENCHMARKS = [
     "bench.pdf_bench",
+    "bench.previews",
     "bench.ocr",
     "bench.requests",
     "bench.budget",

@@ -229,6 +229,12 @@ class Settings(BaseSettings):
         description="Comma-separated command-line keywords of GPU services to report",
     )
     gpu_idle_mib: int = Field(1024, ge=0, description="GPU counts as idle below this memory")
+    gpu_timeline_interval_s: float = Field(
+        10.0, ge=0.05, le=3600, description="`gpu-api` samples the GPU this often for /timeline"
+    )
+    gpu_timeline_hours: float = Field(
+        6.0, gt=0, le=168, description="Hours of GPU samples `gpu-api` keeps (in memory)"
+    )
 
     # --- vLLM manager --------------------------------------------------------------------
     manager: ManagerKind = Field(ManagerKind.NONE, description="local, remote or none")

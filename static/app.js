@@ -3,7 +3,11 @@
 // (JSON body, data URL, async "accepted" reply), so the page needs no API of its own.
 "use strict";
 
-const state = { jobs: new Map(), files: new Set(), source: null, lastEventId: null };
+const state = {
+  jobs: new Map(), files: new Set(), source: null, lastEventId: null,
+  pages: new Map(), // taskId -> Map(page number -> entry of GET /api/tasks/{id}/pages)
+  partial: new Map(), // taskId -> URL of the partial PDF while the job runs
+};
 const $ = (id) => document.getElementById(id);
 
 // A page opened at /t/<token>/ (the address the plugin is given) carries its token in the path.
@@ -135,6 +139,101 @@ function renderJob(job) {
   li.querySelector(".pct").textContent = pct + "%";
   li.querySelector(".message").textContent = job.message || "";
   renderFiles(li, job);
+  renderPartial(li, job.taskId);
+}
+
+// --- page previews (GET /api/tasks/{id}/pages, "page" events) -------------------------------
+
+const PAGE_WORDS = { waiting: "waiting for the model", typesetting: "typesetting" };
+
+function renderPartial(li, taskId) {
+  const link = li.querySelector(".partial");
+  const url = state.partial.get(taskId);
+  link.hidden = !url;
+  if (url) link.href = withToken(url);
+}
+
+// One element per page, updated in place: hundreds of thumbnails stay cheap.
+function renderPages(taskId, numbers) {
+  const li = document.querySelector(`li[data-task-id="${taskId}"]`);
+  const pages = state.pages.get(taskId);
+  if (!li || !pages) return;
+  const strip = li.querySelector(".pages");
+  for (const number of numbers || [...pages.keys()].sort((a, b) => a - b)) {
+    const entry = pages.get(number);
+    let item = strip.querySelector(`li[data-page="${number}"]`);
+    if (!item) {
+      item = document.createElement("li");
+      item.dataset.page = String(number);
+      // Kept in page order whatever order the pages are set in.
+      const after = [...strip.children].find((other) => Number(other.dataset.page) > number);
+      strip.insertBefore(item, after || null);
+    }
+    if (item.dataset.state === entry.state && item.dataset.preview === String(entry.preview)) continue;
+    item.dataset.state = entry.state;
+    item.dataset.preview = String(entry.preview);
+    item.className = entry.state;
+    item.title = `page ${number}: ${PAGE_WORDS[entry.state] || entry.state}`;
+    const label = document.createElement("span");
+    label.className = "num";
+    label.textContent = String(number);
+    if (entry.preview) {
+      const img = document.createElement("img");
+      img.loading = "lazy";
+      img.alt = `page ${number}`;
+      img.src = withToken(entry.preview);
+      item.replaceChildren(img, label);
+      item.onclick = () => showPage(taskId, number);
+    } else {
+      const text = document.createElement("span");
+      text.textContent = entry.state === "done" ? "done" : PAGE_WORDS[entry.state] || entry.state;
+      item.replaceChildren(text, label);
+      item.onclick = entry.state === "done" ? () => showPage(taskId, number) : null;
+    }
+  }
+}
+
+function showPage(taskId, number) {
+  const entry = (state.pages.get(taskId) || new Map()).get(number);
+  if (!entry) return;
+  const job = state.jobs.get(taskId);
+  $("page-view-title").textContent = `${job ? job.fileName : ""} · page ${number}`;
+  $("page-original").src = entry.original ? withToken(entry.original) : "";
+  $("page-translated").src = withToken(entry.large || entry.preview || "");
+  $("page-view").showModal();
+}
+
+function mergePages(taskId, entries) {
+  let pages = state.pages.get(taskId);
+  if (!pages) state.pages.set(taskId, (pages = new Map()));
+  for (const entry of entries) pages.set(entry.page, entry);
+}
+
+async function loadPages(taskId) {
+  const response = await fetch(`/api/tasks/${encodeURIComponent(taskId)}/pages`, {
+    headers: authHeaders(),
+  }).catch(() => null);
+  if (!response || !response.ok) return;
+  const body = await response.json();
+  state.pages.set(taskId, new Map());
+  mergePages(taskId, body.pages || []);
+  if (body.partial) state.partial.set(taskId, body.partial); else state.partial.delete(taskId);
+  const li = document.querySelector(`li[data-task-id="${taskId}"]`);
+  if (li) {
+    li.querySelector(".pages").replaceChildren();
+    renderPartial(li, taskId);
+  }
+  renderPages(taskId);
+}
+
+function onPageEvent(message) {
+  const { task: taskId, pages } = JSON.parse(message.data);
+  if (!state.pages.has(taskId)) {
+    loadPages(taskId); // the first we hear of it: the whole list, with the partial PDF's URL
+    return;
+  }
+  mergePages(taskId, pages);
+  renderPages(taskId, pages.map((entry) => entry.page));
 }
 
 function renderAll() {
@@ -145,6 +244,9 @@ function renderAll() {
   );
   for (const job of jobs) renderJob(job);
   countJobs();
+  for (const job of jobs) {
+    if (job.operation !== "crop") loadPages(job.taskId);
+  }
 }
 
 // --- live updates ---------------------------------------------------------------------------
@@ -155,6 +257,7 @@ function onJobEvent(message) {
   if (message.type === "done") for (const name of job.fileList || []) state.files.add(name);
   renderJob(job);
   countJobs();
+  if (message.type === "done" || message.type === "failed") loadPages(job.taskId);
 }
 
 function connect() {
@@ -199,6 +302,7 @@ function connect() {
     }
   });
   source.addEventListener("server", (message) => describeServer(JSON.parse(message.data)));
+  source.addEventListener("page", onPageEvent);
 }
 
 // --- the upload form ------------------------------------------------------------------------

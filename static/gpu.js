@@ -140,6 +140,111 @@ function render(status) {
   $("updated").textContent = new Date(status.checked_at).toLocaleTimeString();
 }
 
+// --- memory over time (GET timeline) ---------------------------------------------------------
+
+const TIMELINE_MS = 15000;
+const SVG = "http://www.w3.org/2000/svg";
+const COLOURS = ["#3b7dd8", "#e07b39", "#4caf7a", "#9c6ade", "#d65a8b", "#8a8f98"];
+const EVENT_WORDS = {
+  started: "vLLM started", slept: "vLLM slept", woke: "vLLM woke", stopped: "vLLM stopped",
+  waiting: "papers waiting", served: "no paper waiting",
+};
+const timeline = { samples: [], events: [], last: null, windowS: 0, fetchedAt: 0 };
+
+function svgEl(name, attrs) {
+  const el = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
+  return el;
+}
+
+async function refreshTimeline(headers) {
+  if (Date.now() - timeline.fetchedAt < TIMELINE_MS) return;
+  timeline.fetchedAt = Date.now();
+  const url = timeline.last === null ? "timeline" : "timeline?since=" + timeline.last;
+  const response = await fetch(url, { headers, cache: "no-store" }).catch(() => null);
+  if (!response || !response.ok) return;
+  const body = await response.json();
+  timeline.windowS = body.window_s;
+  timeline.samples.push(...body.samples);
+  timeline.events.push(...body.events);
+  const newest = [...body.samples, ...body.events].reduce((t, x) => Math.max(t, x.t), timeline.last || 0);
+  timeline.last = newest || timeline.last;
+  const cut = (timeline.last || 0) - timeline.windowS;
+  timeline.samples = timeline.samples.filter((x) => x.t >= cut);
+  timeline.events = timeline.events.filter((x) => x.t >= cut);
+  drawTimeline();
+}
+
+// Stacked areas, one per process name (vLLM, ComfyUI, ...), over the kept window.
+function drawTimeline() {
+  const svg = $("timeline");
+  const samples = timeline.samples;
+  svg.replaceChildren();
+  $("timeline-legend").replaceChildren();
+  if (samples.length === 0) {
+    $("timeline-span").textContent = "No samples yet.";
+    return;
+  }
+  const width = 800, height = 220;
+  const t0 = samples[0].t, t1 = Math.max(samples[samples.length - 1].t, t0 + 1);
+  const top = Math.max(...samples.map((x) => x.memory_total_mib || x.memory_used_mib), 1);
+  const x = (t) => ((t - t0) / (t1 - t0)) * width;
+  const y = (mib) => height - (mib / top) * height;
+  const names = [];
+  for (const sample of samples) {
+    for (const proc of sample.processes) if (!names.includes(proc.name)) names.push(proc.name);
+  }
+  // Papers waiting: shaded bands from "waiting" to "served".
+  let since = null;
+  for (const event of timeline.events) {
+    if (event.kind === "waiting") since = event.t;
+    if (event.kind === "served" && since !== null) {
+      svg.append(svgEl("rect", { class: "waiting", x: x(since), y: 0, width: Math.max(2, x(event.t) - x(since)), height }));
+      since = null;
+    }
+  }
+  if (since !== null) svg.append(svgEl("rect", { class: "waiting", x: x(since), y: 0, width: Math.max(2, width - x(since)), height }));
+  const below = samples.map(() => 0);
+  names.forEach((name, i) => {
+    const upper = samples.map((sample, k) => below[k] + sample.processes
+      .filter((p) => p.name === name).reduce((sum, p) => sum + p.memory_mib, 0));
+    const points = samples.map((sample, k) => `${x(sample.t).toFixed(1)},${y(upper[k]).toFixed(1)}`);
+    const back = samples.map((sample, k) => `${x(sample.t).toFixed(1)},${y(below[k]).toFixed(1)}`).reverse();
+    const colour = COLOURS[Math.min(i, COLOURS.length - 1)];
+    const path = svgEl("polygon", { class: "series", points: [...points, ...back].join(" "), fill: colour, "fill-opacity": 0.75 });
+    path.dataset.name = name;
+    const title = svgEl("title", {});
+    title.textContent = name;
+    path.append(title);
+    svg.append(path);
+    upper.forEach((value, k) => { below[k] = value; });
+    const item = document.createElement("li");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = colour;
+    item.append(swatch, document.createTextNode(name));
+    $("timeline-legend").append(item);
+  });
+  for (const event of timeline.events) {
+    if (event.t < t0) continue;
+    const line = svgEl("line", { class: "event " + event.kind, x1: x(event.t), x2: x(event.t), y1: 0, y2: height });
+    const title = svgEl("title", {});
+    title.textContent = new Date(event.t * 1000).toLocaleTimeString() + " " + event.text;
+    line.append(title);
+    svg.append(line);
+  }
+  const list = $("timeline-events");
+  list.replaceChildren();
+  for (const event of timeline.events.slice(-20).reverse()) {
+    const li = document.createElement("li");
+    li.className = event.kind;
+    li.textContent = new Date(event.t * 1000).toLocaleTimeString() + " · " + (EVENT_WORDS[event.kind] || event.kind) + ": " + event.text;
+    list.append(li);
+  }
+  const minutes = Math.round((t1 - t0) / 60);
+  $("timeline-span").textContent = `The last ${minutes < 1 ? "minute" : minutes + " min"}, up to ${gib(top)}; shaded: papers waited.`;
+}
+
 async function refresh() {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = "Bearer " + token;
@@ -164,6 +269,7 @@ async function refresh() {
   }
   if (response.ok && body) {
     render(body);
+    refreshTimeline(headers);
   } else {
     const reason = body && body.reason ? body.reason : "HTTP " + response.status;
     showError("GPU unreadable: " + reason);

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Sequence
 
 from translation.read.paragraph import Paragraph
+from translation.render.preview import PageWatch
 from translation.worker import PdfWorker
 
 
@@ -13,8 +14,11 @@ class PageRenderer:
     """Has the worker typeset each page as soon as all of its paragraphs are translated, so
     rendering overlaps translation instead of following it."""
 
-    def __init__(self, worker: PdfWorker, paragraphs: Sequence[Paragraph]) -> None:
+    def __init__(
+        self, worker: PdfWorker, paragraphs: Sequence[Paragraph], watch: PageWatch | None = None
+    ) -> None:
         self._pdf = worker
+        self._watch = watch
         self._paragraphs: dict[int, list[Paragraph]] = {}
         for paragraph in paragraphs:
             self._paragraphs.setdefault(paragraph.page, []).append(paragraph)
@@ -23,6 +27,8 @@ class PageRenderer:
         self._ready: asyncio.Queue[int | None] = asyncio.Queue()
         self._stopped = False
         self.rendered = 0
+        if watch is not None:
+            watch.begin(sorted(self._paragraphs), worker)
         self._worker = asyncio.create_task(self._work())
 
     def add(self, paragraph: Paragraph, translation: str) -> None:
@@ -30,6 +36,12 @@ class PageRenderer:
         self._waiting[paragraph.page] -= 1
         if self._waiting[paragraph.page] == 0:
             self._ready.put_nowait(paragraph.page)
+
+    def end(self, failed: bool) -> None:
+        """The worker is about to go: the watch renders nothing more through it."""
+        if self._watch is not None:
+            self._watch.end(failed)
+            self._watch = None
 
     async def close(self) -> None:
         """Wait for the pages already queued; re-raise a rendering error."""
@@ -47,5 +59,11 @@ class PageRenderer:
             group = self._paragraphs[page]
             # A snapshot: the event loop keeps adding other pages' translations meanwhile.
             texts = {p.id: self._translations[p.id] for p in group}
-            await self._pdf.render_page(page, group, texts)
+            watch = self._watch
+            if watch is None:
+                await self._pdf.render_page(page, group, texts)
+            else:
+                watch.typesetting(page)
+                thumbnail = await self._pdf.render_page(page, group, texts, watch.thumbnail_width())
+                watch.typeset(page, thumbnail)
             self.rendered += 1

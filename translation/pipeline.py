@@ -32,6 +32,7 @@ from translation.read.document import open_document
 from translation.read.formulas import restore
 from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
+from translation.render.preview import PageWatch
 from translation.request import TranslationRequest, TranslationResult
 from translation.worker import PdfWorker, WorkerConfig
 
@@ -176,6 +177,7 @@ class Translator:
         ensure_ready: EnsureReady | None = None,
         on_queued: Callable[[], object] | None = None,
         on_scan: Callable[[], object] | None = None,
+        watch: PageWatch | None = None,
     ) -> TranslationResult:
         """Translate one document.
 
@@ -189,6 +191,7 @@ class Translator:
         ``ensure_ready`` replaces the constructor's for this document (a job that may wait
         hours for the GPU, say: ``vllm_manager.gpu_wait``). One that ``WaitsOutside`` and
         would wait is awaited with no PDF worker open; the paper is read again after.
+        ``watch`` is told of each page as it is typeset (``translation.render.preview``).
 
         Raises ``InputError`` for bad input (before any LLM call), the ``ensure_ready``
         callable's errors when the LLM cannot be brought up, and ``LLMError`` when it fails.
@@ -197,12 +200,14 @@ class Translator:
         would_wait = ready.would_wait if isinstance(ready, WaitsOutside) else None
         try:
             return await self._translate_once(
-                request, progress, ready, would_wait, on_queued, on_scan
+                request, progress, ready, would_wait, on_queued, on_scan, watch
             )
         except _StepOut:
             # A wait of hours must not hold a worker process (~150 MB) with the paper open.
             await ready(progress)
-            return await self._translate_once(request, progress, ready, None, on_queued, on_scan)
+            return await self._translate_once(
+                request, progress, ready, None, on_queued, on_scan, watch
+            )
 
     async def _translate_once(
         self,
@@ -212,6 +217,7 @@ class Translator:
         would_wait: Callable[[], Awaitable[bool]] | None,
         on_queued: Callable[[], object] | None,
         on_scan: Callable[[], object] | None,
+        watch: PageWatch | None = None,
     ) -> TranslationResult:
         started = time.monotonic()
         # Identical languages fail before anything is paid for.
@@ -241,22 +247,26 @@ class Translator:
                     "nothing to translate: no paragraph of running text was found on the"
                     " pages asked for"
                 )
-            pages = PageRenderer(worker, paragraphs)
+            pages = PageRenderer(worker, paragraphs, watch)
             try:
                 run = await self._translate_paragraphs(
                     request, paragraphs, progress, pages, ensure_ready, would_wait, on_queued
                 )
             except BaseException:
                 await pages.cancel()
+                pages.end(failed=True)
                 raise
             overlapped = pages.rendered
-            await pages.close()
-            progress(
-                Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
-            )
-            mono, dual = await worker.finish(
-                request.dual, request.dual_mode.value, request.translation_first
-            )
+            try:
+                await pages.close()
+                progress(
+                    Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
+                )
+                mono, dual = await worker.finish(
+                    request.dual, request.dual_mode.value, request.translation_first
+                )
+            finally:
+                pages.end(failed=False)
         asked = range(page_count) if request.pages is None else set(request.pages)
         self.stats.paper_done(sum(1 for page in asked if 0 <= page < page_count))
         return TranslationResult(

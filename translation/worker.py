@@ -37,6 +37,8 @@ from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import PdfLimits
 from translation.read.segment import Segmentation
+from translation.render import preview
+from translation.render.sanitize import strip_active_content
 
 if TYPE_CHECKING:
     from common.settings import Settings
@@ -113,6 +115,7 @@ class PdfWorker:
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
         self._lock = asyncio.Lock()
+        self._closed = False
 
     async def __aenter__(self) -> PdfWorker:
         return self
@@ -121,7 +124,8 @@ class PdfWorker:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Kill the child (its document goes with it)."""
+        """Kill the child (its document goes with it); later steps fail, none starts another."""
+        self._closed = True
         await asyncio.to_thread(self._kill)
 
     @property
@@ -158,9 +162,26 @@ class PdfWorker:
         return result
 
     async def render_page(
-        self, number: int, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]
-    ) -> None:
-        await self._call("render_page", number, list(paragraphs), dict(translations))
+        self,
+        number: int,
+        paragraphs: Sequence[Paragraph],
+        translations: Mapping[str, str],
+        thumbnail_width: int = 0,
+    ) -> bytes | None:
+        """Typeset page ``number``; with a ``thumbnail_width``, its thumbnail (PNG) after."""
+        args = (number, list(paragraphs), dict(translations), thumbnail_width)
+        thumbnail: bytes | None = await self._call("render_page", *args)
+        return thumbnail
+
+    async def preview(self, number: int, width: int, original: bool) -> bytes:
+        """Page ``number`` of the open document as typeset so far (or ``original``), PNG."""
+        image: bytes = await self._call("preview", number, width, original)
+        return image
+
+    async def partial_pdf(self) -> bytes:
+        """The open document as it stands: pages typeset so far, the rest original."""
+        data: bytes = await self._call("partial_pdf")
+        return data
 
     async def finish(
         self, dual: bool, dual_mode: str, translation_first: bool
@@ -182,6 +203,8 @@ class PdfWorker:
         self, name: str, *args: Any, on_ocr: Callable[[OcrTurn], object] | None = None
     ) -> Any:
         async with self._lock:
+            if self._closed:  # a page preview asked after the job's worker went
+                raise PDFProcessingError("this PDF worker is closed")
             return await asyncio.to_thread(self._roundtrip, name, args, on_ocr)
 
     def _start(self) -> Connection:
@@ -278,6 +301,7 @@ class _State:
     renderer: pdf.MonoRenderer | None = None
     data: bytes = b""
     password: str | None = None
+    original: Any = None  # the upload, opened for previews of the original pages
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
@@ -375,10 +399,32 @@ def _tell(state: _State, turn: OcrTurn, done: bool) -> None:
 
 
 def _render_page(
-    state: _State, number: int, paragraphs: list[Paragraph], translations: dict[str, str]
-) -> None:
+    state: _State,
+    number: int,
+    paragraphs: list[Paragraph],
+    translations: dict[str, str],
+    thumbnail_width: int,
+) -> bytes | None:
     assert state.renderer is not None, "open first"
     state.renderer.render_page(number, paragraphs, translations)
+    return preview.page_png(state.doc[number], thumbnail_width) if thumbnail_width else None
+
+
+def _preview(state: _State, number: int, width: int, original: bool) -> bytes:
+    assert state.doc is not None, "open first"
+    if not 0 <= number < state.doc.page_count:
+        raise InputError(f"page {number + 1} does not exist")
+    doc = state.doc
+    if original:
+        if state.original is None:
+            state.original = preview.open_original(state.data, state.password)
+        doc = state.original
+    return preview.page_png(doc[number], width)
+
+
+def _partial_pdf(state: _State) -> bytes:
+    assert state.doc is not None, "open first"
+    return preview.partial_pdf(state.doc, strip_active_content)
 
 
 def _finish(
@@ -400,6 +446,8 @@ _STEPS: dict[str, Callable[..., Any]] = {
     "inspect": _inspect,
     "open": _open,
     "render_page": _render_page,
+    "preview": _preview,
+    "partial_pdf": _partial_pdf,
     "finish": _finish,
     "call": _call,
 }

@@ -11,6 +11,10 @@ Routes:
   whose last word is younger than its ``ttl_s`` is ``waiting.papers`` of ``/status`` (and
   ``zt_gpu_papers_waiting``), which the dashboard shows to whoever holds the card. At most
   ``WaitingBoard.MAX_CLIENTS`` clients are kept; bodies over 1 KiB are refused.
+* ``GET /timeline`` (Bearer token): the samples the dashboard draws, memory per process over the
+  last ``ZT_GPU_TIMELINE_HOURS``, and the events (vLLM started, slept, woke, stopped; papers
+  waiting), from ``vllm_manager.timeline``; ``?since=<epoch>`` for only the newer ones. The
+  API samples the GPU itself every ``ZT_GPU_TIMELINE_INTERVAL_S`` while it runs.
 * ``GET /`` the live dashboard (``static/gpu.html``; it asks for the token itself), and
   ``GET /healthz`` (no auth): the API process is up, whatever the GPU says.
 
@@ -21,10 +25,14 @@ compared in constant time. Without a configured token the server refuses to star
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 import json
 import logging
+import math
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from fastapi import FastAPI, Request
@@ -36,6 +44,7 @@ from common.paths import static_dir
 from common.settings import Settings
 from vllm_manager.gpu import GPUStatusSource, ProbeSource
 from vllm_manager.gpu_model import GPUStatus
+from vllm_manager.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +107,28 @@ def create_gpu_app(
     if not token and not no_auth:
         raise ConfigError(NO_TOKEN_MESSAGE)
     status_source: GPUStatusSource = source or ProbeSource(settings)
-    app = FastAPI(title="GPU status API", docs_url=None, redoc_url=None, openapi_url=None)
+    board = WaitingBoard()
+    timeline = Timeline(
+        settings.vllm_keywords, settings.gpu_timeline_hours, settings.gpu_timeline_interval_s
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        sampler = asyncio.create_task(_sample_forever(status_source, board, timeline))
+        try:
+            yield
+        finally:
+            sampler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sampler
+
+    app = FastAPI(
+        title="GPU status API", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
     app.state.settings = settings
     app.state.gpu_source = status_source
-    board = app.state.waiting = WaitingBoard()
+    app.state.waiting = board
+    app.state.timeline = timeline
 
     def denied(request: Request) -> Response | None:
         """A 401 response, or None when the request carries the right token (or no_auth)."""
@@ -153,6 +180,20 @@ def create_gpu_app(
         board.report(report)
         return JSONResponse(board.summary())
 
+    @app.get("/timeline", response_model=None)
+    async def timeline_route(request: Request) -> Response:
+        if (refusal := denied(request)) is not None:
+            return refusal
+        raw = request.query_params.get("since")
+        try:
+            since = None if raw is None else float(raw)
+        except ValueError:
+            since = math.nan
+        if since is not None and not math.isfinite(since):
+            reason = "since must be a time in seconds since the epoch"
+            return JSONResponse({"errorType": "BadRequest", "reason": reason}, status_code=400)
+        return JSONResponse(timeline.since(since), headers={"Cache-Control": "no-store"})
+
     @app.get("/metrics", response_model=None)
     async def metrics(request: Request) -> Response:
         if (refusal := denied(request)) is not None:
@@ -163,7 +204,8 @@ def create_gpu_app(
             prometheus_text(reading.status)
             + "# HELP zt_gpu_papers_waiting Papers of zotero-translate waiting for the GPU\n"
             + "# TYPE zt_gpu_papers_waiting gauge\n"
-            + f"zt_gpu_papers_waiting {waiting_papers}\n",
+            + f"zt_gpu_papers_waiting {waiting_papers}\n"
+            + timeline_metrics(timeline),
             media_type="text/plain; version=0.0.4; charset=utf-8",
         )
 
@@ -178,6 +220,39 @@ def create_gpu_app(
         return _static(name, DASHBOARD_FILES[name])
 
     return app
+
+
+async def _sample_forever(source: GPUStatusSource, board: WaitingBoard, timeline: Timeline) -> None:
+    """Read the GPU every ``timeline.interval_s`` into the timeline, until cancelled. It waits
+    first: a reading shares the probe in flight with ``/status`` callers (``ProbeSource``), and
+    one started as the API starts would answer its first callers from before they asked."""
+    while True:
+        await asyncio.sleep(timeline.interval_s)
+        reading = await source.read()
+        timeline.observe(reading.status, board.summary()["papers"])
+
+
+def timeline_metrics(timeline: Timeline) -> str:
+    """The timeline's series as Prometheus text: the latest memory per process and the events
+    seen so far (Prometheus keeps the history itself)."""
+    lines = [
+        "# HELP zt_gpu_process_memory_mib GPU memory per process at the last sample, MiB",
+        "# TYPE zt_gpu_process_memory_mib gauge",
+    ]
+    latest = timeline.samples[-1] if timeline.samples else None
+    for process in latest.processes if latest is not None else ():
+        pid = "" if process.pid is None else str(process.pid)
+        labels = f'name="{_escape_label(process.name)}",kind="{process.kind}",pid="{pid}"'
+        lines.append(f"zt_gpu_process_memory_mib{{{labels}}} {process.memory_mib}")
+    lines += [
+        "# HELP zt_gpu_vllm_events_total vLLM and waiting events the GPU API saw since it started",
+        "# TYPE zt_gpu_vllm_events_total counter",
+    ]
+    lines += [
+        f'zt_gpu_vllm_events_total{{event="{kind.value}"}} {count}'
+        for kind, count in timeline.counts.items()
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _unauthorized(reason: str) -> JSONResponse:

@@ -60,6 +60,7 @@ from zotero_server.job_store import JobStore
 from zotero_server.jobs import Discard, Job, JobRegistry, Work
 from zotero_server.manager_factory import create_manager
 from zotero_server.metrics import ServerMetrics
+from zotero_server.previews import PreviewBoard
 from zotero_server.protocol import OutputKind, PluginRequest
 from zotero_server.web_guard import HostPolicy, WebGuard
 
@@ -91,6 +92,8 @@ class Services:
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
     #: ``ZT_GLOSSARY``; a request's own glossary extends it (its entries win).
     glossary: Glossary | None = None
+    #: Each job's pages as they are typeset (``zotero_server.previews``).
+    previews: PreviewBoard | None = None
 
     @contextmanager
     def upload_slot(self) -> Iterator[None]:
@@ -144,13 +147,17 @@ class Services:
                     ensure_ready=patient,
                     on_queued=partial(self.registry.hand_on_slot, job),
                     on_scan=partial(self.registry.hand_on_slot, job),
+                    watch=self.previews.watch(job.id) if self.previews is not None else None,
                 )
             job.note = result.references_note
         sink(Progress(Stage.RENDERING, "writing the output files"))
         async with self.translator.pdf_worker() as worker:
             produced = await _derive_outputs(request, original, result, worker)
         claim = self.registry.claimer(job)  # past this, a cancel is "already finished"
-        return await asyncio.to_thread(self.outputs.save, request.stem, produced, claim)
+        names = await asyncio.to_thread(self.outputs.save, request.stem, produced, claim)
+        if self.previews is not None:
+            self.previews.outputs(job.id, names)  # previews go with the files
+        return names
 
     def work_for(
         self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None
@@ -415,8 +422,10 @@ def create_app(
         token = settings.api_token
         redact_access_log(secrets=[token.get_secret_value()] if token is not None else [])
         bus = EventBus()
+        previews = PreviewBoard(bus)
 
         def file_removed(name: str) -> None:
+            previews.file_removed(name)
             bus.publish(EventType.FILE_REMOVED, {"name": name})
 
         outputs = OutputStore(settings.outputs_dir, settings.output_ttl_s, file_removed)
@@ -455,6 +464,7 @@ def create_app(
                     manager, settings, beacon=WaitingBeacon.from_settings(settings, http)
                 ),
                 glossary=glossary,
+                previews=previews,
             )
             app.state.services = services
             registry.resume(services.resumed_work)

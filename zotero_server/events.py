@@ -38,6 +38,7 @@ class EventType(StrEnum):
     FAILED = "failed"  # a job failed; its error is in the data
     FILE_REMOVED = "file_removed"  # an output was downloaded or swept
     SERVER = "server"  # vLLM / GPU state changed
+    PAGE = "page"  # a page of a job was typeset or began to be (``zotero_server.previews``)
 
 
 TERMINAL = frozenset({EventType.DONE, EventType.FAILED})
@@ -106,6 +107,10 @@ class EventBus:
     @property
     def subscriber_count(self) -> int:
         return len(self._subscribers)
+
+    def watching(self, job_id: str) -> bool:
+        """Whether a subscriber gets ``job_id``'s events (all jobs', or that job's)."""
+        return any(s.job_id in (None, job_id) for s in self._subscribers)
 
     def event_id(self, seq: int) -> str:
         return f"{self.boot}.{seq}"

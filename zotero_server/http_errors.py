@@ -111,6 +111,13 @@ class TaskFinishedError(ZTError):
     error_type = "TaskFinished"
 
 
+class NotReadyError(ZTError):
+    """A page preview or partial PDF asked for before there is one (HTTP 409): the page is not
+    typeset yet, or the paper is still being read."""
+
+    error_type = "NotReady"
+
+
 class BusyError(GPUUnavailableError):
     """Too many uploads being read or jobs waiting (``ZT_MAX_UPLOADS``, ``ZT_MAX_QUEUED``):
     HTTP 503 with ``Retry-After``; nothing was kept."""
@@ -128,7 +135,7 @@ def status_for(exc: BaseException) -> int:
         return 408
     if isinstance(exc, AlreadyDoneError | DownloadInProgressError | TaskFinishedError):
         return 409
-    if isinstance(exc, JobCancelledError):
+    if isinstance(exc, JobCancelledError | NotReadyError):
         return 409
     if isinstance(exc, TooLargeError):
         return 413

@@ -26,7 +26,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from common.errors import TooLargeError
 from common.settings import mib
 from translation.read.ocr import OcrMode, OcrOptions
-from zotero_server import __version__
+from zotero_server import __version__, preview_routes
 from zotero_server.app import STATIC_DIR, Services, job_spec
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
@@ -368,4 +368,5 @@ def _event_stream(request: Request, job_id: str | None) -> EventSourceResponse:
     return EventSourceResponse(stream(), ping=services.sse_ping_s)
 
 
+guarded.include_router(preview_routes.router)
 router.include_router(guarded)
