@@ -48,7 +48,7 @@ from zotero_server.http_errors import error_type_of
 from zotero_server.jobs import Job
 
 if TYPE_CHECKING:
-    from zotero_server.app import Services
+    from zotero_server.services import Services
 
 #: The media type of the exposition this module writes.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

@@ -1,0 +1,183 @@
+"""The job service: what one job does, from its upload to its stored output files.
+
+A job translates its paper when its request needs it (waiting for the GPU through the manager, or
+through the patient GPU queue for an async request), derives the requested files from the
+translation and the upload, and stores them under names it claims from the registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from common.progress import Progress, ProgressSink, Stage
+from common.settings import Settings
+from translation import outputs as pdf_tools
+from translation.model import glossary as glossaries
+from translation.model.glossary import Glossary
+from translation.pipeline import Translator
+from translation.read.ocr import OcrMode
+from translation.request import DualMode, TranslationRequest, TranslationResult
+from translation.worker import PdfWorker
+from vllm_manager.gpu_wait import GPUWaitQueue
+from vllm_manager.manager import VLLMManager
+from zotero_server.files import OutputStore, UploadStore
+from zotero_server.http_errors import NotFoundError
+from zotero_server.jobs import Discard, Job, JobRegistry, Work
+from zotero_server.protocol import OutputKind, PluginRequest
+
+
+@dataclass
+class JobService:
+    """Runs jobs' work with the server's long-lived parts (built once by the lifespan)."""
+
+    settings: Settings
+    registry: JobRegistry
+    outputs: OutputStore
+    uploads: UploadStore
+    translator: Translator
+    manager: VLLMManager
+    #: Where async jobs wait for a busy GPU (issue 16); sync requests use the manager's wait.
+    gpu_wait: GPUWaitQueue | None = None
+    #: ``ZT_GLOSSARY``; a request's own glossary extends it (its entries win).
+    glossary: Glossary | None = None
+
+    async def run_job(
+        self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None, sink: ProgressSink
+    ) -> list[str]:
+        """A job's work: translate if needed, derive the requested files, store them.
+
+        ``request.pdf`` is empty here; the upload waits on disk until the job ends (the
+        registry's ``discard``), and survives a stop that leaves the job to resume.
+        """
+        try:
+            original = await asyncio.to_thread(self.uploads.load, job.id)
+        except FileNotFoundError:
+            raise NotFoundError("the uploaded PDF of this job is gone; send it again") from None
+        result = None
+        if request.needs_translation:
+            patient = None
+            if request.wants_async and self.gpu_wait is not None:
+                # The plugin polls an accepted task for hours: wait for the GPU that long.
+                # While it waits, its job slot serves others (a crop, a cached paper).
+                patient = self.gpu_wait.patient(
+                    order=job.created_at, aside=partial(self.registry.slot_set_aside, job)
+                )
+            async with self.manager.work():
+                result = await self.translator.translate(
+                    _translation_request(
+                        request,
+                        original,
+                        pages,
+                        self.glossary,
+                        job.id,
+                        self.settings.ocr,
+                        fresh_since=job.created_at,
+                    ),
+                    sink,
+                    ensure_ready=patient,
+                    on_queued=partial(self.registry.hand_on_slot, job),
+                    on_scan=partial(self.registry.hand_on_slot, job),
+                )
+            job.note = result.references_note
+        sink(Progress(Stage.RENDERING, "writing the output files"))
+        async with self.translator.pdf_worker() as worker:
+            produced = await _derive_outputs(request, original, result, worker)
+        claim = self.registry.claimer(job)  # past this, a cancel is "already finished"
+        return await asyncio.to_thread(self.outputs.save, request.stem, produced, claim)
+
+    def work_for(
+        self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None
+    ) -> tuple[Work, Discard]:
+        """``job``'s work and the removal of its upload when it ends."""
+
+        async def work(job: Job, sink: ProgressSink) -> list[str]:
+            return await self.run_job(job, request, pages, sink)
+
+        async def discard() -> None:
+            await asyncio.to_thread(self.uploads.discard, job.id)
+
+        return work, discard
+
+    def resumed_work(self, job: Job) -> tuple[Work, Discard]:
+        """The work of a job read back from the store (its ``spec``, see :func:`job_spec`)."""
+        request = PluginRequest.from_record(job.spec["request"])
+        pages = job.spec.get("pages")
+        return self.work_for(job, request, None if pages is None else tuple(pages))
+
+
+def job_spec(request: PluginRequest, pages: tuple[int, ...] | None) -> dict[str, Any]:
+    """What the job store keeps to run a job again (``Job.spec``)."""
+    return {"request": request.to_record(), "pages": None if pages is None else list(pages)}
+
+
+def _translation_request(
+    request: PluginRequest,
+    original: bytes,
+    pages: tuple[int, ...] | None,
+    glossary: Glossary | None = None,
+    owner: str = "",
+    ocr: str = "auto",
+    fresh_since: float | None = None,
+) -> TranslationRequest:
+    """The pipeline's request for a plugin request (``ocr``: the server's ``ZT_OCR``).
+
+    ``fresh_since``: the job's submission; a ``force`` job still reuses the answers it got
+    itself before a restart."""
+    dual_needed = bool({OutputKind.DUAL, OutputKind.DUAL_CUT} & set(request.outputs))
+    return TranslationRequest(
+        pdf=original,
+        source_lang=request.source_lang,
+        target_lang=request.target_lang,
+        password=request.password,
+        pages=pages,
+        include_references=request.include_references,
+        mono=True,  # every derived output (cut, compare) starts from the mono file
+        dual=dual_needed,
+        dual_mode=DualMode(request.dual_mode),
+        translation_first=request.translation_first,
+        force=request.force,
+        fresh_since=fresh_since,
+        glossary=glossaries.combine(glossary, request.glossary),
+        owner=owner,
+        ocr=OcrMode(request.ocr_mode(ocr)),
+    )
+
+
+async def _derive_outputs(
+    request: PluginRequest, original: bytes, result: TranslationResult | None, worker: PdfWorker
+) -> list[tuple[OutputKind, bytes]]:
+    """The requested files, in the plugin's order (the PDF work runs in ``worker``)."""
+    translated = result.mono if result is not None else None
+    # Only the upload can carry a password; what we rendered never does.
+    password = request.password
+    produced: list[tuple[OutputKind, bytes]] = []
+    for kind in request.outputs:
+        data: bytes | None
+        if kind is OutputKind.MONO:
+            data = translated
+        elif kind is OutputKind.DUAL:
+            data = result.dual if result is not None else None
+        elif kind is OutputKind.MONO_CUT and translated is not None:
+            data = await worker.call(pdf_tools.crop_columns, translated)
+        elif kind is OutputKind.DUAL_CUT and result is not None:
+            dual = result.dual
+            data = None if dual is None else await worker.call(pdf_tools.crop_columns, dual)
+        elif kind in (OutputKind.CUT, OutputKind.MONO_CUT, OutputKind.DUAL_CUT):
+            # /crop of the uploaded file
+            data = await worker.call(pdf_tools.crop_columns, original, password)
+        elif translated is None:
+            data = None  # compare and crop-compare always come with a translation
+        elif kind in (OutputKind.COMPARE, OutputKind.SINGLE_COMPARE):
+            data = await worker.call(
+                pdf_tools.compare, original, translated, request.translation_first, password
+            )
+        else:  # CROP_COMPARE
+            data = await worker.call(
+                pdf_tools.crop_compare, original, translated, request.translation_first, password
+            )
+        if data is not None:
+            produced.append((kind, data))
+    return produced
