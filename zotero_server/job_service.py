@@ -23,10 +23,12 @@ from translation.request import DualMode, TranslationRequest, TranslationResult
 from translation.worker import PdfWorker
 from vllm_manager.gpu_wait import GPUWaitQueue
 from vllm_manager.manager import VLLMManager
+from zotero_server.file_names import OutputKind
 from zotero_server.files import OutputStore, UploadStore
 from zotero_server.http_errors import NotFoundError
-from zotero_server.jobs import Discard, Job, JobRegistry, Work
-from zotero_server.protocol import OutputKind, PluginRequest
+from zotero_server.job import Job
+from zotero_server.jobs import Discard, JobRegistry, Work
+from zotero_server.protocol import PluginRequest
 
 
 @dataclass

@@ -45,7 +45,7 @@ from vllm_manager.manager import VLLMManager
 from vllm_manager.state import VLLMState
 from zotero_server import __version__
 from zotero_server.http_errors import error_type_of
-from zotero_server.jobs import Job
+from zotero_server.job import Job
 
 if TYPE_CHECKING:
     from zotero_server.services import Services

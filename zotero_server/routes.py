@@ -34,16 +34,11 @@ from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
 from zotero_server.http_errors import NotFoundError, UnauthorizedError
+from zotero_server.job import Job
 from zotero_server.job_service import job_spec
-from zotero_server.jobs import Job
 from zotero_server.metrics import CONTENT_TYPE
-from zotero_server.protocol import (
-    Operation,
-    pages_to_translate,
-    parse_body,
-    parse_bool,
-    parse_request,
-)
+from zotero_server.protocol import Operation, pages_to_translate, parse_bool, parse_request
+from zotero_server.request_body import parse_body
 from zotero_server.services import Services
 
 STATIC_DIR = static_dir()
