@@ -54,7 +54,7 @@ async def _watch_status(services: Services, interval_s: float) -> None:
     last: dict[str, Any] | None = None
     while True:
         if services.bus.subscriber_count > 0:
-            status = await services.refresh_status()
+            status = (await services.refresh_status()).to_dict()
             if status != last:
                 services.bus.publish(EventType.SERVER, status)
                 last = status

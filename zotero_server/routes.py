@@ -93,13 +93,13 @@ async def health(request: Request) -> dict[str, Any]:
         "jobs": services.registry.counts(),
         "maxJobs": services.settings.max_jobs,
         "vllm": {
-            "manager": status.get("manager"),
-            "state": status.get("state"),
-            "lastError": status.get("last_error"),
-            "sleep": status.get("sleep"),
-            **status.get("vllm", {}),
+            "manager": status.manager,
+            "state": status.state.value,
+            "lastError": status.last_error,
+            "sleep": status.sleep.to_dict() if status.sleep is not None else None,
+            **status.vllm_json(),
         },
-        "gpu": _without_commands(status.get("gpu")),
+        "gpu": _without_commands(status.gpu),
     }
 
 
@@ -271,8 +271,8 @@ async def vllm_sleep(request: Request) -> dict[str, Any]:
     """
     services = _services(request)
     message = await services.manager.sleep_vllm()
-    await services.refresh_status()
-    return {"message": message, "state": services.status.get("state")}
+    status = await services.refresh_status()
+    return {"message": message, "state": status.state.value}
 
 
 @guarded.get("/metrics")
@@ -281,7 +281,15 @@ async def metrics(request: Request) -> Response:
     (``zotero_server.metrics``)."""
     services = _services(request)
     status = await services.refresh_status()
-    return Response(services.metrics.render(services, status), media_type=CONTENT_TYPE)
+    body = services.metrics.render(
+        status,
+        jobs=services.registry.all_jobs(),
+        settings=services.settings,
+        stats=services.translator.stats,
+        limiter=services.translator.limiter,
+        manager=services.manager,
+    )
+    return Response(body, media_type=CONTENT_TYPE)
 
 
 @guarded.get("/api/tasks")

@@ -5,14 +5,11 @@ Built once by the lifespan (``zotero_server.lifespan``) and closed by it.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from common.redact import mask_secrets
 from common.settings import Settings
 from translation.model.glossary import Glossary
 from translation.pipeline import Translator
@@ -25,8 +22,7 @@ from zotero_server.http_errors import BusyError
 from zotero_server.job_service import JobService
 from zotero_server.jobs import JobRegistry
 from zotero_server.metrics import ServerMetrics
-
-log = logging.getLogger(__name__)
+from zotero_server.server_status import ServerStatus, read_status
 
 #: /health and the page never wait longer than this for the vLLM/GPU status.
 STATUS_TIMEOUT_S = 2.0
@@ -50,7 +46,8 @@ class Services:
     jobs: JobService
     #: Where async jobs wait for a busy GPU (issue 16); sync requests use the manager's wait.
     gpu_wait: GPUWaitQueue | None = None
-    status: dict[str, Any] = field(default_factory=lambda: {"state": "unknown"})
+    #: The last read of the manager (``refresh_status``).
+    status: ServerStatus = field(default_factory=ServerStatus)
     uploading: int = 0
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
     #: ``ZT_GLOSSARY``; a request's own glossary extends it (its entries win).
@@ -72,35 +69,10 @@ class Services:
         finally:
             self.uploading -= 1
 
-    async def refresh_status(self) -> dict[str, Any]:
+    async def refresh_status(self) -> ServerStatus:
         """vLLM and GPU state from the manager, bounded by ``STATUS_TIMEOUT_S``; never raises."""
-        try:
-            snap = (await asyncio.wait_for(self.manager.snapshot(), STATUS_TIMEOUT_S)).to_dict()
-        except TimeoutError:
-            status: dict[str, Any] = {
-                "manager": self.manager.kind,
-                "state": "unknown",
-                "vllm": {"healthy": False, "detail": "status check timed out"},
-            }
-        except Exception as exc:  # a status page must not fail because a probe did
-            log.warning("status snapshot failed: %s", exc)
-            status = {"manager": self.manager.kind, "state": "unknown", "error": str(exc)}
-        else:
-            status = {
-                key: snap[key]
-                for key in ("manager", "state", "last_error", "vllm", "sleep")
-                if key in snap
-            }
-            if snap.get("gpu"):
-                status["gpu"] = snap["gpu"]
-            if self.gpu_wait is not None:
-                status["waiting_gpu"] = self.gpu_wait.waiting
-            if status.get("last_error"):  # a failed launch may quote its command line
-                status["last_error"] = mask_secrets(str(status["last_error"]))
-            if isinstance(status.get("vllm"), dict) and status["vllm"].get("url"):
-                status["vllm"] = {**status["vllm"], "url": mask_secrets(status["vllm"]["url"])}
-        self.status = status
-        return status
+        self.status = await read_status(self.manager, self.gpu_wait, STATUS_TIMEOUT_S)
+        return self.status
 
     def snapshot(self, job_id: str | None = None) -> dict[str, Any]:
         """The SSE ``snapshot`` event: everything a page needs to draw itself from nothing."""
@@ -111,7 +83,7 @@ class Services:
             "version": __version__,
             "jobs": [job.to_task() for job in self.registry.all_jobs()],
             "files": self.outputs.names(),
-            "server": self.status,
+            "server": self.status.to_dict(),
             "maxJobs": self.settings.max_jobs,
             "defaults": {
                 "sourceLang": self.settings.source_lang,
