@@ -8,7 +8,9 @@ translation and the upload, and stores them under names it claims from the regis
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import Enum
 from functools import partial
 from typing import Any
 
@@ -128,7 +130,6 @@ def _translation_request(
 
     ``fresh_since``: the job's submission; a ``force`` job still reuses the answers it got
     itself before a restart."""
-    dual_needed = bool({OutputKind.DUAL, OutputKind.DUAL_CUT} & set(request.outputs))
     return TranslationRequest(
         pdf=original,
         source_lang=request.source_lang,
@@ -137,7 +138,7 @@ def _translation_request(
         pages=pages,
         include_references=request.include_references,
         mono=True,  # every derived output (cut, compare) starts from the mono file
-        dual=dual_needed,
+        dual=needs_dual(request.outputs),
         dual_mode=DualMode(request.dual_mode),
         translation_first=request.translation_first,
         force=request.force,
@@ -148,38 +149,84 @@ def _translation_request(
     )
 
 
+class Source(Enum):
+    """The file an output is made from."""
+
+    #: The uploaded PDF; it may need the request's password.
+    UPLOAD = "upload"
+    #: The translation.
+    MONO = "mono"
+    #: The bilingual file (original and translation pages together).
+    DUAL = "dual"
+
+
+class Step(Enum):
+    """What is done to that file (in the job's PDF worker)."""
+
+    #: Nothing: the file itself.
+    KEEP = "keep"
+    #: Its two-column pages cut into one-column pages.
+    CROP = "crop"
+    #: The upload's pages next to it.
+    COMPARE = "compare"
+    #: The upload's columns next to its columns.
+    CROP_COMPARE = "crop-compare"
+
+
+#: How each output is made. A request that translates nothing (``/crop``) has no translation:
+#: its cuts are made of the upload, which is then itself a mono or dual file.
+RECIPES: dict[OutputKind, tuple[Source, Step]] = {
+    OutputKind.MONO: (Source.MONO, Step.KEEP),
+    OutputKind.DUAL: (Source.DUAL, Step.KEEP),
+    OutputKind.MONO_CUT: (Source.MONO, Step.CROP),
+    OutputKind.DUAL_CUT: (Source.DUAL, Step.CROP),
+    OutputKind.CUT: (Source.UPLOAD, Step.CROP),
+    OutputKind.COMPARE: (Source.MONO, Step.COMPARE),
+    OutputKind.SINGLE_COMPARE: (Source.MONO, Step.COMPARE),
+    OutputKind.CROP_COMPARE: (Source.MONO, Step.CROP_COMPARE),
+}
+
+
+def needs_dual(outputs: Iterable[OutputKind]) -> bool:
+    """Whether any of ``outputs`` is made from the bilingual file."""
+    return any(RECIPES[kind][0] is Source.DUAL for kind in outputs)
+
+
 async def _derive_outputs(
     request: PluginRequest, original: bytes, result: TranslationResult | None, worker: PdfWorker
 ) -> list[tuple[OutputKind, bytes]]:
-    """The requested files, in the plugin's order (the PDF work runs in ``worker``)."""
-    translated = result.mono if result is not None else None
-    # Only the upload can carry a password; what we rendered never does.
-    password = request.password
+    """The requested files, in the plugin's order (the PDF work runs in ``worker``); an output
+    whose source was not made is left out."""
     produced: list[tuple[OutputKind, bytes]] = []
     for kind in request.outputs:
-        data: bytes | None
-        if kind is OutputKind.MONO:
-            data = translated
-        elif kind is OutputKind.DUAL:
-            data = result.dual if result is not None else None
-        elif kind is OutputKind.MONO_CUT and translated is not None:
-            data = await worker.call(pdf_tools.crop_columns, translated)
-        elif kind is OutputKind.DUAL_CUT and result is not None:
-            dual = result.dual
-            data = None if dual is None else await worker.call(pdf_tools.crop_columns, dual)
-        elif kind in (OutputKind.CUT, OutputKind.MONO_CUT, OutputKind.DUAL_CUT):
-            # /crop of the uploaded file
-            data = await worker.call(pdf_tools.crop_columns, original, password)
-        elif translated is None:
-            data = None  # compare and crop-compare always come with a translation
-        elif kind in (OutputKind.COMPARE, OutputKind.SINGLE_COMPARE):
-            data = await worker.call(
-                pdf_tools.compare, original, translated, request.translation_first, password
-            )
-        else:  # CROP_COMPARE
-            data = await worker.call(
-                pdf_tools.crop_compare, original, translated, request.translation_first, password
-            )
+        data = await _derive(kind, request, original, result, worker)
         if data is not None:
             produced.append((kind, data))
     return produced
+
+
+async def _derive(
+    kind: OutputKind,
+    request: PluginRequest,
+    original: bytes,
+    result: TranslationResult | None,
+    worker: PdfWorker,
+) -> bytes | None:
+    """One output by its recipe (``RECIPES``); None when its source was not made."""
+    source, step = RECIPES[kind]
+    if result is None and step is Step.CROP:
+        source = Source.UPLOAD
+    data: bytes | None
+    if source is Source.UPLOAD:
+        data, password = original, request.password
+    else:
+        # Only the upload can carry a password; what we rendered never does.
+        data, password = None, None
+        if result is not None:
+            data = result.mono if source is Source.MONO else result.dual
+    if data is None or step is Step.KEEP:
+        return data
+    if step is Step.CROP:
+        return await worker.call(pdf_tools.crop_columns, data, password)
+    pair = pdf_tools.compare if step is Step.COMPARE else pdf_tools.crop_compare
+    return await worker.call(pair, original, data, request.translation_first, request.password)
