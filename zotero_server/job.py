@@ -1,13 +1,18 @@
 """Job: one job's state, its lifecycle (``Stage``, ``Ending``) and what it looks like outside.
 
 Outside, a job is the plugin's task object (``to_task``: ``/api/tasks``, ``/api/history``, the
-event stream) and a record in the job store (``to_record``/``from_record``). The job registry
-(``zotero_server.jobs``) owns every change of a job's state.
+event stream) and a record in the job store (``to_record``/``from_record``, ``read_back``). The
+job registry (``zotero_server.jobs``) owns every change of a job's state.
+
+A queued job's task says its ``position`` (1-based among jobs not yet started); a translating one
+its ``etaSeconds``, from its own paragraph rate since it began translating (null until one
+paragraph came back: no guess from other papers).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -16,10 +21,14 @@ from enum import Enum
 from typing import Any
 
 from common.errors import ZTError
-from common.progress import Stage
+from common.progress import Progress, Stage
 from zotero_server.http_errors import error_type_of, public_message
+from zotero_server.job_store import JobStore
 
-# Status words the plugin matches (reference §1.4).
+log = logging.getLogger(__name__)
+
+# The words of a task's ``status`` the plugin matches: running (a translation; a crop or other
+# processing), done, failed. History items say "success"/"failed" instead.
 ACTIVE_TRANSLATE, ACTIVE_PROCESS, DONE_WORD, FAILED_WORD = "开始翻译", "开始处理", "完成", "失败"
 
 STAGE_WORDS = {
@@ -196,6 +205,21 @@ class Job:
             task["result"] = {"status": "error", "ok": False, "message": message, "errorType": kind}
         return task
 
+    def apply(self, progress: Progress) -> bool:
+        """Take a producer's progress report (never an end: only the registry ends a job);
+        True when it changed the stage."""
+        changed = progress.stage is not self.stage
+        self.stage = progress.stage
+        self.message = progress.message or STAGE_WORDS[progress.stage]
+        if progress.total > 0:
+            self.done, self.total = progress.done, progress.total
+        if self.stage is Stage.TRANSLATING and self.rate_origin is None and self.total > 0:
+            # From here: paragraphs the cache answered at once do not count as speed.
+            self.rate_origin = (time.monotonic(), self.done)
+        # The bar never runs backwards, even when a lost LLM is brought back mid-paper.
+        self.percent = max(self.percent, percent_for(progress.stage, self.done, self.total))
+        return changed
+
     def end(self, files: list[str] | None, error: BaseException | None, at: float) -> None:
         """Put this job in its final state: done with ``files``, or failed with ``error`` (only
         the registry calls this)."""
@@ -275,3 +299,28 @@ class Job:
 
 def _float_or_none(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def read_back(store: JobStore) -> tuple[list[Job], list[str]]:
+    """The jobs ``store`` holds, in submission order, and the output names that unfinished ones
+    had claimed (their claims are cleared, in the store too: the caller removes those files).
+    An unreadable record is logged and deleted."""
+    jobs: list[Job] = []
+    orphans: list[str] = []
+    for job_id, record in store.load():
+        try:
+            job = Job.from_record(job_id, record)
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("job store: forgetting job %s, its record is unreadable: %s", job_id, exc)
+            store.delete(job_id)
+            continue
+        if job.claimed and not job.finished:
+            # Killed while (or after) writing its outputs, before its end was recorded. No
+            # other job can have taken these names since: a claim holds the output store
+            # until the files are written. (A job that ended failed may have claimed names
+            # a later job then used: those are left alone.)
+            orphans += job.claimed
+            job.claimed = []
+            store.save(job.id, job.to_record())
+        jobs.append(job)
+    return jobs, orphans

@@ -1,10 +1,11 @@
 """The app's lifespan: it builds the server's long-lived parts, runs them, and closes them.
 
-It builds the long-lived things once and reaches them through ``app.state.services``:
-one shared ``httpx.AsyncClient``, the vLLM manager, ONE limiter and ONE ``Translator`` (so every
-job shares the global LLM concurrency limit), the queue where async jobs wait for a busy GPU
-(``vllm_manager.gpu_wait``), the event bus, the job registry and the file stores, plus three
-background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown watcher).
+It builds them once, and the routes reach them through ``app.state.services``: one shared
+``httpx.AsyncClient``, the vLLM manager, ONE limiter and ONE ``Translator`` (so every job shares
+the global LLM concurrency limit), the queue where async jobs wait for a busy GPU
+(``vllm_manager.gpu_wait``), the event bus, the job registry, the job service and the file
+stores, plus background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown watcher,
+PDF engine warm-up).
 
 Jobs live in the job store (``ZT_DATA_DIR/jobs.sqlite3``): at start, finished jobs of the last
 run answer their polls again and unfinished ones run again under their ids (their uploads are

@@ -3,8 +3,8 @@
 Nothing is registered globally: each app owns one ``ServerMetrics`` (``services.metrics``),
 which is handed the live parts it reads when scraped — the registry's jobs, the translator's
 counters (``translation.model.stats``), the limiter, the vLLM manager and a fresh
-``ServerStatus`` — and renders them with ``prometheus_client``'s metric families. Every name starts with
-``zotero_translate_``, except the vLLM sleep/wake series, which keep their first names
+``ServerStatus`` — and renders them with ``prometheus_client``'s metric families. Every name
+starts with ``zotero_translate_``, except the vLLM sleep/wake series, which keep their first names
 (``zt_vllm_*``, issue 11; the GPU status API's are ``zt_gpu_*``).
 
 Job durations are observed at scrape time from the jobs' own timestamps (created -> started ->

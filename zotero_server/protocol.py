@@ -1,8 +1,8 @@
 """The zotero-pdf2zh plugin's request body, parsed into a typed request (pure, no I/O).
 
 Every plugin generation POSTs JSON with ``fileName``, ``fileContent`` (a base64 data URL, or bare
-base64) and a few dozen flat settings, all sent as strings (``"true"``, ``"4"``, ``""`` for unset);
-see reference/zotero-plugin-protocol-and-pdf-translators.md §1.2. We honour what changes our output
+base64) and a few dozen flat settings, all sent as strings (``"true"``, ``"4"``, ``""`` for unset:
+the plugin stringifies every preference). We honour what changes our output
 (languages, pages, which files, dual layout) and ignore the rest (``engine``, ``service``,
 ``llm_api`` (an object: bounded, then dropped), ``outputPath``, ``configPath``, ``serverUrl``: our
 one model serves every request, and server-side paths chosen by a client are never used).
@@ -206,7 +206,10 @@ def _translate_outputs(body: Mapping[str, Any]) -> tuple[OutputKind, ...]:
 def _outputs_for(
     operation: Operation, kind: FileKind, body: Mapping[str, Any]
 ) -> tuple[OutputKind, ...]:
-    """Which files the operation makes from a file of this kind (the reference server's rules)."""
+    """Which files the operation makes from a file of this kind, as the plugin's own server
+    decides: translate takes only an original; crop makes ``-cut`` of an original and
+    ``-mono-cut``/``-dual-cut`` of a translation; compare and crop-compare take an original and
+    refuse (409) a file that already is their result."""
     if operation is Operation.TRANSLATE:
         if kind is not FileKind.ORIGIN:
             raise WrongFileTypeError("input file must be an original PDF, not a translation")
@@ -276,7 +279,7 @@ def parse_request(
         include_references=parse_bool(body.get("includeReferences"), False),
         force=parse_bool(body.get("force"), False) or parse_bool(body.get("ignoreCache"), False),
         password=password if isinstance(password, str) and password else None,
-        # /crop never translates, so it always answers at once (as the reference server does).
+        # /crop never translates, so it always answers at once (as the plugin's own server does).
         wants_async=operation is not Operation.CROP and wants_async(body, headers),
         glossary=parse_glossary(body.get("glossary")),
         ocr=ocr_request(body),

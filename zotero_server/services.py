@@ -32,7 +32,7 @@ UPLOAD_RETRY_S = 5.0
 
 @dataclass
 class Services:
-    """What the routes and the jobs reach through ``app.state.services``."""
+    """What the routes reach through ``app.state.services``."""
 
     settings: Settings
     bus: EventBus
