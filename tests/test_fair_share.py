@@ -23,7 +23,7 @@ from tests.helpers.vllm import FakeVLLMFactory
 from tests.test_cli_translate import make_paper
 from translation.pipeline import Translator
 from translation.request import TranslationRequest
-from zotero_server.jobs import Job
+from zotero_server.job import Job
 
 #: The fake vLLM: this many requests run at once, each takes this long. The 51-page paper
 #: (about 620 distinct paragraphs) then needs about 9 s of LLM time, the 8-page one (about 130)

@@ -21,10 +21,10 @@ import pytest
 
 from common.settings import Settings
 from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
-from zotero_server import files, jobs
+from zotero_server import files, job
+from zotero_server.file_names import OutputKind
 from zotero_server.files import MAX_FILE_NAME_BYTES, OutputStore, UploadStore
 from zotero_server.http_errors import DiskFullError
-from zotero_server.protocol import OutputKind
 
 BIG = 24 * 1024 * 1024  # more than loopback buffers hold: a GET of it stays in flight
 
@@ -117,7 +117,7 @@ def test_a_full_disk_during_the_upload_is_507_and_leaves_nothing(
     srv: RunningServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     job_id = uuid.uuid4().hex
-    monkeypatch.setattr(jobs, "uuid", fixed_uuids(job_id))
+    monkeypatch.setattr(job, "uuid", fixed_uuids(job_id))
     uploads = srv.services.settings.data_dir / "uploads"
     (uploads / f"{job_id}.pdf").symlink_to("/dev/full")
     with srv.client() as client:

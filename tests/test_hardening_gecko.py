@@ -31,7 +31,7 @@ from tests.helpers.server import RunningServer, make_paper, plugin_body
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
 from tests.test_server_plugin_llm_api import API_KEY, LLM_API
-from zotero_server.protocol import OutputKind
+from zotero_server.file_names import OutputKind
 
 pytestmark = [pytest.mark.browser]
 

@@ -18,7 +18,7 @@ import pytest
 
 from common.settings import Settings
 from tests.helpers.server import RunningServer, SSEReader, make_paper, plugin_body, run_app
-from zotero_server.protocol import OutputKind
+from zotero_server.file_names import OutputKind
 
 BAD_SEQUENCES = ("²", "①", "9" * 5000, "１２", "-1", "1e3")
 

@@ -20,7 +20,7 @@ from tests.helpers.server import RunningServer, make_paper, plugin_body
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
-from zotero_server.protocol import MAX_NAME_BYTES
+from zotero_server.file_names import MAX_NAME_BYTES
 
 #: 78 Hangul syllables and "ab": a 236-byte stem, 240 bytes with ".pdf".
 KOREAN_NAME = "".join(chr(0xAC00 + 37 * i) for i in range(78)) + "ab.pdf"

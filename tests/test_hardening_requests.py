@@ -28,8 +28,10 @@ from tests.helpers.server import (
     wait_until,
 )
 from tests.helpers.vllm import FakeVLLMFactory
-from zotero_server import protocol
-from zotero_server.protocol import Operation, decode_file_content, parse_body, parse_request
+from zotero_server import file_content
+from zotero_server.file_content import decode_file_content
+from zotero_server.protocol import Operation, parse_request
+from zotero_server.request_body import parse_body
 
 __all__ = ["fake_llm_fixture", "srv_fixture"]
 
@@ -66,7 +68,7 @@ def test_every_plugin_generation_body_is_accepted(fields: dict[str, Any]) -> Non
 def test_the_pdf_is_cut_out_of_the_body_and_decoded_in_steps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(protocol, "_CHUNK", 12)  # many steps, padding in the last one
+    monkeypatch.setattr(file_content, "_CHUNK", 12)  # many steps, padding in the last one
     pdf = make_paper()
     body = parse_body(encoded(plugin_body(pdf, "paper.pdf")))
     assert not isinstance(body["fileContent"], str)  # never parsed as a JSON string

@@ -33,11 +33,12 @@ from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from zotero_server.data_lock import FILE_NAME as LOCK_FILE
 from zotero_server.data_lock import DataDirInUseError, DataDirLock
 from zotero_server.events import EventBus
+from zotero_server.file_names import OutputKind
 from zotero_server.files import OutputStore
 from zotero_server.http_errors import TaskFinishedError
+from zotero_server.job import Job
 from zotero_server.job_store import FILE_NAME, JobStore
-from zotero_server.jobs import Job, JobRegistry
-from zotero_server.protocol import OutputKind
+from zotero_server.jobs import JobRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -24,7 +24,7 @@ from pydantic import SecretStr
 from common.settings import Settings
 from tests.helpers.net import free_port
 from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
-from zotero_server.protocol import OutputKind
+from zotero_server.file_names import OutputKind
 
 REPO = Path(__file__).resolve().parent.parent
 EVIL = "https://evil.example"

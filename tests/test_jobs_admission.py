@@ -17,7 +17,8 @@ from tests.helpers.manager import eventually
 from tests.helpers.server import plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from zotero_server.events import EventBus
-from zotero_server.jobs import Job, JobRegistry
+from zotero_server.job import Job
+from zotero_server.jobs import JobRegistry
 
 
 async def test_a_job_that_hands_its_slot_on_lets_one_more_start_and_no_more() -> None:

@@ -18,7 +18,7 @@ from tests.helpers.browser import BROWSER_MARKS, launch
 from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
-from zotero_server.jobs import Job
+from zotero_server.job import Job
 
 CONCURRENCY = 2
 LATENCY_S = 0.2

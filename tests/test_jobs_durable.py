@@ -26,8 +26,9 @@ from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from zotero_server.events import EventBus
 from zotero_server.http_errors import ShuttingDownError
+from zotero_server.job import Job
 from zotero_server.job_store import FILE_NAME, JobStore
-from zotero_server.jobs import Discard, Job, JobRegistry, Work
+from zotero_server.jobs import Discard, JobRegistry, Work
 
 REPO = Path(__file__).resolve().parent.parent
 PAPER_37 = "05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf"

@@ -101,7 +101,8 @@ def test_a_bad_language_setting_stops_the_start_naming_the_variable(
 def test_job_records_keep_languages_as_strings_and_old_ones_still_load() -> None:
     """The job store's record of a plugin request: the model's codes as JSON strings; a
     record written before (the user's spelling, ``zh-CN``) reads back as the same language."""
-    from zotero_server.protocol import FileKind, Operation, PluginRequest
+    from zotero_server.file_names import FileKind
+    from zotero_server.protocol import Operation, PluginRequest
 
     old = {
         "operation": "translate",

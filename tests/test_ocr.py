@@ -37,7 +37,8 @@ from translation.read.ocr.pages import is_scanned
 from translation.read.ocr.sizes import even_sizes, line_sizes
 from translation.read.paragraph import Paragraph
 from translation.worker import PdfWorker, WorkerConfig
-from zotero_server.protocol import FileKind, Operation, PluginRequest, ocr_request
+from zotero_server.file_names import FileKind
+from zotero_server.protocol import Operation, PluginRequest, ocr_request
 
 #: Pages (0-based) of corpus 10 read here: the first, a skewed one with a table, the last.
 PAGES = (0, 3, 7)

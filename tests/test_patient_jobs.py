@@ -44,7 +44,8 @@ from vllm_manager.manager import VLLMManager
 from zotero_server.cli import duration
 from zotero_server.events import EventBus
 from zotero_server.http_errors import BusyError
-from zotero_server.jobs import Job, JobRegistry
+from zotero_server.job import Job
+from zotero_server.jobs import JobRegistry
 
 COMFY_MIB = 20480  # "ComfyUI holding 20 GB"
 GPU_TOKEN = "patient-gpu-token-0123456789"

@@ -12,7 +12,7 @@ import pytest
 from common.settings import Settings
 from tests.helpers.server import RunningServer, run_app, wait_until
 from zotero_server.events import EventType
-from zotero_server.protocol import OutputKind
+from zotero_server.file_names import OutputKind
 
 #: Large enough that loopback socket buffers cannot swallow it whole before the client quits.
 BIG = 24 * 1024 * 1024

@@ -28,7 +28,7 @@ from tests.helpers.server import (
     run_app,
     wait_until,
 )
-from zotero_server.protocol import OutputKind
+from zotero_server.file_names import OutputKind
 
 
 def assert_error(response: httpx.Response, status: int, *words: str) -> dict[str, Any]:

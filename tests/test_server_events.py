@@ -12,7 +12,8 @@ from common.progress import Progress, ProgressSink, Stage
 from zotero_server import events as events_module
 from zotero_server.events import Event, EventBus, EventType, Subscription
 from zotero_server.http_errors import ShuttingDownError
-from zotero_server.jobs import HISTORY, LINGER_S, Job, JobRegistry, percent_for
+from zotero_server.job import Job, percent_for
+from zotero_server.jobs import HISTORY, LINGER_S, JobRegistry
 
 
 async def drain(subscription: Subscription, count: int) -> list[Event]:

@@ -42,7 +42,7 @@ from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from vllm_manager.gpu_api import prometheus_text
 from vllm_manager.gpu_model import GPUInfo, GPUProcess, GPUStatus
-from zotero_server.jobs import Job
+from zotero_server.job import Job
 from zotero_server.metrics import CONTENT_TYPE, JobTimes, LimiterLooks
 
 DASHBOARD = Path(__file__).resolve().parent.parent / "deploy" / "grafana" / "zotero-translate.json"

@@ -9,6 +9,8 @@ import pytest
 
 from common.errors import InputError, TooLargeError
 from common.language import Language
+from zotero_server.file_content import decode_file_content
+from zotero_server.file_names import FileKind, OutputKind, check_file_name, file_kind, file_stem
 from zotero_server.http_errors import (
     AlreadyDoneError,
     InvalidNameError,
@@ -16,14 +18,8 @@ from zotero_server.http_errors import (
     status_for,
 )
 from zotero_server.protocol import (
-    FileKind,
     Operation,
-    OutputKind,
     PluginRequest,
-    check_file_name,
-    decode_file_content,
-    file_kind,
-    file_stem,
     pages_to_translate,
     parse_bool,
     parse_int,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from zotero_server.file_names import OutputKind
 from zotero_server.files import (
     OutputStore,
     UploadStore,
@@ -15,7 +16,6 @@ from zotero_server.files import (
     sweep_interval,
 )
 from zotero_server.http_errors import InvalidNameError, NotFoundError, status_for
-from zotero_server.protocol import OutputKind
 
 MONO_DUAL = [(OutputKind.MONO, b"%PDF mono"), (OutputKind.DUAL, b"%PDF dual")]
 

@@ -16,7 +16,7 @@ restarts while it has not.
 Every write either completes or leaves nothing behind (no ``.part`` file, no empty upload); a full
 disk is ``DiskFullError`` (HTTP 507, "disk full in ZT_DATA_DIR"). Output stems are cut so that
 every output name, with a ``-N`` to keep it unique, is one a download accepts
-(``protocol.MAX_NAME_BYTES``, below the 255-byte file-name limit): whatever name was accepted
+(``file_names.MAX_NAME_BYTES``, below the 255-byte file-name limit): whatever name was accepted
 for translation, its outputs can be fetched under the names announced.
 ``save`` and the upload methods block: run them in a worker thread. The download bookkeeping
 (``download_started``/``download_ended``, ``delete_when_idle``, ``sweep``) runs on the event
@@ -43,13 +43,13 @@ from urllib.parse import quote, unquote
 from starlette.responses import FileResponse
 from starlette.types import Message, Receive, Scope, Send
 
+from zotero_server.file_names import MAX_NAME_BYTES, OutputKind, check_file_name
 from zotero_server.http_errors import (
     DiskFullError,
     DownloadInProgressError,
     InvalidNameError,
     NotFoundError,
 )
-from zotero_server.protocol import MAX_NAME_BYTES, OutputKind, check_file_name
 
 log = logging.getLogger(__name__)
 

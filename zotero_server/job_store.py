@@ -2,7 +2,7 @@
 a restart (an update, a crash, a reboot).
 
 It stores opaque JSON records, one per job id, in submission order; what a record holds is the
-registry's business (``zotero_server.jobs.Job.to_record``). Writes never run on the caller's
+registry's business (``zotero_server.job.Job.to_record``). Writes never run on the caller's
 thread: :meth:`JobStore.save` and :meth:`JobStore.delete` queue the write for the store's one
 writer thread and return at once, so a lock another process holds on the file never stalls the
 event loop. The queue keeps only the newest write per job (a job's later record replaces one not

@@ -2,16 +2,13 @@
 
 A job moves through ``Stage``: queued (waiting for one of ``ZT_MAX_JOBS`` slots) -> waiting_gpu ->
 starting_llm -> translating n/N -> rendering -> done | failed. A job waiting for a busy GPU lends
-its slot to the next job meanwhile (``slot_set_aside``). A slot bounds PDF work, not waiting for
-answers: once all of a job's LLM requests are queued, it hands its slot on (``hand_on_slot``) and
-finishes on one of ``max_jobs`` further places, so a short paper sent behind two long ones starts
-at once and the fair limiter (``translation.model.fair_slots``) serves it first. A scan hands its
-slot on as its OCR starts (minutes a scan), so a short paper does not wait for it. At most
-``2 * max_jobs`` jobs (each with a PDF worker process) run at a time. The producers (the pipeline
-and the vLLM manager) report through the job's ``ProgressSink``; the registry keeps the job's state,
-turns it into the plugin's task objects (``/api/tasks``, ``/api/history``) and publishes typed
-events on the bus. It owns the terminal stages: a job ends exactly once, with its files or its
-error. Finished jobs stay in ``/api/tasks`` for ``LINGER_S`` and in the history (newest 200).
+its slot to the next job meanwhile (``slot_set_aside``); one whose LLM requests are all queued,
+or whose OCR starts, hands it on (``hand_on_slot``; see ``zotero_server.job_slots``). The
+producers (the pipeline and the vLLM manager) report through the job's ``ProgressSink``; the
+registry keeps the job's state and publishes it as the plugin's task objects
+(``zotero_server.job_events``). It owns the terminal stages: a job ends exactly once, with its
+files or its error. Finished jobs stay in ``/api/tasks`` for ``LINGER_S`` and in the history
+(newest ``HISTORY``).
 
 Durable (with a ``JobStore``): every job is written at submission, start, each stage change and
 its end, so a restart finds them all again (:meth:`JobRegistry.load`, :meth:`JobRegistry.resume`).
@@ -38,10 +35,6 @@ knows its job finished. Output names a job claimed but never finished with (a ki
 writing the files and recording "done") are removed at the next start
 (:meth:`JobRegistry.orphan_outputs`) and the job runs again.
 
-A queued job's task says its ``position`` (1-based among jobs not yet started); a translating one
-its ``etaSeconds``, from its own paragraph rate since it began translating (null until one
-paragraph came back: no guess from other papers).
-
 All methods run on the event loop's thread; a progress report from another thread is handed
 over to the loop.
 """
@@ -54,13 +47,9 @@ import copy
 import logging
 import threading
 import time
-import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from enum import Enum
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 
 from common.errors import ZTError
 from common.progress import Progress, ProgressSink, Stage
@@ -71,277 +60,19 @@ from zotero_server.http_errors import (
     NotFoundError,
     ShuttingDownError,
     TaskFinishedError,
-    error_type_of,
-    public_message,
 )
+from zotero_server.job import Ending, Job, read_back
+from zotero_server.job_events import JobEvents
+from zotero_server.job_slots import JobSlots
 from zotero_server.job_store import JobStore, Write
 
 log = logging.getLogger(__name__)
 
-#: Finished tasks leave ``/api/tasks`` after this many seconds (the reference server's rule).
+#: Finished tasks leave ``/api/tasks`` after this many seconds, as on the plugin's own server
+#: (the plugin then looks for its task in ``/api/history``).
 LINGER_S = 30.0
 #: ``/api/history`` keeps this many finished tasks.
 HISTORY = 200
-#: A progress event is published at most this often unless the whole percent changes.
-PROGRESS_EVENT_S = 0.25
-
-# Status words the plugin matches (reference §1.4).
-ACTIVE_TRANSLATE, ACTIVE_PROCESS, DONE_WORD, FAILED_WORD = "开始翻译", "开始处理", "完成", "失败"
-
-STAGE_WORDS = {
-    Stage.QUEUED: "queued",
-    Stage.WAITING_GPU: "waiting for GPU",
-    Stage.STARTING_LLM: "starting the LLM",
-    Stage.TRANSLATING: "translating",
-    Stage.RENDERING: "rendering",
-    Stage.DONE: "done",
-    Stage.FAILED: "failed",
-}
-
-
-def percent_for(stage: Stage, done: int, total: int) -> float:
-    """The plugin's 0-100 progress: translating fills 5..90, the rest are fixed marks."""
-    if stage is Stage.TRANSLATING:
-        return 5.0 + 85.0 * (done / total if total > 0 else 0.0)
-    return {
-        Stage.QUEUED: 0.0,
-        Stage.WAITING_GPU: 1.0,
-        Stage.STARTING_LLM: 3.0,
-        Stage.RENDERING: 92.0,
-        Stage.DONE: 100.0,
-    }.get(stage, 0.0)
-
-
-class RecordedError(ZTError):
-    """A job's failure as an earlier run of the server recorded it: its message and type."""
-
-    def __init__(self, message: str, error_type: str) -> None:
-        super().__init__(message)
-        self.error_type = error_type
-
-
-#: The record's layout; a record of another version is not read back.
-RECORD_VERSION = 1
-
-
-class Ending(Enum):
-    """How a job is going to end, decided once, on the loop, by whoever comes first."""
-
-    #: Its work decides.
-    OPEN = "open"
-    #: ``JobRegistry.cancel`` won: it ends "cancelled", with no outputs.
-    CANCELLED = "cancelled"
-    #: It ends failed (its work raised, or its record could not be written).
-    FAILED = "failed"
-    #: Its work claimed its outputs or returned: it ends done unless writing them fails.
-    DONE = "done"
-
-
-def _iso(ts: float | None) -> str | None:
-    return datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds") if ts else None
-
-
-@dataclass(eq=False)
-class Job:
-    """One job's state. ``config`` is the summary shown to the plugin and the page."""
-
-    file_name: str
-    operation: str
-    config: dict[str, Any]
-    model: str = ""
-    id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    created_at: float = field(default_factory=time.time)
-    stage: Stage = Stage.QUEUED
-    message: str = "queued"
-    done: int = 0
-    total: int = 0
-    percent: float = 0.0
-    started_at: float | None = None
-    finished_at: float | None = None
-    files: list[str] = field(default_factory=list)
-    #: Said with the final message ("references kept as they are: pages 9-11").
-    note: str = ""
-    output_dir: str = ""
-    error: BaseException | None = None
-    finished_event: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-    #: What the server needs to run the job again after a restart (the parsed request without
-    #: the PDF, which waits in the upload store); JSON. Empty: the job is never resumed.
-    spec: dict[str, Any] = field(default_factory=dict)
-    #: Whether a stop leaves this job to run again at the next start (see the module docstring).
-    resumable: bool = False
-    #: 1-based place among the jobs not started yet; None once started (the registry keeps it).
-    position: int | None = None
-    #: How it ends, once decided (see ``Ending``); ``ending_error`` is a FAILED job's reason
-    #: when something else than its work decided it (a failed record write).
-    ending: Ending = Ending.OPEN
-    ending_error: BaseException | None = None
-    #: Output names claimed before the first byte of them was written (see
-    #: ``JobRegistry.claimer``); recorded, so a restart can remove those of a job never done.
-    claimed: list[str] = field(default_factory=list)
-    #: (monotonic time, paragraphs done) when translating began: the base of the ETA.
-    rate_origin: tuple[float, int] | None = field(default=None, repr=False)
-
-    @property
-    def finished(self) -> bool:
-        return self.stage in (Stage.DONE, Stage.FAILED)
-
-    @property
-    def cancelled(self) -> bool:
-        """Its end is a cancellation, not a shutdown."""
-        return self.ending is Ending.CANCELLED
-
-    @property
-    def stage_text(self) -> str:
-        if self.stage is Stage.QUEUED and self.started_at is not None:
-            return "starting"
-        return STAGE_WORDS[self.stage]
-
-    def eta_seconds(self, now: float | None = None) -> int | None:
-        """Seconds left at this job's own paragraph rate since it began translating; None
-        before one paragraph came back and outside translating (rendering takes seconds)."""
-        if self.stage is not Stage.TRANSLATING or self.rate_origin is None or self.total <= 0:
-            return None
-        since, base = self.rate_origin
-        elapsed = (time.monotonic() if now is None else now) - since
-        if self.done <= base or elapsed <= 0:
-            return None
-        rate = (self.done - base) / elapsed
-        return max(0, round((self.total - self.done) / rate))
-
-    def success_payload(self) -> dict[str, Any]:
-        """The sync ``POST`` answer, also the task's ``result``."""
-        return {
-            "status": "success",
-            "fileList": list(self.files),
-            "outputDir": self.output_dir,
-            "filePaths": [f"{self.output_dir}/{name}" for name in self.files],
-        }
-
-    def to_task(self, *, history: bool = False) -> dict[str, Any]:
-        """The task object the plugin polls; ``history`` items say success/failed."""
-        if self.stage is Stage.DONE:
-            status = "success" if history else DONE_WORD
-        elif self.stage is Stage.FAILED:
-            status = "failed" if history else FAILED_WORD
-        else:
-            status = ACTIVE_PROCESS if self.operation == "crop" else ACTIVE_TRANSLATE
-        task: dict[str, Any] = {
-            "taskId": self.id,
-            "active": not self.finished,
-            "finished": self.finished,
-            "fileName": self.file_name,
-            "operation": self.operation,
-            "engine": "zotero-translate",
-            "service": "vllm",
-            "modelName": self.model,
-            "startTime": _iso(self.created_at),
-            "endTime": _iso(self.finished_at),
-            "progress": round(self.percent),
-            "status": status,
-            "stage": self.stage.value,
-            "stageText": self.stage_text,
-            "message": self.message,
-            "done": self.done,
-            "total": self.total,
-            "config": self.config,
-            "position": self.position,
-            "etaSeconds": self.eta_seconds(),
-        }
-        if self.stage is Stage.DONE:
-            payload = self.success_payload()
-            task.update(
-                fileList=payload["fileList"],
-                filePaths=payload["filePaths"],
-                outputDir=payload["outputDir"],
-                result=payload,
-            )
-        elif self.error is not None:
-            message, kind = public_message(self.error), error_type_of(self.error)
-            task["error"] = message
-            task["errorType"] = kind
-            task["result"] = {"status": "error", "ok": False, "message": message, "errorType": kind}
-        return task
-
-    def to_record(self) -> dict[str, Any]:
-        """What the job store keeps: everything but live state (events, rate, position)."""
-        error = self.error
-        return {
-            "v": RECORD_VERSION,
-            "file_name": self.file_name,
-            "operation": self.operation,
-            "config": self.config,
-            "model": self.model,
-            "created_at": self.created_at,
-            "stage": self.stage.value,
-            "message": self.message,
-            "done": self.done,
-            "total": self.total,
-            "percent": self.percent,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "files": self.files,
-            "note": self.note,
-            "output_dir": self.output_dir,
-            "error": None if error is None else [public_message(error), error_type_of(error)],
-            "spec": self.spec,
-            "resumable": self.resumable,
-            "claimed": self.claimed,
-        }
-
-    @classmethod
-    def from_record(cls, job_id: str, record: dict[str, Any]) -> Job:
-        """The job a record describes; ``ValueError``/``KeyError``/``TypeError`` when it
-        does not describe one."""
-        if record.get("v") != RECORD_VERSION:
-            raise ValueError(f"record version {record.get('v')!r}")
-        job = cls(
-            file_name=str(record["file_name"]),
-            operation=str(record["operation"]),
-            config=dict(record["config"]),
-            model=str(record.get("model", "")),
-            id=job_id,
-            created_at=float(record["created_at"]),
-            stage=Stage(record["stage"]),
-            message=str(record.get("message", "")),
-            done=int(record.get("done", 0)),
-            total=int(record.get("total", 0)),
-            percent=float(record.get("percent", 0.0)),
-            files=[str(name) for name in record.get("files", [])],
-            note=str(record.get("note", "")),
-            output_dir=str(record.get("output_dir", "")),
-            spec=dict(record.get("spec") or {}),
-            resumable=bool(record.get("resumable", False)),
-            claimed=[str(name) for name in record.get("claimed", [])],
-        )
-        job.started_at = _float_or_none(record.get("started_at"))
-        job.finished_at = _float_or_none(record.get("finished_at"))
-        if record.get("error"):
-            message, kind = record["error"]
-            job.error = RecordedError(str(message), str(kind))
-        if job.finished:
-            job.finished_event.set()
-        return job
-
-
-def _end(job: Job, files: list[str] | None, error: BaseException | None, at: float) -> None:
-    """Put ``job`` in its final state: done with ``files``, or failed with ``error``."""
-    job.finished_at = at
-    job.position = None
-    if error is None:
-        job.files = files or []
-        job.stage, job.percent = Stage.DONE, 100.0
-        job.message = f"done: {len(job.files)} file{'s' if len(job.files) != 1 else ''}"
-        if job.note:
-            job.message += f"; {job.note}"
-    else:
-        job.error = error
-        job.stage = Stage.FAILED
-        job.message = public_message(error)
-
-
-def _float_or_none(value: Any) -> float | None:
-    return None if value is None else float(value)
-
 
 #: What a job does once it has a slot: report progress, return the output file names.
 Work = Callable[[Job, ProgressSink], Awaitable[list[str]]]
@@ -363,23 +94,17 @@ class JobRegistry:
         max_queued: int | None = None,
         store: JobStore | None = None,
     ) -> None:
-        self._bus = bus
+        self._events = JobEvents(bus)
         self._max_queued = max_queued
-        self._slots = asyncio.Semaphore(max_jobs)
+        self._slots = JobSlots(max_jobs)
         self._output_dir = output_dir
         self._store = store
         self._jobs: dict[str, Job] = {}
         self._history: deque[Job] = deque()
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._last_event: dict[str, tuple[float, int]] = {}
-        self._held: set[str] = set()  # jobs with a change not published yet
         self._to_resume: list[Job] = []
         self._orphans: list[str] = []
         self._closing = False
-        self._aside = 0  # running jobs that gave their slot up while they wait (for the GPU)
-        self._max_jobs = max_jobs
-        self._handed_on: set[str] = set()  # jobs finishing on a further place, not a slot
-        self._debts: set[asyncio.Task[bool]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
 
@@ -392,7 +117,7 @@ class JobRegistry:
         jobs already wait for a slot."""
         if self._closing:
             raise ShuttingDownError()
-        waiting = self.counts()["queued"] + self._aside
+        waiting = self.counts()["queued"] + self._slots.aside
         if self._max_queued is not None and waiting >= self._max_queued:
             raise BusyError(
                 f"{self._max_queued} jobs are already waiting (ZT_MAX_QUEUED); try again later",
@@ -425,25 +150,11 @@ class JobRegistry:
         :meth:`resume`. Returns the ids of the jobs to resume (their uploads must stay)."""
         if self._store is None:
             return []
+        jobs, orphans = read_back(self._store)
+        self._orphans += orphans
         finished: list[Job] = []
-        for job_id, record in self._store.load():
-            try:
-                job = Job.from_record(job_id, record)
-            except (ValueError, KeyError, TypeError) as exc:
-                log.warning(
-                    "job store: forgetting job %s, its record is unreadable: %s", job_id, exc
-                )
-                self._store.delete(job_id)
-                continue
+        for job in jobs:
             self._jobs[job.id] = job
-            if job.claimed and not job.finished:
-                # Killed while (or after) writing its outputs, before its end was recorded. No
-                # other job can have taken these names since: a claim holds the output store
-                # until the files are written. (A job that ended failed may have claimed names
-                # a later job then used: those are left alone.)
-                self._orphans += job.claimed
-                job.claimed = []
-                self._store.save(job.id, job.to_record())
             if job.finished:
                 finished.append(job)
             else:
@@ -605,55 +316,14 @@ class JobRegistry:
         bound memory and CPU). False, and the job keeps its slot, when every further place is
         taken, it already handed its slot on, or it is not running (a late call)."""
         running = job.id in self._tasks and job.started_at is not None and not job.finished
-        if not running or job.id in self._handed_on or len(self._handed_on) >= self._max_jobs:
-            return False
-        self._handed_on.add(job.id)
-        self._slots.release()
-        return True
+        return running and self._slots.hand_on(job.id)
 
-    @contextlib.asynccontextmanager
-    async def _place(self, job: Job) -> AsyncIterator[None]:
-        """A slot for ``job``'s work; given back when it ends, unless ``job`` handed it on."""
-        await self._slots.acquire()
-        try:
-            yield
-        finally:
-            if job.id in self._handed_on:
-                self._handed_on.discard(job.id)
-            else:
-                self._slots.release()
-
-    @contextlib.asynccontextmanager
-    async def slot_set_aside(self, job: Job | None = None) -> AsyncIterator[None]:
+    def slot_set_aside(self, job: Job | None = None) -> AbstractAsyncContextManager[None]:
         """Inside a job's work: hand its slot to the next job while it waits for something
         that is not work (a busy GPU, for hours), then take a slot back. Queued crops and
         cached papers go ahead meanwhile. A job that sets its slot aside still counts against
         ``max_queued``. A ``job`` that already handed its slot on has none to set aside."""
-        if job is not None and job.id in self._handed_on:
-            yield
-            return
-        self._slots.release()
-        self._aside += 1
-        try:
-            yield
-        except BaseException:
-            # Cancelled or failed while aside: end now, without waiting for a slot to free.
-            self._aside -= 1
-            self._owe_slot()
-            raise
-        self._aside -= 1
-        try:
-            await self._slots.acquire()
-        except asyncio.CancelledError:
-            self._owe_slot()
-            raise
-
-    def _owe_slot(self) -> None:
-        """The job's ``async with`` gives a slot back on its way out although it holds none
-        now: take one as soon as one frees, so the count of free slots stays right."""
-        debt = asyncio.create_task(self._slots.acquire())
-        self._debts.add(debt)
-        debt.add_done_callback(self._debts.discard)
+        return self._slots.set_aside(None if job is None else job.id)
 
     # --- running -------------------------------------------------------------------------
 
@@ -661,7 +331,7 @@ class JobRegistry:
         files: list[str] = []
         error: BaseException | None = None
         try:
-            async with self._place(job):
+            async with self._slots.place(job.id):
                 if self._closing:
                     raise ShuttingDownError()
                 job.started_at, job.position = time.time(), None
@@ -715,7 +385,7 @@ class JobRegistry:
         if self._store is None:
             return True
         ended = copy.copy(job)
-        _end(ended, files, error, at)
+        ended.end(files, error, at)
         write = self._store.save(job.id, ended.to_record())
         try:
             await asyncio.to_thread(write.wait)
@@ -746,33 +416,11 @@ class JobRegistry:
     def _report(self, job: Job, progress: Progress) -> None:
         if job.finished or progress.stage in (Stage.DONE, Stage.FAILED):
             return  # the registry alone ends jobs
-        changed = progress.stage is not job.stage
-        job.stage = progress.stage
-        job.message = progress.message or STAGE_WORDS[progress.stage]
-        if progress.total > 0:
-            job.done, job.total = progress.done, progress.total
-        if job.stage is Stage.TRANSLATING and job.rate_origin is None and job.total > 0:
-            # From here: paragraphs the cache answered at once do not count as speed.
-            job.rate_origin = (time.monotonic(), job.done)
-        # The bar never runs backwards, even when a lost LLM is brought back mid-paper.
-        job.percent = max(job.percent, percent_for(progress.stage, job.done, job.total))
-        if changed:
+        if job.apply(progress):
             self._persist(job)
             self._publish(job, EventType.STAGE)
-            return
-        last_time, last_percent = self._last_event.get(job.id, (0.0, -1))
-        now = time.monotonic()
-        if int(job.percent) != last_percent or now - last_time >= PROGRESS_EVENT_S:
-            self._publish(job, EventType.PROGRESS)
-        elif job.id not in self._held:
-            # Held back for now; the latest state still reaches the page a moment later.
-            self._held.add(job.id)
-            asyncio.get_running_loop().call_later(PROGRESS_EVENT_S, self._flush, job)
-
-    def _flush(self, job: Job) -> None:
-        if job.id in self._held and not job.finished:
-            self._publish(job, EventType.PROGRESS)
-        self._held.discard(job.id)
+        else:
+            self._events.progress(job)
 
     def _finish(
         self,
@@ -783,11 +431,11 @@ class JobRegistry:
         at: float | None = None,
         persist: bool = True,
     ) -> None:
-        _end(job, files, error, time.time() if at is None else at)
+        job.end(files, error, time.time() if at is None else at)
         self._publish(job, EventType.DONE if error is None else EventType.FAILED)
         if persist:
             self._persist(job)
-        self._last_event.pop(job.id, None)
+        self._events.forget(job)
         self._remember(job)
         self._reposition(publish_others=True)
         job.finished_event.set()
@@ -840,6 +488,4 @@ class JobRegistry:
             self._finish(job, error=error)
 
     def _publish(self, job: Job, kind: EventType) -> None:
-        self._held.discard(job.id)
-        self._last_event[job.id] = (time.monotonic(), int(job.percent))
-        self._bus.publish(kind, job.to_task(), job_id=job.id)
+        self._events.publish(job, kind)

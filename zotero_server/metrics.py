@@ -1,10 +1,10 @@
 """The server's ``GET /metrics``: Prometheus text (exposition format 0.0.4), made at scrape time.
 
 Nothing is registered globally: each app owns one ``ServerMetrics`` (``services.metrics``),
-which reads the live objects when scraped — the job registry, the translator's counters
-(``translation.model.stats``), the limiter, the vLLM manager and the status snapshot — and renders
-them with ``prometheus_client``'s metric families. Every name starts with
-``zotero_translate_``, except the vLLM sleep/wake series, which keep their first names
+which is handed the live parts it reads when scraped — the registry's jobs, the translator's
+counters (``translation.model.stats``), the limiter, the vLLM manager and a fresh
+``ServerStatus`` — and renders them with ``prometheus_client``'s metric families. Every name
+starts with ``zotero_translate_``, except the vLLM sleep/wake series, which keep their first names
 (``zt_vllm_*``, issue 11; the GPU status API's are ``zt_gpu_*``).
 
 Job durations are observed at scrape time from the jobs' own timestamps (created -> started ->
@@ -25,7 +25,6 @@ import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from prometheus_client import generate_latest
 from prometheus_client.core import (
@@ -38,17 +37,17 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from common.progress import Stage
+from common.settings import Settings
 from translation.model.adaptive_limiter import AdaptiveLimiter, LimitChange
 from translation.model.limiter import Limiter
 from translation.model.stats import OUTCOMES, TranslationStats
 from vllm_manager.manager import VLLMManager
+from vllm_manager.snapshot import SleepInfo
 from vllm_manager.state import VLLMState
 from zotero_server import __version__
 from zotero_server.http_errors import error_type_of
-from zotero_server.jobs import Job
-
-if TYPE_CHECKING:
-    from zotero_server.app import Services
+from zotero_server.job import Job
+from zotero_server.server_status import ServerStatus
 
 #: The media type of the exposition this module writes.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -148,15 +147,24 @@ class ServerMetrics:
         self.jobs = JobTimes(time.time() if now is None else now)
         self.looks = LimiterLooks()
 
-    def render(self, services: Services, status: dict[str, Any]) -> bytes:
-        """The exposition for this moment; ``status`` is a fresh ``refresh_status()``."""
-        jobs = services.registry.all_jobs()
+    def render(
+        self,
+        status: ServerStatus,
+        *,
+        jobs: Sequence[Job],
+        settings: Settings,
+        stats: TranslationStats,
+        limiter: Limiter,
+        manager: VLLMManager,
+    ) -> bytes:
+        """The exposition for this moment; ``status`` is a fresh read of the manager, ``jobs``
+        every job the registry knows."""
         self.jobs.observe(jobs)
         families = [
-            *self._job_families(jobs, services.settings.max_jobs),
-            *_translation_families(services.translator.stats),
-            *self._limiter_families(services.translator.limiter, services),
-            *_vllm_families(services.manager, status),
+            *self._job_families(jobs, settings.max_jobs),
+            *_translation_families(stats),
+            *self._limiter_families(limiter, settings),
+            *_vllm_families(manager, status),
             _info("build", "The server's version", {"version": __version__}),
         ]
         return generate_latest(_Families(families))
@@ -200,8 +208,7 @@ class ServerMetrics:
         queue.add_metric([], times.queue.buckets(), times.queue.sum)
         yield queue
 
-    def _limiter_families(self, limiter: Limiter, services: Services) -> Iterator[Metric]:
-        settings = services.settings
+    def _limiter_families(self, limiter: Limiter, settings: Settings) -> Iterator[Metric]:
         yield _gauge("concurrency_limit", "LLM requests allowed in flight now", limiter.limit)
         yield _gauge("concurrency_in_flight", "LLM requests in flight now", limiter.in_flight)
         peak = getattr(limiter, "peak_in_flight", None)
@@ -284,10 +291,9 @@ def _translation_families(stats: TranslationStats) -> Iterator[Metric]:
     )
 
 
-def _vllm_families(manager: VLLMManager, status: dict[str, Any]) -> Iterator[Metric]:
-    state = str(status.get("state") or VLLMState.UNKNOWN.value)
+def _vllm_families(manager: VLLMManager, status: ServerStatus) -> Iterator[Metric]:
     states = {member.value: 0 for member in VLLMState}
-    states[state] = 1
+    states[status.state.value] = 1
     yield _labelled(
         GaugeMetricFamily,
         "vllm_state",
@@ -295,35 +301,35 @@ def _vllm_families(manager: VLLMManager, status: dict[str, Any]) -> Iterator[Met
         "state",
         states,
     )
-    vllm = status.get("vllm")
-    healthy = isinstance(vllm, dict) and bool(vllm.get("healthy"))
-    yield _gauge("vllm_up", "1 while vLLM answers its health check", int(healthy))
+    yield _gauge("vllm_up", "1 while vLLM answers its health check", int(status.healthy))
     yield _info("vllm_manager", "How this server reaches vLLM", {"manager": manager.kind})
     yield _counter("vllm_launches", "vLLM launches sent by this server", manager.launches_here)
-    yield from _sleep_families(status.get("sleep"))
+    yield from _sleep_families(status.sleep)
 
 
-def _sleep_families(sleep: dict[str, Any] | None) -> Iterator[Metric]:
-    """The vLLM sleep/wake series under their issue-11 names."""
-    sleep = sleep or {}
-    yield GaugeMetricFamily(
-        "zt_vllm_asleep", "1 while our vLLM sleeps", value=int(bool(sleep.get("asleep")))
+def _sleep_families(sleep: SleepInfo | None) -> Iterator[Metric]:
+    """The vLLM sleep/wake series under their issue-11 names (zero without a sleep cycle)."""
+    asleep = sleep is not None and sleep.asleep
+    yield GaugeMetricFamily("zt_vllm_asleep", "1 while our vLLM sleeps", value=int(asleep))
+    yield CounterMetricFamily(
+        "zt_vllm_sleeps_total",
+        "vLLM put to sleep by this server",
+        value=sleep.sleeps if sleep is not None else 0,
     )
     yield CounterMetricFamily(
-        "zt_vllm_sleeps_total", "vLLM put to sleep by this server", value=sleep.get("sleeps", 0)
-    )
-    yield CounterMetricFamily(
-        "zt_vllm_wakes_total", "vLLM woken by this server", value=sleep.get("wakes", 0)
+        "zt_vllm_wakes_total",
+        "vLLM woken by this server",
+        value=sleep.wakes if sleep is not None else 0,
     )
     yield CounterMetricFamily(
         "zt_vllm_wake_seconds_total",
         "Seconds spent waking vLLM (to confirmed)",
-        value=sleep.get("wake_seconds_total", 0.0),
+        value=sleep.wake_seconds_total if sleep is not None else 0.0,
     )
     yield GaugeMetricFamily(
         "zt_vllm_sleep_cycles",
         "Sleeps of the running vLLM process since its start",
-        value=sleep.get("cycles", 0),
+        value=sleep.cycles if sleep is not None else 0,
     )
 
 

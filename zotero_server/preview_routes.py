@@ -19,10 +19,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from zotero_server.app import Services
 from zotero_server.files import content_disposition
 from zotero_server.http_errors import NotFoundError, NotReadyError, TaskFinishedError
 from zotero_server.previews import JobPreviews, View
+from zotero_server.services import Services
 
 router = APIRouter()
 

@@ -1,8 +1,8 @@
 """The zotero-pdf2zh plugin's request body, parsed into a typed request (pure, no I/O).
 
 Every plugin generation POSTs JSON with ``fileName``, ``fileContent`` (a base64 data URL, or bare
-base64) and a few dozen flat settings, all sent as strings (``"true"``, ``"4"``, ``""`` for unset);
-see reference/zotero-plugin-protocol-and-pdf-translators.md §1.2. We honour what changes our output
+base64) and a few dozen flat settings, all sent as strings (``"true"``, ``"4"``, ``""`` for unset:
+the plugin stringifies every preference). We honour what changes our output
 (languages, pages, which files, dual layout) and ignore the rest (``engine``, ``service``,
 ``llm_api`` (an object: bounded, then dropped), ``outputPath``, ``configPath``, ``serverUrl``: our
 one model serves every request, and server-side paths chosen by a client are never used).
@@ -13,34 +13,23 @@ Errors are ``InputError`` subclasses with messages meant for the plugin's alert.
 from __future__ import annotations
 
 import binascii
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from common.errors import InputError, RequestShapeError, TooLargeError, UnsupportedLanguageError
+from common.errors import InputError, TooLargeError, UnsupportedLanguageError
 from common.language import Language
-from common.settings import mib
 from translation.model.glossary import MAX_REQUEST_BYTES, Entry, Glossary
-from zotero_server.http_errors import AlreadyDoneError, InvalidNameError, WrongFileTypeError
-
-#: Longest accepted file name, in UTF-8 bytes (common file-system limit).
-MAX_NAME_BYTES = 240
-#: Most fields a body may have; every plugin generation sends fewer than 60.
-MAX_FIELDS = 200
-#: Most quotes, commas and brackets a body may hold before it is parsed: a flat object of
-#: ``MAX_FIELDS`` strings needs a few hundred (the rest is room for text settings such as a
-#: custom prompt); a body of millions of keys or deep nesting needs millions. Counting costs
-#: milliseconds where parsing such a body held the server for seconds.
-MAX_STRUCTURE = 20_000
+from zotero_server.file_content import decode_file_content
+from zotero_server.file_names import FileKind, OutputKind, check_file_name, file_kind, file_stem
+from zotero_server.http_errors import AlreadyDoneError, WrongFileTypeError
 
 _TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
 _FALSE = frozenset({"false", "0", "no", "off", "n", "f", "", "none", "null"})
 # The newest plugin says ``asyncJob: true``; its server also accepts these words.
 _ASYNC_WORDS = frozenset({"async", "accepted"})
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class Operation(StrEnum):
@@ -48,48 +37,6 @@ class Operation(StrEnum):
     CROP = "crop"
     COMPARE = "compare"
     CROP_COMPARE = "crop-compare"
-
-
-class FileKind(StrEnum):
-    """What a file is, judged by its name the way the plugin does (``getFileType``)."""
-
-    ORIGIN = "origin"
-    MONO = "mono"
-    DUAL = "dual"
-    MONO_CUT = "mono-cut"
-    DUAL_CUT = "dual-cut"
-    CROP_COMPARE = "crop-compare"
-    COMPARE = "compare"
-    CUT = "cut"
-
-
-class OutputKind(StrEnum):
-    """One output file; the value is its name suffix: ``<stem>-<value>.pdf``."""
-
-    MONO = "mono"
-    DUAL = "dual"
-    MONO_CUT = "mono-cut"
-    DUAL_CUT = "dual-cut"
-    CROP_COMPARE = "crop-compare"
-    COMPARE = "compare"
-    SINGLE_COMPARE = "single-compare"  # v2.x plugins' name for side-by-side pages
-    CUT = "cut"
-
-    def file_name(self, stem: str) -> str:
-        return f"{stem}-{self.value}.pdf"
-
-
-# The plugin's first-match order: "mono-cut.pdf" is checked after "mono.pdf", which it does not
-# contain, so the order only matters between compare and crop-compare.
-_KIND_MARKERS: tuple[tuple[str, FileKind], ...] = (
-    ("mono.pdf", FileKind.MONO),
-    ("dual.pdf", FileKind.DUAL),
-    ("mono-cut.pdf", FileKind.MONO_CUT),
-    ("dual-cut.pdf", FileKind.DUAL_CUT),
-    ("crop-compare.pdf", FileKind.CROP_COMPARE),
-    ("compare.pdf", FileKind.COMPARE),
-    ("cut.pdf", FileKind.CUT),
-)
 
 
 @dataclass(frozen=True)
@@ -236,86 +183,6 @@ def parse_int(
     return number
 
 
-def parse_body(raw: bytes | bytearray) -> dict[str, Any]:
-    """The POST body as the plugin sends it: one flat JSON object of at most ``MAX_FIELDS``
-    strings, numbers, booleans or nulls, except the small objects of ``NESTED_IGNORED``, which
-    are checked for size and removed. Anything else is an ``InputError`` (400), refused
-    before it is parsed where its size alone shows it (see ``MAX_STRUCTURE``). CPU-bound for a
-    large upload: call it off the event loop."""
-    for char in (b'"', b",", b"[", b"{"):
-        if raw.count(char) > MAX_STRUCTURE:
-            raise RequestShapeError(_NOT_FLAT)
-    content, rest = _cut_file_content(raw)
-    try:
-        body = json.loads(rest)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise InputError("the request body is not valid JSON") from None
-    if not isinstance(body, dict):
-        raise InputError("the request body must be a JSON object")
-    if len(body) > MAX_FIELDS:
-        raise RequestShapeError(_NOT_FLAT)
-    for key, value in list(body.items()):
-        if isinstance(value, str | int | float | bool | None):
-            continue
-        if key not in NESTED_IGNORED:
-            raise RequestShapeError(f"{str(key)[:40]!r} must be a string, not a list or object")
-        _check_nested(key, value)
-        del body[key]  # never used, stored or logged: it may hold the user's API key
-    if content is not None and isinstance(body, dict) and body.get("fileContent") == "":
-        body["fileContent"] = content
-    return body
-
-
-#: Nested values a plugin generation is known to send, accepted and dropped unread:
-#: ``llm_api`` = ``{service, model, apiKey, apiUrl, extraData: {...}}`` whenever the user has an
-#: LLM entry switched on (plugin 3.x-4.1.x, ``getActiveLLMApiConfig``). Our model serves every
-#: request, so none of it is used; the key it carries must never reach a log or the job store.
-NESTED_IGNORED = frozenset({"llm_api", "llmApi"})
-#: Bounds on such a value: nesting depth and leaves (the plugin sends depth 2, a dozen leaves).
-MAX_NESTED_DEPTH = 4
-MAX_NESTED_ITEMS = 200
-
-
-def _check_nested(key: str, value: Any) -> None:
-    """``RequestShapeError`` unless ``value`` is a small JSON object of plain values."""
-    count = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        count += 1
-        if count > MAX_NESTED_ITEMS:
-            raise RequestShapeError(f"{key!r} has more than {MAX_NESTED_ITEMS} values")
-        if isinstance(item, dict | list):
-            if depth > MAX_NESTED_DEPTH:
-                raise RequestShapeError(f"{key!r} is nested more than {MAX_NESTED_DEPTH} deep")
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    if not isinstance(value, dict):
-        raise RequestShapeError(f"{key!r} must be an object")
-
-
-_FILE_CONTENT = re.compile(rb'"fileContent"\s*:\s*"')
-
-
-def _cut_file_content(raw: bytes | bytearray) -> tuple[memoryview | None, bytes | bytearray]:
-    """The ``fileContent`` string's raw bytes, and the body with an empty string in its place.
-
-    Parsing a 130 MB JSON string holds the interpreter for a second or more; cut out, the rest
-    parses in microseconds and the base64 is decoded in steps. Base64 needs no unescaping;
-    a value with a backslash is left to the JSON parser.
-    """
-    match = _FILE_CONTENT.search(raw, 0, 64 * 1024)  # the plugins send it among the first keys
-    if match is None:
-        return None, raw
-    end = raw.find(b'"', match.end())
-    if end < 0 or raw.find(b"\\", match.end(), end) >= 0:
-        return None, raw
-    return memoryview(raw)[match.end() : end], raw[: match.end()] + raw[end:]
-
-
-_NOT_FLAT = f"the request body must be a flat JSON object of at most {MAX_FIELDS} fields"
-
-
 def wants_async(body: Mapping[str, Any], headers: Mapping[str, str]) -> bool:
     """The async (``accepted`` + task polling) protocol, only when the client asks for it."""
     flag = body.get("asyncJob")
@@ -328,117 +195,6 @@ def wants_async(body: Mapping[str, Any], headers: Mapping[str, str]) -> bool:
         return True
     header = headers.get("x-pdf2zh-protocol", "")
     return header.strip().lower() in _ASYNC_WORDS
-
-
-def check_file_name(raw: Any, what: str = "fileName") -> str:
-    """A bare ``*.pdf`` file name, or ``InvalidNameError``. Never a path."""
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidNameError(f"{what} is missing")
-    name = raw.strip()
-    if "/" in name or "\\" in name or name in {".", ".."} or _CONTROL.search(name):
-        raise InvalidNameError(f"{what} must be a bare file name, not a path")
-    if name.startswith("."):
-        raise InvalidNameError(f"{what} must not start with a dot")
-    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
-        raise InvalidNameError(f"{what} is too long")
-    if not name.lower().endswith(".pdf") or len(name) <= len(".pdf"):
-        raise InvalidNameError(f"only PDF files are accepted ({what} must end in .pdf)")
-    return name
-
-
-def file_stem(name: str, kind: FileKind = FileKind.ORIGIN) -> str:
-    """The stem outputs are named after: ``paper.PDF`` -> ``paper``, and for a translation
-    its original's stem (``paper-mono.pdf`` -> ``paper``, so cropping it makes
-    ``paper-mono-cut.pdf``)."""
-    stem = name[: -len(".pdf")]
-    if kind in (FileKind.MONO, FileKind.DUAL):
-        marker = kind.value
-        if len(stem) > len(marker) + 1 and stem.lower()[-len(marker) - 1 :] in (
-            f"-{marker}",
-            f".{marker}",
-        ):
-            stem = stem[: -len(marker) - 1]
-    return stem
-
-
-def file_kind(name: str) -> FileKind:
-    """The plugin matches bare substrings; we also want a ``-`` or ``.`` before the marker, so
-    that an original called ``Shortcut.pdf`` is not mistaken for a cut file."""
-    lowered = name.lower()
-    for marker, kind in _KIND_MARKERS:
-        at = lowered.find(marker)
-        while at != -1:
-            if at > 0 and lowered[at - 1] in "-.":
-                return kind
-            at = lowered.find(marker, at + 1)
-    return FileKind.ORIGIN
-
-
-def decode_file_content(value: Any, max_bytes: int) -> bytes:
-    """Decode ``data:application/pdf;base64,...`` or bare base64; enforce the size limit early.
-
-    ``value`` is the JSON string, or the raw base64 bytes :func:`parse_body` cut out of the
-    body. Raises ``TooLargeError`` before decoding anything that cannot fit, ``InputError`` for
-    text that is not base64. Decoded a few MB at a time: no single step holds the interpreter
-    long enough to stall the event loop's thread.
-    """
-    if isinstance(value, str):
-        try:
-            value = value.encode("ascii")
-        except UnicodeEncodeError:
-            raise InputError("fileContent is not valid base64") from None
-    if not isinstance(value, bytes | memoryview) or not bytes(value[:_HEAD]).strip():
-        raise InputError("fileContent is missing or empty")
-    text = memoryview(value)
-    head = bytes(text[:_HEAD])
-    start = len(head) - len(head.lstrip())
-    if head[start:].startswith(b"data:"):
-        header, sep, _ = head[start:].partition(b",")
-        if not sep or not header.endswith(b";base64"):
-            raise InputError("fileContent must be a base64 data URL")
-        start += len(header) + 1
-    text = text[start:]
-    # Clearly too large even if a tenth of it were line breaks: refuse before decoding.
-    if len(text) * 3 // 4 > max_bytes * 1.1 + 2:
-        raise TooLargeError(_too_large(len(text) * 3 // 4, max_bytes))
-    parts: list[bytes] = []
-    size, carry = 0, b""
-    for offset in range(0, len(text), _CHUNK):
-        piece = carry + bytes(text[offset : offset + _CHUNK]).translate(None, _SPACES)
-        whole = len(piece) - len(piece) % 4
-        piece, carry = piece[:whole], piece[whole:]
-        size += _decode_into(parts, piece, max_bytes, size)
-    if carry:
-        _decode_into(parts, carry + b"=" * (-len(carry) % 4), max_bytes, size)
-    data = b"".join(parts)
-    if not data:
-        raise InputError("fileContent is empty")
-    return data
-
-
-#: How far into fileContent a data URL header may reach.
-_HEAD = 256
-#: Base64 text decoded per step (a multiple of 4).
-_CHUNK = 4 * 1024 * 1024
-_SPACES = b" \t\r\n\f\v"
-_BASE64 = re.compile(rb"[A-Za-z0-9+/]*={0,2}")
-
-
-def _decode_into(parts: list[bytes], piece: bytes, max_bytes: int, size: int) -> int:
-    if not _BASE64.fullmatch(piece):
-        raise InputError("fileContent is not valid base64")
-    try:
-        data = binascii.a2b_base64(piece)
-    except (binascii.Error, ValueError):
-        raise InputError("fileContent is not valid base64") from None
-    if size + len(data) > max_bytes:
-        raise TooLargeError(_too_large(size + len(data), max_bytes))
-    parts.append(data)
-    return len(data)
-
-
-def _too_large(size: int, max_bytes: int) -> str:
-    return f"the PDF is {mib(size)}; this server accepts up to {mib(max_bytes)} (ZT_MAX_UPLOAD_MB)"
 
 
 def _translate_outputs(body: Mapping[str, Any]) -> tuple[OutputKind, ...]:
@@ -459,7 +215,10 @@ def _translate_outputs(body: Mapping[str, Any]) -> tuple[OutputKind, ...]:
 def _outputs_for(
     operation: Operation, kind: FileKind, body: Mapping[str, Any]
 ) -> tuple[OutputKind, ...]:
-    """Which files the operation makes from a file of this kind (the reference server's rules)."""
+    """Which files the operation makes from a file of this kind, as the plugin's own server
+    decides: translate takes only an original; crop makes ``-cut`` of an original and
+    ``-mono-cut``/``-dual-cut`` of a translation; compare and crop-compare take an original and
+    refuse (409) a file that already is their result."""
     if operation is Operation.TRANSLATE:
         if kind is not FileKind.ORIGIN:
             raise WrongFileTypeError("input file must be an original PDF, not a translation")
@@ -530,7 +289,7 @@ def parse_request(
         include_references=parse_bool(body.get("includeReferences"), False),
         force=parse_bool(body.get("force"), False) or parse_bool(body.get("ignoreCache"), False),
         password=password if isinstance(password, str) and password else None,
-        # /crop never translates, so it always answers at once (as the reference server does).
+        # /crop never translates, so it always answers at once (as the plugin's own server does).
         wants_async=operation is not Operation.CROP and wants_async(body, headers),
         glossary=parse_glossary(body.get("glossary")),
         ocr=ocr_request(body),

@@ -1,11 +1,12 @@
-"""The HTTP endpoints: the plugin's protocol (reference §1), the task API, SSE and the page.
+"""The HTTP endpoints: the plugin's protocol (the POSTs, ``/translatedFile``, task polling), the
+task API, SSE and the page.
 
 Access: with ``ZT_API_TOKEN`` set, everything that reads or writes papers (POSTs, downloads,
 ``/api/*``, the event streams) needs the token: ``Authorization: Bearer <token>``, or
 ``?token=<token>`` where a browser cannot set headers (``EventSource``, download links), or a
 server URL ``http://host:8890/t/<token>`` in the plugin, which cannot send headers at all (see
-``app._PluginPaths``). ``/health`` and the page's static files stay open: they reveal nothing
-about anyone's papers, and the plugin's connection check needs ``/health``.
+``plugin_paths.PluginPaths``). ``/health`` and the page's static files stay open: they reveal
+nothing about anyone's papers, and the plugin's connection check needs ``/health``.
 """
 
 from __future__ import annotations
@@ -24,24 +25,22 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from common.errors import TooLargeError
+from common.paths import static_dir
 from common.settings import mib
 from translation.read.ocr import OcrMode, OcrOptions
 from zotero_server import __version__, preview_routes
-from zotero_server.app import STATIC_DIR, Services, job_spec
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
 from zotero_server.http_errors import NotFoundError, UnauthorizedError
-from zotero_server.jobs import Job
+from zotero_server.job import Job
+from zotero_server.job_service import job_spec
 from zotero_server.metrics import CONTENT_TYPE
-from zotero_server.protocol import (
-    Operation,
-    pages_to_translate,
-    parse_body,
-    parse_bool,
-    parse_request,
-)
+from zotero_server.protocol import Operation, pages_to_translate, parse_bool, parse_request
+from zotero_server.request_body import parse_body
+from zotero_server.services import Services
 
+STATIC_DIR = static_dir()
 #: Room for the ~35 string settings next to the base64 PDF (4/3 of its size).
 BODY_OVERHEAD = 256 * 1024
 #: EventSource reconnects after this many milliseconds.
@@ -93,13 +92,13 @@ async def health(request: Request) -> dict[str, Any]:
         "jobs": services.registry.counts(),
         "maxJobs": services.settings.max_jobs,
         "vllm": {
-            "manager": status.get("manager"),
-            "state": status.get("state"),
-            "lastError": status.get("last_error"),
-            "sleep": status.get("sleep"),
-            **status.get("vllm", {}),
+            "manager": status.manager,
+            "state": status.state.value,
+            "lastError": status.last_error,
+            "sleep": status.sleep.to_dict() if status.sleep is not None else None,
+            **status.vllm_json(),
         },
-        "gpu": _without_commands(status.get("gpu")),
+        "gpu": _without_commands(status.gpu),
     }
 
 
@@ -189,7 +188,7 @@ async def _submit(
     # The job reads the upload back from disk; the bytes need not stay in memory meanwhile
     # (a sync request keeps this frame for the whole translation).
     plugin_request = light = dataclasses.replace(plugin_request, pdf=b"")
-    work, discard = services.work_for(job, light, pages)
+    work, discard = services.jobs.work_for(job, light, pages)
 
     try:
         services.registry.submit(job, work, discard)
@@ -268,8 +267,8 @@ async def vllm_sleep(request: Request) -> dict[str, Any]:
     """
     services = _services(request)
     message = await services.manager.sleep_vllm()
-    await services.refresh_status()
-    return {"message": message, "state": services.status.get("state")}
+    status = await services.refresh_status()
+    return {"message": message, "state": status.state.value}
 
 
 @guarded.get("/metrics")
@@ -278,7 +277,15 @@ async def metrics(request: Request) -> Response:
     (``zotero_server.metrics``)."""
     services = _services(request)
     status = await services.refresh_status()
-    return Response(services.metrics.render(services, status), media_type=CONTENT_TYPE)
+    body = services.metrics.render(
+        status,
+        jobs=services.registry.all_jobs(),
+        settings=services.settings,
+        stats=services.translator.stats,
+        limiter=services.translator.limiter,
+        manager=services.manager,
+    )
+    return Response(body, media_type=CONTENT_TYPE)
 
 
 @guarded.get("/api/tasks")

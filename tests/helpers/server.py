@@ -30,8 +30,9 @@ from fastapi import FastAPI
 from common.settings import Settings
 from tests.helpers.net import free_port
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
-from zotero_server.app import Services, create_app
+from zotero_server.app import create_app
 from zotero_server.connection_limits import server_config
+from zotero_server.services import Services
 
 #: Test-speed knobs of create_app.
 FAST = {"sse_ping_s": 0.5, "status_poll_s": 0.2, "shutdown_grace_s": 1.0}
