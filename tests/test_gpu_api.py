@@ -68,7 +68,7 @@ def test_status_contract(api: str, fake: FakeSmi, tmp_path: Path) -> None:
         response = get(api, "/status")
     assert response.status_code == 200
     body = response.json()
-    # The seeds' contract (DESIGN.md §4), field by field.
+    # The GPU status API's contract (docs/architecture.md §4), field by field.
     assert body["is_idle"] is False
     assert (body["memory_used_mib"], body["memory_total_mib"]) == (20780, 32607)
     assert (body["utilization_pct"], body["temperature_c"]) == (0, 38)

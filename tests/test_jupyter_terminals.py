@@ -64,7 +64,7 @@ async def test_terminal_deleted_under_us_is_created_again(terminals) -> None:
 
 
 async def test_detached_process_outlives_its_terminal(terminals, tmp_path) -> None:
-    """DESIGN.md §3: vLLM launched with setsid survives the terminal's deletion."""
+    """docs/architecture.md §3: vLLM launched with setsid survives the terminal's deletion."""
     pid_file, log = str(tmp_path / "p.pid"), str(tmp_path / "p.log")
     launched = await terminals.run("zttest4", detach.launch_script("sleep 60", pid_file, log))
     pid = detach.parse_launch(launched.exit_code, launched.output)

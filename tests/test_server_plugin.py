@@ -1,8 +1,8 @@
 """Every zotero-pdf2zh plugin generation against the real app and the fake vLLM, over loopback.
 
-Each test drives the server the way that plugin version does (reference §1.1) and checks what
-the user would: the downloaded PDF is the translation (the fake's pseudo-Korean is in it, the
-English is gone), a GET removes the file, a HEAD does not, and a second GET is a 404.
+Each test drives the server the way that plugin version does (docs/architecture.md §4) and
+checks what the user would: the downloaded PDF is the translation (the fake's pseudo-Korean is
+in it, the English is gone), a GET removes the file, a HEAD does not, and a second GET is a 404.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ STANDARD LIBRARY ONLY: a Jupyter terminal's login shell runs it with whatever ``
 PATH. Run it as ``tests/fakes/vllm serve MODEL --port P ...`` or
 ``python3 tests/fakes/fake_vllm.py serve MODEL --port P ...``.
 
-Faithful to vLLM where clients can tell (reference/vllm-translategemma-jupyter-gpu.md §1-2):
+Faithful to vLLM where clients can tell:
 - While "loading" (``--fake-load-s``) the port is bound but not listening: connections are
   refused, as with real vLLM. Then it logs "Starting vLLM API server on http://HOST:PORT".
 - ``/health`` (200, empty body), ``/v1/models`` (with ``max_model_len``), ``/v1/chat/completions``,
@@ -28,7 +28,7 @@ appends one JSON line per completion request (with its prompt and completion tok
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
 started listening and got its first completion request. ``--fake-no-metrics``: /metrics is 404.
 
-SLEEP MODE (issue 11; reference/vllm-sleep-checkpoints-routers.md). With ``--enable-sleep-mode``
+SLEEP MODE (issue 11). With ``--enable-sleep-mode``
 AND ``VLLM_SERVER_DEV_MODE=1`` in the environment (either alone: the routes are 404, as in vLLM):
 ``POST /sleep?level=1|2``, ``POST /wake_up`` (optional ``?tags=weights`` / ``?tags=kv_cache``;
 asleep until both are back), ``GET /is_sleeping`` -> ``{"is_sleeping": bool}``,
@@ -113,7 +113,7 @@ DEFAULT_MAX_NUM_SEQS = 256  # vLLM's API-server default on GPUs under 70 GiB
 
 # The codes TranslateGemma's template map accepts, as far as the fake models it: bare ISO-639-1
 # codes, script-tagged Chinese and common BCP-47 region forms. Deliberately NOT "zh", "zh-CN" or
-# "zh-TW": clients must map those first (reference §2.2).
+# "zh-TW": clients must map those first (common/language.py does).
 _TG_NAMES = {
     "ar": "Arabic", "bg": "Bulgarian", "bn": "Bengali", "ca": "Catalan", "cs": "Czech",
     "da": "Danish", "de": "German", "el": "Greek", "en": "English", "es": "Spanish",
@@ -147,7 +147,7 @@ def estimate_tokens(text: str) -> int:
 
 
 def render_translategemma(text: str, source_code: str, target_code: str) -> str:
-    """The user turn TranslateGemma's template renders (reference §2.2), without ``<bos>``."""
+    """The user turn TranslateGemma's chat template renders, without ``<bos>``."""
     src, tgt = TEMPLATE_LANGUAGES[source_code], TEMPLATE_LANGUAGES[target_code]
     return (
         "<start_of_turn>user\n"
