@@ -1,0 +1,157 @@
+"""Flow: which paragraphs go on in a later box, so that one sentence is one request.
+
+A paragraph is cut in pieces by the page: at a column's foot it goes on at the next column's
+head, at a page's foot on the next page, after a figure, a table, a caption or the footnotes
+below it, and around a display equation set in its middle ("... we can write" [equation]
+"where x is ..."). Each piece stays a paragraph of its own (it is typeset in its own box), and
+the pieces of one paragraph make one *passage*, sent as one request
+(``translation.read.passage``).
+
+A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen or a
+comma at its end), the next one opens as a continuation (lower case, a placeholder, or after a
+dangling word such as "the" or a hyphen, anything but an indented new paragraph), both are
+running text of one size and weight, and nothing but floats, footnotes and equations lies
+between them in reading order (running heads and figure text are never read). A heading, a
+list item, a caption, a footnote, a table cell or a reference entry never continues a body
+paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from translation.read.draft import Draft
+from translation.read.formulas import GLYPH, MATH, PLACEHOLDER_RE
+from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.words import ends_sentence
+
+#: What may lie between two pieces of one paragraph (besides skipped rows: equations, numbers).
+_FLOATS = (ParagraphKind.CAPTION, ParagraphKind.FOOTNOTE, ParagraphKind.CELL)
+#: Pieces that may go on in a later box, and the pieces that may continue them.
+_OPEN = (ParagraphKind.BODY, ParagraphKind.LIST_ITEM)
+#: Words a sentence cannot end with: after them a capital ("the" | "Transformer") goes on.
+_DANGLING = frozenset(
+    "a an the of and or to in on for with by from as at is are was were be that which whose"
+    " than into via under over between".split()
+)
+_LAST_WORD_RE = re.compile(r"([^\W\d_]+)\W*$")
+_HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u2010]$")
+
+
+def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tuple[int, bool]]:
+    """For each draft that goes on in a later one: (index of that draft, whether a display
+    equation lies between). ``drafts`` are in reading order over the document; ``sent(i)``
+    says whether draft ``i`` becomes a paragraph (not skipped, on a wanted page, not a
+    reference entry): only those are linked. Each draft continues at most one and is continued
+    by at most one."""
+    found: dict[int, tuple[int, bool]] = {}
+    taken: set[int] = set()
+    for i, draft in enumerate(drafts):
+        if not sent(i) or draft.kind not in _OPEN or draft.front or _closed(draft.text):
+            continue
+        equation = False
+        for j in range(i + 1, len(drafts)):
+            nxt = drafts[j]
+            if nxt.page > draft.page + 1:
+                break
+            if nxt.skip:
+                equation = equation or (nxt.page == draft.page and _display(nxt))
+                continue
+            if nxt.kind in _FLOATS:
+                continue
+            if sent(j) and j not in taken and _goes_on(draft, nxt, equation):
+                found[i] = (j, equation)
+                taken.add(j)
+            break
+    return found
+
+
+def _closed(text: str) -> bool:
+    """Whether ``text`` ends a sentence (a colon before an equation or a list does not)."""
+    text = text.rstrip()
+    if not text or text.endswith((",", "-", "\u2010")):
+        return False
+    return ends_sentence(text) and not text.endswith((":", "："))
+
+
+def _display(draft: Draft) -> bool:
+    """A skipped draft that is a display equation (or its number)."""
+    return draft.skip in ("equation", "no words") and any(
+        MATH in r.classes or GLYPH in r.classes or r.mathy for r in draft.rows
+    )
+
+
+def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
+    if nxt.kind != ParagraphKind.BODY or nxt.label or nxt.front:
+        return False
+    last, first = prev.rows[-1], nxt.rows[0]
+    if abs(last.size - first.size) > 0.8 or last.bold != first.bold:
+        return False
+    text = nxt.text.lstrip("([“‘\"' ")
+    if not text:
+        return False
+    head = text[0]
+    tail = prev.text.rstrip()
+    if tail.endswith((":", "：")) and not (head.islower() or PLACEHOLDER_RE.match(text)):
+        return False  # "as follows:" [equation] "The model ..." starts anew
+    if head.islower() or PLACEHOLDER_RE.match(text):
+        return True
+    if equation or not head.isalpha():
+        return False
+    # A capital goes on after a hyphen, a comma or a word no sentence ends with, unless the
+    # next piece opens with an indented first line (a new paragraph).
+    word = _LAST_WORD_RE.search(tail)
+    dangling = tail.endswith(",") or bool(_HYPHEN_END_RE.search(tail))
+    dangling = dangling or bool(word and word.group(1) in _DANGLING)
+    indented = len(nxt.rows) > 1 and first.x0 > nxt.rows[1].x0 + 0.8 * first.size
+    return dangling and not indented
+
+
+def chain(paragraphs: Sequence[Paragraph], after: dict[int, tuple[int, bool]]) -> list[Paragraph]:
+    """``paragraphs`` with the pieces of each passage marked (``Paragraph.passage``), their
+    placeholders numbered on across the passage and the display equations between pieces given
+    a placeholder of their own (``Paragraph.equation_before``). ``after`` maps a paragraph's
+    position to the position of the piece it goes on in, and whether an equation lies
+    between."""
+    out = list(paragraphs)
+    heads = set(after) - {j for j, _ in after.values()}
+    for head in sorted(heads):
+        passage = out[head].id
+        out[head] = replace(out[head], passage=passage)
+        count = _highest(out[head])
+        at = head
+        while at in after:
+            at, equation = after[at]
+            key = ""
+            if equation:
+                count += 1
+                key = f"{{v{count}}}"
+            piece = _renumbered(out[at], count)
+            count = max(count, _highest(piece))
+            out[at] = replace(piece, passage=passage, equation_before=key)
+    return out
+
+
+def _highest(paragraph: Paragraph) -> int:
+    """The highest formula placeholder number of ``paragraph`` (glossary terms aside)."""
+    return max((int(k[2:-1]) for k in paragraph.placeholders), default=0)
+
+
+def _renumbered(paragraph: Paragraph, offset: int) -> Paragraph:
+    """``paragraph`` with placeholder ``{vN}`` renamed ``{v<N+offset>}`` everywhere."""
+    if not offset or not paragraph.placeholders:
+        return paragraph
+
+    def key(old: str) -> str:
+        return f"{{v{int(old[2:-1]) + offset}}}"
+
+    return replace(
+        paragraph,
+        text=PLACEHOLDER_RE.sub(lambda m: key(m.group(0)), paragraph.text),
+        placeholders={key(k): v for k, v in paragraph.placeholders.items()},
+        formula_boxes={key(k): v for k, v in paragraph.formula_boxes.items()},
+        formula_descents={key(k): v for k, v in paragraph.formula_descents.items()},
+        glyph_formulas=frozenset(key(k) for k in paragraph.glyph_formulas),
+    )
