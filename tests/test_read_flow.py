@@ -126,7 +126,7 @@ def assert_spread(passage: Passage, pages: list[str]) -> None:
     answer = pseudo_translate(passage.text, "ko")
     parts = passage.split(answer)
     assert all(part.strip() for part in parts), parts
-    keys = {p.equation_before for p in passage.pieces}
+    keys = {p.break_before for p in passage.pieces}
     whole = " ".join(w for w in answer.split() if w not in keys)
     assert " ".join(" ".join(parts).split()) == whole
     everything = " ".join(pages)
@@ -239,7 +239,7 @@ def test_a_sentence_around_a_display_equation_is_one_request() -> None:
     paragraphs = read(data)
     found = passages(paragraphs)
     passage = passage_with(found, "we can write")
-    key = passage.pieces[1].equation_before
+    key = passage.pieces[1].break_before
     assert key and f"we can write {key} where the first term rewards" in passage.text
     assert not any("ℒ" in v or "∑" in v for p in paragraphs for v in p.placeholders.values())
     pages = typeset(data, paragraphs)
@@ -256,7 +256,7 @@ def test_the_answer_is_split_at_the_equation_or_in_proportion() -> None:
     sheet.paragraph("where both scores come from the same judges.", LEFT, y + 28, False)
     sheet.done()
     passage = passage_with(passages(read(doc.tobytes())), "we can write")
-    key = passage.pieces[1].equation_before
+    key = passage.pieces[1].break_before
     # The model moved the equation: it is cut there all the same.
     assert passage.split(f"모든 쌍에 대해 {key} 다음과 같이 쓸 수 있다 여기서") == [
         "모든 쌍에 대해",

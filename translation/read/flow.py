@@ -7,6 +7,10 @@ below it, and around a display equation set in its middle ("... we can write" [e
 the pieces of one paragraph make one *passage*, sent as one request
 (``translation.read.passage``).
 
+A list that the sentence before it opens ("... our contributions are:") goes on that sentence,
+item by item while the items end with a comma or a semicolon; each item keeps its box and its
+label, and the label's place in the passage is a placeholder, as a display equation's is.
+
 A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen or a
 comma at its end), the next one opens as a continuation (lower case, a placeholder, or after a
 dangling word such as "the" or a hyphen, anything but an indented new paragraph), both are
@@ -41,8 +45,9 @@ _HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u2010]$")
 
 
 def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tuple[int, bool]]:
-    """For each draft that goes on in a later one: (index of that draft, whether a display
-    equation lies between). ``drafts`` are in reading order over the document; ``sent(i)``
+    """For each draft that goes on in a later one: (index of that draft, whether something
+    stands between them in the sentence: a display equation, or the later one's list label).
+    ``drafts`` are in reading order over the document; ``sent(i)``
     says whether draft ``i`` becomes a paragraph (not skipped, on a wanted page, not a
     reference entry): only those are linked. Each draft continues at most one and is continued
     by at most one."""
@@ -59,10 +64,10 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
             if nxt.skip:
                 equation = equation or (nxt.page == draft.page and _display(nxt))
                 continue
-            if nxt.kind in _FLOATS:
-                continue
+            if nxt.kind in _FLOATS or _smaller(nxt, draft):
+                continue  # a float, a footnote, a table's small print
             if sent(j) and j not in taken and _goes_on(draft, nxt, equation):
-                found[i] = (j, equation)
+                found[i] = (j, equation or nxt.kind == ParagraphKind.LIST_ITEM)
                 taken.add(j)
             break
     return found
@@ -83,20 +88,30 @@ def _display(draft: Draft) -> bool:
     )
 
 
+def _smaller(draft: Draft, than: Draft) -> bool:
+    """Whether ``draft`` is set smaller than the end of ``than`` (a table, a float's text)."""
+    return draft.rows[0].size < than.rows[-1].size - 0.8
+
+
 def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
-    if nxt.kind != ParagraphKind.BODY or nxt.label or nxt.front:
-        return False
-    last, first = prev.rows[-1], nxt.rows[0]
-    if abs(last.size - first.size) > 0.8 or last.bold != first.bold:
+    if nxt.front or abs(prev.rows[-1].size - nxt.rows[0].size) > 0.8:
         return False
     text = nxt.text.lstrip("([“‘\"' ")
+    tail = prev.text.rstrip()
     if not text:
         return False
+    if nxt.kind == ParagraphKind.LIST_ITEM:
+        # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
+        items = prev.kind == ParagraphKind.LIST_ITEM and tail.endswith((",", ";", "and", "or"))
+        return items or (tail.endswith((":", "：")) and _opens_inside(text))
+    if nxt.kind != ParagraphKind.BODY or nxt.label:
+        return False
     head = text[0]
-    tail = prev.text.rstrip()
-    if tail.endswith((":", "：")) and not (head.islower() or PLACEHOLDER_RE.match(text)):
+    if prev.rows[-1].bold != nxt.rows[0].bold and not head.islower():
+        return False  # a bold word may open a line; a bold heading set apart may not
+    if tail.endswith((":", "：")) and not _opens_inside(text):
         return False  # "as follows:" [equation] "The model ..." starts anew
-    if head.islower() or PLACEHOLDER_RE.match(text):
+    if _opens_inside(text):
         return True
     if equation or not head.isalpha():
         return False
@@ -105,16 +120,22 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     word = _LAST_WORD_RE.search(tail)
     dangling = tail.endswith(",") or bool(_HYPHEN_END_RE.search(tail))
     dangling = dangling or bool(word and word.group(1) in _DANGLING)
+    first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and first.x0 > nxt.rows[1].x0 + 0.8 * first.size
     return dangling and not indented
+
+
+def _opens_inside(text: str) -> bool:
+    """Whether ``text`` opens inside a sentence: lower case, or a formula."""
+    return text[0].islower() or bool(PLACEHOLDER_RE.match(text))
 
 
 def chain(paragraphs: Sequence[Paragraph], after: dict[int, tuple[int, bool]]) -> list[Paragraph]:
     """``paragraphs`` with the pieces of each passage marked (``Paragraph.passage``), their
     placeholders numbered on across the passage and the display equations between pieces given
-    a placeholder of their own (``Paragraph.equation_before``). ``after`` maps a paragraph's
-    position to the position of the piece it goes on in, and whether an equation lies
-    between."""
+    a placeholder of their own (``Paragraph.break_before``). ``after`` maps a paragraph's
+    position to the position of the piece it goes on in, and whether something stands between
+    them (:func:`links`)."""
     out = list(paragraphs)
     heads = set(after) - {j for j, _ in after.values()}
     for head in sorted(heads):
@@ -123,14 +144,14 @@ def chain(paragraphs: Sequence[Paragraph], after: dict[int, tuple[int, bool]]) -
         count = _highest(out[head])
         at = head
         while at in after:
-            at, equation = after[at]
+            at, marked = after[at]
             key = ""
-            if equation:
+            if marked:
                 count += 1
                 key = f"{{v{count}}}"
             piece = _renumbered(out[at], count)
             count = max(count, _highest(piece))
-            out[at] = replace(piece, passage=passage, equation_before=key)
+            out[at] = replace(piece, passage=passage, break_before=key)
     return out
 
 

@@ -90,6 +90,7 @@ class Paragraph:
     #: display equation interrupts (see ``translation.read.flow``); empty for a paragraph sent
     #: alone. Placeholder numbers never repeat among the pieces of one passage.
     passage: str = ""
-    #: The placeholder standing, in the passage's text, for the display equation between the
-    #: previous piece and this one (empty when none).
-    equation_before: str = ""
+    #: The placeholder standing, in the passage's text, for what interrupts the sentence between
+    #: the previous piece and this one: a display equation, or this list item's label (empty
+    #: when nothing does).
+    break_before: str = ""

@@ -4,10 +4,12 @@ boxes it came from.
 A passage is a paragraph whose pieces sit in several boxes (``translation.read.flow``): its
 text is the pieces' texts joined as one paragraph (a word cut by a hyphen at a box's end made
 whole again, a compound keeping its hyphen), with a placeholder where a display equation
-interrupts it. A paragraph that is not cut is a passage of one piece, its text unchanged.
+interrupts it or a list item's label stands. A paragraph that is not cut is a passage of one
+piece, its text unchanged.
 
-The answer is cut back into one text per piece: at each display equation's placeholder where
-the model kept it (the equation itself stays on the page, untouched), and elsewhere in
+The answer is cut back into one text per piece: at each such placeholder where the model kept
+it (the equation itself stays on the page, untouched; the label is put back by
+``translation.read.formulas.restore``), and elsewhere in
 proportion to how much of the source each box held, at a word boundary (between two characters
 in Chinese or Japanese), keeping each piece's own placeholders on its side where the model left
 them in order. Every word of the answer goes to exactly one piece.
@@ -37,11 +39,11 @@ class Passage:
     pieces: tuple[Paragraph, ...]
 
     def split(self, answer: str) -> list[str]:
-        """The answer cut into one text per piece (placeholders still in; the equation
+        """The answer cut into one text per piece (placeholders still in; the
         placeholders between pieces taken out). See the module doc."""
         if len(self.pieces) == 1:
             return [answer]
-        cuts = _equation_cuts(answer, self.pieces)
+        cuts = _break_cuts(answer, self.pieces)
         parts: list[str] = []
         start, first = 0, 0
         for index, (begin, end) in sorted(cuts.items()):
@@ -74,8 +76,8 @@ def _joined(pieces: Sequence[Paragraph]) -> str:
     text = pieces[0].text
     for piece in pieces[1:]:
         after = piece.text.lstrip()
-        if piece.equation_before:
-            text = f"{text.rstrip()} {piece.equation_before} {after}"
+        if piece.break_before:
+            text = f"{text.rstrip()} {piece.break_before} {after}"
         elif re.search(r"[^\W\d_][-\u2010]$", text) and after[:1].isalpha():
             before = re.search(r"[^\W\d_]+(?=.$)", text)
             word = re.match(r"[^\W\d_]*", after)
@@ -88,8 +90,8 @@ def _joined(pieces: Sequence[Paragraph]) -> str:
     return text
 
 
-def _equation_cuts(answer: str, pieces: Sequence[Paragraph]) -> dict[int, tuple[int, int]]:
-    """Piece index -> (start, end) in ``answer`` of the equation placeholder before that piece,
+def _break_cuts(answer: str, pieces: Sequence[Paragraph]) -> dict[int, tuple[int, int]]:
+    """Piece index -> (start, end) in ``answer`` of the placeholder before that piece,
     for the placeholders the model kept once each, in order."""
     found: dict[str, list[re.Match[str]]] = {}
     for match in MANGLED_RE.finditer(answer):
@@ -97,7 +99,7 @@ def _equation_cuts(answer: str, pieces: Sequence[Paragraph]) -> dict[int, tuple[
     cuts: dict[int, tuple[int, int]] = {}
     last = -1
     for index, piece in enumerate(pieces):
-        matches = found.get(piece.equation_before, []) if piece.equation_before else []
+        matches = found.get(piece.break_before, []) if piece.break_before else []
         if len(matches) == 1 and matches[0].start() >= last:
             cuts[index] = (matches[0].start(), matches[0].end())
             last = matches[0].end()
