@@ -9,7 +9,8 @@ the pieces of one paragraph make one *passage*, sent as one request
 
 A list that the sentence before it opens ("... our contributions are:") goes on that sentence,
 item by item while the items end with a comma or a semicolon; each item keeps its box and its
-label, and the label's place in the passage is a placeholder, as a display equation's is.
+label, and the label's place in the passage is a placeholder, as a display equation's is. An
+item after a semicolon goes on the enumeration ("(1) ...; (2) ...").
 
 A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen or a
 comma at its end), the next one opens as a continuation (lower case, a placeholder, or after a
@@ -74,9 +75,10 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
 
 
 def _closed(text: str) -> bool:
-    """Whether ``text`` ends a sentence (a colon before an equation or a list does not)."""
+    """Whether ``text`` ends a sentence (a colon or a semicolon before an equation or a list
+    does not)."""
     text = text.rstrip()
-    if not text or text.endswith((",", "-", "\u2010")):
+    if not text or text.endswith((",", ";", "-", "\u2010")):
         return False
     return ends_sentence(text) and not text.endswith((":", "："))
 
@@ -102,8 +104,9 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         return False
     if nxt.kind == ParagraphKind.LIST_ITEM:
         # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
-        items = prev.kind == ParagraphKind.LIST_ITEM and tail.endswith((",", ";", "and", "or"))
-        return items or (tail.endswith((":", "：")) and _opens_inside(text))
+        word = _LAST_WORD_RE.search(tail)
+        joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
+        return joined or (tail.endswith((":", "：")) and _opens_inside(text))
     if nxt.kind != ParagraphKind.BODY or nxt.label:
         return False
     head = text[0]
