@@ -300,3 +300,66 @@ async def test_the_model_reads_the_whole_sentence_through_the_pipeline(
     assert all(
         word in text for word in re.findall("[\uac00-\ud7a3]{2,}", pseudo_translate(whole, "ko"))
     )
+
+
+def test_a_list_that_a_sentence_opens_is_one_request_with_its_labels_kept() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph("Overall, our contributions to the study of evaluation are:", WIDE, y)
+    items = [
+        "a survey of the human evaluation practices in the recent literature;",
+        "a set of three guidelines for evaluating the faithfulness of long summaries; and",
+        "an empirical validation of these guidelines on two datasets.",
+    ]
+    for item in items:
+        sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
+        y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
+    sheet.paragraph(OUTRO, WIDE, y + 6)
+    sheet.done()
+    data = doc.tobytes()
+
+    paragraphs = read(data)
+    passage = passage_with(passages(paragraphs), "our contributions")
+    assert len(passage.pieces) == 4 and all(p.label for p in passage.pieces[1:])
+    keys = [p.break_before for p in passage.pieces[1:]]
+    assert passage.text == (
+        "Overall, our contributions to the study of evaluation are: "
+        + " ".join(f"{key} {item}" for key, item in zip(keys, items, strict=True))
+    )
+    translations = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    assert [translations[p.id][:2] for p in passage.pieces[1:]] == ["\u2022 "] * 3
+    assert_spread(passage, typeset(data, paragraphs))
+
+
+def piece(text: str, placeholders: dict[str, str]) -> Paragraph:
+    box = (0.0, 0.0, 100.0, 20.0)
+    return Paragraph(
+        id=text[:8],
+        page=0,
+        text=text,
+        placeholders=placeholders,
+        bbox=box,
+        rects=(box,),
+        font_size=10.0,
+        passage="p0-b1",
+    )
+
+
+def test_a_split_keeps_each_piece_s_formulas_on_its_side_and_cuts_chinese_anywhere() -> None:
+    first = piece("the score of {v1} is", {"{v1}": "x"})
+    second = piece("higher than that of {v2} in every run.", {"{v2}": "y"})
+    passage = Passage(
+        "the score of {v1} is higher than that of {v2} in every run.", (first, second)
+    )
+    # In proportion the cut would fall near "D": the placeholders move it after "{v1}".
+    assert passage.split("A B C D E F G H I J K {v1} L {v2} M") == [
+        "A B C D E F G H I J K {v1}",
+        "L {v2} M",
+    ]
+    chinese = passage.split("分数在每次运行中都更高而且更稳定")
+    assert (
+        len(chinese) == 2
+        and all(chinese)
+        and "".join(chinese) == "分数在每次运行中都更高而且更稳定"
+    )
