@@ -28,8 +28,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from translation.read.draft import Draft
-from translation.read.formulas import GLYPH, MATH, PLACEHOLDER_RE
+from translation.read.formulas import PLACEHOLDER_RE
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.rows import Row
 from translation.read.words import ends_sentence
 
 #: What may lie between two pieces of one paragraph (besides skipped rows: equations, numbers).
@@ -57,16 +58,18 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
     for i, draft in enumerate(drafts):
         if not sent(i) or draft.kind not in _OPEN or draft.front or _closed(draft.text):
             continue
-        equation = False
+        displays: list[Draft] = []
         for j in range(i + 1, len(drafts)):
             nxt = drafts[j]
             if nxt.page > draft.page + 1:
                 break
             if nxt.skip:
-                equation = equation or (nxt.page == draft.page and _display(nxt))
+                if _display(nxt):
+                    displays.append(nxt)
                 continue
             if nxt.kind in _FLOATS or _smaller(nxt, draft):
                 continue  # a float, a footnote, a table's small print
+            equation = _interrupts(displays, draft, nxt)
             if sent(j) and j not in taken and _goes_on(draft, nxt, equation):
                 found[i] = (j, equation or nxt.kind == ParagraphKind.LIST_ITEM)
                 taken.add(j)
@@ -84,10 +87,43 @@ def _closed(text: str) -> bool:
 
 
 def _display(draft: Draft) -> bool:
-    """A skipped draft that is a display equation (or its number)."""
-    return draft.skip in ("equation", "no words") and any(
-        MATH in r.classes or GLYPH in r.classes or r.mathy for r in draft.rows
+    """A skipped draft that is a display equation."""
+    return draft.skip == "equation" or (
+        draft.skip == "no words" and any(r.mathy for r in draft.rows)
     )
+
+
+def _interrupts(displays: Sequence[Draft], prev: Draft, nxt: Draft) -> bool:
+    """Whether a display equation of ``displays`` stands in the sentence between ``prev`` and
+    ``nxt``: set just above ``nxt`` in its column, or at the text's size just below ``prev``
+    in its column; both when the two pieces share a column. A formula of a table or of a
+    footnote somewhere between is no part of the sentence."""
+    first, last = nxt.rows[0], prev.rows[-1]
+    reach = 5.0 * first.size
+    above = [
+        d
+        for d in displays
+        if d.page == nxt.page
+        and _overlaps(d.rows[0], first)
+        and 0 < first.baseline - d.rows[-1].baseline < reach
+    ]
+    below = [
+        d
+        for d in displays
+        if d.page == prev.page
+        and _overlaps(d.rows[0], last)
+        and 0 < d.rows[0].baseline - last.baseline < reach
+    ]
+    if prev.page == nxt.page and _overlaps(last, first):
+        return bool(above and below)
+    # At a column's foot, a formula set smaller than the text is a footnote's.
+    return bool(above) or any(d.rows[0].size >= last.size - 0.8 for d in below)
+
+
+def _overlaps(row: Row, other: Row) -> bool:
+    """Whether ``row`` lies over ``other``'s column."""
+    left, right = other.col_range
+    return min(row.x1, right) > max(row.x0, left)
 
 
 def _smaller(draft: Draft, than: Draft) -> bool:
