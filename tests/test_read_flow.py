@@ -244,7 +244,7 @@ def test_a_sentence_around_a_display_equation_is_one_request() -> None:
     assert not any("ℒ" in v or "∑" in v for p in paragraphs for v in p.placeholders.values())
     pages = typeset(data, paragraphs)
     assert_spread(passage, pages)
-    assert "(1)" in pages[0]  # the equation and its number stay
+    assert "(1)" in pages[0] and "∑ α β" in pages[0]  # the equation and its number stay
 
 
 def test_the_answer_is_split_at_the_equation_or_in_proportion() -> None:
