@@ -129,7 +129,7 @@ def _spread(text: str, pieces: Sequence[Paragraph]) -> list[str]:
         low = max([start, *(end for k in keys[:index] for _, end in k)])
         high = min([len(text), *(begin for k in keys[index:] for begin, _ in k)])
         allowed = [b for b in bounds if b >= start and (low <= b <= high or low > high)]
-        cut = min(allowed, key=lambda b: abs(b - target), default=start)
+        cut = min(allowed, key=lambda b: abs(b - target), default=len(text))
         parts.append(text[start:cut].strip())
         start = cut
     parts.append(text[start:].strip())
