@@ -12,13 +12,14 @@ item by item while the items end with a comma or a semicolon; each item keeps it
 label, and the label's place in the passage is a placeholder, as a display equation's is. An
 item after a semicolon goes on the enumeration ("(1) ...; (2) ...").
 
-A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen or a
-comma at its end), the next one opens as a continuation (lower case, a placeholder, or after a
-dangling word such as "the" or a hyphen, anything but an indented new paragraph), both are
-running text of one size and weight, and nothing but floats, footnotes and equations lies
-between them in reading order (running heads and figure text are never read). A heading, a
-list item, a caption, a footnote, a table cell or a reference entry never continues a body
-paragraph.
+A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen, a comma
+or a semicolon at its end), the next one opens as a continuation (lower case, a placeholder,
+or after a dangling word such as "the" or a hyphen, anything but an indented new paragraph),
+both are running text of one size (a lower-case continuation may change weight), and nothing
+but floats, footnotes, text set smaller (a table) and equations lies between them in reading
+order (running heads and figure text are never read). A heading, a caption, a footnote, a
+table cell or a reference entry never continues a body paragraph, and a list item only as an
+item of its own (above).
 """
 
 from __future__ import annotations
@@ -49,10 +50,10 @@ _HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u2010]$")
 def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tuple[int, bool]]:
     """For each draft that goes on in a later one: (index of that draft, whether something
     stands between them in the sentence: a display equation, or the later one's list label).
-    ``drafts`` are in reading order over the document; ``sent(i)``
-    says whether draft ``i`` becomes a paragraph (not skipped, on a wanted page, not a
-    reference entry): only those are linked. Each draft continues at most one and is continued
-    by at most one."""
+    ``drafts`` are in reading order over the document; ``sent(i)`` says whether draft ``i``
+    becomes a paragraph (not skipped, on a wanted page, not a reference entry): only those are
+    linked. Each draft continues at most one and is continued by at most one; a piece goes on
+    at most on the next page."""
     found: dict[int, tuple[int, bool]] = {}
     taken: set[int] = set()
     for i, draft in enumerate(drafts):
@@ -132,6 +133,8 @@ def _smaller(draft: Draft, than: Draft) -> bool:
 
 
 def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
+    """Whether ``nxt`` continues the sentence that ``prev`` leaves open (module doc);
+    ``equation``: a display equation stands between them."""
     if nxt.front or abs(prev.rows[-1].size - nxt.rows[0].size) > 0.8:
         return False
     text = nxt.text.lstrip("([“‘\"' ")
