@@ -18,6 +18,7 @@ from pathlib import Path
 from bench.pdf_bench import CORPUS
 from common.settings import Settings
 from translation.model.sentence_budget import budget_pieces
+from translation.read.passage import passages
 from translation.read.request_audit import Audit, audit, flags
 
 #: Papers measured, with their source language.
@@ -38,7 +39,8 @@ GOAL_LONG_HANGUL = 0.02
 def paper_requests(data: bytes) -> list[tuple[str, str]]:
     """(id, text) of every request the pipeline sends for the PDF ``data``, in reading order
     (OCR where the pipeline would use it; a paragraph over the default sentence budget as its
-    pieces, ``<paragraph id>.<n>``)."""
+    pieces, ``<paragraph id>.<n>``; a paragraph flowing over several boxes as one passage,
+    ``<first piece's id>+``)."""
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs
 
@@ -49,10 +51,12 @@ def paper_requests(data: bytes) -> list[tuple[str, str]]:
     finally:
         doc.close()
     requests = []
-    for para in paragraphs:
-        pieces = budget_pieces(para.text, budget)
+    for passage in passages(paragraphs):
+        # A paragraph that flows over several boxes is one passage: its first piece's id, "+".
+        ident = passage.pieces[0].id + ("+" if len(passage.pieces) > 1 else "")
+        pieces = budget_pieces(passage.text, budget)
         for n, piece in enumerate(pieces, 1):
-            requests.append((para.id if len(pieces) == 1 else f"{para.id}.{n}", piece))
+            requests.append((ident if len(pieces) == 1 else f"{ident}.{n}", piece))
     return requests
 
 

@@ -92,12 +92,12 @@ def translate(data: bytes, source: str, target: str) -> tuple[bytes, int, int]:
     from translation.pdf import render_mono
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs
-    from translation.read.formulas import restore
+    from translation.read.passage import translated
 
     del source
     doc = open_document(data)
     paragraphs = extract_paragraphs(doc)
-    translations = {p.id: restore(pseudo_translate(p.text, target), p) for p in paragraphs}
+    translations = translated(paragraphs, lambda text: pseudo_translate(text, target))
     count = doc.page_count
     return render_mono(doc, paragraphs, translations, target), count, len(paragraphs)
 

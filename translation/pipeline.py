@@ -32,6 +32,7 @@ from translation.read.document import open_document
 from translation.read.formulas import restore
 from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph
+from translation.read.passage import Passage, passages
 from translation.render.preview import PageWatch
 from translation.request import TranslationRequest, TranslationResult
 from translation.worker import PdfWorker, WorkerConfig
@@ -298,19 +299,23 @@ class Translator:
         would_wait: Callable[[], Awaitable[bool]] | None = None,
         on_queued: Callable[[], object] | None = None,
     ) -> _Run:
-        """Translate every paragraph (cache first), handing each answer to ``pages``."""
-        by_text: dict[str, list[Paragraph]] = {}
-        for paragraph in paragraphs:
-            by_text.setdefault(paragraph.text, []).append(paragraph)
+        """Translate every passage (cache first), handing each piece's answer to ``pages``.
+
+        A paragraph cut by a column, a page, a float or an equation is one passage, one
+        request; its answer is split over its pieces (``translation.read.passage``)."""
+        by_text: dict[str, list[Passage]] = {}
+        for passage in passages(paragraphs):
+            by_text.setdefault(passage.text, []).append(passage)
 
         def deliver(text: str, answer: str) -> None:
-            for paragraph in by_text[text]:
-                translation = restore(answer, paragraph)
-                if request.glossary is not None:
-                    translation = request.glossary.restore(
-                        translation, paragraph, request.target_lang
-                    )
-                pages.add(paragraph, translation)
+            for passage in by_text[text]:
+                for paragraph, part in zip(passage.pieces, passage.split(answer), strict=True):
+                    translation = restore(part, paragraph)
+                    if request.glossary is not None:
+                        translation = request.glossary.restore(
+                            translation, paragraph, request.target_lang
+                        )
+                    pages.add(paragraph, translation)
 
         keys = {text: self._key(request, text) for text in by_text}
         # One query for the whole paper, off the event loop (other jobs keep translating).
@@ -331,7 +336,9 @@ class Translator:
         done = len(by_text) - len(missing)
         if missing and would_wait is not None and await would_wait():
             raise _StepOut  # before anything is counted: the paper is read again after the wait
-        self.stats.paragraphs_from_cache += len(paragraphs) - sum(len(by_text[t]) for t in missing)
+        self.stats.paragraphs_from_cache += len(paragraphs) - sum(
+            _pieces(by_text[t]) for t in missing
+        )
 
         run = _Run(
             request=request,
@@ -355,7 +362,7 @@ class Translator:
             for finished in asyncio.as_completed(tasks):
                 text, answer = await finished
                 deliver(text, answer)
-                self.stats.paragraphs_from_llm += len(by_text[text])
+                self.stats.paragraphs_from_llm += _pieces(by_text[text])
         except Exception:
             # The job fails, but answers already on their way are paid for: let the requests in
             # flight finish (and reach the cache); the ones still waiting for a slot give up.
@@ -417,6 +424,10 @@ class Translator:
     @staticmethod
     def _progress_text(run: _Run) -> str:
         return f"translating {run.done}/{run.total}"
+
+
+def _pieces(group: Sequence[Passage]) -> int:
+    return sum(len(passage.pieces) for passage in group)
 
 
 def _ocr_reporter(

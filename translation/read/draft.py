@@ -120,8 +120,29 @@ def words_of(text: str) -> list[str]:
     return WORD_RE.findall(PLACEHOLDER_RE.sub(" ", text))
 
 
+_INNER_BREAK_RE = re.compile(r"(?<![\w-])([^\W\d_]+)[-\u2010] ([^\W\d_]+)")
+
+
+def _mend_inner_breaks(
+    chars: str, classes: str, boxes: list[Rect], bases: list[float], styles: list[int]
+) -> tuple[str, str, list[Rect], list[float], list[int]]:
+    """Undo a line-end hyphen left inside a line by a document reflowed after it was
+    hyphenated ("the deep se- mantic information"): the hyphen and the space go where the
+    word list says the pieces make one word (``lexicon.joins_at_break``: "pre- and" stays)."""
+    cuts = [
+        m.end(1)
+        for m in _INNER_BREAK_RE.finditer(chars)
+        if classes[m.start(1) : m.end(2)].count(TEXT) == m.end(2) - m.start(1) - 2
+        and joins_at_break(m.group(1), m.group(2))
+    ]
+    for cut in reversed(cuts):
+        chars, classes = chars[:cut] + chars[cut + 2 :], classes[:cut] + classes[cut + 2 :]
+        del boxes[cut : cut + 2], bases[cut : cut + 2], styles[cut : cut + 2]
+    return chars, classes, boxes, bases, styles
+
+
 def classify(draft: Draft, stats: DocStats) -> None:
-    chars, classes, boxes, bases, styles = _join_rows(draft.rows)
+    chars, classes, boxes, bases, styles = _mend_inner_breaks(*_join_rows(draft.rows))
     draft.styled = (chars, classes, styles)
     role, label = roles.label_of(draft.rows, stats.body_size)
     if role is not None and not draft.rows[0].cell:

@@ -85,3 +85,12 @@ class Paragraph:
     #: For a table cell: the area its translation may grow into (its column's free width,
     #: the free space below it), so it need not shrink much below the source size.
     max_bbox: Rect | None = None
+    #: The passage (one request to the model) this paragraph is a piece of: the id of its
+    #: first piece, shared by every piece of a paragraph that a column, a page, a float or a
+    #: display equation interrupts (see ``translation.read.flow``); empty for a paragraph sent
+    #: alone. Placeholder numbers never repeat among the pieces of one passage.
+    passage: str = ""
+    #: The placeholder standing, in the passage's text, for what interrupts the sentence between
+    #: the previous piece and this one: a display equation, or this list item's label (empty
+    #: when nothing does).
+    break_before: str = ""

@@ -80,13 +80,19 @@ class Row:
 
     @property
     def mathy(self) -> bool:
-        """A display-formula line: math characters and at most one short word."""
+        """A display-formula line: math characters and at most one short word, besides the
+        names a formula holds ("LSTM", "softmax")."""
         math = self.classes.count(MATH) + self.classes.count(GLYPH)
         if math < 2:
             return False
         pairs = zip(self.chars, self.classes, strict=True)
         words = WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
-        return len(words) <= 1 and sum(len(w) for w in words) < math
+        prose = [w for w in words if not (w.isupper() or w in _FUNCTIONS)]
+        return len(prose) <= 1 and sum(len(w) for w in words) < math
+
+
+#: Names of functions set in a formula's text font.
+_FUNCTIONS = frozenset("exp log ln max min argmax argmin softmax sigmoid tanh sin cos".split())
 
 
 def _baseline(line: Line, frame: Frame) -> tuple[float, float]:

@@ -4,7 +4,8 @@ The concepts live in their own modules: :mod:`translation.read.layout` (what the
 geometry), :mod:`translation.read.rows` (visual lines), :mod:`translation.read.running_heads`
 and :mod:`translation.read.figure_text` (rows not translated),
 :mod:`translation.read.reading_order`, :mod:`translation.read.continuation` (where a paragraph
-goes on), :mod:`translation.read.draft` (a paragraph in the making),
+goes on), :mod:`translation.read.flow` (where it goes on in another box: one passage, one
+request), :mod:`translation.read.draft` (a paragraph in the making),
 :mod:`translation.read.formulas` (math protection and placeholders) and
 :mod:`translation.read.paragraph` (the output type). This module runs them page by page,
 groups rows into paragraphs and decides what is sent:
@@ -28,7 +29,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from translation.read import roles
+from translation.read import flow, roles
 from translation.read.continuation import continues
 from translation.read.doc_stats import doc_stats
 from translation.read.draft import Draft, classify, to_paragraph, words_of
@@ -164,6 +165,7 @@ def segment_document(
     result: list[Paragraph] = []
     kept: set[int] = set()
     numbers: Counter[int] = Counter()
+    position: dict[int, int] = {}  # draft index -> its paragraph's index in ``result``
     for i, draft in enumerate(drafts):
         if draft.skip or (wanted is not None and draft.page not in wanted):
             continue
@@ -173,8 +175,12 @@ def segment_document(
                 continue
             draft.kind = ParagraphKind.REFERENCE
         numbers[draft.page] += 1
+        position[i] = len(result)
         result.append(to_paragraph(draft, numbers[draft.page]))
-    return Segmentation(result, tuple(sorted(kept)))
+    # A paragraph cut by a column, a page, a float or an equation is one request.
+    found = flow.links(drafts, lambda i: i in position and i not in references)
+    after = {position[i]: (position[j], eq) for i, (j, eq) in found.items()}
+    return Segmentation(flow.chain(result, after), tuple(sorted(kept)))
 
 
 def _piece(draft: Draft) -> Piece:

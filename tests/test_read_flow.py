@@ -1,0 +1,370 @@
+"""One sentence, one request (issue 22 item 1): a paragraph cut by a column, a page, a float or a
+display equation is read as one request, and its translation flows back through the paragraph's
+boxes in reading order. Constructed pages, read and typeset for real; the pseudo translator
+stands in for the model (through the fake vLLM in the last test)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pymupdf
+from pymupdf import mupdf
+
+from common.language import Language
+from common.settings import Settings
+from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.vllm import FakeVLLMFactory
+from tests.test_pipeline_translator import translator_for
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.paragraph import Paragraph
+from translation.read.passage import Passage, passages, translated
+from translation.request import TranslationRequest
+
+SIZE = 10.0
+LEADING = 12.0
+LEFT, RIGHT, WIDE = (60.0, 285.0), (310.0, 535.0), (72.0, 523.0)
+TOP = 100.0
+TEXT = pymupdf.Font("tiro")
+
+INTRO = (
+    "Automatic evaluation of summaries has a long history in the field. Many studies compare"
+    " the output of a system with references written by people, and they report the agreement"
+    " of the metrics with the judgments of experts on a sample of documents."
+)
+OUTRO = (
+    "We therefore collect new judgments for every system. The annotators read each summary"
+    " with its source document and rate it on a scale from one to five."
+)
+BEFORE_CUT = (
+    "Human evaluation is considered the gold standard for the quality of a summary, but the"
+    " protocols used in earlier work differ a lot, and the results of the gold standard for"
+    " evaluating model-generated sum-"
+)
+AFTER_CUT = (
+    "maries are not reproducible across studies, since the guidelines and the scales differ"
+    " from one paper to the next one."
+)
+
+
+def wrap(text: str, width: float, indent: float = 0.0) -> list[str]:
+    """``text`` broken into lines of at most ``width`` points (the first ``indent`` less)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        room = width - (indent if not lines else 0.0)
+        if line and TEXT.text_length(trial, SIZE) > room:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return [*lines, line] if line else lines
+
+
+class Sheet:
+    """A page being written line by line, in columns."""
+
+    def __init__(self, doc: pymupdf.Document) -> None:
+        self.page = doc.new_page(width=595, height=842)
+        self.writer = pymupdf.TextWriter(self.page.rect)
+
+    def paragraph(
+        self, text: str, column: tuple[float, float], top: float, indent: bool = True
+    ) -> float:
+        """Set ``text`` in ``column`` from ``top``; return the baseline after its last line."""
+        first = 12.0 if indent else 0.0
+        y = top
+        for i, row in enumerate(wrap(text, column[1] - column[0], first)):
+            self.writer.append((column[0] + (first if i == 0 else 0.0), y), row, TEXT, SIZE)
+            y += LEADING
+        return y
+
+    def equation(self, column: tuple[float, float], baseline: float) -> None:
+        data, size = mupdf.fz_lookup_noto_math_font()
+        math = pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
+        formula = "ℒ = ∑ α β + γ δ"
+        width = math.text_length(formula, SIZE)
+        self.writer.append(((column[0] + column[1] - width) / 2, baseline), formula, math, SIZE)
+        self.writer.append((column[1] - 14, baseline), "(1)", TEXT, SIZE)
+
+    def figure(self, column: tuple[float, float], top: float, bottom: float) -> None:
+        shape = self.page.new_shape()
+        shape.draw_rect(pymupdf.Rect(column[0] + 40, top, column[1] - 40, bottom))
+        shape.finish(color=(0, 0, 0.6), fill=(0.85, 0.9, 1.0), width=0.8)
+        shape.commit()
+
+    def done(self) -> None:
+        self.writer.write_text(self.page)
+
+
+def read(data: bytes) -> list[Paragraph]:
+    doc = open_document(data)
+    try:
+        return extract_paragraphs(doc)
+    finally:
+        doc.close()
+
+
+def passage_with(found: list[Passage], words: str) -> Passage:
+    (passage,) = [p for p in found if words in p.text]
+    return passage
+
+
+def typeset(data: bytes, paragraphs: list[Paragraph]) -> list[str]:
+    """The text of each page of the pseudo-translated output."""
+    translations = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    out = render_mono(open_document(data), paragraphs, translations, "ko")
+    with pymupdf.open(stream=out) as doc:
+        return [" ".join(page.get_text().split()) for page in doc]
+
+
+def assert_spread(passage: Passage, pages: list[str]) -> None:
+    """Every word of the passage's translation is set once, in order, and each box holds a
+    part of it; no source word is left."""
+    answer = pseudo_translate(passage.text, "ko")
+    parts = passage.split(answer)
+    assert all(part.strip() for part in parts), parts
+    keys = {p.break_before for p in passage.pieces}
+    whole = " ".join(w for w in answer.split() if w not in keys)
+    assert " ".join(" ".join(parts).split()) == whole
+    everything = " ".join(pages)
+    for part, piece in zip(parts, passage.pieces, strict=True):
+        words = re.findall("[\uac00-\ud7a3]{2,}", part)
+        assert words and all(w in pages[piece.page] for w in words)
+    source = re.sub(r"\{v\d+\}", " ", passage.text)
+    left = [w for w in re.findall(r"[A-Za-z]{4,}", source) if re.search(rf"\b{w}\b", everything)]
+    assert not left, left
+
+
+def test_a_paragraph_cut_by_the_column_is_one_request_set_in_both_boxes() -> None:
+    data = column_break_paper()
+
+    paragraphs = read(data)
+    found = passages(paragraphs)
+    passage = passage_with(found, "gold standard for evaluating")
+    assert len(passage.pieces) == 2
+    assert "model-generated summaries are not reproducible across studies," in passage.text
+    assert passage.text.endswith("from one paper to the next one.")
+    assert [p.text for p in found if "Automatic" in p.text] == [" ".join(INTRO.split())]
+    assert len(found) == 3
+    assert_spread(passage, typeset(data, paragraphs))
+
+
+def test_a_paragraph_cut_by_the_page_is_one_request_and_a_compound_keeps_its_hyphen() -> None:
+    doc = pymupdf.open()
+    first = Sheet(doc)
+    y = TOP
+    while y < 700:  # a full page of text before the cut paragraph
+        y = first.paragraph(INTRO, WIDE, y)
+    first.paragraph(
+        "Our experiments show that the new metrics substantially outperform the state-",
+        WIDE,
+        y,
+    )
+    first.done()
+    second = Sheet(doc)
+    y = second.paragraph(
+        "of-the-art metrics on all four datasets (al- though the margin is small on the news"
+        " articles), and that they agree with the experts.",
+        WIDE,
+        TOP,
+        indent=False,
+    )
+    second.paragraph(OUTRO, WIDE, y)
+    second.done()
+    data = doc.tobytes()
+
+    paragraphs = read(data)
+    found = passages(paragraphs)
+    passage = passage_with(found, "substantially outperform")
+    assert [p.page for p in passage.pieces] == [0, 1]
+    assert "outperform the state-of-the-art metrics on all four datasets" in passage.text
+    assert "(although the margin" in passage.text  # a line-end hyphen left inside a line
+    assert not any(p.text[:1].islower() for p in found)
+    assert_spread(passage, typeset(data, paragraphs))
+
+
+def test_a_paragraph_goes_on_after_a_figure_and_its_caption() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph(
+        "The second stage of the system reads the summaries of all systems and ranks them by"
+        " the scores that the judges gave to each of",
+        WIDE,
+        y,
+    )
+    sheet.figure(WIDE, y, y + 120)
+    y = sheet.paragraph(
+        "Figure 1: An overview of the three stages of the system.", WIDE, y + 136, indent=False
+    )
+    y = sheet.paragraph(
+        "them, so that the ranking follows the judgments of the experts.", WIDE, y + 12, False
+    )
+    sheet.paragraph(OUTRO, WIDE, y)
+    sheet.done()
+    data = doc.tobytes()
+
+    paragraphs = read(data)
+    found = passages(paragraphs)
+    passage = passage_with(found, "The second stage")
+    assert "gave to each of them, so that the ranking follows" in passage.text
+    assert any(p.text.startswith("Figure 1:") for p in found)  # the caption: its own request
+    assert_spread(passage, typeset(data, paragraphs))
+
+
+def test_a_sentence_around_a_display_equation_is_one_request() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, LEFT, TOP)
+    y = sheet.paragraph(
+        "The loss of the model combines the two terms of the objective, and we can write",
+        LEFT,
+        y,
+    )
+    sheet.equation(LEFT, y + 8)
+    y = sheet.paragraph(
+        "where the first term rewards the summaries that the judges prefer and the second one"
+        " keeps the model close to its starting point.",
+        LEFT,
+        y + 28,
+        indent=False,
+    )
+    sheet.paragraph(OUTRO, LEFT, y)
+    sheet.done()
+    data = doc.tobytes()
+
+    paragraphs = read(data)
+    found = passages(paragraphs)
+    passage = passage_with(found, "we can write")
+    key = passage.pieces[1].break_before
+    assert key and f"we can write {key} where the first term rewards" in passage.text
+    assert not any("ℒ" in v or "∑" in v for p in paragraphs for v in p.placeholders.values())
+    pages = typeset(data, paragraphs)
+    assert_spread(passage, pages)
+    assert "(1)" in pages[0] and "∑ α β" in pages[0]  # the equation and its number stay
+
+
+def test_the_answer_is_split_at_the_equation_or_in_proportion() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, LEFT, TOP)
+    y = sheet.paragraph("For every pair of systems we can write", LEFT, y)
+    sheet.equation(LEFT, y + 8)
+    sheet.paragraph("where both scores come from the same judges.", LEFT, y + 28, False)
+    sheet.done()
+    passage = passage_with(passages(read(doc.tobytes())), "we can write")
+    key = passage.pieces[1].break_before
+    # The model moved the equation: it is cut there all the same.
+    assert passage.split(f"모든 쌍에 대해 {key} 다음과 같이 쓸 수 있다 여기서") == [
+        "모든 쌍에 대해",
+        "다음과 같이 쓸 수 있다 여기서",
+    ]
+    # The model dropped it: cut in proportion, at a word boundary, nothing lost.
+    answer = "하나 둘 셋 넷 다섯 여섯 일곱 여덟 아홉 열"
+    parts = passage.split(answer)
+    assert len(parts) == 2 and all(parts) and " ".join(parts) == answer
+
+
+def column_break_paper() -> bytes:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, LEFT, TOP)
+    sheet.paragraph(BEFORE_CUT, LEFT, y)
+    y = sheet.paragraph(AFTER_CUT, RIGHT, TOP, indent=False)
+    sheet.paragraph(OUTRO, RIGHT, y)
+    sheet.done()
+    return bytes(doc.tobytes())
+
+
+async def test_the_model_reads_the_whole_sentence_through_the_pipeline(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    fake = fake_vllm_factory.start()
+    translator = translator_for(settings.model_copy(update={"data_dir": tmp_path}), fake.base_url)
+    try:
+        result = await translator.translate(
+            TranslationRequest(
+                pdf=column_break_paper(),
+                source_lang=Language.parse("en"),
+                target_lang=Language.parse("ko"),
+            )
+        )
+    finally:
+        await translator.aclose()
+    sent = fake.texts()
+    whole = " ".join(f"{BEFORE_CUT[:-1]}{AFTER_CUT}".split())
+    assert whole in sent and len(sent) == 3 == result.llm_calls
+    assert not any(text.startswith("maries") for text in sent)
+    assert result.mono is not None
+    with pymupdf.open(stream=result.mono) as doc:
+        text = " ".join(doc[0].get_text().split())
+    assert all(
+        word in text for word in re.findall("[\uac00-\ud7a3]{2,}", pseudo_translate(whole, "ko"))
+    )
+
+
+def test_a_list_that_a_sentence_opens_is_one_request_with_its_labels_kept() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph("Overall, our contributions to the study of evaluation are:", WIDE, y)
+    items = [
+        "a survey of the human evaluation practices in the recent literature;",
+        "a set of three guidelines for evaluating the faithfulness of long summaries; and",
+        "an empirical validation of these guidelines on two datasets.",
+    ]
+    for item in items:
+        sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
+        y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
+    sheet.paragraph(OUTRO, WIDE, y + 6)
+    sheet.done()
+    data = doc.tobytes()
+
+    paragraphs = read(data)
+    passage = passage_with(passages(paragraphs), "our contributions")
+    assert len(passage.pieces) == 4 and all(p.label for p in passage.pieces[1:])
+    keys = [p.break_before for p in passage.pieces[1:]]
+    assert passage.text == (
+        "Overall, our contributions to the study of evaluation are: "
+        + " ".join(f"{key} {item}" for key, item in zip(keys, items, strict=True))
+    )
+    translations = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    assert [translations[p.id][:2] for p in passage.pieces[1:]] == ["\u2022 "] * 3
+    assert_spread(passage, typeset(data, paragraphs))
+
+
+def piece(text: str, placeholders: dict[str, str]) -> Paragraph:
+    box = (0.0, 0.0, 100.0, 20.0)
+    return Paragraph(
+        id=text[:8],
+        page=0,
+        text=text,
+        placeholders=placeholders,
+        bbox=box,
+        rects=(box,),
+        font_size=10.0,
+        passage="p0-b1",
+    )
+
+
+def test_a_split_keeps_each_piece_s_formulas_on_its_side_and_cuts_chinese_anywhere() -> None:
+    first = piece("the score of {v1} is", {"{v1}": "x"})
+    second = piece("higher than that of {v2} in every run.", {"{v2}": "y"})
+    passage = Passage(
+        "the score of {v1} is higher than that of {v2} in every run.", (first, second)
+    )
+    # In proportion the cut would fall near "D": the placeholders move it after "{v1}".
+    assert passage.split("A B C D E F G H I J K {v1} L {v2} M") == [
+        "A B C D E F G H I J K {v1}",
+        "L {v2} M",
+    ]
+    chinese = passage.split("分数在每次运行中都更高而且更稳定")
+    assert (
+        len(chinese) == 2
+        and all(chinese)
+        and "".join(chinese) == "分数在每次运行中都更高而且更稳定"
+    )
