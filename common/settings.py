@@ -41,6 +41,7 @@ class PromptFormat(StrEnum):
 
 
 class ManagerKind(StrEnum):
+    AUTO = "auto"
     NONE = "none"
     LOCAL = "local"
     REMOTE = "remote"
@@ -237,7 +238,11 @@ class Settings(BaseSettings):
     )
 
     # --- vLLM manager --------------------------------------------------------------------
-    manager: ManagerKind = Field(ManagerKind.NONE, description="local, remote or none")
+    manager: ManagerKind = Field(
+        ManagerKind.AUTO,
+        description="auto (local when this machine has an NVIDIA GPU, the vLLM of "
+        "ZT_VLLM_COMMAND and its model; else none), local, remote or none",
+    )
     vllm_command: str = Field(DEFAULT_VLLM_COMMAND, description="Command that starts vLLM")
     vllm_match_keywords: str = Field(
         "vllm,VLLM::,translategemma",
