@@ -37,6 +37,9 @@ ENV_PREFIX = "ZT_"
 
 class PromptFormat(StrEnum):
     TRANSLATEGEMMA = "translategemma"
+    #: Infomaniak's vLLM builds of TranslateGemma (and the W4A16 builds made from them):
+    #: a plain string ``<<<source>>>en<<<target>>>ko<<<text>>>...``.
+    DELIMITED = "delimited"
     CHAT = "chat"
 
 
@@ -112,7 +115,8 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(None, description="API key for the LLM server")
     prompt_format: PromptFormat = Field(
         PromptFormat.TRANSLATEGEMMA,
-        description="translategemma (one content part with language codes) or chat",
+        description="translategemma (one content part with language codes), delimited "
+        "(Infomaniak's vLLM builds: <<<source>>>..<<<target>>>..<<<text>>>..) or chat",
     )
     llm_timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM request")
     llm_retry_deadline_s: float = Field(

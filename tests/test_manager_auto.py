@@ -33,7 +33,7 @@ class Machine:
         self.bin = tmp_path / "bin"
         self.bin.mkdir()
         self.home = tmp_path / "home"
-        self.model = self.home / "models" / "translategemma-27b-it-w4a16"
+        self.model = self.home / "models" / "infomaniak-translategemma-27b-it-W4A16"
 
     def install_vllm(self) -> Path:
         vllm = self.bin / "vllm"
@@ -55,7 +55,7 @@ def machine(tmp_path: Path) -> Machine:
     return Machine(tmp_path)
 
 
-def auto(tmp_path: Path, **overrides: object) -> Settings:
+def auto(tmp_path: Path, **overrides: str) -> Settings:
     return load_settings(data_dir=tmp_path / "data", manager="auto", **overrides)
 
 
@@ -148,7 +148,7 @@ def test_a_launch_profile_is_asked_for_its_command_line(tmp_path: Path, machine:
     env_file.write_text(f"VLLM_BIN={vllm}\n")
     settings = auto(tmp_path, vllm_command=str(PROFILE_24GB))
     environ = machine.environ(ZT_VLLM_ENV=str(env_file))
-    # The profile's default model folder ($HOME/models/translategemma-27b-it-w4a16) is missing.
+    # The profile's default model folder ($HOME/models/infomaniak-...-W4A16) is missing.
     missing = choose_manager(settings, environ=environ)
     assert missing.kind is ManagerKind.NONE
     assert missing.reason.endswith(f"no model at {machine.model}")

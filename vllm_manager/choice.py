@@ -146,9 +146,7 @@ def _executable(name: str, search_path: str) -> str | None:
     return shutil.which(name, path=search_path)
 
 
-def _profile_command(
-    command: str, environ: Mapping[str, str]
-) -> tuple[VLLMCommand | None, str]:
+def _profile_command(command: str, environ: Mapping[str, str]) -> tuple[VLLMCommand | None, str]:
     """Ask a launch profile (``deploy/vllm/*.sh``) for its command line: ``PROFILE --print``.
 
     The profile reads its per-host overrides (VLLM_BIN, MODEL) itself, so what it prints is what

@@ -59,9 +59,10 @@ class VLLMManager:
         choice: ManagerChoice | None = None,
     ) -> None:
         """``choice`` says why this manager is in use (status output shows it; default: the
-        launcher's kind as set explicitly). ``http_client`` is borrowed for health checks and vLLM's routes (without one the
-        manager opens its own and closes it in :meth:`aclose`). ``status_source`` None: the GPU
-        is never read, which only a launcher that never launches can do without."""
+        launcher's kind as set explicitly). ``http_client`` is borrowed for health checks and
+        vLLM's routes (without one the manager opens its own and closes it in :meth:`aclose`).
+        ``status_source`` None: the GPU is never read, which only a launcher that never
+        launches can do without."""
         self.settings = settings
         self.launcher = launcher
         self.choice = choice or ManagerChoice.explicit(ManagerKind(launcher.kind))
