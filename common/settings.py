@@ -37,10 +37,14 @@ ENV_PREFIX = "ZT_"
 
 class PromptFormat(StrEnum):
     TRANSLATEGEMMA = "translategemma"
+    #: Infomaniak's vLLM builds of TranslateGemma (and the W4A16 builds made from them):
+    #: a plain string ``<<<source>>>en<<<target>>>ko<<<text>>>...``.
+    DELIMITED = "delimited"
     CHAT = "chat"
 
 
 class ManagerKind(StrEnum):
+    AUTO = "auto"
     NONE = "none"
     LOCAL = "local"
     REMOTE = "remote"
@@ -111,7 +115,8 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(None, description="API key for the LLM server")
     prompt_format: PromptFormat = Field(
         PromptFormat.TRANSLATEGEMMA,
-        description="translategemma (one content part with language codes) or chat",
+        description="translategemma (one content part with language codes), delimited "
+        "(Infomaniak's vLLM builds: <<<source>>>..<<<target>>>..<<<text>>>..) or chat",
     )
     llm_timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM request")
     llm_retry_deadline_s: float = Field(
@@ -237,7 +242,11 @@ class Settings(BaseSettings):
     )
 
     # --- vLLM manager --------------------------------------------------------------------
-    manager: ManagerKind = Field(ManagerKind.NONE, description="local, remote or none")
+    manager: ManagerKind = Field(
+        ManagerKind.AUTO,
+        description="auto (local when this machine has an NVIDIA GPU, the vLLM of "
+        "ZT_VLLM_COMMAND and its model; else none), local, remote or none",
+    )
     vllm_command: str = Field(DEFAULT_VLLM_COMMAND, description="Command that starts vLLM")
     vllm_match_keywords: str = Field(
         "vllm,VLLM::,translategemma",

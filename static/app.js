@@ -45,7 +45,8 @@ function describeServer(server) {
   if (waiting && !vllm.healthy) {
     text += ` · ${waiting} paper${waiting === 1 ? "" : "s"} waiting for the GPU`;
   }
-  if (server.manager) text += " · manager: " + server.manager;
+  if (server.manager_reason) text += " · manager: " + server.manager_reason;
+  else if (server.manager) text += " · manager: " + server.manager;
   if (server.last_error) text += " · last error: " + server.last_error;
   $("vllm-state").textContent = text;
   const gpu = server.gpu;

@@ -58,13 +58,16 @@ def test_profile_sets_every_memory_and_template_flag(gb: int, tmp_path: Path) ->
     argv = _argv(PROFILES[gb], tmp_path)
     options = _options(argv)
     assert [flag for flag in REQUIRED_FLAGS if flag not in options] == []
-    assert options["--chat-template-content-format"] == "openai"
+    lines = _settings_lines(PROFILES[gb], tmp_path)
+    # The template's content format follows the checkpoint's prompt format.
+    content_format = {"translategemma": "openai", "delimited": "string"}
+    assert options["--chat-template-content-format"] == content_format[lines["ZT_PROMPT_FORMAT"]]
     assert options["--generation-config"] == "vllm"
     assert json.loads(options["--limit-mm-per-prompt"]) == {"image": 0}
     assert 0.5 < float(options["--gpu-memory-utilization"]) < 0.95
     # The model card's 2K input length, with room for the answer; never the 128K default.
     assert 2048 <= int(options["--max-model-len"]) <= 8192
-    assert options["--served-model-name"] == Settings.model_fields["llm_model"].default
+    assert options["--served-model-name"] == lines["ZT_LLM_MODEL"]
     assert "--enable-sleep-mode" in argv, "sleep mode lets the idle GPU change hands in seconds"
     profile, shared = PROFILES[gb].read_text(), (VLLM / "_launch.sh").read_text()
     for flag in REQUIRED_FLAGS:
@@ -94,6 +97,7 @@ def test_settings_match_the_profile_and_load(
     assert settings.concurrency_max == int(options["--max-num-seqs"])
     assert settings.vllm_command == str(PROFILES[gb])
     assert settings.llm_base_url == f"http://127.0.0.1:{options['--port']}/v1"
+    assert settings.llm_model == options["--served-model-name"]
 
 
 def _fake_vllm(tmp_path: Path) -> tuple[Path, Path]:
@@ -167,3 +171,19 @@ def test_profiles_pass_shellcheck() -> None:
         pytest.skip("needs shellcheck (Debian package shellcheck)")
     result = run([shellcheck, "-x", *(str(p) for p in PROFILES.values())])
     assert result.returncode == 0, result.stdout
+
+
+def test_profiles_name_published_checkpoints_and_their_prompt_format(tmp_path: Path) -> None:
+    # The Infomaniak builds (W4A16 by upshift) change the template: the server must send the
+    # delimited format to them and Google's content part to Google's checkpoint and its
+    # quantizations.
+    expected = {
+        16: ("upshift/infomaniak-translategemma-12b-it-W4A16", "delimited"),
+        24: ("upshift/infomaniak-translategemma-27b-it-W4A16", "delimited"),
+        32: ("henry1477/translategemma-27b-it-NVFP4A16", "translategemma"),
+    }
+    for gb, (checkpoint, prompt_format) in expected.items():
+        result = run([PROFILES[gb], "--print"], env=clean_env(tmp_path))
+        assert checkpoint in result.stderr, gb  # "# weights: huggingface.co/..."
+        assert _settings_lines(PROFILES[gb], tmp_path)["ZT_PROMPT_FORMAT"] == prompt_format
+    assert Settings.model_fields["prompt_format"].default == "translategemma"  # the 32 GB default

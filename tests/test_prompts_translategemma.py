@@ -111,3 +111,18 @@ def test_join_pieces_uses_no_space_for_chinese_and_japanese() -> None:
     assert prompts.join_pieces("가.", "나.", Language.parse("ko")) == "가. 나."
     assert prompts.join_pieces("一。", "二。", Language.parse("zh-CN")) == "一。二。"
     assert prompts.join_pieces("あ。", "い。", Language.parse("ja")) == "あ。い。"
+
+
+def test_the_delimited_format_is_one_plain_string_with_the_model_codes() -> None:
+    # Infomaniak's vLLM builds (and the upshift W4A16 builds of them) read the codes from
+    # delimiters in a plain string; zh-CN goes out as the model's zh-Hans, as for the others.
+    messages = prompts.delimited_messages(
+        "We distribute two models.", Language.parse("en"), Language.parse("zh-CN")
+    )
+    assert messages == [
+        {
+            "role": "user",
+            "content": "<<<source>>>en<<<target>>>zh-Hans<<<text>>>We distribute two models.",
+        }
+    ]
+    assert prompts.prompt_version("delimited") == "delimited-1"

@@ -16,7 +16,7 @@ def test_defaults_match_the_readme(tmp_path: Path) -> None:
     assert s.prompt_format is PromptFormat.TRANSLATEGEMMA
     assert (s.source_lang, s.target_lang) == (Language.parse("en"), Language.parse("ko"))
     assert s.concurrency == 8
-    assert s.manager is ManagerKind.NONE
+    assert s.manager is ManagerKind.AUTO
     assert s.port == 8890
     assert s.data_dir == tmp_path / "xdg-data" / "zotero-translate"
 

@@ -29,9 +29,10 @@ import httpx
 
 from common.errors import LLMUnavailableError, ZTError
 from common.progress import ProgressSink, ignore_progress
-from common.settings import IdleAction, Settings
+from common.settings import IdleAction, ManagerKind, Settings
 from vllm_manager.activity import Activity
 from vllm_manager.bring_up import BringUp
+from vllm_manager.choice import ManagerChoice
 from vllm_manager.decision import GPUDecision
 from vllm_manager.endpoint import Endpoint
 from vllm_manager.gpu_model import GPUReading, StatusSource
@@ -55,12 +56,16 @@ class VLLMManager:
         probe: ReadinessProbe,
         http_client: httpx.AsyncClient | None = None,
         status_source: StatusSource | None = None,
+        choice: ManagerChoice | None = None,
     ) -> None:
-        """``http_client`` is borrowed for health checks and vLLM's routes (without one the
-        manager opens its own and closes it in :meth:`aclose`). ``status_source`` None: the GPU
-        is never read, which only a launcher that never launches can do without."""
+        """``choice`` says why this manager is in use (status output shows it; default: the
+        launcher's kind as set explicitly). ``http_client`` is borrowed for health checks and
+        vLLM's routes (without one the manager opens its own and closes it in :meth:`aclose`).
+        ``status_source`` None: the GPU is never read, which only a launcher that never
+        launches can do without."""
         self.settings = settings
         self.launcher = launcher
+        self.choice = choice or ManagerChoice.explicit(ManagerKind(launcher.kind))
         self._endpoint = Endpoint(
             settings, launcher, http_client=http_client, status_source=status_source
         )
@@ -284,6 +289,7 @@ class VLLMManager:
                 state = VLLMState.ASLEEP
         snap = ManagerSnapshot(
             manager=self.kind,
+            manager_reason=self.choice.describe(),
             state=state,
             server_pid=os.getpid(),
             last_error=self.last_error,

@@ -79,11 +79,14 @@ class ManagerSnapshot:
     lease: dict[str, Any] | None = None
     #: None for a manager that never launches.
     sleep: SleepInfo | None = None
+    #: Why this manager: "local (auto: ... found ...)", "none (ZT_MANAGER=none)".
+    manager_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``gpu``/``lease`` and ``sleep`` appear only when known."""
         data: dict[str, Any] = {
             "manager": self.manager,
+            "manager_reason": self.manager_reason,
             "state": self.state.value,
             "server_pid": self.server_pid,
             "last_error": self.last_error,

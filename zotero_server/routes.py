@@ -93,6 +93,7 @@ async def health(request: Request) -> dict[str, Any]:
         "maxJobs": services.settings.max_jobs,
         "vllm": {
             "manager": status.manager,
+            "managerReason": status.manager_reason,
             "state": status.state.value,
             "lastError": status.last_error,
             "sleep": status.sleep.to_dict() if status.sleep is not None else None,

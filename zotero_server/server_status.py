@@ -51,6 +51,8 @@ class ServerStatus:
     error: str | None = None
     #: Async jobs waiting for the GPU; None without a patient GPU queue.
     waiting_gpu: int | None = None
+    #: Why this manager ("local (auto: ... found ...)"); None before the first read.
+    manager_reason: str | None = None
 
     @property
     def state(self) -> VLLMState:
@@ -92,7 +94,11 @@ class ServerStatus:
         """The JSON the page's event stream sends (``server`` events and the snapshot)."""
         if self.read is StatusRead.PENDING:
             return {"state": VLLMState.UNKNOWN.value}
-        status: dict[str, Any] = {"manager": self.manager, "state": self.state.value}
+        status: dict[str, Any] = {
+            "manager": self.manager,
+            "manager_reason": self.manager_reason,
+            "state": self.state.value,
+        }
         if self.read is StatusRead.TIMED_OUT:
             status["vllm"] = self.vllm_json()
             return status
@@ -114,12 +120,15 @@ async def read_status(
     manager: VLLMManager, gpu_wait: GPUWaitQueue | None, timeout_s: float
 ) -> ServerStatus:
     """The manager's status, waiting at most ``timeout_s`` for it; never raises."""
+    reason = manager.choice.describe()
     try:
         snapshot = await asyncio.wait_for(manager.snapshot(), timeout_s)
     except TimeoutError:
-        return ServerStatus(StatusRead.TIMED_OUT, manager.kind)
+        return ServerStatus(StatusRead.TIMED_OUT, manager.kind, manager_reason=reason)
     except Exception as exc:  # a status page must not fail because a probe did
         log.warning("status snapshot failed: %s", exc)
-        return ServerStatus(StatusRead.FAILED, manager.kind, error=str(exc))
+        return ServerStatus(StatusRead.FAILED, manager.kind, error=str(exc), manager_reason=reason)
     waiting = gpu_wait.waiting if gpu_wait is not None else None
-    return ServerStatus(StatusRead.READ, snapshot.manager, snapshot, waiting_gpu=waiting)
+    return ServerStatus(
+        StatusRead.READ, snapshot.manager, snapshot, waiting_gpu=waiting, manager_reason=reason
+    )

@@ -14,9 +14,10 @@ from dataclasses import replace
 import httpx
 
 from common.progress import ProgressSink, ignore_progress
-from common.settings import ManagerKind, Settings
+from common.settings import Settings
 from vllm_manager.decision import gib
 from vllm_manager.lease import StartLease
+from vllm_manager.manager import VLLMManager
 from vllm_manager.report import gpu_summary
 from vllm_manager.snapshot import ManagerSnapshot
 from vllm_manager.state import VLLMState
@@ -42,8 +43,8 @@ async def vllm_start(
     vllm = snap.vllm
     if vllm.ours:
         owner = f"pid {vllm.pid}, launched by zotero-translate; log {vllm.log}"
-    elif settings.manager is ManagerKind.NONE:
-        owner = "not managed: ZT_MANAGER=none"
+    elif not manager.launches:
+        owner = f"not managed: {_unmanaged(manager)}"
     else:
         owner = "started by someone else"
     return f"vLLM ready at {vllm.url} serving {vllm.model} ({owner})"
@@ -54,10 +55,10 @@ async def vllm_stop(settings: Settings, *, http_client: httpx.AsyncClient | None
 
     A vLLM somebody else started is never touched; the text says so.
     """
-    if settings.manager is ManagerKind.NONE:
-        return "ZT_MANAGER=none: zotero-translate never starts or stops vLLM"
     manager = create_manager(settings, http_client=http_client)
     try:
+        if not manager.launches:
+            return f"{_unmanaged(manager)}: zotero-translate never starts or stops vLLM"
         pid = (await manager.snapshot()).vllm.pid
         if await manager.stop_vllm():
             return f"stopped vLLM (pid {pid})"
@@ -75,10 +76,10 @@ async def vllm_sleep(settings: Settings, *, http_client: httpx.AsyncClient | Non
     Waits for requests other processes have in flight; a vLLM without sleep mode, or one that
     slept ``ZT_VLLM_MAX_SLEEP_CYCLES`` times, is stopped instead. One line of result.
     """
-    if settings.manager is ManagerKind.NONE:
-        return "ZT_MANAGER=none: zotero-translate never sleeps or stops vLLM"
     manager = create_manager(settings, http_client=http_client)
     try:
+        if not manager.launches:
+            return f"{_unmanaged(manager)}: zotero-translate never sleeps or stops vLLM"
         return await manager.sleep_vllm()
     finally:
         await manager.aclose()
@@ -96,6 +97,14 @@ async def vllm_wake(
         return await manager.wake_vllm(progress)
     finally:
         await manager.aclose()
+
+
+def _unmanaged(manager: VLLMManager) -> str:
+    """Why a manager that never launches is in use: ``ZT_MANAGER=none``, or what ``auto`` saw."""
+    choice = manager.choice
+    if choice.auto:
+        return f"ZT_MANAGER=auto chose none ({choice.reason})"
+    return f"ZT_MANAGER={choice.kind.value}"
 
 
 async def status(
@@ -129,7 +138,7 @@ def format_status(snap: ManagerSnapshot, *, vllm_only: bool = False) -> str:
         cycles, most = (sleep.cycles, sleep.max_cycles) if sleep else ("?", "?")
         health = f"asleep (sleep {cycles} of {most})"
     lines = [
-        f"manager  {snap.manager}",
+        f"manager  {snap.manager_reason or snap.manager}",
         f"vLLM     {vllm.url}  {health}  model {vllm.model}",
     ]
     if vllm.pid:

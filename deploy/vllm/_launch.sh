@@ -37,8 +37,15 @@ fi
 : "${VLLM_HOST:=127.0.0.1}"
 : "${VLLM_PORT:=8000}"
 
-# The name clients ask for (ZT_LLM_MODEL), whatever the local folder of the weights is called.
-SERVED_MODEL_NAME=google/translategemma-27b-it
+# A profile may set, before zt_launch (defaults: Google's checkpoint and its template):
+#   SERVED_MODEL_NAME  the name clients ask for (ZT_LLM_MODEL), whatever the weights' folder is
+#                      called; default google/translategemma-27b-it
+#   PROMPT_FORMAT      ZT_PROMPT_FORMAT the checkpoint's chat template needs: translategemma
+#                      (Google's template: a content part with the language codes) or
+#                      delimited (Infomaniak's vLLM builds: <<<source>>>..<<<target>>>..<<<text>>>)
+#   CONTENT_FORMAT     --chat-template-content-format: openai passes the content part's
+#                      language codes through (Google's template); string hands the template
+#                      the plain string it expects (Infomaniak's)
 
 zt_quote() {
   # Shell-quote one word for display, leaving plain words bare.
@@ -52,6 +59,9 @@ zt_quote() {
 zt_launch() {
   local self cmd word sep=""
   self="$(readlink -f "$0")"
+  : "${SERVED_MODEL_NAME:=google/translategemma-27b-it}"
+  : "${PROMPT_FORMAT:=translategemma}"
+  : "${CONTENT_FORMAT:=openai}"
   # The shared flags around the profile's CARD_ARGS, in this order so that the 32 GB profile
   # prints DEFAULT_VLLM_COMMAND of common/settings.py exactly (a test keeps them equal).
   cmd=(
@@ -62,9 +72,10 @@ zt_launch() {
     # TranslateGemma is a Gemma 3 vision model; text only here: no image profiling, no image
     # memory budget.
     --limit-mm-per-prompt '{"image":0}'
-    # Passes the content part's source_lang_code/target_lang_code through to the chat
-    # template (vLLM with PR #41599, May 2026, or later).
-    --chat-template-content-format openai
+    # How message content reaches the chat template: openai passes the content part's
+    # source_lang_code/target_lang_code through (vLLM with PR #41599, May 2026, or later);
+    # string keeps a plain string for the Infomaniak builds' template (CONTENT_FORMAT above).
+    --chat-template-content-format "$CONTENT_FORMAT"
     # Ignore the checkpoint's generation_config.json: its Gemma 3 defaults (top_k 64, top_p
     # 0.95) would make vLLM sample whenever a client omits temperature. Translation wants
     # greedy.
@@ -95,6 +106,7 @@ zt_launch() {
       printf '# %s: the matching settings (~/.config/zotero-translate/env)\n' "$PROFILE"
       printf 'ZT_VLLM_COMMAND=%s\n' "$self"
       printf 'ZT_LLM_MODEL=%s\n' "$SERVED_MODEL_NAME"
+      printf 'ZT_PROMPT_FORMAT=%s\n' "$PROMPT_FORMAT"
       printf 'ZT_LLM_BASE_URL=http://%s:%s/v1\n' "$client_host" "$VLLM_PORT"
       printf 'ZT_CONCURRENCY_MAX=%s\n' "$ZT_CONCURRENCY_MAX"
       return 0

@@ -17,12 +17,18 @@ source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/_launch.sh"
 PROFILE="TranslateGemma 27B, 24 GB card"
 # The same as --max-num-seqs (_launch.sh says why).
 ZT_CONCURRENCY_MAX=16
-# 4-bit weights (W4A16: GPTQ int4 weights, 16-bit activations): ~16 GB; nothing larger fits
-# on 24 GB (BF16 ~54 GB, FP8 ~28 GB). No W4A16 build is published: make it with llm-compressor
-# (deploy/README.md). vLLM reads the quantization from the checkpoint.
-: "${MODEL:=$HOME/models/translategemma-27b-it-w4a16}"
-WEIGHTS="make a W4A16 of google/translategemma-27b-it with llm-compressor \
-(deploy/README.md) and save it as $MODEL"
+# 4-bit weights (W4A16: int4 weights, 16-bit activations): ~16 GB; nothing larger fits on
+# 24 GB (BF16 ~54 GB, FP8 ~28 GB). upshift publishes W4A16 builds of Infomaniak's vLLM-adapted
+# TranslateGemma, GPTQ and AWQ; vLLM reads the quantization from the checkpoint. Infomaniak's
+# template reads the language codes from delimiters in a plain string, hence PROMPT_FORMAT and
+# CONTENT_FORMAT below. A W4A16 you make yourself from google/translategemma-27b-it with
+# llm-compressor (deploy/README.md) keeps Google's template: set PROMPT_FORMAT=translategemma
+# and CONTENT_FORMAT=openai in vllm.env with it.
+: "${MODEL:=$HOME/models/infomaniak-translategemma-27b-it-W4A16}"
+WEIGHTS="huggingface.co/upshift/infomaniak-translategemma-27b-it-W4A16 (GPTQ; or \
+upshift/infomaniak-translategemma-27b-it-W4A16-awq), saved as $MODEL"
+: "${PROMPT_FORMAT:=delimited}"
+: "${CONTENT_FORMAT:=string}"
 
 # The flags that depend on the card; _launch.sh adds the shared ones around them.
 CARD_ARGS=(

@@ -22,6 +22,7 @@ VLLM = DEPLOY / "vllm"
 WINDOWS = DEPLOY / "windows"
 
 PROFILES = {
+    16: VLLM / "translategemma-12b-16gb.sh",
     24: VLLM / "translategemma-27b-24gb.sh",
     32: VLLM / "translategemma-27b-32gb.sh",
     48: VLLM / "translategemma-27b-48gb.sh",

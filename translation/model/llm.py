@@ -333,6 +333,8 @@ class LLMClient:
             return _Answer(first.text or "", first.finish_reason, completion.usage)
         if self.prompt_format is PromptFormat.TRANSLATEGEMMA:
             messages = prompts.translategemma_messages(text, source_lang, target_lang)
+        elif self.prompt_format is PromptFormat.DELIMITED:
+            messages = prompts.delimited_messages(text, source_lang, target_lang)
         else:
             messages = prompts.chat_messages(text, source_lang, target_lang)
         chat = await self._openai.chat.completions.create(

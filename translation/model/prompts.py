@@ -4,7 +4,9 @@ TranslateGemma's chat template accepts only ``user``/``assistant`` turns (a syst
 raises), a user ``content`` that is a list of exactly one part carrying ``source_lang_code`` and
 ``target_lang_code``, and language codes from its own map (``zh-CN`` is not in it: a
 ``common.language.Language`` carries the model's code); it writes the translator instruction
-itself. General instruction models get a plain system + user prompt instead. Both shapes, the
+itself. Infomaniak's vLLM builds of the same weights change the template to read the language
+codes from delimiters in a plain string (``delimited_messages``). General instruction models
+get a plain system + user prompt instead. Both shapes, the
 client-rendered TranslateGemma prompt for ``/v1/completions`` and the small text helpers the LLM
 client needs (``strip_think``, ``estimate_tokens``, ``split_in_two``) live here; nothing in this
 module does I/O.
@@ -23,6 +25,7 @@ __all__ = [
     "PROMPT_VERSION",
     "PromptFormat",
     "chat_messages",
+    "delimited_messages",
     "estimate_tokens",
     "join_pieces",
     "prompt_version",
@@ -36,6 +39,7 @@ __all__ = [
 #: not served for the new one (the version is part of the cache key).
 PROMPT_VERSION: dict[PromptFormat, str] = {
     PromptFormat.TRANSLATEGEMMA: "translategemma-1",
+    PromptFormat.DELIMITED: "delimited-1",
     PromptFormat.CHAT: "chat-1",
 }
 
@@ -66,6 +70,17 @@ def translategemma_messages(
             ],
         }
     ]
+
+
+def delimited_messages(
+    text: str, source_lang: Language, target_lang: Language
+) -> list[dict[str, Any]]:
+    """The one user message of Infomaniak's vLLM TranslateGemma template: a plain string
+    ``<<<source>>>CODE<<<target>>>CODE<<<text>>>TEXT`` (their template writes the instruction).
+    Needs ``--chat-template-content-format string`` (or vLLM's default detection), not
+    ``openai``, so the string reaches the template as it is."""
+    content = f"<<<source>>>{source_lang.code}<<<target>>>{target_lang.code}<<<text>>>{text}"
+    return [{"role": "user", "content": content}]
 
 
 _CHAT_SYSTEM = (
