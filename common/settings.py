@@ -244,8 +244,8 @@ class Settings(BaseSettings):
     # --- vLLM manager --------------------------------------------------------------------
     manager: ManagerKind = Field(
         ManagerKind.AUTO,
-        description="auto (local when this machine has an NVIDIA GPU, the vLLM of "
-        "ZT_VLLM_COMMAND and its model; else none), local, remote or none",
+        description="auto (remote when ZT_JUPYTER_URL is set; local when this machine has an "
+        "NVIDIA GPU, the vLLM of ZT_VLLM_COMMAND and its model; else none), local, remote or none",
     )
     vllm_command: str = Field(DEFAULT_VLLM_COMMAND, description="Command that starts vLLM")
     vllm_match_keywords: str = Field(

@@ -168,6 +168,13 @@ def test_an_explicit_manager_is_taken_as_it_is(tmp_path: Path) -> None:
     assert choice.describe() == "none (ZT_MANAGER=none)"
 
 
+def test_a_jupyter_url_means_remote_without_looking_at_this_machine(tmp_path: Path) -> None:
+    settings = auto(tmp_path, jupyter_url="http://gpu-box:8888")
+    choice = choose_manager(settings, environ={"PATH": ""}, smi_fallbacks=())
+    assert choice.kind is ManagerKind.REMOTE and choice.auto
+    assert "ZT_JUPYTER_URL" in choice.reason and "http://gpu-box:8888" in choice.reason
+
+
 # --- where the user sees it --------------------------------------------------------------------
 
 

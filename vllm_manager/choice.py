@@ -1,7 +1,8 @@
 """ManagerChoice: which manager ``ZT_MANAGER`` means, and why; ``auto`` decided on this machine.
 
-``ZT_MANAGER=auto`` (the default) becomes ``local`` when this machine can run the configured
-vLLM, and ``none`` otherwise:
+``ZT_MANAGER=auto`` (the default) becomes ``remote`` when ``ZT_JUPYTER_URL`` is set (the GPU is
+behind that JupyterLab), else ``local`` when this machine can run the configured vLLM, and ``none``
+otherwise:
 
 1. an NVIDIA GPU: nvidia-smi (``ZT_NVIDIA_SMI``, else PATH, else the WSL and ``/usr/bin``
    places) answers and lists at least one GPU;
@@ -95,6 +96,9 @@ def choose_manager(
     """
     if settings.manager is not ManagerKind.AUTO:
         return ManagerChoice.explicit(settings.manager)
+    if settings.jupyter_url:  # the GPU is on the machine behind that JupyterLab, not here
+        reason = f"ZT_JUPYTER_URL is set: vLLM is started through {settings.jupyter_url}"
+        return ManagerChoice(ManagerKind.REMOTE, reason, auto=True)
     env = os.environ if environ is None else environ
     search_path = env.get("PATH", "")
     try:
