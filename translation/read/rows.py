@@ -154,11 +154,16 @@ def rows_of_block(
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in
             # small caps has more letters in the subscript than at the full size).
             main = max((s.size for _, s in piece if any(c.isalnum() for c in s.text)), default=0)
-            row = make_row(piece, frame, stats, len(pieces) > 1, main if table else None)
+            # Inside a table every piece is a cell, one alone on its row too (a cell that
+            # MuPDF set as a block of its own, a line of a cell wrapped in its box).
+            cell = len(pieces) > 1 or table is not None
+            row = make_row(piece, frame, stats, cell, main if table else None)
             if row.cell:
                 # The cell may use its column's free width: up to halfway to its neighbours.
                 left = (pieces[i - 1][-1][0][2] + row.x0) / 2 if i else row.x0
                 right = (row.x1 + pieces[i + 1][0][0][0]) / 2 if i + 1 < len(pieces) else row.x1
+                if table is not None and len(pieces) == 1:
+                    left, right = table.column(row.bbox)
                 row.room = (min(left, row.x0), row.top, max(right, row.x1), row.bottom)
             rows.append(row)
             if table is not None:

@@ -63,6 +63,7 @@ from translation.read.rows import (
     visual_rows,
 )
 from translation.read.running_heads import mark_headers_footers
+from translation.read.page_rows import page_rows
 from translation.read.tables import cell_rooms, find_tables, stacked
 
 __all__ = [
@@ -124,7 +125,7 @@ def segment_document(
     rows_by_page: dict[int, list[Row]] = {}
     for page in pages:
         frame = frames[page.index]
-        tables = find_tables([r for block in page.blocks for r in visual_rows(block, frame)])
+        tables = find_tables(page_rows([visual_rows(block, frame) for block in page.blocks]))
         rows = [row for b in page.blocks for row in rows_of_block(b, frame, stats, tables)]
         rows = attach_drop_caps(join_pieces(attach_scripts(rows)))
         _grow_cells(rows)
