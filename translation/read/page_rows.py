@@ -35,7 +35,10 @@ def page_rows(blocks: Sequence[Sequence[RowSpans]]) -> list[RowSpans]:
         for b, rows in zip(boxes, blocks, strict=True)
     ]
     # A block of cells: one cell, or rows already of several cells.
-    cells = [n or any(len(lines) > 1 for _, lines in rows) for n, rows in zip(narrow, blocks)]
+    cells = [
+        n or any(len(lines) > 1 for _, lines in rows)
+        for n, rows in zip(narrow, blocks, strict=True)
+    ]
     flat = [(k, row) for k, rows in enumerate(blocks) for row in rows if row[0]]
     # Each row of a narrow block joins the nearest row of another block on its baseline;
     # joins chain, so three cells in three blocks make one row.

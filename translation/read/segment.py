@@ -51,6 +51,7 @@ from translation.read.layout import (
     figure_regions,
 )
 from translation.read.page_range import parse_pages
+from translation.read.page_rows import page_rows
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.reading_order import reading_order
 from translation.read.references import Piece, find_references
@@ -63,7 +64,6 @@ from translation.read.rows import (
     visual_rows,
 )
 from translation.read.running_heads import mark_headers_footers
-from translation.read.page_rows import page_rows
 from translation.read.tables import cell_rooms, find_tables, stacked
 
 __all__ = [
