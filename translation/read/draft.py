@@ -289,7 +289,11 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         color=style.color,
         bold=style.bold,
         direction=draft.frame.u,
-        align=_align(rows, draft.kind == ParagraphKind.HEADING),
+        align=(
+            Align.RIGHT
+            if draft.kind == ParagraphKind.CELL and rows[0].flush_right
+            else _align(rows, draft.kind == ParagraphKind.HEADING)
+        ),
         kind=draft.kind,
         line_pitch=_line_pitch(rows),
         line_count=len(rows),

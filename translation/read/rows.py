@@ -56,6 +56,7 @@ class Row:
     styles: list[int] = field(default_factory=list)
     room: Rect | None = None  # a cell's box grown to its column's free width (frame)
     stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
+    flush_right: bool = False  # a cell of a column set flush right (cell_align)
 
     @property
     def text(self) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from translation.read import roles
+from translation.read.cell_align import right_aligned
 from translation.read.continuation import continues
 from translation.read.doc_stats import doc_stats
 from translation.read.draft import Draft, classify, to_paragraph, words_of
@@ -199,5 +200,8 @@ def _grow_cells(rows: list[Row]) -> None:
     cells = [r for r in rows if r.room is not None]
     rooms = [(r.room, r.size) for r in cells if r.room is not None]
     bottoms = cell_rooms(rooms, [r.bbox for r in rows])
+    flush = right_aligned([(r.bbox, r.size) for r in cells])
+    for cell, right in zip(cells, flush, strict=True):
+        cell.flush_right = right
     for cell, (room, _), bottom in zip(cells, rooms, bottoms, strict=True):
         cell.room = (room[0], room[1], room[2], bottom)
