@@ -292,6 +292,8 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         align=(
             Align.RIGHT
             if draft.kind == ParagraphKind.CELL and rows[0].flush_right
+            else Align.LEFT
+            if draft.kind == ParagraphKind.CELL and rows[0].flush_right is False
             else _align(rows, draft.kind == ParagraphKind.HEADING)
         ),
         kind=draft.kind,

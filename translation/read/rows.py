@@ -56,7 +56,7 @@ class Row:
     styles: list[int] = field(default_factory=list)
     room: Rect | None = None  # a cell's box grown to its column's free width (frame)
     stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
-    flush_right: bool = False  # a cell of a column set flush right (cell_align)
+    flush_right: bool | None = None  # a cell of a column set flush right/left (cell_align)
 
     @property
     def text(self) -> str:
@@ -163,8 +163,10 @@ def rows_of_block(
                 # The cell may use its column's free width: up to halfway to its neighbours.
                 left = (pieces[i - 1][-1][0][2] + row.x0) / 2 if i else row.x0
                 right = (row.x1 + pieces[i + 1][0][0][0]) / 2 if i + 1 < len(pieces) else row.x1
-                if table is not None and len(pieces) == 1:
-                    left, right = table.column(row.bbox)
+                if table is not None:  # the row's first and last cells reach its edges
+                    x0, x1 = table.column(row.bbox)
+                    left = x0 if i == 0 else left
+                    right = x1 if i + 1 == len(pieces) else right
                 row.room = (min(left, row.x0), row.top, max(right, row.x1), row.bottom)
             rows.append(row)
             if table is not None:

@@ -26,7 +26,7 @@ def fit_cell(
 ) -> tuple[Fitted, tuple[float, float, float, float]] | None:
     """A table cell's translation that does not fit its glyph box at the source size grows
     into ``para.max_bbox`` (its column's free width, the free space below), centred on the
-    source text (flush with its right edge in a right-aligned column) as far as the room
+    source text (flush with its edge in a column set flush right or left) as far as the room
     allows, and shrinks no further than CELL_MIN_SCALE; None when even that does not fit (the
     source is then kept: see ``cell_fits``)."""
     assert para.max_bbox is not None
@@ -39,8 +39,8 @@ def fit_cell(
     used = max(line.width for line in fitted.lines) * fitted.size + 0.5
     if used >= rx1 - rx0:
         return fitted, (rx0, y0, rx1, ry1)
-    # Centred on the source text, or flush with its right edge in a right-aligned column.
-    anchor = x1 - used if para.align == Align.RIGHT else (x0 + x1 - used) / 2
+    # Flush with the source's edge where its column is set flush, else centred on it.
+    anchor = {Align.RIGHT: x1 - used, Align.LEFT: x0}.get(para.align, (x0 + x1 - used) / 2)
     left = min(max(anchor, rx0), rx1 - used)
     return fitted, (left, y0, left + used, ry1)
 
