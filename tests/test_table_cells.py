@@ -9,6 +9,7 @@ kept, the column's alignment kept.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pymupdf
@@ -66,7 +67,7 @@ KOREAN_ROWS = [
 
 
 def _boxed_table(
-    rows: list[tuple[str, ...]], columns: list[tuple[float, float]], font: str
+    rows: Sequence[tuple[str, ...]], columns: list[tuple[float, float]], font: str
 ) -> bytes:
     """Each cell set by ``insert_textbox`` in its column (a block of its own, wrapped inside
     it), rules between the rows, a sentence of body text above and below."""
@@ -133,7 +134,7 @@ def test_a_korean_two_column_text_table_stays_in_its_columns() -> None:
 # --- code, notation and the look of cells -----------------------------------------------------
 
 
-def _lined_table(rows: list[tuple[str, ...]], xs: list[float], fonts: list[str]) -> bytes:
+def _lined_table(rows: Sequence[tuple[str, ...]], xs: list[float], fonts: list[str]) -> bytes:
     """One line a row (as LaTeX sets a table), the header row in bold."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
@@ -164,9 +165,9 @@ def test_a_code_column_is_untouched_and_no_row_merges() -> None:
         assert description in texts
         assert not any(code in t or code.split("(")[0] in t for t in texts)
     source = pymupdf.open(stream=data)[0]
-    code = [w[:5] for w in source.get_text("words", clip=(70, 105, 190, 170))]
-    kept = [w[:5] for w in out.get_text("words", clip=(70, 105, 190, 170))]
-    assert kept == code
+    words: list[Any] = [w[:5] for w in source.get_text("words", clip=(70, 105, 190, 170))]
+    kept: list[Any] = [w[:5] for w in out.get_text("words", clip=(70, 105, 190, 170))]
+    assert kept == words
 
 
 def test_a_table_of_operator_names_keeps_them() -> None:
