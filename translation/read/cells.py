@@ -4,6 +4,7 @@ gutters, a text cell followed by numbers), and the lines of one multi-line cell 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
@@ -17,6 +18,11 @@ _LABEL_RE = re.compile(
 )
 _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+
+
+def _full_width(text: str) -> bool:
+    """Whether ``text`` starts with a letter of a script set full width (Hangul, Han, kana)."""
+    return bool(text) and unicodedata.east_asian_width(text[0]) in ("W", "F")
 
 
 def cell_gaps(
@@ -60,7 +66,9 @@ def split_cells(
                 wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).
-            column = gap > 0.4 * span.size and crosses(gutters, right, box[0])
+            # (A word space between two full-width letters is estimated at half a letter.)
+            space = 0.75 if _full_width(before.rstrip()[-1:]) and _full_width(span.text) else 0.4
+            column = gap > space * span.size and crosses(gutters, right, box[0])
             if not label and (wide or column):
                 pieces.append([])
         pieces[-1].append((box, span))

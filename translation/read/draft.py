@@ -14,6 +14,7 @@ from translation.read.doc_stats import DocStats
 from translation.read.formulas import GLYPH, MATH, NEUTRAL, PLACEHOLDER_RE, TEXT, protect
 from translation.read.layout import Frame, Rect, union
 from translation.read.lexicon import joins_at_break
+from translation.read.operator_names import only_operator_names
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.rows import Row
 from translation.read.style import paragraph_style, with_lead_stop
@@ -171,7 +172,9 @@ def classify(draft: Draft, stats: DocStats) -> None:
         draft.skip = "code"
     elif math_chars and len(words) <= 3 and letters <= 2 * math_chars + 2:
         draft.skip = "equation"
-    elif roles.only_keywords(words) and not draft.front:
+    elif only_operator_names(words):
+        draft.skip = "operator names"
+    elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):
         draft.skip = "pseudo-code keywords"
     elif draft.front and roles.looks_like_names(" ".join(r.text for r in rows)):
         draft.skip = "author names"
@@ -217,6 +220,12 @@ def _formula_rects(
     unions = [union(line) for line in lines]
     rects = tuple(frame.to_page(u) for u in unions)
     return rects, tuple(u[3] - base for u, base in zip(unions, line_bases, strict=True))
+
+
+def _header_cell(rows: list[Row], words: list[str]) -> bool:
+    """A table cell of one capitalised word ("Function", "Return" heading a column of code):
+    pseudo-code sets its keywords in lower case."""
+    return rows[0].cell and len(words) == 1 and words[0][:1].isupper()
 
 
 def _align(rows: list[Row], heading: bool = False) -> Align:
@@ -301,7 +310,13 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         color=style.color,
         bold=style.bold,
         direction=draft.frame.u,
-        align=_align(rows, draft.kind == ParagraphKind.HEADING),
+        align=(
+            Align.RIGHT
+            if draft.kind == ParagraphKind.CELL and rows[0].flush_right
+            else Align.LEFT
+            if draft.kind == ParagraphKind.CELL and rows[0].flush_right is False
+            else _align(rows, draft.kind == ParagraphKind.HEADING)
+        ),
         kind=draft.kind,
         line_pitch=_line_pitch(rows),
         line_count=len(rows),

@@ -27,6 +27,7 @@ class ParagraphKind(StrEnum):
 class Align(StrEnum):
     LEFT = "left"
     CENTER = "center"
+    RIGHT = "right"  # a table cell in a column set flush right
     JUSTIFY = "justify"
 
 

@@ -56,6 +56,7 @@ class Row:
     styles: list[int] = field(default_factory=list)
     room: Rect | None = None  # a cell's box grown to its column's free width (frame)
     stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
+    flush_right: bool | None = None  # a cell of a column set flush right/left (cell_align)
 
     @property
     def text(self) -> str:
@@ -160,11 +161,18 @@ def rows_of_block(
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in
             # small caps has more letters in the subscript than at the full size).
             main = max((s.size for _, s in piece if any(c.isalnum() for c in s.text)), default=0)
-            row = make_row(piece, frame, stats, len(pieces) > 1, main if table else None)
+            # Inside a table every piece is a cell, one alone on its row too (a cell that
+            # MuPDF set as a block of its own, a line of a cell wrapped in its box).
+            cell = len(pieces) > 1 or table is not None
+            row = make_row(piece, frame, stats, cell, main if table else None)
             if row.cell:
                 # The cell may use its column's free width: up to halfway to its neighbours.
                 left = (pieces[i - 1][-1][0][2] + row.x0) / 2 if i else row.x0
                 right = (row.x1 + pieces[i + 1][0][0][0]) / 2 if i + 1 < len(pieces) else row.x1
+                if table is not None:  # the row's first and last cells reach its edges
+                    x0, x1 = table.column(row.bbox)
+                    left = x0 if i == 0 else left
+                    right = x1 if i + 1 == len(pieces) else right
                 row.room = (min(left, row.x0), row.top, max(right, row.x1), row.bottom)
             rows.append(row)
             if table is not None:

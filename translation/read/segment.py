@@ -30,6 +30,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from translation.read import flow, roles
+from translation.read.cell_align import right_aligned
 from translation.read.continuation import continues
 from translation.read.doc_stats import doc_stats
 from translation.read.draft import Draft, classify, to_paragraph, words_of
@@ -52,6 +53,7 @@ from translation.read.layout import (
     figure_regions,
 )
 from translation.read.page_range import parse_pages
+from translation.read.page_rows import page_rows
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.reading_order import reading_order
 from translation.read.references import Piece, find_references
@@ -125,7 +127,7 @@ def segment_document(
     rows_by_page: dict[int, list[Row]] = {}
     for page in pages:
         frame = frames[page.index]
-        tables = find_tables([r for block in page.blocks for r in visual_rows(block, frame)])
+        tables = find_tables(page_rows([visual_rows(block, frame) for block in page.blocks]))
         rows = [row for b in page.blocks for row in rows_of_block(b, frame, stats, tables)]
         rows = attach_drop_caps(join_pieces(attach_scripts(rows)))
         _grow_cells(rows)
@@ -204,5 +206,8 @@ def _grow_cells(rows: list[Row]) -> None:
     cells = [r for r in rows if r.room is not None]
     rooms = [(r.room, r.size) for r in cells if r.room is not None]
     bottoms = cell_rooms(rooms, [r.bbox for r in rows])
+    flush = right_aligned([(r.bbox, r.size) for r in cells])
+    for cell, right in zip(cells, flush, strict=True):
+        cell.flush_right = right
     for cell, (room, _), bottom in zip(cells, rooms, bottoms, strict=True):
         cell.room = (room[0], room[1], room[2], bottom)

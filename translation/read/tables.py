@@ -325,7 +325,8 @@ def stacks(
     the same font size and weight, one of the two standing alone on its row (the other cells
     of a multi-line cell's row sit beside one of its lines, or between them; a word cut at the
     line's end needs neither), and it reads on:
-    it starts in lower case, or the line above ends in "-", "/" or ",", or both stand alone and
+    it starts in lower case (or in a script without case after a line that does not end a
+    sentence), or the line above ends in "-", "/" or ",", or both stand alone and
     the line above does not end a sentence. Numbers never stack. Each line of a stack gets
     the stack's key (the first line's x and baseline); other lines get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
@@ -351,6 +352,7 @@ def stacks(
         text, above = line.text, up.text
         reads_on = (
             text[:1].islower()
+            or (_uncased(text[:1]) and not _ENDS_RE.search(above))
             or above.endswith(("-", "/", ","))
             or (line.lone and up.lone and not _ENDS_RE.search(above))
         )
@@ -367,6 +369,11 @@ def stacks(
             key = keys[j] or (up.bbox[0], up.baseline)
             keys[i] = keys[j] = key
     return keys
+
+
+def _uncased(char: str) -> bool:
+    """A letter of a script without case (Hangul, Han, kana): no capital starts a sentence."""
+    return char.isalpha() and not char.isupper() and not char.islower()
 
 
 def stacked(

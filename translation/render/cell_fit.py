@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from translation.read.formulas import mark_key
 from translation.read.layout import Frame
-from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.render.fonts import Fitted, FontChain, fit
 from translation.render.measure import leading
 
@@ -26,8 +26,9 @@ def fit_cell(
 ) -> tuple[Fitted, tuple[float, float, float, float]] | None:
     """A table cell's translation that does not fit its glyph box at the source size grows
     into ``para.max_bbox`` (its column's free width, the free space below), centred on the
-    source text as far as the room allows, and shrinks no further than CELL_MIN_SCALE; None
-    when even that does not fit (the source is then kept: see ``cell_fits``)."""
+    source text (flush with its edge in a column set flush right or left) as far as the room
+    allows, and shrinks no further than CELL_MIN_SCALE; None when even that does not fit (the
+    source is then kept: see ``cell_fits``)."""
     assert para.max_bbox is not None
     rx0, _, rx1, ry1 = frame.to_frame(para.max_bbox)
     x0, y0, x1, y1 = box
@@ -38,7 +39,9 @@ def fit_cell(
     used = max(line.width for line in fitted.lines) * fitted.size + 0.5
     if used >= rx1 - rx0:
         return fitted, (rx0, y0, rx1, ry1)
-    left = min(max((x0 + x1 - used) / 2, rx0), rx1 - used)
+    # Flush with the source's edge where its column is set flush, else centred on it.
+    anchor = {Align.RIGHT: x1 - used, Align.LEFT: x0}.get(para.align, (x0 + x1 - used) / 2)
+    left = min(max(anchor, rx0), rx1 - used)
     return fitted, (left, y0, left + used, ry1)
 
 

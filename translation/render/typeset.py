@@ -267,7 +267,8 @@ def _set_lines(
         pen.write(text[:label_end], 0, left, baseline)
     for number, line in enumerate(fitted.lines):
         slack = width - hang - line.width * size
-        x = left + hang + (max(0.0, slack / 2) if para.align == Align.CENTER else 0.0)
+        shift = {Align.CENTER: max(0.0, slack / 2), Align.RIGHT: max(0.0, slack)}
+        x = left + hang + shift.get(para.align, 0.0)
         spaced = " " in line.units
         gap = 0.0
         if para.align == Align.JUSTIFY and number < last and 0 < slack < 0.25 * width:

@@ -1,0 +1,232 @@
+"""Tables beyond ruled numbers: constructed pages of text tables, code and operator columns,
+filled header rows and right-aligned columns, read and set again with the pseudo translator.
+
+Each table is a real PDF written with PyMuPDF (cells as Word and LaTeX set them: wrapped in
+boxes of their own, or one line a row); what is checked is what a reader of the translation
+sees: each cell's translation inside its column, code and notation untouched, fills and colours
+kept, the column's alignment kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pymupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.formulas import restore
+from translation.read.paragraph import Paragraph, ParagraphKind
+
+SIZE = 9.0
+MIN_SCALE = 0.6
+
+
+def _translate(data: bytes, lang: str) -> tuple[list[Paragraph], pymupdf.Page]:
+    paras = extract_paragraphs(open_document(data))
+    wanted = {p.id: restore(pseudo_translate(p.text, lang), p) for p in paras}
+    out = pymupdf.open(stream=render_mono(open_document(data), paras, wanted, lang))
+    return paras, out[0]
+
+
+def _spans(page: pymupdf.Page, clip: tuple[float, float, float, float]) -> list[dict[str, Any]]:
+    return [
+        span
+        for block in page.get_text("dict", clip=clip)["blocks"]
+        for line in block.get("lines", [])
+        for span in line["spans"]
+        if span["text"].strip()
+    ]
+
+
+def _hangul(text: str) -> bool:
+    return any("\uac00" <= c <= "\ud7a3" for c in text)
+
+
+def _cells(paras: list[Paragraph]) -> dict[str, Paragraph]:
+    return {" ".join(p.text.split()): p for p in paras}
+
+
+# --- a text table, its cells wrapped in boxes of their own ---------------------------------
+
+ENGLISH_ROWS = [
+    ("Stage", "Description", "Owner"),
+    ("Collection", "Documents are gathered from the web and duplicates are removed.", "Data team"),
+    ("Cleaning", "Sentences are split and normalised so that tokens match labels.", "Tools group"),
+    ("Evaluation", "Human raters and automatic scores are used to compare systems.", "Staff"),
+]
+KOREAN_ROWS = [
+    ("구분", "설명"),
+    ("데이터 수집", "연구 대상 문서를 웹에서 수집하고 중복을 제거한 뒤 품질을 검사한다."),
+    ("전처리", "문장을 분리하고 형태소 분석을 수행하여 토큰 단위로 정리한다."),
+    ("평가", "사람 평가자와 자동 지표를 함께 사용하여 결과를 비교한다."),
+]
+
+
+def _boxed_table(
+    rows: Sequence[tuple[str, ...]], columns: list[tuple[float, float]], font: str
+) -> bytes:
+    """Each cell set by ``insert_textbox`` in its column (a block of its own, wrapped inside
+    it), rules between the rows, a sentence of body text above and below."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text(
+        (72, 80),
+        rows[0][0] + " is the first column of the table below.",
+        fontsize=10,
+        fontname=font,
+    )
+    y = 110.0
+    for row in rows:
+        page.draw_line((72, y - 12), (520, y - 12), width=0.5)
+        used = 0.0
+        for (x0, x1), text in zip(columns, row, strict=True):
+            left = page.insert_textbox((x0, y - 10, x1, y + 40), text, fontsize=SIZE, fontname=font)
+            used = max(used, 50 - left)
+        y += used + 6
+    page.draw_line((72, y - 12), (520, y - 12), width=0.5)
+    page.insert_text(
+        (72, y + 20), rows[1][0] + " is named in the table above.", fontsize=10, fontname=font
+    )
+    return bytes(doc.tobytes())
+
+
+def _inside_columns(page: pymupdf.Page, columns: list[tuple[float, float]], script: Any) -> int:
+    """How many translated spans lie in the table's band; each must sit inside one column
+    and keep at least the minimum size."""
+    found = 0
+    for span in _spans(page, (60, 95, 540, 192)):
+        if not script(span["text"]):
+            continue
+        x0, _, x1, _ = span["bbox"]
+        assert any(a - 1.5 <= x0 and x1 <= b + 1.5 for a, b in columns), span["text"]
+        assert span["size"] >= MIN_SCALE * SIZE - 0.05
+        found += 1
+    return found
+
+
+def test_wrapped_text_cells_are_read_whole_and_stay_in_their_columns() -> None:
+    columns = [(72.0, 165.0), (170.0, 420.0), (430.0, 520.0)]
+    data = _boxed_table(ENGLISH_ROWS, columns, "Times-Roman")
+    paras, out = _translate(data, "ko")
+    cells = _cells(paras)
+    for row in ENGLISH_ROWS:
+        for text in row:  # a wrapped description is one request, the owner a cell too
+            assert cells[text].kind == ParagraphKind.CELL, text
+    assert _inside_columns(out, columns, _hangul) >= 12
+
+
+def test_a_korean_two_column_text_table_stays_in_its_columns() -> None:
+    columns = [(72.0, 190.0), (200.0, 520.0)]
+    data = _boxed_table(KOREAN_ROWS, columns, "korea")
+    paras, out = _translate(data, "en")
+    cells = _cells(paras)
+    for row in KOREAN_ROWS:
+        for text in row:  # "데이터 수집": a word space is no column
+            assert cells[text].kind == ParagraphKind.CELL, text
+    latin = _inside_columns(out, columns, lambda t: any("a" <= c <= "z" for c in t))
+    assert latin >= 8
+
+
+# --- code, notation and the look of cells -----------------------------------------------------
+
+
+def _lined_table(rows: Sequence[tuple[str, ...]], xs: list[float], fonts: list[str]) -> bytes:
+    """One line a row (as LaTeX sets a table), the header row in bold."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for i, row in enumerate(rows):
+        for x, font, text in zip(xs, fonts, row, strict=True):
+            page.insert_text(
+                (x, 100 + 14 * i), text, fontsize=SIZE, fontname="Times-Bold" if i == 0 else font
+            )
+    return bytes(doc.tobytes())
+
+
+CODE_ROWS = [
+    ("Function", "Description"),
+    ("read_csv(path)", "Read a file of comma separated values into a frame."),
+    ("fit_model(x, y)", "Fit the model to the data and return its parameters."),
+    ("plot_fit(m)", "Draw the fitted curve over the observed points."),
+    ("save_all(dir)", "Write every result to the given directory."),
+]
+
+
+def test_a_code_column_is_untouched_and_no_row_merges() -> None:
+    data = _lined_table(CODE_ROWS, [76.0, 200.0], ["Courier", "Times-Roman"])
+    paras, out = _translate(data, "ko")
+    texts = [" ".join(p.text.split()) for p in paras]
+    # The header row is two cells; each description is its own request, without its code.
+    assert "Function" in texts and "Description" in texts
+    for code, description in CODE_ROWS[1:]:
+        assert description in texts
+        assert not any(code in t or code.split("(")[0] in t for t in texts)
+    source = pymupdf.open(stream=data)[0]
+    words: list[Any] = [w[:5] for w in source.get_text("words", clip=(70, 105, 190, 170))]
+    kept: list[Any] = [w[:5] for w in out.get_text("words", clip=(70, 105, 190, 170))]
+    assert kept == words
+
+
+def test_a_table_of_operator_names_keeps_them() -> None:
+    rows = [
+        ("Name", "Operator", "Meaning"),
+        ("inverse cosine", "arccos", "angle of a cosine"),
+        ("upper limit", "lim sup", "largest limit point"),
+        ("logarithm", "log", "inverse of the exponential"),
+        ("maximum", "max", "largest element"),
+    ]
+    data = _lined_table(rows, [76.0, 200.0, 300.0], ["Times-Roman"] * 3)
+    paras, out = _translate(data, "ko")
+    texts = {p.text for p in paras}
+    assert {"arccos", "lim sup", "log", "max"}.isdisjoint(texts)
+    assert {"inverse cosine", "Operator", "largest element"} <= texts
+    kept = [w[4] for w in out.get_text("words", clip=(195, 105, 290, 165))]
+    assert kept == ["arccos", "lim", "sup", "log", "max"]
+
+
+def test_a_dark_header_fill_and_coloured_cells_stay_readable() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.draw_rect((72, 89, 420, 104), color=None, fill=(0.1, 0.15, 0.4))
+    rows = [("Method", "Accuracy", "Notes"), ("Baseline", "81.2", "simple rules")]
+    rows += [("Ours", "88.4", "learned weights"), ("Large", "90.1", "more training data")]
+    for i, row in enumerate(rows):
+        for x, text in zip((76, 200, 300), row, strict=True):
+            red = text in ("88.4", "learned weights")
+            colour = (1, 1, 1) if i == 0 else (0.8, 0, 0) if red else (0, 0, 0)
+            page.insert_text(
+                (x, 100 + 15 * i), text, fontsize=SIZE, fontname="Helvetica", color=colour
+            )
+    _, out = _translate(bytes(doc.tobytes()), "ko")
+    # The fill is still there, under a header translated in white.
+    pixel = out.get_pixmap(clip=(160, 90, 190, 92)).pixel(5, 1)
+    assert sum(pixel) < 200
+    header = [s for s in _spans(out, (72, 89, 420, 104)) if _hangul(s["text"])]
+    assert len(header) == 3 and all(s["color"] == 0xFFFFFF for s in header)
+    (noted,) = [s for s in _spans(out, (290, 118, 420, 133)) if _hangul(s["text"])]
+    assert noted["color"] == pymupdf.sRGB_to_pdf(0xCC0000) or noted["color"] == 0xCC0000
+
+
+def test_a_right_aligned_column_keeps_its_alignment() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    font = pymupdf.Font("tiro")
+    rows = [("Model", "Params", "Score"), ("Small model", "12", "71.3")]
+    rows += [("Medium sized model", "110", "78.9"), ("Large", "340", "83.0")]
+    for i, row in enumerate(rows):
+        page.insert_text((76, 100 + 14 * i), row[0], fontsize=SIZE, fontname="Times-Roman")
+        for right, text in ((260.0, row[1]), (330.0, row[2])):
+            x = right - font.text_length(text, SIZE)
+            page.insert_text((x, 100 + 14 * i), text, fontsize=SIZE, fontname="Times-Roman")
+    _, out = _translate(bytes(doc.tobytes()), "ko")
+    header = sorted(
+        (s for s in _spans(out, (70, 90, 340, 103)) if _hangul(s["text"])),
+        key=lambda s: s["bbox"][0],
+    )
+    assert len(header) == 3
+    assert abs(header[0]["bbox"][0] - 76.0) < 1.0  # the label column stays flush left
+    for span, right in zip(header[1:], (260.0, 330.0), strict=True):
+        assert abs(span["bbox"][2] - right) < 1.5, span["text"]
