@@ -4,11 +4,7 @@ nothing in translation/ imports the server or the GPU manager; no import circles
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "translation"
+from tests.helpers.imports import circles, import_graph
 
 #: Imports across rooms that are allowed although the rule says otherwise, with why.
 EXCEPTIONS = {
@@ -25,23 +21,10 @@ RENDER_FROM_READ = {
 }
 
 
-def _module(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 def _imports() -> dict[str, set[str]]:
-    """Each module of translation/ and the modules it imports (any depth, at any place)."""
-    graph: dict[str, set[str]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module)
-                found.update(f"{node.module}.{alias.name}" for alias in node.names)
-        graph[_module(path)] = found
+    """Each module of translation/ and what it imports of translation/ and of the server or the
+    GPU manager (which it must never import)."""
+    graph = import_graph("translation")
     outside = ("zotero_server", "vllm_manager")
     return {
         name: {m for m in deps if m in graph or m.startswith(outside)} - {name}
@@ -79,19 +62,15 @@ def test_rooms_import_along_the_data_flow() -> None:
 
 def test_no_import_circles() -> None:
     graph = {m: {d for d in deps if d.startswith("translation.")} for m, deps in _imports().items()}
-    state: dict[str, int] = {}
-    circles: list[list[str]] = []
+    assert circles(graph) == []
 
-    def visit(module: str, path: list[str]) -> None:
-        state[module] = 1
-        for dep in sorted(graph.get(module, ())):
-            if state.get(dep) == 1:
-                circles.append([*path[path.index(dep) :], dep])
-            elif dep not in state and dep in graph:
-                visit(dep, [*path, dep])
-        state[module] = 2
 
-    for module in sorted(graph):
-        if module not in state:
-            visit(module, [module])
-    assert circles == []
+def test_the_gpu_manager_never_imports_translation_or_the_server() -> None:
+    """The manager gets its readiness probe as a callable; the server composes the two."""
+    wrong = {
+        (module, dep)
+        for module, deps in import_graph("vllm_manager").items()
+        for dep in deps
+        if dep.startswith(("translation", "zotero_server"))
+    }
+    assert sorted(wrong) == []
