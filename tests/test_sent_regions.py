@@ -100,3 +100,33 @@ def test_japanese_short_headings_and_captions_in_a_fixed_pitch_face_are_sent() -
         assert sent.get(head) == ParagraphKind.HEADING, (head, sent)
     for caption in captions:
         assert sent.get(caption) == ParagraphKind.CAPTION, (caption, sent)
+
+
+def test_a_title_repeated_in_the_running_head_is_sent_as_the_title_on_page_one() -> None:
+    title = "Careful Evaluation of Synthetic Benchmarks"
+    lines = (
+        "We describe a careful method for the evaluation of the models that we study in this",
+        "paper, and we compare it with the previous approaches on several of the datasets that",
+        "are common in the field, with results that support the main hypothesis of the work.",
+    )
+    doc = pymupdf.open()
+    for number in range(3):
+        page = doc.new_page(width=595, height=842)
+        if number == 0:
+            width = pymupdf.get_text_length(title, "tibo", 16)
+            page.insert_text(((595 - width) / 2, 80), title, fontname="tibo", fontsize=16)
+            y = 130.0
+        else:  # the running head: the title again, small and in italics
+            width = pymupdf.get_text_length(title, "tiit", 8)
+            page.insert_text(((595 - width) / 2, 40), title, fontname="tiit", fontsize=8)
+            y = 90.0
+        for _ in range(4):
+            for line in lines:
+                page.insert_text((72, y), line, fontname="tiro", fontsize=10)
+                y += 12.5
+            y += 8
+        page.insert_text((290, 805), str(number + 1), fontname="tiro", fontsize=9)
+    paragraphs = read(bytes(doc.tobytes()))
+    titles = [p for p in paragraphs if p.text == title]
+    assert [(p.page, p.kind) for p in titles] == [(0, ParagraphKind.HEADING)]
+    assert paragraphs[0].text == title  # first, where the reader meets it
