@@ -9,8 +9,11 @@ from functools import cache
 
 import pymupdf
 
+from tests.fakes.pseudo import pseudo_translate
+from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
+from translation.read.formulas import restore
 from translation.read.paragraph import Paragraph, ParagraphKind
 
 KOREAN_BODY = (
@@ -130,3 +133,39 @@ def test_a_title_repeated_in_the_running_head_is_sent_as_the_title_on_page_one()
     titles = [p for p in paragraphs if p.text == title]
     assert [(p.page, p.kind) for p in titles] == [(0, ParagraphKind.HEADING)]
     assert paragraphs[0].text == title  # first, where the reader meets it
+
+
+PROSE = (
+    "We describe a careful method for the evaluation of the models that we study in this",
+    "paper, and we compare it with the previous approaches on several of the datasets that",
+    "are common in the field, with results that support the main hypothesis of the work.",
+)
+
+
+def test_a_free_text_note_is_left_as_it_is_and_never_overprinted() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 90.0
+    for _ in range(4):
+        for line in PROSE:
+            page.insert_text((72, y), line, fontname="tiro", fontsize=10)
+            y += 12.5
+        y += 8
+    note = "Reviewer note: this claim needs a citation here"
+    box = pymupdf.Rect(430, 95, 570, 140)
+    page.add_freetext_annot(box, note, fontsize=8).update()  # no fill: see-through
+    page.add_text_annot((80, 85), "Sticky note: please rephrase this paragraph")
+    data = bytes(doc.tobytes())
+    paragraphs = read(data)
+    assert len(paragraphs) == 4
+    assert not [p.text for p in paragraphs if "note" in p.text.lower()]
+
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open("pdf", render_mono(open_document(data), paragraphs, translations, "ko"))
+    notes = {a.type[1]: a.info["content"] for a in out[0].annots()}
+    assert notes == {"FreeText": note, "Text": "Sticky note: please rephrase this paragraph"}
+    # Inside the note only its own words: no translation under it or beside it.
+    inside = out[0].get_text("words", clip=box)
+    assert " ".join(w[4] for w in inside) == note
+    body = out[0].get_text("text", clip=(60, 80, 420, 270))
+    assert "careful" not in body and sum("\uac00" <= c <= "\ud7af" for c in body) > 200

@@ -12,6 +12,7 @@ import pymupdf
 
 from common.errors import InputError, ZTError
 from translation.read import word_gaps
+from translation.read.annotations import text_annotation_areas, without_annotation_text
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
 from translation.read.formulas import font_base
 from translation.read.layout import Block, Line, PageLayout, Span, figure_regions
@@ -60,6 +61,8 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
                 lines.append(Line(spans=spans, bbox=tuple(line["bbox"]), direction=line["dir"]))
         if lines:
             blocks.append(Block(lines=tuple(lines), bbox=tuple(block["bbox"])))
+    # A free-text note or a stamp is drawn over the page: its words stay as they are.
+    blocks = without_annotation_text(blocks, text_annotation_areas(page))
     paths: list[tuple[float, float, float, float]] = []
     images: list[tuple[float, float, float, float]] = []
     for kind, rect in page.get_bboxlog():
