@@ -10,6 +10,8 @@ import pytest
 from translation.read.code_text import looks_like_code
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
+from translation.read.ocr import OcrOptions
+from translation.read.ocr.equations import is_equation
 from translation.read.paragraph import Paragraph
 
 PROSE = (
@@ -69,3 +71,44 @@ def test_displayed_latex_and_a_command_line_are_not_sent(font: str) -> None:
 )
 def test_prose_that_names_commands_is_not_code(text: str) -> None:
     assert not looks_like_code(text)
+
+
+def test_equations_on_a_scanned_page_are_not_sent_as_prose() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 100.0
+    for equation in ("L(x) = a x + b y - c (1)", "f(y) = g(x) + h(z) / k (2)"):
+        for line in PROSE:
+            page.insert_text((72, y), line, fontname="tiro", fontsize=11)
+            y += 14
+        y += 14
+        page.insert_text((220, y), equation, fontname="tiit", fontsize=12)
+        y += 28
+    for line in PROSE:
+        page.insert_text((72, y), line, fontname="tiro", fontsize=11)
+        y += 14
+    pixels = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    scan = pymupdf.open()
+    scan.new_page(width=595, height=842).insert_image(
+        pymupdf.Rect(0, 0, 595, 842), stream=pixels.tobytes("png")
+    )
+    found = extract_document(open_document(bytes(scan.tobytes())), ocr=OcrOptions())
+    texts = [p.text for p in found.paragraphs]
+    assert len(texts) == 3 and all(t.startswith("We describe a careful method") for t in texts)
+    assert not [t for t in texts if "=" in t]
+
+
+@pytest.mark.parametrize(
+    ("line", "equation"),
+    [
+        ("L(θ) = −∑ log p(y | x; θ) (1)", True),
+        ("h_t = tanh(W x_t + U h_{t-1} + b)", True),
+        ("We set a = 0.5 and b = 2 for all runs.", False),
+        ("The loss is L = a + b, where a is", False),
+        ("Table 1: Results = 5", False),
+    ],
+)
+def test_an_ocr_line_is_an_equation_by_its_operators_and_few_words(
+    line: str, equation: bool
+) -> None:
+    assert is_equation(line) is equation
