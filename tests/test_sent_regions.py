@@ -169,3 +169,34 @@ def test_a_free_text_note_is_left_as_it_is_and_never_overprinted() -> None:
     assert " ".join(w[4] for w in inside) == note
     body = out[0].get_text("text", clip=(60, 80, 420, 270))
     assert "careful" not in body and sum("\uac00" <= c <= "\ud7af" for c in body) > 200
+
+
+def test_a_word_comment_balloon_is_left_as_it_is_and_never_overprinted() -> None:
+    """Word prints a comment as part of the page: a filled balloon in the right margin, tied
+    to its place in the text by a dotted line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 90.0
+    for _ in range(2):
+        for line in PROSE:
+            page.insert_text((60, y), line, fontname="tiro", fontsize=10)
+            y += 12.5
+        y += 8
+    short = "The results of the study are shown in the next section."
+    page.insert_text((60, y), short, fontname="tiro", fontsize=10)
+    balloon = pymupdf.Rect(440, y - 12, 580, y + 14)
+    page.draw_rect(balloon, color=(0.8, 0.2, 0.2), fill=(1, 0.9, 0.9), width=0.5)
+    comment = ("Comment [AB1]: which section?", "Please give its number here.")
+    page.insert_text((444, y - 3), comment[0], fontname="helv", fontsize=7)
+    page.insert_text((444, y + 7), comment[1], fontname="helv", fontsize=7)
+    page.draw_line((330, y + 2), (440, y - 8), color=(0.8, 0.2, 0.2), dashes="[1 1] 0")
+    data = bytes(doc.tobytes())
+    paragraphs = read(data)
+    assert [p.text for p in paragraphs if "Comment" in p.text or "Please" in p.text] == []
+    assert paragraphs[-1].text == short
+
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open("pdf", render_mono(open_document(data), paragraphs, translations, "ko"))
+    inside = out[0].get_text("words", clip=balloon)
+    assert " ".join(w[4] for w in inside) == " ".join(comment)
+    assert "careful" not in out[0].get_text("text", clip=(50, 80, 435, y + 20))
