@@ -4,7 +4,8 @@ a Word document's endnotes).
 
 :func:`find_unheaded_references` finds such lists among a document's classified paragraphs
 (:class:`~translation.read.references.Piece`), apart from the sections
-:func:`~translation.read.references.find_references` found. A list counts when it is numbered
+:func:`~translation.read.references.find_references` found and the lists a references heading
+opens (that decision is its own). A list counts when it is numbered
 from 1 without a gap, holds at least :data:`MIN_ENTRIES` entries, and its entries read like
 references: a year or a venue each, most of them an author list after the number. A numbered
 list of the body (steps, findings) has no author lists. Pure logic, no PyMuPDF.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from translation.read.references import Piece, is_entry, starts_entry
+from translation.read.references import REFS_HEADING_RE, Piece, is_entry, starts_entry
 from translation.read.words import WORD_RE, ends_sentence
 
 #: The fewest entries a list without a heading needs to be taken for a bibliography.
@@ -40,7 +41,12 @@ def find_unheaded_references(pieces: Sequence[Piece], taken: Collection[int]) ->
     spans: list[range] = []
     i = 0
     while i < len(pieces):
-        if i not in taken and not pieces[i].skipped and _number(pieces[i].text) == 1:
+        if (
+            i not in taken
+            and not pieces[i].skipped
+            and _number(pieces[i].text) == 1
+            and not _under_references_heading(pieces, i)
+        ):
             span = _list_from(pieces, i, taken)
             if span is not None:
                 spans.append(span)
@@ -48,6 +54,13 @@ def find_unheaded_references(pieces: Sequence[Piece], taken: Collection[int]) ->
                 continue
         i += 1
     return spans
+
+
+def _under_references_heading(pieces: Sequence[Piece], start: int) -> bool:
+    """Whether a "References" heading opens the list at ``start``: then the list was judged
+    with its section (and found doubtful, or it would be taken), not to be judged again."""
+    before = next((p for p in reversed(pieces[:start]) if not p.skipped), None)
+    return before is not None and before.heading_like and bool(REFS_HEADING_RE.match(before.text))
 
 
 def _list_from(pieces: Sequence[Piece], start: int, taken: Collection[int]) -> range | None:
