@@ -106,6 +106,7 @@ def test_equations_on_a_scanned_page_are_not_sent_as_prose() -> None:
         ("We set a = 0.5 and b = 2 for all runs.", False),
         ("The loss is L = a + b, where a is", False),
         ("Table 1: Results = 5", False),
+        ("dings, denoted as Im, = [Im,”; Im; ]. by con-", False),  # corpus 10, page 3
     ],
 )
 def test_an_ocr_line_is_an_equation_by_its_operators_and_few_words(

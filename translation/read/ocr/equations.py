@@ -12,8 +12,11 @@ _OPERATORS = frozenset("=+−×÷·*/^_<>≤≥≠≈∼∝∈∉⊂⊆∪∩→
 _RELATIONS = frozenset("=<>≤≥≠≈∼∝∈⊂⊆→↦")
 # Greek letters and the math blocks (arrows, operators, letterlike symbols).
 _MATH_CHAR_RE = re.compile(r"[\u0370-\u03ff\u2100-\u214f\u2190-\u22ff\u27c0-\u27ff\u2900-\u2aff]")
-# A word of prose: three letters or more (a variable name is one or two), punctuation after.
-_WORD_RE = re.compile(r"^[\"'(]?[A-Za-z]{3,}[)\"'.,;:]?$")
+# A word of prose: three letters or more (a variable name is one or two) or a short function
+# word, maybe hyphenated at the line's end, punctuation after.
+_WORD_RE = re.compile(
+    r"^[\"'(]?(?:[A-Za-z]{3,}|(?i:an|as|at|be|by|if|in|is|it|of|on|or|to|we))-?[)\"'.,;:]?$"
+)
 # Function names a formula writes out: not prose.
 _FUNCTIONS = frozenset(
     "log exp sin cos tan tanh sinh cosh max min arg argmax argmin lim sup inf det diag "
