@@ -1,5 +1,6 @@
 """Document-wide measures the reading rules share: the body text's size, whether Computer
-Modern is the math or the text face, each page's main text direction, the usual leading."""
+Modern is the math or the text face, each page's main text direction, the usual leading, and
+the fonts that set CJK text."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 from translation.read.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
 from translation.read.layout import PageLayout, Vector, axis
-from translation.read.words import cjk_weight
+from translation.read.words import cjk_weight, has_wide
 
 
 @dataclass(slots=True)
@@ -19,6 +20,10 @@ class DocStats:
     cm_is_math: bool
     directions: dict[int, Vector]
     leading: float = 1.2  # usual baseline distance of consecutive lines / font size
+    #: Fonts (names without subset prefix) that set CJK characters somewhere in the document.
+    #: Such a font sets every ideograph on one em, so it reports itself fixed-pitch (MS Gothic,
+    #: MS Mincho, GulimChe, BatangChe): that says nothing about code, in any of its characters.
+    cjk_fonts: frozenset[str] = frozenset()
 
 
 def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
@@ -26,6 +31,7 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
     fonts: Counter[str] = Counter()
     directions: dict[int, Vector] = {}
     pitches: list[float] = []
+    cjk_fonts: set[str] = set()
     for page in pages:
         dirs: Counter[Vector] = Counter()
         for block in page.blocks:
@@ -46,6 +52,8 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                     n = len(span.text.strip())
                     if n:
                         fonts[font_base(span.font)] += n
+                        if has_wide(span.text):
+                            cjk_fonts.add(font_base(span.font))
                         if width >= 40:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
@@ -53,4 +61,4 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
     text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
     cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
     leading = statistics.median(pitches) if pitches else 1.2
-    return DocStats(body_size, cm_is_math, directions, leading)
+    return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts))

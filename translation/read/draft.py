@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from translation.read import roles
+from translation.read.code_text import looks_like_code
 from translation.read.doc_stats import DocStats
 from translation.read.formulas import GLYPH, MATH, NEUTRAL, PLACEHOLDER_RE, TEXT, protect
 from translation.read.layout import Frame, Rect, union
@@ -169,6 +170,8 @@ def classify(draft: Draft, stats: DocStats) -> None:
     if not words:
         draft.skip = "no words"
     elif mono >= 0.6 and len(words) < 4:  # code (a sentence around a long URL is not)
+        draft.skip = "code"
+    elif looks_like_code(chars):  # LaTeX source or a command line in a face not flagged mono
         draft.skip = "code"
     elif math_chars and len(words) <= 3 and letters <= 2 * math_chars + 2:
         draft.skip = "equation"

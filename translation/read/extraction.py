@@ -12,6 +12,8 @@ import pymupdf
 
 from common.errors import InputError, ZTError
 from translation.read import word_gaps
+from translation.read.annotations import text_annotation_areas, without_annotation_text
+from translation.read.comment_balloons import balloon_areas
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
 from translation.read.formulas import font_base
 from translation.read.layout import Block, Line, PageLayout, Span, figure_regions
@@ -61,12 +63,20 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
         if lines:
             blocks.append(Block(lines=tuple(lines), bbox=tuple(block["bbox"])))
     paths: list[tuple[float, float, float, float]] = []
+    fills: list[tuple[float, float, float, float]] = []
     images: list[tuple[float, float, float, float]] = []
     for kind, rect in page.get_bboxlog():
         if kind in ("fill-path", "stroke-path"):
             paths.append(tuple(rect))
+            if kind == "fill-path":
+                fills.append(tuple(rect))
         elif kind.endswith("image"):
             images.append(tuple(rect))
+    # A free-text note, a stamp or a comment balloon in the margin is no part of the text:
+    # its words stay as they are.
+    notes = text_annotation_areas(page)
+    notes += balloon_areas(fills, [ln.bbox for b in blocks for ln in b.lines], page.cropbox.width)
+    blocks = without_annotation_text(blocks, notes)
     box = page.cropbox
     text_lines = [line.bbox for block in blocks for line in block.lines]
     figures = figure_regions(paths, images, box.width, box.height, text_lines)

@@ -23,7 +23,9 @@ def mark_figure_text(
 
 
 _TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|Tab\.|表|표|\[표|<표|〈표)\s*\d", re.IGNORECASE)
-_FIGURE_CAPTION_RE = re.compile(r"^\s*(?:Figure|Fig\.|图|圖|그림|\[그림|<그림)\s*\d", re.IGNORECASE)
+_FIGURE_CAPTION_RE = re.compile(
+    r"^\s*(?:Figure|Fig\.|图|圖|図|그림|\[그림|<그림)\s*\d", re.IGNORECASE
+)
 
 
 def _inside(row: Row, box: Rect) -> bool:

@@ -35,7 +35,9 @@ _MATH_FONT_RE = re.compile(
 # Computer Modern text fonts: math in a paper set in Times, text in a paper set in CM.
 CM_TEXT_FONT_RE = re.compile(r"^(CMR|CMBX|CMTI|CMSL|CMSS|CMCSC|SFRM|LMRoman)", re.IGNORECASE)
 MONO_FONT_RE = re.compile(
-    r"(Mono|NimbusMon|Courier|Consola|Code|CMTT|SFTT|t1xtt|txtt|Inconsolata|Menlo)", re.I
+    r"(Mono|NimbusMon|Courier|Consol|Code|CMTT|SFTT|t1xtt|txtt|Inconsolata|Menlo|Typewriter|"
+    r"LetterGothic|Monaco)",
+    re.I,
 )
 _SUBSET_PREFIX_RE = re.compile(r"^[A-Z]{6}\+")
 

@@ -37,8 +37,10 @@ _HEADING_NUMBER_RE = re.compile(
 _MULTI_LEVEL_RE = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?\s+\S")
 _CAPTION_RE = re.compile(
     r"^\s*(?:(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
-    r"[A-Z]?\d+(?:\.\d+)?|(?:图|表|圖|그림|표|\[표|\[그림|<표|〈표|<그림|〈그림)\s*\d+(?:[.-]\d+)?)"
-    r"(?P<end>\s*[:.：。\]>〉]|\s)",
+    r"[A-Z]?\d+(?:\.\d+)?(?P<end>\s*[:.：。]|\s)|"
+    # A CJK label needs no stop: prose glues a particle to the number ("表1に", "표 1은").
+    r"(?:图|表|圖|図|그림|표|\[표|\[그림|<표|〈표|<그림|〈그림)\s*[\d０-９]+(?:[.-][\d０-９]+)?"
+    r"(?P<cjk>\s*[:.：。．\]>〉]|\s))",
     re.IGNORECASE,
 )
 _ALGO_LINE_RE = re.compile(
@@ -162,7 +164,7 @@ def caption_start(row: Row) -> bool:
     match = _CAPTION_RE.match(row.chars)
     if not match:
         return False
-    if match.group("end").strip():
+    if match.group("cjk") or (match.group("end") or "").strip():
         return True
     return row.bold_lead >= len(match.group(0).strip())
 

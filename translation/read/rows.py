@@ -292,7 +292,10 @@ def make_row(
         # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a
         # bold vector name) is a glyph of the formula, not a word gap.
         blank_glyph = script and not span.text.strip()
-        mono = bool(span.flags & 8) or bool(MONO_FONT_RE.search(font_base(span.font)))
+        base = font_base(span.font)
+        # A CJK face's fixed pitch is no sign of code; one named so ("D2Coding") is.
+        fixed = bool(span.flags & 8) and base not in stats.cjk_fonts
+        mono = fixed or bool(MONO_FONT_RE.search(base))
         bold = bool(span.flags & 16) or "Bold" in span.font
         # Glyph area around the span's own baseline (line boxes of some producers are far
         # taller than their glyphs); x estimated along the span, spaces and narrow

@@ -62,14 +62,28 @@ def mark_headers_footers(
     if len(pages) < 2:
         return
     seen: Counter[tuple[str, str]] = Counter()
+    sizes: dict[tuple[str, str], list[float]] = {}
     for marked in band_rows.values():
         for key in {(where, _normalized(row.text)) for row, where in marked}:
             seen[key] += 1
+        for row, where in marked:
+            sizes.setdefault((where, _normalized(row.text)), []).append(row.size)
     needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
     for marked in band_rows.values():
         for row, where in marked:
-            if row.text and seen[(where, _normalized(row.text))] >= needed:
+            key = (where, _normalized(row.text))
+            # A paper's title repeated small in the running head is still the title where it
+            # is set large (page 1): only the rows of the repeats' own size are the head.
+            usual = _usual_size(sizes[key])
+            if row.text and seen[key] >= needed and abs(row.size - usual) < 1.0:
                 row.drop = row.drop or "running header/footer"
+
+
+def _usual_size(sizes: list[float]) -> float:
+    """The size most of a repeated row's copies have; of two as common, the smaller (a title
+    set once large and once small in the running head)."""
+    counts = Counter(round(size * 2) / 2 for size in sizes)
+    return min(counts, key=lambda size: (-counts[size], size))
 
 
 def _joins_below(upper: Row, lower: Row) -> bool:

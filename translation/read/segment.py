@@ -13,7 +13,7 @@ groups rows into paragraphs and decides what is sent:
 * not translated: running headers, footers and page numbers, display equations, text inside
   figures, table cells made of numbers or symbols, code, text that does not run in the page's
   main direction (an arXiv side stamp), author names, pseudo-code keywords, and the references
-  section unless asked for;
+  section unless asked for (a numbered bibliography without a heading too);
 * hyphenated line breaks are joined; inline math, code, URLs and e-mail addresses become
   placeholders; a paragraph's label (list item, footnote marker, algorithm line number) is kept
   out of its text and put back first (:mod:`translation.read.roles` says what starts a paragraph
@@ -67,6 +67,7 @@ from translation.read.rows import (
 )
 from translation.read.running_heads import mark_headers_footers
 from translation.read.tables import cell_rooms, find_tables, stacked
+from translation.read.unheaded_references import find_unheaded_references
 
 __all__ = [
     "PLACEHOLDER_RE",
@@ -162,7 +163,9 @@ def segment_document(
                 drafts.append(draft)
         for draft in drafts[first:]:
             classify(draft, stats)
-    references = {i for span in find_references([_piece(d) for d in drafts]) for i in span}
+    pieces = [_piece(d) for d in drafts]
+    references = {i for span in find_references(pieces) for i in span}
+    references.update(i for span in find_unheaded_references(pieces, references) for i in span)
 
     result: list[Paragraph] = []
     kept: set[int] = set()

@@ -20,6 +20,11 @@ def cjk_weight(text: str) -> int:
     return len(text) + len(_WIDE_RE.findall(text))
 
 
+def has_wide(text: str) -> bool:
+    """Whether ``text`` holds a CJK character (Hangul, Han, kana, full-width forms)."""
+    return _WIDE_RE.search(text) is not None
+
+
 def ends_sentence(text: str) -> bool:
     if URL_TAIL_RE.search(text):
         return False

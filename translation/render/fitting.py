@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import pymupdf
 
+from translation.read.annotations import annotation_areas
 from translation.read.layout import Rect
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 
@@ -27,16 +28,16 @@ SizeIn = Callable[[Paragraph, str, Rect, float], float]
 
 
 def page_obstacles(page: pymupdf.Page) -> tuple[list[Rect], list[Rect]]:
-    """(text lines, pictures and vector paths) on ``page``: call it once the page's translated
-    text has been removed, so what is left is what translations must stay clear of. Paths
-    covering most of the page are backgrounds, not obstacles."""
+    """(text lines, pictures, vector paths and annotations) on ``page``: call it once the
+    page's translated text has been removed, so what is left is what translations must stay
+    clear of. Paths covering most of the page are backgrounds, not obstacles."""
     texts: list[Rect] = []
     for block in page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)["blocks"]:
         for line in block.get("lines", ()):
             if any(span["text"].strip() for span in line["spans"]):
                 texts.append(tuple(line["bbox"]))
     big = 0.6 * page.rect.width * page.rect.height
-    shapes: list[Rect] = []
+    shapes: list[Rect] = annotation_areas(page)  # a note in the margin is drawn over the page
     for kind, rect in page.get_bboxlog():
         if kind in ("fill-path", "stroke-path") or kind.endswith("image"):
             r = tuple(rect)

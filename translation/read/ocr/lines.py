@@ -16,11 +16,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from translation.read.layout import Block, Line, PageLayout, Rect, Span, union
+from translation.read.ocr.equations import is_equation
 from translation.read.ocr.ink import Ink, cut_to_ink
 from translation.read.ocr.sizes import INK_HEIGHT, cap_by_pitch, even_sizes, line_sizes
 
 #: The font name OCR'd spans carry (MuPDF's own, kept so a reader of the layout can tell).
 OCR_FONT = "GlyphLessFont"
+#: The font name of the spans of an OCR'd equation line: a math font's name, so the reading
+#: rules keep the line out of the text as they do a typeset formula (never sent as prose).
+OCR_MATH_FONT = "GlyphLessMath"
 
 #: Descender depth / font size: how far the ink box's bottom lies below the baseline.
 DESCENT = 0.25
@@ -221,6 +225,7 @@ def _line(words: Sequence[Word], box: Rect, size: float) -> Line:
     # line's baseline runs through the middle of the extra height the slant adds.
     slant = max(0.0, (box[3] - box[1]) - INK_HEIGHT * size)
     baseline = box[3] - DESCENT * size - slant / 2
+    font = OCR_MATH_FONT if is_equation(" ".join(text for text, _ in words)) else OCR_FONT
     spans = []
     for n, (text, wbox) in enumerate(words):
         after = words[n + 1] if n + 1 < len(words) else None
@@ -229,7 +234,7 @@ def _line(words: Sequence[Word], box: Rect, size: float) -> Line:
             Span(
                 text=text + " " if spaced else text,
                 bbox=(wbox[0], box[1], wbox[2], box[3]),
-                font=OCR_FONT,
+                font=font,
                 size=size,
                 origin=(wbox[0], baseline),
             )

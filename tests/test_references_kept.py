@@ -1,0 +1,137 @@
+"""References stay untouched (issue 23 item 3) on pages set with PyMuPDF: across page breaks,
+without a heading, and around annotations; the report names the pages kept."""
+
+from __future__ import annotations
+
+import random
+
+import pymupdf
+
+from translation.read.document import open_document
+from translation.read.extraction import extract_document
+from translation.read.segment import Segmentation
+
+PROSE = (
+    "We describe a careful method for the evaluation of the models that we study in this",
+    "paper, and we compare it with the previous approaches on several of the datasets that",
+    "are common in the field, with results that support the main hypothesis of the work.",
+)
+# Names found only in the entries: a request holding one is a reference sent.
+NAMES = "Quillfeather Bramblewood Ostrander Vexley Marrowgate Thistlecombe".split()
+JOURNALS = ("J. Phys.", "Phys. Rev. B", "Phys. Rev. Lett.", "J. Chem. Phys.", "Nature")
+
+
+def entry(number: int) -> tuple[str, ...]:
+    """An APS-style entry, "[n] A. Author, B. Author, J. Phys. 12, 345 (2001).", one or two
+    lines long."""
+    rng = random.Random(number)
+    first, second = rng.sample(NAMES, 2)
+    venue = f"{rng.choice(JOURNALS)} {rng.randint(10, 99)}, {rng.randint(100, 999)}"
+    year = rng.randint(1990, 2022)
+    if number % 3:
+        return (f"[{number}] {first[0]}. {first}, {second[0]}. {second}, {venue} ({year}).",)
+    return (
+        f"[{number}] {first[0]}. {first}, {second[0]}. {second}, and C. Linden, Magnetic order",
+        f"in layered compounds seen by neutron scattering, {venue} ({year}).",
+    )
+
+
+def new_page(doc: pymupdf.Document) -> pymupdf.Page:
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((230, 40), "Journal of Synthetic Physics 2024", fontname="tiro", fontsize=8)
+    page.insert_text((295, 805), str(doc.page_count), fontname="tiro", fontsize=9)
+    return page
+
+
+def prose(page: pymupdf.Page, y: float, paragraphs: int) -> float:
+    for _ in range(paragraphs):
+        for line in PROSE:
+            page.insert_text((72, y), line, fontname="tiro", fontsize=10)
+            y += 12.5
+        y += 8
+    return y
+
+
+def entries(page: pymupdf.Page, y: float, first: int, last: int) -> float:
+    for number in range(first, last + 1):
+        for i, line in enumerate(entry(number)):
+            page.insert_text((72 + 14 * (i > 0), y), line, fontname="tiro", fontsize=9)
+            y += 11
+        y += 2
+    return y
+
+
+def read(doc: pymupdf.Document) -> Segmentation:
+    return extract_document(open_document(bytes(doc.tobytes())))
+
+
+def sent_references(found: Segmentation) -> list[str]:
+    return [p.text for p in found.paragraphs if any(name in p.text for name in NAMES)]
+
+
+def test_a_bibliography_continued_on_the_next_pages_is_kept_on_every_page() -> None:
+    doc = pymupdf.open()
+    page = new_page(doc)
+    y = prose(page, 90, 4)
+    page.insert_text((72, y + 10), "References", fontname="tibo", fontsize=11)
+    entries(page, y + 30, 1, 26)
+    entries(new_page(doc), 90, 27, 70)
+    entries(new_page(doc), 90, 71, 80)
+    found = read(doc)
+    assert sent_references(found) == []
+    assert found.reference_pages == (0, 1, 2)
+    assert len(found.paragraphs) == 4  # the prose
+
+
+def test_a_numbered_bibliography_without_a_heading_is_kept() -> None:
+    doc = pymupdf.open()
+    page = new_page(doc)
+    y = prose(page, 90, 5)
+    entries(page, y + 20, 1, 22)
+    entries(new_page(doc), 90, 23, 40)
+    found = read(doc)
+    assert sent_references(found) == []
+    assert found.reference_pages == (0, 1)
+    assert len(found.paragraphs) == 5
+
+
+def test_a_numbered_list_of_the_body_without_authors_is_translated() -> None:
+    doc = pymupdf.open()
+    page = new_page(doc)
+    y = prose(page, 90, 2)
+    steps = [
+        f"[{n}] Measure the sample again in {1990 + n} and compare it with the last run."
+        for n in range(1, 8)
+    ]
+    for step in steps:
+        page.insert_text((72, y), step, fontname="tiro", fontsize=10)
+        y += 14
+    found = read(doc)
+    assert found.reference_pages == ()
+    assert sum("Measure the sample" in p.text for p in found.paragraphs) == 7
+
+
+def test_a_reference_list_broken_by_annotations_is_kept_and_so_are_the_notes() -> None:
+    doc = pymupdf.open()
+    page = new_page(doc)
+    y = prose(page, 90, 4)
+    page.insert_text((72, y + 10), "References", fontname="tibo", fontsize=11)
+    top = y + 30
+    entries(page, top, 1, 20)
+    question = "is this the published version of the paper or only a preprint of it?"
+    for k, at in enumerate((2, 3, 7, 8, 9)):  # notes in the margin, level with the entries
+        y = top + 17 * (at - 1) - 9
+        page.add_freetext_annot(
+            pymupdf.Rect(425, y, 585, y + 24), f"Note {k + 1}: {question}", fontsize=8
+        ).update()
+    y = top + 17 * 12 - 10  # one across the list, between two entries
+    page.add_freetext_annot(
+        pymupdf.Rect(72, y, 400, y + 11),
+        "Reviewer: the entries below are missing their digital object identifiers",
+        fontsize=8,
+        fill_color=(1, 1, 0.8),
+    ).update()
+    found = read(doc)
+    assert sent_references(found) == []
+    assert [p.text for p in found.paragraphs if "Note" in p.text or "Reviewer" in p.text] == []
+    assert found.reference_pages == (0,)

@@ -1,0 +1,202 @@
+"""Regions that must be sent (issue 23 item 2): every body region reaches the model in every
+source language, short headings and captions included, and a title stays a title. Each test
+sets a real PDF page with PyMuPDF and reads what the pipeline sends."""
+
+from __future__ import annotations
+
+import struct
+from functools import cache
+
+import pymupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_document
+from translation.read.formulas import restore
+from translation.read.paragraph import Paragraph, ParagraphKind
+
+KOREAN_BODY = (
+    "본 연구에서는 새로운 방법을 제안한다. 이 방법은 기존의 방법보다 빠르고 정확하다.",
+    "실험 결과는 제안한 방법이 여러 데이터에서 좋은 성능을 보임을 보여준다.",
+)
+JAPANESE_BODY = (
+    "本研究では新しい手法を提案する。この手法は従来の手法よりも高速かつ正確である。",
+    "実験の結果、提案手法が多くのデータで良い性能を示すことが分かった。",
+)
+
+
+@cache
+def fixed_pitch_cjk() -> bytes:
+    """PyMuPDF's CJK font declaring itself fixed-pitch, as MS Gothic, MS Mincho, GulimChe and
+    BatangChe do (their ideographs are all one em wide): MuPDF then flags its spans
+    monospaced."""
+    font = bytearray(pymupdf.Font("japan").buffer)
+    (tables,) = struct.unpack(">H", font[4:6])
+    for i in range(tables):
+        tag, _, offset, _ = struct.unpack(">4sIII", font[12 + 16 * i : 28 + 16 * i])
+        if tag == b"post":
+            font[offset + 12 : offset + 16] = struct.pack(">I", 1)  # isFixedPitch
+            return bytes(font)
+    raise AssertionError("the CJK font has no post table")
+
+
+def read(data: bytes) -> list[Paragraph]:
+    return extract_document(open_document(data)).paragraphs
+
+
+def cjk_page(body_font: str, body: tuple[str, ...], heads: list[str], captions: list[str]) -> bytes:
+    """Headings and captions in a fixed-pitch CJK face (a Word document's Gothic), body text
+    in a proportional one; a ruled table of numbers under the table caption and a picture
+    above the figure caption."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="gothic", fontbuffer=fixed_pitch_cjk())
+    y = 90.0
+    for head in heads:
+        page.insert_text((72, y), head, fontname="gothic", fontsize=11)
+        y += 20
+        for line in body:
+            page.insert_text((72, y), line, fontname=body_font, fontsize=10)
+            y += 14
+        y += 8
+    table_caption, figure_caption = captions
+    page.insert_text((200, y), table_caption, fontname="gothic", fontsize=9)
+    y += 8
+    page.draw_line((200, y), (420, y))
+    y += 13
+    for cells in (("A", "81.2", "79.4"), ("B", "85.3", "83.1"), ("C", "87.1", "84.9")):
+        for x, cell in zip((205, 290, 360), cells, strict=True):
+            page.insert_text((x, y), cell, fontname="helv", fontsize=9)
+        y += 13
+    page.draw_line((200, y - 8), (420, y - 8))
+    y += 10
+    page.draw_rect((200, y, 400, y + 80), color=(0, 0, 0), fill=(0.8, 0.8, 0.9))
+    y += 95
+    page.insert_text((200, y), figure_caption, fontname="gothic", fontsize=9)
+    y += 20
+    for line in body:
+        page.insert_text((72, y), line, fontname=body_font, fontsize=10)
+        y += 14
+    return bytes(doc.tobytes())
+
+
+def kinds(paragraphs: list[Paragraph]) -> dict[str, ParagraphKind]:
+    return {p.text: p.kind for p in paragraphs}
+
+
+def test_korean_short_headings_and_captions_in_a_fixed_pitch_face_are_sent() -> None:
+    heads = ["1. 서론", "2.1 실험 설정", "결론"]
+    captions = ["표 1. 실험 결과", "그림 1. 모델 구조"]
+    sent = kinds(read(cjk_page("korea", KOREAN_BODY, heads, captions)))
+    for head in heads:
+        assert sent.get(head) == ParagraphKind.HEADING, (head, sent)
+    for caption in captions:
+        assert sent.get(caption) == ParagraphKind.CAPTION, (caption, sent)
+
+
+def test_japanese_short_headings_and_captions_in_a_fixed_pitch_face_are_sent() -> None:
+    heads = ["1. はじめに", "2.1 実験設定", "結論"]
+    captions = ["表1 実験結果", "図1 モデルの構造"]
+    sent = kinds(read(cjk_page("japan", JAPANESE_BODY, heads, captions)))
+    for head in heads:
+        assert sent.get(head) == ParagraphKind.HEADING, (head, sent)
+    for caption in captions:
+        assert sent.get(caption) == ParagraphKind.CAPTION, (caption, sent)
+
+
+def test_a_title_repeated_in_the_running_head_is_sent_as_the_title_on_page_one() -> None:
+    title = "Careful Evaluation of Synthetic Benchmarks"
+    lines = (
+        "We describe a careful method for the evaluation of the models that we study in this",
+        "paper, and we compare it with the previous approaches on several of the datasets that",
+        "are common in the field, with results that support the main hypothesis of the work.",
+    )
+    doc = pymupdf.open()
+    for number in range(3):
+        page = doc.new_page(width=595, height=842)
+        if number == 0:
+            width = pymupdf.get_text_length(title, "tibo", 16)
+            page.insert_text(((595 - width) / 2, 80), title, fontname="tibo", fontsize=16)
+            y = 130.0
+        else:  # the running head: the title again, small and in italics
+            width = pymupdf.get_text_length(title, "tiit", 8)
+            page.insert_text(((595 - width) / 2, 40), title, fontname="tiit", fontsize=8)
+            y = 90.0
+        for _ in range(4):
+            for line in lines:
+                page.insert_text((72, y), line, fontname="tiro", fontsize=10)
+                y += 12.5
+            y += 8
+        page.insert_text((290, 805), str(number + 1), fontname="tiro", fontsize=9)
+    paragraphs = read(bytes(doc.tobytes()))
+    titles = [p for p in paragraphs if p.text == title]
+    assert [(p.page, p.kind) for p in titles] == [(0, ParagraphKind.HEADING)]
+    assert paragraphs[0].text == title  # first, where the reader meets it
+
+
+PROSE = (
+    "We describe a careful method for the evaluation of the models that we study in this",
+    "paper, and we compare it with the previous approaches on several of the datasets that",
+    "are common in the field, with results that support the main hypothesis of the work.",
+)
+
+
+def test_a_free_text_note_is_left_as_it_is_and_never_overprinted() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 90.0
+    for _ in range(4):
+        for line in PROSE:
+            page.insert_text((72, y), line, fontname="tiro", fontsize=10)
+            y += 12.5
+        y += 8
+    note = "Reviewer note: this claim needs a citation here"
+    box = pymupdf.Rect(430, 95, 570, 140)
+    page.add_freetext_annot(box, note, fontsize=8).update()  # no fill: see-through
+    page.add_text_annot((80, 85), "Sticky note: please rephrase this paragraph")
+    data = bytes(doc.tobytes())
+    paragraphs = read(data)
+    assert len(paragraphs) == 4
+    assert not [p.text for p in paragraphs if "note" in p.text.lower()]
+
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open("pdf", render_mono(open_document(data), paragraphs, translations, "ko"))
+    notes = {a.type[1]: a.info["content"] for a in out[0].annots()}
+    assert notes == {"FreeText": note, "Text": "Sticky note: please rephrase this paragraph"}
+    # Inside the note only its own words: no translation under it or beside it.
+    inside = out[0].get_text("words", clip=box)
+    assert " ".join(w[4] for w in inside) == note
+    body = out[0].get_text("text", clip=(60, 80, 420, 270))
+    assert "careful" not in body and sum("\uac00" <= c <= "\ud7af" for c in body) > 200
+
+
+def test_a_word_comment_balloon_is_left_as_it_is_and_never_overprinted() -> None:
+    """Word prints a comment as part of the page: a filled balloon in the right margin, tied
+    to its place in the text by a dotted line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 90.0
+    for _ in range(2):
+        for line in PROSE:
+            page.insert_text((60, y), line, fontname="tiro", fontsize=10)
+            y += 12.5
+        y += 8
+    short = "The results of the study are shown in the next section."
+    page.insert_text((60, y), short, fontname="tiro", fontsize=10)
+    balloon = pymupdf.Rect(440, y - 12, 580, y + 14)
+    page.draw_rect(balloon, color=(0.8, 0.2, 0.2), fill=(1, 0.9, 0.9), width=0.5)
+    comment = ("Comment [AB1]: which section?", "Please give its number here.")
+    page.insert_text((444, y - 3), comment[0], fontname="helv", fontsize=7)
+    page.insert_text((444, y + 7), comment[1], fontname="helv", fontsize=7)
+    page.draw_line((330, y + 2), (440, y - 8), color=(0.8, 0.2, 0.2), dashes="[1 1] 0")
+    data = bytes(doc.tobytes())
+    paragraphs = read(data)
+    assert [p.text for p in paragraphs if "Comment" in p.text or "Please" in p.text] == []
+    assert paragraphs[-1].text == short
+
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open("pdf", render_mono(open_document(data), paragraphs, translations, "ko"))
+    inside = out[0].get_text("words", clip=balloon)
+    assert " ".join(w[4] for w in inside) == " ".join(comment)
+    assert "careful" not in out[0].get_text("text", clip=(50, 80, 435, y + 20))
