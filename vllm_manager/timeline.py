@@ -103,13 +103,16 @@ class Timeline:
         self._waiting = waiting
 
     def since(self, after: float | None = None) -> dict[str, Any]:
-        """What ``GET /timeline`` answers: samples and events newer than ``after`` (epoch)."""
+        """What ``GET /timeline`` answers: samples and events newer than ``after`` (epoch).
+
+        Compared as answered (to the millisecond): a client that passes back the newest ``t``
+        it got must not get that sample again."""
         cut = float("-inf") if after is None else after
         return {
             "interval_s": self.interval_s,
             "window_s": self.window_s,
-            "samples": [s.to_dict() for s in self.samples if s.at > cut],
-            "events": [e.to_dict() for e in self.events if e.at > cut],
+            "samples": [s.to_dict() for s in self.samples if round(s.at, 3) > cut],
+            "events": [e.to_dict() for e in self.events if round(e.at, 3) > cut],
         }
 
     def _sample(self, status: GPUStatus, waiting: int, at: float) -> Sample:
