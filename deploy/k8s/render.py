@@ -66,12 +66,18 @@ def _shown(path: Path) -> str:
     return str(path)
 
 
+def _default_output(services: Path) -> Path:
+    if services.resolve() == DEFAULT_SERVICES:
+        return DEFAULT_OUTPUT
+    return services.parent / OUTPUT_NAME
+
+
 def _source_and_command(services: Path, output: Path) -> tuple[str, str]:
     command = "python3 deploy/k8s/render.py"
     if services.resolve() != DEFAULT_SERVICES:
         command += f" --services {_shown(services)}"
-        if output.resolve() != services.resolve().parent / OUTPUT_NAME:
-            command += f" --output {_shown(output)}"
+    if output.resolve() != _default_output(services).resolve():
+        command += f" --output {_shown(output)}"
     return _shown(services), command
 
 
@@ -153,12 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.output is None:
-        default_list = args.services.resolve() == DEFAULT_SERVICES
-        args.output = DEFAULT_OUTPUT if default_list else args.services.parent / OUTPUT_NAME
+        args.output = _default_output(args.services)
+    source, command = _source_and_command(args.services, args.output)
     try:
-        text = render(
-            load_services(args.services), *_source_and_command(args.services, args.output)
-        )
+        text = render(load_services(args.services), source, command)
     except OSError as exc:
         print(f"cannot read {args.services}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -172,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         print(
             f"{args.output} is stale: it does not match {args.services}; run "
-            f"`python3 deploy/k8s/render.py` and commit the result",
+            f"`{command}` and commit the result",
             file=sys.stderr,
         )
         return 1
