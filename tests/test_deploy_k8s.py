@@ -339,9 +339,9 @@ def test_a_list_outside_the_base_renders_beside_itself_with_its_own_command(
 ) -> None:
     """Rendering another list never overwrites the base, and its header says how to remake it."""
     base_render = (K8S / "base" / "lan-services.yaml").read_text()
-    copy = TWO_HOST / "box-4090" / "services.toml"
+    second_list = TWO_HOST / "box-4090" / "services.toml"
     services = tmp_path / "services.toml"
-    services.write_text(copy.read_text())
+    services.write_text(second_list.read_text())
     result = run([sys.executable, K8S / "render.py", "--services", services])
     assert result.returncode == 0, result.stderr
     rendered = (tmp_path / "lan-services.yaml").read_text()

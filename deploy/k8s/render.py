@@ -4,8 +4,8 @@
 Plain Kustomize has no loops, so "one list, three objects per entry" is a generator: edit
 ``services.toml``, run this script, commit both files. ``--check`` exits 1 when the committed
 render is stale (the test suite runs it), so a hand edit of the output cannot go unnoticed.
-Another list (``--services overlays/two-host/services.toml``, the second GPU host) renders into
-``lan-services.yaml`` beside it unless ``--output`` says otherwise; the header of each render
+Another list (``--services overlays/two-host/box-4090/services.toml``, a second GPU host) renders
+into ``lan-services.yaml`` beside it unless ``--output`` says otherwise; the header of each render
 names the command that remakes it.
 
 For each service it renders a Service without a selector, its Endpoints and an EndpointSlice,
