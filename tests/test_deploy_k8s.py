@@ -125,6 +125,7 @@ def test_check_mode_reports_a_stale_render(tmp_path: Path) -> None:
     result = run([sys.executable, K8S / "render.py", "--check", "--output", output])
     assert result.returncode == 1
     assert "is stale" in result.stderr
+    assert "run `python3 deploy/k8s/render.py --output " in result.stderr
     assert output.read_text() == "# edited by hand\n"
 
 
@@ -304,3 +305,105 @@ def test_kubernetes_validate_is_not_a_rubber_stamp(base_objects: list[dict[str, 
     broken = {**endpoint_slice, "endpoints": [{"address": ["192.168.31.2"]}]}
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(broken, kubernetes_validate.latest_version(), strict=True)
+
+
+# --- the two-host overlay ------------------------------------------------------------------
+
+TWO_HOST = K8S / "overlays" / "two-host"
+SECOND_HOST_LIST = TWO_HOST / "box-4090" / "services.toml"
+SECOND_HOST = tomllib.loads(SECOND_HOST_LIST.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def two_host_objects() -> list[dict[str, Any]]:
+    return _objects(kustomize(TWO_HOST))
+
+
+def _endpoint_ips_by_port(objects: list[dict[str, Any]]) -> dict[int, set[str]]:
+    ips: dict[int, set[str]] = {}
+    for obj in objects:
+        if obj["kind"] == "Endpoints":
+            for subset in obj["subsets"]:
+                for port in subset["ports"]:
+                    ips.setdefault(port["port"], set()).update(a["ip"] for a in subset["addresses"])
+    return ips
+
+
+def test_the_second_hosts_render_is_up_to_date_with_its_list() -> None:
+    result = run([sys.executable, K8S / "render.py", "--check", "--services", SECOND_HOST_LIST])
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_list_outside_the_base_renders_beside_itself_with_its_own_command(
+    tmp_path: Path,
+) -> None:
+    """Rendering another list never overwrites the base, and its header says how to remake it."""
+    base_render = (K8S / "base" / "lan-services.yaml").read_text()
+    second_list = TWO_HOST / "box-4090" / "services.toml"
+    services = tmp_path / "services.toml"
+    services.write_text(second_list.read_text())
+    result = run([sys.executable, K8S / "render.py", "--services", services])
+    assert result.returncode == 0, result.stderr
+    rendered = (tmp_path / "lan-services.yaml").read_text()
+    assert f"#   python3 deploy/k8s/render.py --services {services}\n" in rendered
+    assert (K8S / "base" / "lan-services.yaml").read_text() == base_render
+    committed = (TWO_HOST / "box-4090" / "lan-services.yaml").read_text()
+    assert (
+        "#   python3 deploy/k8s/render.py --services "
+        "deploy/k8s/overlays/two-host/box-4090/services.toml\n" in committed
+    )
+
+
+def test_two_host_endpoints_list_both_hosts_gpu_api_and_vllm(
+    two_host_objects: list[dict[str, Any]],
+) -> None:
+    first, second = SERVICES["lan_ip"], SECOND_HOST["lan_ip"]
+    assert first != second
+    ips = _endpoint_ips_by_port(two_host_objects)
+    assert ips[8001] == {first, second}, "a GPU status API on each host"
+    assert ips[8000] == {first, second}, "a vLLM on each host"
+    assert ips[8890] == {first}, "the translation server on the first host only"
+    # One address per Service: a status API answers for its own card, and the cluster's proxy
+    # would spread requests over a vLLM that is asleep or stopped.
+    services = _by_kind(two_host_objects, "Service")
+    for name, endpoints in _by_kind(two_host_objects, "Endpoints").items():
+        assert [len(s["addresses"]) for s in endpoints["subsets"]] == [1], name
+        assert "selector" not in services[name]["spec"], name
+    slices = [o for o in two_host_objects if o["kind"] == "EndpointSlice"]
+    assert {o["metadata"]["labels"]["kubernetes.io/service-name"] for o in slices} == set(services)
+    # The base's services keep their names (what n8n and friends already call) and labels.
+    expected = {e["name"] for e in SERVICES["service"]} | {
+        e["name"] for e in SECOND_HOST["service"]
+    }
+    assert set(services) == expected
+    part_of = {
+        name: obj["metadata"]["labels"]["app.kubernetes.io/part-of"]
+        for name, obj in services.items()
+    }
+    for entry in SERVICES["service"]:
+        assert part_of[entry["name"]] == "gpu-pc"
+    for entry in SECOND_HOST["service"]:
+        assert part_of[entry["name"]] == "box-4090"
+    assert {o["metadata"]["namespace"] for o in two_host_objects} == {"homelab"}
+    assert not [o for o in two_host_objects if o["kind"] == "Namespace"]
+
+
+def test_every_address_of_the_two_host_render_is_a_lan_address(
+    two_host_objects: list[dict[str, Any]],
+) -> None:
+    for addresses in _endpoint_ips_by_port(two_host_objects).values():
+        for address in addresses:
+            check_ips.check_lan_ip(address)
+    for obj in two_host_objects:
+        if obj["kind"] == "EndpointSlice":
+            for endpoint in obj["endpoints"]:
+                for address in endpoint["addresses"]:
+                    check_ips.check_lan_ip(address)
+
+
+def test_kubernetes_validate_accepts_the_two_host_overlay(
+    two_host_objects: list[dict[str, Any]],
+) -> None:
+    version = kubernetes_validate.latest_version()
+    for obj in two_host_objects:
+        kubernetes_validate.validate(obj, version, strict=True)

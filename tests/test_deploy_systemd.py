@@ -220,12 +220,16 @@ def test_install_script_passes_shellcheck() -> None:
     assert result.returncode == 0, result.stdout
 
 
-def _get_from_unit(unit: Path, home: Path, port_key: str, path: str) -> httpx.Response:
+def _get_from_unit(
+    unit: Path, home: Path, port_key: str, path: str, **edits: str
+) -> httpx.Response:
     """Start a unit's ExecStart the way systemd would (only its Environment= and
-    EnvironmentFile= variables, nothing from this test's environment), GET ``path``, stop."""
+    EnvironmentFile= variables, nothing from this test's environment, plus ``edits``), GET
+    ``path``, stop."""
     service = _unit(unit)["Service"]
     env = {"HOME": str(home), "LANG": "C.UTF-8", "PATH": ":".join(_path_of(unit))}
     env.update(parse_environment_file(Path(service["EnvironmentFile"])))
+    env.update(edits)
     port = free_port()
     env[port_key] = str(port)  # what a user edits; the default port may be taken here
     process = subprocess.Popen(
@@ -269,3 +273,63 @@ def test_the_installed_gpu_api_unit_starts_an_api_that_answers_healthz(install: 
     unit = install.unit_dir / "zotero-translate-gpu-api.service"
     response = _get_from_unit(unit, install.home, "ZT_GPU_API_PORT", "/healthz")
     assert response.status_code == 200
+
+
+# --- a GPU host without the server (the second host of a two-host homelab) -----------------
+
+
+def test_a_gpu_host_gets_only_the_gpu_api_and_jupyterlab_and_they_verify(
+    install: Install, tmp_path: Path
+) -> None:
+    result = install("--gpu-host", "--jupyter", VENV / "bin" / "jupyter")
+    assert result.returncode == 0, result.stderr
+    installed = sorted(p.name for p in install.unit_dir.iterdir())
+    assert installed == ["jupyterlab.service", "zotero-translate-gpu-api.service"]
+    verified = verify_units([install.unit_dir / name for name in installed], tmp_path / "rt")
+    assert verified.returncode == 0, verified.stderr
+    assert verified.stderr.strip() == verified.stdout.strip() == ""
+    assert "systemctl --user enable --now zotero-translate-gpu-api.service jupyterlab.service" in (
+        result.stdout
+    )
+
+
+def test_a_gpu_host_serves_its_status_to_the_lan_with_a_fresh_token(
+    install: Install, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = install("--gpu-host", "--jupyter", VENV / "bin" / "jupyter")
+    assert result.returncode == 0, result.stderr
+    env_file = install.config_dir / "env"
+    assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
+    values = parse_environment_file(env_file)
+    known = {ENV_PREFIX + name.upper() for name in Settings.model_fields}
+    assert set(values) <= known, f"not settings: {set(values) - known}"
+    # Nothing of a server here: the one on the other machine manages this host's vLLM.
+    assert not {"ZT_MANAGER", "ZT_HOST", "ZT_VLLM_COMMAND", "ZT_JUPYTER_URL"} & set(values)
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    settings = load_settings()
+    assert settings.gpu_api_host == "0.0.0.0"
+    assert settings.gpu_api_token is not None
+    token = settings.gpu_api_token.get_secret_value()
+    assert len(token) >= 32
+    jupyter_token = parse_environment_file(install.config_dir / "jupyter.env")["JUPYTER_TOKEN"]
+    assert len(jupyter_token) >= 32 and jupyter_token != token
+    # The user is told which values the server's [[hosts]] table needs, and where they are.
+    assert f"gpu_api_token = ZT_GPU_API_TOKEN of {env_file}" in result.stdout
+    assert f"jupyter_token = JUPYTER_TOKEN of {install.config_dir / 'jupyter.env'}" in (
+        result.stdout
+    )
+    assert "vllm_command = " in result.stdout
+
+
+def test_the_gpu_host_unit_starts_an_api_that_wants_its_token(install: Install) -> None:
+    help_text = run([VENV / "bin" / "zotero-translate", "--help"]).stdout
+    if "gpu-api" not in help_text:
+        pytest.skip("the CLI has no `gpu-api` subcommand yet")
+    assert install("--gpu-host").returncode == 0
+    unit = install.unit_dir / "zotero-translate-gpu-api.service"
+    # Loopback in the test; the installed 0.0.0.0 is what the LAN needs.
+    response = _get_from_unit(
+        unit, install.home, "ZT_GPU_API_PORT", "/status", ZT_GPU_API_HOST="127.0.0.1"
+    )
+    assert response.status_code == 401

@@ -5,12 +5,15 @@
 #
 #   deploy/systemd/install.sh                    # units into ~/.config/systemd/user
 #   deploy/systemd/install.sh --with-jupyter     # also jupyterlab.service
+#   deploy/systemd/install.sh --gpu-host --with-jupyter   # a second GPU host: no server
 #   deploy/systemd/install.sh --dry-run          # say what would change, touch nothing
 #
 # What it does: copies the unit files with the paths of this checkout and its virtual
 # environment filled in, creates ~/.config/zotero-translate/env (and jupyter.env) with fresh
 # random tokens if missing, runs `systemctl --user daemon-reload`, and prints the next steps.
-# It never enables or starts anything.
+# It never enables or starts anything. With --gpu-host it installs only the GPU status API (and
+# JupyterLab, through which the server on another machine starts this machine's vLLM), with
+# the settings of env.gpu-host.example.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -21,6 +24,7 @@ venv="$REPO/.venv"
 unit_dir="$CONFIG_HOME/systemd/user"
 config_dir="$CONFIG_HOME/zotero-translate"
 with_jupyter=0
+gpu_host=0
 jupyter=""
 dry_run=0
 reload=1
@@ -30,6 +34,8 @@ usage() {
 usage: $0 [options]
   --venv DIR         virtual environment with zotero-translate installed (default: $REPO/.venv)
   --with-jupyter     also install jupyterlab.service (JupyterLab for the vLLM manager)
+  --gpu-host         a GPU host without the translation server: only the GPU status API
+                     (and JupyterLab with --with-jupyter); the server runs on another machine
   --jupyter PATH     the jupyter executable (default: the one on PATH, else ~/.local/bin/jupyter)
   --unit-dir DIR     where the units go (default: $CONFIG_HOME/systemd/user)
   --config-dir DIR   where env and jupyter.env go (default: $CONFIG_HOME/zotero-translate)
@@ -55,6 +61,7 @@ while (($#)); do
   case $1 in
     --venv) venv="$(absolute "${2:?--venv needs a directory}")"; shift 2 ;;
     --with-jupyter) with_jupyter=1; shift ;;
+    --gpu-host) gpu_host=1; shift ;;
     --jupyter) jupyter="$(absolute "${2:?--jupyter needs a path}")"; with_jupyter=1; shift 2 ;;
     --unit-dir) unit_dir="$(absolute "${2:?--unit-dir needs a directory}")"; shift 2 ;;
     --config-dir) config_dir="$(absolute "${2:?--config-dir needs a directory}")"; shift 2 ;;
@@ -144,7 +151,13 @@ install_settings() {
   fi
 }
 
-units=(zotero-translate-serve.service zotero-translate-gpu-api.service)
+if ((gpu_host)); then
+  units=(zotero-translate-gpu-api.service)
+  env_template=env.gpu-host.example
+else
+  units=(zotero-translate-serve.service zotero-translate-gpu-api.service)
+  env_template=env.example
+fi
 ((with_jupyter)) && units+=(jupyterlab.service)
 
 ((dry_run)) && printf 'dry run: nothing is written\n'
@@ -155,7 +168,7 @@ done
 
 printf 'settings (%s):\n' "$config_dir"
 jupyter_token="$(new_token)"
-if ((with_jupyter)) && [[ -e $config_dir/env ]] && [[ ! -e $config_dir/jupyter.env ]]; then
+if ((with_jupyter && !gpu_host)) && [[ -e $config_dir/env ]] && [[ ! -e $config_dir/jupyter.env ]]; then
   # Adding JupyterLab to an existing install: reuse the server's token so both sides agree.
   existing="$(sed -n 's/^ZT_JUPYTER_TOKEN=//p' "$config_dir/env" | tail -n 1)"
   if [[ -n $existing ]]; then
@@ -165,7 +178,7 @@ if ((with_jupyter)) && [[ -e $config_dir/env ]] && [[ ! -e $config_dir/jupyter.e
       "$config_dir/env"
   fi
 fi
-install_settings "$config_dir/env" "$(render_env env.example "$jupyter_token")"$'\n'
+install_settings "$config_dir/env" "$(render_env "$env_template" "$jupyter_token")"$'\n'
 if ((with_jupyter)); then
   install_settings "$config_dir/jupyter.env" "$(render_env jupyter.env.example "$jupyter_token")"$'\n'
 fi
@@ -182,7 +195,26 @@ else
   printf 'systemd: user manager reloaded\n'
 fi
 
-cat <<EOF
+if ((gpu_host)); then
+  tokens="gpu_api_token = ZT_GPU_API_TOKEN of $config_dir/env"
+  ((with_jupyter)) && tokens+=$'\n'"     jupyter_token = JUPYTER_TOKEN of $config_dir/jupyter.env"
+  cat <<EOF
+
+Next steps (a GPU host; the translation server runs on another machine):
+  1. Review the settings: \$EDITOR $config_dir/env
+  2. Let the server reach vLLM: VLLM_HOST=0.0.0.0 and VLLM_API_KEY (the server's
+     ZT_LLM_API_KEY) in $config_dir/vllm.env, then look:
+       $REPO/deploy/vllm/<profile>.sh --print
+  3. Start the services now and at every boot:
+       systemctl --user enable --now ${units[*]}
+  4. Keep them running without an open login session: loginctl enable-linger ${USER:-$(id -un)}
+  5. Check: curl -s http://127.0.0.1:8001/healthz
+  6. This host's [[hosts]] table in the server's config (deploy/two-host/zotero-translate.toml):
+     $tokens
+     vllm_command = $REPO/deploy/vllm/<profile>.sh
+EOF
+else
+  cat <<EOF
 
 Next steps:
   1. Review the settings (hosts, ZT_VLLM_COMMAND for your card): \$EDITOR $config_dir/env
@@ -191,3 +223,4 @@ Next steps:
   3. Keep them running without an open login session: loginctl enable-linger ${USER:-$(id -un)}
   4. Check: curl -s http://127.0.0.1:8890/health ; journalctl --user -u zotero-translate-serve -f
 EOF
+fi
