@@ -8,6 +8,7 @@ output, before the document is saved; a face this cannot read is left whole (cor
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Iterable, Mapping
@@ -63,6 +64,17 @@ def subset_faces(doc: pymupdf.Document, faces: Iterable[UsedFace]) -> None:
         to_unicode = _ref(doc.xref_get_key(xref, "ToUnicode")[1])
         if to_unicode:
             doc.update_stream(to_unicode, to_unicode_cmap(face.chars))
+        # A subset's name carries a tag of six capitals (PDF 32000, 9.6.4).
+        postscript = doc.xref_get_key(cid_font, "BaseFont")[1].lstrip("/")
+        tagged = f"/{subset_tag(face.chars)}+{postscript}"
+        for target, key in ((xref, "BaseFont"), (cid_font, "BaseFont"), (descriptor, "FontName")):
+            doc.xref_set_key(target, key, tagged)
+
+
+def subset_tag(chars: Mapping[int, str]) -> str:
+    """Six capitals that differ between subsets of one font (from the glyphs kept)."""
+    digest = hashlib.sha1(",".join(map(str, sorted(chars))).encode()).digest()
+    return "".join(chr(ord("A") + b % 26) for b in digest[:6])
 
 
 def _ref(value: str) -> int:

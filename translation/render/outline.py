@@ -19,7 +19,11 @@ Entry = list[Any]
 #: Source and translated text of the short paragraphs of each page (0-based), by page.
 Titles = Mapping[int, Sequence[tuple[str, str]]]
 
-_NUMBERING = re.compile(r"^\s*((?:\d+|[IVXLC]+|[A-Z])(?:\.\d+)*\.?)\s+")
+# "2.1 ", "IV. ", "A ", "1.Introduction" (no space after a dot is found too).
+#: Most outline entries translated (a hostile file may hold any number).
+MAX_ENTRIES = 2000
+
+_NUMBERING = re.compile(r"^\s*((?:\d+|[IVXLC]+|[A-Z])(?:\.\d+)*)(?:\.\s*|\s+)")
 
 
 def _key(text: str) -> str:
@@ -40,7 +44,7 @@ def translated_title(title: str, candidates: Sequence[tuple[str, str]]) -> str |
         if found == key:
             return translation.strip()
         if numbering and found == bare:
-            return f"{numbering.group(1)} {translation.strip()}"
+            return f"{numbering.group(0).strip()} {translation.strip()}"
     return None
 
 
@@ -55,13 +59,12 @@ def translate_outline(toc: Sequence[Entry], titles: Titles) -> list[Entry]:
 
 
 def set_translated_outline(doc: pymupdf.Document, titles: Titles) -> None:
-    """Replace ``doc``'s outline titles by their translations (no outline: nothing to do)."""
-    toc = doc.get_toc(simple=False)
-    if not toc:
-        return
-    translated = translate_outline(toc, titles)
-    if [e[1] for e in translated] != [e[1] for e in toc]:
-        doc.set_toc(translated)
+    """Replace ``doc``'s outline titles by their translations, in place: each entry keeps
+    its destination (a named one too). The first ``MAX_ENTRIES`` entries only."""
+    toc = doc.get_toc(simple=False)[:MAX_ENTRIES]
+    for number, (old, new) in enumerate(zip(toc, translate_outline(toc, titles), strict=True)):
+        if new[1] != old[1]:
+            doc.set_toc_item(number, title=new[1])
 
 
 def dual_outline(
