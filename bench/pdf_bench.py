@@ -4,8 +4,9 @@ Each paper runs in its own process (so peak RSS is that paper's), with an instan
 the LLM (the pseudo translator of the tests). Printed as a table; targets from the issue:
 median <= 150 ms/page (extract + typeset + save), peak RSS <= 400 MB on the 37-page paper,
 mono output <= 1.3 x input + 1 MB (built-in fonts), and set in each installed CJK face (Noto
-Serif/Sans CJK, ``translation.render.faces``) <= 2 x input. Papers that cannot be translated (encrypted without a
-password, truncated, not a PDF) are listed as skipped, and so are scanned ones: OCR has its
+Serif/Sans CJK, ``translation.render.faces``) <= 2 x input. Papers that cannot be translated
+(encrypted without a password, truncated, not a PDF) are listed as skipped, and so are scanned
+ones: OCR has its
 own benchmark (``bench.ocr``), seconds a page would drown these milliseconds.
 
     python -m bench.pdf_bench [CORPUS_DIR]
