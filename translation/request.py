@@ -80,8 +80,8 @@ class TranslationResult:
 
     @property
     def note(self) -> str:
-        """What a job's summary adds: the face used, the references kept."""
-        parts = [f"set in {self.typeface}" if self.typeface else "", self.references_note]
+        """What a job's summary adds: the references kept, the face used."""
+        parts = [self.references_note, f"set in {self.typeface}" if self.typeface else ""]
         return "; ".join(part for part in parts if part)
 
 
