@@ -1,11 +1,11 @@
 """OpenType CFF fonts made small enough to embed: one face out of a font collection (.ttc/.otc),
-its bare CFF table, and that table with every glyph a document does not use emptied.
+its bare CFF table, and that table cut down to the glyphs a document uses.
 
 MuPDF subsets TrueType fonts but leaves CFF-flavoured OpenType fonts whole, and the CJK faces
-(Noto Serif/Sans CJK) are 15-25 MB each. Emptying the unused glyphs keeps every glyph id (so
-text already written with them stays valid) and the font's hinting subroutines, and drops
-their outlines: what remains is some hundred kilobytes. Pure: bytes in, bytes out;
-``FontFormatError`` for anything this reader does not understand (the caller keeps the font).
+(Noto Serif/Sans CJK) are 15-25 MB each. The cut keeps each kept glyph under its CID (what a
+PDF's text refers to) and only the subroutines their outlines call, renumbered: a few
+kilobytes a page of text. Pure: bytes in, bytes out; ``FontFormatError`` for anything this
+reader does not understand (the caller then embeds the font whole).
 """
 
 from __future__ import annotations
