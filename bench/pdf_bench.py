@@ -3,8 +3,10 @@
 Each paper runs in its own process (so peak RSS is that paper's), with an instant stand-in for
 the LLM (the pseudo translator of the tests). Printed as a table; targets from the issue:
 median <= 150 ms/page (extract + typeset + save), peak RSS <= 400 MB on the 37-page paper,
-mono output <= 1.3 x input + 1 MB. Papers that cannot be translated (encrypted without a
-password, truncated, not a PDF) are listed as skipped, and so are scanned ones: OCR has its
+mono output <= 1.3 x input + 1 MB (built-in fonts), and set in each installed CJK face (Noto
+Serif/Sans CJK, ``translation.render.faces``) <= 2 x input. Papers that cannot be translated
+(encrypted without a password, truncated, not a PDF) are listed as skipped, and so are scanned
+ones: OCR has its
 own benchmark (``bench.ocr``), seconds a page would drown these milliseconds.
 
     python -m bench.pdf_bench [CORPUS_DIR]
@@ -17,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.child import ChildFailed, child_main, measure_in_child
 
@@ -24,6 +27,8 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 TARGET_MS_PER_PAGE = 150.0
 TARGET_RSS_MB = 400.0
 BIG_PAPER_PAGES = 37
+#: Most a mono output set in a CJK face may weigh, in sizes of the input (issue 26).
+FACE_RATIO = 2.0
 
 
 def measure(path: Path) -> dict[str, object]:
@@ -51,6 +56,7 @@ def measure(path: Path) -> dict[str, object]:
     rendered = time.perf_counter()
     dual = render_dual(data, mono, "LR")
     dualed = time.perf_counter()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the faces load
     return {
         "file": path.name,
         "pages": doc.page_count,
@@ -61,8 +67,29 @@ def measure(path: Path) -> dict[str, object]:
         "input": len(data),
         "mono": len(mono),
         "dual": len(dual),
-        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_mb": rss,
+        **_face_sizes(data, paragraphs, translations),
     }
+
+
+def _face_sizes(
+    data: bytes, paragraphs: list[Any], translations: dict[str, str]
+) -> dict[str, object]:
+    """The mono output's size set in the serif and the sans CJK face (where installed)."""
+    from common.settings import Settings
+    from translation.pdf import render_mono
+    from translation.read.document import open_document
+    from translation.read.ocr import OcrMode, OcrOptions
+    from translation.render.faces import find_face
+
+    sizes: dict[str, object] = {}
+    folder = Settings.model_fields["font_dir"].default
+    for style, serif in (("serif", True), ("sans", False)):
+        face = find_face(folder, "ko", serif)
+        if face is not None:
+            doc = open_document(data, ocr=OcrOptions(OcrMode.NEVER))
+            sizes[style] = len(render_mono(doc, paragraphs, translations, "ko", face=face))
+    return sizes
 
 
 def _measure(path: Path) -> dict[str, object]:
@@ -85,10 +112,12 @@ def _table(rows: list[dict[str, object]]) -> str:
     head = (
         f"{'paper':<44} {'pages':>5} {'paras':>5} {'extract':>8} {'render':>8} "
         f"{'ms/page':>8} {'dual':>7} {'RSS MB':>7} {'in MB':>6} {'mono MB':>7} {'dual MB':>7}"
+        f" {'serif':>6} {'sans':>6}"
     )
     lines = ["PDF engine (pseudo translation, target ko)", head, "-" * len(head)]
     per_page: list[float] = []
     checks: list[str] = []
+    faced = 0
     for row in rows:
         name = str(row["file"])[:44]
         if "skipped" in row:
@@ -104,7 +133,14 @@ def _table(rows: list[dict[str, object]]) -> str:
             f"{name:<44} {pages:>5} {row['paragraphs']:>5} {extract:>8.0f} {render:>8.0f} "
             f"{ms_page:>8.1f} {float(row['dual_ms']):>7.0f} {rss:>7.0f} "  # type: ignore[arg-type]
             f"{size_in / 1e6:>6.2f} {mono / 1e6:>7.2f} {int(row['dual']) / 1e6:>7.2f}"  # type: ignore[call-overload]
+            + "".join(f" {_mb(row.get(style)):>6}" for style in ("serif", "sans"))
         )
+        for style in ("serif", "sans"):
+            size = row.get(style)
+            if isinstance(size, int):
+                faced += 1
+                if size > FACE_RATIO * size_in:
+                    checks.append(f"FAIL size: {name} in the {style} face {size / size_in:.2f} x")
         if mono > 1.3 * size_in + 1_000_000:
             checks.append(f"FAIL size: {name} mono {mono / size_in:.2f} x input")
         if pages >= BIG_PAPER_PAGES:
@@ -120,8 +156,16 @@ def _table(rows: list[dict[str, object]]) -> str:
         )
     if not any(c.startswith("FAIL size") for c in checks) and per_page:
         checks.append("ok mono size <= 1.3 x input + 1 MB for every paper")
+        if faced:
+            checks.append(f"ok mono in the CJK faces <= {FACE_RATIO:.0f} x input for every paper")
+        else:
+            checks.append("-- no CJK faces installed (fonts-noto-cjk): their sizes not measured")
     lines.extend(checks)
     return "\n".join(lines)
+
+
+def _mb(size: object) -> str:
+    return f"{size / 1e6:.2f}" if isinstance(size, int) else "-"
 
 
 def main(argv: list[str]) -> None:

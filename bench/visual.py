@@ -11,6 +11,10 @@ Pages are drawn as a viewer shows them (``/Rotate`` applied), each from its own 
 
     python -m bench.visual [--papers 01,04] [--pages 1-3,7] [--all-pages] [--dpi 70]
                            [--out visual-output] [--corpus DIR]
+                           [--font auto|serif|sans-serif|builtin]
+
+``--font`` picks the face as the plugin's ``fontFamily`` does (``builtin``: the fonts inside
+PyMuPDF alone, as on a machine without fonts-noto-cjk); each paper's line names the face used.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ class PaperResult:
     target: str
     drawn: tuple[int, ...]  # 1-based page numbers drawn
     seconds: float
+    face: str = ""
 
 
 def parse_pages(spec: str) -> list[int]:
@@ -83,23 +88,36 @@ def pages_to_draw(count: int, wanted: Sequence[int] | None, all_pages: bool) -> 
     return sorted({*range(1, min(FIRST_PAGES, count) + 1), count})
 
 
-def translate(data: bytes, source: str, target: str) -> tuple[bytes, int, int]:
-    """The mono translation of ``data`` by the pseudo translator; also page and paragraph counts.
+def translate(
+    data: bytes, source: str, target: str, font: str = "builtin"
+) -> tuple[bytes, int, int, str]:
+    """The mono translation of ``data`` by the pseudo translator; also page and paragraph counts
+    and the face it is set in (``font``: a ``fontFamily``, or ``builtin``).
 
     ``source`` is informative only: the pseudo translator translates whatever script it knows.
     """
+    from common.language import Language
+    from common.settings import Settings
     from tests.fakes.pseudo import pseudo_translate
     from translation.pdf import render_mono
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs
     from translation.read.passage import translated
+    from translation.render import faces
 
     del source
     doc = open_document(data)
     paragraphs = extract_paragraphs(doc)
     translations = translated(paragraphs, lambda text: pseudo_translate(text, target))
     count = doc.page_count
-    return render_mono(doc, paragraphs, translations, target), count, len(paragraphs)
+    face = None
+    if font != "builtin":
+        family = faces.FontFamily.parse(font)
+        serif = faces.paper_is_serif(doc, list(range(count)))
+        folder = Settings.model_fields["font_dir"].default
+        face = faces.choose_face(folder, Language.parse(target).code, family, serif)
+    mono = render_mono(doc, paragraphs, translations, target, face=face)
+    return mono, count, len(paragraphs), faces.describe(face, Language.parse(target).code)
 
 
 def pair_image(
@@ -154,13 +172,14 @@ def run_paper(
     wanted: Sequence[int] | None = None,
     all_pages: bool = False,
     dpi: int = 70,
+    font: str = "builtin",
 ) -> PaperResult:
     """Translate one paper and write its pair PNGs and contact sheet under ``out_dir/<stem>``."""
     started = time.perf_counter()
     number = path.name[:2]
     source, target = PAPERS.get(number, ("en", "ko"))
     data = path.read_bytes()
-    mono, count, paragraphs = translate(data, source, target)
+    mono, count, paragraphs, face = translate(data, source, target, font)
     listing = requests_listing(paper_requests(data), source)
     (out_dir / f"{path.stem}-requests.txt").write_text(listing, encoding="utf-8")
     drawn = pages_to_draw(count, wanted, all_pages)
@@ -186,6 +205,7 @@ def run_paper(
         target=target,
         drawn=tuple(drawn),
         seconds=time.perf_counter() - started,
+        face=face,
     )
 
 
@@ -237,6 +257,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dpi", type=int, default=70)
     parser.add_argument("--out", type=Path, default=Path("visual-output"))
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--font",
+        choices=["auto", "serif", "sans-serif", "builtin"],
+        default="auto",
+        help="the face of the translation, as the plugin's fontFamily (default: auto)",
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"visual: no corpus at {args.corpus}", file=sys.stderr)
@@ -249,10 +275,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
     for path in papers:
-        result = run_paper(path, args.out, wanted, args.all_pages, args.dpi)
+        result = run_paper(path, args.out, wanted, args.all_pages, args.dpi, args.font)
         print(
             f"{result.name:<52} {result.pages:>3} pages, drew {len(result.drawn):>2} "
-            f"in {result.seconds:5.1f} s",
+            f"in {result.seconds:5.1f} s, set in {result.face}",
             flush=True,
         )
         results.append(result)

@@ -204,6 +204,11 @@ class Settings(BaseSettings):
     pdf_timeout_s: float = Field(
         300.0, gt=0, description="Max seconds of one PDF step (read, typeset a page, save)"
     )
+    font_dir: Path = Field(
+        Path("/usr/share/fonts/opentype/noto"),
+        description="Folder of the Noto Serif/Sans CJK fonts (Debian: fonts-noto-cjk) for"
+        " Chinese, Japanese and Korean translations; the built-in font where they are missing",
+    )
     ocr: Literal["auto", "always", "never"] = Field(
         "auto",
         description="Read pages by OCR (Tesseract): auto = scanned pages without text only",

@@ -77,6 +77,7 @@ def test_status_on_an_idle_gpu(rig: tuple[dict[str, str], FakeSmi]) -> None:
     assert result.returncode == 0, result.stderr
     assert "decision: idle" in result.stdout
     assert "down" in result.stdout  # vLLM is not running yet
+    assert "\nfonts    " in result.stdout  # the faces translations are set in
 
 
 def test_vllm_start_status_stop(rig: tuple[dict[str, str], FakeSmi]) -> None:

@@ -50,7 +50,7 @@ def rows(pix: pymupdf.Pixmap, x: int, y: int, width: int, height: int) -> list[b
 def test_the_original_is_left_and_the_translation_right(corpus_dir: Path) -> None:
     (paper,) = corpus_dir.glob("02_*.pdf")
     data = paper.read_bytes()
-    mono, pages, paragraphs = visual.translate(data, "en", "ko")
+    mono, pages, paragraphs, _ = visual.translate(data, "en", "ko")
     assert pages == 8 and paragraphs > 8
     original, translated = pymupdf.open(stream=data)[1], pymupdf.open(stream=mono)[1]
     assert len(HANGUL.findall(translated.get_text())) > 1000

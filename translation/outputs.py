@@ -15,6 +15,7 @@ from translation.pdf import writing
 from translation.read.document import PDF_LOCK, open_plain
 from translation.read.extraction import read_layout
 from translation.read.layout import column_split
+from translation.render.outline import dual_outline
 from translation.render.sanitize import strip_active_content
 
 
@@ -27,7 +28,8 @@ def render_dual(
 ) -> bytes:
     """Original and translation together: ``LR`` puts both on one wide page, side by side;
     ``TB`` alternates their pages. ``translation_first`` puts the translation left (first).
-    Both inputs must have the same pages (``mono`` is ``render_mono``'s output)."""
+    Both inputs must have the same pages (``mono`` is ``render_mono``'s output); the outline
+    carries both titles of each entry (``translation.render.outline.dual_outline``)."""
     mode = mode.upper()
     if mode not in ("LR", "TB"):
         raise InputError(f"unknown dual mode {mode!r}: use LR or TB")
@@ -44,6 +46,15 @@ def render_dual(
                 out.insert_pdf(first)
                 out.insert_pdf(second)
                 out.select([i + half for i in range(count) for half in (0, count)])
+            # Both titles of each heading (the translation's outline is translated).
+            toc = dual_outline(
+                source.get_toc(simple=False),
+                translated.get_toc(simple=False),
+                mode,
+                translation_first,
+            )
+            if toc:
+                out.set_toc(toc)
             return _save(out)
 
 
@@ -157,3 +168,13 @@ def _show(out: pymupdf.Document, parts: Sequence[Part]) -> None:
         else:
             target_page.show_pdf_page(target, doc, number, clip=clip)
         x += area.width
+
+
+def keep_pages(pdf: bytes, pages: Sequence[int]) -> bytes:
+    """``pdf`` with only ``pages`` (0-based, in document order); the outline keeps the entries
+    that point at them."""
+    with PDF_LOCK:
+        doc = open_plain(pdf, None)
+        with writing("cut the PDF to the translated pages", doc):
+            doc.select(sorted(set(pages)))
+            return _save(doc)

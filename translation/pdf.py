@@ -28,10 +28,13 @@ from translation.read.ocr import (
 )
 from translation.read.paragraph import Paragraph
 from translation.render.cell_fit import cell_fits
+from translation.render.face_subset import subset_faces
+from translation.render.faces import Face
 from translation.render.fonts import FontChain
 from translation.render.formula_copies import copied_formulas, formula_copies
 from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.links import put_back, take
+from translation.render.outline import set_translated_outline
 from translation.render.redaction import redact
 from translation.render.sanitize import strip_active_content
 from translation.render.typeset import typeset_page
@@ -64,6 +67,7 @@ def render_mono(
     translations: Mapping[str, str],
     target_lang: str,
     ocr: OcrOptions = DEFAULT_OCR,
+    face: Face | None = None,
 ) -> bytes:
     """Replace each translated paragraph of ``doc`` by its translation; return the PDF bytes.
 
@@ -73,18 +77,23 @@ def render_mono(
     paragraph's box and the free room around it, in its source style
     (``translation.render.fitting``, ``translation.read.style``); its links and highlights move
     with it (``translation.render.links``).
-    Fonts are embedded once per document and subset on save. ``doc`` is modified; all pages
+    Fonts (``face``, else the built-in ones) are embedded once per document and subset on
+    save; the outline's titles are translated. ``doc`` is modified; all pages
     are kept. The output is not encrypted. On the pages ``ocr`` reads by OCR and on scans
     with an invisible OCR text layer, the scanned words are covered
     (``translation.read.ocr.covers.paint_covers``) too.
     """
-    renderer = MonoRenderer(doc, target_lang, ocr)
+    renderer = MonoRenderer(doc, target_lang, ocr, face)
     by_page: dict[int, list[Paragraph]] = {}
     for para in paragraphs:
         by_page.setdefault(para.page, []).append(para)
     for number, page_paragraphs in sorted(by_page.items()):
         renderer.render_page(number, page_paragraphs, translations)
     return renderer.finish()
+
+
+#: The longest source text an outline title is looked up in.
+_TITLE_CHARS = 300
 
 
 class MonoRenderer:
@@ -94,13 +103,20 @@ class MonoRenderer:
     """
 
     def __init__(
-        self, doc: pymupdf.Document, target_lang: str, ocr: OcrOptions = DEFAULT_OCR
+        self,
+        doc: pymupdf.Document,
+        target_lang: str,
+        ocr: OcrOptions = DEFAULT_OCR,
+        face: Face | None = None,
     ) -> None:
         self._doc = doc
         self._target_lang = target_lang
         self._ocr = ocr
+        #: Short paragraphs (headings among them) and their translations, by page: the
+        #: outline's titles are looked up there.
+        self._titles: dict[int, list[tuple[str, str]]] = {}
         with PDF_LOCK:
-            self._chain = FontChain(target_lang)
+            self._chain = FontChain(target_lang, face)
             # Formulas are copied from the original pages, before any redaction.
             original = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE)
             self._formulas = FormulaSource(pymupdf.open(stream=original, filetype="pdf"), doc)
@@ -115,16 +131,24 @@ class MonoRenderer:
         ]
         if not items:
             return
+        self._titles[number] = [(p.text, t) for p, t in items if len(p.text) <= _TITLE_CHARS]
         with PDF_LOCK, writing("write the translated PDF"):
             page = self._doc[number]
             scanned = words_are_pixels(page, self._ocr.mode, TEXT_FLAGS)
             _render_page(page, items, self._chain, self._target_lang, self._formulas, scanned)
 
+    def subset_faces(self, doc: pymupdf.Document) -> None:
+        """Cut the CJK faces embedded in ``doc`` (this renderer's, or a copy of it) to the
+        characters set in them (``translation.render.face_subset``)."""
+        subset_faces(doc, self._chain.used_faces())
+
     def finish(self) -> bytes:
-        """Subset the embedded fonts and return the PDF bytes (not encrypted), without the
-        input's active content (``translation.render.sanitize``)."""
+        """Subset the embedded fonts, translate the outline's titles and return the PDF bytes
+        (not encrypted), without the input's active content (``translation.render.sanitize``)."""
         with PDF_LOCK, writing("write the translated PDF"):
             strip_active_content(self._doc)
+            set_translated_outline(self._doc, self._titles)
+            self.subset_faces(self._doc)
             self._doc.subset_fonts()
             return bytes(
                 self._doc.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE)

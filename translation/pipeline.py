@@ -31,7 +31,7 @@ from translation.page_renderer import PageRenderer
 from translation.read.document import open_document
 from translation.read.formulas import restore
 from translation.read.ocr import OcrOptions, OcrTurn
-from translation.read.paragraph import Paragraph
+from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.passage import Passage, passages
 from translation.render.preview import PageWatch
 from translation.request import TranslationRequest, TranslationResult
@@ -237,8 +237,12 @@ class Translator:
                 request.target_lang,
                 request.ocr_options,
                 _ocr_reporter(progress, on_scan),
+                font_family=request.font_family,
             )
+            typeface = await worker.typeface()
             paragraphs = extracted.paragraphs
+            if not request.translate_tables:  # tables stay as they are, numbers and text
+                paragraphs = [p for p in paragraphs if p.kind is not ParagraphKind.CELL]
             if request.glossary is not None:  # in a thread: a long one compiles in a second
                 paragraphs = await asyncio.to_thread(
                     request.glossary.apply, paragraphs, request.source_lang, request.target_lang
@@ -280,6 +284,7 @@ class Translator:
             seconds=time.monotonic() - started,
             pages_rendered_early=overlapped,
             references_kept=() if request.include_references else extracted.reference_pages,
+            typeface=typeface,
         )
 
     # --- steps -------------------------------------------------------------------------------

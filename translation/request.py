@@ -10,6 +10,7 @@ from enum import StrEnum
 from common.language import Language
 from translation.model.glossary import Glossary
 from translation.read.ocr import OcrMode, OcrOptions
+from translation.render.faces import FontFamily
 
 
 class DualMode(StrEnum):
@@ -42,6 +43,10 @@ class TranslationRequest:
     owner: str = ""
     #: Which pages are read by OCR (``translation.read.ocr``), in ``source_lang``.
     ocr: OcrMode = OcrMode.AUTO
+    #: The face the translation is set in (``translation.render.faces``).
+    font_family: FontFamily = FontFamily.AUTO
+    #: Translate the cells of tables; False leaves every table as it is.
+    translate_tables: bool = True
 
     @property
     def ocr_options(self) -> OcrOptions:
@@ -63,6 +68,8 @@ class TranslationResult:
     pages_rendered_early: int = 0
     #: Pages (0-based) whose references section was left as it is (references not included).
     references_kept: tuple[int, ...] = ()
+    #: The face the translation was set in, as a user is told ("" when not known).
+    typeface: str = ""
 
     @property
     def references_note(self) -> str:
@@ -70,6 +77,12 @@ class TranslationResult:
         if not self.references_kept:
             return ""
         return "references kept as they are: " + page_list(self.references_kept)
+
+    @property
+    def note(self) -> str:
+        """What a job's summary adds: the references kept, the face used."""
+        parts = [self.references_note, f"set in {self.typeface}" if self.typeface else ""]
+        return "; ".join(part for part in parts if part)
 
 
 def page_list(pages: Sequence[int]) -> str:

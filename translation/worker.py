@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.errors import InputError, PDFProcessingError, ZTError
@@ -38,6 +39,7 @@ from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import PdfLimits
 from translation.read.segment import Segmentation
 from translation.render import preview
+from translation.render.faces import Face, FontFamily, choose_face, describe, paper_is_serif
 from translation.render.sanitize import strip_active_content
 
 if TYPE_CHECKING:
@@ -62,6 +64,8 @@ class WorkerConfig:
     ocr_page_timeout_s: float = 120.0
     ocr_max_pages: int = 100
     ocr_max_seconds: float = 900.0
+    #: Where the CJK faces are (``translation.render.faces``); None: the built-in fonts only.
+    font_dir: Path | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerConfig:
@@ -77,6 +81,7 @@ class WorkerConfig:
             ocr_page_timeout_s=settings.ocr_page_timeout_s,
             ocr_max_pages=settings.ocr_max_pages,
             ocr_max_seconds=settings.ocr_max_seconds,
+            font_dir=settings.font_dir,
         )
 
 
@@ -151,15 +156,23 @@ class PdfWorker:
         target_lang: Language,
         ocr: OcrOptions | None = None,
         on_ocr: Callable[[OcrTurn], object] | None = None,
+        font_family: FontFamily = FontFamily.AUTO,
     ) -> tuple[int, Segmentation]:
         """Open and extract the document, keep it for typesetting: (page count, paragraphs).
         Scanned pages are read by OCR as ``ocr`` says, within the config's OCR bounds;
         ``on_ocr(turn)`` is told as each starts, in a thread of its own (not the event loop's).
+        The translation is set in the face ``font_family`` picks (:meth:`typeface` names it).
         """
         ocr = ocr or OcrOptions()
         args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
-        result: tuple[int, Segmentation] = await self._call("open", *args, on_ocr=on_ocr)
+        face = (self.config.font_dir, font_family)
+        result: tuple[int, Segmentation] = await self._call("open", *args, face, on_ocr=on_ocr)
         return result
+
+    async def typeface(self) -> str:
+        """The face the open document's translation is set in, as a user is told."""
+        name: str = await self._call("typeface")
+        return name
 
     async def render_page(
         self,
@@ -302,6 +315,8 @@ class _State:
     data: bytes = b""
     password: str | None = None
     original: Any = None  # the upload, opened for previews of the original pages
+    face: Face | None = None
+    target: str = ""
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
@@ -377,6 +392,7 @@ def _open(
     target_lang: Language,
     limits: PdfLimits,
     ocr: OcrOptions,
+    face: tuple[Path | None, FontFamily] = (None, FontFamily.AUTO),
 ) -> tuple[int, Segmentation]:
     doc = open_document(data, password, limits, ocr)
     state.doc, state.data, state.password = doc, data, password
@@ -389,8 +405,19 @@ def _open(
         doc, pages, include_references, limits, ocr, lambda turn, done: _tell(state, turn, done)
     )
     # Typesetting picks its fonts by the model's code of the language it sets.
-    state.renderer = pdf.MonoRenderer(doc, target_lang.code, ocr)
+    folder, family = face
+    wanted = list(range(count)) if pages is None else list(pages)
+    # The paper's own style is read only where the family leaves it to the paper.
+    own = family in (FontFamily.AUTO, FontFamily.SCRIPT) and folder is not None
+    serif = paper_is_serif(doc, wanted) if own else True
+    state.face = choose_face(folder, target_lang.code, family, serif)
+    state.target = target_lang.code
+    state.renderer = pdf.MonoRenderer(doc, target_lang.code, ocr, state.face)
     return count, extracted
+
+
+def _typeface(state: _State) -> str:
+    return describe(state.face, state.target)
 
 
 def _tell(state: _State, turn: OcrTurn, done: bool) -> None:
@@ -423,8 +450,14 @@ def _preview(state: _State, number: int, width: int, original: bool) -> bytes:
 
 
 def _partial_pdf(state: _State) -> bytes:
-    assert state.doc is not None, "open first"
-    return preview.partial_pdf(state.doc, strip_active_content)
+    assert state.doc is not None and state.renderer is not None, "open first"
+    renderer = state.renderer
+
+    def clean(copy: Any) -> None:
+        strip_active_content(copy)
+        renderer.subset_faces(copy)
+
+    return preview.partial_pdf(state.doc, clean)
 
 
 def _finish(
@@ -449,5 +482,6 @@ _STEPS: dict[str, Callable[..., Any]] = {
     "preview": _preview,
     "partial_pdf": _partial_pdf,
     "finish": _finish,
+    "typeface": _typeface,
     "call": _call,
 }

@@ -140,6 +140,10 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
     else:
         snapshot = await commands.status(settings)
         print(commands.format_status(snapshot, vllm_only=action == "status"))
+        if action != "status":  # `zotero-translate status`: the faces translations get too
+            from translation.render.faces import installed
+
+            print(f"fonts    {installed(settings.font_dir)}")
     return 0
 
 

@@ -38,9 +38,11 @@ class OutputKind(StrEnum):
     COMPARE = "compare"
     SINGLE_COMPARE = "single-compare"  # v2.x plugins' name for side-by-side pages
     CUT = "cut"
+    #: The job's glossary, as CSV (``saveGlossary``).
+    GLOSSARY = "glossary"
 
     def file_name(self, stem: str) -> str:
-        return f"{stem}-{self.value}.pdf"
+        return f"{stem}-{self.value}{'.csv' if self is OutputKind.GLOSSARY else '.pdf'}"
 
 
 # The plugin's first-match order: "mono-cut.pdf" is checked after "mono.pdf", which it does not
@@ -56,8 +58,9 @@ _KIND_MARKERS: tuple[tuple[str, FileKind], ...] = (
 )
 
 
-def check_file_name(raw: Any, what: str = "fileName") -> str:
-    """A bare ``*.pdf`` file name, or ``InvalidNameError``. Never a path."""
+def check_file_name(raw: Any, what: str = "fileName", csv: bool = False) -> str:
+    """A bare ``*.pdf`` file name (or ``*.csv``, with ``csv``: an output's name), or
+    ``InvalidNameError``. Never a path."""
     if not isinstance(raw, str) or not raw.strip():
         raise InvalidNameError(f"{what} is missing")
     name = raw.strip()
@@ -67,7 +70,8 @@ def check_file_name(raw: Any, what: str = "fileName") -> str:
         raise InvalidNameError(f"{what} must not start with a dot")
     if len(name.encode("utf-8")) > MAX_NAME_BYTES:
         raise InvalidNameError(f"{what} is too long")
-    if not name.lower().endswith(".pdf") or len(name) <= len(".pdf"):
+    suffixes = (".pdf", ".csv") if csv else (".pdf",)
+    if not name.lower().endswith(suffixes) or len(name) <= len(".pdf"):
         raise InvalidNameError(f"only PDF files are accepted ({what} must end in .pdf)")
     return name
 

@@ -160,17 +160,17 @@ class OutputStore:
         """The waiting file called ``raw`` (a URL path segment, already percent-decoded once).
 
         Some clients encode twice, so a name still holding ``%`` is also tried decoded again.
-        Raises ``InvalidNameError`` for anything that is not a bare ``*.pdf`` name,
+        Raises ``InvalidNameError`` for anything that is not a bare ``*.pdf`` (or ``*.csv``) name,
         ``NotFoundError`` for a name with no waiting file and ``DownloadInProgressError`` for a
         file another GET is sending.
         """
         candidates = [raw]
         if "%" in raw and unquote(raw) != raw:
             candidates.append(unquote(raw))
-        name = check_file_name(raw, "file name")
+        name = check_file_name(raw, "file name", csv=True)
         for candidate in candidates:
             try:
-                name = check_file_name(candidate, "file name")
+                name = check_file_name(candidate, "file name", csv=True)
             except InvalidNameError:
                 continue
             path = self._dir / name
@@ -364,7 +364,8 @@ class DownloadResponse(FileResponse):
     ) -> None:
         super().__init__(
             path,
-            media_type="application/pdf",
+            # A saved glossary (``saveGlossary``) is the one output that is no PDF.
+            media_type="text/csv; charset=utf-8" if name.endswith(".csv") else "application/pdf",
             headers={
                 "content-disposition": content_disposition(name, inline),
                 "cache-control": "no-store",

@@ -8,6 +8,7 @@ translation and the upload, and stores them under names it claims from the regis
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -21,6 +22,7 @@ from translation.model import glossary as glossaries
 from translation.model.glossary import Glossary
 from translation.pipeline import Translator
 from translation.read.ocr import OcrMode
+from translation.render.faces import FontFamily
 from translation.request import DualMode, TranslationRequest, TranslationResult
 from translation.worker import PdfWorker
 from vllm_manager.gpu_wait import GPUWaitQueue
@@ -64,6 +66,10 @@ class JobService:
         except FileNotFoundError:
             raise NotFoundError("the uploaded PDF of this job is gone; send it again") from None
         result = None
+        # ``disableGlossary``: the server's terms are left out; the request's own still apply.
+        glossary = glossaries.combine(
+            self.glossary if request.server_glossary else None, request.glossary
+        )
         if request.needs_translation:
             patient = None
             if request.wants_async and self.gpu_wait is not None:
@@ -78,7 +84,7 @@ class JobService:
                         request,
                         original,
                         pages,
-                        self.glossary,
+                        glossary,
                         job.id,
                         self.settings.ocr,
                         fresh_since=job.created_at,
@@ -89,10 +95,13 @@ class JobService:
                     on_scan=partial(self.registry.hand_on_slot, job),
                     watch=self.previews.watch(job.id) if self.previews is not None else None,
                 )
-            job.note = result.references_note
+            job.note = result.note
         sink(Progress(Stage.RENDERING, "writing the output files"))
         async with self.translator.pdf_worker() as worker:
-            produced = await _derive_outputs(request, original, result, worker)
+            produced = await _derive_outputs(request, original, result, worker, pages)
+        if request.save_glossary and request.needs_translation:
+            csv = (glossary or Glossary()).to_csv(request.target_lang)
+            produced.append((OutputKind.GLOSSARY, csv))
         claim = self.registry.claimer(job)  # past this, a cancel is "already finished"
         names = await asyncio.to_thread(self.outputs.save, request.stem, produced, claim)
         if self.previews is not None:
@@ -133,7 +142,8 @@ def _translation_request(
     ocr: str = "auto",
     fresh_since: float | None = None,
 ) -> TranslationRequest:
-    """The pipeline's request for a plugin request (``ocr``: the server's ``ZT_OCR``).
+    """The pipeline's request for a plugin request (``ocr``: the server's ``ZT_OCR``;
+    ``glossary``: the job's, the request's own terms included).
 
     ``fresh_since``: the job's submission; a ``force`` job still reuses the answers it got
     itself before a restart."""
@@ -150,9 +160,11 @@ def _translation_request(
         translation_first=request.translation_first,
         force=request.force,
         fresh_since=fresh_since,
-        glossary=glossaries.combine(glossary, request.glossary),
+        glossary=glossary,
         owner=owner,
         ocr=OcrMode(request.ocr_mode(ocr)),
+        font_family=FontFamily(request.font_family),
+        translate_tables=request.translate_tables,
     )
 
 
@@ -192,6 +204,9 @@ RECIPES: dict[OutputKind, tuple[Source, Step]] = {
     OutputKind.SINGLE_COMPARE: (Source.MONO, Step.COMPARE),
     OutputKind.CROP_COMPARE: (Source.MONO, Step.CROP_COMPARE),
 }
+#: The outputs ``onlyIncludeTranslatedPage`` cuts to the translated pages (the dual and the
+#: comparisons keep every page, each beside its original).
+TRANSLATED_PAGES_ONLY = frozenset({OutputKind.MONO, OutputKind.MONO_CUT})
 
 
 def needs_dual(outputs: Iterable[OutputKind]) -> bool:
@@ -200,13 +215,23 @@ def needs_dual(outputs: Iterable[OutputKind]) -> bool:
 
 
 async def _derive_outputs(
-    request: PluginRequest, original: bytes, result: TranslationResult | None, worker: PdfWorker
+    request: PluginRequest,
+    original: bytes,
+    result: TranslationResult | None,
+    worker: PdfWorker,
+    pages: tuple[int, ...] | None = None,
 ) -> list[tuple[OutputKind, bytes]]:
     """The requested files, in the plugin's order (the PDF work runs in ``worker``); an output
-    whose source was not made is left out."""
+    whose source was not made is left out. ``pages``: those translated (None: all)."""
     produced: list[tuple[OutputKind, bytes]] = []
+    cut = None  # the result with its mono file cut to the translated pages
+    if request.only_translated_pages and pages is not None and result and result.mono:
+        cut = dataclasses.replace(
+            result, mono=await worker.call(pdf_tools.keep_pages, result.mono, pages)
+        )
     for kind in request.outputs:
-        data = await _derive(kind, request, original, result, worker)
+        source = cut if cut is not None and kind in TRANSLATED_PAGES_ONLY else result
+        data = await _derive(kind, request, original, source, worker)
         if data is not None:
             produced.append((kind, data))
     return produced

@@ -3,9 +3,13 @@
 Every plugin generation POSTs JSON with ``fileName``, ``fileContent`` (a base64 data URL, or bare
 base64) and a few dozen flat settings, all sent as strings (``"true"``, ``"4"``, ``""`` for unset:
 the plugin stringifies every preference). We honour what changes our output
-(languages, pages, which files, dual layout) and ignore the rest (``engine``, ``service``,
-``llm_api`` (an object: bounded, then dropped), ``outputPath``, ``configPath``, ``serverUrl``: our
-one model serves every request, and server-side paths chosen by a client are never used).
+(languages, pages, which files, dual layout, ``fontFamily``, ``translateTableText``,
+``onlyIncludeTranslatedPage``, ``disableGlossary``, ``saveGlossary``) and ignore the rest
+(``engine``, ``service``, ``llm_api`` (an object: bounded, then dropped), ``outputPath``,
+``configPath``, ``serverUrl``: our one model serves every request, and server-side paths chosen by
+a client are never used; ``noWatermark``, ``skipClean``, ``enhanceCompatibility``,
+``disableRichTextTranslate``, ``threadNum``, ``qps``, ``poolSize``: nothing here they could
+change; the README's table of plugin settings says why for each).
 
 Errors are ``InputError`` subclasses with messages meant for the plugin's alert.
 """
@@ -22,6 +26,7 @@ from typing import Any
 from common.errors import InputError, TooLargeError, UnsupportedLanguageError
 from common.language import Language
 from translation.model.glossary import MAX_REQUEST_BYTES, Entry, Glossary
+from translation.render.faces import FontFamily
 from zotero_server.file_content import decode_file_content
 from zotero_server.file_names import FileKind, OutputKind, check_file_name, file_kind, file_stem
 from zotero_server.http_errors import AlreadyDoneError, WrongFileTypeError
@@ -62,6 +67,16 @@ class PluginRequest:
     glossary: Glossary | None = None
     #: The OCR mode the plugin asked for (``ocr``/``autoOcr``); None when it sent neither.
     ocr: str | None = None
+    #: ``fontFamily``: the face of the translation (``translation.render.faces.FontFamily``).
+    font_family: str = "auto"
+    #: ``translateTableText``: False leaves every table as it is.
+    translate_tables: bool = True
+    #: ``onlyIncludeTranslatedPage``: the mono file holds the translated pages only.
+    only_translated_pages: bool = False
+    #: ``disableGlossary``: this job uses no server glossary (its own terms still apply).
+    server_glossary: bool = True
+    #: ``saveGlossary``: the job's glossary comes back as a CSV file beside the PDFs.
+    save_glossary: bool = False
 
     def ocr_mode(self, server: str) -> str:
         """The OCR mode of this request under the server's ``ZT_OCR`` (``server``): the
@@ -101,6 +116,11 @@ class PluginRequest:
                 ]
             ),
             "ocr": self.ocr,
+            "font_family": self.font_family,
+            "translate_tables": self.translate_tables,
+            "only_translated_pages": self.only_translated_pages,
+            "server_glossary": self.server_glossary,
+            "save_glossary": self.save_glossary,
         }
 
     @classmethod
@@ -133,6 +153,12 @@ class PluginRequest:
                 )
             ),
             ocr=None if record.get("ocr") is None else str(record["ocr"]),
+            # Records older than these settings: what a request without them gets.
+            font_family=str(record.get("font_family", "auto")),
+            translate_tables=bool(record.get("translate_tables", True)),
+            only_translated_pages=bool(record.get("only_translated_pages", False)),
+            server_glossary=bool(record.get("server_glossary", True)),
+            save_glossary=bool(record.get("save_glossary", False)),
         )
 
     def config_summary(self) -> dict[str, Any]:
@@ -144,6 +170,11 @@ class PluginRequest:
             "outputTypes": [o.value for o in self.outputs],
             "skipLastPages": self.skip_last_pages,
             "dualMode": self.dual_mode,
+            "fontFamily": self.font_family,
+            "translateTableText": self.translate_tables,
+            "onlyIncludeTranslatedPage": self.only_translated_pages,
+            "disableGlossary": not self.server_glossary,
+            "saveGlossary": self.save_glossary,
         }
 
 
@@ -293,7 +324,27 @@ def parse_request(
         wants_async=operation is not Operation.CROP and wants_async(body, headers),
         glossary=parse_glossary(body.get("glossary")),
         ocr=ocr_request(body),
+        font_family=_font_family(body.get("fontFamily")).value,
+        translate_tables=parse_bool(body.get("translateTableText"), True),
+        only_translated_pages=parse_bool(body.get("onlyIncludeTranslatedPage"), False),
+        server_glossary=not parse_bool(body.get("disableGlossary"), False),
+        save_glossary=parse_bool(body.get("saveGlossary"), False),
     )
+
+
+def _font_family(value: Any) -> FontFamily:
+    """``fontFamily``: auto (unset), serif, sans-serif or script."""
+    if value is None:
+        return FontFamily.AUTO
+    try:
+        if not isinstance(value, str) or len(value) > 40:
+            raise ValueError(value)
+        return FontFamily.parse(value)
+    except ValueError:
+        shown = str(value)[:20]
+        raise InputError(
+            f"fontFamily must be auto, serif, sans-serif or script, not {shown!r}"
+        ) from None
 
 
 def parse_glossary(value: Any) -> Glossary | None:

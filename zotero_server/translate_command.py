@@ -110,7 +110,7 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     print(
         f"{result.paragraphs} paragraphs on {pages_done} page{plural}:"
         f" {result.llm_calls} translated, {result.cache_hits} from the cache,"
-        f" {result.seconds:.1f} s",
+        f" {result.seconds:.1f} s" + (f", set in {result.typeface}" if result.typeface else ""),
         file=sys.stderr,
     )
     if result.references_note:  # nothing left untranslated without saying so

@@ -161,6 +161,16 @@ class Glossary:
         merged += [e for i, e in enumerate(other.entries) if i not in placed]
         return Glossary(merged)
 
+    def to_csv(self, target: Language) -> bytes:
+        """The entries that apply to ``target`` as a glossary file (UTF-8 CSV with a header
+        row, each row's language in its third column), which :meth:`parse` reads back."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["source", "target", "language"])
+        for entry in _for_target(self.entries, target):
+            writer.writerow([entry.source, entry.target, entry.lang.code if entry.lang else ""])
+        return out.getvalue().encode("utf-8")
+
     # --- use ---------------------------------------------------------------------------------
 
     def apply(

@@ -1,8 +1,9 @@
 """Fonts for typeset translations, and fitting text into a box.
 
-Only fonts that ship inside PyMuPDF are used (nothing is downloaded): Droid Sans Fallback for
-Chinese, Japanese and Korean (it also covers Latin), Noto Serif for other targets, and Noto Sans
-Math and Noto Sans Symbols for whatever the main fonts lack (formulas restored from placeholders).
+An installed CJK face comes first where there is one (``translation.render.faces``); then the
+fonts that ship inside PyMuPDF (nothing is downloaded): Droid Sans Fallback for Chinese,
+Japanese and Korean (it also covers Latin), Noto Serif for other targets, and Noto Sans Math and
+Noto Sans Symbols for whatever the main fonts lack (formulas restored from placeholders).
 Every character is set in the first font of the chain that has a glyph for it. A font object is
 created once per process; the renderer embeds each one used at most once per document.
 """
@@ -17,6 +18,10 @@ from functools import cache
 
 import pymupdf
 from pymupdf import mupdf
+
+from translation.render import faces
+from translation.render.face_subset import UsedFace
+from translation.render.faces import Face
 
 _CJK_PREFIXES = ("ko", "zh", "ja", "yue", "cmn")
 
@@ -76,14 +81,51 @@ def plain_char(char: str) -> tuple[str, bool]:
 
 
 class FontChain:
-    """Picks the font for each character and measures text (advances at size 1)."""
+    """Picks the font for each character and measures text (advances at size 1).
 
-    def __init__(self, target_lang: str) -> None:
+    With a ``face`` (``translation.render.faces``) the face comes first, before the built-in
+    fonts; ``bold`` takes its bold weight. :meth:`weight` gives the chain of the other weight.
+    """
+
+    def __init__(self, target_lang: str, face: Face | None = None, bold: bool = False) -> None:
+        self.target_lang, self.face = target_lang, face
         self.names = chain_names(target_lang)
         self.fonts = [font(name) for name in self.names]
+        self._face: tuple[pymupdf.Font, bytes] | None = None
+        if face is not None:
+            file = face.bold if bold and face.bold is not None else face.regular
+            self._face = faces.load(file)
+            self.names = ("face", *self.names)
+            self.fonts = [self._face[0], *self.fonts]
+        #: Whether bold text is set in a real bold weight (else it is drawn stroked).
+        self.real_bold = face is not None and face.bold is not None
         self.italic = len(self.fonts) - 1
         self._choice: dict[str, int] = {}
         self._advance: dict[str, float] = {}
+        self._bold: FontChain | None = None
+
+    def weight(self, bold: bool) -> FontChain:
+        """The chain that sets text of that weight: this one, or its real bold sibling."""
+        if not bold or not self.real_bold:
+            return self
+        if self._bold is None:
+            self._bold = FontChain(self.target_lang, self.face, bold=True)
+        return self._bold
+
+    def used_faces(self) -> list[UsedFace]:
+        """The face fonts this chain (and its bold sibling) set characters in, with them."""
+        used: list[UsedFace] = []
+        if self._face is not None:
+            face_font, data = self._face
+            chars: dict[int, str] = {}
+            for char, index in self._choice.items():
+                if index == 0:
+                    plain = plain_char(char)[0]
+                    chars.setdefault(face_font.has_glyph(ord(plain)), plain)
+            used.append(UsedFace(face_font, data, chars))
+        if self._bold is not None:
+            used += self._bold.used_faces()
+        return used
 
     def index(self, char: str) -> int:
         """Index of the font that sets ``char``; -1 when no font has it (it is left out)."""

@@ -132,7 +132,7 @@ def typeset(
         pen.turned.write_text(
             page,
             color=rgb(para.color),
-            render_mode=2 if para.bold else 0,
+            render_mode=2 if para.bold and not chain.real_bold else 0,
             morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
         )
     return placement
@@ -243,11 +243,12 @@ class _Pen:
                 self.turned if self.turned is not None else writer_for(self.writers, self.page, key)
             )
             run = piece[i:j]
+            chain = self.chain.weight(key[1])  # bold in the face's bold weight, if it has one
             end = write_run(
-                writer, self.page, self.chain, run, x, run_base, run_size, para, self.copies, src
+                writer, self.page, chain, run, x, run_base, run_size, para, self.copies, src
             )
             if self.turned is None:
-                _place(self.placement, self.chain, run, start + i, x, end, run_base, run_size)
+                _place(self.placement, chain, run, start + i, x, end, run_base, run_size)
             x, i = end, j
         return x
 
@@ -353,7 +354,7 @@ def typeset_page(
         placements[para.id] = typeset(
             page, para, text, chain, target_lang, writers, copies, area, size
         )
-    write_all(page, writers)
+    write_all(page, writers, chain.real_bold)
     return placements
 
 

@@ -28,11 +28,11 @@ def writer_for(writers: Writers, page: pymupdf.Page, key: WriterKey) -> pymupdf.
     return writer
 
 
-def write_all(page: pymupdf.Page, writers: Writers) -> None:
-    """Put the text of all ``writers`` on the page: bold as fill and stroke, italics slanted
-    about their baseline."""
+def write_all(page: pymupdf.Page, writers: Writers, real_bold: bool = False) -> None:
+    """Put the text of all ``writers`` on the page: bold as fill and stroke (unless it is set
+    in a ``real_bold`` weight), italics slanted about their baseline."""
     for (color, bold, italic, slant), writer in writers.items():
-        mode = 2 if bold else 0
+        mode = 2 if bold and not real_bold else 0
         morph = None
         if italic:
             morph = (pymupdf.Point(0, slant), pymupdf.Matrix(1, 0, _SLANT, 1, 0, 0))
