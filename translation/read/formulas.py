@@ -190,8 +190,8 @@ def _trim_run(chars: str, start: int, end: int, marks: Sequence[str]) -> tuple[i
             break
     # Operators at the edges belong to the formula only with something after/before them,
     # unless they are glyphs of a math font (MathTime reads ")" as "/"); a URL keeps its
-    # closing "/".
-    url = _URL_RE.match(chars, first)
+    # closing "/", a literal style tag its ">".
+    url = _URL_RE.match(chars, first) or TAG_RE.match(chars, first)
     while (
         last > first + 1
         and chars[last - 1] in "+-−=*/^_<>|~"
