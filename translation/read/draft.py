@@ -23,6 +23,7 @@ from translation.read.formulas import (
 )
 from translation.read.layout import Frame, Rect, union
 from translation.read.lexicon import joins_at_break
+from translation.read.logos import text_logos
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.rows import Row
 from translation.read.style import is_bold, is_italic, paragraph_style, with_lead_stop
@@ -166,6 +167,7 @@ def classify(draft: Draft, stats: DocStats) -> None:
             draft.kind, draft.label = role, label.strip() + (" " if label[-1:].isspace() else "")
             chars, classes, boxes, bases = chars[cut:], classes[cut:], boxes[cut:], bases[cut:]
             styles = styles[cut:]
+    chars, classes = text_logos(chars, classes)
     classes = _absorb_variables(chars, classes)
     text, originals, ranges = protect(chars, classes)
     draft.text, draft.states = _collapsed(text, _protected_states(chars, classes, styles, ranges))
