@@ -17,6 +17,7 @@ from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
 from translation.read.paragraph import Align, ParagraphKind
+from translation.read.style_marks import without_tags
 
 pytestmark = pytest.mark.corpus
 
@@ -127,7 +128,7 @@ def test_lines_opening_with_bold_leads_are_one_unit_each(corpus_dir: Path) -> No
     source, each its own unit with its bold lead, set on its own line at the source's place;
     '(b) TAPAS gives ...' below them is a list item of its own."""
     paragraphs, out = _render(_paper(corpus_dir, "04"), 0)
-    texts = [p.text for p in paragraphs]
+    texts = [without_tags(p.text) for p in paragraphs]
     for line in _FIGURE_LINES:
         para = paragraphs[texts.index(line)]
         assert para.lead == line.split(": ")[0] + ":" and para.kind == ParagraphKind.BODY
@@ -147,7 +148,7 @@ def test_translated_coloured_answers_stay_coloured(corpus_dir: Path) -> None:
     """04 p1 Figure 1 (b): 'TAPAS: Spain' has a red 'Spain', 'TABLEFORMER: Spain, Ukraine' a
     green answer; their translations are red and green too (and the lead is not)."""
     paragraphs, out = _render(_paper(corpus_dir, "04"), 0)
-    texts = [p.text for p in paragraphs]
+    texts = [without_tags(p.text) for p in paragraphs]
     for line, color in (
         ("TAPAS: Spain", (1.0, 0.0, 0.0)),
         ("TABLEFORMER w/o a proposed structural bias: Spain", (1.0, 0.0, 0.0)),
@@ -321,7 +322,7 @@ def test_a_long_centred_caption_stays_centred(corpus_dir: Path) -> None:
     """07 p2: Figure 1's caption is seven centred lines; its translation's lines are centred
     on the same axis (not set flush left), and the paragraph after it is not centred."""
     paragraphs, out = _render(_paper(corpus_dir, "07"), 1)
-    caption = next(p for p in paragraphs if p.text.startswith("Figure 1."))
+    caption = next(p for p in paragraphs if without_tags(p.text).startswith("Figure 1."))
     assert caption.kind == ParagraphKind.CAPTION and caption.align == Align.CENTER
     after = next(p for p in paragraphs if p.text.startswith("In addition to directly"))
     assert after.align == Align.JUSTIFY

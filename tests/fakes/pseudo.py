@@ -5,8 +5,9 @@ Standard library only: the fake vLLM runs under whatever ``python3`` a Jupyter l
 Rules: every ASCII word becomes a word of the target script derived from its letters (stable
 across processes, unlike ``hash()``); for a Latin-script target (``en``, ``de``...) every run of
 Hangul becomes a Latin word too, so a Korean paper "translates" into Latin letters. Placeholders
-``{vN}``, numbers, punctuation, whitespace and other scripts pass through unchanged. So a test can
-recompute the expected text of any paragraph.
+``{vN}``, style tags (``<b>``, ``</i>``) around the words they mark, numbers, punctuation,
+whitespace and other scripts pass through unchanged. So a test can recompute the expected text
+of any paragraph.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ _KANA = (
 _SYLLABLES = [c + v for c in "bdgkmnprst" for v in "aeiou"]
 
 _HANGUL_RUN = re.compile("[\uac00-\ud7a3]+")
-_TOKEN = re.compile(r"\{v\d+\}|[A-Za-z]+|[\uac00-\ud7a3]+|[^A-Za-z{\uac00-\ud7a3]+|\{")
+# Style tags ("<b>", "</i>") pass through around the words they mark, as a model keeps them.
+_TOKEN = re.compile(r"\{v\d+\}|</?[bi]>|[A-Za-z]+|[\uac00-\ud7a3]+|[^A-Za-z{<\uac00-\ud7a3]+|[{<]")
 
 
 def _stable(word: str, salt: int) -> int:

@@ -87,7 +87,9 @@ _CHAT_SYSTEM = (
     "You are a professional translator of scientific papers. Translate the user's text from "
     "{src_name} ({src}) to {tgt_name} ({tgt}). Reply with the translation only: no explanations, "
     "notes, quotes or headings. Keep placeholders such as {{v1}}, {{v2}} exactly as they are "
-    "(same spelling, braces and number) at the matching place in the translation. Keep numbers, "
+    "(same spelling, braces and number) at the matching place in the translation. Keep the "
+    "tags <b>...</b> and <i>...</i> around the words that translate the words they mark. "
+    "Keep numbers, "
     "citations like [12], symbols and URLs unchanged."
 )
 

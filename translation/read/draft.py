@@ -12,13 +12,24 @@ from dataclasses import dataclass, field
 from translation.read import roles
 from translation.read.code_text import looks_like_code
 from translation.read.doc_stats import DocStats
-from translation.read.formulas import GLYPH, MATH, NEUTRAL, PLACEHOLDER_RE, TEXT, protect
+from translation.read.formulas import (
+    CODE,
+    GLYPH,
+    MATH,
+    MATHS,
+    NEUTRAL,
+    PLACEHOLDER_RE,
+    TEXT,
+    protect,
+)
 from translation.read.layout import Frame, Rect, union
 from translation.read.lexicon import joins_at_break
+from translation.read.logos import text_logos
 from translation.read.operator_names import only_operator_names
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.rows import Row
-from translation.read.style import paragraph_style, with_lead_stop
+from translation.read.style import is_bold, is_italic, paragraph_style, with_lead_stop
+from translation.read.style_marks import BOLD, ITALIC, marked
 from translation.read.words import URL_TAIL_RE, WORD_RE, ends_sentence
 
 
@@ -39,6 +50,9 @@ class Draft:
     #: The rows joined as the text is (line-end hyphens resolved), label included: characters,
     #: classes and the style of each (see translation.read.style).
     styled: tuple[str, str, list[int]] = ("", "", [])
+    #: The bold/italic mask of each character of ``text`` (None: no style of its own).
+    states: list[int | None] = field(default_factory=list)
+    code_formulas: set[str] = field(default_factory=set)
 
 
 def _is_cjk(char: str) -> bool:
@@ -154,14 +168,19 @@ def classify(draft: Draft, stats: DocStats) -> None:
         if cut < len(chars):
             draft.kind, draft.label = role, label.strip() + (" " if label[-1:].isspace() else "")
             chars, classes, boxes, bases = chars[cut:], classes[cut:], boxes[cut:], bases[cut:]
+            styles = styles[cut:]
+    chars, classes = text_logos(chars, classes)
     classes = _absorb_variables(chars, classes)
     text, originals, ranges = protect(chars, classes)
-    draft.text, draft.placeholders = re.sub(r"\s+", " ", text).strip(), originals
+    draft.text, draft.states = _collapsed(text, _protected_states(chars, classes, styles, ranges))
+    draft.placeholders = originals
     for key, (start, end) in zip(originals, ranges, strict=True):
         rects, descents = _formula_rects(boxes[start:end], bases[start:end], draft.frame)
         draft.formula_boxes[key], draft.formula_descents[key] = rects, descents
         if GLYPH in classes[start:end]:
             draft.glyph_formulas.add(key)
+        elif CODE in classes[start:end] and MATH not in classes[start:end]:
+            draft.code_formulas.add(key)
     words = words_of(draft.text)
     letters = sum(len(w) for w in words)
     math_chars = classes.count(MATH) + classes.count(GLYPH)
@@ -204,6 +223,47 @@ def classify(draft: Draft, stats: DocStats) -> None:
         draft.kind = ParagraphKind.CAPTION
     elif roles.algorithm_label(rows[0].text):
         draft.kind = ParagraphKind.ALGORITHM
+
+
+def _protected_states(
+    chars: str, classes: str, styles: list[int], ranges: list[tuple[int, int]]
+) -> list[int | None]:
+    """The bold/italic mask of each character of ``protect``'s text for ``chars``: a
+    placeholder, a space and math have none of their own (None)."""
+
+    def state(i: int) -> int | None:
+        char = chars[i]
+        if char.isspace() or classes[i] in MATHS:
+            return None
+        code = styles[i] if i < len(styles) else 0
+        return (BOLD if is_bold(code) else 0) | (ITALIC if is_italic(code) else 0)
+
+    out: list[int | None] = []
+    at = 0
+    for number, (start, end) in enumerate(ranges, 1):
+        out.extend(state(i) for i in range(at, start))
+        out.extend([None] * len(f"{{v{number}}}"))
+        at = end
+    out.extend(state(i) for i in range(at, len(chars)))
+    return out
+
+
+def _collapsed(text: str, states: list[int | None]) -> tuple[str, list[int | None]]:
+    """``text`` with runs of whitespace made one space and the ends stripped, and
+    ``states`` kept in step with it."""
+    chars: list[str] = []
+    kept: list[int | None] = []
+    for char, state in zip(text, states, strict=True):
+        if char.isspace():
+            if not chars or chars[-1] == " ":
+                continue
+            char, state = " ", None
+        chars.append(char)
+        kept.append(state)
+    while chars and chars[-1] == " ":
+        chars.pop()
+        kept.pop()
+    return "".join(chars), kept
 
 
 def _formula_rects(
@@ -291,10 +351,19 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         rows[-1].baseline + 0.25 * rows[-1].size,
     )
     text, label = draft.text, draft.label
+    states: list[int | None] = list(draft.states)
     if draft.kind == ParagraphKind.REFERENCE and label:  # an entry's "[3]" is its text
+        states[:0] = [None] * len(label)
         text, label = f"{label}{text}", ""
     style = paragraph_style([draft.styled], label)
-    text, lead = with_lead_stop(text, style.lead)
+    stopped, lead = with_lead_stop(text, style.lead)
+    if len(stopped) > len(text):  # the lead's added full stop is in the lead's style
+        at = len(style.lead)
+        states.insert(at, states[at - 1] if at else None)
+    text = stopped
+    if len(states) == len(text):
+        body = (BOLD if style.bold else 0) | (ITALIC if style.italic else 0)
+        text = marked(text, states, body)
     label_style, label_scale, label_rise, hang = roles.label_look(rows, label)
     return Paragraph(
         id=f"p{draft.page}-b{number}",
@@ -326,6 +395,7 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         formula_boxes=draft.formula_boxes,
         glyph_formulas=frozenset(draft.glyph_formulas),
         formula_descents=draft.formula_descents,
+        code_formulas=frozenset(draft.code_formulas),
         italic=style.italic,
         lead=lead,
         lead_style=style.lead_style,

@@ -217,4 +217,5 @@ def _renumbered(paragraph: Paragraph, offset: int) -> Paragraph:
         formula_boxes={key(k): v for k, v in paragraph.formula_boxes.items()},
         formula_descents={key(k): v for k, v in paragraph.formula_descents.items()},
         glyph_formulas=frozenset(key(k) for k in paragraph.glyph_formulas),
+        code_formulas=frozenset(key(k) for k in paragraph.code_formulas),
     )

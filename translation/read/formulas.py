@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from translation.read.paragraph import Paragraph
+from translation.read.style_marks import MONO_OFF, MONO_ON, TAG_RE, to_marks
 
 #: A placeholder as sent to the LLM: ``{v1}``, ``{v2}``... (the pdf2zh convention).
 PLACEHOLDER_RE = re.compile(r"\{v(\d+)\}")
@@ -127,13 +128,14 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
     stretch of math, code and neutral characters holding at least one math or code character,
     narrowed to its math characters
     plus the brackets they open or close and digits glued to them. Text that looks like a
-    placeholder is protected too, so it can never be mistaken for one. Returns the text, the
+    placeholder or a style tag (``translation.read.style_marks``) is protected too, so it can
+    never be mistaken for one. Returns the text, the
     placeholders (in order) and the (start, end) character range of each.
     """
     if len(chars) != len(classes):
         raise ValueError("one class per character is needed")
     marks = list(classes)
-    for pattern in (_URL_RE, MANGLED_RE):
+    for pattern in (_URL_RE, MANGLED_RE, TAG_RE):
         for match in pattern.finditer(chars):
             marks[match.start() : match.end()] = [MATH] * (match.end() - match.start())
     out: list[str] = []
@@ -190,8 +192,8 @@ def _trim_run(chars: str, start: int, end: int, marks: Sequence[str]) -> tuple[i
             break
     # Operators at the edges belong to the formula only with something after/before them,
     # unless they are glyphs of a math font (MathTime reads ")" as "/"); a URL keeps its
-    # closing "/".
-    url = _URL_RE.match(chars, first)
+    # closing "/", a literal style tag its ">".
+    url = _URL_RE.match(chars, first) or TAG_RE.match(chars, first)
     while (
         last > first + 1
         and chars[last - 1] in "+-−=*/^_<>|~"
@@ -236,11 +238,17 @@ def restore(translation: str, paragraph: Paragraph) -> str:
     originals are inserted in a single pass and never rescanned. A formula whose glyphs have no
     Unicode or whose text cannot be trusted (``paragraph.glyph_formulas``) comes back as its
     marker character (:func:`formula_mark`), which the renderer draws as a copy of the
-    original glyphs. The paragraph's ``label`` (list label, footnote marker), never sent, comes
-    first.
+    original glyphs. Code (``paragraph.code_formulas``) comes back between monospace marks,
+    and the answer's style tags become style marks (``translation.read.style_marks``; before
+    the originals go in, so a literal tag of the source stays text). The paragraph's ``label``
+    (list label, footnote marker), never sent, comes first.
     """
     originals = {
-        key: formula_mark(key) if _needs_copy(value) or key in paragraph.glyph_formulas else value
+        key: formula_mark(key)
+        if _needs_copy(value) or key in paragraph.glyph_formulas
+        else f"{MONO_ON}{value}{MONO_OFF}"
+        if key in paragraph.code_formulas
+        else value
         for key, value in paragraph.placeholders.items()
     }
     seen: set[str] = set()
@@ -252,7 +260,7 @@ def restore(translation: str, paragraph: Paragraph) -> str:
         seen.add(key)
         return originals[key]
 
-    text = MANGLED_RE.sub(put_back, translation)
+    text = MANGLED_RE.sub(put_back, to_marks(translation))
     missing = [value for key, value in originals.items() if key not in seen]
     if missing:
         text = " ".join([text.rstrip(), *missing]) if text.strip() else " ".join(missing)

@@ -62,6 +62,8 @@ class Paragraph:
     #: piece of their ``formula_boxes`` how far its bottom lies below the source baseline.
     glyph_formulas: frozenset[str] = frozenset()
     formula_descents: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    #: Placeholders standing for code set in a monospaced font: set monospaced again.
+    code_formulas: frozenset[str] = frozenset()
     #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
     #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
     label: str = ""

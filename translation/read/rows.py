@@ -261,7 +261,11 @@ def make_row(
             weights[weight_size] += max(1, len(span.text.strip()))
             before = span if weight_size == span.size else before
         size = weights.most_common(1)[0][0]
-    bases = [frame.point(*s.origin)[1] for _, s in piece if s.origin and abs(s.size - size) < 0.3]
+    bases = [
+        frame.point(*s.origin)[1]
+        for _, s in piece
+        if s.origin and abs(s.size - size) < 0.3 and not s.text[:1].isspace()
+    ] or [frame.point(*s.origin)[1] for _, s in piece if s.origin and abs(s.size - size) < 0.3]
     baseline = statistics.median(bases) if bases else piece[0][0][3] - 0.22 * size
     chars: list[str] = []
     classes: list[str] = []
@@ -287,6 +291,10 @@ def make_row(
                 styles.append(styles[-1] if styles else 0)
         right = box[2] if right is None else max(right, box[2])
         span_base = frame.point(*span.origin)[1] if span.origin else baseline
+        if text[0].isspace() and abs(span.size - size) < 0.3:
+            # MuPDF puts a span's leading space on the glyph before it: after a raised
+            # footnote marker its origin is the marker's, not this text's baseline.
+            span_base = baseline
         script = span.size < 0.85 * size and abs(span_base - baseline) > 0.12 * size
         math_span = script or span.mark or is_math_font(span.font, stats.cm_is_math)
         # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a

@@ -38,6 +38,7 @@ _LOADERS: dict[str, Callable[[], pymupdf.Font]] = {
     "symbols": lambda: _builtin(mupdf.fz_lookup_noto_symbol1_font),
     "symbols2": lambda: _builtin(mupdf.fz_lookup_noto_symbol2_font),
     "italic": lambda: pymupdf.Font("tiit"),  # Times Italic, for math letters
+    "mono": lambda: pymupdf.Font("cour"),  # Courier, for code set monospaced in the source
 }
 _lock = threading.Lock()
 
@@ -100,6 +101,7 @@ class FontChain:
         #: Whether bold text is set in a real bold weight (else it is drawn stroked).
         self.real_bold = face is not None and face.bold is not None
         self.italic = len(self.fonts) - 1
+        self.mono = font("mono")
         self._choice: dict[str, int] = {}
         self._advance: dict[str, float] = {}
         self._bold: FontChain | None = None
@@ -126,6 +128,14 @@ class FontChain:
         if self._bold is not None:
             used += self._bold.used_faces()
         return used
+
+    def in_mono(self, char: str) -> bool:
+        """Whether the monospaced font sets ``char`` (else the chain does)."""
+        return not char.isspace() and self.mono.has_glyph(ord(char)) > 0
+
+    def mono_advance(self, char: str) -> float:
+        """``char``'s advance in code set monospaced (the chain's where mono lacks it)."""
+        return self.mono.glyph_advance(ord(char)) if self.in_mono(char) else self.advance(char)
 
     def index(self, char: str) -> int:
         """Index of the font that sets ``char``; -1 when no font has it (it is left out)."""

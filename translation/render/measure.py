@@ -7,20 +7,25 @@ from collections.abc import Callable
 
 from translation.read.formulas import mark_key
 from translation.read.paragraph import Paragraph
+from translation.read.style_marks import MONO, has_marks, mark_states
 from translation.render.fonts import FontChain, is_cjk_language
 from translation.render.formula_copies import Copies
 
 
 def measurer(para: Paragraph, chain: FontChain, copies: Copies) -> Callable[[str], float]:
-    """Width at size 1 of a piece of ``para``'s translation (copied formulas included)."""
+    """Width at size 1 of a piece of ``para``'s translation (copied formulas included; code
+    between monospace marks in the monospaced font; style marks have no width)."""
     src = para.font_size or 10.0
 
     def measure(unit: str) -> float:
         total = 0.0
-        for char in unit:
+        states = mark_states(unit) if has_marks(unit) else None
+        for i, char in enumerate(unit):
             key = mark_key(char)
             if key is not None:
                 total += sum(r.width for _, r, _ in copies.get((para.id, key), [])) / src
+            elif states is not None and states[i] & MONO:
+                total += chain.mono_advance(char)
             else:
                 total += chain.advance(char)
         return total

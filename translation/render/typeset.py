@@ -12,6 +12,7 @@ from translation.read.formulas import mark_key
 from translation.read.layout import Frame, Rect
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.style import color_of, is_bold, is_italic, lead_end, style_code
+from translation.read.style_marks import BOLD, ITALIC, MONO, has_marks, is_mark, mark_states
 from translation.render.cell_fit import fit_cell
 from translation.render.fitting import page_obstacles, plan
 from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language
@@ -46,9 +47,10 @@ class Placement:
 
 def char_styles(para: Paragraph, text: str) -> list[int]:
     """The style code (``translation.read.style``) of each character of the translation ``text``:
-    the body style, the run-in lead (after the paragraph's label) up to where it ends in the
-    translation, and the source's styled runs where their text is found again (whole words,
-    in order)."""
+    the body style, bold and italic where the translation's style marks put them
+    (``translation.read.style_marks``), the run-in lead (after the paragraph's label) up to
+    where its marked stretch ends (without marks: where the answer's punctuation says), and
+    the source's coloured runs where their text is found again (whole words, in order)."""
     body = style_code(para.color, para.bold, para.italic)
     codes = [body] * len(text)
     label = para.label.strip()
@@ -56,15 +58,41 @@ def char_styles(para: Paragraph, text: str) -> list[int]:
     if start and para.label_style is not None:  # a bold "I." keeps its weight
         codes[:start] = [para.label_style] * start
     start += len(text[start:]) - len(text[start:].lstrip())
-    end = start + lead_end(para.lead, text[start:]) if para.lead else 0
-    codes[start:end] = [para.lead_style] * (end - start)
+    marks = has_marks(text[start:])
+    if marks:
+        end = _marked_styles(para, text, start, codes)
+    else:  # no marks came back: the lead's end is guessed from the answer's punctuation
+        end = start + lead_end(para.lead, text[start:]) if para.lead else 0
+        codes[start:end] = [para.lead_style] * (end - start)
     cursor = end
     for run, code in para.runs:
+        if marks and color_of(code) == para.color:
+            continue  # bold and italic came back as marks
         found = _find_word(text, run, cursor, end)
-        if found >= 0 and all(c == body for c in codes[found : found + len(run)]):
-            codes[found : found + len(run)] = [code] * len(run)
+        if found >= 0 and (marks or all(c == body for c in codes[found : found + len(run)])):
+            for k in range(found, found + len(run)):
+                codes[k] = style_code(color_of(code), is_bold(codes[k]), is_italic(codes[k]))
             cursor = found + len(run)
     return codes
+
+
+def _marked_styles(para: Paragraph, text: str, start: int, codes: list[int]) -> int:
+    """Style ``codes[start:]`` from the style marks in ``text`` (bold and italic added to
+    the body's); a run-in lead is the marked stretch the text opens with and keeps its own
+    style (a coloured lead). Returns where the lead ends (``start``: no lead)."""
+    states = mark_states(text)
+    for i in range(start, len(text)):
+        bold = para.bold or bool(states[i] & BOLD)
+        italic = para.italic or bool(states[i] & ITALIC)
+        codes[i] = style_code(para.color, bold, italic)
+    end = start
+    if para.lead:
+        while end < len(text) and states[end] & (BOLD | ITALIC):
+            end += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        codes[start:end] = [para.lead_style] * (end - start)
+    return end
 
 
 def _find_word(text: str, part: str, start: int, floor: int) -> int:
@@ -122,6 +150,7 @@ def typeset(
         copies=copies,
         placement=placement,
         styles=char_styles(para, text),
+        mono=[bool(s & MONO) for s in mark_states(text)] if has_marks(text) else [],
         label_end=layout.label_end,
         size=layout.fitted.size,
         turned=None if horizontal else pymupdf.TextWriter(page.rect),
@@ -216,6 +245,7 @@ class _Pen:
     copies: Copies
     placement: Placement
     styles: list[int]  # style code of each character of the text
+    mono: list[bool]  # whether each character is code set monospaced (empty: none is)
     label_end: int
     size: float
     turned: pymupdf.TextWriter | None
@@ -224,12 +254,18 @@ class _Pen:
         """Write ``piece`` (text[start:...]) in runs of one style from x; the x after. The
         label is set at its own size and rise (a superscript footnote marker)."""
         para, size, styles, label_end = self.para, self.size, self.styles, self.label_end
+        mono = self.mono or [False] * len(styles)
         src = para.font_size or 10.0
         i = 0
         while i < len(piece):
-            code = styles[start + i]
+            code, code_mono = styles[start + i], mono[start + i]
             j = i + 1
-            while j < len(piece) and styles[start + j] == code and (start + j != label_end):
+            while (
+                j < len(piece)
+                and styles[start + j] == code
+                and mono[start + j] == code_mono
+                and (start + j != label_end)
+            ):
                 j += 1
             if start + i < label_end and (para.label_scale != 1.0 or para.label_rise):
                 run_size = size * para.label_scale
@@ -245,10 +281,20 @@ class _Pen:
             run = piece[i:j]
             chain = self.chain.weight(key[1])  # bold in the face's bold weight, if it has one
             end = write_run(
-                writer, self.page, chain, run, x, run_base, run_size, para, self.copies, src
+                writer,
+                self.page,
+                chain,
+                run,
+                x,
+                run_base,
+                run_size,
+                para,
+                self.copies,
+                src,
+                code_mono,
             )
             if self.turned is None:
-                _place(self.placement, chain, run, start + i, x, end, run_base, run_size)
+                _place(self.placement, chain, run, start + i, x, end, run_base, run_size, code_mono)
             x, i = end, j
         return x
 
@@ -367,15 +413,18 @@ def _place(
     end: float,
     baseline: float,
     size: float,
+    mono: bool = False,
 ) -> None:
-    """Record the boxes of ``piece`` written from x to ``end`` (formula copies spread evenly)."""
-    widths = [0.0 if mark_key(c) else chain.advance(c) * size for c in piece]
+    """Record the boxes of ``piece`` written from x to ``end`` (formula copies spread evenly;
+    style marks take no box)."""
+    advance = chain.mono_advance if mono else chain.advance
+    widths = [0.0 if mark_key(c) or is_mark(c) else advance(c) * size for c in piece]
     marks = [i for i, c in enumerate(piece) if mark_key(c)]
     if marks:
         rest = max(0.0, (end - x) - sum(widths)) / len(marks)
         for i in marks:
             widths[i] = rest
     for i, w in enumerate(widths):
-        if not piece[i].isspace():
+        if not (piece[i].isspace() or is_mark(piece[i])):
             placement.boxes[start + i] = (x, baseline - 0.8 * size, x + w, baseline + 0.2 * size)
         x += w

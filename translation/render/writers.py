@@ -7,6 +7,7 @@ import pymupdf
 
 from translation.read.formulas import mark_key
 from translation.read.paragraph import Paragraph
+from translation.read.style_marks import is_mark
 from translation.render.fonts import FontChain, plain_char
 from translation.render.formula_copies import Copies
 
@@ -18,6 +19,7 @@ def rgb(color: int) -> tuple[float, float, float]:
 #: A text writer per look: (colour, bold, italic, baseline of an italic line or 0).
 WriterKey = tuple[int, bool, bool, float]
 Writers = dict[WriterKey, pymupdf.TextWriter]
+_MONO = -3  # the run's font is the chain's monospaced one
 _SLANT = 0.2  # italics are slanted upright glyphs (the fonts have no italic faces)
 
 
@@ -50,16 +52,24 @@ def write_run(
     para: Paragraph,
     copies: Copies,
     src: float,
+    mono: bool = False,
 ) -> float:
-    """Append ``text`` at (x, baseline) in runs of one font; returns the x after it. A
-    formula marker is drawn as a vector copy of its original glyphs, its source baseline on
-    ours (the copy keeps the glyphs' text, so the formula stays searchable)."""
+    """Append ``text`` at (x, baseline) in runs of one font (``mono``: the monospaced one
+    where it has the character); returns the x after it. A formula marker is drawn as a
+    vector copy of its original glyphs, its source baseline on ours (the copy keeps the
+    glyphs' text, so the formula stays searchable). Style marks are not drawn."""
     run, run_font, run_width = "", 0, 0.0
     for char in text + "\0":
         key = mark_key(char) if char != "\0" else None
-        index = chain.index(char) if char != "\0" and key is None else -2
+        if char == "\0" or key is not None or is_mark(char):
+            index = -2
+        elif mono and chain.in_mono(char):
+            index = _MONO
+        else:
+            index = chain.index(char)
         if run and index != run_font:
-            writer.append((x, baseline), run, font=chain.fonts[run_font], fontsize=size)
+            face = chain.mono if run_font == _MONO else chain.fonts[run_font]
+            writer.append((x, baseline), run, font=face, fontsize=size)
             x += run_width * size
             run, run_width = "", 0.0
         if key is not None:
@@ -69,6 +79,10 @@ def write_run(
                 bottom = baseline + descent * scale
                 copy.sheet.place(copy.xobject, rect, pymupdf.Rect(x, bottom - h, x + w, bottom))
                 x += w
+        elif index == _MONO:
+            run += char
+            run_font = index
+            run_width += chain.mono_advance(char)
         elif index >= 0:
             run += plain_char(char)[0]
             run_font = index
