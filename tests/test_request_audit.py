@@ -67,3 +67,11 @@ def test_the_listing_has_one_request_a_line_with_its_flags() -> None:
     assert lines[0].startswith("p0-b1") and "<" not in lines[0][:16]
     assert lines[1].endswith("a short heading")
     assert lines[2][11:15] == "<   "
+
+
+def test_style_tags_are_markup_not_words() -> None:
+    tagged = flags("<b>Finding</b>: annotating clauses improves agreement between the raters.")
+    assert not tagged.starts_inside
+    assert flags(
+        "<i>while</i> the others wait for the model to answer every request."
+    ).starts_inside

@@ -18,6 +18,7 @@ RENDER_FROM_READ = {
     "translation.read.paragraph",
     "translation.read.formulas",
     "translation.read.style",
+    "translation.read.style_marks",
     # Where a page's annotations draw text of their own: areas a translation keeps clear of.
     "translation.read.annotations",
 }

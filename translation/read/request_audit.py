@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from translation.read.lexicon import is_word, joins_at_break
+from translation.read.style_marks import without_tags
 
 PROSE_WORDS = 8
 LONG_HANGUL = 12
@@ -103,8 +104,9 @@ def _ends_inside(text: str) -> bool:
 
 def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
     """The flags of request ``text``; ``previous``: the request before it in reading order
-    (a word cut by its line-end hyphen goes on at the start of this one)."""
-    text = text.strip()
+    (a word cut by its line-end hyphen goes on at the start of this one). Style tags
+    (``<b>``, ``<i>``) are markup, not words."""
+    text, previous = without_tags(text).strip(), without_tags(previous)
     cut = 0
     tail = _TAIL_CUT_RE.search(text)
     if tail and not is_word(tail.group(1), language):
