@@ -17,6 +17,7 @@ where there is none (Windows) they are spawned.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import multiprocessing
 import threading
 import time
@@ -34,6 +35,7 @@ from translation.outputs import render_dual
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
+from translation.read.ocr.pool import ocr_processes
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import PdfLimits
 from translation.read.segment import Segmentation
@@ -278,13 +280,14 @@ class _State:
     renderer: pdf.MonoRenderer | None = None
     data: bytes = b""
     password: str | None = None
+    memory_mb: int = 0
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
     """The child's loop: one step per message until the pipe closes."""
     _limit_memory(memory_mb)
     state = _State()
-    state.conn = conn
+    state.conn, state.memory_mb = conn, memory_mb
     while True:
         try:
             name, args = conn.recv()
@@ -356,6 +359,8 @@ def _open(
 ) -> tuple[int, Segmentation]:
     doc = open_document(data, password, limits, ocr)
     state.doc, state.data, state.password = doc, data, password
+    # Scanned pages are read in parallel, as many as the cores and this worker's memory allow.
+    ocr = dataclasses.replace(ocr, processes=ocr_processes(state.memory_mb))
     count = int(doc.page_count)
     if pages is not None:
         bad = [p + 1 for p in pages if not 0 <= p < count]

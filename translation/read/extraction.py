@@ -20,12 +20,12 @@ from translation.read.ocr import (
     DEFAULT_OCR,
     OcrMode,
     OcrOptions,
+    OcrTurn,
     OnPage,
     needs_ocr,
-    read_ocr_page,
     tall_box_bands,
 )
-from translation.read.ocr.pages import OcrTurns
+from translation.read.ocr.pool import read_pages
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.segment import Segmentation, segment_document
@@ -79,19 +79,48 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     )
 
 
-def _read_page(
-    page: pymupdf.Page, ocr: OcrOptions, on_ocr: OnPage | None, turns: OcrTurns
-) -> PageLayout:
-    layout = read_layout(page)
-    if (ocr.mode is OcrMode.AUTO and layout.blocks) or not needs_ocr(page, ocr.mode, TEXT_FLAGS):
-        return layout
-    turn = turns.next(page)
-    if on_ocr is not None:
-        on_ocr(turn, False)
-    layout = read_ocr_page(page, ocr, TEXT_FLAGS, layout.figures)
-    if on_ocr is not None:
-        on_ocr(turn, True)
-    return layout
+def _read_pages(
+    doc: pymupdf.Document,
+    last: int,
+    ocr: OcrOptions,
+    on_ocr: OnPage | None,
+    tally: TextTally,
+) -> list[PageLayout]:
+    """The layouts of pages 0..``last``: each from its text layer, or by OCR where ``ocr``
+    says (``ocr.processes`` pages at once, ``on_ocr`` told of them one after the other)."""
+    layouts = [read_layout(doc[i]) for i in range(last + 1)]
+    scanned: list[int] = [
+        i
+        for i, layout in enumerate(layouts)
+        if not (ocr.mode is OcrMode.AUTO and layout.blocks)
+        and needs_ocr(doc[i], ocr.mode, TEXT_FLAGS)
+    ]
+    by_ocr = frozenset(scanned)
+    for i, layout in enumerate(layouts):
+        if i not in by_ocr:
+            tally.add(layout)
+    if not scanned:
+        return layouts
+    turns = [OcrTurn(page=i, nth=k, of=len(scanned)) for k, i in enumerate(scanned, 1)]
+    tasks = [(i, layouts[i].figures) for i in scanned]
+
+    def tell(k: int, done: bool) -> None:
+        if on_ocr is not None and k < len(turns):
+            on_ocr(turns[k], done)
+
+    # The pages are read at once, and told in order: a page's turn starts when the one before
+    # it is done, so the time limits and the progress see one page after the other.
+    tell(0, False)
+    read = read_pages(doc, tasks, ocr, TEXT_FLAGS, ocr.processes)
+    try:
+        for k, (number, layout) in enumerate(zip(scanned, read, strict=False)):
+            tell(k, True)
+            layouts[number] = layout
+            tally.add(layout)
+            tell(k + 1, False)
+    finally:
+        read.close()
+    return layouts
 
 
 #: Pages read past the last wanted one for the references decision.
@@ -125,21 +154,18 @@ def extract_document(
     (a bibliography is told by the entries that follow its heading, a body section named
     "References" by the sections after it). Raises PDFTooComplexError at the first page over
     ``limits`` (spans or characters on a page, text in all). Pages are read by OCR as
-    ``ocr`` says (``translation.read.ocr``); ``on_ocr(turn, done)`` is told before and after
-    each (``turn``: page k of the n read by OCR).
+    ``ocr`` says (``translation.read.ocr``), ``ocr.processes`` at once
+    (``translation.read.ocr.pool``); ``on_ocr(turn, done)`` is told as each page's turn starts
+    and ends, one page after the other in page order (``turn``: page k of the n read by OCR).
     """
     last = doc.page_count - 1
     if pages is not None:
         wanted_last = max(pages, default=-1)
         last = min(last, wanted_last + _LOOKAHEAD) if wanted_last <= last else wanted_last
     tally = TextTally(limits)
-    layouts: list[PageLayout] = []
-    turns = OcrTurns(doc, last, ocr.mode, TEXT_FLAGS)
     try:
         with PDF_LOCK:
-            for i in range(last + 1):
-                layouts.append(_read_page(doc[i], ocr, on_ocr, turns))
-                tally.add(layouts[-1])
+            layouts = _read_pages(doc, last, ocr, on_ocr, tally)
     except ZTError:
         raise
     except Exception as exc:
