@@ -149,14 +149,20 @@ class PdfWorker:
         target_lang: Language,
         ocr: OcrOptions | None = None,
         on_ocr: Callable[[OcrTurn], object] | None = None,
+        on_part: Callable[[list[Paragraph]], object] | None = None,
     ) -> tuple[int, Segmentation]:
         """Open and extract the document, keep it for typesetting: (page count, paragraphs).
         Scanned pages are read by OCR as ``ocr`` says, within the config's OCR bounds;
-        ``on_ocr(turn)`` is told as each starts, in a thread of its own (not the event loop's).
+        ``on_ocr(turn)`` is told as each starts, and ``on_part`` paragraphs of the pages read
+        so far (``translation.read.early``), both in a thread of their own (not the event
+        loop's).
         """
         ocr = ocr or OcrOptions()
         args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
-        result: tuple[int, Segmentation] = await self._call("open", *args, on_ocr=on_ocr)
+        early = on_part is not None
+        result: tuple[int, Segmentation] = await self._call(
+            "open", *args, early, on_ocr=on_ocr, on_part=on_part
+        )
         return result
 
     async def render_page(
@@ -181,10 +187,14 @@ class PdfWorker:
     # --- plumbing ----------------------------------------------------------------------------
 
     async def _call(
-        self, name: str, *args: Any, on_ocr: Callable[[OcrTurn], object] | None = None
+        self,
+        name: str,
+        *args: Any,
+        on_ocr: Callable[[OcrTurn], object] | None = None,
+        on_part: Callable[[list[Paragraph]], object] | None = None,
     ) -> Any:
         async with self._lock:
-            return await asyncio.to_thread(self._roundtrip, name, args, on_ocr)
+            return await asyncio.to_thread(self._roundtrip, name, args, on_ocr, on_part)
 
     def _start(self) -> Connection:
         ctx = _mp_context()
@@ -198,7 +208,11 @@ class PdfWorker:
         return ours
 
     def _roundtrip(
-        self, name: str, args: tuple[Any, ...], on_ocr: Callable[[OcrTurn], object] | None
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        on_ocr: Callable[[OcrTurn], object] | None,
+        on_part: Callable[[list[Paragraph]], object] | None = None,
     ) -> Any:
         conn = self._conn or self._start()
         deadline = time.monotonic() + self.config.timeout_s
@@ -212,6 +226,10 @@ class PdfWorker:
                     self._kill()
                     raise budget.overrun() if budget.reading is not None else self._too_slow()
                 status, value = conn.recv()
+                if status == _PART:
+                    if on_part is not None:
+                        on_part(value)
+                    continue
                 if status != _OCR_PAGE:
                     break
                 # The OCR of a page has its own time limits and does not count against the
@@ -272,6 +290,10 @@ class PdfWorker:
 #: What the child sends before (False) and after (True) it reads a page by OCR: the parent
 #: times the page against the OCR bounds instead of the step's limit.
 _OCR_PAGE = "ocr-page"
+
+
+#: What the child sends with paragraphs read early (``translation.read.early``).
+_PART = "part"
 
 
 class _State:
@@ -356,6 +378,7 @@ def _open(
     target_lang: Language,
     limits: PdfLimits,
     ocr: OcrOptions,
+    early: bool = False,
 ) -> tuple[int, Segmentation]:
     doc = open_document(data, password, limits, ocr)
     state.doc, state.data, state.password = doc, data, password
@@ -367,7 +390,13 @@ def _open(
         if bad:
             raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
     extracted = extract_document(
-        doc, pages, include_references, limits, ocr, lambda turn, done: _tell(state, turn, done)
+        doc,
+        pages,
+        include_references,
+        limits,
+        ocr,
+        lambda turn, done: _tell(state, turn, done),
+        (lambda part: _send(state, _PART, part)) if early else None,
     )
     # Typesetting picks its fonts by the model's code of the language it sets.
     state.renderer = pdf.MonoRenderer(doc, target_lang.code, ocr)
@@ -375,8 +404,12 @@ def _open(
 
 
 def _tell(state: _State, turn: OcrTurn, done: bool) -> None:
+    _send(state, _OCR_PAGE, (turn, done))
+
+
+def _send(state: _State, status: str, value: object) -> None:
     if state.conn is not None:
-        state.conn.send((_OCR_PAGE, (turn, done)))
+        state.conn.send((status, value))
 
 
 def _render_page(

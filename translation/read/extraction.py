@@ -13,6 +13,7 @@ import pymupdf
 from common.errors import InputError, ZTError
 from translation.read import word_gaps
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
+from translation.read.early import EarlyParagraphs, OnPart
 from translation.read.formulas import font_base
 from translation.read.layout import Block, Line, PageLayout, Span, figure_regions
 from translation.read.marks import is_mark, page_marks
@@ -85,9 +86,11 @@ def _read_pages(
     ocr: OcrOptions,
     on_ocr: OnPage | None,
     tally: TextTally,
+    early: EarlyParagraphs | None = None,
 ) -> list[PageLayout]:
     """The layouts of pages 0..``last``: each from its text layer, or by OCR where ``ocr``
-    says (``ocr.processes`` pages at once, ``on_ocr`` told of them one after the other)."""
+    says (``ocr.processes`` pages at once, ``on_ocr`` told of them one after the other;
+    ``early`` of the pages read so far as each is read)."""
     layouts = [read_layout(doc[i]) for i in range(last + 1)]
     scanned: list[int] = [
         i
@@ -117,10 +120,24 @@ def _read_pages(
             tell(k, True)
             layouts[number] = layout
             tally.add(layout)
+            if early is not None:
+                # Read so far: every page before the next one still to read by OCR.
+                read_so_far = scanned[k + 1] if k + 1 < len(scanned) else last + 1
+                early = _told_early(early, layouts[:read_so_far])
             tell(k + 1, False)
     finally:
         read.close()
     return layouts
+
+
+def _told_early(early: EarlyParagraphs, layouts: Sequence[PageLayout]) -> EarlyParagraphs | None:
+    """``early`` told of ``layouts``; None (no more early parts) when that failed: a head start
+    must never fail the reading (the whole document's segmentation says what is wrong)."""
+    try:
+        early.read(layouts)
+    except Exception:
+        return None
+    return early
 
 
 #: Pages read past the last wanted one for the references decision.
@@ -145,6 +162,7 @@ def extract_document(
     limits: PdfLimits = DEFAULT_LIMITS,
     ocr: OcrOptions = DEFAULT_OCR,
     on_ocr: OnPage | None = None,
+    on_part: OnPart | None = None,
 ) -> Segmentation:
     """The paragraphs to translate, in reading order, and the pages of the references section
     (see ``translation.read.segment``).
@@ -157,20 +175,23 @@ def extract_document(
     ``ocr`` says (``translation.read.ocr``), ``ocr.processes`` at once
     (``translation.read.ocr.pool``); ``on_ocr(turn, done)`` is told as each page's turn starts
     and ends, one page after the other in page order (``turn``: page k of the n read by OCR).
+    While pages are read by OCR, ``on_part`` is told paragraphs of the pages read so far, to
+    send ahead (``translation.read.early``); the result alone is what the document holds.
     """
     last = doc.page_count - 1
     if pages is not None:
         wanted_last = max(pages, default=-1)
         last = min(last, wanted_last + _LOOKAHEAD) if wanted_last <= last else wanted_last
     tally = TextTally(limits)
+    wanted = None if pages is None else set(pages)
+    early = None if on_part is None else EarlyParagraphs(last, wanted, include_references, on_part)
     try:
         with PDF_LOCK:
-            layouts = _read_pages(doc, last, ocr, on_ocr, tally)
+            layouts = _read_pages(doc, last, ocr, on_ocr, tally, early)
     except ZTError:
         raise
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({error_reason(exc)})") from None
-    wanted = None if pages is None else set(pages)
     found = segment_document(layouts, wanted=wanted, include_references=include_references)
     return _cover_tall_boxes(found, layouts)
 
