@@ -8,7 +8,10 @@ overlaps the translation, page by page), and the POST-time checks and derived ou
 short-lived ones. A worker has an address-space limit (``RLIMIT_AS``, ``ZT_PDF_WORKER_MEMORY_MB``)
 and every step a time limit (``ZT_PDF_TIMEOUT_S``); a worker over either is killed and its job
 fails with a ``PDFProcessingError``, while the server keeps serving. Reading scanned pages by OCR
-has bounds of its own (``translation.read.ocr.budget``): pages, seconds in all, seconds a page.
+has bounds of its own (``translation.read.ocr.budget``): pages, seconds in all, seconds a page;
+a worker reads several scanned pages at once in processes of its own, which die with it
+(``translation.read.ocr.pool``), and hands on the paragraphs of the pages read so far
+(``translation.read.early``).
 
 Children are forked from a forkserver that has already imported the engine (a few ms each);
 where there is none (Windows) they are spawned.
