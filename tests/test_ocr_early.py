@@ -70,7 +70,10 @@ def test_a_scans_first_pages_reach_the_llm_while_later_pages_are_read(
     scan = _scan(corpus_dir, pages)
     with FakeVLLMFactory(tmp_path) as factory:
         fake = factory.start("--disable-uvicorn-access-log")
-        configured = settings.model_copy(update={"llm_base_url": fake.base_url})
+        # Two pages read at once (memory for two), whatever the cores: pages remain to read.
+        configured = settings.model_copy(
+            update={"llm_base_url": fake.base_url, "pdf_worker_memory_mb": 1024}
+        )
         with run_app(configured) as srv, srv.client() as client:
             body = plugin_body(scan, "scan.pdf", asyncJob="true", dual="false")
             answer = client.post("/translate", json=body)

@@ -91,17 +91,16 @@ def _read_pages(
     """The layouts of pages 0..``last``: each from its text layer, or by OCR where ``ocr``
     says (``ocr.processes`` pages at once, ``on_ocr`` told of them one after the other;
     ``early`` of the pages read so far as each is read)."""
-    layouts = [read_layout(doc[i]) for i in range(last + 1)]
-    scanned: list[int] = [
-        i
-        for i, layout in enumerate(layouts)
-        if not (ocr.mode is OcrMode.AUTO and layout.blocks)
-        and needs_ocr(doc[i], ocr.mode, TEXT_FLAGS)
-    ]
-    by_ocr = frozenset(scanned)
-    for i, layout in enumerate(layouts):
-        if i not in by_ocr:
-            tally.add(layout)
+    layouts: list[PageLayout] = []
+    scanned: list[int] = []
+    for i in range(last + 1):
+        layouts.append(read_layout(doc[i]))
+        if not (ocr.mode is OcrMode.AUTO and layouts[-1].blocks) and needs_ocr(
+            doc[i], ocr.mode, TEXT_FLAGS
+        ):
+            scanned.append(i)
+        else:  # at once: a page over the limits stops the reading there
+            tally.add(layouts[-1])
     if not scanned:
         return layouts
     turns = [OcrTurn(page=i, nth=k, of=len(scanned)) for k, i in enumerate(scanned, 1)]
