@@ -16,6 +16,7 @@ from translation.read.ocr.lines import (
     is_rule,
     join_fragments,
     ocr_layout,
+    overlapping_scraps,
     word_spaces,
 )
 from translation.read.ocr.sizes import cap_by_pitch
@@ -174,3 +175,49 @@ def test_a_scrap_read_again_inside_a_stretched_line_is_dropped() -> None:
     beside: list[Word] = [("of", (60.0, _top(1) + 1.0, 70.0, _top(1) + HEIGHT))]
     kept = drop_inner_scraps([*body, tall, scrap, beside])
     assert [w[0][0] for w in kept] == ["body"] * 5 + ["eal. OL nat", "of"]
+
+
+def test_the_scraps_of_a_line_read_twice_are_dropped_and_covered() -> None:
+    # Corpus 10 page 3, its line boxes as read (cut to their ink): "longest continuous sequence
+    # of tokens with the" read whole and again in pieces over the lines around it; each piece
+    # was set as a line of its own, over its neighbours' translations.
+    lines = [
+        ("Decoding. At test time, we use Viterbi decod-", (318.2, 630.9, 526.7, 642.8)),
+        ("ing to find the most likely elobal sequence. with", (308.1, 641.6, 525.2, 654.6)),
+        ("me", (307.4, 649.5, 320.7, 664.9)),
+        ("vs", (418.9, 649.5, 432.7, 664.9)),
+        ("no further constraints. To get the title, we use the", (307.4, 662.5, 524.9, 674.4)),
+        ("longest", (307.4, 668.5, 339.3, 681.9)),
+        ("f tok", (447.5, 668.5, 469.0, 681.9)),
+        ("gest continuous sequence of tokens wi", (321.8, 676.9, 498.8, 689.3)),
+        (
+            "\u201ctitle\u201d label. Since there can be multiple authors,",
+            (306.2, 685.9, 525.8, 697.8),
+        ),
+        ("consistently gave better results.", (79.0, 712.0, 188.0, 720.0)),
+        ("4", (188.5, 711.0, 192.0, 717.0)),  # a mark beside a line, not over it
+    ]
+    chars = [len(text.replace(" ", "")) for text, _ in lines]
+    scraps = overlapping_scraps(chars, [box for _, box in lines])
+    assert {lines[n][0] for n in scraps} == {"me", "vs", "longest", "f tok"}
+    words = [[(w, box) for w in text.split()] for text, box in lines]
+    raw = {
+        "blocks": [
+            {"lines": [{"spans": [{"text": w, "bbox": box} for w, box in ws]}]} for ws in words
+        ]
+    }
+    layout = ocr_layout(raw, 2, 595.0, 842.0)
+    kept = {"".join(s.text for s in ln.spans) for b in layout.blocks for ln in b.lines}
+    assert not kept & {"me", "vs", "longest", "ftok", "f tok"}
+    assert (307.4, 668.5, 339.3, 681.9) in layout.tall_boxes  # its pixels are covered
+
+
+def test_two_stretched_lines_over_each_other_are_cut_to_their_own_lines() -> None:
+    # Corpus 10 page 7, footnotes 10 and 11: both line boxes stretched over both printed
+    # lines; the shorter URL line was cut to the longer one's band (more ink) and the two were
+    # set over each other.
+    rows = _page_ink([(317, 685, 380, 694), (317, 697, 500, 706)])
+    boxes = [(316.7, 680.2, 440.1, 707.1), (316.7, 690.0, 501.0, 718.1)]
+    first, second = cut_to_ink(boxes, [10.0, 10.0], _ink(rows))
+    assert 683 <= first[1] and first[3] <= 696  # its own line, above
+    assert 695 <= second[1] and second[3] <= 708

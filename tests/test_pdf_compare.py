@@ -126,9 +126,9 @@ def _mean_difference(a: list[list[float]], b: list[list[float]], x_offset: int) 
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("build", ["compare", "crop_compare"])
-def test_turned_pages_are_shown_as_a_viewer_shows_them(corpus_dir: Path, build: str) -> None:
-    """Pages turned by /Rotate 90, 180 and 270 (corpus 13) appear side by side exactly as a
-    viewer shows the original: turned, whole, nothing cut off."""
+def test_turned_pages_are_shown_the_way_they_read(corpus_dir: Path, build: str) -> None:
+    """Pages written upright and turned by /Rotate 90, 180 and 270 (corpus 13) appear side by
+    side upright, the way they read: whole, nothing cut off, the source left."""
     (path,) = corpus_dir.glob("13_*.pdf")
     data = path.read_bytes()
     source = pymupdf.open(stream=data)
@@ -150,6 +150,7 @@ def test_turned_pages_are_shown_as_a_viewer_shows_them(corpus_dir: Path, build: 
             offset += 1  # this page became two pages, one per column
     assert len(shown) == len(turned)
     for number, page in zip(turned, shown, strict=True):
+        source[number].set_rotation(0)
         original = _gray(source[number].get_pixmap(dpi=20))
         side_by_side = _gray(page.get_pixmap(dpi=20))
         assert len(side_by_side) == len(original)

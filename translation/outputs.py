@@ -15,6 +15,7 @@ from translation.pdf import writing
 from translation.read.document import PDF_LOCK, open_plain
 from translation.read.extraction import read_layout
 from translation.read.layout import column_split
+from translation.read.orientation import reading_turn
 from translation.render.outline import dual_outline
 from translation.render.sanitize import strip_active_content
 
@@ -28,6 +29,8 @@ def render_dual(
 ) -> bytes:
     """Original and translation together: ``LR`` puts both on one wide page, side by side;
     ``TB`` alternates their pages. ``translation_first`` puts the translation left (first).
+    An ``LR`` page is laid out the way the original page reads (``reading_turn``), so the
+    source is left of its translation on a page stored upright under any ``/Rotate``.
     Both inputs must have the same pages (``mono`` is ``render_mono``'s output); the outline
     carries both titles of each entry (``translation.render.outline.dual_outline``)."""
     mode = mode.upper()
@@ -40,7 +43,8 @@ def render_dual(
             out = pymupdf.open()
             if mode == "LR":
                 for number in range(source.page_count):
-                    _show(out, [(first, number, None), (second, number, None)])
+                    turn = reading_turn(source[number])
+                    _show(out, [(first, number, None), (second, number, None)], turn)
             else:
                 count = source.page_count
                 out.insert_pdf(first)
@@ -91,8 +95,9 @@ def crop_columns(pdf: bytes, password: str | None = None) -> bytes:
         with writing("cut the PDF into columns", source):
             out = pymupdf.open()
             for number in range(source.page_count):
+                turn = reading_turn(source[number])
                 for clip in _columns(source[number]):
-                    _show(out, [(source, number, clip)])
+                    _show(out, [(source, number, clip)], turn)
             return _save(out)
 
 
@@ -119,9 +124,10 @@ def crop_compare(
         with writing("build the comparison", source, target):
             out = pymupdf.open()
             for number in range(source.page_count):
+                turn = reading_turn(source[number])
                 for clip in _columns(source[number]):
                     pair = [(source, number, clip), (target, number, clip)]
-                    _show(out, pair[::-1] if translation_first else pair)
+                    _show(out, pair[::-1] if translation_first else pair, turn)
             return _save(out)
 
 
@@ -143,28 +149,31 @@ def _columns(page: pymupdf.Page) -> list[pymupdf.Rect | None]:
 Part = tuple[pymupdf.Document, int, pymupdf.Rect | None]
 
 
-def _show(out: pymupdf.Document, parts: Sequence[Part]) -> None:
+def _show(out: pymupdf.Document, parts: Sequence[Part], turn: int) -> None:
     """One new page showing ``parts`` (document, page, area or None for the whole page) next
-    to each other, left to right, each as a reader sees it.
+    to each other, left to right, each whole page turned clockwise by ``turn`` from its
+    unrotated space (``reading_turn``); an area is shown unturned.
 
-    ``show_pdf_page`` does not show a page turned by ``/Rotate`` as a viewer does, so such a
-    whole page is shown unturned, turned by the same angle (its ``/Rotate`` is reset: the
-    documents given here are throwaway copies).
+    ``show_pdf_page`` ignores a page's ``/Rotate``, so the page's ``/Rotate`` is reset (the
+    documents given here are throwaway copies) and the turn is applied explicitly.
     """
     placed: list[tuple[pymupdf.Document, int, pymupdf.Rect | None, pymupdf.Rect, int]] = []
     for doc, number, clip in parts:
         page = doc[number]
-        turn = page.rotation if clip is None else 0
-        placed.append((doc, number, clip, pymupdf.Rect(clip or page.rect), turn))
+        angle = turn % 360 if clip is None else 0
+        area = pymupdf.Rect(clip or page.cropbox)
+        if angle in (90, 270):
+            area = pymupdf.Rect(0, 0, area.height, area.width)
+        placed.append((doc, number, clip, area, angle))
     width = sum(area.width for *_, area, _ in placed)
     height = max(area.height for *_, area, _ in placed)
     target_page = out.new_page(width=width, height=height)
     x = 0.0
-    for doc, number, clip, area, turn in placed:
+    for doc, number, clip, area, angle in placed:
         target = pymupdf.Rect(x, 0, x + area.width, area.height)
-        if turn:
+        if clip is None:
             doc[number].set_rotation(0)
-            target_page.show_pdf_page(target, doc, number, rotate=(360 - turn) % 360)
+            target_page.show_pdf_page(target, doc, number, rotate=(360 - angle) % 360)
         else:
             target_page.show_pdf_page(target, doc, number, clip=clip)
         x += area.width

@@ -22,6 +22,7 @@ import httpx
 
 from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
+from translation.early_requests import EarlyRequests
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
 from translation.model.limiter import Limiter, make_limiter
@@ -228,7 +229,9 @@ class Translator:
                 f" {request.target_lang.code}): nothing to translate"
             )
 
-        async with self.pdf_worker() as worker:
+        # A scan's first pages are translated while later ones are read by OCR.
+        early = self._early_requests(request, ensure_ready, would_wait)
+        async with early, self.pdf_worker() as worker:
             page_count, extracted = await worker.open(
                 request.pdf,
                 request.password,
@@ -238,6 +241,7 @@ class Translator:
                 request.ocr_options,
                 _ocr_reporter(progress, on_scan),
                 font_family=request.font_family,
+                on_part=early.offer,
             )
             typeface = await worker.typeface()
             paragraphs = extracted.paragraphs
@@ -255,7 +259,7 @@ class Translator:
             pages = PageRenderer(worker, paragraphs, watch)
             try:
                 run = await self._translate_paragraphs(
-                    request, paragraphs, progress, pages, ensure_ready, would_wait, on_queued
+                    request, paragraphs, progress, pages, ensure_ready, would_wait, on_queued, early
                 )
             except BaseException:
                 await pages.cancel()
@@ -303,11 +307,15 @@ class Translator:
         ensure_ready: EnsureReady,
         would_wait: Callable[[], Awaitable[bool]] | None = None,
         on_queued: Callable[[], object] | None = None,
+        early: EarlyRequests | None = None,
     ) -> _Run:
-        """Translate every passage (cache first), handing each piece's answer to ``pages``.
+        """Translate every passage (cache first), handing each piece's answer to ``pages``; a
+        passage sent ``early`` takes that request's answer.
 
         A paragraph cut by a column, a page, a float or an equation is one passage, one
         request; its answer is split over its pieces (``translation.read.passage``)."""
+        if early is not None:
+            await early.settle()
         by_text: dict[str, list[Passage]] = {}
         for passage in passages(paragraphs):
             by_text.setdefault(passage.text, []).append(passage)
@@ -360,7 +368,14 @@ class Translator:
         progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         # Longest first: the tail of the job is short requests filling the gaps.
         missing.sort(key=len, reverse=True)
-        tasks = [asyncio.create_task(self._translate_one(run, text)) for text in missing]
+        tasks = [
+            asyncio.create_task(
+                self._translate_one(run, text)
+                if early is None or (sent := early.claim(text)) is None
+                else self._translate_claimed(run, text, sent)
+            )
+            for text in missing
+        ]
         if on_queued is not None:
             on_queued()
         try:
@@ -404,6 +419,58 @@ class Translator:
         run.done += 1
         run.progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         return text, answer
+
+    async def _translate_claimed(
+        self, run: _Run, text: str, sent: asyncio.Task[str]
+    ) -> tuple[str, str]:
+        """``text``'s answer from its early request, or from a request of its own where that
+        one failed (a lost LLM is recovered from here)."""
+        try:
+            answer = await sent
+        except Exception:
+            return await self._translate_one(run, text)
+        run.llm_calls += 1
+        run.done += 1
+        run.progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
+        return text, answer
+
+    def _early_requests(
+        self,
+        request: TranslationRequest,
+        ensure_ready: EnsureReady,
+        would_wait: Callable[[], Awaitable[bool]] | None,
+    ) -> EarlyRequests:
+        """The early requests of ``request``: none when it is forced (no cache), or when the
+        LLM is a long wait away; the LLM is brought up quietly (the job reports reading)."""
+
+        async def ready() -> bool:
+            if request.force or (would_wait is not None and await would_wait()):
+                return False
+            await ensure_ready(ignore_progress)
+            return True
+
+        async def prepare(paragraphs: list[Paragraph]) -> list[str]:
+            if request.glossary is not None:
+                paragraphs = await asyncio.to_thread(
+                    request.glossary.apply, paragraphs, request.source_lang, request.target_lang
+                )
+                paragraphs = [p for p in paragraphs if not glossary.only_terms(p.text)]
+            # One request a passage, as the whole document will send it (the early part hands
+            # on whole passages only).
+            texts = [passage.text for passage in passages(paragraphs)]
+            keys = {text: self._key(request, text) for text in texts}
+            found = await asyncio.to_thread(self._cache.get_many, keys.values(), None)
+            return [text for text, key in keys.items() if key not in found]
+
+        async def send(text: str) -> str:
+            async with self._limiter.slot(request.owner):
+                if self._draining:
+                    raise _Aborted
+                answer = await self._llm.translate(text, request.source_lang, request.target_lang)
+            await asyncio.to_thread(self._cache.put, self._key(request, text), answer)
+            return answer
+
+        return EarlyRequests(ready, prepare, send)
 
     async def _recover(self, run: _Run, failed_generation: int) -> None:
         """Bring the LLM back once per outage, however many requests saw it fail."""

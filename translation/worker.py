@@ -8,7 +8,10 @@ overlaps the translation, page by page), and the POST-time checks and derived ou
 short-lived ones. A worker has an address-space limit (``RLIMIT_AS``, ``ZT_PDF_WORKER_MEMORY_MB``)
 and every step a time limit (``ZT_PDF_TIMEOUT_S``); a worker over either is killed and its job
 fails with a ``PDFProcessingError``, while the server keeps serving. Reading scanned pages by OCR
-has bounds of its own (``translation.read.ocr.budget``): pages, seconds in all, seconds a page.
+has bounds of its own (``translation.read.ocr.budget``): pages, seconds in all, seconds a page;
+a worker reads several scanned pages at once in processes of its own, which die with it
+(``translation.read.ocr.pool``), and hands on the paragraphs of the pages read so far
+(``translation.read.early``).
 
 Children are forked from a forkserver that has already imported the engine (a few ms each);
 where there is none (Windows) they are spawned.
@@ -17,6 +20,7 @@ where there is none (Windows) they are spawned.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import multiprocessing
 import threading
 import time
@@ -35,6 +39,7 @@ from translation.outputs import render_dual
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
+from translation.read.ocr.pool import ocr_processes
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import PdfLimits
 from translation.read.segment import Segmentation
@@ -157,16 +162,22 @@ class PdfWorker:
         ocr: OcrOptions | None = None,
         on_ocr: Callable[[OcrTurn], object] | None = None,
         font_family: FontFamily = FontFamily.AUTO,
+        on_part: Callable[[list[Paragraph]], object] | None = None,
     ) -> tuple[int, Segmentation]:
         """Open and extract the document, keep it for typesetting: (page count, paragraphs).
         Scanned pages are read by OCR as ``ocr`` says, within the config's OCR bounds;
-        ``on_ocr(turn)`` is told as each starts, in a thread of its own (not the event loop's).
-        The translation is set in the face ``font_family`` picks (:meth:`typeface` names it).
+        ``on_ocr(turn)`` is told as each starts, and ``on_part`` paragraphs of the pages read
+        so far (``translation.read.early``), both in a thread of their own (not the event
+        loop's). The translation is set in the face ``font_family`` picks (:meth:`typeface`
+        names it).
         """
         ocr = ocr or OcrOptions()
         args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
         face = (self.config.font_dir, font_family)
-        result: tuple[int, Segmentation] = await self._call("open", *args, face, on_ocr=on_ocr)
+        early = on_part is not None
+        result: tuple[int, Segmentation] = await self._call(
+            "open", *args, face, early, on_ocr=on_ocr, on_part=on_part
+        )
         return result
 
     async def typeface(self) -> str:
@@ -213,12 +224,16 @@ class PdfWorker:
     # --- plumbing ----------------------------------------------------------------------------
 
     async def _call(
-        self, name: str, *args: Any, on_ocr: Callable[[OcrTurn], object] | None = None
+        self,
+        name: str,
+        *args: Any,
+        on_ocr: Callable[[OcrTurn], object] | None = None,
+        on_part: Callable[[list[Paragraph]], object] | None = None,
     ) -> Any:
         async with self._lock:
             if self._closed:  # a page preview asked after the job's worker went
                 raise PDFProcessingError("this PDF worker is closed")
-            return await asyncio.to_thread(self._roundtrip, name, args, on_ocr)
+            return await asyncio.to_thread(self._roundtrip, name, args, on_ocr, on_part)
 
     def _start(self) -> Connection:
         ctx = _mp_context()
@@ -232,7 +247,11 @@ class PdfWorker:
         return ours
 
     def _roundtrip(
-        self, name: str, args: tuple[Any, ...], on_ocr: Callable[[OcrTurn], object] | None
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        on_ocr: Callable[[OcrTurn], object] | None,
+        on_part: Callable[[list[Paragraph]], object] | None = None,
     ) -> Any:
         conn = self._conn or self._start()
         deadline = time.monotonic() + self.config.timeout_s
@@ -246,6 +265,10 @@ class PdfWorker:
                     self._kill()
                     raise budget.overrun() if budget.reading is not None else self._too_slow()
                 status, value = conn.recv()
+                if status == _PART:
+                    if on_part is not None:
+                        on_part(value)
+                    continue
                 if status != _OCR_PAGE:
                     break
                 # The OCR of a page has its own time limits and does not count against the
@@ -308,6 +331,10 @@ class PdfWorker:
 _OCR_PAGE = "ocr-page"
 
 
+#: What the child sends with paragraphs read early (``translation.read.early``).
+_PART = "part"
+
+
 class _State:
     conn: Connection | None = None
     doc: Any = None
@@ -317,13 +344,14 @@ class _State:
     original: Any = None  # the upload, opened for previews of the original pages
     face: Face | None = None
     target: str = ""
+    memory_mb: int = 0
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
     """The child's loop: one step per message until the pipe closes."""
     _limit_memory(memory_mb)
     state = _State()
-    state.conn = conn
+    state.conn, state.memory_mb = conn, memory_mb
     while True:
         try:
             name, args = conn.recv()
@@ -393,16 +421,25 @@ def _open(
     limits: PdfLimits,
     ocr: OcrOptions,
     face: tuple[Path | None, FontFamily] = (None, FontFamily.AUTO),
+    early: bool = False,
 ) -> tuple[int, Segmentation]:
     doc = open_document(data, password, limits, ocr)
     state.doc, state.data, state.password = doc, data, password
+    # Scanned pages are read in parallel, as many as the cores and this worker's memory allow.
+    ocr = dataclasses.replace(ocr, processes=ocr_processes(state.memory_mb))
     count = int(doc.page_count)
     if pages is not None:
         bad = [p + 1 for p in pages if not 0 <= p < count]
         if bad:
             raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
     extracted = extract_document(
-        doc, pages, include_references, limits, ocr, lambda turn, done: _tell(state, turn, done)
+        doc,
+        pages,
+        include_references,
+        limits,
+        ocr,
+        lambda turn, done: _tell(state, turn, done),
+        (lambda part: _send(state, _PART, part)) if early else None,
     )
     # Typesetting picks its fonts by the model's code of the language it sets.
     folder, family = face
@@ -421,8 +458,12 @@ def _typeface(state: _State) -> str:
 
 
 def _tell(state: _State, turn: OcrTurn, done: bool) -> None:
+    _send(state, _OCR_PAGE, (turn, done))
+
+
+def _send(state: _State, status: str, value: object) -> None:
     if state.conn is not None:
-        state.conn.send((_OCR_PAGE, (turn, done)))
+        state.conn.send((status, value))
 
 
 def _render_page(

@@ -15,6 +15,7 @@ from translation.read import word_gaps
 from translation.read.annotations import text_annotation_areas, without_annotation_text
 from translation.read.comment_balloons import balloon_areas
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
+from translation.read.early import EarlyParagraphs, OnPart
 from translation.read.formulas import font_base
 from translation.read.layout import Block, Line, PageLayout, Span, figure_regions
 from translation.read.marks import is_mark, page_marks
@@ -22,12 +23,12 @@ from translation.read.ocr import (
     DEFAULT_OCR,
     OcrMode,
     OcrOptions,
+    OcrTurn,
     OnPage,
     needs_ocr,
-    read_ocr_page,
     tall_box_bands,
 )
-from translation.read.ocr.pages import OcrTurns
+from translation.read.ocr.pool import read_pages
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.segment import Segmentation, segment_document
@@ -89,19 +90,63 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     )
 
 
-def _read_page(
-    page: pymupdf.Page, ocr: OcrOptions, on_ocr: OnPage | None, turns: OcrTurns
-) -> PageLayout:
-    layout = read_layout(page)
-    if (ocr.mode is OcrMode.AUTO and layout.blocks) or not needs_ocr(page, ocr.mode, TEXT_FLAGS):
-        return layout
-    turn = turns.next(page)
-    if on_ocr is not None:
-        on_ocr(turn, False)
-    layout = read_ocr_page(page, ocr, TEXT_FLAGS, layout.figures)
-    if on_ocr is not None:
-        on_ocr(turn, True)
-    return layout
+def _read_pages(
+    doc: pymupdf.Document,
+    last: int,
+    ocr: OcrOptions,
+    on_ocr: OnPage | None,
+    tally: TextTally,
+    early: EarlyParagraphs | None = None,
+) -> list[PageLayout]:
+    """The layouts of pages 0..``last``: each from its text layer, or by OCR where ``ocr``
+    says (``ocr.processes`` pages at once, ``on_ocr`` told of them one after the other;
+    ``early`` of the pages read so far as each is read)."""
+    layouts: list[PageLayout] = []
+    scanned: list[int] = []
+    for i in range(last + 1):
+        layouts.append(read_layout(doc[i]))
+        if not (ocr.mode is OcrMode.AUTO and layouts[-1].blocks) and needs_ocr(
+            doc[i], ocr.mode, TEXT_FLAGS
+        ):
+            scanned.append(i)
+        else:  # at once: a page over the limits stops the reading there
+            tally.add(layouts[-1])
+    if not scanned:
+        return layouts
+    turns = [OcrTurn(page=i, nth=k, of=len(scanned)) for k, i in enumerate(scanned, 1)]
+    tasks = [(i, layouts[i].figures) for i in scanned]
+
+    def tell(k: int, done: bool) -> None:
+        if on_ocr is not None and k < len(turns):
+            on_ocr(turns[k], done)
+
+    # The pages are read at once, and told in order: a page's turn starts when the one before
+    # it is done, so the time limits and the progress see one page after the other.
+    tell(0, False)
+    read = read_pages(doc, tasks, ocr, TEXT_FLAGS, ocr.processes)
+    try:
+        for k, (number, layout) in enumerate(zip(scanned, read, strict=False)):
+            tell(k, True)
+            layouts[number] = layout
+            tally.add(layout)
+            if early is not None:
+                # Read so far: every page before the next one still to read by OCR.
+                read_so_far = scanned[k + 1] if k + 1 < len(scanned) else last + 1
+                early = _told_early(early, layouts[:read_so_far])
+            tell(k + 1, False)
+    finally:
+        read.close()
+    return layouts
+
+
+def _told_early(early: EarlyParagraphs, layouts: Sequence[PageLayout]) -> EarlyParagraphs | None:
+    """``early`` told of ``layouts``; None (no more early parts) when that failed: a head start
+    must never fail the reading (the whole document's segmentation says what is wrong)."""
+    try:
+        early.read(layouts)
+    except Exception:
+        return None
+    return early
 
 
 #: Pages read past the last wanted one for the references decision.
@@ -126,6 +171,7 @@ def extract_document(
     limits: PdfLimits = DEFAULT_LIMITS,
     ocr: OcrOptions = DEFAULT_OCR,
     on_ocr: OnPage | None = None,
+    on_part: OnPart | None = None,
 ) -> Segmentation:
     """The paragraphs to translate, in reading order, and the pages of the references section
     (see ``translation.read.segment``).
@@ -135,26 +181,26 @@ def extract_document(
     (a bibliography is told by the entries that follow its heading, a body section named
     "References" by the sections after it). Raises PDFTooComplexError at the first page over
     ``limits`` (spans or characters on a page, text in all). Pages are read by OCR as
-    ``ocr`` says (``translation.read.ocr``); ``on_ocr(turn, done)`` is told before and after
-    each (``turn``: page k of the n read by OCR).
+    ``ocr`` says (``translation.read.ocr``), ``ocr.processes`` at once
+    (``translation.read.ocr.pool``); ``on_ocr(turn, done)`` is told as each page's turn starts
+    and ends, one page after the other in page order (``turn``: page k of the n read by OCR).
+    While pages are read by OCR, ``on_part`` is told paragraphs of the pages read so far, to
+    send ahead (``translation.read.early``); the result alone is what the document holds.
     """
     last = doc.page_count - 1
     if pages is not None:
         wanted_last = max(pages, default=-1)
         last = min(last, wanted_last + _LOOKAHEAD) if wanted_last <= last else wanted_last
     tally = TextTally(limits)
-    layouts: list[PageLayout] = []
-    turns = OcrTurns(doc, last, ocr.mode, TEXT_FLAGS)
+    wanted = None if pages is None else set(pages)
+    early = None if on_part is None else EarlyParagraphs(last, wanted, include_references, on_part)
     try:
         with PDF_LOCK:
-            for i in range(last + 1):
-                layouts.append(_read_page(doc[i], ocr, on_ocr, turns))
-                tally.add(layouts[-1])
+            layouts = _read_pages(doc, last, ocr, on_ocr, tally, early)
     except ZTError:
         raise
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({error_reason(exc)})") from None
-    wanted = None if pages is None else set(pages)
     found = segment_document(layouts, wanted=wanted, include_references=include_references)
     return _cover_tall_boxes(found, layouts)
 

@@ -30,18 +30,16 @@ def cut_to_ink(
     box over its neighbour lines, whose ink would pull the band onto them, leaving the line's
     own words uncovered. ``spaces`` are the x ranges between a line's words: blank in the
     rows of its own text, and a band of another line across them is scored down by the ink
-    found there (``SPACE_WEIGHT`` times)."""
+    found there (``SPACE_WEIGHT`` times). Two stretched lines never end on one band."""
     text_heights = [INK_HEIGHT * size for size in sizes]
     tall = [b[3] - b[1] > 1.3 * h for b, h in zip(boxes, text_heights, strict=True)]
-    out = []
-    for i, box in enumerate(boxes):
-        if not tall[i]:
-            out.append(box)
-            continue
+
+    def cut(i: int, taken: Sequence[Rect]) -> Rect:
+        box = boxes[i]
         rows = list(ink(box))
         first = int(box[1] * INK_SCALE)
-        for j, other in enumerate(boxes):
-            if j == i or tall[j] or other[2] <= box[0] or box[2] <= other[0]:
+        for other in taken:
+            if other[2] <= box[0] or box[2] <= other[0]:
                 continue
             start, end = int(other[1] * INK_SCALE) - first, int(other[3] * INK_SCALE) - first
             for k in range(max(0, start), min(len(rows), end + 1)):
@@ -51,11 +49,40 @@ def cut_to_ink(
                 rows[k] = max(0, rows[k] - SPACE_WEIGHT * dark)
         start_row = ink_band(rows, round(text_heights[i] * INK_SCALE))
         if start_row is None:
-            out.append(box)
-            continue
+            return box
         top = box[1] + start_row / INK_SCALE
-        out.append((box[0], top, box[2], top + text_heights[i]))
+        return (box[0], top, box[2], top + text_heights[i])
+
+    short = [b for b, t in zip(boxes, tall, strict=True) if not t]
+    out = [cut(i, short) if tall[i] else box for i, box in enumerate(boxes)]
+    # Two stretched lines over each other may settle on the same printed line (the one with
+    # more ink): the one whose box reaches further from that band is cut again, that band
+    # taken, and finds its own line (corpus 10 page 7, footnotes 10 and 11).
+    for i, j in _same_band(out, [n for n, t in enumerate(tall) if t]):
+        mover, stays = (i, j) if _reach(boxes[i], out[i]) >= _reach(boxes[j], out[j]) else (j, i)
+        out[mover] = cut(mover, [*short, out[stays]])
     return out
+
+
+def _reach(box: Rect, band: Rect) -> float:
+    """How far the middle of a line box lies from the band it was cut to."""
+    return abs((box[1] + box[3]) / 2 - (band[1] + band[3]) / 2)
+
+
+def _same_band(boxes: Sequence[Rect], among: Sequence[int]) -> list[tuple[int, int]]:
+    """Pairs of ``among`` whose boxes overlap across by half the width of the narrower and
+    down by half the height of the lower."""
+    pairs = []
+    for n, i in enumerate(among):
+        for j in among[n + 1 :]:
+            a, b = boxes[i], boxes[j]
+            x = min(a[2], b[2]) - max(a[0], b[0])
+            y = min(a[3], b[3]) - max(a[1], b[1])
+            narrow = min(a[2] - a[0], b[2] - b[0])
+            low = min(a[3] - a[1], b[3] - b[1])
+            if x > 0.5 * narrow and y > 0.5 * low:
+                pairs.append((i, j))
+    return pairs
 
 
 def ink_band(rows: Sequence[int], height: int) -> int | None:

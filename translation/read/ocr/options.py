@@ -19,11 +19,13 @@ class OcrMode(StrEnum):
 
 @dataclass(frozen=True)
 class OcrOptions:
-    """How a document's pages are read: ``mode`` and the source ``language``."""
+    """How a document's pages are read: ``mode``, the source ``language``, the resolution, and
+    how many scanned pages are read at once (``processes``; ``translation.read.ocr.pool``)."""
 
     mode: OcrMode = OcrMode.AUTO
     language: Language = Language("en")
     dpi: int = OCR_DPI
+    processes: int = 1
 
 
 #: Pages without text that a scan covers are read by OCR, in English.

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 import pymupdf
 
 from translation.read.layout import Rect
-from translation.read.ocr.budget import OcrTurn
 from translation.read.ocr.options import OcrMode
 
 
@@ -44,21 +43,3 @@ def words_are_pixels(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool
         return False
     traced = page.get_texttrace()
     return bool(traced) and all(t["type"] == 3 for t in traced)  # 3: invisible
-
-
-class OcrTurns:
-    """Numbers the pages of ``doc`` up to ``last`` read by OCR, as they come: the first one
-    counts how many there are from it on (a text page reads no OCR and costs nothing)."""
-
-    def __init__(self, doc: pymupdf.Document, last: int, mode: OcrMode, text_flags: int) -> None:
-        self._doc, self._last, self._mode, self._flags = doc, last, mode, text_flags
-        self._nth = 0
-        self._of = 0
-
-    def next(self, page: pymupdf.Page) -> OcrTurn:
-        """The turn of ``page``, about to be read by OCR."""
-        if not self._nth:
-            ahead = range(page.number, self._last + 1)
-            self._of = sum(needs_ocr(self._doc[i], self._mode, self._flags) for i in ahead)
-        self._nth += 1
-        return OcrTurn(page=page.number, nth=self._nth, of=max(self._of, self._nth))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import pymupdf
 
@@ -16,6 +17,12 @@ from translation.read.ocr.ink import INK_SCALE, Ink
 from translation.read.ocr.languages import tessdata, tesseract_language
 from translation.read.ocr.lines import ocr_layout, text_band
 from translation.read.ocr.options import OcrOptions
+from translation.read.ocr.rules import erase_rules, rule_pixels
+
+#: A rule is a dark run longer than any glyph's stroke (a tall bracket, a descender)...
+RULE_MIN_LENGTH_PT = 36.0
+#: ...and thinner than the filled areas of a figure.
+RULE_MAX_THICKNESS_PT = 6.0
 
 #: How PyMuPDF says it ran out of memory: MuPDF's failed allocation, or the ``MemoryError`` of
 #: a Python callback it ran, both carried in the text of an error of another type.
@@ -42,14 +49,15 @@ def _read(
     page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
 ) -> PageLayout:
     folder = tessdata(options.language)
-    textpage = page.get_textpage_ocr(
-        flags=text_flags,
-        language=tesseract_language(options.language),
-        dpi=options.dpi,
-        full=True,
-        tessdata=folder,
-    )
-    raw = page.get_text("dict", textpage=textpage, flags=text_flags)
+    with _without_rules(page, options.dpi) as read:
+        textpage = read.get_textpage_ocr(
+            flags=text_flags,
+            language=tesseract_language(options.language),
+            dpi=options.dpi,
+            full=True,
+            tessdata=folder,
+        )
+        raw = read.get_text("dict", textpage=textpage, flags=text_flags)
     box = page.rect
     layout = ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
     lines = [text_band(ln) for b in layout.blocks for ln in b.lines]
@@ -58,6 +66,37 @@ def _read(
     drawn = graphic_regions(dark, pix.width, pix.height, lines, GRAPHIC_SCALE)
     labels = [(ln.bbox, len(ln.spans)) for b in layout.blocks for ln in b.lines]
     return dataclasses.replace(layout, figures=(*layout.figures, *with_labels(drawn, labels)))
+
+
+@contextmanager
+def _without_rules(page: pymupdf.Page, dpi: int) -> Iterator[pymupdf.Page]:
+    """The page Tesseract reads: ``page`` itself, or, where the scan has ruled lines (a
+    table's), a page of the same size showing the scan with its rules taken out
+    (``translation.read.ocr.rules``). A page turned by ``/Rotate`` is read as it is."""
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    if page.rotation or pix.stride != pix.width:
+        yield page
+        return
+    scale = dpi / 72.0
+    horizontal, vertical = rule_pixels(
+        pix.samples,
+        pix.width,
+        pix.height,
+        round(RULE_MIN_LENGTH_PT * scale),
+        round(RULE_MAX_THICKNESS_PT * scale),
+    )
+    if not horizontal and not vertical:
+        yield page
+        return
+    clean = erase_rules(pix.samples, pix.width, horizontal, vertical, margin=2)
+    scratch = pymupdf.open()
+    try:
+        copy = scratch.new_page(width=page.rect.width, height=page.rect.height)
+        image = pymupdf.Pixmap(pymupdf.csGRAY, pix.width, pix.height, clean, False)
+        copy.insert_image(copy.rect, pixmap=image)
+        yield copy
+    finally:
+        scratch.close()
 
 
 def _page_ink(page: pymupdf.Page) -> Ink:

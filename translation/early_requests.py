@@ -1,0 +1,102 @@
+"""Requests sent ahead: the paragraphs of a scan's first pages are translated while its later
+pages are still read by OCR (the PDF worker hands them on as it reads, see
+``translation.read.early``).
+
+An early request's answer goes to the cache like any other. Once the whole document is read,
+the job claims the early request of each paragraph it translates (an answer that already
+arrived is found in the cache); a paragraph read early that the whole document does not hold
+costs its request and nothing else, and the requests not claimed are cancelled when the job
+is done. Early requests are a head start only: any failure of theirs is left to the job's own
+request for the paragraph (its recovery of a lost LLM included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any
+
+from translation.read.paragraph import Paragraph
+
+#: The texts of paragraphs read early that need a request (glossary applied, cache looked up).
+Prepare = Callable[[list[Paragraph]], Awaitable[Sequence[str]]]
+
+
+class EarlyRequests:
+    """The early requests of one job: ``ready`` says once, before the first, whether they may
+    go (the LLM is up, or brought up); ``prepare`` turns paragraphs into texts to send;
+    ``send`` sends one text and caches its answer. Made on the event loop; ``offer`` may be
+    called from any thread. ``async with`` closes it."""
+
+    def __init__(
+        self,
+        ready: Callable[[], Coroutine[Any, Any, bool]],
+        prepare: Prepare,
+        send: Callable[[str], Coroutine[Any, Any, str]],
+    ) -> None:
+        self._ready, self._prepare, self._send = ready, prepare, send
+        self._loop = asyncio.get_running_loop()
+        self._may: asyncio.Task[bool] | None = None
+        self._batches: set[asyncio.Task[None]] = set()
+        self._requests: dict[str, asyncio.Task[str]] = {}
+        self._open = True
+
+    def offer(self, paragraphs: list[Paragraph]) -> None:
+        """Send the requests of ``paragraphs`` (from any thread)."""
+        self._loop.call_soon_threadsafe(self._take, paragraphs)
+
+    def _take(self, paragraphs: list[Paragraph]) -> None:
+        if not self._open:
+            return
+        if self._may is None:
+            self._may = asyncio.create_task(self._ready())
+        batch = asyncio.create_task(self._start(self._may, paragraphs))
+        self._batches.add(batch)
+        batch.add_done_callback(self._batches.discard)
+
+    async def _start(self, may: asyncio.Task[bool], paragraphs: list[Paragraph]) -> None:
+        try:
+            if not await may:
+                return
+            texts = await self._prepare(paragraphs)
+        except Exception:
+            return  # a head start only: the job sends these itself
+        for text in texts:
+            if self._open and text not in self._requests:
+                self._requests[text] = asyncio.create_task(self._send(text))
+
+    async def settle(self) -> None:
+        """Take no more paragraphs and wait until those taken have their requests (not their
+        answers): from then on :meth:`claim` knows every early request. Paragraphs still
+        waiting for the LLM to come up are left to the job (which waits for it, saying so)."""
+        self._open = False
+        if self._may is not None and not self._may.done():
+            for batch in self._batches:
+                batch.cancel()
+        await asyncio.gather(*self._batches, return_exceptions=True)
+
+    def claim(self, text: str) -> asyncio.Task[str] | None:
+        """The early request of ``text``, now the caller's; None when there is none."""
+        return self._requests.pop(text, None)
+
+    @property
+    def sent(self) -> int:
+        """Early requests not claimed (yet)."""
+        return len(self._requests)
+
+    async def __aenter__(self) -> EarlyRequests:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Cancel what was not claimed (and the readiness check, if still waiting)."""
+        self._open = False
+        tasks: list[asyncio.Task[Any]] = [*self._batches, *self._requests.values()]
+        if self._may is not None:
+            tasks.append(self._may)
+        self._requests.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
