@@ -31,13 +31,17 @@ from translation.read.ocr.pages import OcrTurns
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.segment import Segmentation, segment_document
+from translation.read.span_origins import fix_origins
 
 
 def read_layout(page: pymupdf.Page) -> PageLayout:
     """The text, image and vector-figure layout of one page as plain data."""
-    raw = page.get_text("dict", flags=TEXT_FLAGS)
+    textpage = page.get_textpage(flags=TEXT_FLAGS)
+    raw = page.get_text("dict", textpage=textpage)
     if word_gaps.runs_together(raw):  # no space glyphs drawn: read the gaps between glyphs
-        raw = word_gaps.with_gap_spaces(page.get_text("rawdict", flags=TEXT_FLAGS))
+        raw = word_gaps.with_gap_spaces(page.get_text("rawdict", textpage=textpage))
+    else:
+        raw = fix_origins(raw, lambda: page.get_text("rawdict", textpage=textpage))
     marks = page_marks(page)
     blocks: list[Block] = []
     for block in raw["blocks"]:
