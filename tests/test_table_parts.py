@@ -78,3 +78,86 @@ def test_a_table_footnote_keeps_no_english_line_under_its_translation() -> None:
     # The numbers of the table are untouched.
     kept = [w[4] for w in out.get_text("words", clip=(200, 105, 500, bottom))]
     assert "1,212,739" in kept and "5847.7" in kept
+
+
+# --- a caption between two tables ----------------------------------------------------------
+
+
+def _justified(page: pymupdf.Page, y: float, text: str, label: float = 0.0) -> None:
+    """A caption line set justified from x 110 to 400 (``label``: extra room after the
+    first two words, "Table 4:")."""
+    font = pymupdf.Font("tiro")
+    words = text.split()
+    widths = [font.text_length(w, 10.0) for w in words]
+    gap = (290 - sum(widths) - label) / (len(words) - 1)
+    x = 110.0
+    for i, (word, width) in enumerate(zip(words, widths, strict=True)):
+        page.insert_text((x, y), word, fontsize=10.0, fontname="Times-Roman")
+        x += width + gap + (label if i == 1 else 0.0)
+
+
+def _narrow_table(page: pymupdf.Page, top: float, rows: Sequence[tuple[str, ...]]) -> float:
+    font = pymupdf.Font("tiro")
+    page.draw_line((110, top), (400, top), width=0.5)
+    y = top + 12
+    for row in rows:
+        page.insert_text((114, y), row[0], fontsize=SIZE, fontname="Times-Roman")
+        for right, text in zip((300.0, 350.0, 400.0), row[1:], strict=True):
+            x = right - font.text_length(text, SIZE)
+            page.insert_text((x, y), text, fontsize=SIZE, fontname="Times-Roman")
+        y += 10
+    page.draw_line((110, y - 6), (400, y - 6), width=0.5)
+    return y - 6
+
+
+def test_caption_words_lining_up_with_columns_stay_in_the_caption() -> None:
+    # 03 p7: a justified caption between two tables of one width; its word spaces fall in
+    # the columns' gutters.
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    bottom = _narrow_table(
+        page,
+        100,
+        [
+            ("Algorithm", "R@3", "R@5", "R@10"),
+            ("Word overlap (2004)", "0.31", "0.34", "0.46"),
+            ("Dense retrieval (2020)", "0.29", "0.31", "0.41"),
+            ("Entailment scores (2022)", "0.22", "0.26", "0.34"),
+            ("Fact verification (2022)", "0.47", "0.58", "0.71"),
+            ("Weak supervision (2021)", "0.61", "0.68", "0.77"),
+        ],
+    )
+    y = bottom + 20
+    _justified(page, y, "Table 4: A comparison of the algorithms that find the source", 3.4)
+    _justified(
+        page, y + 11, "sentences supporting each unit of a summary; recall at k is the share"
+    )
+    last = "of times the gold sentence was found among the first k sentences."
+    page.insert_text((110, y + 22), last, fontsize=10.0, fontname="Times-Roman")
+    _narrow_table(
+        page,
+        y + 45,
+        [
+            ("Hints", "Accuracy", "Agreement", "Time"),
+            ("None", "93%", "0.71", "41.4"),
+            ("Weak supervision", "92%", "0.64", "48.2"),
+            ("Gold", "92%", "0.63", "40.4"),
+        ],
+    )
+    paras, out = translate(bytes(doc.tobytes()), "ko")
+    caption = by_text(paras)[
+        "Table 4: A comparison of the algorithms that find the source sentences supporting "
+        "each unit of a summary; recall at k is the share " + last
+    ]
+    assert caption.kind == ParagraphKind.CAPTION
+    # The caption is set as one text in its own lines: no piece of it overprints another.
+    lines = sorted(s["bbox"] for s in spans(out, (105, y - 12, 405, y + 30)))
+    assert lines and all(hangul(s["text"]) for s in spans(out, (105, y - 12, 405, y + 30)))
+    for a, b in zip(lines, lines[1:], strict=False):
+        overlap_y = min(a[3], b[3]) - max(a[1], b[1])
+        overlap_x = min(a[2], b[2]) - max(a[0], b[0])
+        assert overlap_y < 2.0 or overlap_x < 1.0, (a, b)
+    # The tables' cells stay cells.
+    cells = by_text(paras)
+    assert cells["Weak supervision (2021)"].kind == ParagraphKind.CELL
+    assert cells["Agreement"].kind == ParagraphKind.CELL

@@ -18,8 +18,10 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
 from translation.read.layout import Rect, Span, union
+from translation.read.style import is_bold, span_style
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
 #: MuPDF lines it is made of, sorted.
@@ -109,6 +111,7 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
             list[tuple[float, float]],
             list[tuple[float, float]],
             list[tuple[Rect, Span]],
+            bool,
         ]
     ] = []
     for spans, lines in rows:
@@ -138,14 +141,22 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
             or not any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
         ]
         box = (extents[0][0], top, extents[-1][1], bottom)
-        items.append((box, size, extents, strong if cells else [], found))
+        # A caption's first line is no row of cells, whatever lines up with the columns in
+        # it ("Table 4:  A comparison of algorithms", 03 p7), and no table runs past it.
+        caption = _caption(found)
+        items.append((box, size, extents, strong if cells and not caption else [], found, caption))
     items.sort(key=lambda c: c[0][1])
     clusters: list[_Cluster] = []
-    for box, size, extents, strong, found in items:
+    for box, size, extents, strong, found, caption in items:
         cells = bool(strong)
         for cluster in reversed(clusters):
+            if cluster.closed:
+                continue
             near = box[1] - cluster.reach <= _LINE_GAP * size
             if near and box[0] < cluster.x1 and box[2] > cluster.x0:
+                if caption:
+                    cluster.closed = True
+                    break
                 if cells and cluster.loose and not cluster.fits(box):
                     continue  # past a caption: another table, of another width
                 if cells:
@@ -189,6 +200,7 @@ class _Cluster:
     reach: float  # the bottom of its last row, or of a row bridged below it
     tail: list[Rect] = field(default_factory=list)  # rows of one cell below its last row
     loose: int = 0  # of which not lines of a cell
+    closed: bool = False  # a caption below it: no later row belongs to it
     boxes: list[Rect] = field(default_factory=list)
     sizes: list[float] = field(default_factory=list)
     rows: list[list[tuple[float, float]]] = field(default_factory=list)
@@ -227,6 +239,17 @@ class _Cluster:
         self.x0, self.x1 = min(self.x0, box[0]), max(self.x1, box[2])
         self.reach = max(self.reach, box[3])
         self.tail, self.loose = [], 0
+
+
+def _caption(found: Sequence[tuple[Rect, Span]]) -> bool:
+    """Whether the words of a row (in x order) begin with a caption's label."""
+    text = " ".join(s.text for _, s in found)
+    lead = 0
+    for _, span in found:
+        if not is_bold(span_style(span.font, span.flags, span.color)):
+            break
+        lead += len(span.text) + 1
+    return caption_label(text, lead)
 
 
 def _extents(items: Sequence[tuple[Rect, Span]]) -> list[tuple[float, float]]:
