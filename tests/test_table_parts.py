@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pymupdf
+from pymupdf import mupdf
 
 from tests.helpers.table_pages import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
@@ -161,3 +162,54 @@ def test_caption_words_lining_up_with_columns_stay_in_the_caption() -> None:
     cells = by_text(paras)
     assert cells["Weak supervision (2021)"].kind == ParagraphKind.CELL
     assert cells["Agreement"].kind == ParagraphKind.CELL
+
+
+# --- a formula cell ----------------------------------------------------------------------------
+
+
+def _math_font() -> bytes:
+    data, size = mupdf.fz_lookup_noto_math_font()
+    return bytes(mupdf.raw_to_python_bytes(data, size))
+
+
+FORMULA_ROWS = [
+    ("Precision", "𝑃 = 𝑡𝑝 / (𝑡𝑝 + 𝑓𝑝)", "predicted items"),
+    ("Recall", "𝑅 = 𝑡𝑝 / (𝑡𝑝 + 𝑓𝑛)", "true items"),
+    ("F-score", "𝐹 = 2𝑃𝑅 / (𝑃 + 𝑅)", "both"),  # more formula than text
+    ("Loss", "ℒ = −∑ 𝑦 log 𝑝 + 𝜆𝑤", "classes"),
+]
+
+
+def test_a_formula_cell_stays_in_its_column_and_no_rows_merge() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="math", fontbuffer=_math_font())
+    page.insert_text(
+        (76, 90),
+        "The measures are defined in the table below.",
+        fontsize=10,
+        fontname="Times-Roman",
+    )
+    header = ("Measure", "Definition", "Meaning")
+    for x, text in zip((76, 122, 232), header, strict=True):
+        page.insert_text((x, 111), text, fontsize=SIZE, fontname="Times-Bold")
+    for i, (name, formula, meaning) in enumerate(FORMULA_ROWS):
+        y = 122 + 11 * i
+        page.insert_text((76, y), name, fontsize=SIZE, fontname="Times-Roman")
+        page.insert_text((122, y), formula, fontsize=SIZE, fontname="math")
+        page.insert_text((232, y), meaning, fontsize=SIZE, fontname="Times-Roman")
+    data = bytes(doc.tobytes())
+    paras, out = translate(data, "ko")
+    cells = by_text(paras)
+    for name, _, meaning in FORMULA_ROWS:  # each its own cell: no row merged with the next
+        assert cells[name].kind == ParagraphKind.CELL, name
+        assert cells[meaning].kind == ParagraphKind.CELL, meaning
+    # The formulas stand where they stood; each translation stays in its own column.
+    column = (118, 114, 228, 170)  # below the header
+    source = pymupdf.open(stream=data)[0]
+    assert out.get_text("words", clip=column) == source.get_text("words", clip=column)
+    translated = [s for s in spans(out, (70, 114, 400, 170)) if hangul(s["text"])]
+    assert len(translated) == 2 * len(FORMULA_ROWS)
+    for span in translated:
+        x0, _, x1, _ = span["bbox"]
+        assert x1 <= 120 or x0 >= 230, span["text"]

@@ -102,65 +102,27 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
     most _BRIDGE rows of one cell in between (a group label, the lines of a cell running over
     several), whose gaps line up into gutters. Up to two lines of a cell of its last row
     (set close below, starting where a cell starts) belong to the table too."""
-    # (glyph box, size, word extents, strong gaps: between MuPDF lines or a font size wide;
-    # a row of cells has some)
-    items: list[
-        tuple[
-            Rect,
-            float,
-            list[tuple[float, float]],
-            list[tuple[float, float]],
-            list[tuple[Rect, Span]],
-            bool,
-        ]
-    ] = []
-    for spans, lines in rows:
-        found = words(spans)
-        if not found:
-            continue
-        size = max(s.size for _, s in found)
-        extents = _extents(found)
-        gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
-        cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
-        cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
-        if cells:
-            # A piece making most of the row is a line of text with something set apart (a
-            # section number, a small-caps initial, a wide space), not a row of cells; nor is
-            # a line of a display formula.
-            starts = [extents[0][0]] + [extents[k + 1][0] for k in cuts]
-            ends = [extents[k][1] for k in cuts] + [extents[-1][1]]
-            widest = max(b - a for a, b in zip(starts, ends, strict=True))
-            math = sum(len(s.text) for _, s in found if is_math_font(s.font))
-            text = sum(len(s.text) for _, s in found)
-            cells = widest <= 0.7 * (extents[-1][1] - extents[0][0]) and math < 0.5 * text
-        top, bottom = min(b[1] for b, _ in found), max(b[3] for b, _ in found)
-        strong = [
-            (a[1], b[0])
-            for a, b in zip(extents, extents[1:], strict=False)
-            if b[0] - a[1] >= size
-            or not any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
-        ]
-        box = (extents[0][0], top, extents[-1][1], bottom)
-        # A caption's first line is no row of cells, whatever lines up with the columns in
-        # it ("Table 4:  A comparison of algorithms", 03 p7), and no table runs past it.
-        caption = _caption(found)
-        items.append((box, size, extents, strong if cells and not caption else [], found, caption))
-    items.sort(key=lambda c: c[0][1])
+    items = sorted(
+        (item for spans, lines in rows if (item := _row_item(spans, lines)) is not None),
+        key=lambda item: item.box[1],
+    )
     clusters: list[_Cluster] = []
-    for box, size, extents, strong, found, caption in items:
-        cells = bool(strong)
+    for item in items:
+        box, size, strong = item.box, item.size, item.strong
         for cluster in reversed(clusters):
             if cluster.closed:
                 continue
             near = box[1] - cluster.reach <= _LINE_GAP * size
             if near and box[0] < cluster.x1 and box[2] > cluster.x0:
-                if caption:
+                if item.caption:
                     cluster.closed = True
                     break
+                # A row with a formula cell is a row of the table whose columns it shares.
+                cells = bool(strong) and (not item.formula or cluster.shares(strong))
                 if cells and cluster.loose and not cluster.fits(box):
                     continue  # past a caption: another table, of another width
                 if cells:
-                    cluster.add(box, size, extents, strong, found)
+                    cluster.add(item)
                 elif box[0] >= cluster.x0 - size and box[2] <= cluster.x1 + size:
                     # A line of a cell's running text starts where a cell starts and is
                     # narrower than the table; other rows of one cell (group labels) may
@@ -178,9 +140,9 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
                         cluster.reach = max(cluster.reach, box[3])
                 break
         else:
-            if cells:
+            if strong and not item.formula:  # a formula row alone is a display formula
                 clusters.append(_Cluster(box[0], box[2], box[3]))
-                clusters[-1].add(box, size, extents, strong, found)
+                clusters[-1].add(item)
     tables = []
     for cluster in clusters:
         if len(cluster.rows) < 3:
@@ -191,6 +153,64 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
             tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
             tables.append(Table(union(cluster.boxes + tail), tuple(gutters)))
     return tables
+
+
+@dataclass(frozen=True, slots=True)
+class _RowItem:
+    """A visual row as ``find_tables`` sees it: its glyph box, font size, word extents,
+    *strong* gaps (between MuPDF lines, or a font size wide: a row of cells has some), words,
+    whether it begins a caption, and whether it holds cells with a formula making half its
+    text (a row of a table only where a table's columns are found without it)."""
+
+    box: Rect
+    size: float
+    extents: list[tuple[float, float]]
+    strong: list[tuple[float, float]]
+    found: list[tuple[Rect, Span]]
+    caption: bool
+    formula: bool
+
+
+def _row_item(
+    spans: list[tuple[Rect, Span]], lines: Sequence[tuple[float, float]]
+) -> _RowItem | None:
+    found = words(spans)
+    if not found:
+        return None
+    size = max(s.size for _, s in found)
+    extents = _extents(found)
+    gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
+    cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
+    cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
+    formula = False
+    if cells:
+        # A piece making most of the row is a line of text with something set apart (a
+        # section number, a small-caps initial, a wide space), not a row of cells; nor is
+        # a line of a display formula (mostly math, no text apart from it).
+        starts = [extents[0][0]] + [extents[k + 1][0] for k in cuts]
+        ends = [extents[k][1] for k in cuts] + [extents[-1][1]]
+        widest = max(b - a for a, b in zip(starts, ends, strict=True))
+        maths = sum(len(s.text) for _, s in found if is_math_font(s.font))
+        text = sum(len(s.text) for _, s in found)
+        cells = widest <= 0.7 * (extents[-1][1] - extents[0][0])
+        formula = maths >= 0.5 * text
+        if formula:
+            cells = cells and any(
+                c.isalpha() for _, s in found if not is_math_font(s.font) for c in s.text
+            )
+    top, bottom = min(b[1] for b, _ in found), max(b[3] for b, _ in found)
+    strong = [
+        (a[1], b[0])
+        for a, b in zip(extents, extents[1:], strict=False)
+        if b[0] - a[1] >= size or not any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
+    ]
+    # A caption's first line is no row of cells, whatever lines up with the columns in it
+    # ("Table 4:  A comparison of algorithms", 03 p7), and no table runs past it.
+    caption = _caption(found)
+    box = (extents[0][0], top, extents[-1][1], bottom)
+    return _RowItem(
+        box, size, extents, strong if cells and not caption else [], found, caption, formula
+    )
 
 
 @dataclass(slots=True)
@@ -223,21 +243,18 @@ class _Cluster:
         overlap = min(self.x1, box[2]) - max(self.x0, box[0])
         return overlap >= 0.6 * max(width, own)
 
-    def add(
-        self,
-        box: Rect,
-        size: float,
-        extents: list[tuple[float, float]],
-        strong: list[tuple[float, float]],
-        found: list[tuple[Rect, Span]],
-    ) -> None:
-        self.strong.extend(strong)
-        self.words.append(found)
-        self.boxes.append(box)
-        self.sizes.append(size)
-        self.rows.append(extents)
-        self.x0, self.x1 = min(self.x0, box[0]), max(self.x1, box[2])
-        self.reach = max(self.reach, box[3])
+    def shares(self, strong: Sequence[tuple[float, float]]) -> bool:
+        """Whether one of the ``strong`` gaps of a row overlaps one of this table's."""
+        return any(min(b, d) - max(a, c) > 0.1 for a, b in strong for c, d in self.strong)
+
+    def add(self, item: _RowItem) -> None:
+        self.strong.extend(item.strong)
+        self.words.append(item.found)
+        self.boxes.append(item.box)
+        self.sizes.append(item.size)
+        self.rows.append(item.extents)
+        self.x0, self.x1 = min(self.x0, item.box[0]), max(self.x1, item.box[2])
+        self.reach = max(self.reach, item.box[3])
         self.tail, self.loose = [], 0
 
 
