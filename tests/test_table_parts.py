@@ -213,3 +213,59 @@ def test_a_formula_cell_stays_in_its_column_and_no_rows_merge() -> None:
     for span in translated:
         x0, _, x1, _ = span["bbox"]
         assert x1 <= 120 or x0 >= 230, span["text"]
+
+
+# --- a Word table with merged cells ------------------------------------------------------------
+
+# Cells (x0, y0, x1, y1) of a ruled table: the header's second cell spans two columns, the
+# first column's second cell spans two rows.
+MERGED_CELLS = [
+    ((72, 100, 150, 118), "구분"),
+    ((150, 100, 520, 118), "내용"),
+    ((72, 118, 150, 182), "데이터 수집과 준비"),
+    ((150, 118, 230, 150), "수집"),
+    ((230, 118, 520, 150), "연구 대상 문서를 웹에서 수집하고 중복을 제거한 뒤 품질을 검사한다."),
+    ((150, 150, 230, 182), "정제"),
+    ((230, 150, 520, 182), "문장을 분리하고 형태소 분석을 수행하여 토큰 단위로 정리한다."),
+    ((72, 182, 150, 214), "평가"),
+    ((150, 182, 230, 214), "지표"),
+    ((230, 182, 520, 214), "사람 평가자와 자동 지표를 함께 사용하여 결과를 비교한다."),
+]
+
+
+def test_a_word_table_with_merged_cells_keeps_each_translation_inside_its_cell() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text(
+        (72, 85), "다음 표는 연구의 단계를 정리한 것이다.", fontsize=10, fontname="korea"
+    )
+    for (x0, y0, x1, y1), text in MERGED_CELLS:  # each cell a box of its own, as Word sets it
+        for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1))):  # top and right border
+            page.draw_line(a, b, width=0.5)
+        for a, b in (((x0, y1), (x1, y1)), ((x0, y0), (x0, y1))):
+            page.draw_line(a, b, width=0.5)
+        centred = x0 == 72 or y0 == 100
+        left = page.insert_textbox(
+            (x0 + 4, y0 + 3, x1 - 4, y1), text, fontsize=SIZE, fontname="korea", align=centred
+        )
+        assert left >= 0
+    page.insert_text(
+        (72, 240), "표의 각 단계는 본문에서 자세히 설명한다.", fontsize=10, fontname="korea"
+    )
+    paras, out = translate(bytes(doc.tobytes()), "en")
+    cells = by_text(paras)
+    for _, text in MERGED_CELLS:
+        assert cells[text].kind == ParagraphKind.CELL, text
+    # Every translated line lies inside the cell it starts in: never across a rule.
+    found = 0
+    for span in spans(out, (60, 96, 530, 220)):
+        x0, y0, x1, y1 = span["bbox"]
+        cx, cy = x0 + 2, (y0 + y1) / 2
+        (cell,) = [c for c, _ in MERGED_CELLS if c[0] <= cx <= c[2] and c[1] <= cy <= c[3]]
+        assert cell[0] < x0 and x1 < cell[2] and cell[1] - 1 <= y0 and y1 <= cell[3] + 1, (
+            span["text"],
+            cell,
+        )
+        assert span["size"] >= 0.6 * SIZE - 0.05
+        found += 1
+    assert found >= len(MERGED_CELLS)

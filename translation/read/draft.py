@@ -331,8 +331,9 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         lead_style=style.lead_style,
         runs=style.runs,
         column=rows[0].col_range,
+        # A cell of several lines may take the room of each of them.
         max_bbox=(
-            draft.frame.to_page(rows[0].room)
+            draft.frame.to_page(union([r.room for r in rows if r.room is not None]))
             if draft.kind == ParagraphKind.CELL and rows[0].room is not None
             else None
         ),

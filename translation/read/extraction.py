@@ -13,6 +13,7 @@ import pymupdf
 from common.errors import InputError, ZTError
 from translation.read import word_gaps
 from translation.read.annotations import text_annotation_areas, without_annotation_text
+from translation.read.cell_rules import rules_of
 from translation.read.comment_balloons import balloon_areas
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
 from translation.read.formulas import font_base
@@ -90,6 +91,7 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
         height=box.height,
         blocks=tuple(blocks),
         figures=tuple(figures),
+        rules=tuple(rules_of(paths)),
     )
 
 

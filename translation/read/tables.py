@@ -361,7 +361,7 @@ def stacks(
     lines: Sequence[StackLine], gutters: Sequence[tuple[float, float]]
 ) -> list[tuple[float, float] | None]:
     """Which lines of a table are one cell set on several lines: a line continues the nearest
-    line above it in its column when it starts where that one starts, one line below it, in
+    line above it in its column when it lines up with it (see ``_aligned``), one line below it, in
     the same font size and weight, one of the two standing alone on its row (the other cells
     of a multi-line cell's row sit beside one of its lines, or between them; a word cut at the
     line's end needs neither), and it reads on:
@@ -399,7 +399,7 @@ def stacks(
         if (
             any(c.isalpha() for c in text)
             and any(c.isalpha() for c in above)
-            and abs(line.bbox[0] - up.bbox[0]) < 0.5 * line.size
+            and _aligned(line, up)
             and 0.8 * line.size <= step <= 1.6 * line.size
             and abs(line.size - up.size) < 0.5
             and line.bold == up.bold
@@ -409,6 +409,17 @@ def stacks(
             key = keys[j] or (up.bbox[0], up.baseline)
             keys[i] = keys[j] = key
     return keys
+
+
+def _aligned(line: StackLine, up: StackLine) -> bool:
+    """Whether two lines of a cell line up: they start together, or both stand alone on
+    their rows and are centred on one axis or end together (a cell set centred or flush
+    right, wrapped in its box)."""
+    reach = 0.5 * line.size
+    if abs(line.bbox[0] - up.bbox[0]) < reach:
+        return True
+    centred = abs(line.bbox[0] + line.bbox[2] - up.bbox[0] - up.bbox[2]) < 2 * reach
+    return line.lone and up.lone and (centred or abs(line.bbox[2] - up.bbox[2]) < reach)
 
 
 def _uncased(char: str) -> bool:
