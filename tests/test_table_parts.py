@@ -269,3 +269,73 @@ def test_a_word_table_with_merged_cells_keeps_each_translation_inside_its_cell()
         assert span["size"] >= 0.6 * SIZE - 0.05
         found += 1
     assert found >= len(MERGED_CELLS)
+
+
+# --- numbers set close to a row's label --------------------------------------------------------
+
+
+def test_a_row_whose_numbers_touch_its_label_is_not_sent_with_them() -> None:
+    # 01 p8 Table 3: the longest label runs up to its first number, one word space apart, so
+    # MuPDF reads label and numbers as one line; the other rows' numbers stand apart.
+    font = pymupdf.Font("tiro")
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    longest = "Encoder fine-tuned on co-citation"
+    numbers_x = 72 + font.text_length(longest + " ", SIZE)
+    rows = [
+        ("Baseline encoder", "84.2 88.4 91.5 36.9 80.0"),
+        ("Encoder fine-tuned on co-view", "83.0 84.2 84.1 36.4 76.0"),
+        (longest, "82.9 84.3 85.2 36.6 76.4"),
+        ("Encoder fine-tuned on all tasks", "83.3 86.1 88.2 36.0 78.0"),
+    ]
+    page.insert_text((72, 100), "Training signal", fontsize=SIZE, fontname="Times-Roman")
+    page.insert_text(
+        (numbers_x, 100), "CLS USR CITE REC All", fontsize=SIZE, fontname="Times-Roman"
+    )
+    for i, (label, numbers) in enumerate(rows):
+        y = 114 + 10 * i
+        if label == longest:
+            page.insert_text((72, y), label + " " + numbers, fontsize=SIZE, fontname="Times-Roman")
+        else:
+            page.insert_text((72, y), label, fontsize=SIZE, fontname="Times-Roman")
+            page.insert_text((numbers_x, y), numbers, fontsize=SIZE, fontname="Times-Roman")
+    data = bytes(doc.tobytes())
+    paras, out = translate(data, "ko")
+    texts = set(by_text(paras))
+    assert {label for label, _ in rows} <= texts  # each label alone, none with its numbers
+    assert not any(any(c.isdigit() for c in t) for t in texts)
+    area = (numbers_x - 1, 105, 400, 150)
+    source = pymupdf.open(stream=data)[0]
+    assert out.get_text("words", clip=area) == source.get_text("words", clip=area)
+
+
+# --- coloured cells ----------------------------------------------------------------------------
+
+
+def test_the_colours_of_cells_and_their_fills_survive() -> None:
+    # 03 Table 6: answers set in blue, red and green; a cell with a light fill behind it.
+    colours = {"Yes": 0x0000E6, "No": 0xE60000, "Sometimes": 0x008000}
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.draw_rect((200, 119, 290, 131), color=None, fill=(0.8, 0.95, 0.8))
+    rows = [
+        ("Question", "Answer", "Comment"),
+        ("Were the hints useful", "Yes", "most of the time"),
+        ("Did you search", "No", "hardly ever"),
+        ("Was it slow", "Sometimes", "for long papers"),
+    ]
+    for i, row in enumerate(rows):
+        for x, text in zip((76, 204, 300), row, strict=True):
+            rgb = pymupdf.sRGB_to_pdf(colours.get(text, 0))
+            page.insert_text(
+                (x, 114 + 14 * i), text, fontsize=SIZE, fontname="Helvetica", color=rgb
+            )
+    _, out = translate(bytes(doc.tobytes()), "ko")
+    answers = sorted(
+        (s for s in spans(out, (200, 117, 290, 160)) if hangul(s["text"])),
+        key=lambda s: s["bbox"][1],
+    )
+    assert [s["color"] for s in answers] == list(colours.values())
+    others = [s for s in spans(out, (70, 100, 420, 160)) if s not in answers]
+    assert others and all(s["color"] == 0 for s in others)
+    assert out.get_pixmap(clip=(200, 119, 290, 131)).pixel(80, 6) == (204, 242, 204)
