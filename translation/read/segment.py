@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from translation.read import flow, roles
 from translation.read.cell_align import right_aligned
 from translation.read.cell_rules import ruled_cells, ruled_room
+from translation.read.cell_stacks import stacked
 from translation.read.continuation import continues
 from translation.read.doc_stats import doc_stats
 from translation.read.draft import Draft, classify, to_paragraph, words_of
@@ -67,7 +68,7 @@ from translation.read.rows import (
     visual_rows,
 )
 from translation.read.running_heads import mark_headers_footers
-from translation.read.tables import cell_rooms, find_tables, stacked
+from translation.read.tables import cell_rooms, find_tables
 from translation.read.unheaded_references import find_unheaded_references
 
 __all__ = [
@@ -144,7 +145,7 @@ def segment_document(
     drafts: list[Draft] = []
     for page in pages:
         first = len(drafts)
-        # The lines of a multi-line table cell are read together (tables.stacked).
+        # The lines of a multi-line table cell are read together (cell_stacks.stacked).
         ordered = stacked(
             reading_order(rows_by_page[page.index]), lambda r: r.stack, lambda r: r.baseline
         )
