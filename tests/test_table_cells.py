@@ -14,40 +14,11 @@ from typing import Any
 
 import pymupdf
 
-from tests.fakes.pseudo import pseudo_translate
-from translation.pdf import render_mono
-from translation.read.document import open_document
-from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
-from translation.read.paragraph import Paragraph, ParagraphKind
+from tests.helpers.table_pages import by_text, hangul, spans, translate
+from translation.read.paragraph import ParagraphKind
 
 SIZE = 9.0
 MIN_SCALE = 0.6
-
-
-def _translate(data: bytes, lang: str) -> tuple[list[Paragraph], pymupdf.Page]:
-    paras = extract_paragraphs(open_document(data))
-    wanted = {p.id: restore(pseudo_translate(p.text, lang), p) for p in paras}
-    out = pymupdf.open(stream=render_mono(open_document(data), paras, wanted, lang))
-    return paras, out[0]
-
-
-def _spans(page: pymupdf.Page, clip: tuple[float, float, float, float]) -> list[dict[str, Any]]:
-    return [
-        span
-        for block in page.get_text("dict", clip=clip)["blocks"]
-        for line in block.get("lines", [])
-        for span in line["spans"]
-        if span["text"].strip()
-    ]
-
-
-def _hangul(text: str) -> bool:
-    return any("\uac00" <= c <= "\ud7a3" for c in text)
-
-
-def _cells(paras: list[Paragraph]) -> dict[str, Paragraph]:
-    return {" ".join(p.text.split()): p for p in paras}
 
 
 # --- a text table, its cells wrapped in boxes of their own ---------------------------------
@@ -98,7 +69,7 @@ def _inside_columns(page: pymupdf.Page, columns: list[tuple[float, float]], scri
     """How many translated spans lie in the table's band; each must sit inside one column
     and keep at least the minimum size."""
     found = 0
-    for span in _spans(page, (60, 95, 540, 192)):
+    for span in spans(page, (60, 95, 540, 192)):
         if not script(span["text"]):
             continue
         x0, _, x1, _ = span["bbox"]
@@ -111,19 +82,19 @@ def _inside_columns(page: pymupdf.Page, columns: list[tuple[float, float]], scri
 def test_wrapped_text_cells_are_read_whole_and_stay_in_their_columns() -> None:
     columns = [(72.0, 165.0), (170.0, 420.0), (430.0, 520.0)]
     data = _boxed_table(ENGLISH_ROWS, columns, "Times-Roman")
-    paras, out = _translate(data, "ko")
-    cells = _cells(paras)
+    paras, out = translate(data, "ko")
+    cells = by_text(paras)
     for row in ENGLISH_ROWS:
         for text in row:  # a wrapped description is one request, the owner a cell too
             assert cells[text].kind == ParagraphKind.CELL, text
-    assert _inside_columns(out, columns, _hangul) >= 12
+    assert _inside_columns(out, columns, hangul) >= 12
 
 
 def test_a_korean_two_column_text_table_stays_in_its_columns() -> None:
     columns = [(72.0, 190.0), (200.0, 520.0)]
     data = _boxed_table(KOREAN_ROWS, columns, "korea")
-    paras, out = _translate(data, "en")
-    cells = _cells(paras)
+    paras, out = translate(data, "en")
+    cells = by_text(paras)
     for row in KOREAN_ROWS:
         for text in row:  # "데이터 수집": a word space is no column
             assert cells[text].kind == ParagraphKind.CELL, text
@@ -157,7 +128,7 @@ CODE_ROWS = [
 
 def test_a_code_column_is_untouched_and_no_row_merges() -> None:
     data = _lined_table(CODE_ROWS, [76.0, 200.0], ["Courier", "Times-Roman"])
-    paras, out = _translate(data, "ko")
+    paras, out = translate(data, "ko")
     texts = [" ".join(p.text.split()) for p in paras]
     # The header row is two cells; each description is its own request, without its code.
     assert "Function" in texts and "Description" in texts
@@ -179,7 +150,7 @@ def test_a_table_of_operator_names_keeps_them() -> None:
         ("maximum", "max", "largest element"),
     ]
     data = _lined_table(rows, [76.0, 200.0, 300.0], ["Times-Roman"] * 3)
-    paras, out = _translate(data, "ko")
+    paras, out = translate(data, "ko")
     texts = {p.text for p in paras}
     assert {"arccos", "lim sup", "log", "max"}.isdisjoint(texts)
     assert {"inverse cosine", "Operator", "largest element"} <= texts
@@ -200,13 +171,13 @@ def test_a_dark_header_fill_and_coloured_cells_stay_readable() -> None:
             page.insert_text(
                 (x, 100 + 15 * i), text, fontsize=SIZE, fontname="Helvetica", color=colour
             )
-    _, out = _translate(bytes(doc.tobytes()), "ko")
+    _, out = translate(bytes(doc.tobytes()), "ko")
     # The fill is still there, under a header translated in white.
     pixel = out.get_pixmap(clip=(160, 90, 190, 92)).pixel(5, 1)
     assert sum(pixel) < 200
-    header = [s for s in _spans(out, (72, 89, 420, 104)) if _hangul(s["text"])]
+    header = [s for s in spans(out, (72, 89, 420, 104)) if hangul(s["text"])]
     assert len(header) == 3 and all(s["color"] == 0xFFFFFF for s in header)
-    (noted,) = [s for s in _spans(out, (290, 118, 420, 133)) if _hangul(s["text"])]
+    (noted,) = [s for s in spans(out, (290, 118, 420, 133)) if hangul(s["text"])]
     assert noted["color"] == pymupdf.sRGB_to_pdf(0xCC0000) or noted["color"] == 0xCC0000
 
 
@@ -221,9 +192,9 @@ def test_a_right_aligned_column_keeps_its_alignment() -> None:
         for right, text in ((260.0, row[1]), (330.0, row[2])):
             x = right - font.text_length(text, SIZE)
             page.insert_text((x, 100 + 14 * i), text, fontsize=SIZE, fontname="Times-Roman")
-    _, out = _translate(bytes(doc.tobytes()), "ko")
+    _, out = translate(bytes(doc.tobytes()), "ko")
     header = sorted(
-        (s for s in _spans(out, (70, 90, 340, 103)) if _hangul(s["text"])),
+        (s for s in spans(out, (70, 90, 340, 103)) if hangul(s["text"])),
         key=lambda s: s["bbox"][0],
     )
     assert len(header) == 3

@@ -21,6 +21,7 @@ from bench.tables import (
     text_runs,
     translate_pages,
 )
+from translation.read.cell_stacks import StackLine, stacked, stacks
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.layout import Block, Frame, Line, PageLayout, Span
@@ -28,7 +29,7 @@ from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows import visual_rows
 from translation.read.segment import segment
 from translation.read.style_marks import without_tags
-from translation.read.tables import StackLine, Table, crosses, find_tables, stacked, stacks, words
+from translation.read.tables import Table, crosses, find_tables, words
 
 SIZE = 9.0
 

@@ -78,7 +78,7 @@ def split_cells(
         cut = len(piece)
         while cut > 0 and _NUMERIC_RE.match(piece[cut - 1][1].text):
             cut -= 1
-        tail = "".join(s.text for _, s in piece[cut:])
+        tail = " ".join(s.text for _, s in piece[cut:])  # a table row's words hold no spaces
         head = "".join(s.text for _, s in piece[:cut])
         numbers = tail.split()
         if (

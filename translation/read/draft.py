@@ -402,8 +402,21 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         runs=style.runs,
         column=rows[0].col_range,
         max_bbox=(
-            draft.frame.to_page(rows[0].room)
+            draft.frame.to_page(_cell_room(rows[0].room, rows))
             if draft.kind == ParagraphKind.CELL and rows[0].room is not None
             else None
         ),
+    )
+
+
+def _cell_room(first: Rect, rows: list[Row]) -> Rect:
+    """A cell's room: as wide as the rooms of all its lines allow (a number beside its second
+    line bounds it there), down as far as the room of any of them reaches (the free space
+    below its last line)."""
+    rooms = [r.room for r in rows if r.room is not None]
+    return (
+        max(r[0] for r in rooms),
+        first[1],
+        min(r[2] for r in rooms),
+        max(r[3] for r in rooms),
     )

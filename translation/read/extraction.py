@@ -13,6 +13,7 @@ import pymupdf
 from common.errors import InputError, ZTError
 from translation.read import word_gaps
 from translation.read.annotations import text_annotation_areas, without_annotation_text
+from translation.read.cell_rules import rules_of
 from translation.read.comment_balloons import balloon_areas
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
 from translation.read.early import EarlyParagraphs, OnPart
@@ -32,13 +33,17 @@ from translation.read.ocr.pool import read_pages
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.segment import Segmentation, segment_document
+from translation.read.span_origins import fix_origins
 
 
 def read_layout(page: pymupdf.Page) -> PageLayout:
     """The text, image and vector-figure layout of one page as plain data."""
-    raw = page.get_text("dict", flags=TEXT_FLAGS)
+    textpage = page.get_textpage(flags=TEXT_FLAGS)
+    raw = page.get_text("dict", textpage=textpage)
     if word_gaps.runs_together(raw):  # no space glyphs drawn: read the gaps between glyphs
-        raw = word_gaps.with_gap_spaces(page.get_text("rawdict", flags=TEXT_FLAGS))
+        raw = word_gaps.with_gap_spaces(page.get_text("rawdict", textpage=textpage))
+    else:
+        raw = fix_origins(raw, lambda: page.get_text("rawdict", textpage=textpage))
     marks = page_marks(page)
     blocks: list[Block] = []
     for block in raw["blocks"]:
@@ -87,6 +92,7 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
         height=box.height,
         blocks=tuple(blocks),
         figures=tuple(figures),
+        rules=tuple(rules_of(paths)),
     )
 
 

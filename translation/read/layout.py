@@ -61,6 +61,8 @@ class PageLayout:
     #: were cut down to it (``translation.read.ocr.ink.cut_to_ink``); their words are to be
     #: covered.
     tall_boxes: tuple[Rect, ...] = ()
+    #: Thin horizontal and vertical vector lines: a ruled table's borders.
+    rules: tuple[Rect, ...] = ()
 
 
 # --- geometry -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from translation.read.captions import caption_label
 from translation.read.formulas import GLYPH
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows import Row
@@ -35,14 +36,6 @@ _HEADING_NUMBER_RE = re.compile(
     r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z](?:\.\d{1,2}){1,3}\.?)\s+\S"
 )
 _MULTI_LEVEL_RE = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?\s+\S")
-_CAPTION_RE = re.compile(
-    r"^\s*(?:(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
-    r"[A-Z]?\d+(?:\.\d+)?(?P<end>\s*[:.：。]|\s)|"
-    # A CJK label needs no stop: prose glues a particle to the number ("表1に", "표 1은").
-    r"(?:图|表|圖|図|그림|표|\[표|\[그림|<표|〈표|<그림|〈그림)\s*[\d０-９]+(?:[.-][\d０-９]+)?"
-    r"(?P<cjk>\s*[:.：。．\]>〉]|\s))",
-    re.IGNORECASE,
-)
 _ALGO_LINE_RE = re.compile(
     r"^\s*(?:\d{1,3}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
     r"\s*:\s*)"
@@ -161,12 +154,7 @@ def heading_number(row: Row) -> bool:
 def caption_start(row: Row) -> bool:
     """A row that begins a caption: "Figure 2. ...", "Table 1: ...", "表 1 ...", or a bold
     "Algorithm 1" (a sentence "Fig. 2 shows ..." is prose)."""
-    match = _CAPTION_RE.match(row.chars)
-    if not match:
-        return False
-    if match.group("cjk") or (match.group("end") or "").strip():
-        return True
-    return row.bold_lead >= len(match.group(0).strip())
+    return caption_label(row.chars, row.bold_lead)
 
 
 def algorithm_label(text: str) -> str:

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from translation.read.cell_stacks import StackLine, stacks
 from translation.read.cells import cell_gaps, split_cells
 from translation.read.doc_stats import DocStats
 from translation.read.formulas import (
@@ -25,7 +26,7 @@ from translation.read.formulas import (
 )
 from translation.read.layout import Block, Frame, Line, Rect, Span, axis, union
 from translation.read.style import span_style
-from translation.read.tables import RowSpans, StackLine, Table, line_gaps, stacks, words
+from translation.read.tables import RowSpans, Table, line_gaps, words
 from translation.read.words import WORD_RE
 
 # --- rows: visual lines with classified characters ------------------------------------------
@@ -191,7 +192,7 @@ def _same_row(a: tuple[float, float, Line], b: tuple[float, float, Line]) -> boo
 
 
 def _stack_cells(rows: list[tuple[Row, int, Table]]) -> None:
-    """Give the lines of one multi-line table cell a common ``stack`` (see tables.stacks);
+    """Give the lines of one multi-line table cell a common ``stack`` (see cell_stacks.stacks);
     each becomes a cell, its room its column's width."""
     lines = [
         StackLine(row.bbox, row.baseline, row.size, row.bold, pieces == 1, row.text)

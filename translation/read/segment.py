@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 from translation.read import flow, roles
 from translation.read.cell_align import right_aligned
+from translation.read.cell_rules import ruled_cells, ruled_room
+from translation.read.cell_stacks import stacked
 from translation.read.continuation import continues
 from translation.read.doc_stats import doc_stats
 from translation.read.draft import Draft, classify, to_paragraph, words_of
@@ -66,7 +68,7 @@ from translation.read.rows import (
     visual_rows,
 )
 from translation.read.running_heads import mark_headers_footers
-from translation.read.tables import cell_rooms, find_tables, stacked
+from translation.read.tables import cell_rooms, find_tables
 from translation.read.unheaded_references import find_unheaded_references
 
 __all__ = [
@@ -131,7 +133,10 @@ def segment_document(
         tables = find_tables(page_rows([visual_rows(block, frame) for block in page.blocks]))
         rows = [row for b in page.blocks for row in rows_of_block(b, frame, stats, tables)]
         rows = attach_drop_caps(join_pieces(attach_scripts(rows)))
-        _grow_cells(rows)
+        rules = [frame.to_frame(r) for r in page.rules]
+        if rules:
+            _stack_ruled_cells(rows, rules)
+        _grow_cells(rows, rules)
         mark_figure_text(rows, page, frame, stats.body_size)
         rows_by_page[page.index] = rows
     mark_headers_footers(rows_by_page, pages, frames, stats)
@@ -140,7 +145,7 @@ def segment_document(
     drafts: list[Draft] = []
     for page in pages:
         first = len(drafts)
-        # The lines of a multi-line table cell are read together (tables.stacked).
+        # The lines of a multi-line table cell are read together (cell_stacks.stacked).
         ordered = stacked(
             reading_order(rows_by_page[page.index]), lambda r: r.stack, lambda r: r.baseline
         )
@@ -204,13 +209,33 @@ def _piece(draft: Draft) -> Piece:
     )
 
 
-def _grow_cells(rows: list[Row]) -> None:
-    """Let each cell's room reach down over the free space below it."""
+def _stack_ruled_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
+    """Give the lines of one ruled table cell a common ``stack`` (see cell_rules.ruled_cells),
+    merging the stacks they had."""
+    cells = [r for r in rows if r.cell]
+    firsts = ruled_cells([(r.bbox, r.size, r.bold, r.text) for r in cells], rules)
+    keys = {f: cells[f].stack or (cells[f].x0, cells[f].baseline) for f in firsts if f is not None}
+    for row, first in zip(cells, firsts, strict=True):
+        if first is None:
+            continue
+        old, new = row.stack, keys[first]
+        if old is not None and old != new:
+            for other in rows:
+                if other.stack == old:
+                    other.stack = new
+        row.stack = new
+
+
+def _grow_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
+    """Let each cell's room reach down over the free space below it, up to the ruling lines
+    around it (``rules``, frame coordinates)."""
     cells = [r for r in rows if r.room is not None]
     rooms = [(r.room, r.size) for r in cells if r.room is not None]
     bottoms = cell_rooms(rooms, [r.bbox for r in rows])
     flush = right_aligned([(r.bbox, r.size) for r in cells])
     for cell, right in zip(cells, flush, strict=True):
         cell.flush_right = right
+    others = [r.bbox for r in rows]
     for cell, (room, _), bottom in zip(cells, rooms, bottoms, strict=True):
-        cell.room = (room[0], room[1], room[2], bottom)
+        grown = (room[0], room[1], room[2], bottom)
+        cell.room = ruled_room(grown, cell.bbox, cell.size, rules, others) if rules else grown

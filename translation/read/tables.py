@@ -14,12 +14,13 @@ import bisect
 import itertools
 import math
 import re
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
+from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
 from translation.read.layout import Rect, Span, union
+from translation.read.style import is_bold, span_style
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
 #: MuPDF lines it is made of, sorted.
@@ -30,7 +31,7 @@ _LINE_GAP = 3.5  # rows of one table stand at most this far apart (x font size)
 _GUTTER_WIDTH = 0.45  # the narrowest gutter (x font size): wider than a word space
 _STEP = 0.25  # resolution of the gutter scan, in points
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
-T = TypeVar("T")
+_NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,56 +101,27 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
     most _BRIDGE rows of one cell in between (a group label, the lines of a cell running over
     several), whose gaps line up into gutters. Up to two lines of a cell of its last row
     (set close below, starting where a cell starts) belong to the table too."""
-    # (glyph box, size, word extents, strong gaps: between MuPDF lines or a font size wide;
-    # a row of cells has some)
-    items: list[
-        tuple[
-            Rect,
-            float,
-            list[tuple[float, float]],
-            list[tuple[float, float]],
-            list[tuple[Rect, Span]],
-        ]
-    ] = []
-    for spans, lines in rows:
-        found = words(spans)
-        if not found:
-            continue
-        size = max(s.size for _, s in found)
-        extents = _extents(found)
-        gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
-        cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
-        cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
-        if cells:
-            # A piece making most of the row is a line of text with something set apart (a
-            # section number, a small-caps initial, a wide space), not a row of cells; nor is
-            # a line of a display formula.
-            starts = [extents[0][0]] + [extents[k + 1][0] for k in cuts]
-            ends = [extents[k][1] for k in cuts] + [extents[-1][1]]
-            widest = max(b - a for a, b in zip(starts, ends, strict=True))
-            math = sum(len(s.text) for _, s in found if is_math_font(s.font))
-            text = sum(len(s.text) for _, s in found)
-            cells = widest <= 0.7 * (extents[-1][1] - extents[0][0]) and math < 0.5 * text
-        top, bottom = min(b[1] for b, _ in found), max(b[3] for b, _ in found)
-        strong = [
-            (a[1], b[0])
-            for a, b in zip(extents, extents[1:], strict=False)
-            if b[0] - a[1] >= size
-            or not any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
-        ]
-        box = (extents[0][0], top, extents[-1][1], bottom)
-        items.append((box, size, extents, strong if cells else [], found))
-    items.sort(key=lambda c: c[0][1])
+    items = sorted(
+        (item for spans, lines in rows if (item := _row_item(spans, lines)) is not None),
+        key=lambda item: item.box[1],
+    )
     clusters: list[_Cluster] = []
-    for box, size, extents, strong, found in items:
-        cells = bool(strong)
+    for item in items:
+        box, size, strong = item.box, item.size, item.strong
         for cluster in reversed(clusters):
+            if cluster.closed:
+                continue
             near = box[1] - cluster.reach <= _LINE_GAP * size
             if near and box[0] < cluster.x1 and box[2] > cluster.x0:
+                if item.caption:
+                    cluster.closed = True
+                    break
+                # A row with a formula cell is a row of the table whose columns it shares.
+                cells = bool(strong) and (not item.formula or cluster.shares(strong))
                 if cells and cluster.loose and not cluster.fits(box):
                     continue  # past a caption: another table, of another width
                 if cells:
-                    cluster.add(box, size, extents, strong, found)
+                    cluster.add(item)
                 elif box[0] >= cluster.x0 - size and box[2] <= cluster.x1 + size:
                     # A line of a cell's running text starts where a cell starts and is
                     # narrower than the table; other rows of one cell (group labels) may
@@ -167,9 +139,9 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
                         cluster.reach = max(cluster.reach, box[3])
                 break
         else:
-            if cells:
+            if strong and not item.formula:  # a formula row alone is a display formula
                 clusters.append(_Cluster(box[0], box[2], box[3]))
-                clusters[-1].add(box, size, extents, strong, found)
+                clusters[-1].add(item)
     tables = []
     for cluster in clusters:
         if len(cluster.rows) < 3:
@@ -182,6 +154,64 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
     return tables
 
 
+@dataclass(frozen=True, slots=True)
+class _RowItem:
+    """A visual row as ``find_tables`` sees it: its glyph box, font size, word extents,
+    *strong* gaps (between MuPDF lines, or a font size wide: a row of cells has some), words,
+    whether it begins a caption, and whether it holds cells with a formula making half its
+    text (a row of a table only where a table's columns are found without it)."""
+
+    box: Rect
+    size: float
+    extents: list[tuple[float, float]]
+    strong: list[tuple[float, float]]
+    found: list[tuple[Rect, Span]]
+    caption: bool
+    formula: bool
+
+
+def _row_item(
+    spans: list[tuple[Rect, Span]], lines: Sequence[tuple[float, float]]
+) -> _RowItem | None:
+    found = words(spans)
+    if not found:
+        return None
+    size = max(s.size for _, s in found)
+    extents = _extents(found)
+    gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
+    cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
+    cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
+    formula = False
+    if cells:
+        # A piece making most of the row is a line of text with something set apart (a
+        # section number, a small-caps initial, a wide space), not a row of cells; nor is
+        # a line of a display formula (mostly math, no text apart from it).
+        starts = [extents[0][0]] + [extents[k + 1][0] for k in cuts]
+        ends = [extents[k][1] for k in cuts] + [extents[-1][1]]
+        widest = max(b - a for a, b in zip(starts, ends, strict=True))
+        maths = sum(len(s.text) for _, s in found if is_math_font(s.font))
+        text = sum(len(s.text) for _, s in found)
+        cells = widest <= 0.7 * (extents[-1][1] - extents[0][0])
+        formula = maths >= 0.5 * text
+        if formula:
+            cells = cells and any(
+                c.isalpha() for _, s in found if not is_math_font(s.font) for c in s.text
+            )
+    top, bottom = min(b[1] for b, _ in found), max(b[3] for b, _ in found)
+    strong = [
+        (a[1], b[0])
+        for a, b in zip(extents, extents[1:], strict=False)
+        if b[0] - a[1] >= size or not any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
+    ]
+    # A caption's first line is no row of cells, whatever lines up with the columns in it
+    # ("Table 4:  A comparison of algorithms", 03 p7), and no table runs past it.
+    caption = _caption(found)
+    box = (extents[0][0], top, extents[-1][1], bottom)
+    return _RowItem(
+        box, size, extents, strong if cells and not caption else [], found, caption, formula
+    )
+
+
 @dataclass(slots=True)
 class _Cluster:
     x0: float
@@ -189,6 +219,7 @@ class _Cluster:
     reach: float  # the bottom of its last row, or of a row bridged below it
     tail: list[Rect] = field(default_factory=list)  # rows of one cell below its last row
     loose: int = 0  # of which not lines of a cell
+    closed: bool = False  # a caption below it: no later row belongs to it
     boxes: list[Rect] = field(default_factory=list)
     sizes: list[float] = field(default_factory=list)
     rows: list[list[tuple[float, float]]] = field(default_factory=list)
@@ -211,22 +242,30 @@ class _Cluster:
         overlap = min(self.x1, box[2]) - max(self.x0, box[0])
         return overlap >= 0.6 * max(width, own)
 
-    def add(
-        self,
-        box: Rect,
-        size: float,
-        extents: list[tuple[float, float]],
-        strong: list[tuple[float, float]],
-        found: list[tuple[Rect, Span]],
-    ) -> None:
-        self.strong.extend(strong)
-        self.words.append(found)
-        self.boxes.append(box)
-        self.sizes.append(size)
-        self.rows.append(extents)
-        self.x0, self.x1 = min(self.x0, box[0]), max(self.x1, box[2])
-        self.reach = max(self.reach, box[3])
+    def shares(self, strong: Sequence[tuple[float, float]]) -> bool:
+        """Whether one of the ``strong`` gaps of a row overlaps one of this table's."""
+        return any(min(b, d) - max(a, c) > 0.1 for a, b in strong for c, d in self.strong)
+
+    def add(self, item: _RowItem) -> None:
+        self.strong.extend(item.strong)
+        self.words.append(item.found)
+        self.boxes.append(item.box)
+        self.sizes.append(item.size)
+        self.rows.append(item.extents)
+        self.x0, self.x1 = min(self.x0, item.box[0]), max(self.x1, item.box[2])
+        self.reach = max(self.reach, item.box[3])
         self.tail, self.loose = [], 0
+
+
+def _caption(found: Sequence[tuple[Rect, Span]]) -> bool:
+    """Whether the words of a row (in x order) begin with a caption's label."""
+    text = " ".join(s.text for _, s in found)
+    lead = 0
+    for _, span in found:
+        if not is_bold(span_style(span.font, span.flags, span.color)):
+            break
+        lead += len(span.text) + 1
+    return caption_label(text, lead)
 
 
 def _extents(items: Sequence[tuple[Rect, Span]]) -> list[tuple[float, float]]:
@@ -298,103 +337,6 @@ def crosses(gutters: Sequence[tuple[float, float]], left: float, right: float) -
     """Whether the gap from ``left`` to ``right`` lies in one of the ``gutters``."""
     k = bisect.bisect_left(gutters, (left,))
     return any(min(right, g[1]) - max(left, g[0]) > 0.1 for g in gutters[max(0, k - 1) : k + 1])
-
-
-@dataclass(frozen=True, slots=True)
-class StackLine:
-    """What ``stacks`` needs to know of a line of a table: its glyph box, baseline, font
-    size and weight, whether it is alone on its visual row, and its text."""
-
-    bbox: Rect
-    baseline: float
-    size: float
-    bold: bool
-    lone: bool
-    text: str
-
-
-_NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
-_ENDS_RE = re.compile(r"[.!?:;)\]]$")
-
-
-def stacks(
-    lines: Sequence[StackLine], gutters: Sequence[tuple[float, float]]
-) -> list[tuple[float, float] | None]:
-    """Which lines of a table are one cell set on several lines: a line continues the nearest
-    line above it in its column when it starts where that one starts, one line below it, in
-    the same font size and weight, one of the two standing alone on its row (the other cells
-    of a multi-line cell's row sit beside one of its lines, or between them; a word cut at the
-    line's end needs neither), and it reads on:
-    it starts in lower case (or in a script without case after a line that does not end a
-    sentence), or the line above ends in "-", "/" or ",", or both stand alone and
-    the line above does not end a sentence. Numbers never stack. Each line of a stack gets
-    the stack's key (the first line's x and baseline); other lines get None."""
-    keys: list[tuple[float, float] | None] = [None] * len(lines)
-    order = sorted(range(len(lines)), key=lambda i: lines[i].baseline)
-    for n, i in enumerate(order):
-        line = lines[i]
-        column = sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5)
-        # The line above it: the nearest one in its column, or over it (a column that no
-        # gutter marks off: its other rows set between the lines of its cells).
-        j = next(
-            (
-                k
-                for k in reversed(order[max(0, n - 40) : n])
-                if sum(1 for g in gutters if g[1] <= lines[k].bbox[0] + 0.5) == column
-                and min(lines[k].bbox[2], line.bbox[2]) > max(lines[k].bbox[0], line.bbox[0])
-            ),
-            None,
-        )
-        if j is None:
-            continue
-        up = lines[j]
-        step = line.baseline - up.baseline
-        text, above = line.text, up.text
-        reads_on = (
-            text[:1].islower()
-            or (_uncased(text[:1]) and not _ENDS_RE.search(above))
-            or above.endswith(("-", "/", ","))
-            or (line.lone and up.lone and not _ENDS_RE.search(above))
-        )
-        if (
-            any(c.isalpha() for c in text)
-            and any(c.isalpha() for c in above)
-            and abs(line.bbox[0] - up.bbox[0]) < 0.5 * line.size
-            and 0.8 * line.size <= step <= 1.6 * line.size
-            and abs(line.size - up.size) < 0.5
-            and line.bold == up.bold
-            and (line.lone or up.lone or (above.endswith("-") and text[:1].islower()))
-            and reads_on
-        ):
-            key = keys[j] or (up.bbox[0], up.baseline)
-            keys[i] = keys[j] = key
-    return keys
-
-
-def _uncased(char: str) -> bool:
-    """A letter of a script without case (Hangul, Han, kana): no capital starts a sentence."""
-    return char.isalpha() and not char.isupper() and not char.islower()
-
-
-def stacked(
-    items: Sequence[T], key: Callable[[T], Hashable | None], along: Callable[[T], float]
-) -> list[T]:
-    """``items`` with the members of each stack (same non-None ``key``) gathered where its
-    first member stands, sorted by ``along`` (a multi-line cell read in one go, top to
-    bottom, not interleaved with the cells beside it)."""
-    groups: dict[Hashable, list[T]] = {}
-    for item in items:
-        k = key(item)
-        if k is not None:
-            groups.setdefault(k, []).append(item)
-    result: list[T] = []
-    for item in items:
-        k = key(item)
-        if k is None:
-            result.append(item)
-        elif k in groups and groups[k][0] is item:
-            result.extend(sorted(groups.pop(k), key=along))
-    return result
 
 
 def cell_rooms(cells: Sequence[tuple[Rect, float]], others: Sequence[Rect]) -> list[float]:

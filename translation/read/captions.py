@@ -1,0 +1,26 @@
+"""Caption labels: the "Figure 2.", "Table 1:" or "표 1" that begins a caption."""
+
+from __future__ import annotations
+
+import re
+
+_CAPTION_RE = re.compile(
+    r"^\s*(?:(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
+    r"[A-Z]?\d+(?:\.\d+)?(?P<end>\s*[:.：。]|\s)|"
+    # A CJK label needs no stop: prose glues a particle to the number ("表1に", "표 1은").
+    r"(?:图|表|圖|図|그림|표|\[표|\[그림|<표|〈표|<그림|〈그림)\s*[\d０-９]+(?:[.-][\d０-９]+)?"
+    r"(?P<cjk>\s*[:.：。．\]>〉]|\s))",
+    re.IGNORECASE,
+)
+
+
+def caption_label(text: str, bold_lead: int) -> bool:
+    """Whether ``text`` begins with a caption's label: followed by a stop ("Table 1:",
+    "Figure 2."), a CJK label ("表 1", "그림 2"), or a label set in bold (``bold_lead``: how
+    many characters the text's bold start holds); a sentence "Fig. 2 shows ..." is prose."""
+    match = _CAPTION_RE.match(text)
+    if not match:
+        return False
+    if match.group("cjk") or (match.group("end") or "").strip():
+        return True
+    return bold_lead >= len(match.group(0).strip())

@@ -1,0 +1,122 @@
+"""Cell stacks: the lines of one table cell set on several lines, found and read together.
+
+Pure, in frame coordinates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from translation.read.layout import Rect
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class StackLine:
+    """What ``stacks`` needs to know of a line of a table: its glyph box, baseline, font
+    size and weight, whether it is alone on its visual row, and its text."""
+
+    bbox: Rect
+    baseline: float
+    size: float
+    bold: bool
+    lone: bool
+    text: str
+
+
+_ENDS_RE = re.compile(r"[.!?:;)\]]$")
+
+
+def stacks(
+    lines: Sequence[StackLine], gutters: Sequence[tuple[float, float]]
+) -> list[tuple[float, float] | None]:
+    """Which lines of a table are one cell set on several lines: a line continues the nearest
+    line above it in its column when it lines up with it (see ``_aligned``), one line below it, in
+    the same font size and weight, one of the two standing alone on its row (the other cells
+    of a multi-line cell's row sit beside one of its lines, or between them; a word cut at the
+    line's end needs neither), and it reads on:
+    it starts in lower case (or in a script without case after a line that does not end a
+    sentence), or the line above ends in "-", "/" or ",", or both stand alone and
+    the line above does not end a sentence. Numbers never stack. Each line of a stack gets
+    the stack's key (the first line's x and baseline); other lines get None."""
+    keys: list[tuple[float, float] | None] = [None] * len(lines)
+    order = sorted(range(len(lines)), key=lambda i: lines[i].baseline)
+    for n, i in enumerate(order):
+        line = lines[i]
+        column = sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5)
+        # The line above it: the nearest one in its column, or over it (a column that no
+        # gutter marks off: its other rows set between the lines of its cells).
+        j = next(
+            (
+                k
+                for k in reversed(order[max(0, n - 40) : n])
+                if sum(1 for g in gutters if g[1] <= lines[k].bbox[0] + 0.5) == column
+                and min(lines[k].bbox[2], line.bbox[2]) > max(lines[k].bbox[0], line.bbox[0])
+            ),
+            None,
+        )
+        if j is None:
+            continue
+        up = lines[j]
+        step = line.baseline - up.baseline
+        text, above = line.text, up.text
+        reads_on = (
+            text[:1].islower()
+            or (_uncased(text[:1]) and not _ENDS_RE.search(above))
+            or above.endswith(("-", "/", ","))
+            or (line.lone and up.lone and not _ENDS_RE.search(above))
+        )
+        if (
+            any(c.isalpha() for c in text)
+            and any(c.isalpha() for c in above)
+            and _aligned(line, up)
+            and 0.8 * line.size <= step <= 1.6 * line.size
+            and abs(line.size - up.size) < 0.5
+            and line.bold == up.bold
+            and (line.lone or up.lone or (above.endswith("-") and text[:1].islower()))
+            and reads_on
+        ):
+            key = keys[j] or (up.bbox[0], up.baseline)
+            keys[i] = keys[j] = key
+    return keys
+
+
+def _aligned(line: StackLine, up: StackLine) -> bool:
+    """Whether two lines of a cell line up: they start together, or both stand alone on
+    their rows and are centred on one axis or end together (a cell set centred or flush
+    right, wrapped in its box)."""
+    reach = 0.5 * line.size
+    if abs(line.bbox[0] - up.bbox[0]) < reach:
+        return True
+    centred = abs(line.bbox[0] + line.bbox[2] - up.bbox[0] - up.bbox[2]) < 2 * reach
+    return line.lone and up.lone and (centred or abs(line.bbox[2] - up.bbox[2]) < reach)
+
+
+def _uncased(char: str) -> bool:
+    """A letter of a script without case (Hangul, Han, kana): no capital starts a sentence."""
+    return char.isalpha() and not char.isupper() and not char.islower()
+
+
+def stacked(
+    items: Sequence[T], key: Callable[[T], Hashable | None], along: Callable[[T], float]
+) -> list[T]:
+    """``items`` with the members of each stack (same non-None ``key``) gathered where its
+    first member stands, sorted by ``along`` (a multi-line cell read in one go, top to
+    bottom, not interleaved with the cells beside it)."""
+    groups: dict[Hashable, list[T]] = {}
+    for item in items:
+        k = key(item)
+        if k is not None:
+            groups.setdefault(k, []).append(item)
+    result: list[T] = []
+    for item in items:
+        k = key(item)
+        if k is None:
+            result.append(item)
+        elif k in groups and groups[k][0] is item:
+            result.extend(sorted(groups.pop(k), key=along))
+    return result
