@@ -11,6 +11,7 @@ descent above the middle of the slant.
 from __future__ import annotations
 
 import functools
+import re
 import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -55,10 +56,11 @@ def ocr_layout(
             continue
         for line in block.get("lines", ()):
             words = [
-                (str(span["text"]).strip(), _rect(span["bbox"]))
+                (without_specks(str(span["text"]).strip()), _rect(span["bbox"]))
                 for span in line.get("spans", ())
                 if str(span["text"]).strip() and not is_rule(str(span["text"]))
             ]
+            words = with_bullet([w for w in words if w[0]])
             if sum(c.isalnum() for t, _ in words for c in t) >= 2:  # not a speck
                 raw_lines.append(words)
     raw_lines = drop_inner_scraps(join_fragments(raw_lines))
@@ -132,6 +134,31 @@ def is_rule(text: str) -> bool:
     page 4: "Hybrid | 91.5" made one cell, its translation set over the numbers)."""
     stripped = text.strip()
     return bool(stripped) and all(c in "|_¦" for c in stripped)
+
+
+#: Specks Tesseract reads at a word's edge as underscores, with a dash before them at a line's
+#: start ("—_struct", "_In", "sta-__").
+_SPECK_HEAD_RE = re.compile(r"^[\u2014\u2013-]?_+")
+_SPECK_TAIL_RE = re.compile(r"_+$")
+#: What Tesseract reads a round bullet as.
+_BULLET_READINGS = frozenset("e«°©¢")
+
+
+def without_specks(text: str) -> str:
+    """An OCR word without the underscores read from specks at its ends (and a dash before
+    them): "—_struct the main" set alone as a dash-led list item cut a paragraph in two
+    (corpus 10 page 6). An underscore inside a word (``max_len``) stays."""
+    return _SPECK_TAIL_RE.sub("", _SPECK_HEAD_RE.sub("", text))
+
+
+def with_bullet(words: Sequence[Word]) -> list[Word]:
+    """A line's words with a round bullet that Tesseract read as a letter ("e Which of my
+    co-authors ...", corpus 10 page 1) given back as "•": a lone "e" before a capital starts
+    no English sentence, and read as a word the item's request starts in lower case."""
+    out = list(words)
+    if len(out) > 1 and out[0][0] in _BULLET_READINGS and out[1][0][:1].isupper():
+        out[0] = ("•", out[0][1])
+    return out
 
 
 def _rect(values: Sequence[float]) -> Rect:
