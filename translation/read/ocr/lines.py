@@ -19,7 +19,13 @@ from typing import Any
 from translation.read.layout import Block, Line, PageLayout, Rect, Span, union
 from translation.read.ocr.equations import is_equation
 from translation.read.ocr.ink import Ink, cut_to_ink
-from translation.read.ocr.sizes import INK_HEIGHT, cap_by_pitch, even_sizes, line_sizes
+from translation.read.ocr.sizes import (
+    INK_HEIGHT,
+    cap_by_pitch,
+    even_sizes,
+    foot_print,
+    line_sizes,
+)
 
 #: The font name OCR'd spans carry (MuPDF's own, kept so a reader of the layout can tell).
 OCR_FONT = "GlyphLessFont"
@@ -79,6 +85,7 @@ def ocr_layout(
         boxes = cut
     else:
         sizes = cap_by_pitch(boxes, sizes, chars)
+    sizes = foot_print(boxes, sizes)
     scraps = overlapping_scraps(chars, boxes)
     lines = [
         _line(piece, box, size)

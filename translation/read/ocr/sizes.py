@@ -113,3 +113,63 @@ def body_size(boxes: Sequence[Rect]) -> float | None:
                 pitches.append(cy2 - cy)
                 break
     return statistics.median(pitches) / LEADING if len(pitches) >= 3 else None
+
+
+#: Lines closer to each other than this share of the page's line pitch are small print...
+SMALL_PITCH = 0.85
+#: ...when each is at least this wide (pt): a scrap of a few letters is no footnote's line.
+FOOT_MIN_WIDTH = 30.0
+
+
+def foot_print(boxes: Sequence[Rect], sizes: Sequence[float]) -> list[float]:
+    """``sizes`` with the lines of a column's foot set at a tighter pitch than the page's (a
+    footnote: two or more lines ``FOOT_MIN_WIDTH`` wide or more, the lowest with no line below
+    it in its column, each closer to the next than ``SMALL_PITCH`` of the page's pitch) at the size their pitch leaves room
+    for. :func:`even_sizes` sets them at the body size: read as body text, a footnote between
+    a column's foot and the next column's head cuts the paragraph running over them in two,
+    and its translation overprints its next line (corpus 10 page 7)."""
+    page = body_size(boxes)
+    if page is None:
+        return list(sizes)
+    below = {n: (m, pitch) for n, m, pitch in _next_lines(boxes)}
+    above = {m: (n, pitch) for n, (m, pitch) in below.items()}
+    out = list(sizes)
+    for foot in range(len(boxes)):
+        if foot in below or boxes[foot][2] - boxes[foot][0] < FOOT_MIN_WIDTH:
+            continue
+        run, pitches, line = [foot], [], foot
+        while (
+            line in above
+            and above[line][1] < SMALL_PITCH * page * LEADING
+            and boxes[above[line][0]][2] - boxes[above[line][0]][0] >= FOOT_MIN_WIDTH
+        ):
+            line, pitch = above[line]
+            run.append(line)
+            pitches.append(pitch)
+        if pitches:
+            size = statistics.median(pitches) / LEADING
+            for n in run:
+                out[n] = min(out[n], size)
+    return out
+
+
+def _next_lines(boxes: Sequence[Rect]) -> list[tuple[int, int, float]]:
+    """(line, the next line below it in its column, the distance between their centres) for
+    each line that has one within twice its height."""
+    centres = sorted(((b[1] + b[3]) / 2, n) for n, b in enumerate(boxes))
+    out = []
+    for a, (cy, n) in enumerate(centres):
+        box = boxes[n]
+        height = box[3] - box[1]
+        for cy2, m in centres[a + 1 :]:
+            if cy2 - cy > 2.0 * height:
+                break
+            other = boxes[m]
+            overlap = min(box[2], other[2]) - max(box[0], other[0])
+            if (
+                overlap > 0.5 * min(box[2] - box[0], other[2] - other[0])
+                and cy2 - cy > 0.4 * height
+            ):
+                out.append((n, m, cy2 - cy))
+                break
+    return out
