@@ -221,3 +221,26 @@ def test_two_stretched_lines_over_each_other_are_cut_to_their_own_lines() -> Non
     first, second = cut_to_ink(boxes, [10.0, 10.0], _ink(rows))
     assert 683 <= first[1] and first[3] <= 696  # its own line, above
     assert 695 <= second[1] and second[3] <= 708
+
+
+def test_speck_underscores_go_and_a_bullet_read_as_e_is_a_bullet() -> None:
+    from translation.read.ocr.lines import with_bullet, without_specks
+
+    assert without_specks("—_struct") == "struct"
+    assert without_specks("_In") == "In"
+    assert without_specks("sta-__") == "sta-"
+    assert without_specks("max_len") == "max_len"
+    box: Rect = (72.0, 600.0, 80.0, 612.0)
+    assert with_bullet([("e", box), ("Which", box)])[0][0] == "•"
+    assert with_bullet([("e", box), ("which", box)])[0][0] == "e"
+
+
+def test_a_footnote_at_a_columns_foot_is_set_at_its_own_pitch() -> None:
+    from translation.read.ocr.sizes import foot_print
+
+    body = [(72.0, _top(i), 290.0, _top(i) + HEIGHT) for i in range(10)]
+    # Two footnote lines 10.2 pt apart below the column (corpus 10 page 7).
+    foot = [(84.0, 744.0, 289.0, 755.3), (72.0, 754.8, 134.0, 764.9)]
+    sizes = foot_print(body + foot, [11.3] * 12)
+    assert sizes[:10] == [11.3] * 10
+    assert all(s < 9.0 for s in sizes[10:])

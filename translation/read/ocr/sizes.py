@@ -124,8 +124,9 @@ FOOT_MIN_WIDTH = 30.0
 def foot_print(boxes: Sequence[Rect], sizes: Sequence[float]) -> list[float]:
     """``sizes`` with the lines of a column's foot set at a tighter pitch than the page's (a
     footnote: two or more lines ``FOOT_MIN_WIDTH`` wide or more, the lowest with no line below
-    it in its column, each closer to the next than ``SMALL_PITCH`` of the page's pitch) at the size their pitch leaves room
-    for. :func:`even_sizes` sets them at the body size: read as body text, a footnote between
+    it in its column, each closer to the next than ``SMALL_PITCH`` of the page's pitch) at the size
+    their pitch leaves room for. :func:`even_sizes` sets them at the body size: read as body
+    text, a footnote between
     a column's foot and the next column's head cuts the paragraph running over them in two,
     and its translation overprints its next line (corpus 10 page 7)."""
     page = body_size(boxes)
