@@ -58,7 +58,11 @@ def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
             # Page 1 is set while pages 2 and 3 still wait for the model: placeholders say so.
             expect(thumbs.nth(0).locator("img")).to_be_visible(timeout=30_000)
             expect(thumbs.nth(4)).to_have_text("waiting for the model5")
-            assert page.evaluate("document.querySelector('li.job .pages img').naturalWidth") == 160
+            # Visible is not loaded: on a busy machine the image's bytes come a moment later.
+            page.wait_for_function(
+                "document.querySelector('li.job .pages img')?.naturalWidth === 160",
+                timeout=30_000,
+            )
             page.screenshot(path=str(test_output_dir / "previews-running.png"), full_page=True)
 
             # "Open what is done": the link the page shows answers a PDF with page 1 translated.
