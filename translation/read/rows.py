@@ -453,9 +453,14 @@ def join_pieces(rows: list[Row]) -> list[Row]:
 
 
 def _same_line(a: Row, b: Row) -> bool:
-    """Whether ``b`` continues ``a`` on its line, right after it."""
+    """Whether ``b`` continues ``a`` on its line, right after it, or is a row of entries of
+    an inline array ``a`` ends in (see :func:`_stacked_entries`)."""
     size = max(a.size, b.size)
-    if a.cell or b.cell or not -0.5 * size < b.x0 - a.x1 < 0.6 * size:
+    if a.cell or b.cell:
+        return False
+    if _stacked_entries(a, b):
+        return True
+    if not -0.5 * size < b.x0 - a.x1 < 0.6 * size:
         return False
     if abs(a.baseline - b.baseline) < 0.2 * size and min(a.size, b.size) >= 0.85 * size:
         return True
@@ -467,13 +472,33 @@ def _same_line(a: Row, b: Row) -> bool:
     )
 
 
+def _stacked_entries(line: Row, entries: Row) -> bool:
+    """Whether ``entries`` (math alone, near the text size) is a row of an inline array or
+    matrix whose other entries end ``line``, a line of text: it starts inside the line's
+    last formula, stacked above or below it within three quarters of a font size."""
+    size = line.size
+    if MATH_ONLY_RE.match(entries.classes) is None or MATH_ONLY_RE.match(line.classes):
+        return False
+    if entries.size < 0.7 * size or abs(entries.baseline - line.baseline) >= 0.75 * size:
+        return False
+    tail = len(line.classes.rstrip(NEUTRAL))
+    start = tail
+    while start > 0 and line.classes[start - 1] in (GLYPH, MATH, NEUTRAL):
+        start -= 1
+    if start == tail:
+        return False  # the line does not end in a formula
+    formula_x0 = line.boxes[start][0]
+    return formula_x0 - 0.5 * size <= entries.x0 <= line.x1 + 0.6 * size
+
+
 def _append(a: Row, b: Row) -> None:
     if MATH_ONLY_RE.match(a.classes) and not MATH_ONLY_RE.match(b.classes):
         a.baseline, a.size = b.baseline, b.size  # the text's line, not the operator's
-    if b.x0 - a.x1 > 0.15 * a.size and not a.chars[-1:].isspace():
+    # Apart, or stacked under the row's end (an array's entries): a space between them.
+    if abs(b.x0 - a.x1) > 0.15 * a.size and not a.chars[-1:].isspace():
         a.chars += " "
         a.classes += NEUTRAL
-        a.boxes.append((a.x1, a.bbox[1], b.x0, a.bbox[3]))
+        a.boxes.append((min(a.x1, b.x0), a.bbox[1], max(a.x1, b.x0), a.bbox[3]))
         a.styles.append(a.styles[-1] if a.styles else 0)
     a.chars += b.chars
     a.classes += b.classes

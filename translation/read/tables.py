@@ -198,10 +198,17 @@ def _row_item(
                 c.isalpha() for _, s in found if not is_math_font(s.font) for c in s.text
             )
     top, bottom = min(b[1] for b, _ in found), max(b[3] for b, _ in found)
+    # Word sets an inline formula apart from the text beside it (a MuPDF line ends or
+    # starts at it, a justified space wide): a gap there is a word space of running text.
+    formula_edges = [edge for box, s in found if is_math_font(s.font) for edge in (box[0], box[2])]
     strong = [
         (a[1], b[0])
         for a, b in zip(extents, extents[1:], strict=False)
-        if b[0] - a[1] >= size or not any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
+        if b[0] - a[1] >= size
+        or not (
+            any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
+            or any(abs(e - a[1]) < 0.5 or abs(e - b[0]) < 0.5 for e in formula_edges)
+        )
     ]
     # A caption's first line is no row of cells, whatever lines up with the columns in it
     # ("Table 4:  A comparison of algorithms", 03 p7), and no table runs past it.

@@ -72,7 +72,13 @@ def formula_copies(
             # The formula's rules (bars, overlines) may stand a little outside its glyph box.
             reach = RULE_REACH * size
             grown = pymupdf.Rect(rect.x0 - 1.0, rect.y0 - reach, rect.x1 + 1.0, rect.y1 + reach)
-            bands.extend(path for path in source.paths(number) if grown.contains(path))
+            # A path's box leaves out half its stroke width: the band holds the whole stroke
+            # (else the culler, which measures it, drops a bracket by a hair).
+            bands.extend(
+                (p[0] - _STROKE, p[1] - _STROKE, p[2] + _STROKE, p[3] + _STROKE)
+                for p in source.paths(number)
+                if grown.contains(p)
+            )
             pieces.append(((para.id, key), rect, descent + rect.y1 - box[3], size, bands))
     xobjects = source.xobjects(number, [bands for *_, bands in pieces])
     copies: dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]] = {
@@ -100,4 +106,5 @@ def _with_paths(rect: pymupdf.Rect, paths: Sequence[Rect], size: float) -> pymup
     return rect
 
 
+_STROKE = 0.5  # points: the most half a formula path's stroke is taken to reach past its box
 _COPY_MARGIN = 0.3  # font sizes shown above and below a formula piece's estimated glyph box

@@ -1,0 +1,232 @@
+"""Lines with inline formulas reflow as lines (issue 23, remnants and overprinting): constructed
+pages translated with the pseudo translator.
+
+- A Word paper's justified line whose inline formula ends a MuPDF line, the next words set
+  apart (corpus 07 p6), below a running head of cells: it was read as a table row, its words
+  cut into cells set in slots, and the formula line under it stayed in English.
+- A tall inline matrix (a 2x2 array between big brackets, drawn as glyphs or as paths) inside
+  a line of running text: its stacked entries read as rows of their own, the line cut in two
+  and the entries copied over one another.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pymupdf
+from pymupdf import mupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.passage import translated
+
+_TIMES = pymupdf.Font("tiro")
+
+
+def _math() -> pymupdf.Font:
+    data, size = mupdf.fz_lookup_noto_math_font()
+    return pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
+
+
+_MATH = _math()
+
+
+class _Page:
+    def __init__(self) -> None:
+        self.doc = pymupdf.open()
+        self.page = self.doc.new_page(width=595, height=842)
+        self.writer = pymupdf.TextWriter(self.page.rect)
+
+    def put(
+        self, x: float, y: float, text: str, size: float = 11, font: pymupdf.Font = _TIMES
+    ) -> float:
+        self.writer.append((x, y), text, font=font, fontsize=size)
+        return x + float(font.text_length(text, size))
+
+    def words(self, x: float, y: float, text: str, gap: float = 5.6) -> float:
+        """Words set one by one a justified space apart, as Word writes them."""
+        for word in text.split():
+            x = self.put(x, y, word) + gap
+        return x
+
+    def pair(self, x: float, y: float, name: str) -> float:
+        """``name′(w_i, w_j)`` in the math font, its subscripts lowered."""
+        x = self.put(x, y, f"{name}′(w", 11, _MATH)
+        x = self.put(x, y + 2, "i", 8, _MATH)
+        x = self.put(x, y, ",w", 11, _MATH)
+        x = self.put(x, y + 2, "j", 8, _MATH)
+        return self.put(x, y, ")", 11, _MATH)
+
+    def done(self) -> bytes:
+        self.writer.write_text(self.page)
+        data: bytes = self.doc.tobytes()
+        return data
+
+
+def _word_line() -> bytes:
+    """07 p6 as Word wrote it: running heads (rows of cells) and a paragraph whose first line
+    ends its first MuPDF line at an inline formula, the last words a wide gap after it."""
+    p = _Page()
+    p.put(70, 65, "JCRAI-2021", 10)
+    p.put(463, 65, "IOP Publishing", 10)
+    p.put(70, 79, "Journal of Physics: Conference Series", 10)
+    p.put(274, 79, "2188 (2022) 012011", 10)
+    p.put(367, 79, "doi:10.1088/1742-6596/2188", 10)
+    x = p.words(71, 124, "dependency edge information into an edge matrix")
+    x = p.put(x, 124, "A", 11, _MATH)
+    x = p.put(x, 126, "e", 8, _MATH)
+    x = p.words(x + 3, 124, ", where")
+    x = p.put(x, 124, "A", 11, _MATH)
+    x = p.put(x, 126, "e", 8, _MATH)
+    p.put(x, 127.5, "ij", 6.5, _MATH)
+    p.words(393, 124, "represents the corresponding")
+    x = p.words(p.pair(71, 140, "L") + 8, 140, "(if")
+    p.words(p.pair(x, 140, "E") + 8, 140, "exists).")
+    for i, line in enumerate(
+        (
+            "Graph Encoder. The graph encoder component based on this applies an extra multi-head",
+            "attention for integrating the rich information on edges, so our model can perform",
+            "aggregation in an edge-aware way. We introduce the attention layer first.",
+        )
+    ):
+        p.put(85 if i == 0 else 71, 159 + 12.7 * i, line)
+    return p.done()
+
+
+def _matrix_line(paths: bool) -> bytes:
+    """A paragraph with a rotation matrix set inline: its entries stacked half a line above
+    and below the baseline, between brackets as tall as both rows (big glyphs or paths)."""
+    p = _Page()
+    for i, line in enumerate(
+        (
+            "Documents set in this system keep their layout when they are translated into another",
+            "language, and formulas they hold are copied as they look on the page, so that nothing",
+        )
+    ):
+        p.put(72, 140 + 14 * i, line, 10)
+    y = 174.0  # the matrix's line stands lower: it is taller than a line of text
+    x = p.put(72, y, "of the source is lost. The rotation we apply is ", 10)
+    shape = p.page.new_shape()
+    if paths:
+        shape.draw_polyline([(x + 3, y - 15), (x, y - 15), (x, y + 7), (x + 3, y + 7)])
+        shape.finish(width=0.6, color=(0, 0, 0), closePath=False)  # a path of its own
+        x += 5
+    else:
+        x = p.put(x, y + 4, "[", 24, _MATH)
+    left = x
+    x = p.put(left, y - 5, "cos", 9, _MATH)
+    p.put(left, y + 6, "sin", 9, _MATH)
+    right = x + 3
+    x = p.put(right, y - 5, "−sin", 9, _MATH)
+    p.put(right, y + 6, "cos", 9, _MATH)
+    x += 1
+    if paths:
+        shape.draw_polyline([(x, y - 15), (x + 3, y - 15), (x + 3, y + 7), (x, y + 7)])
+        x += 5
+    else:
+        x = p.put(x, y + 4, "]", 24, _MATH)
+    shape.finish(width=0.6, color=(0, 0, 0), closePath=False)
+    shape.commit()
+    p.put(x + 3, y, "and it turns every point", 10)
+    for i, line in enumerate(
+        (
+            "of the plane about the origin by the same angle, which the next section uses to show",
+            "that the layout survives the translation of the text around the formulas it holds.",
+        )
+    ):
+        p.put(72, y + 20 + 14 * i, line, 10)
+    return p.done()
+
+
+@functools.cache
+def _read(which: str) -> tuple[list[Paragraph], pymupdf.Page]:
+    data = {
+        "word": _word_line,
+        "glyphs": lambda: _matrix_line(False),
+        "paths": lambda: _matrix_line(True),
+    }[which]()
+    paragraphs = extract_paragraphs(open_document(data))
+    texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    rendered = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
+    return paragraphs, rendered[0]
+
+
+def _holding(paragraphs: list[Paragraph], word: str) -> Paragraph:
+    (found,) = [p for p in paragraphs if word in p.text]
+    return found
+
+
+def _times_words(page: pymupdf.Page, clip: pymupdf.Rect) -> list[str]:
+    """The words of the source's text font still on the page inside ``clip``."""
+    return [
+        "".join(chr(c[0]) for c in t["chars"]).strip()
+        for t in page.get_texttrace()
+        if "Times" in t["font"] and pymupdf.Rect(t["bbox"]).intersects(clip)
+    ]
+
+
+def test_a_word_line_with_inline_formulas_is_one_paragraph_not_cells() -> None:
+    paragraphs, _ = _read("word")
+    para = _holding(paragraphs, "dependency")
+    assert para.kind != ParagraphKind.CELL, para
+    # The line's words and formulas, and the formula line under it, in one request.
+    assert "an edge matrix" in para.text and "represents the corresponding" in para.text
+    assert "exists)." in para.text
+    assert _holding(paragraphs, "represents") is para
+
+
+def test_no_word_of_the_formula_line_stays_in_english() -> None:
+    _, page = _read("word")
+    assert not [w for w in _times_words(page, pymupdf.Rect(60, 100, 540, 150)) if w]
+
+
+def _math_chars(page: pymupdf.Page, clip: pymupdf.Rect) -> str:
+    return "".join(
+        chr(c[0])
+        for t in page.get_texttrace()
+        if "Math" in t["font"]
+        for c in t["chars"]
+        if pymupdf.Rect(c[3]).intersects(clip) and chr(c[0]).strip()
+    )
+
+
+def _check_matrix(which: str) -> None:
+    paragraphs, page = _read(which)
+    # The whole sentence around the matrix is one paragraph, the matrix one formula in it.
+    para = _holding(paragraphs, "rotation")
+    assert "and it turns every point" in para.text, [p.text for p in paragraphs]
+    passages = {p.passage or p.id for p in paragraphs if p.text.strip()}
+    assert len(passages) == 1, [(p.id, p.passage, p.text[:30]) for p in paragraphs]
+    (formula,) = [v for v in para.placeholders.values() if "sin" in v]
+    assert formula.count("cos") == 2 and formula.count("sin") == 2, formula
+    # Each entry is drawn once, all four of them, none over another.
+    chars = _math_chars(page, page.rect)
+    assert sorted(chars.replace("−", "")) == sorted(
+        "cossincossin" + ("" if which == "paths" else "[]")
+    )
+    boxes = [
+        pymupdf.Rect(c[3])
+        for t in page.get_texttrace()
+        if "Math" in t["font"] and t["size"] < 10
+        for c in t["chars"]
+        if chr(c[0]).isalpha()
+    ]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            overlap = a & b
+            assert overlap.is_empty or overlap.width < 0.5, (a, b)
+
+
+def test_a_tall_inline_matrix_of_bracket_glyphs_survives() -> None:
+    _check_matrix("glyphs")
+
+
+def test_a_tall_inline_matrix_between_drawn_brackets_survives() -> None:
+    _check_matrix("paths")
+    _, page = _read("paths")
+    # Both brackets are drawn, about as tall as the matrix (they are part of its copy).
+    tall = [d["rect"] for d in page.get_drawings() if d["rect"].height > 15]
+    assert len(tall) == 2, tall
