@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
 
-from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
+from common.errors import InputError, LLMError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
+from translation.model.dispatch import Dispatcher, Lane
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
@@ -91,14 +93,26 @@ class _Run:
     aborted: bool = False
     #: This document's way to bring the LLM up (the translator's unless the job gave one).
     ensure_ready: EnsureReady | None = None
+    #: Requests answered by each GPU host (several hosts only): the progress text names them.
+    hosts: Counter[str] = field(default_factory=Counter)
 
 
 class _Aborted(Exception):
     """A request not sent because its job already failed, or the translator is draining."""
 
 
+class _Elsewhere(Exception):
+    """The request's host went away before it answered: send it to another."""
+
+
 class Translator:
-    """Translates documents; one instance serves every job and owns the shared LLM limit."""
+    """Translates documents; one instance serves every job and owns the shared LLM limit.
+
+    With several GPU hosts a ``router`` (``translation.model.dispatch.Dispatcher``) picks each
+    request's host and ``limiter`` is that dispatcher's fair queue; ``llm`` then only names the
+    model for the cache keys. A request whose host goes away mid-answer is sent to another;
+    only when no host is left does the translator call ``ensure_ready`` to bring one back.
+    """
 
     def __init__(
         self,
@@ -109,7 +123,9 @@ class Translator:
         ensure_ready: EnsureReady,
         owns_limiter: bool = False,
         worker_config: WorkerConfig | None = None,
+        router: Dispatcher | None = None,
     ) -> None:
+        self._router = router
         self._worker_config = worker_config or WorkerConfig()
         self._llm = llm
         self._cache = cache
@@ -127,19 +143,24 @@ class Translator:
         ensure_ready: EnsureReady,
         http_client: httpx.AsyncClient | None = None,
         limiter: Limiter | None = None,
+        router: Dispatcher | None = None,
     ) -> Translator:
-        """A translator from the settings; a ``limiter`` passed in stays the caller's to close.
+        """A translator from the settings; a ``limiter`` or ``router`` passed in stays the
+        caller's to close (a router is the limiter too).
 
-        Without one, the translator makes its own (``ZT_CONCURRENCY_MODE``) and closes it.
+        Without either, the translator makes its own limiter (``ZT_CONCURRENCY_MODE``) and
+        closes it.
         """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        given = router or limiter
         return cls(
             llm=LLMClient.from_settings(settings, http_client=http_client),
             cache=TranslationCache(settings.cache_path),
-            limiter=limiter or make_limiter(settings, http_client=http_client),
+            limiter=given or make_limiter(settings, http_client=http_client),
             ensure_ready=ensure_ready,
-            owns_limiter=limiter is None,
+            owns_limiter=given is None,
             worker_config=WorkerConfig.from_settings(settings),
+            router=router,
         )
 
     @property
@@ -374,12 +395,17 @@ class Translator:
         while True:
             generation = run.generation
             try:
-                async with self._limiter.slot(request.owner):
-                    if run.aborted or self._draining:
-                        raise _Aborted
-                    answer = await self._llm.translate(
-                        text, request.source_lang, request.target_lang
-                    )
+                if self._router is not None:
+                    answer = await self._translate_routed(run, self._router, text)
+                else:
+                    async with self._limiter.slot(request.owner):
+                        if run.aborted or self._draining:
+                            raise _Aborted
+                        answer = await self._llm.translate(
+                            text, request.source_lang, request.target_lang
+                        )
+            except _Elsewhere:
+                continue
             except LLMUnavailableError:
                 await self._recover(run, generation)
                 continue
@@ -392,6 +418,25 @@ class Translator:
         run.done += 1
         run.progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         return text, answer
+
+    async def _translate_routed(self, run: _Run, router: Dispatcher, text: str) -> str:
+        """One request on whichever host the router gives; ``_Elsewhere`` when that host went
+        away under it and another is ready, ``LLMUnavailableError`` when none is."""
+        request = run.request
+        async with router.route(request.owner) as lane:
+            if run.aborted or self._draining:
+                raise _Aborted
+            try:
+                answer = await lane.llm.translate(text, request.source_lang, request.target_lang)
+            except LLMError as exc:
+                if not _host_gone(lane, exc):
+                    raise
+                router.lost(lane, str(exc))
+                if router.any_ready():
+                    raise _Elsewhere from exc
+                raise LLMUnavailableError(f"GPU host {lane.name} went away: {exc}") from exc
+        run.hosts[lane.name] += 1
+        return answer
 
     async def _recover(self, run: _Run, failed_generation: int) -> None:
         """Bring the LLM back once per outage, however many requests saw it fail."""
@@ -416,7 +461,17 @@ class Translator:
 
     @staticmethod
     def _progress_text(run: _Run) -> str:
-        return f"translating {run.done}/{run.total}"
+        text = f"translating {run.done}/{run.total}"
+        if run.hosts:
+            text += " (" + ", ".join(f"{name} {n}" for name, n in sorted(run.hosts.items())) + ")"
+        return text
+
+
+def _host_gone(lane: Lane, exc: LLMError) -> bool:
+    """Whether a failure on ``lane`` means its host went away (send the request elsewhere)
+    rather than that the request itself is bad: unreachable, or a lane already closed (a
+    sleeping or dying engine answers 500s)."""
+    return isinstance(exc, LLMUnavailableError) or not lane.ready
 
 
 def _ocr_reporter(

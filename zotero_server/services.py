@@ -15,6 +15,7 @@ from translation.model.glossary import Glossary
 from translation.pipeline import Translator
 from vllm_manager.gpu_wait import GPUWaitQueue
 from vllm_manager.manager import VLLMManager
+from vllm_manager.pool import HostPool
 from zotero_server import __version__
 from zotero_server.events import EventBus
 from zotero_server.files import OutputStore, UploadStore
@@ -41,6 +42,7 @@ class Services:
     outputs: OutputStore
     uploads: UploadStore
     translator: Translator
+    #: The one host's manager; with several hosts, the first one's (``pool`` has them all).
     manager: VLLMManager
     sse_ping_s: float
     #: Runs each job's work (translate, derive and store its files).
@@ -55,6 +57,8 @@ class Services:
     glossary: Glossary | None = None
     #: Each job's pages as they are typeset (``zotero_server.previews``).
     previews: PreviewBoard | None = None
+    #: Several GPU hosts (``ZT_HOSTS``); None for one.
+    pool: HostPool | None = None
 
     @contextmanager
     def upload_slot(self) -> Iterator[None]:

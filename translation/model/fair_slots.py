@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections import deque
+from collections.abc import Callable
 
 #: Every owner with work keeps one slot while the limit is at least this many slots per owner.
 FLOOR_SHARE = 4
@@ -49,6 +50,9 @@ class FairSlots(ABC):
         self._queues: dict[str, deque[asyncio.Future[None]]] = {}
         self._held: dict[str, int] = {}
         self._queued = 0
+        #: Called after every grant round (a freed slot, a changed limit): a dispatcher that
+        #: counts this limiter's room as its own (``translation.model.dispatch``) listens.
+        self.on_room: Callable[[], None] | None = None
 
     @property
     @abstractmethod
@@ -81,6 +85,11 @@ class FairSlots(ABC):
         return list(dict.fromkeys([*self._held, *self._queues]))
 
     # --- granting ----------------------------------------------------------------------------
+
+    def note_demand(self) -> None:
+        """Someone waits for this limiter's room elsewhere (a dispatcher above it): the
+        adaptive limit treats it as a wait of its own."""
+        self._on_wait()
 
     def _on_wait(self) -> None:  # noqa: B027 (an optional hook: most limiters ignore waits)
         """Called when a request has to wait (the adaptive limiter notes demand)."""
@@ -123,6 +132,8 @@ class FairSlots(ABC):
             if not future.done():
                 self._take(owner)
                 future.set_result(None)
+        if self.on_room is not None:
+            self.on_room()
 
     def _next_owner(self) -> str:
         floors = self.limit >= FLOOR_SHARE * len(self._held.keys() | self._queues.keys())
