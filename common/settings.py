@@ -435,8 +435,12 @@ def unknown_environment() -> list[str]:
 def _describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
-        name = ".".join(str(p) for p in err["loc"]) or "?"
-        parts.append(f"{ENV_PREFIX}{name.upper()}: {err['msg']}")
+        loc = [str(p) for p in err["loc"]]
+        if len(loc) > 1 and loc[0] == "hosts":  # ZT_HOSTS[0].llm_base_url: the host's own key
+            name = f"{ENV_PREFIX}HOSTS[{loc[1]}]" + "".join(f".{p}" for p in loc[2:])
+        else:
+            name = ENV_PREFIX + (".".join(loc) or "?").upper()
+        parts.append(f"{name}: {err['msg']}")
     return "invalid settings: " + "; ".join(parts)
 
 

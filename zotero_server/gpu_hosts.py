@@ -9,10 +9,12 @@ limiter and client, exactly as before there were several.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
 from common.hosts import plan_hosts
+from common.redact import mask_secrets
 from common.settings import Settings
 from translation.model.adaptive_limiter import AdaptiveLimiter
 from translation.model.dispatch import Dispatcher, Lane
@@ -30,6 +32,25 @@ HOST_ATTEMPTS = 3
 class GPUHosts:
     pool: HostPool
     dispatcher: Dispatcher
+
+    def view(self) -> list[dict[str, Any]]:
+        """Each host as ``/health``, the page and ``/metrics`` show it: the pool's word on it
+        (state, holder, manager, URL, weight) and the dispatcher's (whether it takes requests,
+        its limit, requests in flight, answered and lost there)."""
+        rows = []
+        for host in self.pool.hosts:
+            lane = self.dispatcher.lane(host.name)
+            row = host.to_dict()
+            row["url"] = mask_secrets(row["url"])
+            row.update(
+                takes_requests=lane.ready,
+                limit=lane.limiter.limit,
+                in_flight=lane.in_flight,
+                answered=lane.answered,
+                lost=lane.failed,
+            )
+            rows.append(row)
+        return rows
 
 
 def build_gpu_hosts(settings: Settings, http_client: httpx.AsyncClient) -> GPUHosts | None:

@@ -177,7 +177,7 @@ def make_lifespan(
                 uploads=uploads,
                 translator=translator,
                 manager=manager,
-                pool=hosts.pool if hosts is not None else None,
+                hosts=hosts,
                 sse_ping_s=sse_ping_s,
                 jobs=jobs,
                 gpu_wait=gpu_wait,

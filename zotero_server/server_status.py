@@ -51,6 +51,8 @@ class ServerStatus:
     error: str | None = None
     #: Async jobs waiting for the GPU; None without a patient GPU queue.
     waiting_gpu: int | None = None
+    #: Several GPU hosts: one row each (``zotero_server.gpu_hosts``); None for one host.
+    hosts: list[dict[str, Any]] | None = None
 
     @property
     def state(self) -> VLLMState:
@@ -93,6 +95,8 @@ class ServerStatus:
         if self.read is StatusRead.PENDING:
             return {"state": VLLMState.UNKNOWN.value}
         status: dict[str, Any] = {"manager": self.manager, "state": self.state.value}
+        if self.hosts is not None:
+            status["hosts"] = self.hosts
         if self.read is StatusRead.TIMED_OUT:
             status["vllm"] = self.vllm_json()
             return status

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from common.settings import Settings
@@ -15,10 +15,10 @@ from translation.model.glossary import Glossary
 from translation.pipeline import Translator
 from vllm_manager.gpu_wait import GPUWaitQueue
 from vllm_manager.manager import VLLMManager
-from vllm_manager.pool import HostPool
 from zotero_server import __version__
 from zotero_server.events import EventBus
 from zotero_server.files import OutputStore, UploadStore
+from zotero_server.gpu_hosts import GPUHosts
 from zotero_server.http_errors import BusyError
 from zotero_server.job_service import JobService
 from zotero_server.jobs import JobRegistry
@@ -57,8 +57,8 @@ class Services:
     glossary: Glossary | None = None
     #: Each job's pages as they are typeset (``zotero_server.previews``).
     previews: PreviewBoard | None = None
-    #: Several GPU hosts (``ZT_HOSTS``); None for one.
-    pool: HostPool | None = None
+    #: Several GPU hosts (``ZT_HOSTS``): their pool and dispatcher; None for one.
+    hosts: GPUHosts | None = None
 
     @contextmanager
     def upload_slot(self) -> Iterator[None]:
@@ -78,8 +78,11 @@ class Services:
 
     async def refresh_status(self) -> ServerStatus:
         """vLLM and GPU state from the manager, bounded by ``STATUS_TIMEOUT_S``; never raises."""
-        self.status = await read_status(self.manager, self.gpu_wait, STATUS_TIMEOUT_S)
-        return self.status
+        status = await read_status(self.manager, self.gpu_wait, STATUS_TIMEOUT_S)
+        if self.hosts is not None:
+            status = replace(status, hosts=self.hosts.view())
+        self.status = status
+        return status
 
     def snapshot(self, job_id: str | None = None) -> dict[str, Any]:
         """The SSE ``snapshot`` event: everything a page needs to draw itself from nothing."""
