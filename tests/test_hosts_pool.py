@@ -5,14 +5,15 @@ the real server on loopback, real papers from the corpus.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pymupdf
 import pytest
 
@@ -20,11 +21,12 @@ from common.settings import ConcurrencyMode, HostConfig, Settings
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running
 from tests.helpers.manager import MODEL, Rig
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
-from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
+from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, read_request_log
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
 LATENCY_MS = "60"
+REPO = Path(__file__).resolve().parent.parent
 COMFY_MIB = 20480
 
 
@@ -80,7 +82,9 @@ def start_async(srv: RunningServer, pdf: bytes, name: str) -> str:
     return task_id
 
 
-def follow(srv: RunningServer, task_id: str, timeout: float = 240.0) -> tuple[dict[str, Any], list[str]]:
+def follow(
+    srv: RunningServer, task_id: str, timeout: float = 240.0
+) -> tuple[dict[str, Any], list[str]]:
     """Poll the task until it ends: its last form and every message seen on the way."""
     messages: list[str] = []
     deadline = time.monotonic() + timeout
@@ -246,53 +250,38 @@ def test_a_freed_host_joins_the_running_paper(
             rig_b.smi.set()  # ComfyUI leaves
             wait_until(lambda: rig_b.launch_count() == 1, what="b started")
             task, _ = follow(srv, task_id)
-    on_b = [e for e in _read(rig_b.request_log) if e["status"] == 200]
+    on_b = [e for e in read_request_log(rig_b.request_log) if e["status"] == 200]
     assert task["status"] != "failed", task
     assert on_b, "the freed host took none of the running paper"
     texts = Counter(e["text"] for e in a.requests(status=200)) + Counter(e["text"] for e in on_b)
     assert max(texts.values()) == 1
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    from tests.helpers.vllm import read_request_log
-
-    return read_request_log(path)
-
-
-def test_the_status_command_lists_every_host(settings: Settings, factory: FakeVLLMFactory) -> None:
+def test_the_status_command_lists_every_host(
+    settings: Settings, factory: FakeVLLMFactory, tmp_path: Path
+) -> None:
     a = factory.start()
-    configured = pool_settings(
-        settings,
-        {"name": "a", "llm_base_url": a.base_url, "manager": "none"},
-        {"name": "b", "llm_base_url": "http://127.0.0.1:9/v1", "manager": "none"},
+    config = tmp_path / "zt.toml"
+    config.write_text(
+        f'data_dir = "{settings.data_dir}"\n'
+        f'llm_model = "{MODEL}"\n'
+        "[[hosts]]\n"
+        'name = "desk"\n'
+        f'llm_base_url = "{a.base_url}"\n'
+        "[[hosts]]\n"
+        'name = "attic"\n'
+        'llm_base_url = "http://127.0.0.1:9/v1"\n'
     )
-    env = {f"ZT_{k.upper()}": v for k, v in _env(configured).items()}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZT_")}
     done = subprocess.run(
-        ["/work/main/.venv/bin/python", "-m", "zotero_server.cli", "status"],
+        [sys.executable, "-m", "zotero_server.cli", "--config", str(config), "status"],
         capture_output=True,
         text=True,
-        env={**_base_env(), **env},
+        env={**env, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
         timeout=60,
     )
-    assert "a " in done.stdout and "ready" in done.stdout, done.stdout + done.stderr
-    assert "b " in done.stdout and "down" in done.stdout
-
-
-def _env(settings: Settings) -> dict[str, str]:
-    hosts = [h.model_dump(mode="json", exclude_unset=True) for h in settings.hosts]
-    import json
-
-    return {
-        "hosts": json.dumps(hosts),
-        "data_dir": str(settings.data_dir),
-        "llm_model": settings.llm_model,
-    }
-
-
-def _base_env() -> dict[str, str]:
-    import os
-
-    return {k: v for k, v in os.environ.items() if not k.startswith("ZT_")}
-
-
-_ = httpx  # the server helpers speak httpx
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("  ")}
+    assert "ready" in lines["desk"] and a.root_url in lines["desk"]
+    assert "down" in lines["attic"]
