@@ -5,6 +5,7 @@ the real server on loopback, real papers from the corpus.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 
 from common.settings import ConcurrencyMode, HostConfig, Settings
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running
+from tests.helpers.jupyter import run_jupyter
 from tests.helpers.manager import MODEL, Rig
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, read_request_log
@@ -285,3 +287,50 @@ def test_the_status_command_lists_every_host(
     lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("  ")}
     assert "ready" in lines["desk"] and a.root_url in lines["desk"]
     assert "down" in lines["attic"]
+
+
+def test_translate_on_the_command_line_brings_up_a_remote_host_over_jupyter_and_uses_both(
+    factory: FakeVLLMFactory, corpus_dir: Path, rig_b: Rig, tmp_path: Path
+) -> None:
+    a = factory.start("--fake-latency-ms", "150")
+    hosts = [
+        {"name": "a", "llm_base_url": a.base_url, "manager": "none"},
+        launch_host(
+            rig_b,
+            "b",
+            manager="remote",
+            vllm_workdir=str(rig_b.tmp / "remote-home" / "vllm"),
+            start_s=0.5,
+        ),
+    ]
+    hosts[1]["nvidia_smi"] = str(rig_b.smi.path)
+    pdf = tmp_path / "short.pdf"
+    pdf.write_bytes(paper(corpus_dir))
+    with run_jupyter(tmp_path / "jupyter") as jupyter:
+        hosts[1].update(jupyter_url=jupyter.url, jupyter_token=jupyter.token)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ZT_")}
+        env.update(
+            PYTHONPATH=str(REPO),
+            ZT_HOSTS=json.dumps(hosts),
+            ZT_DATA_DIR=str(tmp_path / "data"),
+            ZT_LLM_MODEL=MODEL,
+            ZT_CONCURRENCY_MODE="fixed",
+            ZT_CONCURRENCY="2",
+            ZT_GPU_POLL_S="0.2",
+            ZT_VLLM_IDLE_SHUTDOWN_S="0",
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "zotero_server.cli", "translate", str(pdf), "--no-dual"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=REPO,
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "short-mono.pdf").exists()
+    on_b = [e for e in read_request_log(rig_b.request_log) if e["status"] == 200]
+    assert rig_b.launch_count() == 1  # through the Jupyter terminal
+    assert on_b and len(a.requests(status=200)) > 0
+    texts = Counter(e["text"] for e in a.requests(status=200)) + Counter(e["text"] for e in on_b)
+    assert max(texts.values()) == 1
