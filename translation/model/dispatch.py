@@ -32,8 +32,6 @@ from translation.model.llm import LLMClient
 
 LaneLimiter = FixedLimiter | AdaptiveLimiter
 
-#: Assumed seconds per request before any lane has answered one (for the drain estimate).
-DEFAULT_REQUEST_S = 2.0
 #: Weight of the newest request in a lane's latency average.
 _EWMA = 0.2
 
@@ -61,7 +59,8 @@ class Lane:
 @dataclass(frozen=True)
 class Demand:
     """The work waiting at the top: requests queued and how long the ready lanes would take
-    to drain them at their current limits (``inf`` with no lane ready)."""
+    to drain them at their current limits and measured request times (``inf`` with no lane
+    ready; 0 before any answer: a guess must not wake a card)."""
 
     queued: int
     drain_s: float
@@ -113,7 +112,9 @@ class Dispatcher(FairSlots):
         if not capacity:
             return Demand(self._queued, math.inf)
         seen = [lane.request_s for lane in ready if lane.request_s is not None]
-        request_s = sum(seen) / len(seen) if seen else DEFAULT_REQUEST_S
+        if not seen:
+            return Demand(self._queued, 0.0)  # no answer yet: no evidence the queue is long
+        request_s = sum(seen) / len(seen)
         return Demand(self._queued, self._queued * request_s / capacity)
 
     @asynccontextmanager
