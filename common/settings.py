@@ -121,10 +121,10 @@ class HostConfig(BaseModel):
     gpu_watch_keywords: str | None = None
     nvidia_smi: Path | None = None
     llm_api_key: SecretStr | None = None
-    concurrency: int | None = Field(None, ge=1, le=1024)
-    weight: float = Field(1.0, gt=0, le=100)
-    wake_s: float = Field(20.0, ge=0)
-    start_s: float = Field(180.0, ge=0)
+    concurrency: int | None = Field(default=None, ge=1, le=1024)
+    weight: float = Field(default=1.0, gt=0, le=100)
+    wake_s: float = Field(default=20.0, ge=0)
+    start_s: float = Field(default=180.0, ge=0)
 
     @field_validator("llm_base_url", "gpu_api_url", "jupyter_url")
     @classmethod
