@@ -9,9 +9,11 @@ host up through that host's ``ensure_ready``. What the pool adds is WHICH hosts 
 - ``ensure_ready`` (a paper about to send its first request) returns at once when any host is
   ready, else brings up ONE host: a sleeping one (seconds) before a loading one before a
   stopped one (minutes), the heavier first among equals;
-- a watcher looks at every host each ``gpu_poll_s``: a ready host whose vLLM stops answering,
-  falls asleep or gets a tenant beside it is closed at once (its requests in flight finish or
-  are sent elsewhere by the caller); a host that answers again opens; and while work waits,
+- while a translation runs (``work()``), a watcher looks at every host each ``gpu_poll_s``
+  (idle, whoever shows the status looks, with :meth:`refresh`): a ready host whose vLLM stops
+  answering, falls asleep or gets a tenant beside it is closed at once (its requests in flight
+  finish or are sent elsewhere by the caller); a host that answers again opens; and while work
+  waits,
   one more host is brought up when the queue would take longer than that host's bring-up
   (``should_bring_up``). A 3-page paper therefore never wakes a second card.
 
@@ -126,6 +128,7 @@ class HostPool:
         self._on_ready = on_ready
         self._demand = demand
         self._watcher: asyncio.Task[None] | None = None
+        self._working = 0  # translations inside work(): the watcher looks only meanwhile
 
     @property
     def primary(self) -> VLLMManager:
@@ -195,10 +198,14 @@ class HostPool:
     @contextlib.asynccontextmanager
     async def work(self) -> AsyncIterator[None]:
         """A translation runs: no host's idle give-back stops its vLLM meanwhile."""
-        async with contextlib.AsyncExitStack() as stack:
-            for host in self.hosts:
-                await stack.enter_async_context(host.manager.work())
-            yield
+        self._working += 1
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                for host in self.hosts:
+                    await stack.enter_async_context(host.manager.work())
+                yield
+        finally:
+            self._working -= 1
 
     def lost(self, name: str, why: str) -> None:
         """A request found ``name``'s vLLM gone: closed until a look sees it ready again."""
@@ -281,6 +288,8 @@ class HostPool:
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(self._poll_s)
+            if not self._working:
+                continue  # idle: the next paper's ensure_ready looks first anyway
             try:
                 await self.refresh()
                 self._scale()

@@ -5,6 +5,8 @@ Built once by the lifespan (``zotero_server.lifespan``) and closed by it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -80,6 +82,9 @@ class Services:
         """vLLM and GPU state from the manager, bounded by ``STATUS_TIMEOUT_S``; never raises."""
         status = await read_status(self.manager, self.gpu_wait, STATUS_TIMEOUT_S)
         if self.hosts is not None:
+            # A fresh look (the pool's own watcher looks only while papers translate).
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.hosts.pool.refresh(), STATUS_TIMEOUT_S)
             status = replace(status, hosts=self.hosts.view())
         self.status = status
         return status
