@@ -58,9 +58,11 @@ class Lane:
 
 @dataclass(frozen=True)
 class Demand:
-    """The work waiting at the top: requests queued and how long the ready lanes would take
-    to drain them at their current limits and measured request times (``inf`` with no lane
-    ready; 0 before any answer: a guess must not wake a card)."""
+    """The work waiting at the top: requests queued and how long the ready lanes would take to
+    drain them at the most each may run at once (an adaptive limit's maximum: at the start of a
+    paper its limit is still climbing) and their measured request times (``inf`` with no lane
+    ready; 0 before any answer). Optimistic on purpose: a needless wake takes a card someone
+    else may want; a missed one costs some seconds."""
 
     queued: int
     drain_s: float
@@ -108,7 +110,7 @@ class Dispatcher(FairSlots):
         ready = [lane for lane in self.lanes if lane.ready]
         if not self._queued:
             return Demand(0, 0.0)
-        capacity = sum(lane.limiter.limit for lane in ready)
+        capacity = sum(_reach(lane.limiter) for lane in ready)
         if not capacity:
             return Demand(self._queued, math.inf)
         seen = [lane.request_s for lane in ready if lane.request_s is not None]
@@ -163,3 +165,10 @@ class Dispatcher(FairSlots):
         for lane in self.lanes:
             if lane.ready and lane.in_flight >= lane.limiter.limit:
                 lane.limiter.note_demand()
+
+
+def _reach(limiter: LaneLimiter) -> int:
+    """The most requests ``limiter`` may let run at once."""
+    if isinstance(limiter, AdaptiveLimiter):
+        return max(limiter.limit, limiter.config.maximum)
+    return limiter.limit
