@@ -334,3 +334,54 @@ def test_translate_on_the_command_line_brings_up_a_remote_host_over_jupyter_and_
     assert on_b and len(a.requests(status=200)) > 0
     texts = Counter(e["text"] for e in a.requests(status=200)) + Counter(e["text"] for e in on_b)
     assert max(texts.values()) == 1
+
+
+def test_a_patient_paper_waits_for_any_host_and_runs_on_the_first_one_freed(
+    settings: Settings, corpus_dir: Path, rig_b: Rig, tmp_path: Path
+) -> None:
+    rig_a = Rig(tmp_path / "host-a")
+    configured = pool_settings(settings, launch_host(rig_a, "a"), launch_host(rig_b, "b"))
+    try:
+        with (
+            running(comfyui_argv(rig_a.tmp)) as comfy_a,
+            running(comfyui_argv(rig_b.tmp)) as comfy_b,
+        ):
+            hold(rig_a.smi, comfy_a)
+            hold(rig_b.smi, comfy_b)
+            with run_app(configured) as srv:
+                task_id = start_async(srv, paper(corpus_dir, pages=2), "two.pdf")
+                with srv.client() as client:
+
+                    def waiting() -> bool:
+                        tasks = client.get("/api/tasks").json()["tasks"]
+                        return any(t["stage"] == "waiting_gpu" for t in tasks)
+
+                    wait_until(waiting, what="the paper waits for a GPU")
+                rig_b.smi.set()  # b's ComfyUI leaves; a's stays
+                task, _ = follow(srv, task_id)
+    finally:
+        rig_a.reap()
+    assert task["status"] != "failed", task
+    assert (rig_a.launch_count(), rig_b.launch_count()) == (0, 1)
+    assert [e for e in read_request_log(rig_b.request_log) if e["status"] == 200]
+
+
+def test_a_host_that_fails_to_come_up_is_passed_over_for_the_next(
+    settings: Settings, corpus_dir: Path, rig_b: Rig, tmp_path: Path
+) -> None:
+    rig_a = Rig(tmp_path / "host-a")
+    broken = rig_a.vllm_command("--fake-crash-during-load")
+    configured = pool_settings(
+        settings,
+        launch_host(rig_a, "a", weight=2.0, vllm_command=broken),  # tried first: the heavier
+        launch_host(rig_b, "b"),
+    )
+    try:
+        with run_app(configured) as srv:
+            task, _ = follow(srv, start_async(srv, paper(corpus_dir, pages=2), "two.pdf"))
+            row_a = {r["name"]: r for r in health(srv)["hosts"]}["a"]
+    finally:
+        rig_a.reap()
+    assert task["status"] != "failed", task
+    assert (rig_a.launch_count(), rig_b.launch_count()) == (1, 1)
+    assert "exited" in row_a["last_error"], row_a

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from common.errors import GPUBusyError, GPUStatusUnknownError, LLMUnavailableError
+from common.errors import GPUBusyError, GPUStatusUnknownError, LLMUnavailableError, ZTError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from vllm_manager.decision import GPUDecision, describe
 from vllm_manager.gpu_model import GPUReading
@@ -93,6 +93,7 @@ class Host:
             "url": self.manager.base_url,
             "weight": self.weight,
             "bring_ups": self.bring_ups,
+            "last_error": self.manager.last_error,
         }
 
 
@@ -158,21 +159,35 @@ class HostPool:
 
     async def ensure_ready(self, progress: ProgressSink = ignore_progress) -> None:
         """Return once at least one host is ready, bringing up one if none is (see the module
-        docstring); waits for busy hosts up to ``gpu_wait_s`` and then raises ``GPUBusyError``
-        (or ``GPUStatusUnknownError``, or ``LLMUnavailableError`` when no host can be brought
-        up at all), naming every host."""
+        docstring); a host whose bring-up fails is passed over for the next (its error is raised
+        when it was the last). Waits for busy hosts up to ``gpu_wait_s`` and then raises
+        ``GPUBusyError`` (or ``GPUStatusUnknownError``, or ``LLMUnavailableError`` when no host
+        can be brought up at all), naming every host."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._wait_s
+        failed: set[str] = set()  # hosts whose bring-up failed in this call: not again
         while True:
             await self.refresh()
             if any(h.state is HostState.READY for h in self.hosts):
                 return
-            order = bring_up_order(self.hosts)
+            order = [h for h in bring_up_order(self.hosts) if h.name not in failed]
             if order:
                 host = order[0]
                 progress(Progress(Stage.STARTING_LLM, f"bringing up GPU host {host.name}"))
-                await self._bring_up(host, progress)
-                return
+                try:
+                    await self._bring_up(host, progress)
+                    return
+                except ZTError as exc:
+                    failed.add(host.name)
+                    if len(order) == 1:
+                        raise
+                    progress(
+                        Progress(
+                            Stage.STARTING_LLM,
+                            f"GPU host {host.name} did not come up ({exc}); trying another",
+                        )
+                    )
+                    continue
             running = [h._task for h in self.hosts if h._task is not None]
             if running:
                 await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)

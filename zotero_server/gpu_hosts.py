@@ -42,6 +42,8 @@ class GPUHosts:
             lane = self.dispatcher.lane(host.name)
             row = host.to_dict()
             row["url"] = mask_secrets(row["url"])
+            if row["last_error"]:
+                row["last_error"] = mask_secrets(row["last_error"])
             row.update(
                 takes_requests=lane.ready,
                 limit=lane.limiter.limit,

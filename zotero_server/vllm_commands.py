@@ -202,4 +202,6 @@ def format_hosts(rows: list[dict[str, Any]]) -> str:
             f"  {row['name']:<12} {row['state']:<11} {row['manager']:<6} "
             f"{mask_secrets(row['url'])}  weight {row['weight']:g}{holder}"
         )
+        if row["last_error"]:
+            lines.append(f"               last error: {mask_secrets(row['last_error'])}")
     return "\n".join(lines)
