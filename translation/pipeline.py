@@ -60,6 +60,9 @@ class _StepOut(Exception):
 
 #: How many times one document may bring the LLM back after losing it mid-paper.
 MAX_RECOVERIES = 3
+#: How many of one document's requests may be sent again to another GPU host; past that, hosts
+#: that keep coming back and failing count as losing the LLM (``MAX_RECOVERIES``).
+MAX_MOVES = 100
 
 
 def inspect_pdf(data: bytes, password: str | None = None, ocr: OcrOptions | None = None) -> int:
@@ -95,6 +98,8 @@ class _Run:
     ensure_ready: EnsureReady | None = None
     #: Requests answered by each GPU host (several hosts only): the progress text names them.
     hosts: Counter[str] = field(default_factory=Counter)
+    #: Requests sent again elsewhere because their host went away (bounded: ``MAX_MOVES``).
+    moved: int = 0
 
 
 class _Aborted(Exception):
@@ -432,7 +437,8 @@ class Translator:
                 if not _host_gone(lane, exc):
                     raise
                 router.lost(lane, str(exc))
-                if router.any_ready():
+                run.moved += 1
+                if router.any_ready() and run.moved <= MAX_MOVES:
                     raise _Elsewhere from exc
                 raise LLMUnavailableError(f"GPU host {lane.name} went away: {exc}") from exc
         run.hosts[lane.name] += 1
