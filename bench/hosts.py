@@ -7,7 +7,8 @@ real pages (corpus papers 01, 05 and 02 joined; a synthetic stand-in without the
 
 - ``ideal`` is the combined capacity's lower bound: each host's ``CapacityModel.ideal_s`` of ALL
   the requests served, T_i, combined as 1 / sum(1 / T_i) (the work split in proportion to
-  speed, every host at a full batch throughout). ``wall`` is the LLM phase, as in
+  speed, every host at a full batch throughout), and never below the longest answer made
+  alone on the fastest card (no split of the work beats it). ``wall`` is the LLM phase, as in
   ``bench.throughput``. Target: wall / ideal <= 1.10.
 - busy half-way: host ``b`` closed (as the pool closes a host a tenant took) once half the
   requests are answered; the paper completes on the rest; ``paid twice`` counts texts answered
@@ -155,11 +156,14 @@ async def _run(
         )
     every = [(e["prompt_tokens"], e["completion_tokens"]) for log in served.values() for e in log]
     alone = [card(speeds[name]).ideal_s(every) for name in servers]
+    longest = max(every, key=lambda w: w[1])
+    # No split of the work beats its longest answer on the fastest card, made alone.
+    floor = min(card(speeds[name]).ideal_s([longest]) for name in servers)
     texts = Counter(e["text"] for log in served.values() for e in log)
     return Run(
         label=label,
         wall_s=phase.seconds,
-        ideal_s=1.0 / sum(1.0 / t for t in alone),
+        ideal_s=max(1.0 / sum(1.0 / t for t in alone), floor),
         per_host={name: len(log) for name, log in served.items()},
         paid_twice=sum(1 for n in texts.values() if n > 1),
         peak_drain_s=peak[0],

@@ -154,6 +154,8 @@ async def test_requests_fill_the_host_with_the_shortest_queue_and_only_ready_one
     assert sorted(where) == ["a", "a", "b", "b", "b", "b"]  # each host up to its own limit
     assert where[0] == "b"  # equally empty: the heavier first
     assert dispatcher.waiting() == 2
+    # Each host's limit sees them as its own demand (an adaptive limit grows only on demand).
+    assert a.limiter.pending() == b.limiter.pending() == 2
     dispatcher.set_ready("c", True)  # a host joins: the waiting requests go there at once
     await asyncio.sleep(0.05)
     assert where[-2:] == ["c", "c"]

@@ -6,8 +6,8 @@ queue (``translation.model.fair_slots``): a request waits there, under its job, 
 ready lane has room; the queue's limit is the sum of the ready lanes' limits, so the fair share
 between jobs holds across the pool, and a job's own order (longest paragraphs first) holds too.
 A granted request goes to the ready lane with the shortest queue (fewest in flight for its
-limit; of equals, the heavier). A wait at the top counts as demand in every full lane's
-adaptive limiter, as a wait of its own would.
+limit; of equals, the heavier). Requests waiting at the top count, in every lane's adaptive
+limiter, as waiting there (``FairSlots.waiting_above``): only a full pool makes one wait.
 
 Which lanes are ready is not decided here: whoever composes the pool (``zotero_server``) says so
 with :meth:`Dispatcher.set_ready` as hosts come and go. A request that fails on a lane because
@@ -81,6 +81,8 @@ class Dispatcher(FairSlots):
         self.on_lost: Callable[[str, str], None] | None = None
         for lane in self.lanes:
             lane.limiter.on_room = self._grant
+            # Only a full pool makes a request wait here: every ready lane is at its limit.
+            lane.limiter.waiting_above = self._waiting_for_room
 
     @property
     def limit(self) -> int:
@@ -154,17 +156,15 @@ class Dispatcher(FairSlots):
             await lane.limiter.aclose()
             await lane.llm.aclose()
 
+    def _waiting_for_room(self) -> int:
+        return self._queued
+
     def _pick(self) -> Lane:
         ready = [lane for lane in self.lanes if lane.ready]
         if not ready:
             raise LLMUnavailableError("no GPU host is ready")
         roomy = [lane for lane in ready if lane.in_flight < lane.limiter.limit] or ready
         return min(roomy, key=lambda lane: (lane.load(), -lane.weight))
-
-    def _on_wait(self) -> None:
-        for lane in self.lanes:
-            if lane.ready and lane.in_flight >= lane.limiter.limit:
-                lane.limiter.note_demand()
 
 
 def _reach(limiter: LaneLimiter) -> int:

@@ -53,6 +53,9 @@ class FairSlots(ABC):
         #: Called after every grant round (a freed slot, a changed limit): a dispatcher that
         #: counts this limiter's room as its own (``translation.model.dispatch``) listens.
         self.on_room: Callable[[], None] | None = None
+        #: Requests waiting above this limiter for its room (that dispatcher's queue): to a
+        #: limit that follows demand they count as waiting here.
+        self.waiting_above: Callable[[], int] = _nobody
 
     @property
     @abstractmethod
@@ -66,6 +69,10 @@ class FairSlots(ABC):
     @property
     def peak_in_flight(self) -> int:
         return self._peak
+
+    def pending(self) -> int:
+        """Requests waiting for this limiter's room: in its own queue or above it."""
+        return self._queued + self.waiting_above()
 
     def waiting(self, owner: str | None = None) -> int:
         """Requests waiting for a slot: ``owner``'s, or everyone's (None)."""
@@ -85,11 +92,6 @@ class FairSlots(ABC):
         return list(dict.fromkeys([*self._held, *self._queues]))
 
     # --- granting ----------------------------------------------------------------------------
-
-    def note_demand(self) -> None:
-        """Someone waits for this limiter's room elsewhere (a dispatcher above it): the
-        adaptive limit treats it as a wait of its own."""
-        self._on_wait()
 
     def _on_wait(self) -> None:  # noqa: B027 (an optional hook: most limiters ignore waits)
         """Called when a request has to wait (the adaptive limiter notes demand)."""
@@ -162,3 +164,7 @@ class FairSlots(ABC):
     def _forget_if_empty(self, owner: str) -> None:
         if not self._queues[owner]:
             del self._queues[owner]
+
+
+def _nobody() -> int:
+    return 0
