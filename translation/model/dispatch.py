@@ -5,8 +5,8 @@ from that host's vLLM ``/metrics``), which bounds what that host takes. Above th
 queue (``translation.model.fair_slots``): a request waits there, under its job, until some
 ready lane has room; the queue's limit is the sum of the ready lanes' limits, so the fair share
 between jobs holds across the pool, and a job's own order (longest paragraphs first) holds too.
-A granted request goes to the ready lane with the shortest queue (fewest in flight for its
-limit; of equals, the heavier). Requests waiting at the top count, in every lane's adaptive
+A granted request goes to the heaviest ready lane with room (``weight``: the host's relative
+speed), of equals the one with the shortest queue (fewest in flight for its limit). Requests waiting at the top count, in every lane's adaptive
 limiter, as waiting there (``FairSlots.waiting_above``): only a full pool makes one wait.
 
 Which lanes are ready is not decided here: whoever composes the pool (``zotero_server``) says so
@@ -163,8 +163,12 @@ class Dispatcher(FairSlots):
         ready = [lane for lane in self.lanes if lane.ready]
         if not ready:
             raise LLMUnavailableError("no GPU host is ready")
-        roomy = [lane for lane in ready if lane.in_flight < lane.limiter.limit] or ready
-        return min(roomy, key=lambda lane: (lane.load(), -lane.weight))
+        roomy = [lane for lane in ready if lane.in_flight < lane.limiter.limit]
+        if not roomy:
+            return min(ready, key=lambda lane: (lane.load(), -lane.weight))
+        # The fastest card with room first: the paper's longest paragraphs go out first, and
+        # one of them on a slow card can outlast all the rest of the paper.
+        return min(roomy, key=lambda lane: (-lane.weight, lane.load()))
 
 
 def _reach(limiter: LaneLimiter) -> int:
