@@ -6,8 +6,9 @@ queue (``translation.model.fair_slots``): a request waits there, under its job, 
 ready lane has room; the queue's limit is the sum of the ready lanes' limits, so the fair share
 between jobs holds across the pool, and a job's own order (longest paragraphs first) holds too.
 A granted request goes to the heaviest ready lane with room (``weight``: the host's relative
-speed), of equals the one with the shortest queue (fewest in flight for its limit). Requests waiting at the top count, in every lane's adaptive
-limiter, as waiting there (``FairSlots.waiting_above``): only a full pool makes one wait.
+speed), of equals the one with the shortest queue (fewest in flight for its limit). Requests
+waiting at the top count, in every lane's adaptive limiter, as waiting there
+(``FairSlots.waiting_above``): only a full pool makes one wait.
 
 Which lanes are ready is not decided here: whoever composes the pool (``zotero_server``) says so
 with :meth:`Dispatcher.set_ready` as hosts come and go. A request that fails on a lane because
