@@ -385,3 +385,15 @@ def test_a_host_that_fails_to_come_up_is_passed_over_for_the_next(
     assert task["status"] != "failed", task
     assert (rig_a.launch_count(), rig_b.launch_count()) == (1, 1)
     assert "exited" in row_a["last_error"], row_a
+
+
+def test_a_lone_hosts_entry_is_the_one_host(
+    settings: Settings, factory: FakeVLLMFactory, corpus_dir: Path
+) -> None:
+    a = factory.start()
+    configured = pool_settings(settings, {"name": "only", "llm_base_url": a.base_url})
+    assert configured.llm_base_url != a.base_url  # the top-level URL points nowhere
+    with run_app(configured) as srv:
+        task, _ = follow(srv, start_async(srv, paper(corpus_dir, pages=1), "one.pdf"))
+    assert task["status"] != "failed", task
+    assert a.requests(status=200)

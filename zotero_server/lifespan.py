@@ -31,6 +31,7 @@ import httpx
 from fastapi import FastAPI
 from sse_starlette.sse import AppStatus
 
+from common.hosts import plan_hosts
 from common.redact import redact_access_log
 from common.settings import Settings
 from translation.model.glossary import Glossary
@@ -140,13 +141,14 @@ def make_lifespan(
             hosts = build_gpu_hosts(settings, http)
             gate: Gate
             if hosts is None:
-                manager = create_manager(settings, http_client=http)
+                one = plan_hosts(settings)[0].settings  # the settings, or a lone [[hosts]]
+                manager = create_manager(one, http_client=http)
                 await manager.start()
                 gate = manager
                 # ONE limiter for the process (ZT_CONCURRENCY_MODE): every job shares it.
-                limiter: Limiter = make_limiter(settings, http_client=http)
+                limiter: Limiter = make_limiter(one, http_client=http)
                 translator = Translator.from_settings(
-                    settings, manager.ensure_ready, http_client=http, limiter=limiter
+                    one, manager.ensure_ready, http_client=http, limiter=limiter
                 )
             else:
                 # Several hosts: ONE fair queue above every host's own limiter.

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 
 from common.errors import InputError, TooLargeError
+from common.hosts import plan_hosts
 from common.language import Language
 from common.settings import Settings, mib
 from translation.model import glossary as glossaries
@@ -82,10 +83,11 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
         hosts = build_gpu_hosts(settings, http)
         gate: Gate
         if hosts is None:
-            manager = create_manager(settings, http_client=http)
+            one = plan_hosts(settings)[0].settings  # the settings, or a lone [[hosts]]
+            manager = create_manager(one, http_client=http)
             await manager.start()
             gate = manager
-            translator = Translator.from_settings(settings, manager.ensure_ready, http_client=http)
+            translator = Translator.from_settings(one, manager.ensure_ready, http_client=http)
         else:  # several GPU hosts (ZT_HOSTS): the paper uses every ready one
             await hosts.pool.start()
             gate = hosts.pool
