@@ -144,7 +144,7 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
     else:
         snapshot = await commands.status(settings)
         print(commands.format_status(snapshot, vllm_only=action == "status"))
-        if action is None and every.hosts:
+        if action is None and len(every.hosts) > 1:
             print(commands.format_hosts(await commands.hosts_status(every)))
     return 0
 
