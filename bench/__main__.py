@@ -15,6 +15,7 @@ BENCHMARKS = [
     "bench.throughput",
     "bench.fairness",
     "bench.sleep",
+    "bench.hosts",
 ]
 
 

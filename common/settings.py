@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    BaseModel,
+    ConfigDict,
     Field,
     PlainSerializer,
     PlainValidator,
@@ -95,6 +97,43 @@ DEFAULT_VLLM_COMMAND = (
     " --chat-template-content-format openai --generation-config vllm"
     " --enable-sleep-mode"
 )
+
+
+class HostConfig(BaseModel):
+    """One GPU host of ``ZT_HOSTS`` (a ``[[hosts]]`` table of the TOML file).
+
+    Its keys are the lower-case names of the settings they stand for on that host; a key left
+    out takes the top-level setting. ``weight`` is the host's relative speed (1 = the
+    reference card): among hosts with room it breaks ties, and among hosts to bring up it
+    says which first. ``wake_s``/``start_s``: what waking / starting its vLLM is expected to
+    take; a host is brought up for running work only while the queue would take longer.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+    llm_base_url: str
+    manager: ManagerKind | None = None
+    jupyter_url: str | None = None
+    jupyter_token: SecretStr | None = None
+    jupyter_terminal: str | None = None
+    gpu_api_url: str | None = None
+    gpu_api_token: SecretStr | None = None
+    vllm_command: str | None = None
+    vllm_workdir: str | None = None
+    vllm_match_keywords: str | None = None
+    gpu_watch_keywords: str | None = None
+    nvidia_smi: Path | None = None
+    llm_api_key: SecretStr | None = None
+    concurrency: int | None = Field(default=None, ge=1, le=1024)
+    weight: float = Field(default=1.0, gt=0, le=100)
+    wake_s: float = Field(default=20.0, ge=0)
+    start_s: float = Field(default=180.0, ge=0)
+
+    @field_validator("llm_base_url", "gpu_api_url", "jupyter_url")
+    @classmethod
+    def _strip_slash(cls, value: str | None) -> str | None:
+        return None if value is None else value.strip().rstrip("/") or None
 
 
 class Settings(BaseSettings):
@@ -289,6 +328,20 @@ class Settings(BaseSettings):
     jupyter_url: str | None = Field(None, description="JupyterLab base URL for launching vLLM")
     jupyter_token: SecretStr | None = Field(None, description="JupyterLab token")
     jupyter_terminal: str = Field("ztvllm", description="Name of the reused Jupyter terminal")
+    hosts: list[HostConfig] = Field(
+        default_factory=list,
+        description="Several GPU hosts: `[[hosts]]` tables in the TOML file, or a JSON list"
+        " (README, Several GPU hosts); empty = the one host the settings above describe",
+    )
+
+    @field_validator("hosts")
+    @classmethod
+    def _unique_hosts(cls, value: list[HostConfig]) -> list[HostConfig]:
+        names = [host.name for host in value]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"host names must be unique; given twice: {', '.join(twice)}")
+        return value
 
     @field_validator("glossary", mode="before")
     @classmethod
@@ -396,8 +449,12 @@ def unknown_environment() -> list[str]:
 def _describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
-        name = ".".join(str(p) for p in err["loc"]) or "?"
-        parts.append(f"{ENV_PREFIX}{name.upper()}: {err['msg']}")
+        loc = [str(p) for p in err["loc"]]
+        if len(loc) > 1 and loc[0] == "hosts":  # ZT_HOSTS[0].llm_base_url: the host's own key
+            name = f"{ENV_PREFIX}HOSTS[{loc[1]}]" + "".join(f".{p}" for p in loc[2:])
+        else:
+            name = ENV_PREFIX + (".".join(loc) or "?").upper()
+        parts.append(f"{name}: {err['msg']}")
     return "invalid settings: " + "; ".join(parts)
 
 
@@ -406,8 +463,11 @@ def _display_default(name: str, value: Any) -> str:
         return "~/.local/share/zotero-translate"
     if name == "vllm_command":
         return "(32 GB profile, below)"
+    if name == "hosts":
+        return "(none)"
     if isinstance(value, StrEnum):
         return value.value
+
     return "(unset)" if value is None or value == "" else str(value)
 
 

@@ -52,6 +52,25 @@ function describeServer(server) {
   const gpu = server.gpu;
   $("gpu-state").textContent = gpu && gpu.message ? gpu.message
     : (gpu && gpu.decision) || "not watched (ZT_MANAGER=none)";
+  describeHosts(server.hosts);
+}
+
+// Several GPU hosts (ZT_HOSTS): one line each, state, holder, limit, in flight, answered.
+function describeHosts(hosts) {
+  const several = Array.isArray(hosts) && hosts.length > 0;
+  $("hosts-label").hidden = $("hosts-state").hidden = !several;
+  if (!several) return;
+  const box = $("hosts-state");
+  box.replaceChildren(...hosts.map((host) => {
+    const line = document.createElement("div");
+    line.className = "host";
+    line.dataset.host = host.name;
+    let text = `${host.name}: ${host.state}`;
+    if (host.holder) text += ` (${host.holder})`;
+    text += ` · ${host.in_flight}/${host.limit} in flight · ${host.answered} answered`;
+    line.textContent = text;
+    return line;
+  }));
 }
 
 function countJobs() {

@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
 
-from common.errors import InputError, LLMUnavailableError, NothingToTranslateError
+from common.errors import InputError, LLMError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from translation.early_requests import EarlyRequests
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
+from translation.model.dispatch import Dispatcher, Lane
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
@@ -60,6 +62,9 @@ class _StepOut(Exception):
 
 #: How many times one document may bring the LLM back after losing it mid-paper.
 MAX_RECOVERIES = 3
+#: How many of one document's requests may be sent again to another GPU host; past that, hosts
+#: that keep coming back and failing count as losing the LLM (``MAX_RECOVERIES``).
+MAX_MOVES = 100
 
 
 def inspect_pdf(data: bytes, password: str | None = None, ocr: OcrOptions | None = None) -> int:
@@ -93,14 +98,28 @@ class _Run:
     aborted: bool = False
     #: This document's way to bring the LLM up (the translator's unless the job gave one).
     ensure_ready: EnsureReady | None = None
+    #: Requests answered by each GPU host (several hosts only): the progress text names them.
+    hosts: Counter[str] = field(default_factory=Counter)
+    #: Requests sent again elsewhere because their host went away (bounded: ``MAX_MOVES``).
+    moved: int = 0
 
 
 class _Aborted(Exception):
     """A request not sent because its job already failed, or the translator is draining."""
 
 
+class _Elsewhere(Exception):
+    """The request's host went away before it answered: send it to another."""
+
+
 class Translator:
-    """Translates documents; one instance serves every job and owns the shared LLM limit."""
+    """Translates documents; one instance serves every job and owns the shared LLM limit.
+
+    With several GPU hosts a ``router`` (``translation.model.dispatch.Dispatcher``) picks each
+    request's host and ``limiter`` is that dispatcher's fair queue; ``llm`` then only names the
+    model for the cache keys. A request whose host goes away mid-answer is sent to another;
+    only when no host is left does the translator call ``ensure_ready`` to bring one back.
+    """
 
     def __init__(
         self,
@@ -111,7 +130,9 @@ class Translator:
         ensure_ready: EnsureReady,
         owns_limiter: bool = False,
         worker_config: WorkerConfig | None = None,
+        router: Dispatcher | None = None,
     ) -> None:
+        self._router = router
         self._worker_config = worker_config or WorkerConfig()
         self._llm = llm
         self._cache = cache
@@ -129,19 +150,24 @@ class Translator:
         ensure_ready: EnsureReady,
         http_client: httpx.AsyncClient | None = None,
         limiter: Limiter | None = None,
+        router: Dispatcher | None = None,
     ) -> Translator:
-        """A translator from the settings; a ``limiter`` passed in stays the caller's to close.
+        """A translator from the settings; a ``limiter`` or ``router`` passed in stays the
+        caller's to close (a router is the limiter too).
 
-        Without one, the translator makes its own (``ZT_CONCURRENCY_MODE``) and closes it.
+        Without either, the translator makes its own limiter (``ZT_CONCURRENCY_MODE``) and
+        closes it.
         """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        given = router or limiter
         return cls(
             llm=LLMClient.from_settings(settings, http_client=http_client),
             cache=TranslationCache(settings.cache_path),
-            limiter=limiter or make_limiter(settings, http_client=http_client),
+            limiter=given or make_limiter(settings, http_client=http_client),
             ensure_ready=ensure_ready,
-            owns_limiter=limiter is None,
+            owns_limiter=given is None,
             worker_config=WorkerConfig.from_settings(settings),
+            router=router,
         )
 
     @property
@@ -401,12 +427,17 @@ class Translator:
         while True:
             generation = run.generation
             try:
-                async with self._limiter.slot(request.owner):
-                    if run.aborted or self._draining:
-                        raise _Aborted
-                    answer = await self._llm.translate(
-                        text, request.source_lang, request.target_lang
-                    )
+                if self._router is not None:
+                    answer = await self._translate_routed(run, self._router, text)
+                else:
+                    async with self._limiter.slot(request.owner):
+                        if run.aborted or self._draining:
+                            raise _Aborted
+                        answer = await self._llm.translate(
+                            text, request.source_lang, request.target_lang
+                        )
+            except _Elsewhere:
+                continue
             except LLMUnavailableError:
                 await self._recover(run, generation)
                 continue
@@ -419,6 +450,26 @@ class Translator:
         run.done += 1
         run.progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
         return text, answer
+
+    async def _translate_routed(self, run: _Run, router: Dispatcher, text: str) -> str:
+        """One request on whichever host the router gives; ``_Elsewhere`` when that host went
+        away under it and another is ready, ``LLMUnavailableError`` when none is."""
+        request = run.request
+        async with router.route(request.owner) as lane:
+            if run.aborted or self._draining:
+                raise _Aborted
+            try:
+                answer = await lane.llm.translate(text, request.source_lang, request.target_lang)
+            except LLMError as exc:
+                if not _host_gone(lane, exc):
+                    raise
+                router.lost(lane, str(exc))
+                run.moved += 1
+                if router.any_ready() and run.moved <= MAX_MOVES:
+                    raise _Elsewhere from exc
+                raise LLMUnavailableError(f"GPU host {lane.name} went away: {exc}") from exc
+        run.hosts[lane.name] += 1
+        return answer
 
     async def _translate_claimed(
         self, run: _Run, text: str, sent: asyncio.Task[str]
@@ -463,10 +514,21 @@ class Translator:
             return [text for text, key in keys.items() if key not in found]
 
         async def send(text: str) -> str:
-            async with self._limiter.slot(request.owner):
-                if self._draining:
-                    raise _Aborted
-                answer = await self._llm.translate(text, request.source_lang, request.target_lang)
+            if self._router is not None:  # several hosts: whichever has room (a failure is
+                # left to the job's own request, which may move hosts)
+                async with self._router.route(request.owner) as lane:
+                    if self._draining:
+                        raise _Aborted
+                    answer = await lane.llm.translate(
+                        text, request.source_lang, request.target_lang
+                    )
+            else:
+                async with self._limiter.slot(request.owner):
+                    if self._draining:
+                        raise _Aborted
+                    answer = await self._llm.translate(
+                        text, request.source_lang, request.target_lang
+                    )
             await asyncio.to_thread(self._cache.put, self._key(request, text), answer)
             return answer
 
@@ -495,7 +557,17 @@ class Translator:
 
     @staticmethod
     def _progress_text(run: _Run) -> str:
-        return f"translating {run.done}/{run.total}"
+        text = f"translating {run.done}/{run.total}"
+        if run.hosts:
+            text += " (" + ", ".join(f"{name} {n}" for name, n in sorted(run.hosts.items())) + ")"
+        return text
+
+
+def _host_gone(lane: Lane, exc: LLMError) -> bool:
+    """Whether a failure on ``lane`` means its host went away (send the request elsewhere)
+    rather than that the request itself is bad: unreachable, or a lane already closed (a
+    sleeping or dying engine answers 500s)."""
+    return isinstance(exc, LLMUnavailableError) or not lane.ready
 
 
 def _pieces(group: Sequence[Passage]) -> int:

@@ -43,8 +43,8 @@ from common.errors import GPUBusyError, GPUStatusUnknownError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
 from common.settings import Settings
 from vllm_manager.decision import GPUDecision, describe, foreign_processes, gib, short_command
+from vllm_manager.gate import Gate
 from vllm_manager.gpu_model import GPUStatus
-from vllm_manager.manager import VLLMManager
 from vllm_manager.report import holders
 
 log = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ class GPUWaitQueue:
     """The shared wait for a free GPU; see the module docstring. Event-loop only."""
 
     def __init__(
-        self, manager: VLLMManager, settings: Settings, *, beacon: WaitingBeacon | None = None
+        self, manager: Gate, settings: Settings, *, beacon: WaitingBeacon | None = None
     ) -> None:
         self._manager = manager
         self._settings = settings

@@ -33,7 +33,7 @@ from common.settings import IdleAction, ManagerKind, Settings
 from vllm_manager.activity import Activity
 from vllm_manager.bring_up import BringUp
 from vllm_manager.choice import ManagerChoice
-from vllm_manager.decision import GPUDecision
+from vllm_manager.decision import GPUDecision, describe, foreign_processes
 from vllm_manager.endpoint import Endpoint
 from vllm_manager.gpu_model import GPUReading, StatusSource
 from vllm_manager.health import Health
@@ -275,6 +275,25 @@ class VLLMManager:
     async def health(self) -> Health:
         """One health check of ``base_url``; never raises."""
         return await self._endpoint.health()
+
+    async def asleep(self) -> bool:
+        """Whether our vLLM sleeps or is about to (False for a manager that never launches)."""
+        return await self._cycle.asleep()
+
+    async def tenant(self) -> str | None:
+        """Who else holds this host's GPU beside our vLLM (one line), or None: nobody, or a
+        GPU this manager never reads. For a pool that stops sending work to a host the moment
+        another tenant arrives. Never raises."""
+        if self._endpoint.gpu is None:
+            return None
+        reading = await self._endpoint.gpu.read()
+        if reading.status is None:
+            return None
+        others = foreign_processes(reading.status, self.settings.vllm_keywords)
+        if not others:
+            return None
+        keywords = self.settings.vllm_keywords
+        return describe(GPUDecision.BUSY, reading.status, reading.reason, keywords)
 
     async def snapshot(self) -> ManagerSnapshot:
         """What `zotero-translate status` and the server's status page show. Never raises."""

@@ -112,10 +112,14 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _manage(settings: Settings, args: argparse.Namespace) -> int:
+    from common.hosts import plan_hosts
     from zotero_server import vllm_commands as commands
     from zotero_server.progress_display import ProgressDisplay
 
     action = getattr(args, "action", None)
+    every = settings
+    # Several hosts: `vllm start|stop|sleep|wake` act on the first; `status` shows them all.
+    settings = plan_hosts(settings)[0].settings
     if action == "start":
         display = ProgressDisplay(sys.stderr)
         try:
@@ -140,6 +144,8 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
     else:
         snapshot = await commands.status(settings)
         print(commands.format_status(snapshot, vllm_only=action == "status"))
+        if action is None and len(every.hosts) > 1:
+            print(commands.format_hosts(await commands.hosts_status(every)))
         if action != "status":  # `zotero-translate status`: the faces translations get too
             from translation.render.faces import installed
 

@@ -25,8 +25,8 @@ from translation.read.ocr import OcrMode
 from translation.render.faces import FontFamily
 from translation.request import DualMode, TranslationRequest, TranslationResult
 from translation.worker import PdfWorker
+from vllm_manager.gate import Gate
 from vllm_manager.gpu_wait import GPUWaitQueue
-from vllm_manager.manager import VLLMManager
 from zotero_server.file_names import OutputKind
 from zotero_server.files import OutputStore, UploadStore
 from zotero_server.http_errors import NotFoundError
@@ -45,7 +45,8 @@ class JobService:
     outputs: OutputStore
     uploads: UploadStore
     translator: Translator
-    manager: VLLMManager
+    #: The one host's manager, or the pool of several (``vllm_manager.pool``).
+    manager: Gate
     #: Where async jobs wait for a busy GPU (issue 16); sync requests use the manager's wait.
     gpu_wait: GPUWaitQueue | None = None
     #: ``ZT_GLOSSARY``; a request's own glossary extends it (its entries win).

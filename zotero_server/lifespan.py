@@ -2,10 +2,11 @@
 
 It builds them once, and the routes reach them through ``app.state.services``: one shared
 ``httpx.AsyncClient``, the vLLM manager, ONE limiter and ONE ``Translator`` (so every job shares
-the global LLM concurrency limit), the queue where async jobs wait for a busy GPU
-(``vllm_manager.gpu_wait``), the event bus, the job registry, the job service and the file
-stores, plus background tasks (output TTL sweeper, vLLM/GPU status watcher, shutdown watcher,
-PDF engine warm-up).
+the global LLM concurrency limit; with several GPU hosts, ``zotero_server.gpu_hosts``: their
+pool and ONE dispatcher whose fair queue sits above every host's own limiter), the queue where
+async jobs wait for a busy GPU (``vllm_manager.gpu_wait``), the event bus, the job registry,
+the job service and the file stores, plus background tasks (output TTL sweeper, vLLM/GPU
+status watcher, shutdown watcher, PDF engine warm-up).
 
 Jobs live in the job store (``ZT_DATA_DIR/jobs.sqlite3``): at start, finished jobs of the last
 run answer their polls again and unfinished ones run again under their ids (their uploads are
@@ -30,16 +31,19 @@ import httpx
 from fastapi import FastAPI
 from sse_starlette.sse import AppStatus
 
+from common.hosts import plan_hosts
 from common.redact import redact_access_log
 from common.settings import Settings
 from translation.model.glossary import Glossary
-from translation.model.limiter import make_limiter
+from translation.model.limiter import Limiter, make_limiter
 from translation.pipeline import Translator
 from translation.worker import warm_up
+from vllm_manager.gate import Gate
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from zotero_server.data_lock import DataDirLock
 from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
+from zotero_server.gpu_hosts import build_gpu_hosts
 from zotero_server.job_service import JobService
 from zotero_server.job_store import FILE_NAME as JOB_STORE_FILE
 from zotero_server.job_store import JobStore
@@ -134,15 +138,27 @@ def make_lifespan(
             outputs.delete_when_idle(name)
         await asyncio.to_thread(uploads.prepare, to_resume)
         async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
-            manager = create_manager(settings, http_client=http)
-            await manager.start()
-            # ONE limiter for the process (ZT_CONCURRENCY_MODE): every job shares it.
-            limiter = make_limiter(settings, http_client=http)
-            translator = Translator.from_settings(
-                settings, manager.ensure_ready, http_client=http, limiter=limiter
-            )
+            hosts = build_gpu_hosts(settings, http)
+            gate: Gate
+            if hosts is None:
+                one = plan_hosts(settings)[0].settings  # the settings, or a lone [[hosts]]
+                manager = create_manager(one, http_client=http)
+                await manager.start()
+                gate = manager
+                # ONE limiter for the process (ZT_CONCURRENCY_MODE): every job shares it.
+                limiter: Limiter = make_limiter(one, http_client=http)
+                translator = Translator.from_settings(
+                    one, manager.ensure_ready, http_client=http, limiter=limiter
+                )
+            else:
+                # Several hosts: ONE fair queue above every host's own limiter.
+                manager, gate, limiter = hosts.pool.primary, hosts.pool, hosts.dispatcher
+                await hosts.pool.start()
+                translator = Translator.from_settings(
+                    settings, hosts.pool.ensure_ready, http_client=http, router=hosts.dispatcher
+                )
             gpu_wait = GPUWaitQueue(
-                manager, settings, beacon=WaitingBeacon.from_settings(settings, http)
+                gate, settings, beacon=WaitingBeacon.from_settings(settings, http)
             )
             jobs = JobService(
                 settings=settings,
@@ -150,7 +166,7 @@ def make_lifespan(
                 outputs=outputs,
                 uploads=uploads,
                 translator=translator,
-                manager=manager,
+                manager=gate,
                 gpu_wait=gpu_wait,
                 glossary=glossary,
                 previews=previews,
@@ -163,6 +179,7 @@ def make_lifespan(
                 uploads=uploads,
                 translator=translator,
                 manager=manager,
+                hosts=hosts,
                 sse_ping_s=sse_ping_s,
                 jobs=jobs,
                 gpu_wait=gpu_wait,
@@ -197,7 +214,7 @@ def make_lifespan(
                 await limiter.aclose()
                 if services.gpu_wait is not None:
                     await services.gpu_wait.aclose()
-                await manager.aclose()
+                await (hosts.pool.aclose() if hosts is not None else manager.aclose())
                 await asyncio.to_thread(store.close)  # its last writes may wait for a lock
 
     return lifespan

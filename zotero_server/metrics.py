@@ -25,6 +25,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from prometheus_client import generate_latest
 from prometheus_client.core import (
@@ -165,6 +166,7 @@ class ServerMetrics:
             *_translation_families(stats),
             *self._limiter_families(limiter, settings),
             *_vllm_families(manager, status),
+            *_host_families(status.hosts or []),
             _info("build", "The server's version", {"version": __version__}),
         ]
         return generate_latest(_Families(families))
@@ -305,6 +307,27 @@ def _vllm_families(manager: VLLMManager, status: ServerStatus) -> Iterator[Metri
     yield _info("vllm_manager", "How this server reaches vLLM", {"manager": manager.kind})
     yield _counter("vllm_launches", "vLLM launches sent by this server", manager.launches_here)
     yield from _sleep_families(status.sleep)
+
+
+def _host_families(hosts: Sequence[Mapping[str, Any]]) -> Iterator[Metric]:
+    """Several GPU hosts: one series per host (label ``host``); nothing for one host."""
+    if not hosts:
+        return
+    for name, help_text, key, kind in (
+        ("host_ready", "1 while the GPU host takes requests", "takes_requests", GaugeMetricFamily),
+        ("host_limit", "LLM requests allowed in flight on the host", "limit", GaugeMetricFamily),
+        ("host_in_flight", "LLM requests in flight on the host", "in_flight", GaugeMetricFamily),
+        ("host_answered", "LLM requests the host answered", "answered", CounterMetricFamily),
+        ("host_lost", "LLM requests sent elsewhere: host gone", "lost", CounterMetricFamily),
+    ):
+        values = {str(host["name"]): float(host[key]) for host in hosts}
+        yield _labelled(kind, name, help_text, "host", values)
+    states = GaugeMetricFamily(
+        PREFIX + "host_state", "1 for each GPU host's state", labels=["host", "state"]
+    )
+    for host in hosts:
+        states.add_metric([str(host["name"]), str(host["state"])], 1)
+    yield states
 
 
 def _sleep_families(sleep: SleepInfo | None) -> Iterator[Metric]:

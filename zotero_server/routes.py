@@ -99,6 +99,7 @@ async def health(request: Request) -> dict[str, Any]:
             "sleep": status.sleep.to_dict() if status.sleep is not None else None,
             **status.vllm_json(),
         },
+        **({"hosts": status.hosts} if status.hosts is not None else {}),
         "gpu": _without_commands(status.gpu),
     }
 

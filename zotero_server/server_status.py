@@ -53,6 +53,8 @@ class ServerStatus:
     waiting_gpu: int | None = None
     #: Why this manager ("local (auto: ... found ...)"); None before the first read.
     manager_reason: str | None = None
+    #: Several GPU hosts: one row each (``zotero_server.gpu_hosts``); None for one host.
+    hosts: list[dict[str, Any]] | None = None
 
     @property
     def state(self) -> VLLMState:
@@ -99,6 +101,8 @@ class ServerStatus:
             "manager_reason": self.manager_reason,
             "state": self.state.value,
         }
+        if self.hosts is not None:
+            status["hosts"] = self.hosts
         if self.read is StatusRead.TIMED_OUT:
             status["vllm"] = self.vllm_json()
             return status

@@ -5,9 +5,11 @@ Built once by the lifespan (``zotero_server.lifespan``) and closed by it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from common.settings import Settings
@@ -18,6 +20,7 @@ from vllm_manager.manager import VLLMManager
 from zotero_server import __version__
 from zotero_server.events import EventBus
 from zotero_server.files import OutputStore, UploadStore
+from zotero_server.gpu_hosts import GPUHosts
 from zotero_server.http_errors import BusyError
 from zotero_server.job_service import JobService
 from zotero_server.jobs import JobRegistry
@@ -41,6 +44,7 @@ class Services:
     outputs: OutputStore
     uploads: UploadStore
     translator: Translator
+    #: The one host's manager; with several hosts, the first one's (``pool`` has them all).
     manager: VLLMManager
     sse_ping_s: float
     #: Runs each job's work (translate, derive and store its files).
@@ -55,6 +59,8 @@ class Services:
     glossary: Glossary | None = None
     #: Each job's pages as they are typeset (``zotero_server.previews``).
     previews: PreviewBoard | None = None
+    #: Several GPU hosts (``ZT_HOSTS``): their pool and dispatcher; None for one.
+    hosts: GPUHosts | None = None
 
     @contextmanager
     def upload_slot(self) -> Iterator[None]:
@@ -74,8 +80,14 @@ class Services:
 
     async def refresh_status(self) -> ServerStatus:
         """vLLM and GPU state from the manager, bounded by ``STATUS_TIMEOUT_S``; never raises."""
-        self.status = await read_status(self.manager, self.gpu_wait, STATUS_TIMEOUT_S)
-        return self.status
+        status = await read_status(self.manager, self.gpu_wait, STATUS_TIMEOUT_S)
+        if self.hosts is not None:
+            # A fresh look (the pool's own watcher looks only while papers translate).
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.hosts.pool.refresh(), STATUS_TIMEOUT_S)
+            status = replace(status, hosts=self.hosts.view())
+        self.status = status
+        return status
 
     def snapshot(self, job_id: str | None = None) -> dict[str, Any]:
         """The SSE ``snapshot`` event: everything a page needs to draw itself from nothing."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 
 from common.errors import InputError, TooLargeError
+from common.hosts import plan_hosts
 from common.language import Language
 from common.settings import Settings, mib
 from translation.model import glossary as glossaries
@@ -17,7 +18,9 @@ from translation.pipeline import Translator, inspect_pdf
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.page_range import parse_pages
 from translation.request import DualMode, TranslationRequest
+from vllm_manager.gate import Gate
 from vllm_manager.gpu_wait import GPUWaitQueue
+from zotero_server.gpu_hosts import build_gpu_hosts
 from zotero_server.manager_factory import create_manager
 from zotero_server.progress_display import ProgressDisplay
 
@@ -77,13 +80,24 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     )
     display = ProgressDisplay(sys.stderr)
     async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
-        manager = create_manager(settings, http_client=http)
-        await manager.start()
-        translator = Translator.from_settings(settings, manager.ensure_ready, http_client=http)
+        hosts = build_gpu_hosts(settings, http)
+        gate: Gate
+        if hosts is None:
+            one = plan_hosts(settings)[0].settings  # the settings, or a lone [[hosts]]
+            manager = create_manager(one, http_client=http)
+            await manager.start()
+            gate = manager
+            translator = Translator.from_settings(one, manager.ensure_ready, http_client=http)
+        else:  # several GPU hosts (ZT_HOSTS): the paper uses every ready one
+            await hosts.pool.start()
+            gate = hosts.pool
+            translator = Translator.from_settings(
+                settings, hosts.pool.ensure_ready, http_client=http, router=hosts.dispatcher
+            )
         # --wait-gpu: wait for a busy GPU that long instead of ZT_GPU_WAIT_S (issue 16).
-        gpu_wait = GPUWaitQueue(manager, settings) if args.wait_gpu is not None else None
+        gpu_wait = GPUWaitQueue(gate, settings) if args.wait_gpu is not None else None
         try:
-            async with manager.work():
+            async with gate.work():
                 result = await translator.translate(
                     request,
                     display,
@@ -94,7 +108,11 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
             await translator.aclose()
             if gpu_wait is not None:
                 await gpu_wait.aclose()
-            await manager.aclose()
+            if hosts is None:
+                await manager.aclose()
+            else:
+                await hosts.dispatcher.aclose()
+                await hosts.pool.aclose()
 
     stem = paper.stem
     written = []

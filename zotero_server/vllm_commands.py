@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 import httpx
 
+from common.hosts import plan_hosts
 from common.progress import ProgressSink, ignore_progress
+from common.redact import mask_secrets
 from common.settings import Settings
 from vllm_manager.decision import gib
 from vllm_manager.lease import StartLease
 from vllm_manager.manager import VLLMManager
+from vllm_manager.pool import Host, HostPool
 from vllm_manager.report import gpu_summary
 from vllm_manager.snapshot import ManagerSnapshot
 from vllm_manager.state import VLLMState
@@ -172,4 +176,41 @@ def format_status(snap: ManagerSnapshot, *, vllm_only: bool = False) -> str:
         )
     else:
         lines.append("lease    none (no start in progress)")
+    return "\n".join(lines)
+
+
+async def hosts_status(
+    settings: Settings, *, http_client: httpx.AsyncClient | None = None
+) -> list[dict[str, Any]]:
+    """Each host of ``ZT_HOSTS`` as the pool sees it now (one look, nothing brought up)."""
+    hosts = [
+        Host(plan.name, create_manager(plan.settings, http_client=http_client), plan.weight)
+        for plan in plan_hosts(settings)
+    ]
+    pool = HostPool(
+        hosts,
+        poll_s=settings.gpu_poll_s,
+        wait_s=0.0,
+        on_ready=lambda name, ready, why: None,
+        demand=lambda: (0, 0.0),
+    )
+    try:
+        await pool.refresh()
+        return [host.to_dict() for host in pool.hosts]
+    finally:
+        for host in hosts:
+            await host.manager.aclose()
+
+
+def format_hosts(rows: list[dict[str, Any]]) -> str:
+    """Human text of :func:`hosts_status`: one line per host."""
+    lines = [f"hosts    {len(rows)}"]
+    for row in rows:
+        holder = f"  {row['holder']}" if row["holder"] else ""
+        lines.append(
+            f"  {row['name']:<12} {row['state']:<11} {row['manager']:<6} "
+            f"{mask_secrets(row['url'])}  weight {row['weight']:g}{holder}"
+        )
+        if row["last_error"]:
+            lines.append(f"               last error: {mask_secrets(row['last_error'])}")
     return "\n".join(lines)

@@ -168,7 +168,7 @@ class AdaptiveLimiter(FairSlots):
     # --- watching the server -----------------------------------------------------------------
 
     def _busy(self) -> bool:
-        return self._in_flight > 0 or self._queued > 0
+        return self._in_flight > 0 or self.pending() > 0
 
     def _ensure_watcher(self) -> None:
         if self._watcher is None or self._watcher.done():
@@ -191,7 +191,7 @@ class AdaptiveLimiter(FairSlots):
         now = time.monotonic()
         seen = Observation(
             in_flight=self._in_flight,
-            demand=self._demand or self._queued > 0,
+            demand=self._demand or self.pending() > 0,
             load=load,
             latencies=tuple(self._latencies),
             failures=self._failures,

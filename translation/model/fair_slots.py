@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections import deque
+from collections.abc import Callable
 
 #: Every owner with work keeps one slot while the limit is at least this many slots per owner.
 FLOOR_SHARE = 4
@@ -49,6 +50,12 @@ class FairSlots(ABC):
         self._queues: dict[str, deque[asyncio.Future[None]]] = {}
         self._held: dict[str, int] = {}
         self._queued = 0
+        #: Called after every grant round (a freed slot, a changed limit): a dispatcher that
+        #: counts this limiter's room as its own (``translation.model.dispatch``) listens.
+        self.on_room: Callable[[], None] | None = None
+        #: Requests waiting above this limiter for its room (that dispatcher's queue): to a
+        #: limit that follows demand they count as waiting here.
+        self.waiting_above: Callable[[], int] = _nobody
 
     @property
     @abstractmethod
@@ -62,6 +69,10 @@ class FairSlots(ABC):
     @property
     def peak_in_flight(self) -> int:
         return self._peak
+
+    def pending(self) -> int:
+        """Requests waiting for this limiter's room: in its own queue or above it."""
+        return self._queued + self.waiting_above()
 
     def waiting(self, owner: str | None = None) -> int:
         """Requests waiting for a slot: ``owner``'s, or everyone's (None)."""
@@ -123,6 +134,8 @@ class FairSlots(ABC):
             if not future.done():
                 self._take(owner)
                 future.set_result(None)
+        if self.on_room is not None:
+            self.on_room()
 
     def _next_owner(self) -> str:
         floors = self.limit >= FLOOR_SHARE * len(self._held.keys() | self._queues.keys())
@@ -151,3 +164,7 @@ class FairSlots(ABC):
     def _forget_if_empty(self, owner: str) -> None:
         if not self._queues[owner]:
             del self._queues[owner]
+
+
+def _nobody() -> int:
+    return 0
