@@ -8,6 +8,7 @@ from collections import Counter
 from translation.read.formulas import NEUTRAL
 from translation.read.layout import union
 from translation.read.rows import Row
+from translation.read.words import ends_sentence
 
 # --- reading order --------------------------------------------------------------------------
 
@@ -33,6 +34,8 @@ def reading_order(rows: list[Row]) -> list[Row]:
             row.col = 2
         else:
             row.col = 0 if (row.x0 + row.x1) / 2 < mid else 1
+    _spanning_tails(live)
+    for row in live:
         chars[row.col] += len(row.text)
     total = sum(chars) or 1
     if chars[0] < 0.15 * total or chars[1] < 0.15 * total:
@@ -57,6 +60,25 @@ def reading_order(rows: list[Row]) -> list[Row]:
     ordered.extend(_top_down([r for r in band if r.col == 0]))
     ordered.extend(_top_down([r for r in band if r.col == 1]))
     return ordered
+
+
+def _spanning_tails(rows: list[Row]) -> None:
+    """Give a spanning paragraph's short last line the spanning column: a half-width row right
+    under a spanning row that ends inside a sentence, on its left edge and in its size, one line
+    further down, with nothing else on its line ("... All results" / "are the average of ...").
+    The first line of a column under a spanning line has the other column's line beside it."""
+    ordered = sorted(rows, key=lambda r: r.baseline)
+    for prev, row in zip(ordered, ordered[1:], strict=False):
+        size = prev.size
+        if prev.col != 2 or row.col == 2 or ends_sentence(prev.text):
+            continue
+        if abs(row.x0 - prev.x0) > 0.5 * size or abs(row.size - size) > 0.8:
+            continue
+        if not 0.5 * size < row.baseline - prev.baseline < 2.0 * size:
+            continue
+        if any(r is not row and abs(r.baseline - row.baseline) < 0.7 * size for r in rows):
+            continue
+        row.col = 2
 
 
 def _top_down(rows: list[Row]) -> list[Row]:
