@@ -94,7 +94,10 @@ def test_a_scans_first_pages_reach_the_llm_while_later_pages_are_read(
             assert int(reading[1]) < pages, messages[-1]
             wait_until(lambda: _task(client, task_id)["finished"], timeout=300, what="the scan")
             task = _task(client, task_id)
-            assert task["stage"] == "done" and task["fileList"], task
+            assert task["stage"] == "done" and task["fileList"], (
+                task["message"],
+                task.get("error"),
+            )
             # Nothing was asked twice: early answers were taken, not requested again.
             texts = fake.texts()
             assert len(texts) == len(set(texts))
