@@ -142,7 +142,9 @@ def test_pages_arrive_as_they_are_set_and_the_partial_pdf_has_them(srv: RunningS
         files = client.get(f"/api/tasks/{task}").json()["task"]["fileList"]
         for name in files:
             assert client.get(f"/translatedFile/{name}").status_code == 200
-        assert client.get(after["pages"][0]["preview"]).status_code == 404
+        # The delete runs after the last byte is sent, and the previews go with it.
+        preview = after["pages"][0]["preview"]
+        wait_until(lambda: client.get(preview).status_code == 404, what="the previews to go")
 
 
 def test_previews_need_the_token_and_the_jobs_own_key(srv: RunningServer) -> None:

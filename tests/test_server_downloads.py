@@ -85,11 +85,15 @@ def test_the_ttl_sweeper_removes_abandoned_and_unfetched_files(settings: Setting
         (abandoned,) = srv.services.outputs.save("a", [(OutputKind.MONO, b"%PDF-" + bytes(BIG))])
         (never,) = srv.services.outputs.save("n", [(OutputKind.MONO, b"%PDF-never")])
         abandon_download(srv, abandoned)
-        wait_until(lambda: srv.services.outputs.names() == [], timeout=20, what="the sweeper")
-        removed = [
-            e.data["name"] for e in srv.services.bus._replay if e.type is EventType.FILE_REMOVED
-        ]
-        assert sorted(removed) == sorted([abandoned, never])
+
+        def removed() -> list[str]:
+            replay = srv.services.bus._replay
+            return sorted(e.data["name"] for e in replay if e.type is EventType.FILE_REMOVED)
+
+        # Each removal is announced after its file is gone: wait for the announcements too.
+        wanted = sorted([abandoned, never])
+        wait_until(lambda: removed() == wanted, timeout=20, what="the sweeper")
+        assert srv.services.outputs.names() == []
 
 
 def test_a_second_get_right_after_a_complete_one_is_404(srv: RunningServer) -> None:
