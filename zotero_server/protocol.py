@@ -17,6 +17,7 @@ Errors are ``InputError`` subclasses with messages meant for the plugin's alert.
 from __future__ import annotations
 
 import binascii
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from translation.render.faces import FontFamily
 from zotero_server.file_content import decode_file_content
 from zotero_server.file_names import FileKind, OutputKind, check_file_name, file_kind, file_stem
 from zotero_server.http_errors import AlreadyDoneError, WrongFileTypeError
+
+log = logging.getLogger(__name__)
 
 _TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
 _FALSE = frozenset({"false", "0", "no", "off", "n", "f", "", "none", "null"})
@@ -333,18 +336,17 @@ def parse_request(
 
 
 def _font_family(value: Any) -> FontFamily:
-    """``fontFamily``: auto (unset), serif, sans-serif or script."""
-    if value is None:
-        return FontFamily.AUTO
-    try:
-        if not isinstance(value, str) or len(value) > 40:
-            raise ValueError(value)
-        return FontFamily.parse(value)
-    except ValueError:
-        shown = str(value)[:20]
-        raise InputError(
-            f"fontFamily must be auto, serif, sans-serif or script, not {shown!r}"
-        ) from None
+    """``fontFamily``: auto (unset), serif, sans-serif or script. A word we do not know is the
+    paper's own face (auto), never a refusal: a plugin release that adds a family must not stop
+    every paper over a font."""
+    if isinstance(value, str) and len(value) <= 40:
+        try:
+            return FontFamily.parse(value)
+        except ValueError:
+            pass
+    if value is not None:
+        log.info("fontFamily %r unknown here: the paper's own face is used", str(value)[:20])
+    return FontFamily.AUTO
 
 
 def parse_glossary(value: Any) -> Glossary | None:
