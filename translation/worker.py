@@ -475,7 +475,9 @@ def _render_page(
 ) -> bytes | None:
     assert state.renderer is not None, "open first"
     state.renderer.render_page(number, paragraphs, translations)
-    return preview.page_png(state.doc[number], thumbnail_width) if thumbnail_width else None
+    if not thumbnail_width:
+        return None
+    return preview.page_png(state.doc[number], thumbnail_width, colour_managed=False)
 
 
 def _preview(state: _State, number: int, width: int, original: bool) -> bytes:
