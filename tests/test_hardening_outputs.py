@@ -81,3 +81,48 @@ def test_mono_output_carries_no_active_content_but_keeps_links_and_notes() -> No
         assert [annot.info["content"] for annot in out[0].annots()] == ["a reader's note"]
         # The translation itself is there.
         assert any("\uac00" <= c <= "\ud7a3" for c in out[0].get_text())
+
+
+def _glyph_and_image_named_a() -> pymupdf.Document:
+    """A page whose Type 3 font draws its glyph "A" (a black square, from ``/CharProcs /A``)
+    and whose resources call an image ``/A``: keys that share a name with an action key."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=200, height=200)
+    glyph = doc.get_new_xref()
+    doc.update_object(glyph, "<<>>")
+    doc.update_stream(glyph, b"1000 0 0 0 1000 1000 d1 0 0 1000 1000 re f")
+    procs = doc.get_new_xref()  # objects of their own, as TeX and matplotlib write them
+    doc.update_object(procs, f"<</A {glyph} 0 R>>")
+    font = doc.get_new_xref()
+    doc.update_object(
+        font,
+        f"<</Type/Font/Subtype/Type3/FontBBox[0 0 1000 1000]/FontMatrix[0.001 0 0 0.001 0 0]"
+        f"/CharProcs {procs} 0 R/Encoding<</Differences[65/A]>>"
+        f"/FirstChar 65/LastChar 65/Widths[1000]>>",
+    )
+    image = doc.get_new_xref()
+    doc.update_object(image, "<</Type/XObject/Subtype/Image/Width 1/Height 1"
+                             "/ColorSpace/DeviceGray/BitsPerComponent 8>>")  # fmt: skip
+    doc.update_stream(image, b"\x00")
+    images = doc.get_new_xref()
+    doc.update_object(images, f"<</A {image} 0 R>>")
+    resources = f"<</Font<</T3 {font} 0 R>>/XObject {images} 0 R>>"
+    doc.xref_set_key(page.xref, "Resources", resources)
+    content = doc.get_new_xref()
+    doc.update_object(content, "<<>>")
+    doc.update_stream(content, b"BT /T3 40 Tf 20 140 Td (A) Tj ET q 40 0 0 40 120 20 cm /A Do Q")
+    doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
+    return doc
+
+
+def test_a_type3_glyph_and_an_image_named_like_an_action_key_survive() -> None:
+    from translation.render.sanitize import strip_active_content
+
+    doc = _glyph_and_image_named_a()
+    strip_active_content(doc)
+    out = pymupdf.open(stream=doc.tobytes(garbage=3, deflate=True), filetype="pdf")
+    pixels = out[0].get_pixmap(alpha=False)
+    # The glyph's square (top left, 40 pt from y 20 in PDF space) and the black image
+    # (bottom right) are drawn: the sanitiser took neither for an action.
+    assert pixels.pixel(40, 200 - 160) == (0, 0, 0)
+    assert pixels.pixel(140, 200 - 40) == (0, 0, 0)

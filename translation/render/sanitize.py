@@ -93,7 +93,7 @@ def _strip_object(doc: pymupdf.Document, xref: int) -> None:
     if kind in _ACTION_TYPES and "Next" in keys:
         drop.append("Next")
     for key in _ACTION_KEYS:
-        if key not in keys:
+        if key not in keys or not _holds_action(doc, xref, key):
             continue
         if not _action_is_safe(doc, xref, key):
             drop.append(key)
@@ -103,6 +103,25 @@ def _strip_object(doc: pymupdf.Document, xref: int) -> None:
         doc.update_stream(xref, b"")
         drop.append("Type")
     drop_keys(doc, xref, drop)
+
+
+def _holds_action(doc: pymupdf.Document, xref: int, key: str) -> bool:
+    """Whether ``key`` of object ``xref`` may hold an action (or a destination) rather than
+    something merely named like an action key: a Type 3 font's glyph "A" in its
+    ``/CharProcs``, an image or a font a page's resources call ``/A``. Actions are never
+    streams, and an action dictionary says what it does (``/S``; ``/JS``, ``/Next``,
+    ``/Type /Action`` are counted too); anything else here no viewer can run."""
+    kind, value = doc.xref_get_key(xref, key)
+    if kind == "xref":
+        target = int(value.split()[0])
+        if doc.xref_is_stream(target):
+            return False
+    elif kind != "dict":
+        return True  # a destination, a null, or a malformed value: judged as before
+    for part in ("S", "JS", "Next"):
+        if doc.xref_get_key(xref, f"{key}/{part}")[0] != "null":
+            return True
+    return _name(doc, xref, f"{key}/Type") == "Action"
 
 
 def _action_is_safe(doc: pymupdf.Document, xref: int, key: str) -> bool:
