@@ -20,7 +20,6 @@ where there is none (Windows) they are spawned.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import multiprocessing
 import threading
 import time
@@ -32,20 +31,14 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from common.errors import InputError, PDFProcessingError, ZTError
+from common.errors import PDFProcessingError, ZTError
 from common.language import Language
-from translation import pdf
-from translation.outputs import render_dual
-from translation.read.document import open_document
-from translation.read.extraction import extract_document
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
-from translation.read.ocr.pool import ocr_processes
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import PdfLimits
 from translation.read.segment import Segmentation
-from translation.render import preview
-from translation.render.faces import Face, FontFamily, choose_face, describe, paper_is_serif
-from translation.render.sanitize import strip_active_content
+from translation.render.faces import FontFamily
+from translation.worker_child import OCR_PAGE, PART, serve
 
 if TYPE_CHECKING:
     from common.settings import Settings
@@ -239,7 +232,7 @@ class PdfWorker:
         ctx = _mp_context()
         ours, theirs = ctx.Pipe()
         process = ctx.Process(  # type: ignore[attr-defined]
-            target=_serve, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"
+            target=serve, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"
         )
         process.start()
         theirs.close()
@@ -265,11 +258,11 @@ class PdfWorker:
                     self._kill()
                     raise budget.overrun() if budget.reading is not None else self._too_slow()
                 status, value = conn.recv()
-                if status == _PART:
+                if status == PART:
                     if on_part is not None:
                         on_part(value)
                     continue
-                if status != _OCR_PAGE:
+                if status != OCR_PAGE:
                     break
                 # The OCR of a page has its own time limits and does not count against the
                 # step's: the step's deadline moves on by the time the page took.
@@ -321,210 +314,3 @@ class PdfWorker:
             process.join(5)
         if conn is not None:
             conn.close()
-
-
-# --- the child --------------------------------------------------------------------------------
-
-
-#: What the child sends before (False) and after (True) it reads a page by OCR: the parent
-#: times the page against the OCR bounds instead of the step's limit.
-_OCR_PAGE = "ocr-page"
-
-
-#: What the child sends with paragraphs read early (``translation.read.early``).
-_PART = "part"
-
-
-class _State:
-    conn: Connection | None = None
-    doc: Any = None
-    renderer: pdf.MonoRenderer | None = None
-    data: bytes = b""
-    password: str | None = None
-    original: Any = None  # the upload, opened for previews of the original pages
-    face: Face | None = None
-    target: str = ""
-    memory_mb: int = 0
-
-
-def _serve(conn: Connection, memory_mb: int) -> None:
-    """The child's loop: one step per message until the pipe closes."""
-    _limit_memory(memory_mb)
-    state = _State()
-    state.conn, state.memory_mb = conn, memory_mb
-    while True:
-        try:
-            name, args = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            reply: tuple[str, Any] = ("ok", _STEPS[name](state, *args))
-        except (MemoryError, ZTError) as exc:
-            # The engine wraps what PyMuPDF raises ("cannot read the PDF's text"); running out
-            # of the address space is the real story.
-            reply = ("error", _out_of_memory(memory_mb) if _out_of_memory_in(exc) else exc)
-        except Exception as exc:  # an engine bug: the job fails, the worker's message says why
-            reply = ("error", PDFProcessingError(f"PDF processing failed ({exc!r:.200})"))
-        try:
-            conn.send(reply)
-        except MemoryError:
-            conn.send(("error", _out_of_memory(memory_mb)))
-
-
-def _out_of_memory_in(exc: BaseException) -> bool:
-    """Whether ``exc`` or what it was raised from (even ``from None``) ran out of memory."""
-    seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            return False
-        if isinstance(seen, MemoryError) or "Memory" in type(seen).__name__:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _out_of_memory(memory_mb: int) -> PDFProcessingError:
-    return PDFProcessingError(
-        f"this PDF needs more memory than the {memory_mb} MiB a PDF worker may use"
-        " (ZT_PDF_WORKER_MEMORY_MB)"
-    )
-
-
-def _limit_memory(memory_mb: int) -> None:
-    if memory_mb <= 0:
-        return
-    try:
-        import resource
-    except ImportError:  # Windows: no address-space limit, the time limit still holds
-        return
-    limit = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _inspect(
-    state: _State, data: bytes, password: str | None, limits: PdfLimits, ocr: OcrOptions
-) -> int:
-    doc = open_document(data, password, limits, ocr)
-    try:
-        return int(doc.page_count)
-    finally:
-        doc.close()
-
-
-def _open(
-    state: _State,
-    data: bytes,
-    password: str | None,
-    pages: Sequence[int] | None,
-    include_references: bool,
-    target_lang: Language,
-    limits: PdfLimits,
-    ocr: OcrOptions,
-    face: tuple[Path | None, FontFamily] = (None, FontFamily.AUTO),
-    early: bool = False,
-) -> tuple[int, Segmentation]:
-    doc = open_document(data, password, limits, ocr)
-    state.doc, state.data, state.password = doc, data, password
-    # Scanned pages are read in parallel, as many as the cores and this worker's memory allow.
-    ocr = dataclasses.replace(ocr, processes=ocr_processes(state.memory_mb))
-    count = int(doc.page_count)
-    if pages is not None:
-        bad = [p + 1 for p in pages if not 0 <= p < count]
-        if bad:
-            raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
-    extracted = extract_document(
-        doc,
-        pages,
-        include_references,
-        limits,
-        ocr,
-        lambda turn, done: _tell(state, turn, done),
-        (lambda part: _send(state, _PART, part)) if early else None,
-    )
-    # Typesetting picks its fonts by the model's code of the language it sets.
-    folder, family = face
-    wanted = list(range(count)) if pages is None else list(pages)
-    # The paper's own style is read only where the family leaves it to the paper.
-    own = family in (FontFamily.AUTO, FontFamily.SCRIPT) and folder is not None
-    serif = paper_is_serif(doc, wanted) if own else True
-    state.face = choose_face(folder, target_lang.code, family, serif)
-    state.target = target_lang.code
-    state.renderer = pdf.MonoRenderer(doc, target_lang.code, ocr, state.face)
-    return count, extracted
-
-
-def _typeface(state: _State) -> str:
-    return describe(state.face, state.target)
-
-
-def _tell(state: _State, turn: OcrTurn, done: bool) -> None:
-    _send(state, _OCR_PAGE, (turn, done))
-
-
-def _send(state: _State, status: str, value: object) -> None:
-    if state.conn is not None:
-        state.conn.send((status, value))
-
-
-def _render_page(
-    state: _State,
-    number: int,
-    paragraphs: list[Paragraph],
-    translations: dict[str, str],
-    thumbnail_width: int,
-) -> bytes | None:
-    assert state.renderer is not None, "open first"
-    state.renderer.render_page(number, paragraphs, translations)
-    if not thumbnail_width:
-        return None
-    return preview.page_png(state.doc[number], thumbnail_width, colour_managed=False)
-
-
-def _preview(state: _State, number: int, width: int, original: bool) -> bytes:
-    assert state.doc is not None, "open first"
-    if not 0 <= number < state.doc.page_count:
-        raise InputError(f"page {number + 1} does not exist")
-    doc = state.doc
-    if original:
-        if state.original is None:
-            state.original = preview.open_original(state.data, state.password)
-        doc = state.original
-    return preview.page_png(doc[number], width)
-
-
-def _partial_pdf(state: _State) -> bytes:
-    assert state.doc is not None and state.renderer is not None, "open first"
-    renderer = state.renderer
-
-    def clean(copy: Any) -> None:
-        strip_active_content(copy)
-        renderer.subset_faces(copy)
-
-    return preview.partial_pdf(state.doc, clean)
-
-
-def _finish(
-    state: _State, dual: bool, dual_mode: str, translation_first: bool
-) -> tuple[bytes, bytes | None]:
-    assert state.renderer is not None, "open first"
-    mono = state.renderer.finish()
-    both = None
-    if dual:
-        both = render_dual(state.data, mono, dual_mode, translation_first, state.password)
-    return mono, both
-
-
-def _call(state: _State, function: Callable[..., Any], *args: Any) -> Any:
-    return function(*args)
-
-
-_STEPS: dict[str, Callable[..., Any]] = {
-    "inspect": _inspect,
-    "open": _open,
-    "render_page": _render_page,
-    "preview": _preview,
-    "partial_pdf": _partial_pdf,
-    "finish": _finish,
-    "typeface": _typeface,
-    "call": _call,
-}
