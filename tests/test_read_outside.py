@@ -7,6 +7,8 @@ import pymupdf
 
 from tests.test_read_flow import INTRO, LEADING, LEFT, OUTRO, RIGHT, SIZE, TEXT, TOP, WIDE, Sheet
 from tests.test_read_flow import read as read_paragraphs
+from tests.test_read_regions import put, read
+from translation.read.style_marks import without_tags
 
 CAPTION = [
     "Table 1: Test scores of all model variants on all tasks and data sets. Bold marks the best",
@@ -37,3 +39,44 @@ def test_a_wide_captions_short_last_line_stays_with_it() -> None:
     captions = [t for t in texts if "All results" in t or "average of five" in t]
     assert captions == [" ".join(CAPTION)], captions
     assert sum("Automatic evaluation" in t for t in texts) == 2
+
+
+def test_a_word_cut_in_a_table_cell_whose_rows_are_blocks_of_their_own_is_joined() -> None:
+    """MuPDF sets each row of this table as a block of its own (the cells of a row share a
+    baseline), so the lines of one cell lie in several blocks: the word cut at a cell line's
+    end is still joined with its rest ("down-" + "stream"), and the cell's last lines are read
+    as one request, not line by line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    x_use, x_what, x_how = 77.0, 128.0, 234.0
+    put(page, x_use, 85, [("Use case", True)], 9)
+    put(page, x_what, 85, [("Description", True)], 9)
+    put(page, x_how, 85, [("Examples", True)], 9)
+    use = ["Linguistic/", "Semantic"]
+    what = ["Segments doc into text", "units often used for down-", "stream models."]
+    how = [
+        "SentencePredictor wraps the sentence splitter of the library and",
+        "PySBD (Sadvilkar and Neumann, 2020) to segment sentences. The next one is",
+        "a custom model of the toolkit to identify broken words split across PDF lines or",
+        "columns, and the last is a set of rules on top of both layout models.",
+    ]
+    y = 102.0
+    for k, line in enumerate(how):
+        put(page, x_how, y + k * 10, [(line, False)], 9)
+        if k < len(use):
+            put(page, x_use, y + k * 10, [(use[k], False)], 9)
+        if k < len(what):
+            put(page, x_what, y + k * 10, [(what[k], False)], 9)
+    y += 10 * len(how) + 8
+    for name, gist, example in (
+        ("Layout", "Segments doc into visual", "The layout predictor wraps vision models."),
+        ("Logical", "Segments doc into units", "The token predictor wraps token classifiers."),
+    ):
+        put(page, x_use, y, [(name, False)], 9)
+        put(page, x_what, y, [(gist, False)], 9)
+        put(page, x_how, y, [(example, False)], 9)
+        y += 18
+    texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
+    assert not [t for t in texts if t.endswith("down-") or t.startswith("stream")], texts
+    assert any(t.endswith("units often used for downstream models.") for t in texts), texts
+    assert " ".join(how[2:]) in texts, texts
