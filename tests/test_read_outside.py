@@ -80,3 +80,23 @@ def test_a_word_cut_in_a_table_cell_whose_rows_are_blocks_of_their_own_is_joined
     assert not [t for t in texts if t.endswith("down-") or t.startswith("stream")], texts
     assert any(t.endswith("units often used for downstream models.") for t in texts), texts
     assert " ".join(how[2:]) in texts, texts
+
+
+def test_a_footnotes_short_last_line_left_of_its_indented_first_line_goes_with_it() -> None:
+    """A footnote whose first line is indented (its mark hangs before the text) ends with a
+    word cut at the line's end and a short last line at the column's edge ("dimen-" |
+    "sions"): that short line lies mostly left of the first one, yet it is the same footnote,
+    one request with the word whole."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    below = sheet.paragraph(INTRO, RIGHT, TOP)
+    sheet.paragraph(OUTRO, RIGHT, below + 4)
+    small, y = 9.0, 760.0
+    line = "Used to determine the PDF page number and the page dimen-"
+    sheet.writer.append((RIGHT[0] + 12, y - 3), "20", TEXT, 6.0)
+    sheet.writer.append((RIGHT[0] + 18, y), line, TEXT, small)
+    sheet.writer.append((RIGHT[0], y + 10), "sions", TEXT, small)
+    sheet.done()
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    notes = [t for t in texts if "page number" in t or "sions" in t]
+    assert len(notes) == 1 and notes[0].endswith("the page dimensions"), texts
