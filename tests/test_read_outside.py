@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import pymupdf
 
-from tests.test_read_flow import INTRO, LEADING, LEFT, OUTRO, RIGHT, SIZE, TEXT, TOP, WIDE, Sheet
+from tests.test_read_flow import (
+    INTRO,
+    LEADING,
+    LEFT,
+    OUTRO,
+    RIGHT,
+    SIZE,
+    TEXT,
+    TOP,
+    WIDE,
+    Sheet,
+    wrap,
+)
 from tests.test_read_flow import read as read_paragraphs
 from tests.test_read_regions import put, read
 from translation.read.style_marks import without_tags
@@ -100,3 +112,39 @@ def test_a_footnotes_short_last_line_left_of_its_indented_first_line_goes_with_i
     texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
     notes = [t for t in texts if "page number" in t or "sions" in t]
     assert len(notes) == 1 and notes[0].endswith("the page dimensions"), texts
+
+
+def test_citation_years_beside_stretched_spaces_stay_in_the_sentence() -> None:
+    """A justified line of running text that the PDF sets in pieces, its spaces stretched
+    beside citations' years ("1983;   Kozlowski, McCoy, and Vijay-Shanker   2003;"): the
+    years are no table cells, the sentence is one request with its years."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    before = (
+        "Paraphrase generation - Traditionally rule-based systems were used for paraphrase"
+        " generation in many of the early studies of the field (McKeown"
+    )
+    after = (
+        "Hassan et al. 2007). Quirk, Brockett, and Dolan (2004) used statistical machine"
+        " translation methods for paraphrasing, and later work used neural models."
+    )
+    y = TOP
+    for line in wrap(before, LEFT[1] - LEFT[0]):
+        sheet.writer.append((LEFT[0], y), line, TEXT, SIZE)
+        y += LEADING
+    pieces = ["1983;", "Kozlowski, McCoy, and Vijay-Shanker", "2003;"]
+    widths = [TEXT.text_length(p, SIZE) for p in pieces]
+    gap = (LEFT[1] - LEFT[0] - sum(widths)) / 2
+    assert gap > SIZE  # stretched past a word space
+    x = LEFT[0]
+    for piece, width in zip(pieces, widths, strict=True):
+        sheet.writer.append((x, y), piece, TEXT, SIZE)
+        x += width + gap
+    y += LEADING
+    for line in wrap(after, LEFT[1] - LEFT[0]):
+        sheet.writer.append((LEFT[0], y), line, TEXT, SIZE)
+        y += LEADING
+    sheet.done()
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    whole = " ".join([before, *pieces, after])
+    assert whole in texts, texts
