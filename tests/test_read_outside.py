@@ -5,8 +5,22 @@ from __future__ import annotations
 
 import pymupdf
 
-from tests.test_read_flow import INTRO, LEADING, LEFT, OUTRO, RIGHT, SIZE, TEXT, TOP, WIDE, Sheet
+from tests.test_read_flow import (
+    INTRO,
+    LEADING,
+    LEFT,
+    OUTRO,
+    RIGHT,
+    SIZE,
+    TEXT,
+    TOP,
+    WIDE,
+    Sheet,
+    wrap,
+)
 from tests.test_read_flow import read as read_paragraphs
+from tests.test_read_regions import put, read
+from translation.read.style_marks import without_tags
 
 CAPTION = [
     "Table 1: Test scores of all model variants on all tasks and data sets. Bold marks the best",
@@ -37,3 +51,100 @@ def test_a_wide_captions_short_last_line_stays_with_it() -> None:
     captions = [t for t in texts if "All results" in t or "average of five" in t]
     assert captions == [" ".join(CAPTION)], captions
     assert sum("Automatic evaluation" in t for t in texts) == 2
+
+
+def test_a_word_cut_in_a_table_cell_whose_rows_are_blocks_of_their_own_is_joined() -> None:
+    """MuPDF sets each row of this table as a block of its own (the cells of a row share a
+    baseline), so the lines of one cell lie in several blocks: the word cut at a cell line's
+    end is still joined with its rest ("down-" + "stream"), and the cell's last lines are read
+    as one request, not line by line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    x_use, x_what, x_how = 77.0, 128.0, 234.0
+    put(page, x_use, 85, [("Use case", True)], 9)
+    put(page, x_what, 85, [("Description", True)], 9)
+    put(page, x_how, 85, [("Examples", True)], 9)
+    use = ["Linguistic/", "Semantic"]
+    what = ["Segments doc into text", "units often used for down-", "stream models."]
+    how = [
+        "SentencePredictor wraps the sentence splitter of the library and",
+        "PySBD (Sadvilkar and Neumann, 2020) to segment sentences. The next one is",
+        "a custom model of the toolkit to identify broken words split across PDF lines or",
+        "columns, and the last is a set of rules on top of both layout models.",
+    ]
+    y = 102.0
+    for k, line in enumerate(how):
+        put(page, x_how, y + k * 10, [(line, False)], 9)
+        if k < len(use):
+            put(page, x_use, y + k * 10, [(use[k], False)], 9)
+        if k < len(what):
+            put(page, x_what, y + k * 10, [(what[k], False)], 9)
+    y += 10 * len(how) + 8
+    for name, gist, example in (
+        ("Layout", "Segments doc into visual", "The layout predictor wraps vision models."),
+        ("Logical", "Segments doc into units", "The token predictor wraps token classifiers."),
+    ):
+        put(page, x_use, y, [(name, False)], 9)
+        put(page, x_what, y, [(gist, False)], 9)
+        put(page, x_how, y, [(example, False)], 9)
+        y += 18
+    texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
+    assert not [t for t in texts if t.endswith("down-") or t.startswith("stream")], texts
+    assert any(t.endswith("units often used for downstream models.") for t in texts), texts
+    assert " ".join(how[2:]) in texts, texts
+
+
+def test_a_footnotes_short_last_line_left_of_its_indented_first_line_goes_with_it() -> None:
+    """A footnote whose first line is indented (its mark hangs before the text) ends with a
+    word cut at the line's end and a short last line at the column's edge ("dimen-" |
+    "sions"): that short line lies mostly left of the first one, yet it is the same footnote,
+    one request with the word whole."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    below = sheet.paragraph(INTRO, RIGHT, TOP)
+    sheet.paragraph(OUTRO, RIGHT, below + 4)
+    small, y = 9.0, 760.0
+    line = "Used to determine the PDF page number and the page dimen-"
+    sheet.writer.append((RIGHT[0] + 12, y - 3), "20", TEXT, 6.0)
+    sheet.writer.append((RIGHT[0] + 18, y), line, TEXT, small)
+    sheet.writer.append((RIGHT[0], y + 10), "sions", TEXT, small)
+    sheet.done()
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    notes = [t for t in texts if "page number" in t or "sions" in t]
+    assert len(notes) == 1 and notes[0].endswith("the page dimensions"), texts
+
+
+def test_citation_years_beside_stretched_spaces_stay_in_the_sentence() -> None:
+    """A justified line of running text that the PDF sets in pieces, its spaces stretched
+    beside citations' years ("1983;   Kozlowski, McCoy, and Vijay-Shanker   2003;"): the
+    years are no table cells, the sentence is one request with its years."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    before = (
+        "Paraphrase generation - Traditionally rule-based systems were used for paraphrase"
+        " generation in many of the early studies of the field (McKeown"
+    )
+    after = (
+        "Hassan et al. 2007). Quirk, Brockett, and Dolan (2004) used statistical machine"
+        " translation methods for paraphrasing, and later work used neural models."
+    )
+    y = TOP
+    for line in wrap(before, LEFT[1] - LEFT[0]):
+        sheet.writer.append((LEFT[0], y), line, TEXT, SIZE)
+        y += LEADING
+    pieces = ["1983;", "Kozlowski, McCoy, and Vijay-Shanker", "2003;"]
+    widths = [TEXT.text_length(p, SIZE) for p in pieces]
+    gap = (LEFT[1] - LEFT[0] - sum(widths)) / 2
+    assert gap > SIZE  # stretched past a word space
+    x = LEFT[0]
+    for piece, width in zip(pieces, widths, strict=True):
+        sheet.writer.append((x, y), piece, TEXT, SIZE)
+        x += width + gap
+    y += LEADING
+    for line in wrap(after, LEFT[1] - LEFT[0]):
+        sheet.writer.append((LEFT[0], y), line, TEXT, SIZE)
+        y += LEADING
+    sheet.done()
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    whole = " ".join([before, *pieces, after])
+    assert whole in texts, texts

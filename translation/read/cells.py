@@ -18,6 +18,8 @@ _LABEL_RE = re.compile(
 )
 _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+# A citation's year with its punctuation ("1983;", "(2020)", "2007).").
+_CITED_YEAR_RE = re.compile(r"^\(?(1[89]|20)\d\d[a-z]?\)?[.,;:)]*$")
 
 
 def _full_width(text: str) -> bool:
@@ -37,6 +39,16 @@ def cell_gaps(
         if not left or max(left)[1].rstrip()[-1:] not in ".?!;:,":
             kept.append(gap)
     return kept
+
+
+def _cited_year(before: str, after: str) -> bool:
+    """Whether the words on either side of a gap are running text with a citation's year on
+    one side of it."""
+    left, right = before.split()[-1:], after.split()[:1]
+    if not left or not right:
+        return False
+    years = [_CITED_YEAR_RE.match(w) is not None for w in (left[0], right[0])]
+    return any(years) and has_letters(before + after)
 
 
 def split_cells(
@@ -63,6 +75,10 @@ def split_cells(
             label = len(pieces) == 1 and _LABEL_RE.match(before)
             wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
             if prose and not numeric and before.rstrip()[-1:] in ".:?!":
+                wide = False
+            # A justified line stretches its spaces beside a citation's year too ("(McKeown
+            # 1983;   Kozlowski, McCoy, and Vijay-Shanker   2003;"): no number cell in prose.
+            if prose and gap <= 2.5 * span.size and _cited_year(before, span.text):
                 wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).

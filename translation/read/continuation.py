@@ -27,6 +27,11 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
         return False
     left = min(r.x0 for r in para)
     right = max(r.x1 for r in para)
+    if left - 2.0 * prev.size <= cur.x0 < left:
+        # Back to the column's edge below an indented first line (a paragraph's indent, a
+        # footnote's mark hanging before it): a short last line there lies mostly left of
+        # the line above, and is still that paragraph's ("dimen-" | "sions").
+        left = cur.x0
     overlap = min(right, cur.x1) - max(left, cur.x0)
     if overlap < 0.5 * min(right - left, cur.x1 - cur.x0):
         return False

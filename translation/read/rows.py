@@ -135,14 +135,36 @@ def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
     ]
 
 
+def rows_of_page(
+    blocks: Sequence[Block], frame: Frame, stats: DocStats, tables: Sequence[Table] = ()
+) -> list[Row]:
+    """The rows of every block of a page (see ``rows_of_block``), the lines of each multi-line
+    table cell stacked over the whole page: MuPDF may set each row of a table as a block of
+    its own (the cells of one row share a baseline), so a cell's lines are in several blocks."""
+    rows: list[Row] = []
+    in_table: list[tuple[Row, int, Table]] = []
+    for block in blocks:
+        rows.extend(rows_of_block(block, frame, stats, tables, in_table))
+    _stack_cells(in_table)
+    return rows
+
+
 def rows_of_block(
-    block: Block, frame: Frame, stats: DocStats, tables: Sequence[Table] = ()
+    block: Block,
+    frame: Frame,
+    stats: DocStats,
+    tables: Sequence[Table] = (),
+    in_table: list[tuple[Row, int, Table]] | None = None,
 ) -> list[Row]:
     """The visual rows of a block (see ``visual_rows``), table rows cut into cells: at the
     columns of a table found on the page (``tables``, see translation.read.tables), elsewhere at
-    wide gaps and between MuPDF lines set well apart (a table's header row)."""
+    wide gaps and between MuPDF lines set well apart (a table's header row). The lines of a
+    multi-line cell are stacked here, or, given ``in_table``, the block's table rows (with
+    their visual row's pieces) are added to it for stacking over the page."""
     rows: list[Row] = []
-    in_table: list[tuple[Row, int, Table]] = []  # a table's rows, with their visual row's pieces
+    gathered = in_table is not None
+    if in_table is None:
+        in_table = []  # a table's rows, with their visual row's pieces
     found = visual_rows(block, frame)
     # Lines set apart part cells only in a block of one or two rows (a lone header row): in a
     # paragraph they are the stretched spaces of a justified line (Word sets words apart).
@@ -178,7 +200,8 @@ def rows_of_block(
             rows.append(row)
             if table is not None:
                 in_table.append((row, len(pieces), table))
-    _stack_cells(in_table)
+    if not gathered:
+        _stack_cells(in_table)
     return rows
 
 

@@ -64,7 +64,7 @@ from translation.read.rows import (
     attach_drop_caps,
     attach_scripts,
     join_pieces,
-    rows_of_block,
+    rows_of_page,
     visual_rows,
 )
 from translation.read.running_heads import mark_headers_footers
@@ -131,7 +131,7 @@ def segment_document(
     for page in pages:
         frame = frames[page.index]
         tables = find_tables(page_rows([visual_rows(block, frame) for block in page.blocks]))
-        rows = [row for b in page.blocks for row in rows_of_block(b, frame, stats, tables)]
+        rows = rows_of_page(page.blocks, frame, stats, tables)
         rows = attach_drop_caps(join_pieces(attach_scripts(rows)))
         rules = [frame.to_frame(r) for r in page.rules]
         if rules:
