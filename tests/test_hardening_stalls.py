@@ -85,3 +85,34 @@ def test_a_kept_alive_connection_that_stalls_in_its_next_head_is_cut_off(
         conn.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and no blank line
         answers = first + _read_until_closed(conn)
     assert answers.count(b"HTTP/1.1 ") == 1, answers  # the first request's answer only
+
+
+def test_the_gpu_status_api_cuts_off_a_stalled_head_too(settings: Settings) -> None:
+    """The GPU status API runs with the same limits (``vllm_manager.gpu_api.gpu_api_config``):
+    on a GPU host it faces the LAN, and a half-sent head must not hold a connection for ever."""
+    import threading
+
+    import uvicorn
+
+    from tests.helpers.net import free_port, wait_for_port
+    from vllm_manager.gpu_api import create_gpu_app, gpu_api_config
+
+    api_settings = settings.model_copy(update={"request_read_timeout_s": 1.0})
+    port = free_port()
+    config = gpu_api_config(
+        create_gpu_app(api_settings, no_auth=True), api_settings, "127.0.0.1", port,
+        log_level="warning",
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name=f"gpu-api-{port}", daemon=True)
+    thread.start()
+    try:
+        wait_for_port(port, timeout=10.0)
+        with socket.create_connection(("127.0.0.1", port)) as stalled:
+            stalled.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=WAIT_S) as other:
+                assert other.get("/healthz").status_code == 200
+            assert _read_until_closed(stalled) == b""
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10.0)

@@ -34,12 +34,14 @@ import math
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 
 from common.errors import ConfigError
+from common.http_limits import uvicorn_options
 from common.paths import static_dir
 from common.settings import Settings
 from vllm_manager.gpu import GPUStatusSource, ProbeSource
@@ -362,4 +364,21 @@ def serve_gpu_api(settings: Settings, host: str, port: int, *, no_auth: bool = F
     app = create_gpu_app(settings, no_auth=no_auth)
     if no_auth:
         log.warning("GPU status API running WITHOUT authentication on %s:%d", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    uvicorn.Server(gpu_api_config(app, settings, host, port)).run()
+
+
+def gpu_api_config(app: Any, settings: Settings, host: str, port: int, **extra: Any) -> Any:
+    """The uvicorn ``Config`` the API runs with: the connection limits of the Zotero-facing
+    server (``common.http_limits``; a stalled request head is cut off after
+    ``ZT_REQUEST_READ_TIMEOUT_S``); ``extra`` overrides (log level)."""
+    import uvicorn
+
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        **uvicorn_options(settings.request_read_timeout_s),
+        "lifespan": "on",
+        "log_level": "info",
+    }
+    options.update(extra)
+    return uvicorn.Config(app, **options)
