@@ -14,6 +14,7 @@ from typing import Any
 
 import pymupdf
 
+from tests.fakes.pseudo import pseudo_words
 from tests.helpers.table_pages import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
@@ -201,3 +202,33 @@ def test_a_right_aligned_column_keeps_its_alignment() -> None:
     assert abs(header[0]["bbox"][0] - 76.0) < 1.0  # the label column stays flush left
     for span, right in zip(header[1:], (260.0, 330.0), strict=True):
         assert abs(span["bbox"][2] - right) < 1.5, span["text"]
+
+
+def test_coloured_bold_words_inside_a_cell_keep_their_colours() -> None:
+    """03 Table 6: a cell's green "Sometimes" and blue "Yes" are translated words, so their
+    text is never found again; they keep their colours through their bold marks."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    green, blue = (0, 0.5, 0), (0, 0, 0.8)
+    rows: list[list[tuple[str, str, tuple[float, ...]]]] = [
+        [("Question", "Times-Bold", (0, 0, 0))],
+        [("Four raters said ", "Times-Roman", (0, 0, 0)), ("Sometimes", "Times-Bold", green)],
+        [("and one rater said ", "Times-Roman", (0, 0, 0)), ("Yes", "Times-Bold", blue)],
+    ]
+    notes = ["Notes", "Hints were useful for long texts.", "Only for short summaries."]
+    for i, parts in enumerate(rows):
+        x, y = 76.0, 100.0 + 14 * i
+        for text, font, colour in parts:
+            page.insert_text((x, y), text, fontsize=SIZE, fontname=font, color=colour)
+            x += pymupdf.get_text_length(text, fontname=font, fontsize=SIZE)
+        page.insert_text((260, y), notes[i], fontsize=SIZE, fontname="Times-Roman")
+    _, out = translate(bytes(doc.tobytes()), "ko")
+    coloured: dict[int, str] = {}
+    for span in spans(out, (70, 90, 250, 135)):
+        if hangul(span["text"]):
+            coloured[span["color"]] = coloured.get(span["color"], "") + span["text"]
+    (sometimes,) = pseudo_words("Sometimes", "ko")
+    (yes,) = pseudo_words("Yes", "ko")
+    assert sometimes in coloured.get(0x008000, "")
+    assert yes in coloured.get(0x0000CC, "")
+    assert not any(w in coloured.get(0, "") for w in (sometimes, yes))
