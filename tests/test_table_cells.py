@@ -232,3 +232,51 @@ def test_coloured_bold_words_inside_a_cell_keep_their_colours() -> None:
     assert sometimes in coloured.get(0x008000, "")
     assert yes in coloured.get(0x0000CC, "")
     assert not any(w in coloured.get(0, "") for w in (sometimes, yes))
+
+
+NUMBER_LABELS = ["Our model", "Fine-tuned on views", "Fine-tuned on reads", "Fine-tuned on cites"]
+NUMBER_HEADER = "CLS USR CITE REC"
+
+
+def _number_table() -> tuple[bytes, list[float]]:
+    """01 p8 Table 3 rebuilt: a header span "CLS USR CITE REC" and an "All" over five columns
+    of numbers, each word ending where its column ends, the columns a word space apart (the
+    last two set as one string). Returns the page and the columns' right edges."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    font = pymupdf.Font("tiro")
+    ends, x = [], 200.0
+    for word in NUMBER_HEADER.split():
+        x += font.text_length(word, SIZE)
+        ends.append(x)
+        x += font.text_length(" ", SIZE)
+    ends.append(ends[-1] + 18.0)
+    page.insert_text((76, 100), "Training signal", fontsize=SIZE, fontname="Times-Roman")
+    page.insert_text((200, 100), NUMBER_HEADER, fontsize=SIZE, fontname="Times-Roman")
+    all_x = ends[-1] - font.text_length("All", SIZE)
+    page.insert_text((all_x, 100), "All", fontsize=SIZE, fontname="Times-Roman")
+    for i, label in enumerate(NUMBER_LABELS):
+        y = 114.0 + 12 * i
+        page.insert_text((76, y), label, fontsize=SIZE, fontname="Times-Roman")
+        numbers = [f"{80 + i}.{k}" for k in range(5)]
+        cells = [*zip(numbers[:3], ends[:3], strict=True), (" ".join(numbers[3:]), ends[4])]
+        for number, end in cells:
+            start = end - font.text_length(number, SIZE)
+            page.insert_text((start, y), number, fontsize=SIZE, fontname="Times-Roman")
+    return bytes(doc.tobytes()), ends
+
+
+def test_a_header_of_one_word_per_column_of_numbers_is_cut_into_cells() -> None:
+    """01 p8 Table 3: "CLS USR CITE REC" is one span over four columns of numbers set a word
+    space apart (LaTeX's 4 pt gutters); each word is a cell of its own, and no row merges."""
+    data, ends = _number_table()
+    paras, out = translate(data, "ko")
+    texts = [" ".join(p.text.split()) for p in paras]
+    assert {"CLS", "USR", "CITE", "REC", "All"} <= set(texts), texts
+    assert set(NUMBER_LABELS) <= set(texts), texts  # each row its own request, no numbers
+    assert not any("CLS USR" in t for t in texts)
+    # Each header word's translation stays over its own column.
+    for word, end in zip(NUMBER_HEADER.split(), ends, strict=False):
+        (pseudo,) = pseudo_words(word, "ko")
+        found = out.search_for(pseudo, clip=(150, 90, 320, 103))
+        assert found and end - 22 <= found[0].x0 and found[0].x1 <= end + 1, word

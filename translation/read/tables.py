@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
 from translation.read.layout import Rect, Span, union
+from translation.read.number_columns import number_gutters
 from translation.read.style import is_bold, span_style
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
@@ -40,6 +41,9 @@ class Table:
 
     bbox: Rect
     gutters: tuple[tuple[float, float], ...]
+    #: Gutters between columns of numbers set a word space apart, too narrow for ``gutters``
+    #: (see ``translation.read.number_columns``): they part the words of a header row only.
+    tight: tuple[tuple[float, float], ...] = ()
 
     def column(self, box: Rect) -> tuple[float, float]:
         """The x-range of the column a cell with glyph box ``box`` starts in: from the middle
@@ -150,7 +154,8 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
         # One gutter alone is a list's markers or labels, unless numbers stand right of it.
         if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
             tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
-            tables.append(Table(union(cluster.boxes + tail), tuple(gutters)))
+            tight = number_gutters(cluster.words, gutters)
+            tables.append(Table(union(cluster.boxes + tail), tuple(gutters), tuple(tight)))
     return tables
 
 
