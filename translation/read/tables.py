@@ -154,8 +154,8 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
         # One gutter alone is a list's markers or labels, unless numbers stand right of it.
         if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
             tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
-            tight = number_gutters(cluster.words, gutters)
-            tables.append(Table(union(cluster.boxes + tail), tuple(gutters), tuple(tight)))
+            narrow = number_gutters(cluster.words, gutters)
+            tables.append(Table(union(cluster.boxes + tail), tuple(gutters), tuple(narrow)))
     return tables
 
 
