@@ -280,3 +280,56 @@ def test_a_header_of_one_word_per_column_of_numbers_is_cut_into_cells() -> None:
         (pseudo,) = pseudo_words(word, "ko")
         found = out.search_for(pseudo, clip=(150, 90, 320, 103))
         assert found and end - 22 <= found[0].x0 and found[0].x1 <= end + 1, word
+
+
+_COLUMN_TEXT = (
+    "The second corpus holds pairs of sentences drawn from news articles and rated by people "
+    "for whether they mean the same thing. We use only the true pairs for generation and keep "
+    "the official split of the data for training and testing in every run we report."
+)
+
+
+BESIDE_ROWS = [("Model", "Medium", "Large")] + [
+    (name, f"{300 + 7 * i},{i}12", f"{700 + 9 * i},{i}40")
+    for i, name in enumerate(["Fine Tuning", "Adapter Tuning", "LoRA Tuning", "Prompt", "LPT"])
+]
+
+
+def _table_beside_column() -> bytes:
+    """A table in the left page column, its header row on the baseline of a justified line
+    of the right page column."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((173, 100), "Number of Parameters", fontsize=SIZE, fontname="Times-Bold")
+    for i, row in enumerate(BESIDE_ROWS):
+        for x, text in zip((60, 170, 235), row, strict=True):
+            font = "Times-Bold" if i == 0 else "Times-Roman"
+            page.insert_text((x, 116 + 13 * i), text, fontsize=SIZE, fontname=font)
+    # One justified line has a space stretched wide: MuPDF keeps each half a line of its own.
+    words = _COLUMN_TEXT.split()
+    for i in range(8):
+        y = 100.0 + 11 * i
+        left, right = " ".join(words[6 * i : 6 * i + 3]), " ".join(words[6 * i + 3 : 6 * i + 6])
+        gap = 14 if i == 2 else pymupdf.get_text_length(" ", "Times-Roman", SIZE)
+        page.insert_text((324, y), left, fontsize=SIZE, fontname="Times-Roman")
+        x = 324 + pymupdf.get_text_length(left, "Times-Roman", SIZE) + gap
+        page.insert_text((x, y), right, fontsize=SIZE, fontname="Times-Roman")
+    return bytes(doc.tobytes())
+
+
+def test_a_table_beside_the_next_page_column_keeps_that_column_out() -> None:
+    """A table in the left page column whose header row shares its baseline with a line of
+    the right column: the right column stays running text (not cells of the table), and its
+    translation is set in the right column, not over the table."""
+    rows = BESIDE_ROWS
+    paras, out = translate(_table_beside_column(), "ko")
+    column = [p for p in paras if p.bbox[0] > 300]
+    assert column and all(p.kind != ParagraphKind.CELL for p in column), [
+        (p.kind, p.text[:30]) for p in column
+    ]
+    assert by_text(paras)["Fine Tuning"].kind == ParagraphKind.CELL
+    # Nothing of the column's translation lies over the table.
+    table_words = set(pseudo_words(" ".join(" ".join(r) for r in rows), "ko"))
+    column_words = set(pseudo_words(_COLUMN_TEXT, "ko")) - table_words
+    over = " ".join(s["text"] for s in spans(out, (55, 105, 300, 200))).split()
+    assert column_words.isdisjoint(over), column_words & set(over)
