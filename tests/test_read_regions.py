@@ -225,3 +225,24 @@ def test_glyphs_inside_a_figure_never_join_its_sub_captions() -> None:
     assert "(b) Map of the scene" in texts
     assert "Figure 1: Two views of one scene, the image and its map." in texts
     assert not any(word in text.split() for text in texts for word in ("A", "B"))
+
+
+def test_a_title_line_ending_in_a_colon_is_sent_not_taken_for_author_names() -> None:
+    """ "Beyond Summarization:" over the rest of a title (a bold face whose name does not say
+    so, as Linux Biolinum's "LinBiolinumTB"): two capitalised words and a mark, like a line
+    of names, but a title's first line, so it is translated."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for y, text in (
+        (90, "Beyond Summarization:"),
+        (110, "Designing AI Support for Real-World Expository Writing Tasks"),
+    ):
+        width = REGULAR.text_length(text, 17)
+        page.insert_text(((612 - width) / 2, y), text, fontsize=17, fontname="tiro")
+    put(page, 200, 140, [("Zejiang Shen, Tal August, Kyle Lo", False)], 12)
+    put(page, 72, 175, [("ABSTRACT", True)], 10)
+    body = "Large language models have introduced new opportunities in writing support tools."
+    for i in range(4):
+        put(page, 72, 190 + 12 * i, [(body, False)], 10)
+    texts = [without_tags(p.text) for p in read(doc)]
+    assert any(t.startswith("Beyond Summarization:") for t in texts), texts

@@ -14,6 +14,7 @@ from typing import Any
 
 import pymupdf
 
+from tests.fakes.pseudo import pseudo_words
 from tests.helpers.table_pages import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
@@ -201,3 +202,134 @@ def test_a_right_aligned_column_keeps_its_alignment() -> None:
     assert abs(header[0]["bbox"][0] - 76.0) < 1.0  # the label column stays flush left
     for span, right in zip(header[1:], (260.0, 330.0), strict=True):
         assert abs(span["bbox"][2] - right) < 1.5, span["text"]
+
+
+def test_coloured_bold_words_inside_a_cell_keep_their_colours() -> None:
+    """03 Table 6: a cell's green "Sometimes" and blue "Yes" are translated words, so their
+    text is never found again; they keep their colours through their bold marks."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    green, blue = (0, 0.5, 0), (0, 0, 0.8)
+    rows: list[list[tuple[str, str, tuple[float, ...]]]] = [
+        [("Question", "Times-Bold", (0, 0, 0))],
+        [("Four raters said ", "Times-Roman", (0, 0, 0)), ("Sometimes", "Times-Bold", green)],
+        [("and one rater said ", "Times-Roman", (0, 0, 0)), ("Yes", "Times-Bold", blue)],
+    ]
+    notes = ["Notes", "Hints were useful for long texts.", "Only for short summaries."]
+    for i, parts in enumerate(rows):
+        x, y = 76.0, 100.0 + 14 * i
+        for text, font, colour in parts:
+            page.insert_text((x, y), text, fontsize=SIZE, fontname=font, color=colour)
+            x += pymupdf.get_text_length(text, fontname=font, fontsize=SIZE)
+        page.insert_text((260, y), notes[i], fontsize=SIZE, fontname="Times-Roman")
+    _, out = translate(bytes(doc.tobytes()), "ko")
+    coloured: dict[int, str] = {}
+    for span in spans(out, (70, 90, 250, 135)):
+        if hangul(span["text"]):
+            coloured[span["color"]] = coloured.get(span["color"], "") + span["text"]
+    (sometimes,) = pseudo_words("Sometimes", "ko")
+    (yes,) = pseudo_words("Yes", "ko")
+    assert sometimes in coloured.get(0x008000, "")
+    assert yes in coloured.get(0x0000CC, "")
+    assert not any(w in coloured.get(0, "") for w in (sometimes, yes))
+
+
+NUMBER_LABELS = ["Our model", "Fine-tuned on views", "Fine-tuned on reads", "Fine-tuned on cites"]
+NUMBER_HEADER = "CLS USR CITE REC"
+
+
+def _number_table() -> tuple[bytes, list[float]]:
+    """01 p8 Table 3 rebuilt: a header span "CLS USR CITE REC" and an "All" over five columns
+    of numbers, each word ending where its column ends, the columns a word space apart (the
+    last two set as one string). Returns the page and the columns' right edges."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    font = pymupdf.Font("tiro")
+    ends, x = [], 200.0
+    for word in NUMBER_HEADER.split():
+        x += font.text_length(word, SIZE)
+        ends.append(x)
+        x += font.text_length(" ", SIZE)
+    ends.append(ends[-1] + 18.0)
+    page.insert_text((76, 100), "Training signal", fontsize=SIZE, fontname="Times-Roman")
+    page.insert_text((200, 100), NUMBER_HEADER, fontsize=SIZE, fontname="Times-Roman")
+    all_x = ends[-1] - font.text_length("All", SIZE)
+    page.insert_text((all_x, 100), "All", fontsize=SIZE, fontname="Times-Roman")
+    for i, label in enumerate(NUMBER_LABELS):
+        y = 114.0 + 12 * i
+        page.insert_text((76, y), label, fontsize=SIZE, fontname="Times-Roman")
+        numbers = [f"{80 + i}.{k}" for k in range(5)]
+        cells = [*zip(numbers[:3], ends[:3], strict=True), (" ".join(numbers[3:]), ends[4])]
+        for number, end in cells:
+            start = end - font.text_length(number, SIZE)
+            page.insert_text((start, y), number, fontsize=SIZE, fontname="Times-Roman")
+    return bytes(doc.tobytes()), ends
+
+
+def test_a_header_of_one_word_per_column_of_numbers_is_cut_into_cells() -> None:
+    """01 p8 Table 3: "CLS USR CITE REC" is one span over four columns of numbers set a word
+    space apart (LaTeX's 4 pt gutters); each word is a cell of its own, and no row merges."""
+    data, ends = _number_table()
+    paras, out = translate(data, "ko")
+    texts = [" ".join(p.text.split()) for p in paras]
+    assert {"CLS", "USR", "CITE", "REC", "All"} <= set(texts), texts
+    assert set(NUMBER_LABELS) <= set(texts), texts  # each row its own request, no numbers
+    assert not any("CLS USR" in t for t in texts)
+    # Each header word's translation stays over its own column.
+    for word, end in zip(NUMBER_HEADER.split(), ends, strict=False):
+        (pseudo,) = pseudo_words(word, "ko")
+        found = out.search_for(pseudo, clip=(150, 90, 320, 103))
+        assert found and end - 22 <= found[0].x0 and found[0].x1 <= end + 1, word
+
+
+_COLUMN_TEXT = (
+    "The second corpus holds pairs of sentences drawn from news articles and rated by people "
+    "for whether they mean the same thing. We use only the true pairs for generation and keep "
+    "the official split of the data for training and testing in every run we report."
+)
+
+
+BESIDE_ROWS = [("Model", "Medium", "Large")] + [
+    (name, f"{300 + 7 * i},{i}12", f"{700 + 9 * i},{i}40")
+    for i, name in enumerate(["Fine Tuning", "Adapter Tuning", "LoRA Tuning", "Prompt", "LPT"])
+]
+
+
+def _table_beside_column() -> bytes:
+    """A table in the left page column, its header row on the baseline of a justified line
+    of the right page column."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((173, 100), "Number of Parameters", fontsize=SIZE, fontname="Times-Bold")
+    for i, row in enumerate(BESIDE_ROWS):
+        for x, text in zip((60, 170, 235), row, strict=True):
+            font = "Times-Bold" if i == 0 else "Times-Roman"
+            page.insert_text((x, 116 + 13 * i), text, fontsize=SIZE, fontname=font)
+    # One justified line has a space stretched wide: MuPDF keeps each half a line of its own.
+    words = _COLUMN_TEXT.split()
+    for i in range(8):
+        y = 100.0 + 11 * i
+        left, right = " ".join(words[6 * i : 6 * i + 3]), " ".join(words[6 * i + 3 : 6 * i + 6])
+        gap = 14 if i == 2 else pymupdf.get_text_length(" ", "Times-Roman", SIZE)
+        page.insert_text((324, y), left, fontsize=SIZE, fontname="Times-Roman")
+        x = 324 + pymupdf.get_text_length(left, "Times-Roman", SIZE) + gap
+        page.insert_text((x, y), right, fontsize=SIZE, fontname="Times-Roman")
+    return bytes(doc.tobytes())
+
+
+def test_a_table_beside_the_next_page_column_keeps_that_column_out() -> None:
+    """A table in the left page column whose header row shares its baseline with a line of
+    the right column: the right column stays running text (not cells of the table), and its
+    translation is set in the right column, not over the table."""
+    rows = BESIDE_ROWS
+    paras, out = translate(_table_beside_column(), "ko")
+    column = [p for p in paras if p.bbox[0] > 300]
+    assert column and all(p.kind != ParagraphKind.CELL for p in column), [
+        (p.kind, p.text[:30]) for p in column
+    ]
+    assert by_text(paras)["Fine Tuning"].kind == ParagraphKind.CELL
+    # Nothing of the column's translation lies over the table.
+    table_words = set(pseudo_words(" ".join(" ".join(r) for r in rows), "ko"))
+    column_words = set(pseudo_words(_COLUMN_TEXT, "ko")) - table_words
+    over = " ".join(s["text"] for s in spans(out, (55, 105, 300, 200))).split()
+    assert column_words.isdisjoint(over), column_words & set(over)

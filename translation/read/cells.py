@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
+from translation.read.number_columns import lines_up
 from translation.read.tables import crosses
 from translation.read.words import has_letters
 
@@ -55,6 +56,7 @@ def split_cells(
     spans: list[tuple[Rect, Span]],
     gutters: Sequence[tuple[float, float]] = (),
     prose: bool = False,
+    tight: Sequence[tuple[float, float]] = (),
 ) -> list[list[tuple[Rect, Span]]]:
     """Cut a row at wide gaps and at gaps in a table's ``gutters`` (table cells); a text cell
     followed by three or more numbers is cut before the numbers even when they touch (a table
@@ -63,6 +65,8 @@ def split_cells(
     (02 p2 "Entity-entity relations.      While mention-")."""
     pieces: list[list[tuple[Rect, Span]]] = [[]]
     right: float | None = None
+    # A header of one word per column of numbers is cut at its word spaces (``tight``).
+    aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight)
     for box, span in spans:
         if not span.text.strip():
             if pieces[-1]:
@@ -84,7 +88,9 @@ def split_cells(
             # (a header spanning columns).
             # (A word space between two full-width letters is estimated at half a letter.)
             space = 0.75 if _full_width(before.rstrip()[-1:]) and _full_width(span.text) else 0.4
-            column = gap > space * span.size and crosses(gutters, right, box[0])
+            column = (gap > space * span.size and crosses(gutters, right, box[0])) or (
+                aligned and crosses(tight, right, box[0])
+            )
             if not label and (wide or column):
                 pieces.append([])
         pieces[-1].append((box, span))

@@ -322,6 +322,8 @@ def looks_like_names(text: str) -> bool:
         names = [t for t in group if t.lower() not in _PARTICLES]
         if not 2 <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
             return False
+    if text.rstrip().endswith(":"):
+        return False  # a title's first line ("Beyond Summarization:"), never a name list
     marked = bool(_MARKED_RE.search(text))
     return len(groups) >= 2 or marked
 

@@ -119,6 +119,23 @@ def has_marks(text: str) -> bool:
     return any(c in _MARKS for c in text)
 
 
+def styled_stretches(text: str) -> list[tuple[int, int]]:
+    """(start, end) in ``text`` of each stretch in one bold/italic state other than plain,
+    in order, marks included: the n-th stretch of an answer that kept its tags is the n-th
+    of its source."""
+    states = [s & (BOLD | ITALIC) for s in mark_states(text)]
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(text):
+        j = i + 1
+        while j < len(text) and states[j] == states[i]:
+            j += 1
+        if states[i] and any(not is_mark(c) for c in text[i:j]):
+            out.append((i, j))
+        i = j
+    return out
+
+
 def mark_states(text: str) -> list[int]:
     """The ``BOLD | ITALIC | MONO`` mask each character of ``text`` is in, read from its
     mark characters (a mark has the state it opens). A closing mark with no opening one

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
 from translation.read.layout import Rect, Span, union
+from translation.read.number_columns import number_gutters
 from translation.read.style import is_bold, span_style
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
@@ -40,6 +41,9 @@ class Table:
 
     bbox: Rect
     gutters: tuple[tuple[float, float], ...]
+    #: Gutters between columns of numbers set a word space apart, too narrow for ``gutters``
+    #: (see ``translation.read.number_columns``): they part the words of a header row only.
+    tight: tuple[tuple[float, float], ...] = ()
 
     def column(self, box: Rect) -> tuple[float, float]:
         """The x-range of the column a cell with glyph box ``box`` starts in: from the middle
@@ -150,7 +154,13 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
         # One gutter alone is a list's markers or labels, unless numbers stand right of it.
         if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
             tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
-            tables.append(Table(union(cluster.boxes + tail), tuple(gutters)))
+            boxes = _without_overhang(
+                cluster.boxes, cluster.row_gaps, sorted(cluster.sizes), gutters
+            )
+            narrow = number_gutters(cluster.words, gutters)
+            reach = max(b[2] for b in boxes)
+            tail = [b for b in tail if b[0] < reach]  # not a line of the next page column
+            tables.append(Table(union(boxes + tail), tuple(gutters), tuple(narrow)))
     return tables
 
 
@@ -232,6 +242,7 @@ class _Cluster:
     rows: list[list[tuple[float, float]]] = field(default_factory=list)
     strong: list[tuple[float, float]] = field(default_factory=list)
     words: list[list[tuple[Rect, Span]]] = field(default_factory=list)
+    row_gaps: list[list[tuple[float, float]]] = field(default_factory=list)  # strong, by row
 
     def numbers_after(self, gutter: tuple[float, float]) -> bool:
         """Whether most rows hold a number right of ``gutter``: two columns are a table of
@@ -255,6 +266,7 @@ class _Cluster:
 
     def add(self, item: _RowItem) -> None:
         self.strong.extend(item.strong)
+        self.row_gaps.append(item.strong)
         self.words.append(item.found)
         self.boxes.append(item.box)
         self.sizes.append(item.size)
@@ -262,6 +274,36 @@ class _Cluster:
         self.x0, self.x1 = min(self.x0, item.box[0]), max(self.x1, item.box[2])
         self.reach = max(self.reach, item.box[3])
         self.tail, self.loose = [], 0
+
+
+def _without_overhang(
+    boxes: Sequence[Rect],
+    gaps: Sequence[Sequence[tuple[float, float]]],
+    sizes: Sequence[float],
+    gutters: Sequence[tuple[float, float]],
+) -> list[Rect]:
+    """The rows' boxes without what runs on past where most rows end across a strong gap
+    holding no gutter of the table: a line of the next page column sharing a row's baseline
+    ("Number of Parameters" beside "MSRPC (Dolan, Quirk..."), or a row of it taken for one of
+    the table. That text is no part of the table (else the column's paragraphs are read as
+    cells and set over the table); a row lying wholly there is left out."""
+    size = sizes[len(sizes) // 2]
+    ends = sorted(b[2] for b in boxes)
+    right = ends[int(0.6 * len(ends))] if len(ends) >= 3 else ends[-1]
+    out: list[Rect] = []
+    for box, strong in zip(boxes, gaps, strict=True):
+        if box[2] <= right + size:
+            out.append(box)
+            continue
+        if box[0] >= right + size and not any(right < g[0] < box[0] for g in gutters):
+            continue  # a row of the next page column
+        x1 = box[2]
+        for g0, g1 in strong:
+            column = any(g0 - 0.5 < g[0] and g[1] < g1 + 0.5 for g in gutters)
+            if g0 <= right + 0.5 * size and g1 > right + size and not column:
+                x1 = min(x1, g0)
+        out.append((box[0], box[1], x1, box[3]))
+    return out or list(boxes)
 
 
 def _caption(found: Sequence[tuple[Rect, Span]]) -> bool:

@@ -12,7 +12,17 @@ from translation.read.formulas import mark_key
 from translation.read.layout import Frame, Rect
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.style import color_of, is_bold, is_italic, lead_end, style_code
-from translation.read.style_marks import BOLD, ITALIC, MONO, has_marks, is_mark, mark_states
+from translation.read.style_marks import (
+    BOLD,
+    ITALIC,
+    MONO,
+    has_marks,
+    is_mark,
+    mark_states,
+    styled_stretches,
+    to_marks,
+    without_marks,
+)
 from translation.render.cell_fit import fit_cell
 from translation.render.fitting import page_obstacles, plan
 from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language
@@ -65,9 +75,10 @@ def char_styles(para: Paragraph, text: str) -> list[int]:
         end = start + lead_end(para.lead, text[start:]) if para.lead else 0
         codes[start:end] = [para.lead_style] * (end - start)
     cursor = end
+    coloured = _stretch_colours(para, text, codes) if marks else set()
     for run, code in para.runs:
-        if marks and color_of(code) == para.color:
-            continue  # bold and italic came back as marks
+        if marks and (color_of(code) == para.color or " ".join(run.split()) in coloured):
+            continue  # bold and italic (and the colour of a marked run) came back as marks
         found = _find_word(text, run, cursor, end)
         if found >= 0 and (marks or all(c == body for c in codes[found : found + len(run)])):
             for k in range(found, found + len(run)):
@@ -93,6 +104,33 @@ def _marked_styles(para: Paragraph, text: str, start: int, codes: list[int]) -> 
             end -= 1
         codes[start:end] = [para.lead_style] * (end - start)
     return end
+
+
+def _stretch_colours(para: Paragraph, text: str, codes: list[int]) -> set[str]:
+    """Colour the marked stretches of the translation ``text`` whose source stretch is one
+    coloured run (a green bold "Sometimes" in a table cell: its words are translated, so
+    its text is never found again). The n-th stretch of the answer is the n-th of the
+    source when the answer kept every tag; else nothing is coloured here. Returns the
+    runs coloured."""
+    source = to_marks(para.text)
+    theirs, ours = styled_stretches(source), styled_stretches(text)
+    if len(theirs) != len(ours):
+        return set()
+    colours = {
+        " ".join(run.split()): color_of(code)
+        for run, code in para.runs
+        if color_of(code) != para.color
+    }
+    done: set[str] = set()
+    for (s0, s1), (t0, t1) in zip(theirs, ours, strict=True):
+        words = " ".join(without_marks(source[s0:s1]).split())
+        colour = colours.get(words)
+        if colour is None:
+            continue
+        for k in range(t0, t1):
+            codes[k] = style_code(colour, is_bold(codes[k]), is_italic(codes[k]))
+        done.add(words)
+    return done
 
 
 def _find_word(text: str, part: str, start: int, floor: int) -> int:

@@ -1,0 +1,76 @@
+"""Columns of numbers set a word space apart ("84.2 88.4 91.5", 01 p8 Table 3): LaTeX's
+``tabular`` leaves only a few points between them, so their gutters are too narrow for
+``translation.read.tables``' gutter scan, and a header of one word per column above them
+("CLS USR CITE REC All") is one MuPDF span. Such a gutter is an x-range where most rows of
+a table have a gap between two numbers and almost none has a glyph. Pure; frame coordinates.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from translation.read.layout import Rect, Span
+
+_NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+_STEP = 0.25  # resolution of the scan, in points
+_NARROWEST = 0.15  # a gap between two numbers at least this wide (x font size) parts them
+
+
+def number_gutters(
+    rows: Sequence[Sequence[tuple[Rect, Span]]], taken: Sequence[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """The x-ranges (not overlapping ``taken``, the gutters found already) between two
+    numbers in at least half the ``rows`` (words in x order) and at least two, that the
+    glyphs of at most a fifth of them cross (a header spanning columns)."""
+    boxes = [box for row in rows for box, _ in row]
+    if not boxes:
+        return []
+    x0, x1 = min(b[0] for b in boxes), max(b[2] for b in boxes)
+    n = int((x1 - x0) / _STEP) + 1
+    cover, gaps = [0] * n, [0] * n
+    for row in rows:
+        for box, _ in row:
+            for i in range(int((box[0] - x0) / _STEP), min(n, math.ceil((box[2] - x0) / _STEP))):
+                cover[i] += 1
+        ordered = sorted(row, key=lambda item: item[0][0])
+        for (a, sa), (b, sb) in zip(ordered, ordered[1:], strict=False):
+            if not (_NUMBER_RE.match(sa.text) and _NUMBER_RE.match(sb.text)):
+                continue
+            if b[0] - a[2] < _NARROWEST * max(sa.size, sb.size):
+                continue
+            for i in range(math.ceil((a[2] - x0) / _STEP), min(n, int((b[0] - x0) / _STEP))):
+                gaps[i] += 1
+    allowed = len(rows) // 5
+    needed = max(2, math.ceil(0.5 * len(rows)))
+    result: list[tuple[float, float]] = []
+    i = 0
+    while i < n:
+        if cover[i] > allowed or gaps[i] == 0:
+            i += 1
+            continue
+        j = i
+        while j < n and cover[j] <= allowed and gaps[j] > 0:
+            j += 1
+        lo, hi = x0 + i * _STEP, x0 + j * _STEP
+        free = not any(min(hi, b) - max(lo, a) > 0 for a, b in taken)
+        if max(gaps[i:j]) >= needed and free:
+            result.append((lo, hi))
+        i = j
+    return result
+
+
+def lines_up(words: Sequence[tuple[Rect, Span]], tight: Sequence[tuple[float, float]]) -> bool:
+    """Whether a row's ``words`` (in x order, no number among them) stand one to a column of
+    numbers: at least two of the ``tight`` gutters lie under the row, and a gap between two
+    of its words falls in each of them (a header "CLS USR CITE REC All" over five columns of
+    numbers)."""
+    if not words or any(_NUMBER_RE.match(span.text) for _, span in words):
+        return False  # a row of numbers is cut before its numbers (translation.read.cells)
+    left, right = words[0][0][0], max(box[2] for box, _ in words)
+    inside = [g for g in tight if left < g[0] and g[1] < right]
+    if len(inside) < 2:
+        return False
+    gaps = [(a[2], b[0]) for (a, _), (b, _) in zip(words, words[1:], strict=False)]
+    return all(any(min(g1, b) - max(g0, a) > 0.1 for a, b in gaps) for g0, g1 in inside)
