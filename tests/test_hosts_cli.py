@@ -13,10 +13,13 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
+from common.settings import load_settings
 from tests.helpers.gpu import comfyui_argv, running
 from tests.helpers.manager import MODEL, Rig
+from tests.helpers.server import run_app
 
 REPO = Path(__file__).resolve().parent.parent
 COMFY_MIB = 20480
@@ -30,8 +33,10 @@ def rigs(tmp_path: Path) -> Iterator[tuple[Rig, Rig]]:
     b.reap()
 
 
-def _config(tmp_path: Path, *rigs: tuple[str, Rig]) -> Path:
+def _config(tmp_path: Path, *rigs: tuple[str, Rig], idle_action: str = "stop") -> Path:
     lines = [
+        f'vllm_idle_action = "{idle_action}"',
+        "vllm_idle_shutdown_s = 0.0",
         f"data_dir = {json.dumps(str(tmp_path / 'data'))}",
         f'llm_model = "{MODEL}"',
         "gpu_poll_s = 0.2",
@@ -106,3 +111,42 @@ def test_a_named_host_is_never_started_over_its_tenant(
     assert refused.returncode == 1
     assert "busy" in refused.stderr.lower() or "comfy" in refused.stderr.lower(), refused.stderr
     assert (a.launch_count(), b.launch_count()) == (0, 0)
+
+
+def test_sleep_and_wake_address_one_host_and_leave_the_other_serving(
+    rigs: tuple[Rig, Rig], tmp_path: Path
+) -> None:
+    a, b = rigs
+    for rig in rigs:  # each card shows its own vLLM's memory, so a wake knows it fits
+        rig.smi.set(discover=[{"cmdline_contains": [rig.token, "serve"], "used_gpu_memory": 28000}])
+    config = _config(tmp_path, ("desk", a), ("attic", b), idle_action="sleep")
+    for name in ("desk", "attic"):
+        assert cli(config, "vllm", "start", "--host", name).returncode == 0
+
+    slept = cli(config, "vllm", "sleep", "--host", "attic")
+    assert slept.returncode == 0, slept.stderr
+    assert slept.stdout.startswith("attic: ") and "asleep" in slept.stdout
+    assert "asleep" in cli(config, "vllm", "status", "--host", "attic").stdout
+    assert "healthy" in cli(config, "vllm", "status", "--host", "desk").stdout
+
+    # Without --host, wake brings up one host as a paper would: desk serves, so none.
+    idle = cli(config, "vllm", "wake")
+    assert idle.returncode == 0 and "desk is ready already" in idle.stdout
+    assert "asleep" in cli(config, "vllm", "status", "--host", "attic").stdout
+
+    woken = cli(config, "vllm", "wake", "--host", "attic")
+    assert woken.returncode == 0, woken.stderr
+    assert woken.stdout.startswith("attic: ")
+    assert "healthy" in cli(config, "vllm", "status", "--host", "attic").stdout
+    assert (a.launch_count(), b.launch_count()) == (1, 1)  # woken, never launched again
+
+    # The cooperative hand-back over HTTP names the card its tenant wants.
+    with run_app(load_settings(config)) as srv:
+        unknown = httpx.post(f"{srv.url}/api/vllm/sleep", params={"host": "cellar"}, timeout=30)
+        assert unknown.status_code == 404
+        assert "desk, attic" in unknown.json()["message"]
+        answer = httpx.post(f"{srv.url}/api/vllm/sleep", params={"host": "desk"}, timeout=30)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["message"].startswith("desk: ")
+    assert "asleep" in cli(config, "vllm", "status", "--host", "desk").stdout
+    assert "healthy" in cli(config, "vllm", "status", "--host", "attic").stdout
