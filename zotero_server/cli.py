@@ -10,6 +10,8 @@ import sys
 from collections.abc import Sequence
 
 from common.errors import ConfigError, InputError, ZTError
+from common.hosts import HostPlan
+from common.progress import ProgressSink
 from common.settings import ManagerKind, Settings, load_settings, settings_help, unknown_environment
 
 
@@ -131,13 +133,14 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
     several = len(settings.hosts) > 1
     hosts = commands.chosen_hosts(settings, getattr(args, "host", None))
     if action in ("start", "wake"):
-        if several and getattr(args, "host", None) is None:
-            plan, done = await commands.bring_up_one(settings, asleep_only=action == "wake")
-            if done:
-                print(done)
-                return 0
-            hosts = [plan]
-        await _bring_up(action, hosts[0].settings, hosts[0].name if several else "")
+        from zotero_server.progress_display import ProgressDisplay
+
+        display = ProgressDisplay(sys.stderr)
+        try:
+            line = await _bring_up(action, settings, hosts, several, display)
+        finally:
+            display.close()
+        print(line)
         return 0
     if action in ("stop", "sleep"):
         failed = []
@@ -165,19 +168,23 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _bring_up(action: str, settings: Settings, name: str) -> None:
+async def _bring_up(
+    action: str, settings: Settings, hosts: list[HostPlan], several: bool, display: ProgressSink
+) -> str:
+    """``vllm start|wake``: the named host, or (several hosts, no ``--host``) one as a paper
+    would bring it up; the line to print."""
     from zotero_server import vllm_commands as commands
-    from zotero_server.progress_display import ProgressDisplay
 
-    display = ProgressDisplay(sys.stderr)
-    try:
-        if action == "start":
-            line = await commands.vllm_start(settings, display)
-        else:
-            line = await commands.vllm_wake(settings, display)
-    finally:
-        display.close()
-    print(f"{name}: {line}" if name else line)
+    if several and len(hosts) > 1:
+        plan, done = await commands.bring_up_one(settings, display, asleep_only=action == "wake")
+        if done:
+            return done
+        hosts = [plan]
+    if action == "start":
+        line = await commands.vllm_start(hosts[0].settings, display)
+    else:
+        line = await commands.vllm_wake(hosts[0].settings, display)
+    return f"{hosts[0].name}: {line}" if several else line
 
 
 async def _put_down(action: str, settings: Settings, several: bool) -> str:
