@@ -10,6 +10,8 @@ import sys
 from collections.abc import Sequence
 
 from common.errors import ConfigError, InputError, ZTError
+from common.hosts import HostPlan
+from common.progress import ProgressSink
 from common.settings import ManagerKind, Settings, load_settings, settings_help, unknown_environment
 
 
@@ -41,8 +43,21 @@ def _build_parser() -> argparse.ArgumentParser:
         "--no-auth", action="store_true", help="serve without ZT_GPU_API_TOKEN (trusted hosts)"
     )
 
-    vllm = add_parser("vllm", help="start, stop, sleep, wake or show the translation model's vLLM")
+    vllm = add_parser(
+        "vllm",
+        help="start, stop, sleep, wake or show the translation model's vLLM",
+        description="Start, stop, sleep, wake or show vLLM. With several GPU hosts ([[hosts]]):"
+        " stop, sleep and status act on every host, start and wake bring up ONE host as a"
+        " paper would (none if one is ready; else a sleeping one before a stopped one), and"
+        " --host NAME acts on that host only. Each host's gatekeeper holds: nothing is started"
+        " or woken over another tenant.",
+    )
     vllm.add_argument("action", choices=["start", "stop", "sleep", "wake", "status"])
+    vllm.add_argument(
+        "--host",
+        metavar="NAME",
+        help="the GPU host to act on (a [[hosts]] name; default: see above)",
+    )
     add_parser("status", help="GPU decision, who holds the GPU, vLLM health, start lease")
 
     tr = add_parser(
@@ -112,45 +127,77 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _manage(settings: Settings, args: argparse.Namespace) -> int:
-    from common.hosts import plan_hosts
     from zotero_server import vllm_commands as commands
-    from zotero_server.progress_display import ProgressDisplay
 
     action = getattr(args, "action", None)
-    every = settings
-    # Several hosts: `vllm start|stop|sleep|wake` act on the first; `status` shows them all.
-    settings = plan_hosts(settings)[0].settings
-    if action == "start":
+    several = len(settings.hosts) > 1
+    hosts = commands.chosen_hosts(settings, getattr(args, "host", None))
+    if action in ("start", "wake"):
+        from zotero_server.progress_display import ProgressDisplay
+
         display = ProgressDisplay(sys.stderr)
         try:
-            print(await commands.vllm_start(settings, display))
+            line = await _bring_up(action, settings, hosts, several, display)
         finally:
             display.close()
-    elif action == "stop":
-        if settings.manager is ManagerKind.NONE:
+        print(line)
+        return 0
+    if action in ("stop", "sleep"):
+        failed = []
+        for plan in hosts:
+            prefix = f"{plan.name}: " if several else ""
+            try:
+                print(prefix + await _put_down(action, plan.settings, several))
+            except ZTError as exc:
+                if not several:
+                    raise
+                failed.append(plan.name)
+                print(f"{prefix}{exc}", file=sys.stderr)
+        if failed:
+            raise ZTError(f"vllm {action} failed on {', '.join(failed)}")
+        return 0
+    one = hosts[0].settings
+    snapshot = await commands.status(one)
+    print(commands.format_status(snapshot, vllm_only=action == "status"))
+    if several and (action is None or len(hosts) > 1):
+        print(commands.format_hosts(await commands.hosts_status(settings)))
+    if action != "status":  # `zotero-translate status`: the faces translations get too
+        from translation.render.faces import installed
+
+        print(f"fonts    {installed(one.font_dir)}")
+    return 0
+
+
+async def _bring_up(
+    action: str, settings: Settings, hosts: list[HostPlan], several: bool, display: ProgressSink
+) -> str:
+    """``vllm start|wake``: the named host, or (several hosts, no ``--host``) one as a paper
+    would bring it up; the line to print."""
+    from zotero_server import vllm_commands as commands
+
+    if several and len(hosts) > 1:
+        plan, done = await commands.bring_up_one(settings, display, asleep_only=action == "wake")
+        if done:
+            return done
+        hosts = [plan]
+    if action == "start":
+        line = await commands.vllm_start(hosts[0].settings, display)
+    else:
+        line = await commands.vllm_wake(hosts[0].settings, display)
+    return f"{hosts[0].name}: {line}" if several else line
+
+
+async def _put_down(action: str, settings: Settings, several: bool) -> str:
+    from zotero_server import vllm_commands as commands
+
+    if action == "stop":
+        if settings.manager is ManagerKind.NONE and not several:
             raise ConfigError(
                 "ZT_MANAGER=none: zotero-translate never starts or stops vLLM"
                 " (set ZT_MANAGER=local or remote)"
             )
-        print(await commands.vllm_stop(settings))
-    elif action == "sleep":
-        print(await commands.vllm_sleep(settings))
-    elif action == "wake":
-        display = ProgressDisplay(sys.stderr)
-        try:
-            print(await commands.vllm_wake(settings, display))
-        finally:
-            display.close()
-    else:
-        snapshot = await commands.status(settings)
-        print(commands.format_status(snapshot, vllm_only=action == "status"))
-        if action is None and len(every.hosts) > 1:
-            print(commands.format_hosts(await commands.hosts_status(every)))
-        if action != "status":  # `zotero-translate status`: the faces translations get too
-            from translation.render.faces import installed
-
-            print(f"fonts    {installed(settings.font_dir)}")
-    return 0
+        return await commands.vllm_stop(settings)
+    return await commands.vllm_sleep(settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -25,6 +25,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from common.errors import TooLargeError
+from common.hosts import DEFAULT_HOST
 from common.paths import static_dir
 from common.settings import mib
 from translation.read.ocr import OcrMode, OcrOptions
@@ -262,13 +263,26 @@ async def translated_file(request: Request, name: str) -> Response:
 
 
 @guarded.post("/api/vllm/sleep")
-async def vllm_sleep(request: Request) -> dict[str, Any]:
+async def vllm_sleep(request: Request, host: str | None = None) -> dict[str, Any]:
     """Cooperative hand-back (issue 11): another tenant's launcher asks for the GPU now.
 
     Translations in progress finish first; the answer then says the sleep happens when they do.
+    With several GPU hosts ``?host=NAME`` hands back that host's card only (404 naming the
+    configured hosts when there is none of that name); without it, every host's.
     """
     services = _services(request)
-    message = await services.manager.sleep_vllm()
+    if services.hosts is None:
+        if host is not None and host != DEFAULT_HOST:
+            raise NotFoundError(f"no GPU host is named {host!r}; the one host is {DEFAULT_HOST!r}")
+        message = await services.manager.sleep_vllm()
+    else:
+        pool = services.hosts.pool
+        chosen = [h for h in pool.hosts if host is None or h.name == host]
+        if not chosen:
+            names = ", ".join(h.name for h in pool.hosts)
+            raise NotFoundError(f"no GPU host is named {host!r}; the configured hosts are: {names}")
+        lines = [f"{h.name}: {await h.manager.sleep_vllm()}" for h in chosen]
+        message = "; ".join(lines)
     status = await services.refresh_status()
     return {"message": message, "state": status.state.value}
 

@@ -14,14 +14,15 @@ from typing import Any
 
 import httpx
 
-from common.hosts import plan_hosts
+from common.errors import ConfigError, LLMUnavailableError
+from common.hosts import HostPlan, plan_hosts
 from common.progress import ProgressSink, ignore_progress
 from common.redact import mask_secrets
 from common.settings import Settings
 from vllm_manager.decision import gib
 from vllm_manager.lease import StartLease
 from vllm_manager.manager import VLLMManager
-from vllm_manager.pool import Host, HostPool
+from vllm_manager.pool import Host, HostPool, HostState, bring_up_order
 from vllm_manager.report import gpu_summary
 from vllm_manager.snapshot import ManagerSnapshot
 from vllm_manager.state import VLLMState
@@ -214,3 +215,61 @@ def format_hosts(rows: list[dict[str, Any]]) -> str:
         if row["last_error"]:
             lines.append(f"               last error: {mask_secrets(row['last_error'])}")
     return "\n".join(lines)
+
+
+# --- several hosts: which one(s) an action addresses --------------------------------------
+
+
+def chosen_hosts(settings: Settings, name: str | None) -> list[HostPlan]:
+    """The hosts ``--host NAME`` names (None: every configured host, in order).
+
+    Raises ``ConfigError`` naming the configured hosts when ``name`` is not one of them.
+    """
+    plans = plan_hosts(settings)
+    if name is None:
+        return plans
+    found = [plan for plan in plans if plan.name == name]
+    if not found:
+        names = ", ".join(plan.name for plan in plans)
+        raise ConfigError(f"no GPU host is named {name!r}; the configured hosts are: {names}")
+    return found
+
+
+async def bring_up_one(
+    settings: Settings, progress: ProgressSink = ignore_progress, *, asleep_only: bool = False
+) -> tuple[HostPlan, str]:
+    """Bring up ONE host as a paper would (``vllm start``/``wake`` without ``--host``): none
+    when one is ready already, else the cheapest (asleep, loading, stopped; the heavier first
+    among equals), each through its own gatekeeper. ``asleep_only`` (``wake``): only a sleeping
+    host is woken. Returns the host and a line of what was done."""
+    plans = plan_hosts(settings)
+    if len(plans) == 1:
+        return plans[0], ""
+    hosts = [
+        Host(plan.name, create_manager(plan.settings), plan.weight, plan.wake_s, plan.start_s)
+        for plan in plans
+    ]
+    pool = HostPool(
+        hosts,
+        poll_s=settings.gpu_poll_s,
+        wait_s=settings.gpu_wait_s,
+        on_ready=lambda name, ready, why: None,
+        demand=lambda: (0, 0.0),
+    )
+    by_name = {plan.name: plan for plan in plans}
+    try:
+        await pool.refresh()
+        ready = [h for h in pool.hosts if h.state is HostState.READY]
+        if ready:
+            return by_name[ready[0].name], f"host {ready[0].name} is ready already"
+        if asleep_only:
+            asleep = [h for h in bring_up_order(pool.hosts) if h.state is HostState.ASLEEP]
+            if not asleep:
+                raise LLMUnavailableError("no GPU host sleeps: " + pool.summary())
+            return by_name[asleep[0].name], ""
+        await pool.ensure_ready(progress)
+        up = next(h for h in pool.hosts if h.state is HostState.READY)
+        return by_name[up.name], ""
+    finally:
+        for host in hosts:
+            await host.manager.aclose()
