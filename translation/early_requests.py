@@ -16,7 +16,12 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
+from common.progress import ProgressSink, ignore_progress
+from translation.model import glossary
+from translation.model.cache import CacheKey, TranslationCache
 from translation.read.paragraph import Paragraph
+from translation.read.passage import passages
+from translation.request import TranslationRequest
 
 #: The texts of paragraphs read early that need a request (glossary applied, cache looked up).
 Prepare = Callable[[list[Paragraph]], Awaitable[Sequence[str]]]
@@ -100,3 +105,43 @@ class EarlyRequests:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def early_requests(
+    request: TranslationRequest,
+    ensure_ready: Callable[[ProgressSink], Awaitable[None]],
+    would_wait: Callable[[], Awaitable[bool]] | None,
+    *,
+    key: Callable[[str], CacheKey],
+    cache: TranslationCache,
+    ask: Callable[[str], Coroutine[Any, Any, str]],
+) -> EarlyRequests:
+    """The early requests of ``request``: none when it is forced (no cache), or when the
+    LLM is a long wait away (``would_wait``); the LLM is brought up quietly (the job reports
+    reading). ``key`` is a text's cache key, ``ask`` gets its answer (the translator's)."""
+
+    async def ready() -> bool:
+        if request.force or (would_wait is not None and await would_wait()):
+            return False
+        await ensure_ready(ignore_progress)
+        return True
+
+    async def prepare(paragraphs: list[Paragraph]) -> list[str]:
+        if request.glossary is not None:
+            paragraphs = await asyncio.to_thread(
+                request.glossary.apply, paragraphs, request.source_lang, request.target_lang
+            )
+            paragraphs = [p for p in paragraphs if not glossary.only_terms(p.text)]
+        # One request a passage, as the whole document will send it (the early part hands
+        # on whole passages only).
+        texts = [passage.text for passage in passages(paragraphs)]
+        keys = {text: key(text) for text in texts}
+        found = await asyncio.to_thread(cache.get_many, keys.values(), None)
+        return [text for text, text_key in keys.items() if text_key not in found]
+
+    async def send(text: str) -> str:
+        answer = await ask(text)
+        await asyncio.to_thread(cache.put, key(text), answer)
+        return answer
+
+    return EarlyRequests(ready, prepare, send)

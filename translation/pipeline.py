@@ -14,24 +14,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
 
 from common.errors import InputError, LLMError, LLMUnavailableError, NothingToTranslateError
 from common.progress import Progress, ProgressSink, Stage, ignore_progress
-from translation.early_requests import EarlyRequests
+from translation.document_run import (
+    MAX_MOVES,
+    MAX_RECOVERIES,
+    Aborted,
+    DocumentRun,
+    Elsewhere,
+    EnsureReady,
+    host_gone,
+)
+from translation.early_requests import EarlyRequests, early_requests
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
-from translation.model.dispatch import Dispatcher, Lane
+from translation.model.dispatch import Dispatcher
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
 from translation.page_renderer import PageRenderer
-from translation.read.document import open_document
 from translation.read.formulas import restore
 from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph, ParagraphKind
@@ -42,8 +48,6 @@ from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
     from common.settings import Settings
-
-EnsureReady = Callable[[ProgressSink], Awaitable[None]]
 
 
 @runtime_checkable
@@ -58,58 +62,6 @@ class WaitsOutside(Protocol):
 
 class _StepOut(Exception):
     """The LLM will not be had soon: wait with the PDF worker closed, then start again."""
-
-
-#: How many times one document may bring the LLM back after losing it mid-paper.
-MAX_RECOVERIES = 3
-#: How many of one document's requests may be sent again to another GPU host; past that, hosts
-#: that keep coming back and failing count as losing the LLM (``MAX_RECOVERIES``).
-MAX_MOVES = 100
-
-
-def inspect_pdf(data: bytes, password: str | None = None, ocr: OcrOptions | None = None) -> int:
-    """Validate a PDF the way the pipeline will open it; return its page count.
-
-    Raises the ``InputError`` subclasses of :func:`translation.read.document.open_document`.
-    """
-    doc = open_document(data, password, ocr=ocr or OcrOptions())
-    try:
-        return int(doc.page_count)
-    finally:
-        doc.close()
-
-
-@dataclass
-class _Run:
-    """Mutable state of one ``translate()`` call."""
-
-    request: TranslationRequest
-    progress: ProgressSink
-    total: int
-    cached: int
-    done: int = 0
-    llm_calls: int = 0
-    recoveries: int = 0
-    # Bumped after each successful recovery, so that requests which failed during the same
-    # outage retry instead of bringing the LLM up again.
-    generation: int = 0
-    recovery_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    #: Set when the job has failed: requests not yet sent are not sent.
-    aborted: bool = False
-    #: This document's way to bring the LLM up (the translator's unless the job gave one).
-    ensure_ready: EnsureReady | None = None
-    #: Requests answered by each GPU host (several hosts only): the progress text names them.
-    hosts: Counter[str] = field(default_factory=Counter)
-    #: Requests sent again elsewhere because their host went away (bounded: ``MAX_MOVES``).
-    moved: int = 0
-
-
-class _Aborted(Exception):
-    """A request not sent because its job already failed, or the translator is draining."""
-
-
-class _Elsewhere(Exception):
-    """The request's host went away before it answered: send it to another."""
 
 
 class Translator:
@@ -181,7 +133,7 @@ class Translator:
     async def inspect(
         self, data: bytes, password: str | None = None, ocr: OcrOptions | None = None
     ) -> int:
-        """:func:`inspect_pdf` in a worker process, under the PDF limits."""
+        """``translation.read.document.inspect_pdf`` in a worker process, under the PDF limits."""
         async with self.pdf_worker() as worker:
             return await worker.inspect(data, password, ocr)
 
@@ -256,7 +208,14 @@ class Translator:
             )
 
         # A scan's first pages are translated while later ones are read by OCR.
-        early = self._early_requests(request, ensure_ready, would_wait)
+        early = early_requests(
+            request,
+            ensure_ready,
+            would_wait,
+            key=lambda text: self._key(request, text),
+            cache=self._cache,
+            ask=lambda text: self._ask(request, text),
+        )
         async with early, self.pdf_worker() as worker:
             page_count, extracted = await worker.open(
                 request.pdf,
@@ -334,7 +293,7 @@ class Translator:
         would_wait: Callable[[], Awaitable[bool]] | None = None,
         on_queued: Callable[[], object] | None = None,
         early: EarlyRequests | None = None,
-    ) -> _Run:
+    ) -> DocumentRun:
         """Translate every passage (cache first), handing each piece's answer to ``pages``; a
         passage sent ``early`` takes that request's answer.
 
@@ -379,7 +338,7 @@ class Translator:
             _pieces(by_text[t]) for t in missing
         )
 
-        run = _Run(
+        run = DocumentRun(
             request=request,
             progress=progress,
             total=len(by_text),
@@ -391,7 +350,7 @@ class Translator:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
             return run
         await ensure_ready(progress)
-        progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
+        progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
         # Longest first: the tail of the job is short requests filling the gaps.
         missing.sort(key=len, reverse=True)
         tasks = [
@@ -422,21 +381,13 @@ class Translator:
             raise
         return run
 
-    async def _translate_one(self, run: _Run, text: str) -> tuple[str, str]:
+    async def _translate_one(self, run: DocumentRun, text: str) -> tuple[str, str]:
         request = run.request
         while True:
             generation = run.generation
             try:
-                if self._router is not None:
-                    answer = await self._translate_routed(run, self._router, text)
-                else:
-                    async with self._limiter.slot(request.owner):
-                        if run.aborted or self._draining:
-                            raise _Aborted
-                        answer = await self._llm.translate(
-                            text, request.source_lang, request.target_lang
-                        )
-            except _Elsewhere:
+                answer = await self._ask(request, text, run)
+            except Elsewhere:
                 continue
             except LLMUnavailableError:
                 await self._recover(run, generation)
@@ -448,31 +399,43 @@ class Translator:
         await asyncio.to_thread(self._cache.put, self._key(request, text), answer)
         run.llm_calls += 1
         run.done += 1
-        run.progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
+        run.progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
         return text, answer
 
-    async def _translate_routed(self, run: _Run, router: Dispatcher, text: str) -> str:
-        """One request on whichever host the router gives; ``_Elsewhere`` when that host went
-        away under it and another is ready, ``LLMUnavailableError`` when none is."""
-        request = run.request
-        async with router.route(request.owner) as lane:
-            if run.aborted or self._draining:
-                raise _Aborted
+    async def _ask(
+        self, request: TranslationRequest, text: str, run: DocumentRun | None = None
+    ) -> str:
+        """``text``'s answer: from whichever host the router gives (several hosts), else under
+        the shared limiter. Not sent once ``run``'s job failed or the translator drains
+        (``Aborted``). With ``run`` (not for an early request, whose failure is left to the
+        job's own request), a host that went away under it is marked lost and ``Elsewhere``
+        raised while another is ready, ``LLMUnavailableError`` when none is."""
+        if self._router is None:
+            async with self._limiter.slot(request.owner):
+                self._check_going(run)
+                return await self._llm.translate(text, request.source_lang, request.target_lang)
+        async with self._router.route(request.owner) as lane:
+            self._check_going(run)
             try:
                 answer = await lane.llm.translate(text, request.source_lang, request.target_lang)
             except LLMError as exc:
-                if not _host_gone(lane, exc):
+                if run is None or not host_gone(lane, exc):
                     raise
-                router.lost(lane, str(exc))
+                self._router.lost(lane, str(exc))
                 run.moved += 1
-                if router.any_ready() and run.moved <= MAX_MOVES:
-                    raise _Elsewhere from exc
+                if self._router.any_ready() and run.moved <= MAX_MOVES:
+                    raise Elsewhere from exc
                 raise LLMUnavailableError(f"GPU host {lane.name} went away: {exc}") from exc
-        run.hosts[lane.name] += 1
+        if run is not None:
+            run.hosts[lane.name] += 1
         return answer
 
+    def _check_going(self, run: DocumentRun | None) -> None:
+        if self._draining or (run is not None and run.aborted):
+            raise Aborted
+
     async def _translate_claimed(
-        self, run: _Run, text: str, sent: asyncio.Task[str]
+        self, run: DocumentRun, text: str, sent: asyncio.Task[str]
     ) -> tuple[str, str]:
         """``text``'s answer from its early request, or from a request of its own where that
         one failed (a lost LLM is recovered from here)."""
@@ -482,63 +445,14 @@ class Translator:
             return await self._translate_one(run, text)
         run.llm_calls += 1
         run.done += 1
-        run.progress(Progress(Stage.TRANSLATING, self._progress_text(run), run.done, run.total))
+        run.progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
         return text, answer
 
-    def _early_requests(
-        self,
-        request: TranslationRequest,
-        ensure_ready: EnsureReady,
-        would_wait: Callable[[], Awaitable[bool]] | None,
-    ) -> EarlyRequests:
-        """The early requests of ``request``: none when it is forced (no cache), or when the
-        LLM is a long wait away; the LLM is brought up quietly (the job reports reading)."""
-
-        async def ready() -> bool:
-            if request.force or (would_wait is not None and await would_wait()):
-                return False
-            await ensure_ready(ignore_progress)
-            return True
-
-        async def prepare(paragraphs: list[Paragraph]) -> list[str]:
-            if request.glossary is not None:
-                paragraphs = await asyncio.to_thread(
-                    request.glossary.apply, paragraphs, request.source_lang, request.target_lang
-                )
-                paragraphs = [p for p in paragraphs if not glossary.only_terms(p.text)]
-            # One request a passage, as the whole document will send it (the early part hands
-            # on whole passages only).
-            texts = [passage.text for passage in passages(paragraphs)]
-            keys = {text: self._key(request, text) for text in texts}
-            found = await asyncio.to_thread(self._cache.get_many, keys.values(), None)
-            return [text for text, key in keys.items() if key not in found]
-
-        async def send(text: str) -> str:
-            if self._router is not None:  # several hosts: whichever has room (a failure is
-                # left to the job's own request, which may move hosts)
-                async with self._router.route(request.owner) as lane:
-                    if self._draining:
-                        raise _Aborted
-                    answer = await lane.llm.translate(
-                        text, request.source_lang, request.target_lang
-                    )
-            else:
-                async with self._limiter.slot(request.owner):
-                    if self._draining:
-                        raise _Aborted
-                    answer = await self._llm.translate(
-                        text, request.source_lang, request.target_lang
-                    )
-            await asyncio.to_thread(self._cache.put, self._key(request, text), answer)
-            return answer
-
-        return EarlyRequests(ready, prepare, send)
-
-    async def _recover(self, run: _Run, failed_generation: int) -> None:
+    async def _recover(self, run: DocumentRun, failed_generation: int) -> None:
         """Bring the LLM back once per outage, however many requests saw it fail."""
         async with run.recovery_lock:
             if run.aborted:
-                raise _Aborted  # the job already failed (perhaps this very recovery)
+                raise Aborted  # the job already failed (perhaps this very recovery)
             if run.generation != failed_generation:
                 return  # another request already recovered from this outage
             if run.recoveries >= MAX_RECOVERIES:
@@ -554,20 +468,6 @@ class Translator:
                 run.aborted = True  # requests waiting on this recovery must not retry it
                 raise
             run.generation += 1
-
-    @staticmethod
-    def _progress_text(run: _Run) -> str:
-        text = f"translating {run.done}/{run.total}"
-        if run.hosts:
-            text += " (" + ", ".join(f"{name} {n}" for name, n in sorted(run.hosts.items())) + ")"
-        return text
-
-
-def _host_gone(lane: Lane, exc: LLMError) -> bool:
-    """Whether a failure on ``lane`` means its host went away (send the request elsewhere)
-    rather than that the request itself is bad: unreachable, or a lane already closed (a
-    sleeping or dying engine answers 500s)."""
-    return isinstance(exc, LLMUnavailableError) or not lane.ready
 
 
 def _pieces(group: Sequence[Passage]) -> int:

@@ -14,7 +14,8 @@ from common.hosts import plan_hosts
 from common.language import Language
 from common.settings import Settings, mib
 from translation.model import glossary as glossaries
-from translation.pipeline import Translator, inspect_pdf
+from translation.pipeline import Translator
+from translation.read.document import inspect_pdf
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.page_range import parse_pages
 from translation.request import DualMode, TranslationRequest

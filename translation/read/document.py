@@ -50,6 +50,18 @@ def open_document(
         return _open_checked(data, password, limits, ocr)
 
 
+def inspect_pdf(data: bytes, password: str | None = None, ocr: OcrOptions | None = None) -> int:
+    """Validate a PDF the way the pipeline will open it; return its page count.
+
+    Raises the ``InputError`` subclasses of :func:`open_document`.
+    """
+    doc = open_document(data, password, ocr=ocr or DEFAULT_OCR)
+    try:
+        return int(doc.page_count)
+    finally:
+        doc.close()
+
+
 def _parse(data: bytes) -> pymupdf.Document:
     try:
         return pymupdf.open(stream=data, filetype="pdf")
