@@ -146,6 +146,8 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
     for cluster in clusters:
         if len(cluster.rows) < 3:
             continue
+        if cluster.running_text():
+            continue
         gutters = _gutters(cluster.rows, sorted(cluster.sizes), cluster.strong)
         # One gutter alone is a list's markers or labels, unless numbers stand right of it.
         if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
@@ -241,6 +243,22 @@ class _Cluster:
             for found in self.words
         )
         return rows >= max(2, 0.6 * len(self.words))
+
+    def running_text(self) -> bool:
+        """Whether the rows are lines of a justified paragraph, their spaces stretched wide
+        around inline formulas ("as p1:s  =  (p1, ..., ps)") or set one word at a time: at
+        least half of them (two or more) run from the left edge to the right edge and start
+        with a lower-case word, going on with the sentence of a line above, and at most a
+        quarter end in a number (a table's rows also run edge to edge where its last column
+        is of right-aligned numbers, but a row of cells rarely starts in lower case)."""
+        flush = 0
+        numbers = 0
+        for box, size, found in zip(self.boxes, self.sizes, self.words, strict=True):
+            first, last = found[0][1].text, found[-1][1].text
+            numbers += bool(_NUMBER_RE.match(last.rstrip(".,;:")))
+            edges = abs(box[0] - self.x0) <= 0.15 * size and abs(box[2] - self.x1) <= 0.15 * size
+            flush += edges and first[:1].islower()
+        return flush >= max(2, len(self.boxes) / 2) and numbers <= len(self.boxes) / 4
 
     def fits(self, box: Rect) -> bool:
         """Whether a row of cells spanning ``box`` is about as wide as the table (a table in
