@@ -20,6 +20,9 @@ from tests.test_read_flow import (
 )
 from tests.test_read_flow import read as read_paragraphs
 from tests.test_read_regions import put, read
+from tests.test_tables import _block, _page, _row
+from translation.read.layout import Line
+from translation.read.segment import segment
 from translation.read.style_marks import without_tags
 
 CAPTION = [
@@ -203,3 +206,49 @@ def test_a_justified_paragraph_with_stretched_spaces_around_formulas_is_no_table
     assert "and a generic sequence of tokens denoting the prompt infix of the model as" in found[0]
     assert found[0].endswith("Overall the general input prompt will be:"), found
     assert not [t for t in texts if t.startswith(("ing ", "and a", "Overall", "="))], texts
+
+
+def test_table_rows_go_on_below_a_row_whose_wide_cell_makes_most_of_it() -> None:
+    """A table of three columns whose Examples cell runs wide, laid out as the PDF has it (a
+    block per column of a row, the next row's first cell in the Examples block): on the row
+    that ends a description cell ("stream models."), that cell makes most of the row's width,
+    yet the row is one of the table's (its gap is the table's column gap), and the rows below
+    it are still table rows: each cell of two lines is one request ("Layout Structure",
+    "Segments doc into visual block regions."), not lines of two columns read across."""
+    use, what, how = 50.0, 110.0, 240.0
+    example = "The predictor wraps a library of models and a set of rules to split up the text"
+    last = "and it is the last line here."
+
+    # A justified line that the PDF sets a word at a time.
+    spread, x = [], how
+    for word in example.split():
+        spread.append((word, x))
+        x += 4.5 * len(word) + 4.6
+
+    def cell(x: float, base: float, *lines: str) -> list[Line]:
+        return [ln for k, text in enumerate(lines) for ln in _row([(text, x)], base + 10 * k)]
+
+    page = _page(
+        _block(_row([("Use case", use), ("Description", what), ("Examples", how)], 84)),
+        _block(cell(use, 101, "Linguistic/", "Semantic")),
+        _block(
+            cell(
+                what, 101, "Segments doc into text", "units often used for down-", "stream models."
+            )
+        ),
+        _block(
+            _row(spread, 101)
+            + cell(how, 111, example, example, last)
+            + cell(use, 152, "Layout", "Set")
+        ),
+        _block(cell(what, 152, "Segments doc into visual", "block regions.")),
+        _block(cell(how, 152, example, example, last) + cell(use, 184, "Logical", "Set")),
+        _block(cell(what, 184, "Segments doc into units", "like titles and captions.")),
+        _block(cell(how, 184, example, last)),
+    )
+    stream = page.blocks[2].lines[2].bbox
+    assert stream[2] - stream[0] < 0.3 * (page.blocks[3].lines[2].bbox[2] - stream[0])
+    texts = [" ".join(p.text.split()) for p in segment([page])]
+    for found in ("Layout Set", "Segments doc into visual block regions.", "Logical Set"):
+        assert found in texts, texts
+    assert "Segments doc into units like titles and captions." in texts, texts

@@ -15,7 +15,7 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
@@ -116,6 +116,10 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
                 if item.caption:
                     cluster.closed = True
                     break
+                if not strong and item.apart and cluster.shares(item.apart):
+                    # A wide cell makes most of this row, yet its gaps are the table's.
+                    item = replace(item, strong=item.apart)
+                    strong = item.strong
                 # A row with a formula cell is a row of the table whose columns it shares.
                 cells = bool(strong) and (not item.formula or cluster.shares(strong))
                 if cells and cluster.loose and not cluster.fits(box):
@@ -160,8 +164,10 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
 class _RowItem:
     """A visual row as ``find_tables`` sees it: its glyph box, font size, word extents,
     *strong* gaps (between MuPDF lines, or a font size wide: a row of cells has some), words,
-    whether it begins a caption, and whether it holds cells with a formula making half its
-    text (a row of a table only where a table's columns are found without it)."""
+    whether it begins a caption, whether it holds cells with a formula making half its
+    text (a row of a table only where a table's columns are found without it), and *apart*:
+    the strong gaps of a row set in pieces whose widest piece makes most of it (a row of a
+    table only where its gaps are a table's: a wide cell of running text beside a short one)."""
 
     box: Rect
     size: float
@@ -170,6 +176,7 @@ class _RowItem:
     found: list[tuple[Rect, Span]]
     caption: bool
     formula: bool
+    apart: list[tuple[float, float]] = field(default_factory=list)
 
 
 def _row_item(
@@ -183,6 +190,7 @@ def _row_item(
     gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
     cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
     cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
+    pieces = cells
     formula = False
     if cells:
         # A piece making most of the row is a line of text with something set apart (a
@@ -216,8 +224,9 @@ def _row_item(
     # ("Table 4:  A comparison of algorithms", 03 p7), and no table runs past it.
     caption = _caption(found)
     box = (extents[0][0], top, extents[-1][1], bottom)
+    apart = strong if pieces and not cells and not formula and not caption else []
     return _RowItem(
-        box, size, extents, strong if cells and not caption else [], found, caption, formula
+        box, size, extents, strong if cells and not caption else [], found, caption, formula, apart
     )
 
 
