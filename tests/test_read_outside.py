@@ -20,6 +20,9 @@ from tests.test_read_flow import (
 )
 from tests.test_read_flow import read as read_paragraphs
 from tests.test_read_regions import put, read
+from tests.test_tables import _block, _page, _row
+from translation.read.layout import Line
+from translation.read.segment import segment
 from translation.read.style_marks import without_tags
 
 CAPTION = [
@@ -148,3 +151,104 @@ def test_citation_years_beside_stretched_spaces_stay_in_the_sentence() -> None:
     texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
     whole = " ".join([before, *pieces, after])
     assert whole in texts, texts
+
+
+def test_a_justified_paragraph_with_stretched_spaces_around_formulas_is_no_table() -> None:
+    """A justified paragraph whose lines are set a word at a time, or with the spaces around an
+    inline formula's "=" stretched, below a display of three pieces: the gaps line up like a
+    table's columns, yet it is running text, one request with every word whole ("denot-" |
+    "ing"), not cells sent one by one."""
+    data, size = pymupdf.mupdf.fz_lookup_noto_math_font()
+    math = pymupdf.Font(fontbuffer=pymupdf.mupdf.raw_to_python_bytes(data, size))
+    x0, x1 = 60.0, 300.0
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, (x0, x1), TOP) + 2
+
+    def put(x: float, text: str, font: pymupdf.Font = TEXT) -> float:
+        sheet.writer.append((x, y), text, font, SIZE)
+        return x + float(font.text_length(text, SIZE))
+
+    def spread(line: str) -> None:  # edge to edge, the spaces stretched alike
+        widths = [TEXT.text_length(w, SIZE) for w in line.split()]
+        gap = (x1 - x0 - sum(widths)) / (len(widths) - 1)
+        assert gap > SIZE  # wider than a word space
+        x = x0
+        for word in line.split():
+            x = put(x, word) + gap
+
+    def formula(text: str, name: str, tail: str) -> None:  # "... as p  =  (p, q, r, s)"
+        assert put(put(x0, text), name, math) < 204 - 0.5 * SIZE
+        put(204, "=")
+        put(x1 - math.text_length(tail, SIZE), tail, math)
+
+    for x, piece in ((x0, "“Input:"), (110, "Paraphrase:"), (226, "”.")):
+        put(x, piece)
+    y += LEADING
+    put(x0 + 10, "We can further generalize the input prompt format")
+    y += LEADING
+    put(x0, "by formalizing a generic sequence of tokens denot-")
+    y += LEADING
+    formula("ing the prompt prefix of it as ", "𝑝", "(𝑝, 𝑞, 𝑟, 𝑠, 𝑡, 𝑢, 𝑣, 𝑤)")
+    y += LEADING
+    spread("and a generic sequence of tokens denoting")
+    y += LEADING
+    formula("the prompt infix of the model as ", "𝑞", "(𝑞, 𝑟, 𝑠, 𝑡, 𝑢, 𝑣, 𝑤, 𝑥)")
+    y += LEADING
+    spread("Overall the general input prompt will be:")
+    sheet.paragraph(OUTRO, RIGHT, TOP)
+    sheet.done()
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    start = "We can further generalize the input prompt format by formalizing a generic sequence"
+    found = [t for t in texts if t.startswith(start)]
+    assert len(found) == 1, texts
+    assert "of tokens denoting the prompt prefix of it as" in found[0], found
+    assert "and a generic sequence of tokens denoting the prompt infix of the model as" in found[0]
+    assert found[0].endswith("Overall the general input prompt will be:"), found
+    assert not [t for t in texts if t.startswith(("ing ", "and a", "Overall", "="))], texts
+
+
+def test_table_rows_go_on_below_a_row_whose_wide_cell_makes_most_of_it() -> None:
+    """A table of three columns whose Examples cell runs wide, laid out as the PDF has it (a
+    block per column of a row, the next row's first cell in the Examples block): on the row
+    that ends a description cell ("stream models."), that cell makes most of the row's width,
+    yet the row is one of the table's (its gap is the table's column gap), and the rows below
+    it are still table rows: each cell of two lines is one request ("Layout Structure",
+    "Segments doc into visual block regions."), not lines of two columns read across."""
+    use, what, how = 50.0, 110.0, 240.0
+    example = "The predictor wraps a library of models and a set of rules to split up the text"
+    last = "and it is the last line here."
+
+    # A justified line that the PDF sets a word at a time.
+    spread, x = [], how
+    for word in example.split():
+        spread.append((word, x))
+        x += 4.5 * len(word) + 4.6
+
+    def cell(x: float, base: float, *lines: str) -> list[Line]:
+        return [ln for k, text in enumerate(lines) for ln in _row([(text, x)], base + 10 * k)]
+
+    page = _page(
+        _block(_row([("Use case", use), ("Description", what), ("Examples", how)], 84)),
+        _block(cell(use, 101, "Linguistic/", "Semantic")),
+        _block(
+            cell(
+                what, 101, "Segments doc into text", "units often used for down-", "stream models."
+            )
+        ),
+        _block(
+            _row(spread, 101)
+            + cell(how, 111, example, example, last)
+            + cell(use, 152, "Layout", "Set")
+        ),
+        _block(cell(what, 152, "Segments doc into visual", "block regions.")),
+        _block(cell(how, 152, example, example, last) + cell(use, 184, "Logical", "Set")),
+        _block(cell(what, 184, "Segments doc into units", "like titles and captions.")),
+        _block(cell(how, 184, example, last)),
+    )
+    stream = page.blocks[2].lines[2].bbox
+    assert stream[2] - stream[0] < 0.3 * (page.blocks[3].lines[2].bbox[2] - stream[0])
+    texts = [" ".join(p.text.split()) for p in segment([page])]
+    for found in ("Layout Set", "Segments doc into visual block regions.", "Logical Set"):
+        assert found in texts, texts
+    assert "Segments doc into units like titles and captions." in texts, texts

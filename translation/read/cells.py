@@ -22,6 +22,9 @@ _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 # A citation's year with its punctuation ("1983;", "(2020)", "2007).").
 _CITED_YEAR_RE = re.compile(r"^\(?(1[89]|20)\d\d[a-z]?\)?[.,;:)]*$")
 
+# Relations and operators of an inline formula.
+_OPERATORS = frozenset("=<>≤≥≈≠∼≡+−×·→⇒∈")
+
 
 def _full_width(text: str) -> bool:
     """Whether ``text`` starts with a letter of a script set full width (Hangul, Han, kana)."""
@@ -83,6 +86,11 @@ def split_cells(
             # A justified line stretches its spaces beside a citation's year too ("(McKeown
             # 1983;   Kozlowski, McCoy, and Vijay-Shanker   2003;"): no number cell in prose.
             if prose and gap <= 2.5 * span.size and _cited_year(before, span.text):
+                wide = False
+            # TeX stretches the spaces around a relation in an inline formula with the line's
+            # ("as p1:s   =   (p1, ..., ps)"): an operator there is no number cell in prose.
+            beside = before.rstrip()[-1:] in _OPERATORS or span.text.lstrip()[:1] in _OPERATORS
+            if prose and gap <= 2.5 * span.size and beside:
                 wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).

@@ -15,7 +15,7 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
@@ -120,6 +120,10 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
                 if item.caption:
                     cluster.closed = True
                     break
+                if not strong and item.apart and cluster.shares(item.apart):
+                    # A wide cell makes most of this row, yet its gaps are the table's.
+                    item = replace(item, strong=item.apart)
+                    strong = item.strong
                 # A row with a formula cell is a row of the table whose columns it shares.
                 cells = bool(strong) and (not item.formula or cluster.shares(strong))
                 if cells and cluster.loose and not cluster.fits(box):
@@ -150,6 +154,8 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
     for cluster in clusters:
         if len(cluster.rows) < 3:
             continue
+        if cluster.running_text():
+            continue
         gutters = _gutters(cluster.rows, sorted(cluster.sizes), cluster.strong)
         # One gutter alone is a list's markers or labels, unless numbers stand right of it.
         if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
@@ -168,8 +174,10 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
 class _RowItem:
     """A visual row as ``find_tables`` sees it: its glyph box, font size, word extents,
     *strong* gaps (between MuPDF lines, or a font size wide: a row of cells has some), words,
-    whether it begins a caption, and whether it holds cells with a formula making half its
-    text (a row of a table only where a table's columns are found without it)."""
+    whether it begins a caption, whether it holds cells with a formula making half its
+    text (a row of a table only where a table's columns are found without it), and *apart*:
+    the strong gaps of a row set in pieces whose widest piece makes most of it (a row of a
+    table only where its gaps are a table's: a wide cell of running text beside a short one)."""
 
     box: Rect
     size: float
@@ -178,6 +186,7 @@ class _RowItem:
     found: list[tuple[Rect, Span]]
     caption: bool
     formula: bool
+    apart: list[tuple[float, float]] = field(default_factory=list)
 
 
 def _row_item(
@@ -191,6 +200,7 @@ def _row_item(
     gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
     cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
     cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
+    pieces = cells
     formula = False
     if cells:
         # A piece making most of the row is a line of text with something set apart (a
@@ -224,8 +234,9 @@ def _row_item(
     # ("Table 4:  A comparison of algorithms", 03 p7), and no table runs past it.
     caption = _caption(found)
     box = (extents[0][0], top, extents[-1][1], bottom)
+    apart = strong if pieces and not cells and not formula and not caption else []
     return _RowItem(
-        box, size, extents, strong if cells and not caption else [], found, caption, formula
+        box, size, extents, strong if cells and not caption else [], found, caption, formula, apart
     )
 
 
@@ -252,6 +263,22 @@ class _Cluster:
             for found in self.words
         )
         return rows >= max(2, 0.6 * len(self.words))
+
+    def running_text(self) -> bool:
+        """Whether the rows are lines of a justified paragraph, their spaces stretched wide
+        around inline formulas ("as p1:s  =  (p1, ..., ps)") or set one word at a time: at
+        least half of them (two or more) run from the left edge to the right edge and start
+        with a lower-case word, going on with the sentence of a line above, and at most a
+        quarter end in a number (a table's rows also run edge to edge where its last column
+        is of right-aligned numbers, but a row of cells rarely starts in lower case)."""
+        flush = 0
+        numbers = 0
+        for box, size, found in zip(self.boxes, self.sizes, self.words, strict=True):
+            first, last = found[0][1].text, found[-1][1].text
+            numbers += bool(_NUMBER_RE.match(last.rstrip(".,;:")))
+            edges = abs(box[0] - self.x0) <= 0.15 * size and abs(box[2] - self.x1) <= 0.15 * size
+            flush += edges and first[:1].islower()
+        return flush >= max(2, len(self.boxes) / 2) and numbers <= len(self.boxes) / 4
 
     def fits(self, box: Rect) -> bool:
         """Whether a row of cells spanning ``box`` is about as wide as the table (a table in
