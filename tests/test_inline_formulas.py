@@ -7,6 +7,9 @@ pages translated with the pseudo translator.
 - A tall inline matrix (a 2x2 array between big brackets, drawn as glyphs or as paths) inside
   a line of running text: its stacked entries read as rows of their own, the line cut in two
   and the entries copied over one another.
+- A LaTeX paper's justified paragraph whose stretched lines MuPDF keeps word by word, two of
+  them ending in an inline formula whose relation sign stands a stretched space apart: three
+  of its lines were read as a table's rows, the paragraph set in slots.
 """
 
 from __future__ import annotations
@@ -141,10 +144,56 @@ def _matrix_line(paths: bool) -> bytes:
     return p.done()
 
 
+def _tex_formula(p: _Page, x: float, y: float, name: str, sub: str, space: float) -> None:
+    """``name_sub  =  (name_1, name_2, name_3, name_t)``, its "=" in the text font ``space``
+    apart (a relation's stretched space), the rest in the math font."""
+    x = p.put(x, y, name, 10, _MATH)
+    x = p.put(x, y + 2, sub, 7, _MATH) + space
+    x = p.put(x, y, "=", 10) + space
+    x = p.put(x, y, "(", 10, _MATH)
+    for k in ("1", "2", "3", sub[-1]):
+        x = p.put(x, y, name, 10, _MATH)
+        x = p.put(x, y + 2, k, 7, _MATH)
+        x = p.put(x, y, ",", 10, _MATH) + 1.5
+    p.put(x, y, ")", 10, _MATH)
+
+
+def _tex_paragraph() -> bytes:
+    """An AAAI column as LaTeX justified it (value-error p2 outside the corpus): a template
+    line with blanks, then a paragraph of lines of normal spaces, then four whose spaces are
+    stretched, MuPDF keeping their words as lines of their own; a formula, its "=" set
+    apart, ends two of them."""
+    p = _Page()
+    # The line before: a prompt template with blanks (drawn rules) set a wide gap apart.
+    p.put(54, 189, "\u201cInput:", 10)
+    p.put(113, 189, "\\n Paraphrase:", 10)
+    p.put(203, 189, "\u201d.", 10)
+    for x0, x1 in ((84, 111), (174, 201)):
+        p.page.draw_line((x0, 190), (x1, 190), width=0.5)
+    at = 200.0
+    for x, words, gap in (
+        (64.0, "We can further generalize the input prompt format", 6.4),
+        (54.0, "by formalizing a generic sequence of tokens denot-", 7.3),
+        (54.0, "ing the prompt prefix as", 6.5),
+        (54.0, "and a generic sequence of tokens denoting", 14.0),
+        (54.0, "the prompt infix as", 9.9),
+        (54.0, "Overall the generalized input prompt will be:", 12.1),
+    ):
+        for word in words.split():
+            x = p.put(x, at, word, 10) + gap
+        if words.endswith(" as"):  # the relation's spaces stretched about as much again
+            prefix = "prefix" in words
+            _tex_formula(p, x, at, *(("p", "1:s", 10.6) if prefix else ("q", "1:t", 16.8)))
+        at += 11
+    p.put(54, at + 8, "The next paragraph starts here and says what the prompt holds.", 10)
+    return p.done()
+
+
 @functools.cache
 def _read(which: str) -> tuple[list[Paragraph], pymupdf.Page]:
     data = {
         "word": _word_line,
+        "tex": _tex_paragraph,
         "glyphs": lambda: _matrix_line(False),
         "paths": lambda: _matrix_line(True),
     }[which]()
@@ -230,3 +279,15 @@ def test_a_tall_inline_matrix_between_drawn_brackets_survives() -> None:
     # Both brackets are drawn, about as tall as the matrix (they are part of its copy).
     tall = [d["rect"] for d in page.get_drawings() if d["rect"].height > 15]
     assert len(tall) == 2, tall
+
+
+def test_a_justified_paragraph_set_word_by_word_is_one_paragraph_not_a_table() -> None:
+    paragraphs, page = _read("tex")
+    para = _holding(paragraphs, "further generalize")
+    assert para.kind != ParagraphKind.CELL, para
+    text = " ".join(para.text.split())
+    for words in ("tokens denoting the prompt prefix as", "and a generic sequence", "will be:"):
+        assert words in text, text
+    assert not [p.text for p in paragraphs if p.kind == ParagraphKind.CELL and "prompt" in p.text]
+    # Every line of the paragraph is translated: no word of it stays in English.
+    assert not [w for w in _times_words(page, pymupdf.Rect(40, 194, 300, 258)) if w.isalpha()]

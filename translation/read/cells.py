@@ -19,6 +19,8 @@ _LABEL_RE = re.compile(
 )
 _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+# Relation and operator signs of an inline formula (never a cell of running text alone).
+_RELATIONS = frozenset("=<>≤≥≈≃∼≡≠±×→←↔∈∉⊂⊆∝")
 # A citation's year with its punctuation ("1983;", "(2020)", "2007).").
 _CITED_YEAR_RE = re.compile(r"^\(?(1[89]|20)\d\d[a-z]?\)?[.,;:)]*$")
 
@@ -52,6 +54,11 @@ def _cited_year(before: str, after: str) -> bool:
     return any(years) and has_letters(before + after)
 
 
+def _beside_relation(before: str, after: str) -> bool:
+    """Whether a gap lies beside an inline formula's relation or operator sign."""
+    return before.rstrip()[-1:] in _RELATIONS or after.lstrip()[:1] in _RELATIONS
+
+
 def split_cells(
     spans: list[tuple[Rect, Span]],
     gutters: Sequence[tuple[float, float]] = (),
@@ -83,6 +90,9 @@ def split_cells(
             # A justified line stretches its spaces beside a citation's year too ("(McKeown
             # 1983;   Kozlowski, McCoy, and Vijay-Shanker   2003;"): no number cell in prose.
             if prose and gap <= 2.5 * span.size and _cited_year(before, span.text):
+                wide = False
+            # So it does beside an inline formula's relation ("prefix as p1:s   =   (p1, ...)").
+            if prose and gap <= 2.5 * span.size and _beside_relation(before, span.text):
                 wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).
