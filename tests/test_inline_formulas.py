@@ -7,6 +7,11 @@ pages translated with the pseudo translator.
 - A tall inline matrix (a 2x2 array between big brackets, drawn as glyphs or as paths) inside
   a line of running text: its stacked entries read as rows of their own, the line cut in two
   and the entries copied over one another.
+- A LaTeX paper's justified paragraph whose stretched lines MuPDF keeps word by word, two of
+  them ending in an inline formula whose relation sign stands a stretched space apart: three
+  of its lines were read as a table's rows, the paragraph set in slots.
+- A big delimiter of TeX's math extension font hangs from its origin, a line above the
+  baseline it stands on: it was read into the line above, and neither erased nor copied.
 """
 
 from __future__ import annotations
@@ -141,10 +146,105 @@ def _matrix_line(paths: bool) -> bytes:
     return p.done()
 
 
+def _tex_formula(p: _Page, x: float, y: float, name: str, sub: str, space: float) -> None:
+    """``name_sub  =  (name_1, name_2, name_3, name_t)``, its "=" in the text font ``space``
+    apart (a relation's stretched space), the rest in the math font."""
+    x = p.put(x, y, name, 10, _MATH)
+    x = p.put(x, y + 2, sub, 7, _MATH) + space
+    x = p.put(x, y, "=", 10) + space
+    x = p.put(x, y, "(", 10, _MATH)
+    for k in ("1", "2", "3", sub[-1]):
+        x = p.put(x, y, name, 10, _MATH)
+        x = p.put(x, y + 2, k, 7, _MATH)
+        x = p.put(x, y, ",", 10, _MATH) + 1.5
+    p.put(x, y, ")", 10, _MATH)
+
+
+def _tex_paragraph() -> bytes:
+    """An AAAI column as LaTeX justified it (value-error p2 outside the corpus): a template
+    line with blanks, then a paragraph of lines of normal spaces, then four whose spaces are
+    stretched, MuPDF keeping their words as lines of their own; a formula, its "=" set
+    apart, ends two of them."""
+    p = _Page()
+    # The line before: a prompt template with blanks (drawn rules) set a wide gap apart.
+    p.put(54, 189, "\u201cInput:", 10)
+    p.put(113, 189, "\\n Paraphrase:", 10)
+    p.put(203, 189, "\u201d.", 10)
+    for x0, x1 in ((84, 111), (174, 201)):
+        p.page.draw_line((x0, 190), (x1, 190), width=0.5)
+    at = 200.0
+    for x, words, gap in (
+        (64.0, "We can further generalize the input prompt format", 6.4),
+        (54.0, "by formalizing a generic sequence of tokens denot-", 7.3),
+        (54.0, "ing the prompt prefix as", 6.5),
+        (54.0, "and a generic sequence of tokens denoting", 14.0),
+        (54.0, "the prompt infix as", 9.9),
+        (54.0, "Overall the generalized input prompt will be:", 12.1),
+    ):
+        for word in words.split():
+            x = p.put(x, at, word, 10) + gap
+        if words.endswith(" as"):  # the relation's spaces stretched about as much again
+            prefix = "prefix" in words
+            _tex_formula(p, x, at, *(("p", "1:s", 10.6) if prefix else ("q", "1:t", 16.8)))
+        at += 11
+    p.put(54, at + 8, "The next paragraph starts here and says what the prompt holds.", 10)
+    return p.done()
+
+
+def _denominator() -> bytes:
+    """Three lines of a paragraph; the second ends in a fraction whose denominator stands
+    within three quarters of a size of the third line's baseline."""
+    p = _Page()
+    p.put(72, 100, "Some words of the line above the formula, set long enough to be prose,")
+    x = p.put(72, 113, "and the total hidden size is")
+    p.put(x + 8, 108.6, "d", 7, _MATH)
+    p.put(x + 8, 118.8, "2", 7, _MATH)
+    p.put(x + 24, 113, "wide, as the model of the next section says. The")
+    p.put(72, 126, "line below ends the paragraph after the formula.")
+    return p.done()
+
+
+def _hanging_delimiter() -> bytes:
+    """Two lines of a paragraph; in the second a bracket glyph of a font named like TeX's
+    math extension font, hanging from its origin (a Type 3 glyph drawn from 0.04 em above
+    it to 1.16 em below), its origin nearer the line above than its own baseline."""
+    p = _Page()
+    p.put(72, 100, "Some words of the line above the formula, set long enough to be prose,")
+    x = p.put(72, 113, "and the total hidden size is 2")
+    p.put(x + 12, 113, "wide, as the model of the next section says.")
+    data = p.done()
+    doc = pymupdf.open(stream=data)
+    page = doc[0]
+    proc = doc.get_new_xref()
+    doc.update_object(proc, "<<>>")
+    doc.update_stream(proc, b"470 0 0 -1160 470 40 d1 0 -1160 470 40 re f")
+    font = doc.get_new_xref()
+    doc.update_object(
+        font,
+        "<< /Type /Font /Subtype /Type3 /Name /CMEX10 /FontBBox [0 -1160 470 40] "
+        f"/FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /g {proc} 0 R >> "
+        "/Encoding << /Type /Encoding /Differences [98 /g] >> /FirstChar 98 /LastChar 98 "
+        "/Widths [470] /Resources << >> >>",
+    )
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    doc.xref_set_key(resources, "Font/ZtEx", f"{font} 0 R")
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<<>>")
+    doc.update_stream(stream, f"BT /ZtEx 11 Tf {x + 4:g} {842 - 104.5:g} Td (b) Tj ET".encode())
+    kind, contents = doc.xref_get_key(page.xref, "Contents")
+    listed = contents[1:-1] if kind == "array" else contents
+    doc.xref_set_key(page.xref, "Contents", f"[{listed} {stream} 0 R]")
+    out: bytes = doc.tobytes()
+    return out
+
+
 @functools.cache
 def _read(which: str) -> tuple[list[Paragraph], pymupdf.Page]:
     data = {
         "word": _word_line,
+        "tex": _tex_paragraph,
+        "hanging": _hanging_delimiter,
+        "denominator": _denominator,
         "glyphs": lambda: _matrix_line(False),
         "paths": lambda: _matrix_line(True),
     }[which]()
@@ -230,3 +330,46 @@ def test_a_tall_inline_matrix_between_drawn_brackets_survives() -> None:
     # Both brackets are drawn, about as tall as the matrix (they are part of its copy).
     tall = [d["rect"] for d in page.get_drawings() if d["rect"].height > 15]
     assert len(tall) == 2, tall
+
+
+def test_a_justified_paragraph_set_word_by_word_is_one_paragraph_not_a_table() -> None:
+    paragraphs, page = _read("tex")
+    para = _holding(paragraphs, "further generalize")
+    assert para.kind != ParagraphKind.CELL, para
+    text = " ".join(para.text.split())
+    for words in ("tokens denoting the prompt prefix as", "and a generic sequence", "will be:"):
+        assert words in text, text
+    assert not [p.text for p in paragraphs if p.kind == ParagraphKind.CELL and "prompt" in p.text]
+    # Every line of the paragraph is translated: no word of it stays in English.
+    assert not [w for w in _times_words(page, pymupdf.Rect(40, 194, 300, 258)) if w.isalpha()]
+
+
+def test_a_hanging_delimiter_stays_in_its_line_and_is_moved_with_it() -> None:
+    paragraphs, page = _read("hanging")
+    (para,) = paragraphs
+    (key,) = para.placeholders
+    # The formula stays in its line: it was read into the line above.
+    assert "hidden size is 2 " + key + " wide, as the model" in para.text, para.text
+    # The bracket is erased from its place and drawn once, in the formula's copy.
+    brackets = [
+        pymupdf.Rect(c[3]) for t in page.get_texttrace() if "CMEX" in t["font"] for c in t["chars"]
+    ]
+    source = pymupdf.open(stream=_hanging_delimiter())[0]
+    (before,) = [
+        pymupdf.Rect(c[3])
+        for t in source.get_texttrace()
+        if "CMEX" in t["font"]
+        for c in t["chars"]
+    ]
+    assert len(brackets) == 1 and abs(brackets[0].x0 - before.x0) > 2, (brackets, before)
+    assert not [w for w in _times_words(page, page.rect) if w]
+
+
+def test_the_line_below_a_fraction_keeps_its_words() -> None:
+    """It joined the formula's row through the denominator, its words mixed into it."""
+    (para,) = _read("denominator")[0]
+    (key,) = para.placeholders
+    assert para.text.endswith(
+        f"hidden size is {key} wide, as the model of the next section says. "
+        "The line below ends the paragraph after the formula."
+    ), para.text

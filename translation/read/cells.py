@@ -19,11 +19,10 @@ _LABEL_RE = re.compile(
 )
 _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+# Relation and operator signs of an inline formula (never a cell of running text alone).
+_RELATIONS = frozenset("=<>≤≥≈≃∼≡≠±×→←↔∈∉⊂⊆∝+−·⇒")
 # A citation's year with its punctuation ("1983;", "(2020)", "2007).").
 _CITED_YEAR_RE = re.compile(r"^\(?(1[89]|20)\d\d[a-z]?\)?[.,;:)]*$")
-
-# Relations and operators of an inline formula.
-_OPERATORS = frozenset("=<>≤≥≈≠∼≡+−×·→⇒∈")
 
 
 def _full_width(text: str) -> bool:
@@ -53,6 +52,11 @@ def _cited_year(before: str, after: str) -> bool:
         return False
     years = [_CITED_YEAR_RE.match(w) is not None for w in (left[0], right[0])]
     return any(years) and has_letters(before + after)
+
+
+def _beside_relation(before: str, after: str) -> bool:
+    """Whether a gap lies beside an inline formula's relation or operator sign."""
+    return before.rstrip()[-1:] in _RELATIONS or after.lstrip()[:1] in _RELATIONS
 
 
 def split_cells(
@@ -89,8 +93,7 @@ def split_cells(
                 wide = False
             # TeX stretches the spaces around a relation in an inline formula with the line's
             # ("as p1:s   =   (p1, ..., ps)"): an operator there is no number cell in prose.
-            beside = before.rstrip()[-1:] in _OPERATORS or span.text.lstrip()[:1] in _OPERATORS
-            if prose and gap <= 2.5 * span.size and beside:
+            if prose and gap <= 2.5 * span.size and _beside_relation(before, span.text):
                 wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).

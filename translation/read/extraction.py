@@ -30,6 +30,7 @@ from translation.read.ocr import (
     tall_box_bands,
 )
 from translation.read.ocr.pool import read_pages
+from translation.read.page_space import page_size
 from translation.read.paragraph import Paragraph
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.segment import Segmentation, segment_document
@@ -81,15 +82,15 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     # A free-text note, a stamp or a comment balloon in the margin is no part of the text:
     # its words stay as they are.
     notes = text_annotation_areas(page)
-    notes += balloon_areas(fills, [ln.bbox for b in blocks for ln in b.lines], page.cropbox.width)
+    width, height = page_size(page)
+    notes += balloon_areas(fills, [ln.bbox for b in blocks for ln in b.lines], width)
     blocks = without_annotation_text(blocks, notes)
-    box = page.cropbox
     text_lines = [line.bbox for block in blocks for line in block.lines]
-    figures = figure_regions(paths, images, box.width, box.height, text_lines)
+    figures = figure_regions(paths, images, width, height, text_lines)
     return PageLayout(
         index=page.number,
-        width=box.width,
-        height=box.height,
+        width=width,
+        height=height,
         blocks=tuple(blocks),
         figures=tuple(figures),
         rules=tuple(rules_of(paths)),

@@ -97,12 +97,24 @@ class Row:
 _FUNCTIONS = frozenset("exp log ln max min argmax argmin softmax sigmoid tanh sin cos".split())
 
 
+def _hangs(span: Span, frame: Frame) -> bool:
+    """Whether a span's glyphs hang from its origin: a big delimiter of TeX's math extension
+    font (a floor bracket around a fraction) has its origin at its top, a line above the
+    baseline of the text it stands in."""
+    if span.origin is None:
+        return False
+    box = frame.to_frame(span.bbox)
+    return frame.point(*span.origin)[1] < box[1] + 0.25 * (box[3] - box[1])
+
+
 def _baseline(line: Line, frame: Frame) -> tuple[float, float]:
-    """(baseline, size) of a line's main-size glyphs, in frame y."""
+    """(baseline, size) of a line's main-size glyphs, in frame y (from the box's foot where
+    they all hang from their origins)."""
     size = max(s.size for s in line.spans)
     for span in line.spans:
         if span.size >= size - 0.3 and span.origin is not None and span.text.strip():
-            return frame.point(*span.origin)[1], size
+            if not _hangs(span, frame):
+                return frame.point(*span.origin)[1], size
     box = frame.to_frame(line.bbox)
     return box[3] - 0.22 * size, size
 
@@ -119,7 +131,7 @@ def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
     lines.sort(key=lambda item: item[0])
     groups: list[list[tuple[float, float, Line]]] = []
     for item in lines:
-        if groups and any(_same_row(item, other) for other in groups[-1]):
+        if groups and any(_same_row(item, other) for other in _peers(item, groups[-1])):
             groups[-1].append(item)
         else:
             groups.append([item])
@@ -206,6 +218,17 @@ def rows_of_block(
     return rows
 
 
+def _peers(
+    item: tuple[float, float, Line], group: list[tuple[float, float, Line]]
+) -> list[tuple[float, float, Line]]:
+    """The lines of ``group`` a line may join it by: a line of text joins a row through its
+    lines of text, not through a fraction's denominator hanging below them (the next line of
+    the paragraph would join the formula's row); through its scripts only where it has
+    nothing else."""
+    peers = [other for other in group if other[1] >= 0.85 * item[1]]
+    return peers or group
+
+
 def _same_row(a: tuple[float, float, Line], b: tuple[float, float, Line]) -> bool:
     """Whether two lines (baseline, size, line) share a row: their baselines are within half
     a font size, or within three quarters when one is script-size (a label stacked over an
@@ -286,12 +309,18 @@ def make_row(
             weights[weight_size] += max(1, len(span.text.strip()))
             before = span if weight_size == span.size else before
         size = weights.most_common(1)[0][0]
-    bases = [
-        frame.point(*s.origin)[1]
+    # A big delimiter hanging from its origin tells nothing of the baseline; alone, the
+    # foot of its box does.
+    standing = [
+        (s, s.origin)
         for _, s in piece
-        if s.origin and abs(s.size - size) < 0.3 and not s.text[:1].isspace()
-    ] or [frame.point(*s.origin)[1] for _, s in piece if s.origin and abs(s.size - size) < 0.3]
-    baseline = statistics.median(bases) if bases else piece[0][0][3] - 0.22 * size
+        if s.origin and abs(s.size - size) < 0.3 and not _hangs(s, frame)
+    ]
+    bases = [frame.point(*o)[1] for s, o in standing if not s.text[:1].isspace()] or [
+        frame.point(*o)[1] for _, o in standing
+    ]
+    foot = max(box[3] for box, _ in piece) if all(_hangs(s, frame) for _, s in piece) else 0.0
+    baseline = statistics.median(bases) if bases else (foot or piece[0][0][3]) - 0.22 * size
     chars: list[str] = []
     classes: list[str] = []
     boxes: list[Rect] = []
@@ -316,6 +345,8 @@ def make_row(
                 styles.append(styles[-1] if styles else 0)
         right = box[2] if right is None else max(right, box[2])
         span_base = frame.point(*span.origin)[1] if span.origin else baseline
+        if _hangs(span, frame):
+            span_base = baseline  # a big delimiter: its origin is at its top
         if text[0].isspace() and abs(span.size - size) < 0.3:
             # MuPDF puts a span's leading space on the glyph before it: after a raised
             # footnote marker its origin is the marker's, not this text's baseline.

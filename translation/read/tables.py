@@ -200,6 +200,7 @@ def _row_item(
     gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
     cuts = [k for k, g in enumerate(gaps) if g >= _CHUNK_GAP * size]
     cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
+    cells = cells and not _justified(found, extents, gaps, size)
     pieces = cells
     formula = False
     if cells:
@@ -331,6 +332,36 @@ def _without_overhang(
                 x1 = min(x1, g0)
         out.append((box[0], box[1], x1, box[3]))
     return out or list(boxes)
+
+
+def _justified(
+    found: Sequence[tuple[Rect, Span]],
+    extents: Sequence[tuple[float, float]],
+    gaps: Sequence[float],
+    size: float,
+) -> bool:
+    """Whether a row is a justified line of running text whose words MuPDF keeps as lines of
+    their own: the spaces between its words of letters all stretched alike (at least three),
+    those beside an inline formula or a number at most twice as wide. A table's cells stand at
+    their columns' places, so the gaps between them differ with their widths, and a cell's
+    own word spaces are narrow beside them ("and  a  generic  sequence  of  tokens  denoting"
+    and "the  prompt  infix  as  q1:t  =  (q1, ...)": three such lines made a paragraph a
+    table)."""
+    texts = ["" for _ in extents]
+    for box, span in found:
+        k = bisect.bisect_right([a for a, _ in extents], box[0] + 0.01) - 1
+        math = is_math_font(span.font)
+        texts[max(k, 0)] += "\0" if math else span.text
+    plain = [t.strip().strip("\u201c\u201d\"'(),.;:-") for t in texts]
+    letters = [t.isalpha() for t in plain]
+    between = [g for k, g in enumerate(gaps) if letters[k] and letters[k + 1]]
+    if len(between) < 3 or max(between) - min(between) > max(0.5, 0.05 * size):
+        return False
+    widths = [b - a for a, b in extents]
+    if max(widths) - min(widths) < size:  # words of one width: a table's uniform cells
+        return False
+    stretched = sum(between) / len(between)
+    return max(gaps) <= 2.0 * stretched
 
 
 def _caption(found: Sequence[tuple[Rect, Span]]) -> bool:

@@ -28,7 +28,7 @@ from translation.render.fitting import page_obstacles, plan
 from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language
 from translation.render.formula_copies import Copies
 from translation.render.measure import INDENT_MARK, hanging_indent, indented, leading, measurer
-from translation.render.writers import Writers, rgb, write_all, write_run, writer_for
+from translation.render.writers import Writers, rgb, write_all, write_onto, write_run, writer_for
 
 
 @dataclass(slots=True)
@@ -196,11 +196,12 @@ def typeset(
     _set_lines(pen, text, layout, ox, _first_baseline(para, layout, oy, horizontal), target_lang)
     if pen.turned is not None:
         angle = -math.degrees(math.atan2(frame.u[1], frame.u[0]))
-        pen.turned.write_text(
+        write_onto(
             page,
-            color=rgb(para.color),
-            render_mode=2 if para.bold and not chain.real_bold else 0,
-            morph=(pymupdf.Point(origin), pymupdf.Matrix(angle)),
+            pen.turned,
+            rgb(para.color),
+            2 if para.bold and not chain.real_bold else 0,
+            (pymupdf.Point(origin), pymupdf.Matrix(angle)),
         )
     return placement
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pymupdf
 
 from translation.read.formulas import mark_key
+from translation.read.page_space import user_unit
 from translation.read.paragraph import Paragraph
 from translation.read.style_marks import is_mark
 from translation.render.fonts import FontChain, plain_char
@@ -38,7 +39,35 @@ def write_all(page: pymupdf.Page, writers: Writers, real_bold: bool = False) -> 
         morph = None
         if italic:
             morph = (pymupdf.Point(0, slant), pymupdf.Matrix(1, 0, _SLANT, 1, 0, 0))
-        writer.write_text(page, color=rgb(color), render_mode=mode, morph=morph)
+        write_onto(page, writer, rgb(color), mode, morph)
+
+
+Morph = tuple[pymupdf.Point, pymupdf.Matrix]
+
+
+def write_onto(
+    page: pymupdf.Page,
+    writer: pymupdf.TextWriter,
+    color: tuple[float, float, float],
+    mode: int,
+    morph: Morph | None,
+) -> None:
+    """Write ``writer``'s text (set in ``page``'s page space) onto ``page``, ``morph`` applied.
+
+    A text writer places its text in PDF units, which are page-space points only where the
+    page has no ``/UserUnit``; elsewhere its text is scaled back into page space.
+    """
+    unit = user_unit(page)
+    if unit == 1.0:
+        writer.write_text(page, color=color, render_mode=mode, morph=morph)
+        return
+    matrix = pymupdf.Matrix(1 / unit, 1 / unit)
+    if morph is not None:
+        # The morph about its fixpoint, as write_text builds it, then the scale.
+        fix = morph[0] * writer.ictm
+        about = pymupdf.Matrix(1, 1).pretranslate(fix.x, fix.y)
+        matrix = ~about * morph[1] * about * matrix
+    writer.write_text(page, color=color, render_mode=mode, matrix=matrix)
 
 
 def write_run(

@@ -1,0 +1,28 @@
+"""The space a page's text is read and set in.
+
+MuPDF reads a page in its own space: the crop box, unrotated, scaled by the page's
+``/UserUnit`` (a page with ``/UserUnit 2`` reads twice the size of its crop box). Reading,
+redaction, glyph filtering and formula copies all work in that space; only a PyMuPDF
+``TextWriter`` writes in plain PDF units, so its text is scaled by ``1 / user_unit``.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+
+def user_unit(page: pymupdf.Page) -> float:
+    """How many page-space points one PDF unit of ``page`` spans (``/UserUnit``; 1 without)."""
+    box = page.cropbox
+    across = box.height if page.rotation % 180 else box.width
+    if across <= 0:
+        return 1.0
+    unit = float(page.rect.width) / float(across)
+    # MuPDF's own rounding of the page rectangle is no unit.
+    return 1.0 if abs(unit - 1.0) < 1e-3 else unit
+
+
+def page_size(page: pymupdf.Page) -> tuple[float, float]:
+    """Width and height of ``page``'s unrotated page space, the one its text is read in."""
+    unit = user_unit(page)
+    return float(page.cropbox.width) * unit, float(page.cropbox.height) * unit
