@@ -5,7 +5,7 @@ part of a request head and then stalls would hold its connection (a socket, a ta
 buffered bytes) for ever. :class:`TimedH11Protocol` closes a connection whose request head is
 not complete a deadline after the connection opened, or after the first byte of the next request
 on a kept-alive connection; a head larger than :data:`MAX_HEAD_BYTES` is h11's 400; a kept-alive
-connection with no request closes after :data:`KEEP_ALIVE_S`. :func:`uvicorn_options` is what
+connection with no request closes after :data:`KEEP_ALIVE_S`. :func:`uvicorn_config` is what
 both the Zotero-facing server (``zotero_server.connection_limits``) and the GPU status API
 (``vllm_manager.gpu_api``) pass to uvicorn.
 """
@@ -16,6 +16,7 @@ import asyncio
 from typing import Any, ClassVar
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 #: Largest request head (request line and headers) h11 buffers.
@@ -83,11 +84,20 @@ def protocol_class(head_timeout_s: float) -> type[TimedH11Protocol]:
     return Configured
 
 
-def uvicorn_options(head_timeout_s: float) -> dict[str, Any]:
-    """uvicorn ``Config`` keywords for the limits above (no websockets)."""
-    return {
+def uvicorn_config(
+    app: Any, head_timeout_s: float, host: str, port: int, **extra: Any
+) -> uvicorn.Config:
+    """The uvicorn configuration of one of our servers: the limits above (no websockets),
+    the app's lifespan run, ``extra`` overriding (log level, graceful shutdown)."""
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
         "http": protocol_class(head_timeout_s),
         "ws": "none",
         "timeout_keep_alive": KEEP_ALIVE_S,
         "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
+        "lifespan": "on",
+        "log_level": "info",
     }
+    options.update(extra)
+    return uvicorn.Config(app, **options)

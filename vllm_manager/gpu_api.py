@@ -41,7 +41,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from pydantic import BaseModel, Field, ValidationError
 
 from common.errors import ConfigError
-from common.http_limits import uvicorn_options
+from common.http_limits import uvicorn_config
 from common.paths import static_dir
 from common.settings import Settings
 from vllm_manager.gpu import GPUStatusSource, ProbeSource
@@ -371,14 +371,4 @@ def gpu_api_config(app: Any, settings: Settings, host: str, port: int, **extra: 
     """The uvicorn ``Config`` the API runs with: the connection limits of the Zotero-facing
     server (``common.http_limits``; a stalled request head is cut off after
     ``ZT_REQUEST_READ_TIMEOUT_S``); ``extra`` overrides (log level)."""
-    import uvicorn
-
-    options: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        **uvicorn_options(settings.request_read_timeout_s),
-        "lifespan": "on",
-        "log_level": "info",
-    }
-    options.update(extra)
-    return uvicorn.Config(app, **options)
+    return uvicorn_config(app, settings.request_read_timeout_s, host, port, **extra)

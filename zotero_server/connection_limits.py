@@ -25,7 +25,7 @@ from typing import Any
 
 import uvicorn
 
-from common.http_limits import uvicorn_options
+from common.http_limits import uvicorn_config
 from common.settings import Settings
 from zotero_server.http_errors import RequestTimeoutError
 
@@ -34,15 +34,7 @@ def server_config(
     app: Any, settings: Settings, host: str, port: int, **extra: Any
 ) -> uvicorn.Config:
     """The uvicorn configuration of the Zotero-facing server; ``extra`` overrides (log level)."""
-    options: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        **uvicorn_options(settings.request_read_timeout_s),
-        "lifespan": "on",
-        "log_level": "info",
-    }
-    options.update(extra)
-    return uvicorn.Config(app, **options)
+    return uvicorn_config(app, settings.request_read_timeout_s, host, port, **extra)
 
 
 async def timed_chunks(
