@@ -34,6 +34,7 @@ from translation.read.ocr.ink import ink_band
 from translation.read.ocr.languages import missing_data_message, tesseract_language
 from translation.read.ocr.lines import Word, find_gutter, ocr_layout, split_line, word_space
 from translation.read.ocr.pages import is_scanned
+from translation.read.ocr.pool import ocr_processes
 from translation.read.ocr.sizes import even_sizes, line_sizes
 from translation.read.paragraph import Paragraph
 from translation.worker import PdfWorker, WorkerConfig
@@ -70,7 +71,12 @@ class Scan:
         self.data = _pages(_paper(corpus_dir, "10"), PAGES)
         self.text = _pages(_paper(corpus_dir, "02"), PAGES)
         # The references too: the last page holds nothing else.
-        self.paragraphs = extract_paragraphs(open_document(self.data), include_references=True)
+        # Read as the PDF worker reads a scan: a page per core at once (the same paragraphs as
+        # one page at a time, tests/test_ocr_pool.py), the three pages in less time.
+        ocr = OcrOptions(processes=ocr_processes(0))
+        self.paragraphs = extract_paragraphs(
+            open_document(self.data), include_references=True, ocr=ocr
+        )
         self.reference = extract_paragraphs(open_document(self.text), include_references=True)
         translations = _translate(self.paragraphs)
         self.mono = render_mono(open_document(self.data), self.paragraphs, translations, "ko")

@@ -22,6 +22,9 @@ from translation.read.ocr.pool import OCR_PROCESS_MB, ocr_processes
 from translation.worker import PdfWorker, WorkerConfig
 
 SCAN = "10_scanned_imageonly_naacl2018_s2_literature_graph.pdf"
+#: Enough to read the scan's words; what is checked here is the order and the sameness of the
+#: pages read, not how well they are read, and each page costs less the fewer its pixels.
+OCR_DPI = 100
 
 
 def _scan(corpus_dir: Path, first: int, last: int) -> bytes:
@@ -63,7 +66,7 @@ def test_pages_read_at_once_come_out_as_pages_read_one_by_one(corpus_dir: Path) 
         seen.clear()
         segmentation = extract_document(
             open_document(data),
-            ocr=OcrOptions(dpi=150, processes=processes),
+            ocr=OcrOptions(dpi=OCR_DPI, processes=processes),
             on_ocr=lambda turn, done: seen.append((turn.nth, turn.of, done)),
         )
         # One page after the other, in page order, whatever the pages read at once.
@@ -90,7 +93,7 @@ async def test_a_killed_worker_leaves_no_ocr_process_behind(corpus_dir: Path) ->
         await worker.inspect(data, None, OcrOptions())
         with pytest.raises(PDFProcessingError, match="worker died"):
             await worker.open(
-                data, None, None, True, Language.parse("ko"), OcrOptions(dpi=150), second_page
+                data, None, None, True, Language.parse("ko"), OcrOptions(dpi=OCR_DPI), second_page
             )
     assert len(readers) >= 2
     for _ in range(100):
