@@ -228,9 +228,12 @@ def _use_variant(variant: str) -> None:
 def measure(path: Path, with_model: bool, variant: str = "default") -> dict[str, Any]:
     """Our extraction of ``path`` (and, ``with_model``, the layout model's boxes and the
     comparison); times in ms per page, peak RSS in MB."""
-    if not with_model:
-        sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]
     import pymupdf
+
+    if with_model:  # the engine keeps the model from loading (translation/__init__.py)
+        if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
+            del sys.modules["pymupdf.layout"]
+        import pymupdf.layout  # sets page.get_layout's model
 
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs, read_layout

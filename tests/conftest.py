@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import translation  # noqa: F401  (before PyMuPDF: see translation/__init__.py)
 from common.settings import Settings, load_settings
 
 # Fixture modules shared by several test files.

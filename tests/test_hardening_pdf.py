@@ -125,6 +125,26 @@ async def test_running_out_of_memory_is_named_even_when_the_engine_wraps_it() ->
             await worker.call(out_of_memory_inside_the_engine)
 
 
+def engine_footprint() -> tuple[bool, bool, int]:
+    """In the worker: PyMuPDF's layout analyser loaded, onnxruntime loaded, address space (KiB)."""
+    import sys
+
+    import pymupdf
+
+    with open("/proc/self/status") as status:
+        size = next(int(line.split()[1]) for line in status if line.startswith("VmSize"))
+    return pymupdf._get_layout is not None, "onnxruntime" in sys.modules, size
+
+
+async def test_the_worker_carries_no_layout_model_into_its_memory_limit() -> None:
+    """PyMuPDF 2 loads an ONNX layout model on import (hundreds of MB of address space against
+    ZT_PDF_WORKER_MEMORY_MB); nothing here uses it, so no PDF worker carries it."""
+    async with PdfWorker() as worker:
+        layout, onnx, size_kib = await worker.call(engine_footprint)
+    assert not layout and not onnx
+    assert size_kib < 400 * 1024, f"a fresh PDF worker maps {size_kib // 1024} MiB"
+
+
 async def test_the_worker_refuses_a_hostile_page_under_the_default_limits() -> None:
     async with PdfWorker() as worker:
         with pytest.raises(PDFTooComplexError, match="ZT_PDF_MAX_PAGE_SPANS"):
