@@ -252,3 +252,32 @@ def test_table_rows_go_on_below_a_row_whose_wide_cell_makes_most_of_it() -> None
     for found in ("Layout Set", "Segments doc into visual block regions.", "Logical Set"):
         assert found in texts, texts
     assert "Segments doc into units like titles and captions." in texts, texts
+
+
+def test_a_line_end_hyphen_is_decided_by_the_words_the_document_prints_whole() -> None:
+    """A name cut at a line's end ("Kryscin-" + "ski": "ski" is a word) is joined because the
+    references print it whole; a compound the word list would join ("multi-" + "task") and one
+    it would keep ("Transformer-" + "based") keep their hyphens because the document prints
+    them hyphenated inside a line."""
+    doc = pymupdf.open()
+    first = [
+        "Faithfulness of summaries was studied at length by Kryscin-",
+        "ski and others, who trained a Transformer-",
+        "based checker with multi-",
+        "task objectives on a large set of weakly labelled pairs.",
+    ]
+    second = [
+        "We also train the Transformer-based checker with multi-task objectives of our own.",
+        "",
+        "Wojciech Kryscinski, Bryan McCann, Caiming Xiong, and Richard Socher. 2020.",
+        "Evaluating the factual consistency of abstractive text summarization.",
+    ]
+    for lines in (first, second):
+        page = doc.new_page(width=595, height=842)
+        for i, text in enumerate(lines):
+            if text:
+                page.insert_text((72, 120 + i * 12.0), text, fontsize=10.0, fontname="tiro")
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    (cut,) = [t for t in texts if t.startswith("Faithfulness")]
+    assert "by Kryscinski and others" in cut, cut
+    assert "a Transformer-based checker with multi-task objectives" in cut, cut

@@ -70,6 +70,7 @@ from translation.read.rows import (
 from translation.read.running_heads import mark_headers_footers
 from translation.read.tables import cell_rooms, find_tables
 from translation.read.unheaded_references import find_unheaded_references
+from translation.read.vocabulary import vocabulary
 
 __all__ = [
     "PLACEHOLDER_RE",
@@ -126,6 +127,7 @@ def segment_document(
     Paragraph ids are ``p<page>-b<n>``.
     """
     stats = doc_stats(pages)
+    seen = vocabulary(pages)
     frames = {p.index: Frame(stats.directions[p.index]) for p in pages}
     rows_by_page: dict[int, list[Row]] = {}
     for page in pages:
@@ -167,7 +169,7 @@ def segment_document(
                 draft.front = front
                 drafts.append(draft)
         for draft in drafts[first:]:
-            classify(draft, stats)
+            classify(draft, stats, seen)
     pieces = [_piece(d) for d in drafts]
     references = {i for span in find_references(pieces) for i in span}
     references.update(i for span in find_unheaded_references(pieces, references) for i in span)
