@@ -22,6 +22,7 @@ from tests.test_read_flow import read as read_paragraphs
 from tests.test_read_regions import put, read
 from tests.test_tables import _block, _page, _row
 from translation.read.layout import Line
+from translation.read.passage import passages
 from translation.read.segment import segment
 from translation.read.style_marks import without_tags
 
@@ -330,3 +331,33 @@ def test_a_wrapped_cell_whose_lines_all_have_cells_beside_them_is_one_request() 
     ]
     texts = [" ".join(p.text.split()) for p in segment([_page(*map(_block, data))])]
     assert all(name in texts for name in names), texts
+
+
+def test_a_name_cut_by_the_page_is_joined_where_the_references_print_it_whole() -> None:
+    """A passage cut by the page at "Kryscin-" + "ski" (the word list would keep the hyphen:
+    "ski" is a word) is one request with the name whole, since the references print it so."""
+    doc = pymupdf.open()
+    first = Sheet(doc)
+    y = TOP
+    while y < 700:  # a full page of text before the cut paragraph
+        y = first.paragraph(INTRO, WIDE, y)
+    first.paragraph("Our checks of factual consistency follow the protocol of Kryscin-", WIDE, y)
+    first.done()
+    second = Sheet(doc)
+    y = second.paragraph(
+        "ski and others, who label each summary sentence against its source.",
+        WIDE,
+        TOP,
+        indent=False,
+    )
+    y = second.paragraph(OUTRO, WIDE, y)
+    second.paragraph(
+        "Wojciech Kryscinski, Bryan McCann, Caiming Xiong, and Richard Socher. 2020.",
+        WIDE,
+        y + LEADING,
+        indent=False,
+    )
+    second.done()
+    texts = [passage.text for passage in passages(read_paragraphs(doc.tobytes()))]
+    (cut,) = [t for t in texts if "factual consistency" in t]
+    assert "the protocol of Kryscinski and others, who label" in cut, cut
