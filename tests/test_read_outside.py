@@ -361,3 +361,34 @@ def test_a_name_cut_by_the_page_is_joined_where_the_references_print_it_whole() 
     texts = [passage.text for passage in passages(read_paragraphs(doc.tobytes()))]
     (cut,) = [t for t in texts if "factual consistency" in t]
     assert "the protocol of Kryscinski and others, who label" in cut, cut
+
+
+def test_a_paragraph_opening_with_a_table_label_that_goes_on_a_sentence_is_body_text() -> None:
+    """2020.acl-main.447 p4: the left column ends "... bibliography linking in"; the right
+    column opens with a figure and its caption, then "Table 4. On average, ..." at the body
+    text's size. That paragraph goes on the sentence (one request), it is no caption."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = TOP
+    while y < 640:
+        y = sheet.paragraph(INTRO, LEFT, y)
+    sheet.paragraph(
+        "We provide statistics for the full text parses and the bibliography linking in", LEFT, y
+    )
+    sheet.figure(RIGHT, TOP - 10, TOP + 70)
+    caption = "Figure 2: Distribution of papers by field of study."
+    sheet.writer.append((RIGHT[0], TOP + 84), caption, TEXT, 9.0)
+    run_on = (
+        "Table 4. On average, the parses of the sources contain many more paragraphs of body"
+        " text, because the source files keep line breaks rather than paragraph breaks. We"
+        " think that the other differences are due to a number of reasons."
+    )
+    y = sheet.paragraph(run_on, RIGHT, TOP + 106, indent=False)
+    sheet.paragraph(OUTRO, RIGHT, y)
+    sheet.done()
+    found = passages(read_paragraphs(doc.tobytes()))
+    texts = [" ".join(p.text.split()) for p in found]
+    assert any("bibliography linking in Table 4. On average, the parses" in t for t in texts), texts
+    assert caption in texts
+    (piece,) = [p for f in found for p in f.pieces if p.text.startswith("Table 4.")]
+    assert piece.kind == "body"

@@ -172,6 +172,8 @@ def segment_document(
                 drafts.append(draft)
         for draft in drafts[first:]:
             classify(draft, stats, seen)
+    for i in flow.run_on_captions(drafts):
+        drafts[i].kind = ParagraphKind.BODY  # "Table 4. On average, ..." going on a sentence
     pieces = [_piece(d) for d in drafts]
     references = {i for span in find_references(pieces) for i in span}
     references.update(i for span in find_unheaded_references(pieces, references) for i in span)
