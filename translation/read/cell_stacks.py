@@ -41,20 +41,27 @@ def stacks(
     line's end needs neither), and it reads on:
     it starts in lower case (or in a script without case after a line that does not end a
     sentence), or the line above ends in "-", "/" or ",", or both stand alone and
-    the line above does not end a sentence. Numbers never stack. Each line of a stack gets
-    the stack's key (the first line's x and baseline); other lines get None."""
+    the line above does not end a sentence. Lines that both have cells beside them stack
+    without a hyphen only where the cell plainly wraps (see ``_wrapped``). Numbers never stack.
+    Each line of a stack gets the stack's key (the first line's x and baseline); other lines
+    get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
     order = sorted(range(len(lines)), key=lambda i: lines[i].baseline)
+    columns = [sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5) for line in lines]
+    rights: dict[int, float] = {}
+    for line, column in zip(lines, columns, strict=True):
+        rights[column] = max(rights.get(column, line.bbox[2]), line.bbox[2])
+    pitch = _line_pitch(lines)
     for n, i in enumerate(order):
         line = lines[i]
-        column = sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5)
+        column = columns[i]
         # The line above it: the nearest one in its column, or over it (a column that no
         # gutter marks off: its other rows set between the lines of its cells).
         j = next(
             (
                 k
                 for k in reversed(order[max(0, n - 40) : n])
-                if sum(1 for g in gutters if g[1] <= lines[k].bbox[0] + 0.5) == column
+                if columns[k] == column
                 and min(lines[k].bbox[2], line.bbox[2]) > max(lines[k].bbox[0], line.bbox[0])
             ),
             None,
@@ -77,12 +84,47 @@ def stacks(
             and 0.8 * line.size <= step <= 1.6 * line.size
             and abs(line.size - up.size) < 0.5
             and line.bold == up.bold
-            and (line.lone or up.lone or (above.endswith("-") and text[:1].islower()))
+            and (
+                line.lone
+                or up.lone
+                or (above.endswith("-") and text[:1].islower())
+                or _wrapped(line, up, rights[column], pitch)
+            )
             and reads_on
         ):
             key = keys[j] or (up.bbox[0], up.baseline)
             keys[i] = keys[j] = key
     return keys
+
+
+def _line_pitch(lines: Sequence[StackLine]) -> float | None:
+    """The baseline step of a table's wrapped cells where its rows are set further apart
+    (padded): the smallest step between its visual rows, when a good share of the steps are
+    clearly larger (not just the header's and the gap to another table on the page). None
+    for a table whose rows are set at one pitch (a wrapped line and a new row look alike
+    there)."""
+    bases = sorted(line.baseline for line in lines)
+    size = min((line.size for line in lines), default=0.0)
+    steps = [b - a for a, b in zip(bases, bases[1:], strict=False) if b - a > 0.5 * size]
+    if not steps:
+        return None
+    low = min(steps)
+    wide = sum(s > 1.3 * low for s in steps)
+    return low if wide >= max(2.0, len(steps) / 4) else None
+
+
+def _wrapped(line: StackLine, up: StackLine, right: float, pitch: float | None) -> bool:
+    """Whether ``line`` is the next line of ``up``'s cell, though both have cells beside
+    them: it goes on in lower case after a line that ends no sentence, one line pitch below
+    (not a padded row's pitch), and its first word would not have fitted at the end of
+    ``up`` (``right``: the right edge of their column's widest line)."""
+    if pitch is None or not line.text[:1].islower() or _ENDS_RE.search(up.text):
+        return False
+    if line.baseline - up.baseline > 1.15 * pitch:
+        return False
+    first = line.text.split()[0]
+    width = (line.bbox[2] - line.bbox[0]) * len(first) / max(1, len(line.text))
+    return up.bbox[2] + 0.25 * line.size + width > right
 
 
 def _aligned(line: StackLine, up: StackLine) -> bool:

@@ -30,6 +30,7 @@ from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.rows import Row
 from translation.read.style import is_bold, is_italic, paragraph_style, with_lead_stop
 from translation.read.style_marks import BOLD, ITALIC, marked
+from translation.read.vocabulary import Vocabulary
 from translation.read.words import URL_TAIL_RE, WORD_RE, ends_sentence
 
 
@@ -60,17 +61,20 @@ def _is_cjk(char: str) -> bool:
     return 0x3000 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFFEF
 
 
-def _joins_hyphenated(chars: list[str], text: str) -> bool:
+def _joins_hyphenated(chars: list[str], text: str, seen: Vocabulary | None) -> bool:
     """A word broken at a line end ("ap-" + "proach"), not a compound ("state-" +
-    "of-the-art", "BERT-" + "based"): see :func:`translation.read.lexicon.joins_at_break`."""
+    "of-the-art", "BERT-" + "based"): see :func:`translation.read.lexicon.joins_at_break`
+    (``seen``: the document's vocabulary)."""
     start = len(chars) - 1
     while start > 0 and chars[start - 1].isalnum():
         start -= 1
     after = re.match(r"[^\W\d_]*", text)
-    return joins_at_break("".join(chars[start:-1]), after.group() if after else "")
+    return joins_at_break("".join(chars[start:-1]), after.group() if after else "", seen=seen)
 
 
-def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float], list[int]]:
+def _join_rows(
+    rows: list[Row], seen: Vocabulary | None
+) -> tuple[str, str, list[Rect], list[float], list[int]]:
     """The paragraph's characters, classes, character boxes, the baseline of each
     character's row and its style, line breaks undone."""
     chars: list[str] = []
@@ -84,7 +88,7 @@ def _join_rows(rows: list[Row]) -> tuple[str, str, list[Rect], list[float], list
         text = row.chars[start:end]
         if chars:
             last = chars[-1]
-            if last in "-\u00ad\u2010" and _joins_hyphenated(chars, text) or last == "\u00ad":
+            if last in "-\u00ad\u2010" and _joins_hyphenated(chars, text, seen) or last == "\u00ad":
                 del chars[-1], classes[-1], boxes[-1], bases[-1], styles[-1]
             elif URL_TAIL_RE.search("".join(chars[-200:])):
                 pass
@@ -140,16 +144,17 @@ _INNER_BREAK_RE = re.compile(r"(?<![\w-])([^\W\d_]+)[-\u2010] ([^\W\d_]+)")
 
 
 def _mend_inner_breaks(
-    chars: str, classes: str, boxes: list[Rect], bases: list[float], styles: list[int]
+    joined: tuple[str, str, list[Rect], list[float], list[int]], seen: Vocabulary | None
 ) -> tuple[str, str, list[Rect], list[float], list[int]]:
     """Undo a line-end hyphen left inside a line by a document reflowed after it was
     hyphenated ("the deep se- mantic information"): the hyphen and the space go where the
     word list says the pieces make one word (``lexicon.joins_at_break``: "pre- and" stays)."""
+    chars, classes, boxes, bases, styles = joined
     cuts = [
         m.end(1)
         for m in _INNER_BREAK_RE.finditer(chars)
         if classes[m.start(1) : m.end(2)].count(TEXT) == m.end(2) - m.start(1) - 2
-        and joins_at_break(m.group(1), m.group(2))
+        and joins_at_break(m.group(1), m.group(2), seen=seen)
     ]
     for cut in reversed(cuts):
         chars, classes = chars[:cut] + chars[cut + 2 :], classes[:cut] + classes[cut + 2 :]
@@ -157,8 +162,11 @@ def _mend_inner_breaks(
     return chars, classes, boxes, bases, styles
 
 
-def classify(draft: Draft, stats: DocStats) -> None:
-    chars, classes, boxes, bases, styles = _mend_inner_breaks(*_join_rows(draft.rows))
+def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> None:
+    """Join the draft's rows into its text and decide its role and whether it is sent;
+    ``seen``, the document's vocabulary, helps decide line-end hyphens."""
+    joined = _join_rows(draft.rows, seen)
+    chars, classes, boxes, bases, styles = _mend_inner_breaks(joined, seen)
     draft.styled = (chars, classes, styles)
     role, label = roles.label_of(draft.rows, stats.body_size)
     if role is not None and not draft.rows[0].cell:

@@ -19,7 +19,9 @@ both are running text of one size (a lower-case continuation may change weight),
 but floats, footnotes, text set smaller (a table) and equations lies between them in reading
 order (running heads and figure text are never read). A heading, a caption, a footnote, a
 table cell or a reference entry never continues a body paragraph, and a list item only as an
-item of its own (above).
+item of its own (above). A paragraph that opens with a caption's label where the body text
+before it stops mid-sentence ("... linking in" | "Table 4. On average, ...") is body text
+(:func:`run_on_captions`).
 """
 
 from __future__ import annotations
@@ -159,12 +161,50 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         return False
     # A capital goes on after a hyphen, a comma or a word no sentence ends with, unless the
     # next piece opens with an indented first line (a new paragraph).
-    word = _LAST_WORD_RE.search(tail)
-    dangling = tail.endswith(",") or bool(_HYPHEN_END_RE.search(tail))
-    dangling = dangling or bool(word and word.group(1) in _DANGLING)
     first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and first.x0 > nxt.rows[1].x0 + 0.8 * first.size
-    return dangling and not indented
+    return _dangling(tail) and not indented
+
+
+def _dangling(tail: str) -> bool:
+    """Whether ``tail`` stops where no sentence ends: at a comma, a hyphen or a word such as
+    "the" or "in"."""
+    word = _LAST_WORD_RE.search(tail)
+    dangling = tail.endswith(",") or bool(_HYPHEN_END_RE.search(tail))
+    return dangling or bool(word and word.group(1) in _DANGLING)
+
+
+def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
+    """The drafts classed as captions that are body text: a paragraph that opens with a
+    caption's label ("Table 4. On average, ...") right where the body text before it (floats
+    and skipped lines aside) stops at a word no sentence ends with ("... linking in"), at that
+    text's size, three lines or more, and the body text after it does not go on in lower case
+    (that would be the sentence's own continuation, the caption a float between)."""
+    found: list[int] = []
+    for j, draft in enumerate(drafts):
+        if draft.kind != ParagraphKind.CAPTION or draft.skip or len(draft.rows) < 3:
+            continue
+        before = _neighbour(drafts, range(j - 1, -1, -1))
+        if (
+            before is None
+            or before.kind != ParagraphKind.BODY
+            or before.page < draft.page - 1
+            or not _dangling(before.text.rstrip())
+            or abs(before.rows[-1].size - draft.rows[0].size) > 0.5
+        ):
+            continue
+        after = _neighbour(drafts, range(j + 1, len(drafts)))
+        if after is None or after.kind != ParagraphKind.BODY or not _opens_inside(after.text):
+            found.append(j)
+    return found
+
+
+def _neighbour(drafts: Sequence[Draft], indices: range) -> Draft | None:
+    """The first draft at ``indices`` that is neither skipped nor a float."""
+    return next(
+        (drafts[k] for k in indices if not drafts[k].skip and drafts[k].kind not in _FLOATS),
+        None,
+    )
 
 
 def _opens_inside(text: str) -> bool:

@@ -8,6 +8,9 @@ the joined word is a word ("summaries", "input"), or when neither the joined wor
 piece is one (a technical word the list lacks, broken in two: "tok-" + "enization"); otherwise
 the hyphen is kept ("stateof" and "selfattention" are no words). A compound made with an
 acronym ("BERT-" + "based") or going on in capitals ("Hugging-" + "Face") keeps its hyphen.
+Before the word list, the document's own vocabulary is asked where it is given
+(``translation.read.vocabulary``): a name printed whole elsewhere ("Kryscinski") is joined
+though "ski" is a word, a compound printed inside a line elsewhere keeps its hyphen.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import functools
 import re
 
 from spellchecker import SpellChecker
+
+from translation.read.vocabulary import Vocabulary
 
 #: Languages with a word list; text in another language is looked up in English's.
 LANGUAGES = frozenset({"ar", "de", "en", "es", "eu", "fa", "fr", "it", "lv", "nl", "pt", "ru"})
@@ -35,17 +40,24 @@ def is_word(token: str, language: str = "en") -> bool:
     return token.lower() in _lexicon(language)
 
 
-def joins_at_break(before: str, after: str, language: str = "en") -> bool:
+def joins_at_break(
+    before: str, after: str, language: str = "en", seen: Vocabulary | None = None
+) -> bool:
     """Whether a hyphen at a line's end between ``before`` (the letters up to the hyphen) and
     ``after`` (the letters that open the next line) breaks one word and is to be dropped.
 
     ``before`` and ``after`` are the letter runs touching the hyphen; the next line must go on
     in lower case (a capital after a hyphen is a name or a compound: "Hugging-" + "Face").
+    ``seen``, the document's vocabulary, decides where it prints one form and not the other;
+    without it (or where it prints both or neither) the word list decides.
     """
     if not _LETTERS_RE.fullmatch(before) or not _LETTERS_RE.fullmatch(after):
         return False
     if not after[0].islower() or sum(c.isupper() for c in before) >= 2:
         return False  # "Hugging-Face", "BERT-based"
+    verdict = seen.verdict(before, after) if seen is not None else None
+    if verdict is not None:
+        return verdict
     if is_word(before + after, language):
         return True
     # A piece that stands as a word makes a compound; pieces that are no words, a broken word.

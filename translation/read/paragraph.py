@@ -97,3 +97,7 @@ class Paragraph:
     #: the previous piece and this one: a display equation, or this list item's label (empty
     #: when nothing does).
     break_before: str = ""
+    #: Where the previous piece of the passage ends in a hyphen and this one goes on with
+    #: letters: whether the hyphen breaks one word, as the document's own vocabulary decided
+    #: it (see ``translation.read.lexicon.joins_at_break``); None: the word list decides.
+    hyphen_joins: bool | None = None

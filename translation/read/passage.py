@@ -78,16 +78,24 @@ def _joined(pieces: Sequence[Paragraph]) -> str:
         after = piece.text.lstrip()
         if piece.break_before:
             text = f"{text.rstrip()} {piece.break_before} {after}"
-        elif re.search(r"[^\W\d_][-\u2010]$", text) and after[:1].isalpha():
-            before = re.search(r"[^\W\d_]+(?=.$)", text)
-            word = re.match(r"[^\W\d_]*", after)
-            broken = before and word and joins_at_break(before.group(), word.group())
+        elif pair := hyphen_break(text, after):
+            broken = joins_at_break(*pair) if piece.hyphen_joins is None else piece.hyphen_joins
             text = (text[:-1] if broken else text) + after
         elif _WIDE_RE.match(text[-1:]) and _WIDE_RE.match(after[:1]):
             text += after
         else:
             text = f"{text.rstrip()} {after}"
     return text
+
+
+def hyphen_break(text: str, after: str) -> tuple[str, str] | None:
+    """The letters before and after a hyphen that ends ``text`` where the next piece's text
+    ``after`` goes on with letters (a line-end hyphen between two boxes); None otherwise."""
+    if not (re.search(r"[^\W\d_][-\u2010]$", text) and after[:1].isalpha()):
+        return None
+    before = re.search(r"[^\W\d_]+(?=.$)", text)
+    word = re.match(r"[^\W\d_]*", after)
+    return (before.group(), word.group()) if before and word else None
 
 
 def _break_cuts(answer: str, pieces: Sequence[Paragraph]) -> dict[int, tuple[int, int]]:

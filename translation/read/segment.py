@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from translation.read import flow, roles
 from translation.read.cell_align import right_aligned
@@ -54,9 +54,11 @@ from translation.read.layout import (
     column_split,
     figure_regions,
 )
+from translation.read.lexicon import joins_at_break
 from translation.read.page_range import parse_pages
 from translation.read.page_rows import page_rows
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
+from translation.read.passage import hyphen_break
 from translation.read.reading_order import reading_order
 from translation.read.references import Piece, find_references
 from translation.read.rows import (
@@ -70,6 +72,7 @@ from translation.read.rows import (
 from translation.read.running_heads import mark_headers_footers
 from translation.read.tables import cell_rooms, find_tables
 from translation.read.unheaded_references import find_unheaded_references
+from translation.read.vocabulary import Vocabulary, vocabulary
 
 __all__ = [
     "PLACEHOLDER_RE",
@@ -126,6 +129,7 @@ def segment_document(
     Paragraph ids are ``p<page>-b<n>``.
     """
     stats = doc_stats(pages)
+    seen = vocabulary(pages)
     frames = {p.index: Frame(stats.directions[p.index]) for p in pages}
     rows_by_page: dict[int, list[Row]] = {}
     for page in pages:
@@ -167,7 +171,9 @@ def segment_document(
                 draft.front = front
                 drafts.append(draft)
         for draft in drafts[first:]:
-            classify(draft, stats)
+            classify(draft, stats, seen)
+    for i in flow.run_on_captions(drafts):
+        drafts[i].kind = ParagraphKind.BODY  # "Table 4. On average, ..." going on a sentence
     pieces = [_piece(d) for d in drafts]
     references = {i for span in find_references(pieces) for i in span}
     references.update(i for span in find_unheaded_references(pieces, references) for i in span)
@@ -190,7 +196,24 @@ def segment_document(
     # A paragraph cut by a column, a page, a float or an equation is one request.
     found = flow.links(drafts, lambda i: i in position and i not in references)
     after = {position[i]: (position[j], eq) for i, (j, eq) in found.items()}
-    return Segmentation(flow.chain(result, after), tuple(sorted(kept)))
+    chained = _hyphens_decided(flow.chain(result, after), seen)
+    return Segmentation(chained, tuple(sorted(kept)))
+
+
+def _hyphens_decided(paragraphs: list[Paragraph], seen: Vocabulary) -> list[Paragraph]:
+    """``paragraphs`` with ``hyphen_joins`` set on each piece whose passage's previous piece
+    ends in a line-end hyphen (decided with the document's vocabulary ``seen``)."""
+    last: dict[str, Paragraph] = {}
+    out: list[Paragraph] = []
+    for paragraph in paragraphs:
+        before = last.get(paragraph.passage) if paragraph.passage else None
+        pair = before and hyphen_break(before.text, paragraph.text.lstrip())
+        if pair and not paragraph.break_before:
+            paragraph = replace(paragraph, hyphen_joins=joins_at_break(*pair, seen=seen))
+        if paragraph.passage:
+            last[paragraph.passage] = paragraph
+        out.append(paragraph)
+    return out
 
 
 def _piece(draft: Draft) -> Piece:
