@@ -238,6 +238,31 @@ def _hanging_delimiter() -> bytes:
     return out
 
 
+def _fraction_bar() -> bytes:
+    """The paragraph of ``_denominator`` with its fraction bar drawn as TeX drivers draw it:
+    an image mask of one pixel stretched over the bar."""
+    data = _denominator()
+    doc = pymupdf.open(stream=data)
+    page = doc[0]
+    x = 72 + float(_TIMES.text_length("and the total hidden size is", 11)) + 7.5
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<<>>")
+    doc.update_stream(
+        stream,
+        f"q 4.8 0 0 -0.5 {x:g} {842 - 110.6:g} cm BI /IM true /W 1 /H 1 /BPC 1 ID ".encode()
+        + b"\x00\nEI Q",
+    )
+    kind, contents = doc.xref_get_key(page.xref, "Contents")
+    listed = contents[1:-1] if kind == "array" else contents
+    doc.xref_set_key(page.xref, "Contents", f"[{listed} {stream} 0 R]")
+    out: bytes = doc.tobytes()
+    return out
+
+
+def _bars(page: pymupdf.Page) -> list[pymupdf.Rect]:
+    return [pymupdf.Rect(r) for kind, r in page.get_bboxlog() if kind == "fill-imgmask"]
+
+
 @functools.cache
 def _read(which: str) -> tuple[list[Paragraph], pymupdf.Page]:
     data = {
@@ -245,6 +270,7 @@ def _read(which: str) -> tuple[list[Paragraph], pymupdf.Page]:
         "tex": _tex_paragraph,
         "hanging": _hanging_delimiter,
         "denominator": _denominator,
+        "bar": _fraction_bar,
         "glyphs": lambda: _matrix_line(False),
         "paths": lambda: _matrix_line(True),
     }[which]()
@@ -373,3 +399,15 @@ def test_the_line_below_a_fraction_keeps_its_words() -> None:
         f"hidden size is {key} wide, as the model of the next section says. "
         "The line below ends the paragraph after the formula."
     ), para.text
+
+
+def test_a_fraction_bar_drawn_as_an_image_mask_moves_with_its_formula() -> None:
+    """The bar is erased from its place and drawn once, in the formula's copy (it stayed as
+    a dash over the translation, the copy without it)."""
+    paragraphs, page = _read("bar")
+    (para,) = paragraphs
+    assert len(para.placeholders) == 1, para.text
+    (before,) = _bars(pymupdf.open(stream=_fraction_bar())[0])
+    after = _bars(page)
+    assert len(after) == 1 and abs(after[0].x0 - before.x0) > 2, (after, before)
+    assert 0.5 * before.width < after[0].width < before.width + 0.1  # the copy is scaled

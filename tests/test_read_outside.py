@@ -19,7 +19,7 @@ from tests.test_read_flow import (
     wrap,
 )
 from tests.test_read_flow import read as read_paragraphs
-from tests.test_read_regions import put, read
+from tests.test_read_regions import REGULAR, put, read
 from tests.test_tables import _block, _page, _row
 from translation.read.layout import Line
 from translation.read.passage import passages
@@ -392,3 +392,96 @@ def test_a_paragraph_opening_with_a_table_label_that_goes_on_a_sentence_is_body_
     assert caption in texts
     (piece,) = [p for f in found for p in f.pieces if p.text.startswith("Table 4.")]
     assert piece.kind == "body"
+
+
+def _wrapped(text: str, width: float, size: float) -> list[str]:
+    """``text`` cut into lines at most ``width`` wide in Times at ``size``."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and REGULAR.text_length(f"{lines[-1]} {word}", size) <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def test_a_short_question_cell_close_to_its_long_answer_cell_is_its_own_cell() -> None:
+    """A table of four text columns whose answer cells run over more lines than the question
+    cells (most visual rows start at the answer column): "What did the paper do?" ends a few
+    points left of its answer cell, yet the gutter between them is found and the question is
+    a request of its own, not sent with the answer's first line, and the answer's room starts
+    right of the question's glyphs."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    xs, size = (84.0, 131.0, 226.0, 364.0), 9.0
+    for x, head in zip(xs, ("Source", "Question", "Extracted Answer", "Plain Answer"), strict=True):
+        put(page, x, 106, [(head, True)], size)
+    answer = (
+        "The next paragraphs go over the current evidence on the drugs of this class, what"
+        " was found in the trials and which of them are now studied in larger groups..."
+    )
+    plain = "This part tells us about some drugs that are being tested to see if they help..."
+    questions = [
+        "What condition does this paper study?",
+        "How is the condition usually treated?",
+        "What did the paper want to find out?",
+        "What did the paper do?",
+        "What were the new treatments, if any this paper looked into?",
+        "What did the paper find?",
+        "What are the limitations of the findings?",
+    ]
+    y = 124.0
+    for k, question in enumerate(questions):
+        cells = [
+            ["PICO" if k % 2 else "Review"],
+            _wrapped(question, 86, size),
+            _wrapped(answer, 128, size),
+            _wrapped(plain, 127, size),
+        ]
+        for x, lines in zip(xs, cells, strict=True):
+            for i, line in enumerate(lines):
+                put(page, x, y + 11 * i, [(line, False)], size)
+        y += 11 * max(len(c) for c in cells) + 11
+    do = xs[1] + REGULAR.text_length("What did the paper do?", size)
+    assert xs[2] - do < 1.5 * size  # closer than a wide gap
+    found = read(doc)
+    texts = [" ".join(without_tags(p.text).split()) for p in found]
+    assert "What did the paper do?" in texts, texts
+    assert not [t for t in texts if "do? The next" in t], texts
+    assert texts.count(" ".join(_wrapped(answer, 128, size))) == len(questions), texts
+    # An answer's translation may grow left only up to where the questions' glyphs end.
+    asked = max(p.bbox[2] for p, t in zip(found, texts, strict=True) if t in questions)
+    rooms = [p.max_bbox for p, t in zip(found, texts, strict=True) if t.startswith("The next")]
+    assert rooms and all(r is not None and r[0] >= asked for r in rooms), (asked, rooms)
+
+
+def test_a_tables_header_row_below_a_running_head_is_cut_into_cells() -> None:
+    """A table of numbers at the top of the left column, its header "Action P1 ... P6 AVG SD"
+    set close below the running head (two pieces far apart, across the page) while the right
+    column's text starts beside the header: the header is a row of the table, its words are
+    cells (each on its column), not one string set across the columns."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    put(page, 54, 69, [("CHI 23, April 23-28, 2023, Hamburg, Germany", False)], 7)
+    put(page, 523, 69, [("Chang et al.", False)], 7)
+    columns = [127.0, 149.0, 170.0, 191.0, 212.0, 233.0, 256.0, 280.0]
+    heads = ["P1", "P2", "P3", "P4", "P5", "P6", "AVG", "SD"]
+    put(page, 59, 93, [("Action", True)], 8)
+    for x, head in zip(columns, heads, strict=True):
+        put(page, x, 93, [(head, True)], 8)
+    labels = ["Paper Opens", "Card Opens", "- Familiar", "- Seen again", "- No mark", "Saves"]
+    for k, label in enumerate(labels):
+        base = 103.0 + 10 * k
+        put(page, 59, base, [(label, False)], 8)
+        for i, x in enumerate(columns):
+            put(page, x, base, [(f"{(17 * k + 7 * i) % 90 + 10}", False)], 8)
+    right = (
+        "In particular, one participant described changing her way of working over the week"
+        " of the study, and she built up her paper library and reading history while the"
+        " system went on to show her the citations she had seen before in other papers."
+    )
+    for i, line in enumerate(_wrapped(right, 240, 9)):
+        put(page, 318, 96 + 11 * i, [(line, False)], 9)
+    texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
+    assert not [t for t in texts if "AVG" in t and t != "AVG"], texts
+    assert "AVG" in texts and "SD" in texts and "Action" in texts, texts

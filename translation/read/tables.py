@@ -128,6 +128,8 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
                 cells = bool(strong) and (not item.formula or cluster.shares(strong))
                 if cells and cluster.loose and not cluster.fits(box):
                     continue  # past a caption: another table, of another width
+                if cells and cluster.lone_wide(box):
+                    continue  # below a running head: a table of its own
                 if cells:
                     cluster.add(item)
                 elif box[0] >= cluster.x0 - size and box[2] <= cluster.x1 + size:
@@ -288,6 +290,19 @@ class _Cluster:
         overlap = min(self.x1, box[2]) - max(self.x0, box[0])
         return overlap >= 0.6 * max(width, own)
 
+    def lone_wide(self, box: Rect) -> bool:
+        """Whether this cluster is one row of two pieces set far apart (a gap making most of
+        it: a running head and its page number, across both page columns) far wider than a
+        row of cells spanning ``box``. The rows below start a table of their own (2302.07302
+        p12: the header row "Action P1 ... AVG SD" went with the running head above it and
+        was no row of the table, so it was sent as one string); a header's second line
+        ("(words)" under "source" and "summary") is narrow too, but its first line is no
+        such row."""
+        width = self.x1 - self.x0
+        if len(self.rows) != 1 or len(self.strong) != 1 or box[2] - box[0] >= 0.6 * width:
+            return False
+        return self.strong[0][1] - self.strong[0][0] > 0.5 * width
+
     def shares(self, strong: Sequence[tuple[float, float]]) -> bool:
         """Whether one of the ``strong`` gaps of a row overlaps one of this table's."""
         return any(min(b, d) - max(a, c) > 0.1 for a, b in strong for c, d in self.strong)
@@ -392,14 +407,23 @@ def _gutters(
     strong: Sequence[tuple[float, float]],
 ) -> list[tuple[float, float]]:
     """x-ranges crossed by the glyphs of at most a fifth of ``rows`` (spanning headers) and
-    falling in a gap between words in at least three in ten (and two) of them, one of them a
-    ``strong`` gap (word spaces that line up, "The word" over "The entity", are no column)."""
+    falling in a gap between words in at least three in ten (and two) of the rows reaching
+    across them, one of them a ``strong`` gap (word spaces that line up, "The word" over "The
+    entity", are no column). A row lying wholly right or left of an x-range does not count
+    there: where the cells of the later columns run over more lines than the first one's,
+    most rows start at the second column (2203.00130 p39: "What did the paper do?" merged
+    with its answer cell when the gutter after the question column was missed)."""
     x0 = min(r[0][0] for r in rows)
     x1 = max(r[-1][1] for r in rows)
     n = int((x1 - x0) / _STEP) + 1
     cover = [0] * n
     gaps = [0] * n
+    spans = [0] * n  # rows reaching across each x
     for extents in rows:
+        for i in range(int(math.ceil((extents[0][0] - x0) / _STEP)), n):
+            if x0 + i * _STEP >= extents[-1][1]:
+                break
+            spans[i] += 1
         for a, b in extents:
             for i in range(int((a - x0) / _STEP), min(n, int(math.ceil((b - x0) / _STEP)))):
                 cover[i] += 1
@@ -407,7 +431,6 @@ def _gutters(
             for i in range(int(math.ceil((a - x0) / _STEP)), min(n, int((b - x0) / _STEP))):
                 gaps[i] += 1
     allowed = len(rows) // 5
-    needed = max(2, math.ceil(0.3 * len(rows)))
     width = _GUTTER_WIDTH * sizes[len(sizes) // 2]
     result: list[tuple[float, float]] = []
     i = 0
@@ -420,7 +443,14 @@ def _gutters(
             j += 1
         lo, hi = x0 + i * _STEP, x0 + j * _STEP
         backed = any(min(hi, b) - max(lo, a) > 0.1 for a, b in strong)
-        if max(gaps[i:j]) >= needed and hi - lo >= width and backed:
+        enough = any(gaps[k] >= max(2, math.ceil(0.3 * spans[k])) for k in range(i, j))
+        if enough and hi - lo >= width and backed:
+            # Where a few rows' glyphs reach into it, the gutter is its least crossed part
+            # (a column's middle, a cell's room, lies there, not over those glyphs).
+            least = min(cover[i:j])
+            core = [k for k in range(i, j) if cover[k] == least]
+            if (core[-1] + 1 - core[0]) * _STEP >= width:
+                lo, hi = x0 + core[0] * _STEP, x0 + (core[-1] + 1) * _STEP
             result.append((lo, hi))
         i = j
     return result

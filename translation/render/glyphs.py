@@ -59,8 +59,8 @@ class Areas:
 
 class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
     """Sanitizer callbacks: drop the glyphs whose probe is (``keep``: is not) in ``areas``;
-    with ``strip``, also drop every image and the paths not lying inside ``areas``; paths
-    lying in one of the ``paths`` rects go too."""
+    with ``strip``, also drop the images and paths not lying inside ``areas``; paths and
+    images lying in one of the ``paths`` rects go too."""
 
     def __init__(
         self,
@@ -72,7 +72,7 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         self.use_virtual_text_filter()
-        if strip:
+        if strip or paths:
             self.use_virtual_image_filter()
         if strip or paths:
             self.use_virtual_culler()
@@ -112,9 +112,22 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         return 1 if drop else 0
 
     def image_filter(
-        self, ctx: object, ctm: object, name: object, image: object, scissor: object
-    ) -> None:
-        return None  # dropped
+        self, ctx: object, ctm: mupdf.fz_matrix, name: object, image: object, scissor: object
+    ) -> object:
+        # The image fills the unit square mapped by ``ctm``; None drops it.
+        corners = [
+            self._page_point(ctm.a * u + ctm.c * v + ctm.e, ctm.b * u + ctm.d * v + ctm.f)
+            for u, v in ((0, 0), (1, 1))
+        ]
+        (x0, y0), (x1, y1) = corners
+        box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+        if self._paths and self._paths.holds(box):
+            return None
+        # Copied: only the images lying inside the areas (a fraction bar TeX drew as an
+        # image mask of one pixel).
+        if self._strip and not self._areas.holds(box):
+            return None
+        return image
 
     def culler(self, ctx: object, bbox: mupdf.fz_rect, kind: int) -> int:
         if kind not in _PATHS:
@@ -148,8 +161,8 @@ def _options(sanitizer: _Sanitizer) -> mupdf.PdfFilterOptions:
 
 def remove_glyphs(page: pymupdf.Page, areas: Areas, paths: Sequence[Rect] = ()) -> int:
     """Remove from ``page``'s content the glyphs whose probe lies in ``areas`` and the vector
-    paths of ``paths`` (their boxes); nothing else changes (other glyphs and paths, images).
-    Returns how many glyphs went."""
+    paths and images of ``paths`` (their boxes); nothing else changes (other glyphs, paths
+    and images). Returns how many glyphs went."""
     if not areas:
         return 0
     drop = Areas((r[0] - 0.3, r[1] - 0.3, r[2] + 0.3, r[3] + 0.3) for r in paths)
@@ -166,6 +179,12 @@ def path_boxes(page: pymupdf.Page) -> list[Rect]:
         for kind, r in page.get_bboxlog()
         if kind in ("fill-path", "stroke-path")
     ]
+
+
+def mask_boxes(page: pymupdf.Page) -> list[Rect]:
+    """The boxes of the page's image masks (unrotated page space): TeX drivers draw rules
+    (fraction bars, table rules) as a one-pixel mask stretched over the rule."""
+    return [(r[0], r[1], r[2], r[3]) for kind, r in page.get_bboxlog() if kind == "fill-imgmask"]
 
 
 def glyph_like(box: Rect, size: float) -> bool:
@@ -209,7 +228,7 @@ class FormulaSource:
                 for path in page.get_drawings()
                 if not _highlight(path["fill"], path["color"])
                 for r in (path["rect"],)
-            ]
+            ] + mask_boxes(page)
         return self._paths[number]
 
     def page_matrix(self, number: int) -> pymupdf.Matrix:

@@ -14,16 +14,18 @@ import pymupdf
 
 from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
-from translation.render.glyphs import Areas, glyph_like, path_boxes, remove_glyphs
+from translation.render.glyphs import Areas, glyph_like, mask_boxes, path_boxes, remove_glyphs
 
 
 def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph]) -> int:
     """Remove the glyphs of ``paragraphs`` from ``page``, with the glyph-like paths in their
-    lines (Word's stretched brackets and arrows); other text, images and vector graphics stay.
-    Returns how many glyphs went."""
+    lines (Word's stretched brackets and arrows) and the rules of their inline formulas
+    (paths, or image masks as TeX drivers draw them); other text, images and vector graphics
+    stay. Returns how many glyphs went."""
     rects = [r for p in paragraphs for r in p.rects]
     paths = path_boxes(page)
     gone = own_paths(paths, rects) + formula_rules(paths, paragraphs) + underlines(paths, rects)
+    gone += formula_rules(mask_boxes(page), paragraphs)
     return remove_glyphs(page, Areas(rects), gone)
 
 
@@ -32,8 +34,8 @@ RULE_REACH = 0.3
 
 
 def formula_rules(paths: Sequence[Rect], paragraphs: Sequence[Paragraph]) -> list[Rect]:
-    """The thin ``paths`` inside the inline formulas of ``paragraphs``: fraction bars,
-    overlines, the bar of a root. They belong to the formula (copied whole, see
+    """The thin ``paths`` (or image masks) inside the inline formulas of ``paragraphs``:
+    fraction bars, overlines, the bar of a root. They belong to the formula (copied whole, see
     ``typeset.formula_copies``), so they leave with the paragraph's text instead of staying
     across the translation (07 p6: the bar over alpha)."""
     rules = []
