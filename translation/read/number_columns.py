@@ -11,10 +11,11 @@ import math
 import re
 from collections.abc import Sequence
 
+from translation.read.gutter_scan import STEP as _STEP
+from translation.read.gutter_scan import open_runs
 from translation.read.layout import Rect, Span
 
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
-_STEP = 0.25  # resolution of the scan, in points
 _NARROWEST = 0.15  # a gap between two numbers at least this wide (x font size) parts them
 
 
@@ -45,19 +46,11 @@ def number_gutters(
     allowed = len(rows) // 5
     needed = max(2, math.ceil(0.5 * len(rows)))
     result: list[tuple[float, float]] = []
-    i = 0
-    while i < n:
-        if cover[i] > allowed or gaps[i] == 0:
-            i += 1
-            continue
-        j = i
-        while j < n and cover[j] <= allowed and gaps[j] > 0:
-            j += 1
+    for i, j in open_runs(cover, gaps, allowed):
         lo, hi = x0 + i * _STEP, x0 + j * _STEP
         free = not any(min(hi, b) - max(lo, a) > 0 for a, b in taken)
         if max(gaps[i:j]) >= needed and free:
             result.append((lo, hi))
-        i = j
     return result
 
 

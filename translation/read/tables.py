@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 
 from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
+from translation.read.gutter_scan import STEP as _STEP
+from translation.read.gutter_scan import open_runs
 from translation.read.layout import Rect, Span, union
 from translation.read.number_columns import number_gutters
 from translation.read.style import is_bold, span_style
@@ -30,7 +32,6 @@ RowSpans = tuple[list[tuple[Rect, Span]], tuple[tuple[float, float], ...]]
 _CHUNK_GAP = 0.5  # a gap between words this wide (x font size) may separate two cells
 _LINE_GAP = 3.5  # rows of one table stand at most this far apart (x font size)
 _GUTTER_WIDTH = 0.45  # the narrowest gutter (x font size): wider than a word space
-_STEP = 0.25  # resolution of the gutter scan, in points
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
@@ -433,14 +434,7 @@ def _gutters(
     allowed = len(rows) // 5
     width = _GUTTER_WIDTH * sizes[len(sizes) // 2]
     result: list[tuple[float, float]] = []
-    i = 0
-    while i < n:
-        if cover[i] > allowed or gaps[i] == 0:
-            i += 1
-            continue
-        j = i
-        while j < n and cover[j] <= allowed and gaps[j] > 0:
-            j += 1
+    for i, j in open_runs(cover, gaps, allowed):
         lo, hi = x0 + i * _STEP, x0 + j * _STEP
         backed = any(min(hi, b) - max(lo, a) > 0.1 for a, b in strong)
         enough = any(gaps[k] >= max(2, math.ceil(0.3 * spans[k])) for k in range(i, j))
@@ -452,7 +446,6 @@ def _gutters(
             if (core[-1] + 1 - core[0]) * _STEP >= width:
                 lo, hi = x0 + core[0] * _STEP, x0 + (core[-1] + 1) * _STEP
             result.append((lo, hi))
-        i = j
     return result
 
 
