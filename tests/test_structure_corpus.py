@@ -90,6 +90,19 @@ def test_07_p4_numbered_heading_is_separate(corpus_dir: Path) -> None:
     assert any("three modules: encoding module" in p.text for p in paras)
 
 
+def test_07_p5_text_under_a_two_piece_running_head_is_no_table(corpus_dir: Path) -> None:
+    """07's running head ("JCRAI-2021 ... IOP Publishing" over "Journal of Physics ... doi")
+    is set in pieces far apart, like a row of cells; over p5's first lines, a line set word by
+    word with inline formulas, it made a table of them, sent cell by cell, and the sentence
+    from p4 ("before feeding into the" | "next graph information module") was cut."""
+    paras, _, _ = translate(corpus_dir, "07", 3, 4)
+    (feeding,) = [p for p in paras if p.text.endswith("before feeding into the")]
+    (going_on,) = [p for p in paras if p.text.startswith("next graph information module")]
+    assert going_on.kind == ParagraphKind.BODY and going_on.passage == feeding.passage != ""
+    (specific,) = [p for p in paras if p.text.startswith("To be specific")]
+    assert specific.kind == ParagraphKind.BODY and "forward hidden vector" in specific.text
+
+
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:
     paras, mono, _ = translate(corpus_dir, "03", 13)
     algo = [p for p in paras if p.kind == ParagraphKind.ALGORITHM]

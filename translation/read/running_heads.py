@@ -3,12 +3,13 @@ repeat from page to page or number the page, which are not translated."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from translation.read.doc_stats import DocStats
-from translation.read.layout import Frame, PageLayout
+from translation.read.layout import Frame, PageLayout, Rect
 from translation.read.rows import Row
 from translation.read.words import ends_sentence
 
@@ -119,3 +120,38 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
         below = [r for r in ordered[i + 1 :] if not r.drop and _joins_below(row, r)]
         if below and below[0].size <= body_size - 0.5:
             below[0].drop = "header/footer"
+
+
+def running_head_boxes(
+    pages: Sequence[PageLayout], frames: Mapping[int, Frame]
+) -> dict[int, list[Rect]]:
+    """Per page index, the frame boxes of the text lines in the outer 15 % of the page (top or
+    bottom) whose words recur, digits ignored, at the same height on at least half the pages:
+    a running head's or foot's lines, read from the layout before any row is made. The table
+    finder leaves them out: a running head set in pieces far apart looks like a row of cells,
+    and over a page's first lines of text it made a table of them (07 p5: the text under
+    "JCRAI-2021 ... IOP Publishing" sent cell by cell). A table's header at the top of a few
+    pages, or its rows of numbers, are no such lines (half the pages, letters, one height).
+    """
+    if len(pages) < 2:
+        return {}
+    needed = max(2, math.ceil(len(pages) / 2))
+    found: dict[int, list[tuple[tuple[str, str, int], Rect]]] = {}
+    seen: Counter[tuple[str, str, int]] = Counter()
+    for page in pages:
+        frame = frames[page.index]
+        fy0, fy1 = frame.to_frame((0.0, 0.0, page.width, page.height))[1::2]
+        band = 0.15 * (fy1 - fy0)
+        lines = []
+        for block in page.blocks:
+            for line in block.lines:
+                box = frame.to_frame(line.bbox)
+                where = "top" if box[3] <= fy0 + band else "bottom" if box[1] >= fy1 - band else ""
+                text = _normalized("".join(span.text for span in line.spans))
+                if where and sum(c.isalpha() for c in text) >= 2:
+                    lines.append(((where, text, round((box[1] + box[3]) / 6)), box))
+        found[page.index] = lines
+        seen.update({key for key, _ in lines})
+    return {
+        index: [box for key, box in lines if seen[key] >= needed] for index, lines in found.items()
+    }

@@ -69,7 +69,7 @@ from translation.read.rows import (
     rows_of_page,
     visual_rows,
 )
-from translation.read.running_heads import mark_headers_footers
+from translation.read.running_heads import mark_headers_footers, running_head_boxes
 from translation.read.tables import cell_rooms, find_tables
 from translation.read.unheaded_references import find_unheaded_references
 from translation.read.vocabulary import Vocabulary, vocabulary
@@ -132,9 +132,11 @@ def segment_document(
     seen = vocabulary(pages)
     frames = {p.index: Frame(stats.directions[p.index]) for p in pages}
     rows_by_page: dict[int, list[Row]] = {}
+    heads = running_head_boxes(pages, frames)
     for page in pages:
         frame = frames[page.index]
-        tables = find_tables(page_rows([visual_rows(block, frame) for block in page.blocks]))
+        visual = page_rows([visual_rows(block, frame) for block in page.blocks])
+        tables = find_tables(visual, heads.get(page.index, ()))
         rows = rows_of_page(page.blocks, frame, stats, tables)
         rows = attach_drop_caps(join_pieces(attach_scripts(rows)))
         rules = [frame.to_frame(r) for r in page.rules]

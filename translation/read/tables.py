@@ -100,12 +100,15 @@ def _part(span: Span, text: str, x: float) -> Span:
     return Span(text, span.bbox, span.font, span.size, span.flags, span.color, origin)
 
 
-def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
+def find_tables(rows: Sequence[RowSpans], leave_out: Sequence[Rect] = ()) -> list[Table]:
     """The tables among a page's visual rows (all blocks, any order): stacks of at least three
     rows of several cells, each at most _LINE_GAP font sizes below the one before, or below at
     most _BRIDGE rows of one cell in between (a group label, the lines of a cell running over
     several), whose gaps line up into gutters. Up to two lines of a cell of its last row
-    (set close below, starting where a cell starts) belong to the table too."""
+    (set close below, starting where a cell starts) belong to the table too. Spans whose
+    middle lies in a ``leave_out`` box (a running head's lines) are no part of any row."""
+    if leave_out:
+        rows = [(_outside(spans, leave_out), lines) for spans, lines in rows]
     items = sorted(
         (item for spans, lines in rows if (item := _row_item(spans, lines)) is not None),
         key=lambda item: item.box[1],
@@ -171,6 +174,14 @@ def find_tables(rows: Sequence[RowSpans]) -> list[Table]:
             tail = [b for b in tail if b[0] < reach]  # not a line of the next page column
             tables.append(Table(union(boxes + tail), tuple(gutters), tuple(narrow)))
     return tables
+
+
+def _outside(spans: list[tuple[Rect, Span]], boxes: Sequence[Rect]) -> list[tuple[Rect, Span]]:
+    def inside(box: Rect, out: Rect) -> bool:
+        x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return out[0] <= x <= out[2] and out[1] <= y <= out[3]
+
+    return [(box, span) for box, span in spans if not any(inside(box, b) for b in boxes)]
 
 
 @dataclass(frozen=True, slots=True)
