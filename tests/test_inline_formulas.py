@@ -17,11 +17,15 @@ pages translated with the pseudo translator.
 from __future__ import annotations
 
 import functools
+import subprocess
+import sys
+from pathlib import Path
 
 import pymupdf
 from pymupdf import mupdf
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.ocr import needs_ocr
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -411,3 +415,34 @@ def test_a_fraction_bar_drawn_as_an_image_mask_moves_with_its_formula() -> None:
     after = _bars(page)
     assert len(after) == 1 and abs(after[0].x0 - before.x0) > 2, (after, before)
     assert 0.5 * before.width < after[0].width < before.width + 0.1  # the copy is scaled
+
+
+_AFTER_A_KEPT_MASK = """
+import pymupdf
+from tests.test_inline_formulas import _read
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+_read("denominator")
+_read("bar")
+out = pymupdf.open()
+with pymupdf.open({scan!r}) as src:
+    out.insert_pdf(src, from_page=5, to_page=5)
+extract_paragraphs(open_document(bytes(out.tobytes())))  # OCR: images made from pixmaps
+print("sound")
+"""
+
+
+@needs_ocr()
+def test_the_engine_stays_sound_after_a_mask_is_kept_in_a_formula_copy(corpus_dir: Path) -> None:
+    """The image a formula copy keeps is handed back to MuPDF with a reference of its own: MuPDF
+    drops what the filter returns, and without one the image was freed under the document and
+    the next image made from a pixmap (the OCR's) aborted the process (in a child here)."""
+    scan = corpus_dir / "10_scanned_imageonly_naacl2018_s2_literature_graph.pdf"
+    done = subprocess.run(
+        [sys.executable, "-c", _AFTER_A_KEPT_MASK.format(scan=str(scan))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.returncode == 0 and "sound" in done.stdout, done.stderr[-2000:]

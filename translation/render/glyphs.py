@@ -127,7 +127,10 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         # image mask of one pixel).
         if self._strip and not self._areas.holds(box):
             return None
-        return image
+        # MuPDF drops the image this returns (a new reference is expected): returning the one
+        # it lent without a reference of our own freed it under the document, and a later
+        # image (the OCR's page picture) aborted the process.
+        return mupdf.ll_fz_keep_image(image)
 
     def culler(self, ctx: object, bbox: mupdf.fz_rect, kind: int) -> int:
         if kind not in _PATHS:
