@@ -246,3 +246,20 @@ def test_a_title_line_ending_in_a_colon_is_sent_not_taken_for_author_names() -> 
         put(page, 72, 190 + 12 * i, [(body, False)], 10)
     texts = [without_tags(p.text) for p in read(doc)]
     assert any(t.startswith("Beyond Summarization:") for t in texts), texts
+
+
+def test_a_caption_under_a_picture_placed_larger_than_its_clip_is_sent() -> None:
+    # A plot's picture set 200 pt tall but clipped to its upper 100 pt, as TeX does with a
+    # trimmed \includegraphics; the caption is printed under the part that shows.
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 40), False)
+    pix.clear_with(90)
+    page.insert_image(pymupdf.Rect(72, 160, 372, 360), pixmap=pix)
+    (xref,) = page.get_contents()
+    stream = doc.xref_stream(xref).replace(b"q\n", b"q\n72 582 300 100 re W n\n", 1)
+    doc.update_stream(xref, stream)
+    put(page, 72, 120, [("The body of the page runs in one column above the figure.", False)], 10)
+    caption = "Figure 2: Readers' ratings of the four variants, in the order they were shown."
+    put(page, 72, 282, [(caption, False)], 9)
+    assert caption in [p.text for p in read(doc)]

@@ -18,7 +18,14 @@ from translation.read.comment_balloons import balloon_areas
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
 from translation.read.early import EarlyParagraphs, OnPart
 from translation.read.formulas import font_base
-from translation.read.layout import Block, Line, PageLayout, Span, figure_regions
+from translation.read.layout import (
+    Block,
+    Line,
+    PageLayout,
+    Span,
+    figure_regions,
+    visible_images,
+)
 from translation.read.marks import is_mark, page_marks
 from translation.read.ocr import (
     DEFAULT_OCR,
@@ -79,6 +86,10 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
                 fills.append(tuple(rect))
         elif kind.endswith("image"):
             images.append(tuple(rect))
+    if images:  # MuPDF's box log gives an image's whole box, the text page its clipped one
+        flags = TEXT_FLAGS | pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_CLIP
+        shown = [tuple(b[:4]) for b in page.get_text("blocks", flags=flags) if b[6] == 1]
+        images = visible_images(images, shown)
     # A free-text note, a stamp or a comment balloon in the margin is no part of the text:
     # its words stay as they are.
     notes = text_annotation_areas(page)

@@ -128,6 +128,30 @@ def union(rects: Iterable[Rect]) -> Rect:
     )
 
 
+def visible_images(drawn: Sequence[Rect], shown: Sequence[Rect]) -> list[Rect]:
+    """Each box of ``drawn`` (images as drawn, whole) cut to the union of the ``shown`` boxes
+    (images as they show through their clipping paths) it overlaps; a box no shown box
+    overlaps is kept whole.
+
+    A picture placed larger than its clip reaches past what it shows: taken whole, it would
+    hide the caption printed under the visible part (an outside paper's figure: its caption
+    never sent).
+    """
+    out: list[Rect] = []
+    for box in drawn:
+        parts = [
+            s
+            for s in shown
+            if min(box[2], s[2]) > max(box[0], s[0]) and min(box[3], s[3]) > max(box[1], s[1])
+        ]
+        if not parts:
+            out.append(box)
+            continue
+        u = union(parts)
+        out.append((max(box[0], u[0]), max(box[1], u[1]), min(box[2], u[2]), min(box[3], u[3])))
+    return out
+
+
 def _touch(a: Sequence[float], b: Sequence[float], gap: float) -> bool:
     return a[0] <= b[2] + gap and a[2] >= b[0] - gap and a[1] <= b[3] + gap and a[3] >= b[1] - gap
 
