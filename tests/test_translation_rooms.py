@@ -21,6 +21,8 @@ RENDER_FROM_READ = {
     "translation.read.style_marks",
     # Where a page's annotations draw text of their own: areas a translation keeps clear of.
     "translation.read.annotations",
+    # The page's own space (/UserUnit): reading and writing must measure the page alike.
+    "translation.read.page_space",
 }
 
 
