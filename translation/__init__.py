@@ -19,7 +19,7 @@ for _unused in ("pymupdf.layout", "pymupdf4llm"):
 
 import pymupdf  # noqa: E402  (after the lines above, on purpose)
 
-# MuPDF prints its errors on stdout by PyMuPDF's default (the layout package switched that off
+# MuPDF prints its errors on stdout by PyMuPDF's default (pymupdf4llm switched that off
 # as it loaded): the CLI's stdout is the paths of its outputs, and the engine says itself what
 # went wrong with a paper. MuPDF's messages stay readable in ``pymupdf.TOOLS.mupdf_warnings()``.
 pymupdf.TOOLS.mupdf_display_errors(False)
