@@ -33,7 +33,10 @@ _CHUNK_GAP = 0.5  # a gap between words this wide (x font size) may separate two
 _LINE_GAP = 3.5  # rows of one table stand at most this far apart (x font size)
 _GUTTER_WIDTH = 0.45  # the narrowest gutter (x font size): wider than a word space
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
-_MARKER_RE = re.compile(r"^(?:[•·∙◦▪‣–—*-]|\(?[0-9ivxIVX]{1,4}[.)\]]|\[\d+\]|\(?[a-zA-Z][.)])$")
+#: A list's marker or a reference's label: a bullet, "1.", "(ii)", "a)", "[12]", "[Smi20]".
+_MARKER_RE = re.compile(
+    r"^(?:[•·∙◦▪‣–—*-]|\(?[0-9ivxIVX]{1,4}[.)\]]|\[[^\]]{1,12}\]|\(?[a-zA-Z][.)])$"
+)
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 
@@ -235,10 +238,10 @@ def _label_stack(items: Sequence[_RowItem], start: int) -> tuple[Table | None, i
     for j in range(start + 1, len(items)):
         other = items[j]
         box = other.box
+        if box[1] - reach > _LINE_GAP * size:
+            break  # so is every row after it (by top)
         if box[2] <= left or box[0] >= x1 + size:
             continue  # a row of another page column
-        if box[1] - reach > _LINE_GAP * size:
-            break
         if other.caption:
             captioned = captioned or box[1] - reach <= _LINE_GAP * size
             break
