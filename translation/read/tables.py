@@ -167,7 +167,8 @@ def find_tables(rows: Sequence[RowSpans], leave_out: Sequence[Rect] = ()) -> lis
         if cluster.running_text():
             continue
         gutters = _gutters(cluster.rows, sorted(cluster.sizes), cluster.strong)
-        # One gutter alone is a list's markers or labels, unless numbers stand right of it.
+        # One gutter alone is a list's markers or labels, unless numbers stand right of it
+        # (or a table caption stands by it: ``label_tables``).
         if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
             tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
             boxes = _without_overhang(
