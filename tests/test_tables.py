@@ -29,7 +29,8 @@ from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows import visual_rows
 from translation.read.segment import segment
 from translation.read.style_marks import without_tags
-from translation.read.tables import Table, crosses, find_tables, words
+from translation.read.table_rows import Table, crosses, words
+from translation.read.tables import find_tables
 
 SIZE = 9.0
 

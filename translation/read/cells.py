@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
 from translation.read.number_columns import lines_up
-from translation.read.tables import crosses
+from translation.read.table_rows import crosses
 from translation.read.words import has_letters
 
 # A section number or list marker set apart from its text is a label, not a table cell.

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from translation.read.layout import Rect
-from translation.read.tables import RowSpans
+from translation.read.table_rows import RowSpans
 
 _NARROW = 0.3  # a block this narrow (share of the page's text width) may be one cell
 _SHORT = 4  # rows of running text a wrapped cell beside a cell holds at most

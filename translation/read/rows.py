@@ -26,7 +26,7 @@ from translation.read.formulas import (
 )
 from translation.read.layout import Block, Frame, Line, Rect, Span, axis, union
 from translation.read.style import span_style
-from translation.read.tables import RowSpans, Table, line_gaps, words
+from translation.read.table_rows import RowSpans, Table, line_gaps, words
 from translation.read.words import WORD_RE
 
 # --- rows: visual lines with classified characters ------------------------------------------
