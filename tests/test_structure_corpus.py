@@ -26,6 +26,7 @@ PAPERS = {
     "01": "01_acl2020_specter_2col_math.pdf",
     "02": "02_naacl2018_s2_literature_graph_2col_short.pdf",
     "03": "03_eacl2023_longeval_2col_many_tables.pdf",
+    "04": "04_arxiv2203.00274_tableformer_2col_math_tables.pdf",
     "07": "07_iop_jpcs2022_semeagat_1col_word_math.pdf",
     "09": "09_ko_nars_issue_brief_2020_korean.pdf",
 }
@@ -101,6 +102,16 @@ def test_07_p5_text_under_a_two_piece_running_head_is_no_table(corpus_dir: Path)
     assert going_on.kind == ParagraphKind.BODY and going_on.passage == feeding.passage != ""
     (specific,) = [p for p in paras if p.text.startswith("To be specific")]
     assert specific.kind == ParagraphKind.BODY and "forward hidden vector" in specific.text
+
+
+def test_04_p6_a_table_header_repeated_over_several_tables_is_sent(corpus_dir: Path) -> None:
+    """The header "After Perturb" heads Tables 1, 2 and 4, near the top of their pages: a cell that
+    recurs there is no running head, and is translated as "Before Perturb" beside it is."""
+    paras, mono, _ = translate(corpus_dir, "04", 5)
+    sent = {p.text for p in paras}
+    assert {"Before Perturb", "After Perturb"} <= sent
+    text = pymupdf.open(stream=mono)[5].get_text()
+    assert "Before Perturb" not in text and "After Perturb" not in text
 
 
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:
