@@ -12,7 +12,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.fakes.pseudo import pseudo_translate
+from tests.fakes.pseudo import pseudo_translate, pseudo_words
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -112,6 +112,20 @@ def test_04_p6_a_table_header_repeated_over_several_tables_is_sent(corpus_dir: P
     assert {"Before Perturb", "After Perturb"} <= sent
     text = pymupdf.open(stream=mono)[5].get_text()
     assert "Before Perturb" not in text and "After Perturb" not in text
+
+
+def test_02_p7_a_line_ending_in_a_footnote_mark_ends_its_paragraph(corpus_dir: Path) -> None:
+    """ "... ontologies." with its footnote mark 9 raised after the full stop ends the
+    paragraph: the indented "Limited KB coverage." below it starts the next one."""
+    paras, mono, _ = translate(corpus_dir, "02", 6)
+    (ending,) = [p for p in paras if "ontologies." in p.text]
+    assert "Limited KB" not in ending.text
+    (lead,) = [p for p in paras if "Limited KB coverage." in p.text]
+    assert without_tags(lead.text).startswith("Limited KB coverage.")
+    (label,) = pseudo_words("Limited", "ko")
+    page = pymupdf.open(stream=mono)[6]
+    line_starts = {round(w[0]) for w in page.get_text("words") if w[4].startswith(label)}
+    assert line_starts and min(line_starts) < 100  # first on its line in the left column
 
 
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:
