@@ -128,6 +128,16 @@ def test_02_p7_a_line_ending_in_a_footnote_mark_ends_its_paragraph(corpus_dir: P
     assert line_starts and min(line_starts) < 100  # first on its line in the left column
 
 
+def test_03_p6_a_last_line_of_small_capitals_stays_in_its_paragraph(corpus_dir: Path) -> None:
+    """ "for COARSE and FINE." is set mostly in small capitals (words of their own, no full
+    capital before them): the line is still of the body's size and ends its paragraph."""
+    paras, _, _ = translate(corpus_dir, "03", 5)
+    assert not any(p.text == "for COARSE and FINE." for p in paras)
+    assert any(
+        "two downstream statistics for COARSE and FINE." in " ".join(p.text.split()) for p in paras
+    )
+
+
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:
     paras, mono, _ = translate(corpus_dir, "03", 13)
     algo = [p for p in paras if p.kind == ParagraphKind.ALGORITHM]

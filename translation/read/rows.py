@@ -276,11 +276,12 @@ def _bullet(span: Span, piece: list[tuple[Rect, Span]], before: list[str]) -> bo
 
 
 def _small_caps(capital: Span, span: Span) -> bool:
-    """``span`` continues the word ``capital`` ends in smaller capitals ("T" + "ABLE")."""
-    text = span.text.rstrip()
+    """``span`` is set in smaller capitals after the text of ``capital``: the rest of the
+    word it ends ("T" + "ABLE"), or words of their own ("for" + "COARSE", 03 p6)."""
+    text = span.text.strip()
     return (
         0.6 * capital.size <= span.size <= 0.85 * capital.size
-        and capital.text[-1:].isupper()
+        and any(c.isalpha() for c in capital.text)
         and text[:1].isupper()
         and text.replace(" ", "").isalpha()
         and text.upper() == text
@@ -307,7 +308,8 @@ def make_row(
             if before is not None and _small_caps(before, span):
                 weight_size = before.size
             weights[weight_size] += max(1, len(span.text.strip()))
-            before = span if weight_size == span.size else before
+            if span.text.strip() and weight_size == span.size:
+                before = span  # the spaces between words are no capital's size
         size = weights.most_common(1)[0][0]
     # A big delimiter hanging from its origin tells nothing of the baseline; alone, the
     # foot of its box does.
