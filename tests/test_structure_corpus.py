@@ -138,6 +138,14 @@ def test_03_p6_a_last_line_of_small_capitals_stays_in_its_paragraph(corpus_dir: 
     )
 
 
+def test_04_p5_a_last_line_of_a_name_with_its_index_ends_the_paragraph(corpus_dir: Path) -> None:
+    """The paragraph's last line "BERT_LARGE." (an index set as a subscript) is no display
+    formula: the sentence is sent whole, with the name in it."""
+    paras, _, _ = translate(corpus_dir, "04", 4)
+    (para,) = [p for p in paras if p.text.startswith("We use TAPAS")]
+    assert para.text.endswith("initialized from BERT{v9} and BERT{v10}.")
+
+
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:
     paras, mono, _ = translate(corpus_dir, "03", 13)
     algo = [p for p in paras if p.kind == ParagraphKind.ALGORITHM]

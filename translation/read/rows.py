@@ -87,6 +87,15 @@ class Row:
         math = self.classes.count(MATH) + self.classes.count(GLYPH)
         if math < 2:
             return False
+        # Math that is all sub- and superscripts is a name's index ("BERT" + "LARGE", 04 p5:
+        # a paragraph's last line "BERTLARGE."), never a formula of its own.
+        script = 0.85 * 1.05 * self.size  # a character's box is 1.05 times its span's size
+        if all(
+            b[3] - b[1] < script
+            for b, k in zip(self.boxes, self.classes, strict=True)
+            if k in (MATH, GLYPH)
+        ):
+            return False
         pairs = zip(self.chars, self.classes, strict=True)
         words = WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
         prose = [w for w in words if not (w.isupper() or w in _FUNCTIONS)]
