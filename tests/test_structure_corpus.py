@@ -27,6 +27,7 @@ PAPERS = {
     "02": "02_naacl2018_s2_literature_graph_2col_short.pdf",
     "03": "03_eacl2023_longeval_2col_many_tables.pdf",
     "04": "04_arxiv2203.00274_tableformer_2col_math_tables.pdf",
+    "05": "05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf",
     "07": "07_iop_jpcs2022_semeagat_1col_word_math.pdf",
     "09": "09_ko_nars_issue_brief_2020_korean.pdf",
 }
@@ -144,6 +145,41 @@ def test_04_p5_a_last_line_of_a_name_with_its_index_ends_the_paragraph(corpus_di
     paras, _, _ = translate(corpus_dir, "04", 4)
     (para,) = [p for p in paras if p.text.startswith("We use TAPAS")]
     assert para.text.endswith("initialized from BERT{v9} and BERT{v10}.")
+
+
+def test_05_p20_circled_digits_of_a_dingbat_font_stay_in_the_text(corpus_dir: Path) -> None:
+    """The circled digits that point into Figure 2 ("a group name (1)") come from a dingbat
+    font as control codes: they are sent as placeholders and drawn again, never dropped."""
+    paras, mono, data = translate(corpus_dir, "05", 19)
+    assert any("group name {v1} and drag" in p.text for p in paras)
+
+    def circled(pdf: bytes) -> int:  # dingbat glyphs in the text under the figure
+        page = pymupdf.open(stream=pdf)[19]
+        return sum(
+            1
+            for trace in page.get_texttrace()
+            if "Dingbats" in trace["font"]
+            for char in trace["chars"]
+            if char[3][1] > 470
+        )
+
+    assert circled(data) >= 5 and circled(mono) == circled(data)
+
+
+def test_05_p18_a_cell_is_never_set_over_a_number_beside_it(corpus_dir: Path) -> None:
+    """Table 7's "Internal Memorandum" row: the number "0.01 (0.12)" stands centred between
+    the two lines of the description beside it, on no baseline of theirs; the description's
+    translation stays right of it instead of printing over it."""
+    _, mono, _ = translate(corpus_dir, "05", 17)
+    words = pymupdf.open(stream=mono)[17].get_text("words")
+    (number,) = [pymupdf.Rect(w[:4]) for w in words if w[4] == "0.01"]
+    (spread,) = [pymupdf.Rect(w[:4]) for w in words if w[4] == "(0.12)"]
+    over = [
+        w[4]
+        for w in words
+        if w[4] not in ("0.01", "(0.12)") and pymupdf.Rect(w[:4]).intersects(number | spread)
+    ]
+    assert not over
 
 
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:
