@@ -30,6 +30,7 @@ PAPERS = {
     "05": "05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf",
     "07": "07_iop_jpcs2022_semeagat_1col_word_math.pdf",
     "09": "09_ko_nars_issue_brief_2020_korean.pdf",
+    "12": "12_permissions_restricted_layoutparser_p1-2.pdf",
 }
 
 
@@ -180,6 +181,15 @@ def test_05_p18_a_cell_is_never_set_over_a_number_beside_it(corpus_dir: Path) ->
         if w[4] not in ("0.01", "(0.12)") and pymupdf.Rect(w[:4]).intersects(number | spread)
     ]
     assert not over
+
+
+def test_12_p2_an_ff_ligature_mapped_to_an_arrow_is_read_as_ff(corpus_dir: Path) -> None:
+    """The PDF maps the "ff" ligature of "off-the-shelf" to the arrow U+21B5: between
+    letters it is read as "ff", never sent as a formula and drawn as an arrow."""
+    paras, mono, _ = translate(corpus_dir, "12", 1)
+    shelf = [p.text for p in paras if "-the-shelf" in p.text]
+    assert len(shelf) == 2 and all("off-the-shelf" in text for text in shelf)
+    assert "\u21b5" not in pymupdf.open(stream=mono)[1].get_text()
 
 
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:

@@ -268,6 +268,9 @@ _NARROW = set(",.;:'|!il")
 
 
 # TeX's math symbol fonts (cmsy10, MT2SYT, txsys, ...), whose 0x0F glyph is a bullet.
+#: The "ff" ligature some TeX fonts map to U+21B5 in their ToUnicode ("o\u21b5-the-shelf"):
+#: between letters it is no arrow (12 p2: sent as a formula, drawn as an arrow).
+_FF_RE = re.compile(r"(?<=[A-Za-z])\u21b5|\u21b5(?=[a-z])")
 _TEX_SYMBOLS_RE = re.compile(r"cmsy|sy[a-z]?\d*$|^mt2sy|txsy|pxsy", re.IGNORECASE)
 
 
@@ -342,7 +345,7 @@ def make_row(
     colors: Counter[int] = Counter()
     right: float | None = None
     for box, span in piece:
-        text = "".join(LIGATURES.get(c, c) for c in span.text)
+        text = _FF_RE.sub("ff", "".join(LIGATURES.get(c, c) for c in span.text))
         if text.strip() in ("\x0f", "\ufffd") and _bullet(span, piece, chars):
             text = text.replace("\x0f", "•").replace("\ufffd", "•")
         if not text:
