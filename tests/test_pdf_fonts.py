@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from translation.read.style_marks import MONO, MONO_OFF, MONO_ON, is_mark, mark_states
 from translation.render.fonts import FontChain, break_lines, fit, plain_char, tokenize
 
 
@@ -32,6 +33,25 @@ def test_a_word_wider_than_the_line_is_cut() -> None:
     lines = break_lines(tokenize("supercalifragilistic"), 4.0, width_of)
     assert "".join("".join(line.units) for line in lines) == "supercalifragilistic"
     assert all(line.width <= 4.0 for line in lines)
+
+
+def test_every_word_of_a_run_of_code_is_measured_monospaced() -> None:
+    """The words of a monospaced run after its first, which carry no opening mark of their
+    own, are measured as code too: a line of them is as wide as it is drawn."""
+
+    def width(unit: str) -> float:  # code 1.0 a character, other text 0.5
+        return sum(
+            0.0 if is_mark(c) else 1.0 if state & MONO else 0.5
+            for c, state in zip(unit, mark_states(unit), strict=True)
+        )
+
+    text = f"see {MONO_ON}aa bb cc dd{MONO_OFF} end"
+    lines = break_lines(tokenize(text), 6.0, width)
+    assert [("".join(line.units), line.width) for line in lines] == [
+        (f"see {MONO_ON}aa", 4.0),
+        ("bb cc", 4.5),
+        (f"dd{MONO_OFF} end", 4.0),
+    ]
 
 
 def test_fit_keeps_the_size_when_the_text_fits() -> None:

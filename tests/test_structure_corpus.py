@@ -12,7 +12,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.fakes.pseudo import pseudo_translate
+from tests.fakes.pseudo import pseudo_translate, pseudo_words
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -26,8 +26,11 @@ PAPERS = {
     "01": "01_acl2020_specter_2col_math.pdf",
     "02": "02_naacl2018_s2_literature_graph_2col_short.pdf",
     "03": "03_eacl2023_longeval_2col_many_tables.pdf",
+    "04": "04_arxiv2203.00274_tableformer_2col_math_tables.pdf",
+    "05": "05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf",
     "07": "07_iop_jpcs2022_semeagat_1col_word_math.pdf",
     "09": "09_ko_nars_issue_brief_2020_korean.pdf",
+    "12": "12_permissions_restricted_layoutparser_p1-2.pdf",
 }
 
 
@@ -101,6 +104,92 @@ def test_07_p5_text_under_a_two_piece_running_head_is_no_table(corpus_dir: Path)
     assert going_on.kind == ParagraphKind.BODY and going_on.passage == feeding.passage != ""
     (specific,) = [p for p in paras if p.text.startswith("To be specific")]
     assert specific.kind == ParagraphKind.BODY and "forward hidden vector" in specific.text
+
+
+def test_04_p6_a_table_header_repeated_over_several_tables_is_sent(corpus_dir: Path) -> None:
+    """The header "After Perturb" heads Tables 1, 2 and 4, near the top of their pages: a cell that
+    recurs there is no running head, and is translated as "Before Perturb" beside it is."""
+    paras, mono, _ = translate(corpus_dir, "04", 5)
+    sent = {p.text for p in paras}
+    assert {"Before Perturb", "After Perturb"} <= sent
+    text = pymupdf.open(stream=mono)[5].get_text()
+    assert "Before Perturb" not in text and "After Perturb" not in text
+
+
+def test_02_p7_a_line_ending_in_a_footnote_mark_ends_its_paragraph(corpus_dir: Path) -> None:
+    """ "... ontologies." with its footnote mark 9 raised after the full stop ends the
+    paragraph: the indented "Limited KB coverage." below it starts the next one."""
+    paras, mono, _ = translate(corpus_dir, "02", 6)
+    (ending,) = [p for p in paras if "ontologies." in p.text]
+    assert "Limited KB" not in ending.text
+    (lead,) = [p for p in paras if "Limited KB coverage." in p.text]
+    assert without_tags(lead.text).startswith("Limited KB coverage.")
+    (label,) = pseudo_words("Limited", "ko")
+    page = pymupdf.open(stream=mono)[6]
+    line_starts = {round(w[0]) for w in page.get_text("words") if w[4].startswith(label)}
+    assert line_starts and min(line_starts) < 100  # first on its line in the left column
+
+
+def test_03_p6_a_last_line_of_small_capitals_stays_in_its_paragraph(corpus_dir: Path) -> None:
+    """ "for COARSE and FINE." is set mostly in small capitals (words of their own, no full
+    capital before them): the line is still of the body's size and ends its paragraph."""
+    paras, _, _ = translate(corpus_dir, "03", 5)
+    assert not any(p.text == "for COARSE and FINE." for p in paras)
+    assert any(
+        "two downstream statistics for COARSE and FINE." in " ".join(p.text.split()) for p in paras
+    )
+
+
+def test_04_p5_a_last_line_of_a_name_with_its_index_ends_the_paragraph(corpus_dir: Path) -> None:
+    """The paragraph's last line "BERT_LARGE." (an index set as a subscript) is no display
+    formula: the sentence is sent whole, with the name in it."""
+    paras, _, _ = translate(corpus_dir, "04", 4)
+    (para,) = [p for p in paras if p.text.startswith("We use TAPAS")]
+    assert para.text.endswith("initialized from BERT{v9} and BERT{v10}.")
+
+
+def test_05_p20_circled_digits_of_a_dingbat_font_stay_in_the_text(corpus_dir: Path) -> None:
+    """The circled digits that point into Figure 2 ("a group name (1)") come from a dingbat
+    font as control codes: they are sent as placeholders and drawn again, never dropped."""
+    paras, mono, data = translate(corpus_dir, "05", 19)
+    assert any("group name {v1} and drag" in p.text for p in paras)
+
+    def circled(pdf: bytes) -> int:  # dingbat glyphs in the text under the figure
+        page = pymupdf.open(stream=pdf)[19]
+        return sum(
+            1
+            for trace in page.get_texttrace()
+            if "Dingbats" in trace["font"]
+            for char in trace["chars"]
+            if char[3][1] > 470
+        )
+
+    assert circled(data) >= 5 and circled(mono) == circled(data)
+
+
+def test_05_p18_a_cell_is_never_set_over_a_number_beside_it(corpus_dir: Path) -> None:
+    """Table 7's "Internal Memorandum" row: the number "0.01 (0.12)" stands centred between
+    the two lines of the description beside it, on no baseline of theirs; the description's
+    translation stays right of it instead of printing over it."""
+    _, mono, _ = translate(corpus_dir, "05", 17)
+    words = pymupdf.open(stream=mono)[17].get_text("words")
+    (number,) = [pymupdf.Rect(w[:4]) for w in words if w[4] == "0.01"]
+    (spread,) = [pymupdf.Rect(w[:4]) for w in words if w[4] == "(0.12)"]
+    over = [
+        w[4]
+        for w in words
+        if w[4] not in ("0.01", "(0.12)") and pymupdf.Rect(w[:4]).intersects(number | spread)
+    ]
+    assert not over
+
+
+def test_12_p2_an_ff_ligature_mapped_to_an_arrow_is_read_as_ff(corpus_dir: Path) -> None:
+    """The PDF maps the "ff" ligature of "off-the-shelf" to the arrow U+21B5: between
+    letters it is read as "ff", never sent as a formula and drawn as an arrow."""
+    paras, mono, _ = translate(corpus_dir, "12", 1)
+    shelf = [p.text for p in paras if "-the-shelf" in p.text]
+    assert len(shelf) == 2 and all("off-the-shelf" in text for text in shelf)
+    assert "\u21b5" not in pymupdf.open(stream=mono)[1].get_text()
 
 
 def test_03_p14_algorithm_lines_are_not_merged(corpus_dir: Path) -> None:

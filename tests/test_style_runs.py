@@ -119,3 +119,42 @@ def test_code_and_urls_stay_monospaced() -> None:
     assert "github.com/allenai/specter" in mono and "use_idf" in mono
     proportional = "".join(char for char, _, font in _glyphs(page) if "Courier" not in font)
     assert "specter" not in proportional
+
+
+def _two_columns() -> bytes:
+    """A left column whose lines end in a URL set in Courier, broken after its first part,
+    and a right column of text beside them."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    left: list[list[tuple[str, str]]] = [
+        [("The APIs are described at ", "helv"), ("https://sobigdata.", "cour")],
+        [("d4science.org/web/tagme/tagme-help", "cour")],
+    ]
+    for number, parts in enumerate(left):
+        _put(page, 100.0 + 13.0 * number, parts)
+    for number in range(3):
+        page.insert_text((340, 100.0 + 13.0 * number), _FILLER[:32], fontname="helv", fontsize=10)
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_code_wider_than_its_column_stays_in_its_column() -> None:
+    """A URL wider than its column is cut into lines measured in the monospaced font it is
+    drawn in (02 p4: the footnote's URL, its pieces measured in the proportional font, was
+    set in one line and ran over the next column)."""
+    data = _two_columns()
+    paragraphs = extract_paragraphs(open_document(data))
+    out = render_mono(open_document(data), paragraphs, translated(paragraphs, pseudo), "ko")
+    page = pymupdf.open(stream=out)[0]
+    code = [
+        char
+        for trace in page.get_texttrace()
+        if "Courier" in trace["font"]
+        for char in trace["chars"]
+    ]
+    assert code
+    assert max(char[3][2] for char in code) < 320  # left of the right column at x 340
+
+
+def pseudo(text: str) -> str:
+    return pseudo_translate(text, "ko")

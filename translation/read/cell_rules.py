@@ -144,3 +144,20 @@ def _frame(box: Rect, rules: Sequence[Rect]) -> Rect | None:
     if left is None or right is None or top is None or bottom is None:
         return None
     return (left, top, right, bottom)
+
+
+def clear_room(room: Rect, glyphs: Rect, others: Sequence[Rect]) -> Rect:
+    """``room`` narrowed, on each side of the cell's ``glyphs``, to halfway to the nearest
+    glyphs of ``others`` that stand beside them (their heights overlap): a cell of a row whose
+    neighbour sits on another baseline (a number centred on a two-line cell, 05 p18) must not
+    reach over it. Never narrower than the glyphs."""
+    x0, y0, x1, y1 = room
+    gx0, gy0, gx1, gy1 = glyphs
+    for other in others:
+        if other == glyphs or min(other[3], gy1) - max(other[1], gy0) <= 0:
+            continue
+        if other[2] <= gx0 and other[2] > x0:
+            x0 = max(x0, (other[2] + gx0) / 2)
+        elif other[0] >= gx1 and other[0] < x1:
+            x1 = min(x1, (gx1 + other[0]) / 2)
+    return (min(x0, gx0), y0, max(x1, gx1), y1)

@@ -56,13 +56,31 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     # can end a line a few letters early, so "well" is a quarter of the column).
     short = prev.x1 < col_right - max(2.0 * size, 0.25 * (col_right - col_left))
     # A full line ending in a colon goes on ("... three modules:" / "encoding module, ...").
-    ended = ends_sentence(prev.text) and (short or not prev.text.endswith((":", "：")))
+    ended = ends_sentence(_unmarked(prev)) and (short or not prev.text.endswith((":", "：")))
     indented = cur.x0 > prev.x0 + 0.8 * size
     # Back to the column's edge after a paragraph's indented first line is no new paragraph.
     first_line = len(para) == 1 and not roles.list_label(prev.chars)
     outdented = cur.x0 < prev.x0 - 0.8 * size and not first_line
     hanging = indented and len(para) == 1 and not short  # a reference entry's second line
     return not (ended and (short or outdented or (indented and not hanging)))
+
+
+_NOTE_MARKS = set("0123456789,*†‡§¶")
+
+
+def _unmarked(row: Row) -> str:
+    """``row``'s text without the footnote mark raised at its end ("ontologies.9" ends its
+    sentence: 02 p7, 01 p13, where the next paragraph was read as the same one)."""
+    end = len(row.chars.rstrip())
+    at = end
+    while (
+        at > 0
+        and row.classes[at - 1] in MATHS
+        and row.chars[at - 1] in _NOTE_MARKS
+        and row.boxes[at - 1][3] < row.baseline - 0.1 * row.size
+    ):
+        at -= 1
+    return row.chars[:at].strip() if at < end else row.text
 
 
 def display_row(row: Row) -> bool:

@@ -9,6 +9,7 @@ puts back after translation.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from translation.read.paragraph import Paragraph
@@ -109,6 +110,10 @@ def is_math_font(name: str, cm_is_math: bool = False) -> bool:
 def char_class(char: str, span_is_math: bool) -> str:
     if char.isspace():
         return NEUTRAL
+    if unicodedata.category(char) in ("Cc", "Co"):
+        # A glyph with no text of its own (a dingbat font's circled digit read as its code,
+        # 05 p20: "group name (1)" lost its marker): kept as drawn, like a formula's glyph.
+        return GLYPH
     if char in _LITERAL_SYMBOLS:
         return TEXT
     if span_is_math:

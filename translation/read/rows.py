@@ -87,6 +87,15 @@ class Row:
         math = self.classes.count(MATH) + self.classes.count(GLYPH)
         if math < 2:
             return False
+        # Math that is all sub- and superscripts is a name's index ("BERT" + "LARGE", 04 p5:
+        # a paragraph's last line "BERTLARGE."), never a formula of its own.
+        script = 0.85 * 1.05 * self.size  # a character's box is 1.05 times its span's size
+        if all(
+            b[3] - b[1] < script
+            for b, k in zip(self.boxes, self.classes, strict=True)
+            if k in (MATH, GLYPH)
+        ):
+            return False
         pairs = zip(self.chars, self.classes, strict=True)
         words = WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
         prose = [w for w in words if not (w.isupper() or w in _FUNCTIONS)]
@@ -259,6 +268,9 @@ _NARROW = set(",.;:'|!il")
 
 
 # TeX's math symbol fonts (cmsy10, MT2SYT, txsys, ...), whose 0x0F glyph is a bullet.
+#: The "ff" ligature some TeX fonts map to U+21B5 in their ToUnicode ("o\u21b5-the-shelf"):
+#: between letters it is no arrow (12 p2: sent as a formula, drawn as an arrow).
+_FF_RE = re.compile(r"(?<=[A-Za-z])\u21b5|\u21b5(?=[a-z])")
 _TEX_SYMBOLS_RE = re.compile(r"cmsy|sy[a-z]?\d*$|^mt2sy|txsy|pxsy", re.IGNORECASE)
 
 
@@ -276,11 +288,12 @@ def _bullet(span: Span, piece: list[tuple[Rect, Span]], before: list[str]) -> bo
 
 
 def _small_caps(capital: Span, span: Span) -> bool:
-    """``span`` continues the word ``capital`` ends in smaller capitals ("T" + "ABLE")."""
-    text = span.text.rstrip()
+    """``span`` is set in smaller capitals after the text of ``capital``: the rest of the
+    word it ends ("T" + "ABLE"), or words of their own ("for" + "COARSE", 03 p6)."""
+    text = span.text.strip()
     return (
         0.6 * capital.size <= span.size <= 0.85 * capital.size
-        and capital.text[-1:].isupper()
+        and any(c.isalpha() for c in capital.text)
         and text[:1].isupper()
         and text.replace(" ", "").isalpha()
         and text.upper() == text
@@ -307,7 +320,8 @@ def make_row(
             if before is not None and _small_caps(before, span):
                 weight_size = before.size
             weights[weight_size] += max(1, len(span.text.strip()))
-            before = span if weight_size == span.size else before
+            if span.text.strip() and weight_size == span.size:
+                before = span  # the spaces between words are no capital's size
         size = weights.most_common(1)[0][0]
     # A big delimiter hanging from its origin tells nothing of the baseline; alone, the
     # foot of its box does.
@@ -331,7 +345,7 @@ def make_row(
     colors: Counter[int] = Counter()
     right: float | None = None
     for box, span in piece:
-        text = "".join(LIGATURES.get(c, c) for c in span.text)
+        text = _FF_RE.sub("ff", "".join(LIGATURES.get(c, c) for c in span.text))
         if text.strip() in ("\x0f", "\ufffd") and _bullet(span, piece, chars):
             text = text.replace("\x0f", "•").replace("\ufffd", "•")
         if not text:

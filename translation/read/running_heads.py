@@ -72,6 +72,11 @@ def mark_headers_footers(
     needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
     for marked in band_rows.values():
         for row, where in marked:
+            if row.cell:
+                # A table's header cell recurs where the same table layout heads several
+                # pages (04: "After Perturb" over Tables 1, 2 and 4); a running head's lines
+                # never become cells (``running_head_boxes`` keeps them out of the tables).
+                continue
             key = (where, _normalized(row.text))
             # A paper's title repeated small in the running head is still the title where it
             # is set large (page 1): only the rows of the repeats' own size are the head.

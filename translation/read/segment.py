@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 from translation.read import flow, roles
 from translation.read.cell_align import right_aligned
-from translation.read.cell_rules import ruled_cells, ruled_room
+from translation.read.cell_rules import clear_room, ruled_cells, ruled_room
 from translation.read.cell_stacks import stacked
 from translation.read.continuation import continues
 from translation.read.doc_stats import doc_stats
@@ -263,4 +263,5 @@ def _grow_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
     others = [r.bbox for r in rows]
     for cell, (room, _), bottom in zip(cells, rooms, bottoms, strict=True):
         grown = (room[0], room[1], room[2], bottom)
-        cell.room = ruled_room(grown, cell.bbox, cell.size, rules, others) if rules else grown
+        ruled = ruled_room(grown, cell.bbox, cell.size, rules, others) if rules else grown
+        cell.room = clear_room(ruled, cell.bbox, others)

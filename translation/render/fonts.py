@@ -19,6 +19,7 @@ from functools import cache
 import pymupdf
 from pymupdf import mupdf
 
+from translation.read.style_marks import MONO, MONO_ON, has_marks, mark_states
 from translation.render import faces
 from translation.render.face_subset import UsedFace
 from translation.render.faces import Face
@@ -241,39 +242,79 @@ def break_lines(
     units: Sequence[str], max_width: float, measure: Callable[[str], float]
 ) -> list[TypesetLine]:
     """Greedy line filling of ``units`` into lines of at most ``max_width`` (size 1 units);
-    a unit wider than a line is cut between characters."""
+    a unit wider than a line is cut between characters. Each unit is measured in the style
+    its place in the text gives it (:func:`in_context`): a word inside a run of code set
+    monospaced, or a piece of a cut URL, is as wide as it will be drawn."""
     lines: list[TypesetLine] = []
     current: list[str] = []
+    widths: list[float] = []
     width = 0.0
-    for unit in units:
+
+    def close() -> None:
+        while current and current[-1] == " ":
+            current.pop()
+            widths.pop()
+        lines.append(TypesetLine(list(current), sum(widths)))
+        current.clear()
+        widths.clear()
+
+    for unit, key in zip(units, in_context(units), strict=True):
         if unit == " ":
             if current:
                 current.append(unit)
-                width += measure(unit)
+                widths.append(measure(unit))
+                width += widths[-1]
             continue
-        w = measure(unit)
+        w = measure(key)
         trailing = measure(" ") if current and current[-1] == " " else 0.0
         if current and width - trailing + (trailing + w if trailing else w) > max_width:
-            while current and current[-1] == " ":
-                current.pop()
-            lines.append(TypesetLine(current, sum(measure(u) for u in current)))
-            current, width = [], 0.0
+            close()
+            width = 0.0
         if w > max_width and len(unit) > 1:
-            for char in unit:
-                cw = measure(char)
+            for char, cw in zip(unit, _char_widths(unit, key, measure), strict=True):
                 if current and width + cw > max_width:
-                    lines.append(TypesetLine(current, width))
-                    current, width = [], 0.0
+                    close()
+                    width = 0.0
                 current.append(char)
+                widths.append(cw)
                 width += cw
             continue
         current.append(unit)
+        widths.append(w)
         width += w
     while current and current[-1] == " ":
         current.pop()
+        widths.pop()
     if current:
-        lines.append(TypesetLine(current, sum(measure(u) for u in current)))
+        close()
     return lines
+
+
+def in_context(units: Sequence[str]) -> list[str]:
+    """Each unit as it is measured alone: one that lies inside a run of code set monospaced
+    without opening it (a word after the run's first space, the run's last word) starts with
+    the run's opening mark, which has no width; the others as they are."""
+    if not any(has_marks(unit) for unit in units):
+        return list(units)
+    states = mark_states("".join(units))
+    keys: list[str] = []
+    at = 0
+    for unit in units:
+        inside = bool(unit) and bool(states[at] & MONO) and unit[0] != MONO_ON
+        keys.append(MONO_ON + unit if inside else unit)
+        at += len(unit)
+    return keys
+
+
+def _char_widths(unit: str, key: str, measure: Callable[[str], float]) -> list[float]:
+    """The width of each character of ``unit`` (measured as ``key``) in its own style."""
+    if not has_marks(key):
+        return [measure(char) for char in unit]
+    states = mark_states(key)[len(key) - len(unit) :]
+    return [
+        measure(MONO_ON + char if state & MONO else char)
+        for char, state in zip(unit, states, strict=True)
+    ]
 
 
 def fit(
