@@ -61,14 +61,8 @@ from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.passage import hyphen_break
 from translation.read.reading_order import reading_order
 from translation.read.references import Piece, find_references
-from translation.read.rows import (
-    Row,
-    attach_drop_caps,
-    attach_scripts,
-    join_pieces,
-    rows_of_page,
-    visual_rows,
-)
+from translation.read.row_joins import attach_drop_caps, attach_scripts, join_pieces
+from translation.read.rows import Row, rows_of_page, visual_rows
 from translation.read.running_heads import mark_headers_footers, running_head_boxes
 from translation.read.tables import cell_rooms, find_tables
 from translation.read.unheaded_references import find_unheaded_references
