@@ -141,3 +141,61 @@ def test_a_reference_list_over_a_table_caption_stays_prose() -> None:
     rows = [(key, lines) for key, (_, lines) in zip(keys, ROWS[1:], strict=True)]
     # (Wrapped lines of entries with no references heading over them are read apart.)
     _kept_as_prose(rows, CAPTION, LEFT + 40.0, together=False)
+
+
+#: Table 9 of an ACL paper: (lines of the model cell, lines of its training-data cell).
+MODELS = [
+    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "WMT (3.6B)"]),
+    (["BERT", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wikipedia (2.5B)"]),
+    (
+        ["RoBERTa", "(Liu et al., 2019b)"],
+        ["BooksCorpus (800M)", "CC-News (3.8B)", "Stories (1.6B)"],
+    ),
+    (["GPT2", "(Radford et al., 2019)"], ["Web Text Corpus (2.8B)"]),
+]
+
+
+def _column_blocks_page() -> bytes:
+    """A page whose right column holds a two-column table with cells of several lines, its
+    columns written one after the other, so MuPDF makes the second column one block of its
+    own beside the first column's blocks (each of its lines on a baseline of the other)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_textbox((54, 80, 296, 400), INTRO * 4, fontsize=10, fontname="tiro")
+    text_x = LEFT + 100.0
+    y = 90.0
+    page.draw_line((LEFT - 6, y - 9), (RIGHT, y - 9), width=0.8)
+    page.insert_text((LEFT, y), "Language model", fontsize=SIZE, fontname="tiro")
+    page.insert_text((text_x, y), "Training data", fontsize=SIZE, fontname="tiro")
+    page.draw_line((LEFT - 6, y + 4), (RIGHT, y + 4), width=0.5)
+    tops = []
+    y += 14.0
+    for model, data in MODELS:
+        tops.append(y)
+        y += 10.0 * max(len(model), len(data)) + 2.0
+    for column, x in ((0, LEFT), (1, text_x)):
+        for top, cells in zip(tops, MODELS, strict=True):
+            for k, line in enumerate(cells[column]):
+                page.insert_text((x, top + 10.0 * k), line, fontsize=SIZE, fontname="tiro")
+    page.draw_line((LEFT - 6, y - 8), (RIGHT, y - 8), width=0.8)
+    page.insert_text((LEFT - 6, y + 8), "Table 9: Training data.", fontsize=SIZE, fontname="tiro")
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_table_whose_columns_are_blocks_keeps_its_rows_apart() -> None:
+    paras = _right(_column_blocks_page())
+    texts = [" ".join(p.text.split()) for p in paras]
+    assert all(p.kind == ParagraphKind.CELL for p in paras)
+    # No two rows in one request: each model with its own reference, each source alone.
+    models = [_joined(model) for model, _ in MODELS]
+    sources = [line for _, data in MODELS for line in data]
+    assert texts == [
+        "Language model",
+        "Training data",
+        *[t for model, (_, data) in zip(models, MODELS, strict=True) for t in [model, *data]],
+    ]
+    assert sorted(texts[2:]) == sorted(models + sources)
+    # The left page column of running text stays one paragraph.
+    left = [p for p in extract_paragraphs(open_document(_column_blocks_page())) if p.bbox[0] < 300]
+    assert len(left) == 1 and left[0].kind == ParagraphKind.BODY

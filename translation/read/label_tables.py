@@ -39,9 +39,9 @@ def label_tables(items: Sequence[RowItem], found: Sequence[Table]) -> list[Table
     return result
 
 
-def _label_gap(item: RowItem) -> tuple[float, float] | None:
+def _label_gap(item: RowItem, most: int = 3) -> tuple[float, float] | None:
     """The gap after a row's label: its first gap set apart (strong, or apart), with at most
-    three words before it."""
+    ``most`` words before it."""
     gaps = sorted(item.strong or item.apart)
     if not gaps or item.caption:
         return None
@@ -49,7 +49,7 @@ def _label_gap(item: RowItem) -> tuple[float, float] | None:
     if first[1] - first[0] < CHUNK_GAP * item.size:
         return None
     before = [span for box, span in item.found if box[2] <= first[0] + 0.5]
-    if not before or len(before) > 3:
+    if not before or len(before) > most:
         return None
     return first
 
@@ -82,15 +82,21 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
         if other.caption:
             captioned = captioned or box[1] - reach <= LINE_GAP * size
             break
-        own = _label_gap(other)
+        # Below the first label row, a label of more words ("(Smith et al., 2019)") counts
+        # where its gap lines up with the first's (and it is short: see ``short``).
+        own = _label_gap(other, most=8)
         if own is not None and abs(box[0] - left) <= 1.0 and abs(own[1] - text_x) <= 1.0:
             gutter = (max(gutter[0], own[0]), min(gutter[1], own[1]))
             labels.append([s.text for b, s in other.found if b[2] <= own[0] + 0.5])
             lines = 0
         elif lines >= 4:
             break
-        elif abs(box[0] - text_x) <= 1.0 and box[2] <= x1 + size and box[1] - reach <= size:
-            lines += 1  # a line of the text cell above
+        elif (
+            abs(box[0] - text_x) <= 1.0
+            and (box[2] <= x1 + size or not (other.strong or other.apart))
+            and box[1] - reach <= size
+        ):
+            lines += 1  # a line of the text cell above (one piece: it may be its widest)
         elif (
             abs(box[0] - left) <= 1.0
             and box[2] - box[0] <= 0.5 * (x1 - left)
@@ -102,9 +108,11 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
             break
         boxes.append(box)
         reach, x1, last = max(reach, box[3]), max(x1, box[2]), j
-    short = all(len(" ".join(t)) <= 24 for t in labels)
+    # A label cut into words at its punctuation ("( Peters et al. , 2018a )") is as short as
+    # its letters.
+    short = all(len(" ".join(t)) <= 24 or len("".join(t)) <= 20 for t in labels)
     markers = all(_MARKER_RE.match(" ".join(t)) for t in labels)
-    narrow = gutter[0] - left <= 0.35 * (x1 - left)
+    narrow = gutter[0] - left <= 0.45 * (x1 - left)
     if len(labels) >= 3 and captioned and short and narrow and not markers:
         if gutter[1] - gutter[0] >= GUTTER_WIDTH * size:
             return Table(union(boxes), (gutter,)), last

@@ -5,7 +5,11 @@ own) joined into one row again.
 Joining is narrow on purpose: a row of a block is joined to the row of another block beside it
 on the same baseline only when its own block may be one cell (narrow, one MuPDF line a row,
 with letters), so the lines of two page columns that share a baseline grid, or a small table
-beside a column of text, never become one row of cells.
+beside a column of text, never become one row of cells. The other join is the body of a table
+under a header row already cut into cells: rows of separate blocks (a column of multi-line
+cells is one block, or a staircase of them) on one baseline, each inside its own header
+column, down to the first row that crosses a column or stands a gap apart (see
+``_header_joins``). Two page columns of running text have no such header above them.
 Pure, in frame coordinates.
 """
 
@@ -14,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from translation.read.layout import Rect
-from translation.read.table_rows import RowSpans
+from translation.read.table_rows import LINE_GAP, RowSpans
 
 _NARROW = 0.3  # a block this narrow (share of the page's text width) may be one cell
 _SHORT = 4  # rows of running text a wrapped cell beside a cell holds at most
@@ -59,6 +63,8 @@ def page_rows(blocks: Sequence[Sequence[RowSpans]]) -> list[RowSpans]:
                 best = (gap, j)
         if best is not None:
             parent[_root(parent, i)] = _root(parent, best[1])
+    for i, j in _header_joins(flat):
+        parent[_root(parent, i)] = _root(parent, j)
     groups: dict[int, list[int]] = {}
     for i in range(len(flat)):
         groups.setdefault(_root(parent, i), []).append(i)
@@ -70,6 +76,69 @@ def page_rows(blocks: Sequence[Sequence[RowSpans]]) -> list[RowSpans]:
         lines = tuple(sorted(line for i in members for line in flat[i][1][1]))
         result.append((spans, lines))
     return result
+
+
+def _header_joins(flat: Sequence[tuple[int, RowSpans]]) -> list[tuple[int, int]]:
+    """Pairs of rows (indices into ``flat``) of different blocks on one baseline that are
+    cells of one table row: both under a header row (one row of several MuPDF lines set
+    apart by gaps, its cells), each inside a different header column (starting in it, not
+    reaching the next), in the run of rows below the header that stay inside its columns
+    with no gap wider than a table's row gap (rows wholly left of the header are passed
+    over)."""
+    pairs: list[tuple[int, int]] = []
+    for h, (_, head) in enumerate(flat):
+        columns = _columns(head)
+        if columns is None:
+            continue
+        size = _size(head)
+        bottom = _box(head)[3]
+        left = columns[0][0] - size
+        # Rows beside the table (the other page column) are no part of its run.
+        below = sorted(
+            (
+                i
+                for i, (_, row) in enumerate(flat)
+                if _box(row)[1] >= bottom - 0.2 * size and _box(row)[2] > left
+            ),
+            key=lambda i: _box(flat[i][1])[1],
+        )
+        body: list[tuple[int, int]] = []  # (row index, its column)
+        for i in below:
+            box = _box(flat[i][1])
+            if box[1] - bottom > LINE_GAP * size:
+                break
+            column = _column_of(box, columns, size)
+            if column is None:
+                break
+            body.append((i, column))
+            bottom = max(bottom, box[3])
+        for a, (i, ci) in enumerate(body):
+            for j, cj in body[a + 1 :]:
+                if ci != cj and flat[i][0] != flat[j][0] and _beside(flat[i][1], flat[j][1]):
+                    pairs.append((i, j))
+    return pairs
+
+
+def _columns(head: RowSpans) -> list[tuple[float, float]] | None:
+    """The x-ranges of a header row's cells: its MuPDF lines, when there are several and each
+    stands a clear gap (a font size) from the next; else None."""
+    lines = head[1]
+    size = _size(head)
+    if len(lines) < 2 or any(b[0] - a[1] < size for a, b in zip(lines, lines[1:], strict=False)):
+        return None
+    return list(lines)
+
+
+def _column_of(box: Rect, columns: Sequence[tuple[float, float]], size: float) -> int | None:
+    """The header column a row with glyph box ``box`` lies in: it starts at or after the
+    column's left edge (a font size of slack) and ends before the next column starts (the last
+    column is open to the right); None for a row that crosses columns or starts left of them."""
+    for c, (left, _) in enumerate(columns):
+        right = columns[c + 1][0] if c + 1 < len(columns) else None
+        if box[0] >= left - size and (right is None or box[2] <= right):
+            if right is None or box[0] < right:
+                return c
+    return None
 
 
 def _root(parent: list[int], i: int) -> int:
