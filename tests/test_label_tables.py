@@ -170,9 +170,9 @@ def _column_blocks_page() -> bytes:
     page.draw_line((LEFT - 6, y + 4), (RIGHT, y + 4), width=0.5)
     tops = []
     y += 14.0
-    for model, data in MODELS:
+    for model, sources in MODELS:
         tops.append(y)
-        y += 10.0 * max(len(model), len(data)) + 2.0
+        y += 10.0 * max(len(model), len(sources)) + 2.0
     for column, x in ((0, LEFT), (1, text_x)):
         for top, cells in zip(tops, MODELS, strict=True):
             for k, line in enumerate(cells[column]):

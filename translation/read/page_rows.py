@@ -86,7 +86,7 @@ def _header_joins(flat: Sequence[tuple[int, RowSpans]]) -> list[tuple[int, int]]
     with no gap wider than a table's row gap (rows wholly left of the header are passed
     over)."""
     pairs: list[tuple[int, int]] = []
-    for h, (_, head) in enumerate(flat):
+    for _, head in flat:
         columns = _columns(head)
         if columns is None:
             continue
