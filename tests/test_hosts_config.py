@@ -163,3 +163,35 @@ async def test_requests_fill_the_host_with_the_shortest_queue_and_only_ready_one
     await asyncio.gather(*tasks)
     assert (a.answered, b.answered, c.answered) == (2, 4, 2)
     await dispatcher.aclose()
+
+
+async def test_a_slow_host_takes_only_what_it_finishes_before_the_fast_one() -> None:
+    fast, slow = _lane("fast", 2, weight=2.0), _lane("slow", 3)
+    dispatcher = Dispatcher([fast, slow])
+    where: dict[int, str] = {}
+    done = {size: asyncio.Event() for size in (2000, 1800, 1500, 900, 800, 300)}
+
+    async def one(size: int) -> None:
+        async with dispatcher.route("job", size=size) as lane:
+            where[size] = lane.name
+            await done[size].wait()
+
+    # A paper sends its longest paragraphs first.
+    tasks = [asyncio.create_task(one(size)) for size in (2000, 1800, 1500, 900, 800)]
+    await asyncio.sleep(0.05)
+    # The slow host (half the speed) takes what it finishes within the fast one's 2000: not
+    # the 1500, which waits for the fast host although the slow one has room.
+    assert where == {2000: "fast", 1800: "fast", 900: "slow", 800: "slow"}
+    assert dispatcher.waiting() == 1
+    tasks.append(asyncio.create_task(one(300)))  # a short one fits the room kept free
+    await asyncio.sleep(0.05)
+    assert where[300] == "slow"
+    done[2000].set()
+    await asyncio.sleep(0.05)
+    assert where[1500] == "fast"
+    for event in done.values():
+        event.set()
+    await asyncio.gather(*tasks)
+    assert (fast.answered, slow.answered) == (3, 3)
+    assert (fast.sizes, slow.sizes, fast.in_flight, slow.in_flight) == ([], [], 0, 0)
+    await dispatcher.aclose()

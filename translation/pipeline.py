@@ -414,7 +414,7 @@ class Translator:
             async with self._limiter.slot(request.owner):
                 self._check_going(run)
                 return await self._llm.translate(text, request.source_lang, request.target_lang)
-        async with self._router.route(request.owner) as lane:
+        async with self._router.route(request.owner, size=len(text)) as lane:
             self._check_going(run)
             try:
                 answer = await lane.llm.translate(text, request.source_lang, request.target_lang)

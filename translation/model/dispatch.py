@@ -6,7 +6,12 @@ queue (``translation.model.fair_slots``): a request waits there, under its job, 
 ready lane has room; the queue's limit is the sum of the ready lanes' limits, so the fair share
 between jobs holds across the pool, and a job's own order (longest paragraphs first) holds too.
 A granted request goes to the heaviest ready lane with room (``weight``: the host's relative
-speed), of equals the one with the shortest queue (fewest in flight for its limit). Requests
+speed), of equals the one with the shortest queue (fewest in flight for its limit). When only
+slower lanes have room, the request's size (``route(owner, size)``, its text's length) decides:
+of the waiters of the job the fair queue serves, the room goes to the longest that lane is
+expected to finish (``size / weight``) no later than the fastest lane finishes the longest
+request running there or waiting; a longer one waits for a faster lane. The paper's longest
+paragraphs go out first, and one of them on a slow card would outlast the rest. Requests
 waiting at the top count, in every lane's adaptive limiter, as waiting there
 (``FairSlots.waiting_above``): only a full pool makes one wait.
 
@@ -23,11 +28,11 @@ import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from common.errors import LLMUnavailableError
 from translation.model.adaptive_limiter import AdaptiveLimiter
-from translation.model.fair_slots import FairSlots
+from translation.model.fair_slots import FairSlots, Waiter
 from translation.model.limiter import FixedLimiter
 from translation.model.llm import LLMClient
 
@@ -52,6 +57,8 @@ class Lane:
     answered: int = 0
     failed: int = 0
     request_s: float | None = None
+    #: The sizes of the requests given this lane and not yet finished.
+    sizes: list[int] = field(default_factory=list)
 
     def load(self) -> float:
         return self.in_flight / max(1, self.limiter.limit)
@@ -78,6 +85,8 @@ class Dispatcher(FairSlots):
             raise ValueError("a dispatcher needs at least one lane")
         self.lanes = list(lanes)
         self._by_name = {lane.name: lane for lane in self.lanes}
+        # Where each granted waiter goes, from its grant until its ``route`` takes it.
+        self._placed: dict[Waiter, Lane] = {}
         #: Told ``(lane name, why)`` when a request found its lane gone (:meth:`lost`).
         self.on_lost: Callable[[str, str], None] | None = None
         for lane in self.lanes:
@@ -123,16 +132,21 @@ class Dispatcher(FairSlots):
         return Demand(self._queued, self._queued * request_s / capacity)
 
     @asynccontextmanager
-    async def route(self, owner: str = "") -> AsyncIterator[Lane]:
+    async def route(self, owner: str = "", size: int = 0) -> AsyncIterator[Lane]:
         """Wait (fairly, under ``owner``) for room on a ready lane; hold it for the body.
 
-        Raises ``LLMUnavailableError`` when the lanes closed between the grant and the pick
-        (every host gone at once): the caller brings one back and asks again.
+        ``size`` (the text's length; 0 when unknown) keeps a long request off a slow lane
+        (see the module docstring). Raises ``LLMUnavailableError`` when the lanes closed
+        between the grant and the pick (every host gone at once): the caller brings one back
+        and asks again.
         """
-        await self._acquire(owner)
+        waiter = await self._acquire(owner, size)
         try:
-            lane = self._pick()
-            lane.in_flight += 1
+            lane = self._placed.pop(waiter)
+            if not lane.ready:  # closed since the grant: any ready lane will do
+                _unplace(lane, size)
+                lane = self._pick()
+                _place(lane, size)
             try:
                 async with lane.limiter.slot(owner):
                     started = time.monotonic()
@@ -142,7 +156,7 @@ class Dispatcher(FairSlots):
                     last = took if lane.request_s is None else lane.request_s
                     lane.request_s = (1 - _EWMA) * last + _EWMA * took
             finally:
-                lane.in_flight -= 1
+                _unplace(lane, size)
         finally:
             self._release(owner)
 
@@ -170,6 +184,44 @@ class Dispatcher(FairSlots):
         # The fastest card with room first: the paper's longest paragraphs go out first, and
         # one of them on a slow card can outlast all the rest of the paper.
         return min(roomy, key=lambda lane: (-lane.weight, lane.load()))
+
+    def _choose(self, waiters: Sequence[Waiter]) -> Waiter | None:
+        ready = [lane for lane in self.lanes if lane.ready]
+        if not ready:
+            return waiters[0]  # route reports it
+        lane = self._pick()
+        top = max(other.weight for other in ready)
+        running = [size for other in ready if other.weight == top for size in other.sizes]
+        if lane.weight >= top or lane.in_flight >= lane.limiter.limit or not running:
+            # The fastest has room, or none has (no lane to fit), or the fastest holds nothing
+            # that would free it: no faster room is coming.
+            return waiters[0]
+        queued = [waiter.size for waiter in (*self._waiters(), *waiters)]
+        longest = max(running + queued)
+        reach = longest * lane.weight / top
+        fits = [waiter for waiter in waiters if waiter.size <= reach]
+        return max(fits, key=lambda waiter: waiter.size, default=None)
+
+    def _granted(self, waiter: Waiter) -> None:
+        lane = self._pick() if self.any_ready() else self.lanes[0]
+        _place(lane, waiter.size)
+        self._placed[waiter] = lane
+
+    def _revoked(self, waiter: Waiter) -> None:
+        _unplace(self._placed.pop(waiter), waiter.size)
+
+    def _waiters(self) -> list[Waiter]:
+        return [waiter for queue in self._queues.values() for waiter in queue]
+
+
+def _place(lane: Lane, size: int) -> None:
+    lane.in_flight += 1
+    lane.sizes.append(size)
+
+
+def _unplace(lane: Lane, size: int) -> None:
+    lane.in_flight -= 1
+    lane.sizes.remove(size)
 
 
 def _reach(limiter: LaneLimiter) -> int:

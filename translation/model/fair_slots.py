@@ -21,6 +21,11 @@ what the long one can lose to a stream of short jobs; with fewer slots than that
 limit) a floor would cost the short job too much, and pure least-remaining-first holds.
 Throughput is untouched: a slot is never left free while anyone waits, whoever gets it.
 
+Inside the owner picked, the head of its queue gets the slot, unless a subclass says otherwise
+(``_choose``): the dispatcher over several hosts picks by the request's size (``Waiter.size``)
+which of that owner's waiters fits the host with room, or holds the room for a faster host.
+Which owner is served is never changed by that choice.
+
 The counts are cheap to read (``waiting(owner)``, ``held(owner)``) for the progress page.
 """
 
@@ -29,10 +34,19 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 #: Every owner with work keeps one slot while the limit is at least this many slots per owner.
 FLOOR_SHARE = 4
+
+
+@dataclass(eq=False)  # each waiter is itself: compared and hashed by identity
+class Waiter:
+    """One request waiting for a slot; ``size`` is what its caller said it weighs (0: unknown)."""
+
+    future: asyncio.Future[None]
+    size: int = 0
 
 
 class FairSlots(ABC):
@@ -47,7 +61,7 @@ class FairSlots(ABC):
         self._in_flight = 0
         self._peak = 0
         # Only owners with waiters, the one served least recently first.
-        self._queues: dict[str, deque[asyncio.Future[None]]] = {}
+        self._queues: dict[str, deque[Waiter]] = {}
         self._held: dict[str, int] = {}
         self._queued = 0
         #: Called after every grant round (a freed slot, a changed limit): a dispatcher that
@@ -96,22 +110,40 @@ class FairSlots(ABC):
     def _on_wait(self) -> None:  # noqa: B027 (an optional hook: most limiters ignore waits)
         """Called when a request has to wait (the adaptive limiter notes demand)."""
 
-    async def _acquire(self, owner: str) -> None:
-        if self._in_flight < self.limit and not self._queued:
+    def _choose(self, waiters: Sequence[Waiter]) -> Waiter | None:
+        """Which of one owner's ``waiters`` (in arrival order) takes a free slot now; None keeps
+        the slot free for now (the subclass must call ``_grant()`` when that may change)."""
+        return waiters[0]
+
+    def _granted(self, waiter: Waiter) -> None:  # noqa: B027 (an optional hook)
+        """Called as ``waiter`` is given a slot, before anything else is granted."""
+
+    def _revoked(self, waiter: Waiter) -> None:  # noqa: B027 (an optional hook)
+        """Called when ``waiter`` was given a slot but cancelled before it could use it."""
+
+    async def _acquire(self, owner: str, size: int = 0) -> Waiter:
+        """Wait, under ``owner``, for a slot; the waiter returned is the one ``_granted`` saw."""
+        waiter = Waiter(asyncio.get_running_loop().create_future(), size)
+        if self._in_flight < self.limit and not self._queued and self._choose([waiter]) is waiter:
             self._take(owner)
-            return
+            self._granted(waiter)
+            return waiter
         self._on_wait()
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queues.setdefault(owner, deque()).append(future)
+        self._queues.setdefault(owner, deque()).append(waiter)
         self._queued += 1
+        if self._in_flight < self.limit:
+            self._grant()  # room was held for others' waiters: this one may fit it
         try:
-            await future
+            await waiter.future
         except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                self._release(owner)  # granted a slot, then cancelled before using it: hand on
+            if waiter.future.done() and not waiter.future.cancelled():
+                # Granted a slot, then cancelled before using it: hand it on.
+                self._revoked(waiter)
+                self._release(owner)
             else:
-                self._drop(owner, future)
+                self._drop(owner, waiter)
             raise
+        return waiter
 
     def _release(self, owner: str) -> None:
         self._in_flight -= 1
@@ -126,14 +158,18 @@ class FairSlots(ABC):
         """Give free slots to waiters, in the fair order."""
         while self._queued and self._in_flight < self.limit:
             owner = self._next_owner()
+            waiter = self._choose(self._queues[owner])
+            if waiter is None:
+                break  # the room is kept for a waiter that fits it better
             queue = self._queues.pop(owner)
-            future = queue.popleft()
+            queue.remove(waiter)
             if queue:
                 self._queues[owner] = queue  # to the back: served most recently
             self._queued -= 1
-            if not future.done():
+            if not waiter.future.done():
                 self._take(owner)
-                future.set_result(None)
+                self._granted(waiter)
+                waiter.future.set_result(None)
         if self.on_room is not None:
             self.on_room()
 
@@ -153,10 +189,10 @@ class FairSlots(ABC):
         self._peak = max(self._peak, self._in_flight)
         self._held[owner] = self._held.get(owner, 0) + 1
 
-    def _drop(self, owner: str, future: asyncio.Future[None]) -> None:
+    def _drop(self, owner: str, waiter: Waiter) -> None:
         queue = self._queues.get(owner)
-        if queue is not None and future in queue:  # _grant may have skipped it already
-            queue.remove(future)
+        if queue is not None and waiter in queue:  # _grant may have skipped it already
+            queue.remove(waiter)
             self._queued -= 1
             self._forget_if_empty(owner)
             self._grant()
