@@ -19,7 +19,8 @@ that minimises the mean time to finish (SRPT): the short job runs at nearly its 
 long one loses exactly the short one's work, no more. The floor of one slot per owner bounds
 what the long one can lose to a stream of short jobs; with fewer slots than that (a small fixed
 limit) a floor would cost the short job too much, and pure least-remaining-first holds.
-Throughput is untouched: a slot is never left free while anyone waits, whoever gets it.
+Throughput is untouched: a slot is never left free while anyone waits, whoever gets it (but
+for the room the dispatcher below holds for a faster host, on purpose).
 
 Inside the owner picked, the head of its queue gets the slot, unless a subclass says otherwise
 (``_choose``): the dispatcher over several hosts picks by the request's size (``Waiter.size``)
