@@ -31,24 +31,19 @@ import httpx
 from fastapi import FastAPI
 from sse_starlette.sse import AppStatus
 
-from common.hosts import plan_hosts
 from common.redact import redact_access_log
 from common.settings import Settings
 from translation.model.glossary import Glossary
-from translation.model.limiter import Limiter, make_limiter
-from translation.pipeline import Translator
 from translation.worker import warm_up
-from vllm_manager.gate import Gate
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from zotero_server.data_lock import DataDirLock
+from zotero_server.engine import start_engine
 from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
-from zotero_server.gpu_hosts import build_gpu_hosts
 from zotero_server.job_service import JobService
 from zotero_server.job_store import FILE_NAME as JOB_STORE_FILE
 from zotero_server.job_store import JobStore
 from zotero_server.jobs import JobRegistry
-from zotero_server.manager_factory import create_manager
 from zotero_server.previews import PreviewBoard
 from zotero_server.services import Services
 
@@ -138,25 +133,13 @@ def make_lifespan(
             outputs.delete_when_idle(name)
         await asyncio.to_thread(uploads.prepare, to_resume)
         async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
-            hosts = build_gpu_hosts(settings, http)
-            gate: Gate
-            if hosts is None:
-                one = plan_hosts(settings)[0].settings  # the settings, or a lone [[hosts]]
-                manager = create_manager(one, http_client=http)
-                await manager.start()
-                gate = manager
-                # ONE limiter for the process (ZT_CONCURRENCY_MODE): every job shares it.
-                limiter: Limiter = make_limiter(one, http_client=http)
-                translator = Translator.from_settings(
-                    one, manager.ensure_ready, http_client=http, limiter=limiter
-                )
-            else:
-                # Several hosts: ONE fair queue above every host's own limiter.
-                manager, gate, limiter = hosts.pool.primary, hosts.pool, hosts.dispatcher
-                await hosts.pool.start()
-                translator = Translator.from_settings(
-                    settings, hosts.pool.ensure_ready, http_client=http, router=hosts.dispatcher
-                )
+            engine = await start_engine(settings, http)
+            translator, gate, manager, hosts = (
+                engine.translator,
+                engine.gate,
+                engine.manager,
+                engine.hosts,
+            )
             gpu_wait = GPUWaitQueue(
                 gate, settings, beacon=WaitingBeacon.from_settings(settings, http)
             )
@@ -210,11 +193,9 @@ def make_lifespan(
                 for task in background:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
-                await translator.aclose()
-                await limiter.aclose()
                 if services.gpu_wait is not None:
                     await services.gpu_wait.aclose()
-                await (hosts.pool.aclose() if hosts is not None else manager.aclose())
+                await engine.aclose()
                 await asyncio.to_thread(store.close)  # its last writes may wait for a lock
 
     return lifespan

@@ -10,19 +10,15 @@ from pathlib import Path
 import httpx
 
 from common.errors import InputError, TooLargeError
-from common.hosts import plan_hosts
 from common.language import Language
 from common.settings import Settings, mib
 from translation.model import glossary as glossaries
-from translation.pipeline import Translator
 from translation.read.document import inspect_pdf
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.page_range import parse_pages
 from translation.request import DualMode, TranslationRequest
-from vllm_manager.gate import Gate
 from vllm_manager.gpu_wait import GPUWaitQueue
-from zotero_server.gpu_hosts import build_gpu_hosts
-from zotero_server.manager_factory import create_manager
+from zotero_server.engine import start_engine
 from zotero_server.progress_display import ProgressDisplay
 
 
@@ -81,20 +77,8 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     )
     display = ProgressDisplay(sys.stderr)
     async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
-        hosts = build_gpu_hosts(settings, http)
-        gate: Gate
-        if hosts is None:
-            one = plan_hosts(settings)[0].settings  # the settings, or a lone [[hosts]]
-            manager = create_manager(one, http_client=http)
-            await manager.start()
-            gate = manager
-            translator = Translator.from_settings(one, manager.ensure_ready, http_client=http)
-        else:  # several GPU hosts (ZT_HOSTS): the paper uses every ready one
-            await hosts.pool.start()
-            gate = hosts.pool
-            translator = Translator.from_settings(
-                settings, hosts.pool.ensure_ready, http_client=http, router=hosts.dispatcher
-            )
+        engine = await start_engine(settings, http)
+        gate, translator = engine.gate, engine.translator
         # --wait-gpu: wait for a busy GPU that long instead of ZT_GPU_WAIT_S (issue 16).
         gpu_wait = GPUWaitQueue(gate, settings) if args.wait_gpu is not None else None
         try:
@@ -106,14 +90,9 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
                 )
         finally:
             display.close()
-            await translator.aclose()
             if gpu_wait is not None:
                 await gpu_wait.aclose()
-            if hosts is None:
-                await manager.aclose()
-            else:
-                await hosts.dispatcher.aclose()
-                await hosts.pool.aclose()
+            await engine.aclose()
 
     stem = paper.stem
     written = []
