@@ -51,8 +51,20 @@ def make_client(server: FakeVLLMProcess | None = None, **overrides: Any) -> LLMC
 
 
 def posts(server: FakeVLLMProcess, path: str = "/v1/chat/completions") -> int:
-    """POSTs the fake received on ``path`` (its access log counts rejected ones too)."""
-    return server.output().count(f'"POST {path} HTTP/1.1"')
+    """POSTs the fake received on ``path`` (its access log counts rejected ones too). The log
+    line is written just after the answer, so a count read at once can miss the last one:
+    wait (two seconds at most) until it stops changing."""
+    needle = f'"POST {path} HTTP/1.1"'
+    deadline = time.monotonic() + 2.0
+    count, steady_since = server.output().count(needle), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = server.output().count(needle)
+        if now != count:
+            count, steady_since = now, time.monotonic()
+        elif count and time.monotonic() - steady_since >= 0.3:
+            break
+    return count
 
 
 async def test_translates_with_the_translategemma_content_part(
