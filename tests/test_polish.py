@@ -333,3 +333,72 @@ def test_a_long_centred_caption_stays_centred(corpus_dir: Path) -> None:
     centres = [(min(xs) + max(xs)) / 2 for _, xs in sorted(lines.items())]
     assert len(centres) >= 4 and all(abs(c - axis) < 4 for c in centres)
     assert max(min(xs) for xs in lines.values()) - min(min(xs) for xs in lines.values()) > 20
+
+
+# --- a framed block of justified lines (03 p20) ----------------------------------------------
+
+_PROSE = (
+    "Careful evaluation of language models needs a clear protocol that every reader can follow "
+    "and the protocol we propose has three parts each of which we describe in turn below in "
+    "the order we apply them in practice after a short look at the work that came before it "
+    "and at the reasons that led us to write down every step of the annotation in full detail "
+    "so that others can repeat it on their own data without asking us how it was done"
+).split()
+_BOXED = (
+    "Start by signing up on the annotation site where you will need to give an email address "
+    "and a password of your own choosing and please do not use any personal or sensitive "
+    "password here but make sure to remember the address and the password for next time"
+).split()
+
+
+def _justified(
+    writer: pymupdf.TextWriter, words: list[str], x0: float, x1: float, y: float, rows: int
+) -> list[str]:
+    """Set ``rows`` lines of ``words`` from x0 to x1 exactly (every line full, the last one
+    too), 12.5 apart from baseline ``y``; the words left over."""
+    font, size = pymupdf.Font("helv"), 10.0
+    for row in range(rows):
+        line: list[str] = []
+        while words and font.text_length(" ".join([*line, words[0]]), size) < x1 - x0:
+            line.append(words.pop(0))
+        widths = [font.text_length(w, size) for w in line]
+        gap = (x1 - x0 - sum(widths)) / (len(line) - 1)
+        x = x0
+        for word, width in zip(line, widths, strict=True):
+            writer.append((x, y + 12.5 * row), word, font=font, fontsize=size)
+            x += width + gap
+    return words
+
+
+def _framed_page() -> bytes:
+    """Body text from 72 to 523; between two rules from 90 to 505, a paragraph of three full
+    justified lines from 96 to 499 (inset on both sides, so on the column's axis)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    writer = pymupdf.TextWriter(page.rect)
+    rest = _justified(writer, list(_PROSE), 72, 523, 100, 4)
+    _justified(writer, list(_BOXED), 96, 499, 180, 3)
+    _justified(writer, rest, 72, 523, 260, 3)
+    writer.write_text(page)
+    for y in (165, 220):
+        page.draw_line((90, y), (505, y), width=0.8)
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_a_framed_block_of_full_lines_stays_in_its_frame() -> None:
+    """03 p20: three justified lines inside a frame inset on both sides sit on the column's
+    axis; they were taken for centred lines, and their translation was widened to the column
+    and set centred, spilling left and right of the frame. It is set flush from the block's
+    left edge, and no character of it leaves the frame."""
+    data = _framed_page()
+    paragraphs, out = _render(data, 0)
+    (boxed,) = [p for p in paragraphs if p.text.startswith("Start by signing")]
+    assert boxed.align != Align.CENTER
+    glyphs = [g for g in _glyphs(out, pymupdf.Rect(60, 166, 535, 219)) if g.char.strip()]
+    assert len(glyphs) > 50
+    assert min(g.bbox.x0 for g in glyphs) >= 90 and max(g.bbox.x1 for g in glyphs) <= 505
+    starts: dict[int, float] = {}
+    for g in glyphs:
+        starts[round(g.origin[1])] = min(starts.get(round(g.origin[1]), 1e9), g.bbox.x0)
+    assert len(starts) >= 2 and all(abs(x - boxed.bbox[0]) < 1.5 for x in starts.values())

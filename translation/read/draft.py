@@ -302,15 +302,18 @@ def _header_cell(rows: list[Row], words: list[str]) -> bool:
 def _align(rows: list[Row], heading: bool = False) -> Align:
     """Centred: rows on the column's axis that leave wide margins, keep off the column's left
     edge, differ in width (justified rows all have one), or make a heading (a title filling
-    the width)."""
+    the width). Keeping off the edge is not enough for several rows of one width: those are the
+    justified lines of a box inset on both sides (a framed block of instructions, 03 p20);
+    centred, their translation would be widened over the frame."""
     col0, col1 = rows[0].col_range
     if len(rows) <= 3:
         center = (col0 + col1) / 2
         widths = [r.x1 - r.x0 for r in rows]
+        inset_box = len(rows) > 1 and max(widths) - min(widths) < rows[0].size
         if all(abs((r.x0 + r.x1) / 2 - center) < 3.0 for r in rows) and (
             heading
             or max(widths) < 0.85 * (col1 - col0)
-            or min(r.x0 for r in rows) > col0 + 1.5 * rows[0].size
+            or (min(r.x0 for r in rows) > col0 + 1.5 * rows[0].size and not inset_box)
             or max(widths) - min(widths) > 2.0 * rows[0].size
         ):
             return Align.CENTER
