@@ -402,3 +402,44 @@ def test_a_framed_block_of_full_lines_stays_in_its_frame() -> None:
     for g in glyphs:
         starts[round(g.origin[1])] = min(starts.get(round(g.origin[1]), 1e9), g.bbox.x0)
     assert len(starts) >= 2 and all(abs(x - boxed.bbox[0]) < 1.5 for x in starts.values())
+
+
+# --- a lettered list set larger than the body (05 p26) ---------------------------------------
+
+_LETTERED = ("a. Case type", "b. Case name", "c. Filing year", "d. Court and judge")
+
+
+def _lettered_page() -> bytes:
+    """A paper's body at 10 pt, then a list of short lettered items set at 11 pt (larger, not
+    bold: a datasheet appended in another face)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+    y = 100.0
+    for line in (*_BODY, *_BODY, *_BODY):
+        writer.append((72, y), line, font=font, fontsize=10)
+        y += 12.5
+    writer.append((72, y + 10), "We record these facts for every case in the set:", font=font,
+                  fontsize=11)  # fmt: skip
+    for i, item in enumerate(_LETTERED):
+        label, text = item.split(" ", 1)
+        writer.append((90, y + 24 + 14 * i), label, font=font, fontsize=11)
+        writer.append((104, y + 24 + 14 * i), text, font=font, fontsize=11)
+    writer.write_text(page)
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_short_lettered_items_set_large_keep_their_labels() -> None:
+    """05 p26: "a. Case type" in a face larger than the body is a list item, not a heading: its
+    label is not sent (the model cannot garble it) and the output prints "a." to "d." where the
+    source has them, each before its translated item."""
+    paragraphs, out = _render(_lettered_page(), 0)
+    items = [p for p in paragraphs if p.kind == ParagraphKind.LIST_ITEM]
+    assert [p.label.strip() for p in items] == ["a.", "b.", "c.", "d."]
+    assert all(not p.text.startswith(("a.", "b.", "c.", "d.")) for p in items)
+    words = out.get_text("words")
+    for item in items:
+        row = sorted((w for w in words if abs(w[3] - item.bbox[3]) < 4), key=lambda w: w[0])
+        assert row[0][4] == item.label.strip() and abs(row[0][0] - 90) < 1.5
+        assert any("\uac00" <= c <= "\ud7a3" for w in row[1:] for c in w[4])

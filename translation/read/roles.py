@@ -23,6 +23,8 @@ _LIST_LABEL_RE = re.compile(
     r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|[\u2460-\u2473\u3251-\u325f]\s*|"
     r"(?:\(?\d{1,2}[.)]|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\)|[IVX]{1,5}\.|\[\d{1,3}\])\s+)"
 )
+# Items no heading is numbered with: bullets, "a." "(b)" "c)" "(iv)" "iv)".
+_LETTER_ITEM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?[a-z][.)]\s|\(?[ivx]{1,5}\)\s)")
 # Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
 # colon, a semicolon, or another item (a line of prose can start with "(2)").
 _NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
@@ -251,7 +253,10 @@ def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, s
     if label:
         return ParagraphKind.FOOTNOTE, label
     heading = len(rows) <= 2 and (first.bold or first.size >= body_size + 0.8)
-    if heading and not ends_sentence(rows[-1].text):
+    # Large but not bold, a bullet or a letter label makes an item of a list set in a larger
+    # face than the paper's body (05's datasheet: "a. Case type"), not a heading.
+    lettered = not first.bold and bool(_LETTER_ITEM_RE.match(first.chars))
+    if heading and not ends_sentence(rows[-1].text) and not lettered:
         label = boxed_number(first)
         return (ParagraphKind.HEADING, label) if label else (None, "")
     label = list_label(first.chars)
