@@ -42,8 +42,9 @@ def stacks(
     it starts in lower case (or in a script without case after a line that does not end a
     sentence), or the line above ends in "-", "/" or ",", or both stand alone, the line
     above does not end a sentence and the step between them is the table's tightest between
-    lines of their size (see ``_tightest``: a row set further apart is the next row). Lines that both have cells beside them stack
-    without a hyphen only where the cell plainly wraps (see ``_wrapped``). Numbers never stack.
+    lines of their size (see ``_tightest``: a row set further apart is the next row). Lines
+    that both have cells beside them stack without a hyphen only where the cell plainly wraps
+    (see ``_wrapped``). Numbers never stack.
     Each line of a stack gets the stack's key (the first line's x and baseline); other lines
     get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
