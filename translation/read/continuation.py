@@ -42,7 +42,11 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
         return False
     if abs(cur.size - prev.size) > 0.8:
         return False
-    if prev.bold != cur.bold and not roles.lead_runs_on(prev, cur, para):
+    if (
+        prev.bold != cur.bold
+        and not roles.lead_runs_on(prev, cur, para)
+        and not roles.bold_runs_on(prev, cur)
+    ):
         return False
     if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
         return False
