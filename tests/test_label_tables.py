@@ -155,7 +155,7 @@ MODELS = [
 ]
 
 
-def _column_blocks_page() -> bytes:
+def _column_blocks_page(models: Sequence[tuple[list[str], list[str]]] = MODELS) -> bytes:
     """A page whose right column holds a two-column table with cells of several lines, its
     columns written one after the other, so MuPDF makes the second column one block of its
     own beside the first column's blocks (each of its lines on a baseline of the other)."""
@@ -170,11 +170,11 @@ def _column_blocks_page() -> bytes:
     page.draw_line((LEFT - 6, y + 4), (RIGHT, y + 4), width=0.5)
     tops = []
     y += 14.0
-    for model, sources in MODELS:
+    for model, sources in models:
         tops.append(y)
         y += 10.0 * max(len(model), len(sources)) + 2.0
     for column, x in ((0, LEFT), (1, text_x)):
-        for top, cells in zip(tops, MODELS, strict=True):
+        for top, cells in zip(tops, models, strict=True):
             for k, line in enumerate(cells[column]):
                 page.insert_text((x, top + 10.0 * k), line, fontsize=SIZE, fontname="tiro")
     page.draw_line((LEFT - 6, y - 8), (RIGHT, y - 8), width=0.8)
@@ -199,3 +199,26 @@ def test_table_whose_columns_are_blocks_keeps_its_rows_apart() -> None:
     # The left page column of running text stays one paragraph.
     left = [p for p in extract_paragraphs(open_document(_column_blocks_page())) if p.bbox[0] < 300]
     assert len(left) == 1 and left[0].kind == ParagraphKind.BODY
+
+
+#: Table 9 with short last lines of its training-data cells, no ")" ending them: each one
+#: stands 12 pt over the next row's first line, the cells' lines 10 pt apart.
+SHORT_ENDS = [
+    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "WMT"]),
+    (["BERT", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wiki"]),
+    (["RoBERTa", "(Liu et al., 2019b)"], ["BooksCorpus (800M)", "CC-News (3.8B)", "Stories"]),
+    (["GPT2", "(Radford et al., 2019)"], ["Web Text Corpus (2.8B)"]),
+]
+
+
+def test_a_short_last_line_of_a_cell_stays_out_of_the_next_row() -> None:
+    """It was read on into the next row's first line ("WMT BooksCorpus (800M)"): both stand
+    alone on their rows and "WMT" ends no sentence, and 12 pt is within a fixed line step;
+    the table sets its cells' lines 10 pt apart, its rows further."""
+    texts = [" ".join(p.text.split()) for p in _right(_column_blocks_page(SHORT_ENDS))]
+    models = [_joined(model) for model, _ in SHORT_ENDS]
+    assert texts == [
+        "Language model",
+        "Training data",
+        *[t for model, (_, data) in zip(models, SHORT_ENDS, strict=True) for t in [model, *data]],
+    ]

@@ -40,9 +40,11 @@ def stacks(
     of a multi-line cell's row sit beside one of its lines, or between them; a word cut at the
     line's end needs neither), and it reads on:
     it starts in lower case (or in a script without case after a line that does not end a
-    sentence), or the line above ends in "-", "/" or ",", or both stand alone and
-    the line above does not end a sentence. Lines that both have cells beside them stack
-    without a hyphen only where the cell plainly wraps (see ``_wrapped``). Numbers never stack.
+    sentence), or the line above ends in "-", "/" or ",", or both stand alone, the line
+    above does not end a sentence and the step between them is the table's tightest between
+    lines of their size (see ``_tightest``: a row set further apart is the next row). Lines
+    that both have cells beside them stack without a hyphen only where the cell plainly wraps
+    (see ``_wrapped``). Numbers never stack.
     Each line of a stack gets the stack's key (the first line's x and baseline); other lines
     get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
@@ -52,20 +54,12 @@ def stacks(
     for line, column in zip(lines, columns, strict=True):
         rights[column] = max(rights.get(column, line.bbox[2]), line.bbox[2])
     pitch = _line_pitch(lines)
+    above_of = [_line_above(lines, order, n, columns) for n in range(len(order))]
+    tightest = _tightest(lines, list(zip(order, above_of, strict=True)))
     for n, i in enumerate(order):
         line = lines[i]
         column = columns[i]
-        # The line above it: the nearest one in its column, or over it (a column that no
-        # gutter marks off: its other rows set between the lines of its cells).
-        j = next(
-            (
-                k
-                for k in reversed(order[max(0, n - 40) : n])
-                if columns[k] == column
-                and min(lines[k].bbox[2], line.bbox[2]) > max(lines[k].bbox[0], line.bbox[0])
-            ),
-            None,
-        )
+        j = above_of[n]
         if j is None:
             continue
         up = lines[j]
@@ -75,7 +69,12 @@ def stacks(
             text[:1].islower()
             or (_uncased(text[:1]) and not _ENDS_RE.search(above))
             or above.endswith(("-", "/", ","))
-            or (line.lone and up.lone and not _ENDS_RE.search(above))
+            or (
+                line.lone
+                and up.lone
+                and not _ENDS_RE.search(above)
+                and step <= tightest.get(i, step) + _PITCH_SLACK * line.size
+            )
         )
         if (
             any(c.isalpha() for c in text)
@@ -95,6 +94,54 @@ def stacks(
             key = keys[j] or (up.bbox[0], up.baseline)
             keys[i] = keys[j] = key
     return keys
+
+
+#: Font sizes a line may stand below the one above it, past the table's tightest step
+#: between lines of its size, and still be read on from it with no other sign (both alone
+#: on their rows): a row set further apart is the next row, though its cell starts with a
+#: capital after a line that ends no sentence ("WMT" over the next row's "BooksCorpus").
+_PITCH_SLACK = 0.1
+
+
+def _line_above(
+    lines: Sequence[StackLine], order: Sequence[int], n: int, columns: Sequence[int]
+) -> int | None:
+    """The line above ``lines[order[n]]``: the nearest one in its column, or over it (a column
+    that no gutter marks off: its other rows set between the lines of its cells)."""
+    line = lines[order[n]]
+    return next(
+        (
+            k
+            for k in reversed(order[max(0, n - 40) : n])
+            if columns[k] == columns[order[n]]
+            and min(lines[k].bbox[2], line.bbox[2]) > max(lines[k].bbox[0], line.bbox[0])
+        ),
+        None,
+    )
+
+
+def _tightest(
+    lines: Sequence[StackLine], pairs: Sequence[tuple[int, int | None]]
+) -> dict[int, float]:
+    """For each line below another (``pairs``: line, the line above it), the smallest step
+    between such pairs of the table in its font size (within half a point), more than half a
+    size: how far apart the table sets the lines of one cell (no more than its rows)."""
+    steps = [
+        (lines[i].size, lines[i].baseline - lines[j].baseline)
+        for i, j in pairs
+        if j is not None and abs(lines[i].size - lines[j].size) < 0.5
+    ]
+    by_size: dict[float, float | None] = {}
+    out: dict[int, float] = {}
+    for i, _ in pairs:
+        size = lines[i].size
+        if size not in by_size:
+            near = [s for z, s in steps if abs(z - size) < 0.5 and s > 0.5 * size]
+            by_size[size] = min(near, default=None)
+        low = by_size[size]
+        if low is not None:
+            out[i] = low
+    return out
 
 
 def _line_pitch(lines: Sequence[StackLine]) -> float | None:

@@ -42,7 +42,11 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
         return False
     if abs(cur.size - prev.size) > 0.8:
         return False
-    if prev.bold != cur.bold and not roles.lead_runs_on(prev, cur, para):
+    if (
+        prev.bold != cur.bold
+        and not roles.lead_runs_on(prev, cur, para)
+        and not roles.bold_runs_on(prev, cur)
+    ):
         return False
     if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
         return False
@@ -62,7 +66,25 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     first_line = len(para) == 1 and not roles.list_label(prev.chars)
     outdented = cur.x0 < prev.x0 - 0.8 * size and not first_line
     hanging = indented and len(para) == 1 and not short  # a reference entry's second line
-    return not (ended and (short or outdented or (indented and not hanging)))
+    spaced = _spaced(prev, cur, para)
+    return not (ended and (short or outdented or (indented and not hanging) or spaced))
+
+
+def _spaced(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """Whether ``cur`` stands clearly further below ``prev`` than the paragraph's lines stand
+    apart (its usual white gap between one line's glyphs and the next's, plus a third of a
+    font size): the space set between paragraphs, there where the next one starts at the
+    column's edge and the last line runs nearly full (01 p13: a list item, then a paragraph).
+    A paragraph of one line has no gap of its own to measure against."""
+    gaps = sorted(b.bbox[1] - a.bbox[3] for a, b in zip(para, para[1:], strict=False))
+    if not gaps:
+        return False
+    usual = gaps[len(gaps) // 2]
+    return cur.bbox[1] - prev.bbox[3] > usual + _PARAGRAPH_SPACE * prev.size
+
+
+#: Font sizes of white space past a paragraph's usual line gap that part two paragraphs.
+_PARAGRAPH_SPACE = 0.33
 
 
 _NOTE_MARKS = set("0123456789,*†‡§¶")

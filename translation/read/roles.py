@@ -195,6 +195,24 @@ def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
     return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
 
 
+def bold_runs_on(prev: Row, cur: Row) -> bool:
+    """A sentence that turns bold inside a line goes on in bold in ``cur``: ``prev`` ends in
+    bold (its last word) inside a sentence, running to the column's edge, and ``cur`` is bold
+    (03 p9: "... generated text. **Overall, our research questions and** / **findings are
+    ...**"). A bold heading is no such line: the line before it ends short, or a sentence
+    ends with it."""
+    if not cur.bold or prev.bold or _short(prev) or ends_sentence(prev.text):
+        return False
+    if len(prev.styles) != len(prev.chars):
+        return False
+    end = len(prev.chars.rstrip())
+    start = end
+    while start > 0 and not prev.chars[start - 1].isspace():
+        start -= 1
+    word = [i for i in range(start, end) if prev.chars[i].isalnum()]
+    return bool(word) and all(prev.styles[i] & 1 for i in word)
+
+
 def colon_lead(row: Row) -> bool:
     """``row`` opens with a bold lead of a few words closed by a colon ("Gold Answer:",
     "TAPAS after row order perturbation:"), with text not in bold after it ("5:02": a

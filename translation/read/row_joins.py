@@ -17,7 +17,10 @@ def attach_scripts(rows: list[Row]) -> list[Row]:
     result = []
     for row in rows:
         host = None
-        if MATH_ONLY_RE.match(row.classes) and len(row.text) <= 6:
+        math = MATH_ONLY_RE.match(row.classes) is not None
+        # A digit in the text face (TeX's subscript "2" of a formula, 2203.00130 p37) is a
+        # script only under or beside a formula, not after a word (a footnote mark).
+        if (math or row.text.isdigit()) and len(row.text) <= 6:
             near = [
                 h
                 for h in hosts
@@ -26,6 +29,7 @@ def attach_scripts(rows: list[Row]) -> list[Row]:
                 and abs(row.baseline - h.baseline) < 0.75 * h.size
                 and row.x0 <= h.x1 + 0.5 * h.size
                 and row.x1 >= h.x0 - 0.5 * h.size
+                and (math or _after_formula(h, row.x0))
             ]
             host = min(near, key=lambda h: abs(row.baseline - h.baseline), default=None)
         if host is None:
@@ -39,6 +43,13 @@ def attach_scripts(rows: list[Row]) -> list[Row]:
         host.bbox = union([host.bbox, row.bbox])
         host.rects.extend(row.rects)
     return result
+
+
+def _after_formula(host: Row, x: float) -> bool:
+    """Whether the last glyph of ``host`` that starts left of ``x`` is math."""
+    before = [k for k, box in zip(host.classes, host.boxes, strict=True) if box[0] <= x]
+    math = [k for k in before if k != NEUTRAL]
+    return bool(math) and math[-1] in (GLYPH, MATH)
 
 
 def attach_drop_caps(rows: list[Row]) -> list[Row]:
@@ -110,7 +121,9 @@ def _same_line(a: Row, b: Row) -> bool:
         return False
     if _stacked_entries(a, b):
         return True
-    if not -0.5 * size < b.x0 - a.x1 < 0.6 * size:
+    lead = _lead_scripts(a, b)
+    start = b.boxes[lead][0] if lead else b.x0
+    if not -0.5 * size < start - a.x1 < 0.6 * size:
         return False
     if abs(a.baseline - b.baseline) < 0.2 * size and min(a.size, b.size) >= 0.85 * size:
         return True
@@ -122,6 +135,40 @@ def _same_line(a: Row, b: Row) -> bool:
     )
 
 
+def _lead_scripts(line: Row, piece: Row) -> int:
+    """How many characters ``piece`` starts with that are scripts of the formula ``line``
+    ends in, set under or over it (0 if none): TeX draws a formula's subscript after its
+    superscript, back under it, and MuPDF may start its next block there, so the piece of
+    the line after the formula begins left of the formula's end (2203.00130 p37)."""
+    start = _formula_start(line)
+    if start is None:
+        return 0
+    x0, size = line.boxes[start][0], line.size
+    script = 0.85 * 1.05 * size  # a character's box is 1.05 times its span's size (Row.mathy)
+    count = 0
+    for char, kind, box in zip(piece.chars, piece.classes, piece.boxes, strict=True):
+        if not char.isspace() and (
+            kind not in (GLYPH, MATH, NEUTRAL)
+            or box[3] - box[1] >= script
+            or not x0 - 0.1 * size <= box[0] < line.x1
+        ):
+            break
+        count += 1
+    if count == len(piece.chars) or not piece.chars[:count].strip():
+        return 0
+    return count
+
+
+def _formula_start(line: Row) -> int | None:
+    """The index of the first character of the formula ``line`` ends in (trailing
+    punctuation and spaces aside), or None if it ends in text."""
+    tail = len(line.classes.rstrip(NEUTRAL))
+    start = tail
+    while start > 0 and line.classes[start - 1] in (GLYPH, MATH, NEUTRAL):
+        start -= 1
+    return None if start == tail else start
+
+
 def _stacked_entries(line: Row, entries: Row) -> bool:
     """Whether ``entries`` (math alone, near the text size) is a row of an inline array or
     matrix whose other entries end ``line``, a line of text: it starts inside the line's
@@ -131,11 +178,8 @@ def _stacked_entries(line: Row, entries: Row) -> bool:
         return False
     if entries.size < 0.7 * size or abs(entries.baseline - line.baseline) >= 0.75 * size:
         return False
-    tail = len(line.classes.rstrip(NEUTRAL))
-    start = tail
-    while start > 0 and line.classes[start - 1] in (GLYPH, MATH, NEUTRAL):
-        start -= 1
-    if start == tail:
+    start = _formula_start(line)
+    if start is None:
         return False  # the line does not end in a formula
     formula_x0 = line.boxes[start][0]
     return formula_x0 - 0.5 * size <= entries.x0 <= line.x1 + 0.6 * size
@@ -150,6 +194,11 @@ def _append(a: Row, b: Row) -> None:
         a.classes += NEUTRAL
         a.boxes.append((min(a.x1, b.x0), a.bbox[1], max(a.x1, b.x0), a.bbox[3]))
         a.styles.append(a.styles[-1] if a.styles else 0)
+    # Bold as Row.bold has it, for the letters of both (a bold vector name "h" joined to
+    # the plain words after it is no bold line: 02 p5).
+    letters = [sum(c.isalpha() for c in r.chars) for r in (a, b)]
+    bold = letters[0] * a.bold + letters[1] * b.bold
+    a.bold = sum(letters) > 0 and bold >= 0.95 * sum(letters)
     a.chars += b.chars
     a.classes += b.classes
     a.boxes.extend(b.boxes)

@@ -1,0 +1,56 @@
+"""A sentence that turns bold inside a line and goes on in bold over the next lines (03 p9:
+"... the generated text. **Overall, our research questions and** / **findings are more
+relevant ...**") is one paragraph, its bold run kept as a mark inside it: it was cut where
+the bold lines begin and set as two boxes.
+
+The page is a real PDF written with PyMuPDF (Times and Times Bold), laid out as LaTeX sets a
+justified column; what is checked is what is sent to the model.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+
+_LINES = [
+    ("Reliable annotation of long summaries remains a hard problem for", ""),
+    ("every dataset we studied, and judging faithfulness is costly due", ""),
+    ("to the long length of the generated text.", " Overall, our findings and"),
+    ("", "recommendations are more relevant for long-form datasets than"),
+    ("", "for the short-form summarization datasets."),
+]
+
+
+def _page() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    y = 100.0
+    for plain, bold in _LINES:
+        x = 72.0
+        if plain:
+            page.insert_text((x, y), plain, fontsize=10, fontname="tiro")
+            x += pymupdf.get_text_length(plain, "tiro", 10)
+        if bold:
+            page.insert_text((x, y), bold, fontsize=10, fontname="tibo")
+        y += 12.0
+    page.insert_text((72, y + 14), "Related Work", fontsize=11, fontname="tibo")
+    page.insert_text(
+        (72, y + 32), "Earlier studies looked at short news summaries only.", fontsize=10
+    )
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_a_sentence_turning_bold_mid_line_is_one_paragraph_with_its_bold_marked() -> None:
+    paragraphs = extract_paragraphs(open_document(_page()))
+    texts = [" ".join(p.text.split()) for p in paragraphs]
+    assert texts[0] == (
+        "Reliable annotation of long summaries remains a hard problem for every dataset we "
+        "studied, and judging faithfulness is costly due to the long length of the generated "
+        "text. <b>Overall, our findings and recommendations are more relevant for long-form "
+        "datasets than for the short-form summarization datasets.</b>"
+    ), texts
+    # The bold heading after it is still a heading of its own.
+    assert texts[1] == "Related Work" and texts[2].startswith("Earlier studies"), texts
