@@ -118,11 +118,6 @@ class AdaptiveLimiter(FairSlots):
         return self._control.limit
 
     @property
-    def token_rate(self) -> float | None:
-        """Answer tokens per second of one running request on this server (None: not known)."""
-        return self._control.rate
-
-    @property
     def config(self) -> ControlConfig:
         return self._control.config
 

@@ -139,12 +139,6 @@ class ConcurrencyControl:
         self._first: VLLMLoad | None = None  # counters when this server was first seen
         self._rate: float | None = None  # answer tokens per second of one running request
 
-    @property
-    def rate(self) -> float | None:
-        """Answer tokens per second of one running request, from vLLM's counters (None until
-        two looks at /metrics gave it)."""
-        return self._rate
-
     def decide(self, seen: Observation) -> Decision:
         """Take one observation; return (and adopt) the new limit."""
         self._learn_latency(seen.latencies)

@@ -11,12 +11,8 @@ slower lanes have room, the request's size (``route(owner, size)``, its text's l
 of the waiters of the job the fair queue serves, the room goes to the longest that lane is
 expected to finish (``size / weight``) no later than the fastest lane finishes the longest
 request running there or waiting; a longer one waits for a faster lane. The paper's longest
-paragraphs go out first, and one of them on a slow card would outlast the rest. A lane whose
-longest request would end after the pool's work does (``translation.model.horizon``: from each
-host's learned token rate; between the fastest lanes only) is HELD: it takes no new request
-while another lane can, so its batch thins, its steps quicken and that answer ends with the
-rest. Requests waiting at the top
-count, in every lane's adaptive limiter but a held one's, as waiting there
+paragraphs go out first, and one of them on a slow card would outlast the rest. Requests
+waiting at the top count, in every lane's adaptive limiter, as waiting there
 (``FairSlots.waiting_above``): only a full pool makes one wait.
 
 Which lanes are ready is not decided here: whoever composes the pool (``zotero_server``) says so
@@ -28,17 +24,15 @@ answered is paid twice).
 
 from __future__ import annotations
 
-import functools
 import math
 import time
-from collections.abc import AsyncIterator, Callable, Sequence, Set
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from common.errors import LLMUnavailableError
 from translation.model.adaptive_limiter import AdaptiveLimiter
 from translation.model.fair_slots import FairSlots, Waiter
-from translation.model.horizon import HostWork, held
 from translation.model.limiter import FixedLimiter
 from translation.model.llm import LLMClient
 
@@ -63,13 +57,8 @@ class Lane:
     answered: int = 0
     failed: int = 0
     request_s: float | None = None
-    #: (size, ``time.monotonic()`` when placed) of each request given this lane, not finished.
-    placed: list[tuple[int, float]] = field(default_factory=list)
-
-    @property
-    def sizes(self) -> list[int]:
-        """The sizes of the requests given this lane and not yet finished."""
-        return [size for size, _ in self.placed]
+    #: The sizes of the requests given this lane and not yet finished.
+    sizes: list[int] = field(default_factory=list)
 
     def load(self) -> float:
         return self.in_flight / max(1, self.limiter.limit)
@@ -98,14 +87,12 @@ class Dispatcher(FairSlots):
         self._by_name = {lane.name: lane for lane in self.lanes}
         # Where each granted waiter goes, from its grant until its ``route`` takes it.
         self._placed: dict[Waiter, Lane] = {}
-        # The lanes held at the last grant decision (translation.model.horizon).
-        self._holding: set[str] = set()
         #: Told ``(lane name, why)`` when a request found its lane gone (:meth:`lost`).
         self.on_lost: Callable[[str, str], None] | None = None
         for lane in self.lanes:
             lane.limiter.on_room = self._grant
             # Only a full pool makes a request wait here: every ready lane is at its limit.
-            lane.limiter.waiting_above = functools.partial(self._waiting_for_room, lane)
+            lane.limiter.waiting_above = self._waiting_for_room
 
     @property
     def limit(self) -> int:
@@ -184,34 +171,14 @@ class Dispatcher(FairSlots):
             await lane.limiter.aclose()
             await lane.llm.aclose()
 
-    def _waiting_for_room(self, lane: Lane) -> int:
-        # A held lane is kept below its limit on purpose: nothing waits for it.
-        return 0 if lane.name in self._holding else self._queued
+    def _waiting_for_room(self) -> int:
+        return self._queued
 
-    def _late_lanes(self, waiters: Sequence[Waiter]) -> set[str]:
-        # Between the fastest cards only: a slower one takes only what it finishes in time.
-        ready = [lane for lane in self.lanes if lane.ready]
-        top = max((lane.weight for lane in ready), default=0.0)
-        ready = [lane for lane in ready if lane.weight == top]
-        now = time.monotonic()
-        hosts = {
-            lane.name: HostWork(
-                _token_rate(lane.limiter), [(size, now - at) for size, at in lane.placed]
-            )
-            for lane in ready
-        }
-        queued = {id(waiter): waiter.size for waiter in (*self._waiters(), *waiters)}
-        return held(hosts, list(queued.values()))
-
-    def _pick(self, holding: Set[str] = frozenset()) -> Lane:
+    def _pick(self) -> Lane:
         ready = [lane for lane in self.lanes if lane.ready]
         if not ready:
             raise LLMUnavailableError("no GPU host is ready")
-        roomy = [
-            lane
-            for lane in ready
-            if lane.in_flight < lane.limiter.limit and lane.name not in holding
-        ]
+        roomy = [lane for lane in ready if lane.in_flight < lane.limiter.limit]
         if not roomy:
             return min(ready, key=lambda lane: (lane.load(), -lane.weight))
         # The fastest card with room first: the paper's longest paragraphs go out first, and
@@ -222,12 +189,7 @@ class Dispatcher(FairSlots):
         ready = [lane for lane in self.lanes if lane.ready]
         if not ready:
             return waiters[0]  # route reports it
-        self._holding = self._late_lanes(waiters)
-        lane = self._pick(self._holding)
-        if lane.in_flight >= lane.limiter.limit and any(
-            other.in_flight < other.limiter.limit for other in ready
-        ):
-            return None  # only held lanes have room: a lane not held frees one soon
+        lane = self._pick()
         top = max(other.weight for other in ready)
         running = [size for other in ready if other.weight == top for size in other.sizes]
         if lane.weight >= top or lane.in_flight >= lane.limiter.limit or not running:
@@ -241,8 +203,7 @@ class Dispatcher(FairSlots):
         return max(fits, key=lambda waiter: waiter.size, default=None)
 
     def _granted(self, waiter: Waiter) -> None:
-        # Right after _choose, on the lanes it saw held.
-        lane = self._pick(self._holding) if self.any_ready() else self.lanes[0]
+        lane = self._pick() if self.any_ready() else self.lanes[0]
         _place(lane, waiter.size)
         self._placed[waiter] = lane
 
@@ -255,16 +216,12 @@ class Dispatcher(FairSlots):
 
 def _place(lane: Lane, size: int) -> None:
     lane.in_flight += 1
-    lane.placed.append((size, time.monotonic()))
+    lane.sizes.append(size)
 
 
 def _unplace(lane: Lane, size: int) -> None:
     lane.in_flight -= 1
-    lane.placed.pop(lane.sizes.index(size))
-
-
-def _token_rate(limiter: LaneLimiter) -> float | None:
-    return limiter.token_rate if isinstance(limiter, AdaptiveLimiter) else None
+    lane.sizes.remove(size)
 
 
 def _reach(limiter: LaneLimiter) -> int:
