@@ -16,10 +16,19 @@ real pages (corpus papers 01, 05 and 02 joined; a synthetic stand-in without the
 - 3-page paper: the most seconds of queued work the dispatcher reported during its LLM phase,
   against the bring-up of a sleeping host (``wake_s``): the pool brings a host up only while the
   queue outlasts it (``vllm_manager.pool.should_bring_up``), so below it no second card wakes.
-- three equal hosts against one: the speed-up of the LLM phase (target about 3x).
+- three equal hosts against one: the speed-up of the LLM phase (target about 3x). Under it, per
+  host: when its last answer came (from the phase's start), its longest answer in tokens, and
+  what that answer takes at a full batch (``CapacityModel.step_s`` at ``max_num_seqs``, no
+  prefill): each of the paper's longest answers needs that many engine steps on ONE card, so a
+  host that keeps its batch full cannot end before it, whatever the split. With three cards
+  the longest (646 tokens) at a full batch outlasts the ideal: the ideal is a bound, and no
+  dispatch that keeps every batch full reaches it there.
 - limits learned: the same three hosts, measured on a second paper, once each host's adaptive
   limit has found its card (the first paper's climb from ``ZT_CONCURRENCY_MIN`` is a fixed
-  cost that weighs more the shorter the phase, so the more hosts share it).
+  cost that weighs more the shorter the phase, so the more hosts share it). For three EQUAL
+  cards the climb is no cost: learned limits made their phase longer (18.5 s against 16.5 s
+  with the clock at x0.5), since the longest answers then run at a full batch from their
+  first step.
 
 ``behind`` is the most any fake's clock fell behind its model for want of CPU (its
 ``behind_s``): several fakes, the client and the page typesetting share the machine's cores, so
@@ -34,7 +43,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -84,6 +93,9 @@ class Run:
     peak_drain_s: float = 0.0
     #: The most any host's fake fell behind its own model (CPU starvation), in seconds.
     behind_s: float = 0.0
+    #: Per host: seconds from the phase's start to its last answer, and its longest answer's
+    #: tokens and seconds at a full batch.
+    ends: dict[str, tuple[float, int, float]] = field(default_factory=dict)
 
     @property
     def ratio(self) -> float:
@@ -176,6 +188,14 @@ async def _run(
     # No split of the work beats its longest answer on the fastest card, made alone.
     floor = min(card(speeds[name]).ideal_s([longest]) for name in servers)
     texts = Counter(e["text"] for log in served.values() for e in log)
+    assert phase.started is not None
+    ends = {}
+    for name, log in served.items():
+        if log:
+            tokens = max(e["completion_tokens"] for e in log)
+            model = card(speeds[name])
+            full = model.step_s(model.max_num_seqs, 0) * tokens
+            ends[name] = (max(e["time"] for e in log) - phase.started, tokens, full)
     return Run(
         label=label,
         wall_s=phase.seconds,
@@ -184,6 +204,7 @@ async def _run(
         paid_twice=sum(1 for n in texts.values() if n > 1),
         peak_drain_s=peak[0],
         behind_s=behind,
+        ends=ends,
     )
 
 
@@ -233,6 +254,11 @@ async def _bench() -> str:
     out.append(f"  busy half-way: completed, {busy.paid_twice} paragraphs paid twice (target 0)")
     speedup = one.wall_s / three.wall_s
     out.append(f"  three equal hosts vs one: {speedup:.2f}x (target about 3x)")
+    for name, (end, tokens, full) in three.ends.items():
+        out.append(
+            f"    host {name}: last answer at {end:.2f} s; its longest answer {tokens} tokens,"
+            f" {full:.2f} s at a full batch (ideal {three.ideal_s:.2f} s)"
+        )
     wakes = should_bring_up(1, small.peak_drain_s, WAKE_S * TIME_SCALE)
     out.append(
         f"  3-page paper: the queue peaked at {small.peak_drain_s:.2f} s of work, a wake takes"
