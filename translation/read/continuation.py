@@ -8,7 +8,7 @@ import re
 
 from translation.read import roles
 from translation.read.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
-from translation.read.references import REFS_HEADING_RE
+from translation.read.references import REFS_HEADING_RE, is_entry
 from translation.read.rows import Row
 from translation.read.words import WORD_RE, ends_sentence
 
@@ -69,8 +69,11 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     # illustrative example only.)" | "The rating scale ...", 03 p20).
     # Measured against the paragraph's own edge once it has one (an abstract is set narrower
     # than its column).
+    # Not in a bibliography entry (a few lines), whose style may break a line after each part
+    # ("... 2020." | "In Proceedings ...").
     edge = right if len(para) > 1 else col_right
     room = prev.x1 + 0.3 * size + _first_word(cur) < edge - 0.5
+    room = room and not (len(para) <= _ENTRY_ROWS and is_entry(" ".join(r.text for r in para)))
     # Lines led by one word and a number ("Summary 1 ..." | "Summary 2 ...") are items.
     leads = _LED_RE.match(prev.text), _LED_RE.match(cur.text)
     same_lead = leads[0] is not None and leads[1] is not None and leads[0][1] == leads[1][1]
@@ -87,6 +90,8 @@ def _first_word(row: Row) -> float:
     return row.boxes[end - 1][2] - row.boxes[start][0]
 
 
+#: The most lines of a bibliography entry a line break inside is looked for in.
+_ENTRY_ROWS = 4
 _LED_RE = re.compile(r"([A-Z][a-z]+) \d{1,3}\b")
 _NOTE_MARKS = set("0123456789,*†‡§¶")
 
