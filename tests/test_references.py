@@ -519,7 +519,7 @@ def make_biographies_page() -> bytes:
         for text in wrapped(BIO_TAIL, 240, 10):
             page.insert_text((x, base), text, fontname="Times-Roman", fontsize=10)
             base += 12
-    data = doc.tobytes()
+    data: bytes = doc.tobytes()
     doc.close()
     return data
 
