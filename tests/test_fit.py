@@ -193,3 +193,27 @@ def test_a_paragraph_does_not_grow_into_the_room_a_short_line_beside_it_widens_i
     sizes = plan([(label, ""), (upper, "")], [], [], lambda p, t, r, s: s)
     assert sizes["l"][0][2] == 300.0  # the label widened across the column
     assert sizes["u"][0][3] <= 200.0  # the paragraph stops above the label's widened line
+
+
+def test_a_lists_items_that_came_out_at_different_sizes_are_set_one_after_another() -> None:
+    """A one-line item whose translation needs two lines, over a two-line item whose
+    translation needs one: each alone, the first fits only far below the floor size and the
+    others keep the source size; set one after another in the list's area, all three keep
+    the source size."""
+    item = ParagraphKind.LIST_ITEM
+    one = para("1", (50, 100, 300, 112), lines=1, align=Align.LEFT, kind=item)
+    two = para("2", (50, 113, 300, 137), lines=2, align=Align.LEFT, kind=item)
+    three = para("3", (50, 138, 300, 150), lines=1, align=Align.LEFT, kind=item)
+    texts = {"1": "a" * 80, "2": "b" * 30, "3": "c" * 20}  # 0.5 em a letter: 2, 1, 1 lines
+
+    def size_in(p: Paragraph, text: str, area: Rect, size: float) -> float:
+        width, height = area[2] - area[0], area[3] - area[1]
+        return fit(text, width, height, size, 1.3, lambda u: 0.5 * len(u)).size
+
+    items = [(p, texts[p.id]) for p in (one, two, three)]
+    planned = plan(items, [], [], size_in)
+    assert {size for _, size in planned.values()} == {10.0}
+    areas = [planned[p.id][0] for p in (one, two, three)]
+    assert areas[0][3] - areas[0][1] >= 10.0 * 2.3 - 0.05  # room for its two lines
+    assert areas[0][1] == 100.0 and areas[2][3] <= 150.0
+    assert areas[0][3] <= areas[1][1] and areas[1][3] <= areas[2][1]  # one after another

@@ -16,6 +16,7 @@ import pytest
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
+from tests.helpers.rendered import translation_glyphs
 from translation.read.paragraph import Align, ParagraphKind
 from translation.read.style_marks import without_tags
 
@@ -443,3 +444,57 @@ def test_short_lettered_items_set_large_keep_their_labels() -> None:
         row = sorted((w for w in words if abs(w[3] - item.bbox[3]) < 4), key=lambda w: w[0])
         assert row[0][4] == item.label.strip() and abs(row[0][0] - 90) < 1.5
         assert any("\uac00" <= c <= "\ud7a3" for w in row[1:] for c in w[4])
+
+
+# --- a numbered list set larger than the body, its items of different lengths (05 p33) -------
+
+_NUMBERED = (
+    ("1.", ["produce summaries for a legal case from the source documents,"]),
+    (
+        "2.",
+        [
+            "perform controlled automatic summarization that can produce summaries of different",
+            "granularities.",
+        ],
+    ),
+    ("3.", ["condense a long summary to a short version."]),
+)
+
+
+def _numbered_page() -> bytes:
+    """A paper's body at 10 pt, then a datasheet's numbered list at 11 pt (larger, not bold):
+    a one-line item ending in a comma, a two-line item, a one-line item; a rule under it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+    y = 100.0
+    for line in (*_BODY, *_BODY, *_BODY):
+        writer.append((72, y), line, font=font, fontsize=10)
+        y += 12.5
+    writer.append((72, y + 10), "We show that the data can be used for training models that can:",
+                  font=font, fontsize=11)  # fmt: skip
+    y += 24
+    for label, lines in _NUMBERED:
+        writer.append((90, y), label, font=font, fontsize=11)
+        for line in lines:
+            writer.append((104, y), line, font=font, fontsize=11)
+            y += 13.5
+    writer.write_text(page)
+    page.draw_line((72, y + 4), (523, y + 4))
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_a_numbered_lists_first_item_set_large_is_an_item_at_the_lists_size() -> None:
+    """05 p33: "1. produce summaries ... documents," set larger than the body is a list item,
+    not a heading (its label kept, not sent); the three items come out at one size."""
+    paragraphs, out = _render(_numbered_page(), 0)
+    items = [p for p in paragraphs if p.kind == ParagraphKind.LIST_ITEM]
+    assert [p.label.strip() for p in items] == ["1.", "2.", "3."]
+    assert not any(p.kind == ParagraphKind.HEADING for p in paragraphs)
+    top, bottom = items[0].bbox[1], items[-1].bbox[3]
+    glyphs = [
+        g for g in translation_glyphs(out) if top - 2 <= g.bbox[1] and g.bbox[3] <= bottom + 6
+    ]
+    assert len({round(g.bbox[3]) for g in glyphs}) >= 3  # every item's line is there
+    assert len({round(g.size, 1) for g in glyphs}) == 1

@@ -485,3 +485,82 @@ def test_a_tables_header_row_below_a_running_head_is_cut_into_cells() -> None:
     texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
     assert not [t for t in texts if "AVG" in t and t != "AVG"], texts
     assert "AVG" in texts and "SD" in texts and "Action" in texts, texts
+
+
+def test_a_quoted_title_wrapped_in_title_case_is_one_cell() -> None:
+    """S2ORC (ACL 2020) Table 7: a category | quoted paper title table, the titles justified
+    and wrapped in their cells. A second line in title case ("Knowledge Graph Embedding”")
+    goes on a line that ends in "for" inside an open quotation: one request, as the titles
+    whose second line starts in lower case are; the categories stay apart."""
+    rows = [
+        ("Region A", []),
+        ("cs.LG", ["“On Unifying Deep Generative Models”"]),
+        ("stat.ML", ["“Learning Disentangled Representations", "with Semi-Supervised Models”"]),
+        ("cs.CV", ["“Variational methods for conditional multi-", "modal deep learning”"]),
+        ("Region B", []),
+        ("cs.CL", ["“TransA: An Adaptive Approach for", "Knowledge Graph Embedding”"]),
+        ("cs.AI", ["“TorusE: Knowledge Graph Embedding on", "a Lie Group”"]),
+        ("cs.LG", ["“Learning Representations of Sets of", "Graph Embeddings”"]),
+        ("stat.ML", ["“Neural Embeddings of Graphs in Hyper-", "bolic Space”"]),
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="serif", fontbuffer=REGULAR.buffer)  # with its curly quotes
+    for k, text in enumerate(wrap(f"{INTRO} {OUTRO}", RIGHT[1] - RIGHT[0])):
+        page.insert_text((RIGHT[0], TOP + k * LEADING), text, fontsize=SIZE, fontname="serif")
+    page.draw_line((310, 270), (530, 270))
+    base = 282.0
+    for category, title in rows:
+        if not title:
+            page.draw_line((310, base - 12), (530, base - 12))
+        page.insert_text((318.4, base), category, fontsize=9.0, fontname="serif")
+        for k, text in enumerate(title):
+            words = text.split()
+            if k == 0 and len(title) > 1:  # justified to the cell's right edge, as in the PDF
+                room = 514.4 - 358.5 - sum(REGULAR.text_length(w, 9.0) for w in words)
+                gap, x = room / (len(words) - 1), 358.5
+                for word in words:
+                    page.insert_text((x, base), word, fontsize=9.0, fontname="serif")
+                    x += REGULAR.text_length(word, 9.0) + gap
+            else:
+                page.insert_text((358.5, base + 10 * k), text, fontsize=9.0, fontname="serif")
+        base += 10 * max(1, len(title)) + (5 if title else 6)
+    page.draw_line((310, base - 4), (530, base - 4))
+    caption = "Table 7: Sampled papers in clusters from the embedding space in Figure 3."
+    page.insert_text((RIGHT[0], base + 20), caption, fontsize=SIZE, fontname="serif")
+    texts = [" ".join(p.text.split()) for p in read(doc)]
+    for category, title in rows:
+        assert category in texts, texts
+        if title:  # a hyphen at a line's end goes or stays as the paper's vocabulary says
+            joined = " ".join(title)
+            assert {joined.replace("- ", ""), joined.replace("- ", "-")} & set(texts), texts
+
+
+def test_short_example_lines_keep_their_breaks() -> None:
+    """03 p20: after a paragraph, lines led by one word and a number ("Summary 2 ...",
+    "Summary 3 ...") each end a sentence, one of them nearly at the column's edge; a remark in
+    parentheses ends its line with room for the next line's first word. Each is a paragraph
+    of its own, not run into one flowing paragraph with the text around it."""
+    width = 420.0
+    summaries = [
+        "Summary 2 (snippet shown) = Albert Szent-Gyorgyi won the 1955 Nobel Prize for"
+        " finding Vitamin C.",
+        "Summary 3 (snippet shown) = Vitamin C was the first chemically produced Vitamin.",
+        "Summary 4 (snippet shown) = Apple contains vitamin C.",
+    ]
+    remark = (
+        "(This is an illustrative example only, the actual annotation task has much longer"
+        " summaries.)"
+    )
+    after = "The rating scale is from 0 to 5, where 0 is the lowest possible rating " * 3
+    lines = [*wrap(INTRO, width), *summaries, *wrap(OUTRO, width), remark, *wrap(after, width)]
+    # "Summary 2" ends near the column's edge, the others and the remark within a quarter.
+    assert width - 2 * SIZE < TEXT.text_length(summaries[0], SIZE) < width
+    assert TEXT.text_length(remark, SIZE) > 0.75 * width
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for k, text in enumerate(lines):
+        page.insert_text((WIDE[0], TOP + k * LEADING), text, fontsize=SIZE, fontname="tiro")
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    assert [*summaries, remark] == [t for t in texts if t in [*summaries, remark]], texts
+    assert INTRO in texts and OUTRO in texts, texts

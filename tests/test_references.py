@@ -459,3 +459,85 @@ def test_the_generated_papers_pages_are_translated_and_its_bibliography_kept(
 
 def normalized(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
+
+
+# --- author biographies beside the bibliography (an IEEE/Elsevier journal's last page) ------
+
+BIO = (
+    "received the M.S. degree from the University of Louvain, Louvain-la-Neuve, Belgium, in "
+    "2015, where he is currently pursuing the Ph.D. degree with the Institute of Information "
+    "and Communication Technologies. He was a Visiting Research Student with the University "
+    "of British Columbia, Canada, in fall"
+)
+BIO_TAIL = (
+    "2018. His research topic is on highly sensitive and ultra-low-power pressure sensors "
+    "based on silicon technology."
+)
+
+
+def wrapped(text: str, width: float, size: float) -> list[str]:
+    """``text`` broken into lines at most ``width`` wide in Times-Roman of ``size``."""
+    lines = [""]
+    for word in text.split():
+        trial = f"{lines[-1]} {word}".strip()
+        if lines[-1] and pymupdf.get_text_length(trial, "Times-Roman", size) > width:
+            lines.append(word)
+        else:
+            lines[-1] = trial
+    return lines
+
+
+def make_biographies_page() -> bytes:
+    """Left column: the end of a bibliography set small, its last entry ending in a URL (no
+    full stop), then a biography; right column: more biographies in the body size, each beside
+    a photo, whose text goes on under the photo from "2018. His research" (the line before,
+    "... in fall", ends without a full stop)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    photo = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 24, 30), False)
+    photo.clear_with(150)
+    y = 70.0
+    page.insert_text((50, y), "References", fontname="Times-Bold", fontsize=10)
+    y += 16
+    for k in range(1, 13):
+        entry = entries(k, 1)[0]
+        if k == 12:
+            entry = [*entry[:1], "URL http://ieeexplore.ieee.org/document/944190/"]
+        for i, text in enumerate(entry):
+            page.insert_text((50 if i == 0 else 60, y), text, fontname="Times-Roman", fontsize=8)
+            y += 9.5
+        y += 1.5
+    names = ["Nicolas Roisin", "Thibault Delhaye", "Nicolas Martin", "Jean-Pierre Dubois"]
+    spots = [(50.0, y + 20), (305.0, 70.0), (305.0, 290.0), (305.0, 510.0)]
+    for name, (x, top) in zip(names, spots, strict=True):
+        page.insert_image(pymupdf.Rect(x, top, x + 60, top + 75), pixmap=photo)
+        base = top + 9
+        for text in wrapped(f"{name} {BIO}", 174, 10):
+            page.insert_text((x + 66, base), text, fontname="Times-Roman", fontsize=10)
+            base += 12
+        base = max(base, top + 75 + 12)
+        for text in wrapped(BIO_TAIL, 240, 10):
+            page.insert_text((x, base), text, fontname="Times-Roman", fontsize=10)
+            base += 12
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def test_biographies_beside_the_bibliography_are_sent_whole_and_the_entries_kept() -> None:
+    data = make_biographies_page()
+    seg = extract_document(open_document(data))
+    sent = normalized(" ".join(p.text for p in seg.paragraphs))
+    names = ["Nicolas Roisin", "Thibault Delhaye", "Nicolas Martin", "Jean-Pierre Dubois"]
+    for name in names:
+        assert normalized(f"{name} {BIO}") in sent
+    assert sent.count(BIO_TAIL) == len(names)  # the line after the photo with its biography
+    assert "Phys. Rev. Lett." not in sent and "ieeexplore" not in sent
+    assert seg.reference_pages == (0,)
+    paragraphs = seg.paragraphs
+    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, translations, "ko"))
+    left = normalized(out[0].get_text())
+    assert "Louvain" not in left and "research topic" not in left
+    for k in range(1, 12):
+        assert normalized(" ".join(entries(k, 1)[0])) in left

@@ -29,6 +29,11 @@ class StackLine:
 
 
 _ENDS_RE = re.compile(r"[.!?:;)\]]$")
+# A cell's line that ends in an article, a preposition or a conjunction goes on below.
+_OPEN_END_RE = re.compile(
+    r"\b(?:a|an|the|of|for|and|or|to|in|on|with|by|from|at|as|via|into)$", re.IGNORECASE
+)
+_QUOTES = {"“": "”", "‘": "’", "«": "»"}
 
 
 def stacks(
@@ -42,9 +47,9 @@ def stacks(
     it starts in lower case (or in a script without case after a line that does not end a
     sentence), or the line above ends in "-", "/" or ",", or both stand alone, the line
     above does not end a sentence and the step between them is the table's tightest between
-    lines of their size (see ``_tightest``: a row set further apart is the next row). Lines
-    that both have cells beside them stack without a hyphen only where the cell plainly wraps
-    (see ``_wrapped``). Numbers never stack.
+    lines of their size (see ``_tightest``: a row set further apart is the next row), or the
+    line above cannot end a cell (``_open``). Lines that both have cells beside them stack
+    without a hyphen only where the cell plainly wraps (see ``_wrapped``). Numbers never stack.
     Each line of a stack gets the stack's key (the first line's x and baseline); other lines
     get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
@@ -75,6 +80,7 @@ def stacks(
                 and not _ENDS_RE.search(above)
                 and step <= tightest.get(i, step) + _PITCH_SLACK * line.size
             )
+            or _open(above)
         )
         if (
             any(c.isalpha() for c in text)
@@ -142,6 +148,15 @@ def _tightest(
         if low is not None:
             out[i] = low
     return out
+
+
+def _open(text: str) -> bool:
+    """Whether a cell's line cannot end its cell: it ends in a word that leads on ("An
+    Adaptive Approach for") or inside a quotation it opens (a title in title case wraps with
+    a capital)."""
+    if _OPEN_END_RE.search(text):
+        return True
+    return any(text.count(opening) > text.count(closing) for opening, closing in _QUOTES.items())
 
 
 def _line_pitch(lines: Sequence[StackLine]) -> float | None:

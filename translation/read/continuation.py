@@ -4,9 +4,11 @@ sentence short of the column's edge."""
 
 from __future__ import annotations
 
+import re
+
 from translation.read import roles
 from translation.read.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
-from translation.read.references import REFS_HEADING_RE
+from translation.read.references import REFS_HEADING_RE, is_entry
 from translation.read.rows import Row
 from translation.read.words import WORD_RE, ends_sentence
 
@@ -60,14 +62,29 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     # can end a line a few letters early, so "well" is a quarter of the column).
     short = prev.x1 < col_right - max(2.0 * size, 0.25 * (col_right - col_left))
     # A full line ending in a colon goes on ("... three modules:" / "encoding module, ...").
-    ended = ends_sentence(_unmarked(prev)) and (short or not prev.text.endswith((":", "：")))
+    unmarked = _unmarked(prev)
+    ended = ends_sentence(unmarked) and (short or not unmarked.endswith((":", "：")))
     indented = cur.x0 > prev.x0 + 0.8 * size
     # Back to the column's edge after a paragraph's indented first line is no new paragraph.
     first_line = len(para) == 1 and not roles.list_label(prev.chars)
     outdented = cur.x0 < prev.x0 - 0.8 * size and not first_line
     hanging = indented and len(para) == 1 and not short  # a reference entry's second line
+    # Room left for the next line's first word: the line was ended on purpose ("(This is an
+    # illustrative example only.)" | "The rating scale ...", 03 p20).
+    # Measured against the paragraph's own edge once it has one (an abstract is set narrower
+    # than its column).
+    # Not in a bibliography entry (a few lines), whose style may break a line after each part
+    # ("... 2020." | "In Proceedings ...").
+    edge = right if len(para) > 1 else col_right
+    room = prev.x1 + 0.3 * size + _first_word(cur) < edge - 0.5
+    room = room and not (len(para) <= _ENTRY_ROWS and is_entry(" ".join(r.text for r in para)))
+    # Lines led by one word and a number ("Summary 1 ..." | "Summary 2 ...") are items.
+    leads = _LED_RE.match(prev.text), _LED_RE.match(cur.text)
+    same_lead = leads[0] is not None and leads[1] is not None and leads[0][1] == leads[1][1]
     spaced = _spaced(prev, cur, para)
-    return not (ended and (short or outdented or (indented and not hanging) or spaced))
+    return not (
+        ended and (short or room or same_lead or spaced or outdented or (indented and not hanging))
+    )
 
 
 def _spaced(prev: Row, cur: Row, para: list[Row]) -> bool:
@@ -87,6 +104,19 @@ def _spaced(prev: Row, cur: Row, para: list[Row]) -> bool:
 _PARAGRAPH_SPACE = 0.33
 
 
+def _first_word(row: Row) -> float:
+    """The width of ``row``'s first word."""
+    text = row.chars
+    start = len(text) - len(text.lstrip())
+    end = next((i for i in range(start, len(text)) if text[i].isspace()), len(text))
+    if end <= start:
+        return 0.0
+    return row.boxes[end - 1][2] - row.boxes[start][0]
+
+
+#: The most lines of a bibliography entry a line break inside is looked for in.
+_ENTRY_ROWS = 4
+_LED_RE = re.compile(r"([A-Z][a-z]+) \d{1,3}\b")
 _NOTE_MARKS = set("0123456789,*†‡§¶")
 
 

@@ -44,7 +44,9 @@ _LETTER_RE = re.compile(r"^([A-Z])(?:((?:\.\d{1,2})+)\.?|\.)\s+\S")
 # After a bibliography, "A Dataset release" is appendix A (ACL and NeurIPS set no dot).
 _SECTION_LETTER_RE = re.compile(r"^[A-Z](?:\.\d{1,2})*\.?\s+[A-Z]")
 
-_LABEL_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.(?=\s+\S))\s*")
+# "2018. His research..." opens a line that goes on a sentence ("... in fall"): a year with its
+# full stop is not an entry's number.
+_LABEL_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|(?!(?:19|20)\d\d\.)\d{1,4}\.(?=\s+\S))\s*")
 _LABEL_ONLY_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.)\s*$")
 _NAME = r"(?:[A-Z][\w'’`´¨˚ˇ.-]*|van|von|der|de|den|da|di|du|del|dos|le|la)"
 _AUTHOR_RE = re.compile(
@@ -72,6 +74,9 @@ _STOP_WORDS, _STOP_RUN = 12, 3
 _SAMPLE = 10
 #: A section of at least this many entries (and little else) is a bibliography wherever it is.
 _LONG_LIST = 5
+#: Points by which an entry's continuation may differ in size from the entry (sub- and
+#: superscripts, a rounded size).
+_SIZE_SLACK = 1.0
 #: A section covering more than this share of the pages before the appendix is checked twice.
 _PLAUSIBLE_SHARE = 1 / 3
 
@@ -254,7 +259,18 @@ def _section(pieces: Sequence[Piece], start: int, ranks: dict[_Number, int]) -> 
         if piece.heading:
             continue
         last = entries[-1] if entries else None
-        if last and not labelled and not starts_entry(piece.text) and not ends_sentence(last.text):
+        # An entry goes on in its own size: a larger paragraph after an entry ending in a URL
+        # (an author's biography beside the list) starts something else.
+        same_size = (
+            last is not None and abs(piece.size - pieces[last.pieces[-1]].size) <= _SIZE_SLACK
+        )
+        if (
+            last
+            and same_size
+            and not labelled
+            and not starts_entry(piece.text)
+            and not ends_sentence(last.text)
+        ):
             last.pieces.append(j)
             last.text += " " + piece.text
         else:

@@ -25,6 +25,8 @@ _LIST_LABEL_RE = re.compile(
 )
 # Items no heading is numbered with: bullets, "a." "(b)" "c)" "(iv)" "iv)".
 _LETTER_ITEM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?[a-z][.)]\s|\(?[ivx]{1,5}\)\s)")
+# A number, then a word in lower case: "1. produce summaries ...", "2) perform ...".
+_LOWER_ITEM_RE = re.compile(r"^\s*\(?\d{1,2}[.)]\s+[a-z]")
 # Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
 # colon, a semicolon, or another item (a line of prose can start with "(2)").
 _NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
@@ -274,7 +276,11 @@ def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, s
     # Large but not bold, a bullet or a letter label makes an item of a list set in a larger
     # face than the paper's body (05's datasheet: "a. Case type"), not a heading.
     lettered = not first.bold and bool(_LETTER_ITEM_RE.match(first.chars))
-    if heading and not ends_sentence(rows[-1].text) and not lettered:
+    # So does a number before words no heading has: lower case, or a line ending in "," or
+    # ";" (05 p33: "1. produce summaries for a legal case from the source documents,").
+    numbered = not first.bold and bool(_LOWER_ITEM_RE.match(first.chars))
+    run_on = rows[-1].text.rstrip().endswith((",", ";")) and bool(list_label(first.chars))
+    if heading and not ends_sentence(rows[-1].text) and not (lettered or numbered or run_on):
         label = boxed_number(first)
         return (ParagraphKind.HEADING, label) if label else (None, "")
     label = list_label(first.chars)

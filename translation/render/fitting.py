@@ -6,7 +6,8 @@ source size may first use free room: a one-line or centred paragraph widens acro
 up to the next text, picture or rule in its column. Sizes are then made alike: paragraphs of
 one role and one source size on a page get one size, the largest every one of them fits at,
 but never below ``FLOOR`` x the source size (a paragraph that cannot fit even then keeps its
-own smaller size).
+own smaller size). The items of one list that still differ in size are set again one after
+another at one size where they fit (``translation.render.list_fit``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pymupdf
 from translation.read.annotations import annotation_areas
 from translation.read.layout import Rect
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
+from translation.render.list_fit import restack
 
 #: The smallest share of the source size a translation is set at while room allows.
 FLOOR = 0.8
@@ -80,6 +82,7 @@ def plan(
         common = min((best[p.id] for p in members if best[p.id] >= floor), default=floor)
         for para in members:
             result[para.id] = (areas[para.id], min(common, best[para.id]))
+    restack(flat, result, size_in)  # a list's items at one size where they fit
     return result
 
 
