@@ -78,6 +78,8 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     edge = right if len(para) > 1 else col_right
     room = prev.x1 + 0.3 * size + _first_word(cur) < edge - 0.5
     room = room and not (len(para) <= _ENTRY_ROWS and is_entry(" ".join(r.text for r in para)))
+    # A dotted date or number broken after its year ("지난 2020." | "3.11. 코로나-19가 ...").
+    room = room and not (_NUMBER_END_RE.search(prev.text) and cur.text[:1].isdigit())
     # Lines led by one word and a number ("Summary 1 ..." | "Summary 2 ...") are items.
     leads = _LED_RE.match(prev.text), _LED_RE.match(cur.text)
     same_lead = leads[0] is not None and leads[1] is not None and leads[0][1] == leads[1][1]
@@ -116,6 +118,7 @@ def _first_word(row: Row) -> float:
 
 #: The most lines of a bibliography entry a line break inside is looked for in.
 _ENTRY_ROWS = 4
+_NUMBER_END_RE = re.compile(r"\d\.$")
 _LED_RE = re.compile(r"([A-Z][a-z]+) \d{1,3}\b")
 _NOTE_MARKS = set("0123456789,*†‡§¶")
 
