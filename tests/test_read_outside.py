@@ -485,3 +485,51 @@ def test_a_tables_header_row_below_a_running_head_is_cut_into_cells() -> None:
     texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
     assert not [t for t in texts if "AVG" in t and t != "AVG"], texts
     assert "AVG" in texts and "SD" in texts and "Action" in texts, texts
+
+
+def _picture_page() -> pymupdf.Document:
+    """A picture made as a page of its own, as plotting and screenshot tools make them: a white
+    rectangle the size of that page behind a few outlined shapes in its middle."""
+    picture = pymupdf.open()
+    page = picture.new_page(width=360, height=220)
+    shape = page.new_shape()
+    shape.draw_rect(page.rect)
+    shape.finish(color=None, fill=(1, 1, 1))
+    for k in range(4):
+        shape.draw_circle((90 + 60 * k, 100), 18)
+        shape.finish(color=(0, 0, 0), fill=(0.9, 0.6, 0.2), width=1)
+    shape.draw_rect(pymupdf.Rect(50, 70, 310, 130))
+    shape.finish(color=(0.2, 0.2, 0.2), width=1)
+    shape.commit()
+    return picture
+
+
+def test_a_caption_under_a_picture_pasted_larger_than_its_clip_is_sent() -> None:
+    """A picture pasted in clipped to its middle: the white rectangle behind it, the size of
+    the picture's own page, reaches past the clip over the caption below. The figure is what
+    shows, so the caption under it is sent whole and the body text after it too."""
+    picture = _picture_page()
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    # The middle of the picture's page (280 x 80 of 360 x 220) fills the figure's place: the
+    # page's white rectangle reaches 130 pt below it, less than a page in size.
+    shown = pymupdf.Rect(WIDE[0], TOP, WIDE[1], TOP + (WIDE[1] - WIDE[0]) * 80 / 280)
+    sheet.page.show_pdf_page(shown, picture, 0, clip=pymupdf.Rect(40, 60, 320, 140))
+    caption = (
+        "Figure 1: The reading interface helps readers find their way through a paper: it "
+        "shows a guide of key questions beside the text and jumps to the passage that answers "
+        "each one, with a plain summary of that passage."
+    )
+    below = shown.y1 + 14
+    for line in wrap(caption, (WIDE[1] - WIDE[0]) * SIZE / 8):  # set small, as captions are
+        sheet.writer.append((WIDE[0], below), line, TEXT, 8)
+        below += 10
+    sheet.paragraph(INTRO, WIDE, below + 10)
+    for column in (LEFT, RIGHT):  # the page's body text, under the picture's page
+        sheet.paragraph(OUTRO, column, sheet.paragraph(INTRO, column, 400) + 4)
+    sheet.done()
+    drawn = [d for d in sheet.page.get_drawings() if d.get("fill") == (1.0, 1.0, 1.0)]
+    assert drawn and drawn[0]["rect"].y1 > below + 2 * LEADING  # it does reach over both
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    assert " ".join(caption.split()) in texts, texts
+    assert sum("Automatic evaluation" in t for t in texts) == 3, texts
