@@ -564,3 +564,98 @@ def test_short_example_lines_keep_their_breaks() -> None:
     texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
     assert [*summaries, remark] == [t for t in texts if t in [*summaries, remark]], texts
     assert INTRO in texts and OUTRO in texts, texts
+
+
+def _picture_page() -> pymupdf.Document:
+    """A picture made as a page of its own, as plotting and screenshot tools make them: a white
+    rectangle the size of that page behind a few outlined shapes in its middle."""
+    picture = pymupdf.open()
+    page = picture.new_page(width=360, height=220)
+    shape = page.new_shape()
+    shape.draw_rect(page.rect)
+    shape.finish(color=None, fill=(1, 1, 1))
+    for k in range(4):
+        shape.draw_circle((90 + 60 * k, 100), 18)
+        shape.finish(color=(0, 0, 0), fill=(0.9, 0.6, 0.2), width=1)
+    shape.draw_rect(pymupdf.Rect(50, 70, 310, 130))
+    shape.finish(color=(0.2, 0.2, 0.2), width=1)
+    shape.commit()
+    return picture
+
+
+def test_a_caption_under_a_picture_pasted_larger_than_its_clip_is_sent() -> None:
+    """A picture pasted in clipped to its middle: the white rectangle behind it, the size of
+    the picture's own page, reaches past the clip over the caption below. The figure is what
+    shows, so the caption under it is sent whole and the body text after it too."""
+    picture = _picture_page()
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    # The middle of the picture's page (280 x 80 of 360 x 220) fills the figure's place: the
+    # page's white rectangle reaches 130 pt below it, less than a page in size.
+    shown = pymupdf.Rect(WIDE[0], TOP, WIDE[1], TOP + (WIDE[1] - WIDE[0]) * 80 / 280)
+    sheet.page.show_pdf_page(shown, picture, 0, clip=pymupdf.Rect(40, 60, 320, 140))
+    caption = (
+        "Figure 1: The reading interface helps readers find their way through a paper: it "
+        "shows a guide of key questions beside the text and jumps to the passage that answers "
+        "each one, with a plain summary of that passage."
+    )
+    below = shown.y1 + 14
+    for line in wrap(caption, (WIDE[1] - WIDE[0]) * SIZE / 8):  # set small, as captions are
+        sheet.writer.append((WIDE[0], below), line, TEXT, 8)
+        below += 10
+    sheet.paragraph(INTRO, WIDE, below + 10)
+    for column in (LEFT, RIGHT):  # the page's body text, under the picture's page
+        sheet.paragraph(OUTRO, column, sheet.paragraph(INTRO, column, 400) + 4)
+    sheet.done()
+    drawn = [d for d in sheet.page.get_drawings() if d.get("fill") == (1.0, 1.0, 1.0)]
+    assert drawn and drawn[0]["rect"].y1 > below + 2 * LEADING  # it does reach over both
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    assert " ".join(caption.split()) in texts, texts
+    assert sum("Automatic evaluation" in t for t in texts) == 3, texts
+
+
+def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None:
+    """The last page of the text, its references begun under it: the note at the foot of that
+    column (a raised marker, small print, under a short rule) is the paper's own footnote and
+    is translated; the entries above it and beside it are not."""
+    doc = pymupdf.open()
+    text = Sheet(doc)  # the page before: the paper's text, in two columns
+    for column in (LEFT, RIGHT):
+        y = TOP
+        while y < 700:
+            y = text.paragraph(OUTRO, column, text.paragraph(INTRO, column, y) + 4) + 4
+    text.done()
+    sheet = Sheet(doc)
+    below = sheet.paragraph(INTRO, LEFT, TOP)
+    sheet.writer.append((LEFT[0], below + 14), "References", pymupdf.Font("tibo"), 12)
+    y = below + 34
+    entries = [
+        f"Ann Lee, Bo Chen, and Cy Diaz. 20{10 + k}. A method for task {k} of many kinds. In"
+        f" Proceedings of the {k}th Conference on Methods, pages {k}1-{k}9."
+        for k in range(1, 13)
+    ]
+    for k, entry in enumerate(entries):
+        column = LEFT if k < 5 else RIGHT
+        if k == 5:
+            y = TOP
+        for i, line in enumerate(wrap(entry, column[1] - column[0] - 8)):
+            sheet.writer.append((column[0] + (8 if i else 0), y), line, TEXT, 9)
+            y += 11
+        y += 5
+    foot = 760.0
+    shape = sheet.page.new_shape()
+    shape.draw_line((LEFT[0], foot - 14), (LEFT[0] + 70, foot - 14))
+    shape.finish(color=(0, 0, 0), width=0.4)
+    shape.commit()
+    sheet.writer.append((LEFT[0], foot - 3), "19", TEXT, 6)
+    sheet.writer.append(
+        (LEFT[0] + 6, foot), "The Kaggle CORD-19 and TREC-COVID competitions.", TEXT, 9
+    )
+    sheet.writer.append((LEFT[0], foot + 11), "See Wang et al. (2020) for details.", TEXT, 9)
+    sheet.done()
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    assert (
+        "The Kaggle CORD-19 and TREC-COVID competitions. See Wang et al. (2020) for details."
+        in texts
+    ), texts
+    assert not [t for t in texts if "Ann Lee" in t or "Proceedings" in t], texts

@@ -39,6 +39,7 @@ from translation.read.ocr import (
 from translation.read.ocr.pool import read_pages
 from translation.read.page_space import page_size
 from translation.read.paragraph import Paragraph
+from translation.read.path_clips import PATH_KINDS, path_clips, shown_path_boxes
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.segment import Segmentation, segment_document
 from translation.read.span_origins import fix_origins
@@ -78,14 +79,14 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
             blocks.append(Block(lines=tuple(lines), bbox=tuple(block["bbox"])))
     paths: list[tuple[float, float, float, float]] = []
     fills: list[tuple[float, float, float, float]] = []
-    images: list[tuple[float, float, float, float]] = []
-    for kind, rect in page.get_bboxlog():
-        if kind in ("fill-path", "stroke-path"):
-            paths.append(tuple(rect))
+    log = [(kind, (r[0], r[1], r[2], r[3])) for kind, r in page.get_bboxlog()]
+    if any(kind in PATH_KINDS for kind, _ in log):
+        clips = path_clips(page.get_drawings(extended=True))
+        for kind, box in shown_path_boxes(log, clips):
+            paths.append(box)
             if kind == "fill-path":
-                fills.append(tuple(rect))
-        elif kind.endswith("image"):
-            images.append(tuple(rect))
+                fills.append(box)
+    images = [box for kind, box in log if kind.endswith("image")]
     if images:  # MuPDF's box log gives an image's whole box, the text page its clipped one
         flags = TEXT_FLAGS | pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_CLIP
         shown = [tuple(b[:4]) for b in page.get_text("blocks", flags=flags) if b[6] == 1]

@@ -38,6 +38,7 @@ from translation.read.doc_stats import doc_stats
 from translation.read.draft import Draft, classify, to_paragraph, words_of
 from translation.read.figure_text import mark_figure_text
 from translation.read.formulas import (
+    GLYPH,
     PLACEHOLDER_RE,
     formula_mark,
     mark_key,
@@ -173,6 +174,7 @@ def segment_document(
     pieces = [_piece(d) for d in drafts]
     references = {i for span in find_references(pieces) for i in span}
     references.update(i for span in find_unheaded_references(pieces, references) for i in span)
+    references -= _own_footnotes(drafts, references)
 
     result: list[Paragraph] = []
     kept: set[int] = set()
@@ -194,6 +196,29 @@ def segment_document(
     after = {position[i]: (position[j], eq) for i, (j, eq) in found.items()}
     chained = _hyphens_decided(flow.chain(result, after), seen)
     return Segmentation(chained, tuple(sorted(kept)))
+
+
+def _own_footnotes(drafts: Sequence[Draft], references: Collection[int]) -> set[int]:
+    """The drafts of ``references`` that are the paper's own footnotes: small print opening
+    with a raised marker, as the notes of the text are, set at the foot of its column below
+    every entry of that page (an entry's number is never raised). They are translated."""
+    own: set[int] = set()
+    for i in references:
+        draft = drafts[i]
+        first = draft.rows[0]
+        if draft.kind is not ParagraphKind.FOOTNOTE or first.classes.lstrip("n")[:1] != GLYPH:
+            continue
+        top = min(r.top for r in draft.rows)
+        if not any(
+            j != i
+            and drafts[j].page == draft.page
+            and drafts[j].rows[0].col == first.col
+            and max(r.bottom for r in drafts[j].rows) > top
+            for j in references
+            if drafts[j].kind is not ParagraphKind.FOOTNOTE
+        ):
+            own.add(i)
+    return own
 
 
 def _hyphens_decided(paragraphs: list[Paragraph], seen: Vocabulary) -> list[Paragraph]:
