@@ -1,8 +1,8 @@
 """What the PDF workers' forkserver loads once, before it forks them (``translation.worker``).
 
 A worker is forked for every job, and a cache filled in the worker dies with it. English's word
-list (``translation.read.lexicon``, asked at every hyphen that ends a line) took half a second
-to a second of every job to load; loaded here, every child has it from the fork. Import this
+list (``translation.read.lexicon``, asked at every hyphen that ends a line) took 0.2 s to load
+in every job, more on a busy machine; loaded here, every child has it from the fork. Import this
 module only as the forkserver's preload: importing it is what loads the list.
 """
 
