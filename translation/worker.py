@@ -13,8 +13,9 @@ a worker reads several scanned pages at once in processes of its own, which die 
 (``translation.read.ocr.pool``), and hands on the paragraphs of the pages read so far
 (``translation.read.early``).
 
-Children are forked from a forkserver that has already imported the engine (a few ms each);
-where there is none (Windows) they are spawned.
+Children are forked from a forkserver that has already imported the engine and loaded the word
+list every job reads (``translation.worker_preload``), a few ms each; where there is none
+(Windows) they are spawned.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def _mp_context() -> BaseContext:
         if _context is None:
             if "forkserver" in multiprocessing.get_all_start_methods():
                 ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload([__name__])
+                ctx.set_forkserver_preload([__name__, "translation.worker_preload"])
                 _context = ctx
             else:
                 _context = multiprocessing.get_context("spawn")

@@ -8,10 +8,11 @@ here from the client and passed in; neither package imports the other.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import httpx
 
 from common.settings import Settings
-from translation.model.llm import readiness_probe
 from vllm_manager import factory
 from vllm_manager.manager import VLLMManager
 
@@ -25,5 +26,20 @@ def create_manager(
     and closes it. Raises ``ConfigError`` when ``remote`` lacks ``ZT_JUPYTER_URL``.
     """
     return factory.create_manager(
-        settings, probe=readiness_probe(settings, http_client), http_client=http_client
+        settings, probe=_probe(settings, http_client), http_client=http_client
     )
+
+
+def _probe(
+    settings: Settings, http_client: httpx.AsyncClient | None
+) -> Callable[[], Awaitable[str | None]]:
+    """The LLM client's readiness probe, its module imported on the first call."""
+
+    async def probe() -> str | None:
+        # Only a wake confirms a vLLM this way: ``vllm status|start|stop|sleep`` never call it,
+        # and the client's imports (openai, PyMuPDF) were most of such a command's start-up.
+        from translation.model.llm import readiness_probe
+
+        return await readiness_probe(settings, http_client)()
+
+    return probe
