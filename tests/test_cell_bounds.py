@@ -1,0 +1,74 @@
+"""A table cell's translation stays inside its cell: constructed pages read and set again with
+the pseudo translator, checked where a reader sees them (the text on the translated page)."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from tests.helpers.table_pages import by_text, hangul, spans, translate
+from translation.read.paragraph import ParagraphKind
+
+SIZE = 9.0
+
+CELL = "Tilt if it is ill (Li, 2019)"  # its translation is wider than its room
+
+# A LaTeX table as a PDF converter writes it: every rule an image mask one pixel high.
+MASK_ROWS = [
+    ("Field", "Dataset", "SOTA", "Frozen", "Finetune"),
+    ("Bio", "BC5CDR (Li, 2016)", "88.85", "85.08", "86.72"),
+    ("", "JNLPBA (Kim, 2004)", "78.58", "74.05", "76.09"),
+    ("CS", "SciERC (Luan, 2018)", "64.20", "63.58", "65.24"),
+    ("Multi", CELL, "84.0", "84.31", "84.85"),
+    ("Avg.", "", "", "73.58", "77.16"),
+]
+MASK_COLUMNS = (87.0, 118.0, 210.0, 260.0, 310.0)
+MASK_RULES = [63.0, 91.0, 153.0, 168.0]  # top, under the header, above "Average", bottom
+
+
+def _mask_ruled_table() -> tuple[bytes, list[float]]:
+    """The table of MASK_ROWS with its rules drawn as 1x1 image masks stretched to a line,
+    a caption further below; also the rules' y."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    baselines = [76.0, 102.0, 113.0, 130.0, 147.0, 164.0]
+    for baseline, row in zip(baselines, MASK_ROWS, strict=True):
+        for x, text in zip(MASK_COLUMNS, row, strict=True):
+            if text:
+                page.insert_text((x, baseline), text, fontsize=SIZE, fontname="tiro")
+    page.insert_text(
+        (87, 210), "Table 1: Test performances of all variants on all tasks.", fontsize=10
+    )
+    mask = doc.get_new_xref()
+    doc.update_object(
+        mask,
+        "<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ImageMask true"
+        " /BitsPerComponent 1 >>",
+    )
+    doc.update_stream(mask, b"\x00")
+    res = doc.xref_get_key(page.xref, "Resources")
+    resources = int(res[1].split()[0]) if res[0] == "xref" else page.xref
+    key = "XObject/ImR" if resources != page.xref else "Resources/XObject/ImR"
+    doc.xref_set_key(resources, key, f"{mask} 0 R")
+    rules = MASK_RULES
+    ops = "".join(f"q 0 g 424 0 0 0.96 87 {842 - y - 0.96:.2f} cm /ImR Do Q\n" for y in rules)
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<<>>")
+    doc.update_stream(stream, ops.encode())
+    contents = doc.xref_get_key(page.xref, "Contents")
+    parts = contents[1].strip("[]") if contents[0] == "array" else contents[1]
+    doc.xref_set_key(page.xref, "Contents", f"[{parts} {stream} 0 R]")
+    return doc.tobytes(), rules
+
+
+def test_a_cell_stays_above_a_rule_drawn_as_an_image_mask() -> None:
+    data, rules = _mask_ruled_table()
+    paras, page = translate(data, "ko")
+    cell = by_text(paras)[CELL]
+    assert cell.kind == ParagraphKind.CELL
+    rule = rules[-2]  # under the row of this cell, above "Average"
+    x0, y0, x1, y1 = cell.bbox
+    shown = spans(page, (x0 - 10, y0 - 2, 205, 200))
+    assert any(hangul(s["text"]) for s in shown), "the cell is translated"
+    crossing = [s["text"] for s in shown if s["bbox"][1] < rule < s["bbox"][3] - 1]
+    assert not crossing, f"a line of the cell's translation lies over the rule under it: {crossing}"
+    assert all(s["size"] >= 0.6 * SIZE - 0.01 for s in shown)
