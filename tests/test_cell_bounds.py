@@ -72,3 +72,61 @@ def test_a_cell_stays_above_a_rule_drawn_as_an_image_mask() -> None:
     crossing = [s["text"] for s in shown if s["bbox"][1] < rule < s["bbox"][3] - 1]
     assert not crossing, f"a line of the cell's translation lies over the rule under it: {crossing}"
     assert all(s["size"] >= 0.6 * SIZE - 0.01 for s in shown)
+
+
+# A header over two groups of columns (a model's scores on two datasets), its two-line cells
+# cut at their hyphen and set higher than the one-line cells beside them (their top lines
+# above the table's first row), a row spanning each
+# group below it (where a table was read from a paper, ACL style, Times at 9 pt).
+TWO_GROUPS = [
+    (133.1, 70.9, "BERT"),
+    (174.4, 64.5, "Self-"),
+    (173.4, 76.0, "TER"),
+    (209.0, 64.5, "Self-"),
+    (203.8, 76.0, "BLEU"),
+    (238.4, 70.9, "BLEU"),
+    (274.8, 70.9, "iBLEU"),
+    (313.7, 70.9, "SARI"),
+    (347.4, 70.9, "BERT"),
+    (388.7, 64.5, "Self-"),
+    (387.7, 76.0, "TER"),
+    (423.4, 64.5, "Self-"),
+    (418.1, 76.0, "BLEU"),
+    (452.6, 70.9, "BLEU"),
+    (489.1, 70.9, "iBLEU"),
+    (527.9, 70.9, "SARI"),
+    (62.6, 88.3, "Method"),
+    (198.5, 88.3, "Dataset: QQP 50K"),
+    (404.4, 88.3, "Dataset: ParaSCI ACL"),
+]
+TWO_GROUP_NUMBERS = [
+    ("RAPT (kNN)", "90.04 44.99 38.39 31.61 10.61 43.91 84.86 41.48 55.37 35.34 8.13 39.00"),
+    ("RAPT (random)", "92.48 35.39 48.11 29.50 6.22 41.65 92.45 20.76 75.89 32.82 0.21 31.98"),
+]
+NUMBER_X = (137.0, 171.6, 206.3, 242.6, 284.0, 314.9, 351.2, 385.9, 420.6, 457.0, 500.3, 529.2)
+
+
+def _two_group_table() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for x, y, text in TWO_GROUPS:
+        page.insert_text((x, y), text, fontsize=8.97, fontname="tibo")
+    for y, (label, numbers) in zip((105.0, 117.0), TWO_GROUP_NUMBERS, strict=True):
+        page.insert_text((62.6, y), label, fontsize=8.97, fontname="tiro")
+        for x, number in zip(NUMBER_X, numbers.split(), strict=True):
+            page.insert_text((x, y), number, fontsize=8.97, fontname="tiro")
+    page.insert_text(
+        (54, 140), "Table 7: Comparison of the two retrieval methods on both sets.", fontsize=10
+    )
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_header_cells_are_neither_cut_at_their_hyphen_nor_merged() -> None:
+    paras, _ = translate(_two_group_table(), "ko")
+    cells = [" ".join(p.text.split()) for p in paras if p.kind == ParagraphKind.CELL]
+    assert cells.count("Self-BLEU") == 2, cells
+    assert cells.count("Self-TER") == 2, cells
+    assert cells.count("BLEU") == 2 and cells.count("iBLEU") == 2, cells
+    sent = [" ".join(p.text.split()) for p in paras]
+    assert "Self-" not in sent and "BLEU iBLEU" not in sent, sent

@@ -73,7 +73,7 @@ def split_cells(
     pieces: list[list[tuple[Rect, Span]]] = [[]]
     right: float | None = None
     # A header of one word per column of numbers is cut at its word spaces (``tight``).
-    aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight)
+    aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight, gutters)
     for box, span in spans:
         if not span.text.strip():
             if pieces[-1]:
