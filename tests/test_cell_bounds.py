@@ -130,3 +130,40 @@ def test_header_cells_are_neither_cut_at_their_hyphen_nor_merged() -> None:
     assert cells.count("BLEU") == 2 and cells.count("iBLEU") == 2, cells
     sent = [" ".join(p.text.split()) for p in paras]
     assert "Self-" not in sent and "BLEU iBLEU" not in sent, sent
+
+
+# A table of measured values whose last column states each device's size, its lines justified
+# in a narrow column ("WxL      =" spread to the column's width).
+QUANTITY_ROWS = [
+    (316.0, "This work", ("-255", "-283", "486"), [("WxL", 247.0), ("=", 285.0)]),
+    (328.0, "", (), [("8.5 µm x", 247.0)]),
+    (356.0, "Wacker et al. [34]", ("-470", "-220", "520"), [("WxL = 16 µm", 247.0)]),
+    (396.0, "Bradley et al. [35]", ("-250", "-320", "415"), [("L = 15 µm", 247.0)]),
+]
+
+
+def _quantity_table() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((44, 260), "The coefficients measured on the devices are compared below.")
+    for x, head in zip((132.0, 165.0, 205.0, 247.0), ("Pn,t", "Pn,l", "Pp,l", "Dimensions")):
+        page.insert_text((x, 308), head, fontsize=10, fontname="tiro")
+    for y, label, numbers, sizes in QUANTITY_ROWS:
+        page.insert_text((44, y), label, fontsize=10, fontname="tiro")
+        for x, number in zip((132.0, 165.0, 205.0), numbers, strict=False):
+            page.insert_text((x, y), number, fontsize=10, fontname="tiro")
+        for text, x in sizes:
+            page.insert_text((x, y), text, fontsize=10, fontname="tiro")
+    page.insert_text((38, 430), "Table 2: Piezoresistive coefficients of the devices.", fontsize=10)
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_cells_of_quantities_are_not_sent_and_stay() -> None:
+    paras, page = translate(_quantity_table(), "ko")
+    sent = [" ".join(p.text.split()) for p in paras]
+    assert not [t for t in sent if "WxL" in t or "µm" in t or t.startswith("L =")], sent
+    assert any(t.startswith("This work") for t in sent), sent
+    kept = " ".join(s["text"] for s in spans(page, (240, 300, 330, 400)))
+    for text in ("WxL", "=", "8.5 µm x", "16 µm", "L = 15 µm"):
+        assert text in kept, kept
