@@ -146,7 +146,9 @@ def _quantity_table() -> bytes:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     page.insert_text((44, 260), "The coefficients measured on the devices are compared below.")
-    for x, head in zip((132.0, 165.0, 205.0, 247.0), ("Pn,t", "Pn,l", "Pp,l", "Dimensions")):
+    for x, head in zip(
+        (132.0, 165.0, 205.0, 247.0), ("Pn,t", "Pn,l", "Pp,l", "Dimensions"), strict=True
+    ):
         page.insert_text((x, 308), head, fontsize=10, fontname="tiro")
     for y, label, numbers, sizes in QUANTITY_ROWS:
         page.insert_text((44, y), label, fontsize=10, fontname="tiro")
