@@ -85,7 +85,7 @@ def stacks(
         if (
             any(c.isalpha() for c in text)
             and any(c.isalpha() for c in above)
-            and _aligned(line, up)
+            and (_aligned(line, up) or _hyphen_cut(line, up))
             and 0.8 * line.size <= step <= 1.6 * line.size
             and abs(line.size - up.size) < 0.5
             and line.bold == up.bold
@@ -93,6 +93,7 @@ def stacks(
                 line.lone
                 or up.lone
                 or (above.endswith("-") and text[:1].islower())
+                or _hyphen_cut(line, up)
                 or _wrapped(line, up, rights[column], pitch)
             )
             and reads_on
@@ -198,6 +199,21 @@ def _aligned(line: StackLine, up: StackLine) -> bool:
         return True
     centred = abs(line.bbox[0] + line.bbox[2] - up.bbox[0] - up.bbox[2]) < 2 * reach
     return line.lone and up.lone and (centred or abs(line.bbox[2] - up.bbox[2]) < reach)
+
+
+def _hyphen_cut(line: StackLine, up: StackLine) -> bool:
+    """Whether ``up`` is a header cell's word cut at its hyphen and ``line`` its rest, set
+    under it on one axis or from one edge ("Self-" over "BLEU"), whatever stands beside
+    them (the one-line header cells of that row sit between their baselines)."""
+    if not (_HYPHEN_CUT_RE.search(up.text) and line.text[:1].isalpha()):
+        return False
+    reach = 0.5 * line.size
+    centred = abs(line.bbox[0] + line.bbox[2] - up.bbox[0] - up.bbox[2]) < 2 * reach
+    return centred or abs(line.bbox[0] - up.bbox[0]) < reach
+
+
+#: A word of letters cut at its hyphen at the end of a line, the line no longer than it.
+_HYPHEN_CUT_RE = re.compile(r"^[^\W\d_]{2,}-$")
 
 
 def _uncased(char: str) -> bool:

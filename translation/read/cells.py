@@ -73,7 +73,7 @@ def split_cells(
     pieces: list[list[tuple[Rect, Span]]] = [[]]
     right: float | None = None
     # A header of one word per column of numbers is cut at its word spaces (``tight``).
-    aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight)
+    aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight, gutters)
     for box, span in spans:
         if not span.text.strip():
             if pieces[-1]:
@@ -84,6 +84,8 @@ def split_cells(
             before = "".join(s.text for _, s in pieces[-1])
             numeric = not has_letters(span.text) or not has_letters(before)
             label = len(pieces) == 1 and _LABEL_RE.match(before)
+            # A relation sign set apart in a justified cell ("WxL      =") is no number cell.
+            numeric = numeric and not _beside_relation(before, span.text)
             wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
             if prose and not numeric and before.rstrip()[-1:] in ".:?!":
                 wide = False

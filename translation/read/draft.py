@@ -27,6 +27,7 @@ from translation.read.lexicon import joins_at_break
 from translation.read.logos import text_logos
 from translation.read.operator_names import only_operator_names
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
+from translation.read.quantities import is_quantity
 from translation.read.rows import Row
 from translation.read.style import is_bold, is_italic, paragraph_style, with_lead_stop
 from translation.read.style_marks import BOLD, ITALIC, marked
@@ -202,6 +203,8 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         draft.skip = "code"
     elif math_chars and len(words) <= 3 and letters <= 2 * math_chars + 2:
         draft.skip = "equation"
+    elif rows[0].cell and is_quantity(draft.text):
+        draft.skip = "quantity"
     elif only_operator_names(words):
         draft.skip = "operator names"
     elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):

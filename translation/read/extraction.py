@@ -87,6 +87,8 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
             if kind == "fill-path":
                 fills.append(box)
     images = [box for kind, box in log if kind.endswith("image")]
+    # A converter may draw a table's rules as image masks one pixel high: they rule it the same.
+    masks = [box for kind, box in log if kind == "fill-imgmask"]
     if images:  # MuPDF's box log gives an image's whole box, the text page its clipped one
         flags = TEXT_FLAGS | pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_CLIP
         shown = [tuple(b[:4]) for b in page.get_text("blocks", flags=flags) if b[6] == 1]
@@ -105,7 +107,7 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
         height=height,
         blocks=tuple(blocks),
         figures=tuple(figures),
-        rules=tuple(rules_of(paths)),
+        rules=tuple(rules_of([*paths, *masks])),
     )
 
 

@@ -16,6 +16,7 @@ from translation.read.gutter_scan import open_runs
 from translation.read.layout import Rect, Span
 
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
+_COLUMN = 2.0  # font sizes: the narrowest column of numbers between two gutters
 _NARROWEST = 0.15  # a gap between two numbers at least this wide (x font size) parts them
 
 
@@ -54,16 +55,29 @@ def number_gutters(
     return result
 
 
-def lines_up(words: Sequence[tuple[Rect, Span]], tight: Sequence[tuple[float, float]]) -> bool:
+def lines_up(
+    words: Sequence[tuple[Rect, Span]],
+    tight: Sequence[tuple[float, float]],
+    gutters: Sequence[tuple[float, float]] = (),
+) -> bool:
     """Whether a row's ``words`` (in x order, no number among them) stand one to a column of
-    numbers: at least two of the ``tight`` gutters lie under the row, and a gap between two
-    of its words falls in each of them (a header "CLS USR CITE REC All" over five columns of
-    numbers)."""
+    numbers: at least two of the table's gutters lie under the row, one of them ``tight``, and
+    a gap between two of its words falls in each of them (a header "CLS USR CITE REC All" over
+    five columns of numbers; "BLEU iBLEU SARI", its last gutter wide, ``gutters``)."""
     if not words or any(_NUMBER_RE.match(span.text) for _, span in words):
         return False  # a row of numbers is cut before its numbers (translation.read.cells)
     left, right = words[0][0][0], max(box[2] for box, _ in words)
     inside = [g for g in tight if left < g[0] and g[1] < right]
-    if len(inside) < 2:
+    wide = [g for g in gutters if left < g[0] and g[1] < right] if len(inside) == 1 else []
+    # A tight gutter just past a wide one is the space between a header's words ("all
+    # agree" over one column), not a column of its own: it counts with wide ones only where
+    # a column fits between them.
+    room = _COLUMN * max(span.size for _, span in words)
+    if wide and any(
+        min(abs(g[0] - inside[0][1]), abs(inside[0][0] - g[1])) < room for g in gutters
+    ):
+        return False
+    if not inside or len(inside) + len(wide) < 2:
         return False
     gaps = [(a[2], b[0]) for (a, _), (b, _) in zip(words, words[1:], strict=False)]
-    return all(any(min(g1, b) - max(g0, a) > 0.1 for a, b in gaps) for g0, g1 in inside)
+    return all(any(min(g1, b) - max(g0, a) > 0.1 for a, b in gaps) for g0, g1 in [*inside, *wide])

@@ -46,10 +46,17 @@ class Table:
         return left, right
 
     def holds(self, box: Rect) -> bool:
-        """Whether a row with glyph box ``box`` belongs to this table."""
+        """Whether a row with glyph box ``box`` belongs to this table: its middle lies in the
+        table's box, or (the top line of a two-line header cell, "Self-" over "BLEU", set
+        higher than the one-line header cells beside it) it reaches a quarter of its height
+        into the table's top row."""
         cy = (box[1] + box[3]) / 2
+        into = box[3] - self.bbox[1] >= 0.25 * (box[3] - box[1])
         return (
-            self.bbox[1] <= cy <= self.bbox[3] and box[0] < self.bbox[2] and box[2] > self.bbox[0]
+            (self.bbox[1] <= cy or into)
+            and cy <= self.bbox[3]
+            and box[0] < self.bbox[2]
+            and box[2] > self.bbox[0]
         )
 
 

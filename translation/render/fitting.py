@@ -41,7 +41,8 @@ def page_obstacles(page: pymupdf.Page) -> tuple[list[Rect], list[Rect]]:
     big = 0.6 * page.rect.width * page.rect.height
     shapes: list[Rect] = annotation_areas(page)  # a note in the margin is drawn over the page
     for kind, rect in page.get_bboxlog():
-        if kind in ("fill-path", "stroke-path") or kind.endswith("image"):
+        # An image mask is drawn too: a converter's table rule one pixel high is one.
+        if kind in ("fill-path", "stroke-path", "fill-imgmask") or kind.endswith("image"):
             r = tuple(rect)
             if (r[2] - r[0]) * (r[3] - r[1]) < big:
                 shapes.append(r)
