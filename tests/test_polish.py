@@ -410,9 +410,9 @@ def test_a_framed_block_of_full_lines_stays_in_its_frame() -> None:
 _LETTERED = ("a. Case type", "b. Case name", "c. Filing year", "d. Court and judge")
 
 
-def _lettered_page() -> bytes:
-    """A paper's body at 10 pt, then a list of short lettered items set at 11 pt (larger, not
-    bold: a datasheet appended in another face)."""
+def _body_page() -> tuple[pymupdf.Document, pymupdf.Page, pymupdf.TextWriter, pymupdf.Font, float]:
+    """A new page with a paper's body at 10 pt written (not yet drawn): the document, the
+    page, its writer and font, and the baseline below the body."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
@@ -420,6 +420,13 @@ def _lettered_page() -> bytes:
     for line in (*_BODY, *_BODY, *_BODY):
         writer.append((72, y), line, font=font, fontsize=10)
         y += 12.5
+    return doc, page, writer, font, y
+
+
+def _lettered_page() -> bytes:
+    """A paper's body at 10 pt, then a list of short lettered items set at 11 pt (larger, not
+    bold: a datasheet appended in another face)."""
+    doc, page, writer, font, y = _body_page()
     writer.append((72, y + 10), "We record these facts for every case in the set:", font=font,
                   fontsize=11)  # fmt: skip
     for i, item in enumerate(_LETTERED):
@@ -464,13 +471,7 @@ _NUMBERED = (
 def _numbered_page() -> bytes:
     """A paper's body at 10 pt, then a datasheet's numbered list at 11 pt (larger, not bold):
     a one-line item ending in a comma, a two-line item, a one-line item; a rule under it."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
-    y = 100.0
-    for line in (*_BODY, *_BODY, *_BODY):
-        writer.append((72, y), line, font=font, fontsize=10)
-        y += 12.5
+    doc, page, writer, font, y = _body_page()
     writer.append((72, y + 10), "We show that the data can be used for training models that can:",
                   font=font, fontsize=11)  # fmt: skip
     y += 24
