@@ -169,3 +169,19 @@ def test_cells_of_quantities_are_not_sent_and_stay() -> None:
     kept = " ".join(s["text"] for s in spans(page, (240, 300, 330, 400)))
     for text in ("WxL", "=", "8.5 µm x", "16 µm", "L = 15 µm"):
         assert text in kept, kept
+
+
+def test_a_header_spanning_columns_of_numbers_is_one_cell_set_once() -> None:
+    # "Dataset: ParaSCI ACL" is set with word spaces, centred over six columns of numbers
+    # whose gutters fall between its words: one cell, its translation set once, whole.
+    paras, page = translate(_two_group_table(), "ko")
+    cells = [" ".join(p.text.split()) for p in paras if p.kind == ParagraphKind.CELL]
+    for head in ("Dataset: ParaSCI ACL", "Dataset: QQP 50K"):
+        assert cells.count(head) == 1, cells
+    assert not {"Dataset:", "ParaSCI", "ParaSCI ACL", "ACL", "QQP 50K"} & set(cells), cells
+    row = [s for s in spans(page, (130, 80, 560, 93)) if hangul(s["text"])]
+    assert row, row
+    for i, a in enumerate(row):
+        for b in row[i + 1 :]:
+            inside = pymupdf.Rect(a["bbox"]) & pymupdf.Rect(b["bbox"])
+            assert inside.is_empty or inside.width < 0.5, (a["text"], b["text"])

@@ -64,16 +64,21 @@ def split_cells(
     gutters: Sequence[tuple[float, float]] = (),
     prose: bool = False,
     tight: Sequence[tuple[float, float]] = (),
+    columns: Sequence[tuple[float, float]] = (),
 ) -> list[list[tuple[Rect, Span]]]:
     """Cut a row at wide gaps and at gaps in a table's ``gutters`` (table cells); a text cell
     followed by three or more numbers is cut before the numbers even when they touch (a table
-    row set tight). A section number before a heading is not a cell, and in ``prose`` (a row
-    of a paragraph, not of a table) neither is a run-in heading's sentence before a wide gap
-    (02 p2 "Entity-entity relations.      While mention-")."""
+    row set tight). A header of one word per column of numbers is cut at the ``tight``
+    gutters too, unless one of its words stands over none of the table's ``columns`` of
+    numbers (x-ranges; a header spanning columns is one cell). A section number before a
+    heading is not a cell, and in ``prose`` (a row of a paragraph, not of a table) neither is
+    a run-in heading's sentence before a wide gap (02 p2 "Entity-entity relations.      While
+    mention-")."""
     pieces: list[list[tuple[Rect, Span]]] = [[]]
     right: float | None = None
-    # A header of one word per column of numbers is cut at its word spaces (``tight``).
-    aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight, gutters)
+    # A header of one word per column of numbers is cut at its word spaces (``tight``); a
+    # header spanning the ``columns`` of numbers is one cell however they are cut.
+    aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight, gutters, columns)
     for box, span in spans:
         if not span.text.strip():
             if pieces[-1]:

@@ -55,17 +55,49 @@ def number_gutters(
     return result
 
 
+def number_columns(rows: Sequence[Sequence[tuple[Rect, Span]]]) -> list[tuple[float, float]]:
+    """The x-ranges the numbers of a table's ``rows`` cover, overlapping ones merged (a column
+    of numbers, or several where a number is wider than the gutter beside it), in x order."""
+    spans = sorted((box[0], box[2]) for row in rows for box, s in row if _NUMBER_RE.match(s.text))
+    merged: list[tuple[float, float]] = []
+    for a, b in spans:
+        if merged and a < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _over_gap(words: Sequence[tuple[Rect, Span]], columns: Sequence[tuple[float, float]]) -> bool:
+    """Whether a word among the table's ``columns`` of numbers stands over none of them: a
+    header spanning columns, centred over them ("Dataset: ParaSCI ACL", its "ACL" over the
+    gap between two columns), not one word to a column."""
+    if not columns:
+        return False
+    lo, hi = columns[0][0], columns[-1][1]
+    return any(
+        lo < box[0]
+        and box[2] < hi
+        and not any(min(b, box[2]) - max(a, box[0]) > 0 for a, b in columns)
+        for box, _ in words
+    )
+
+
 def lines_up(
     words: Sequence[tuple[Rect, Span]],
     tight: Sequence[tuple[float, float]],
     gutters: Sequence[tuple[float, float]] = (),
+    columns: Sequence[tuple[float, float]] = (),
 ) -> bool:
     """Whether a row's ``words`` (in x order, no number among them) stand one to a column of
     numbers: at least two of the table's gutters lie under the row, one of them ``tight``, and
     a gap between two of its words falls in each of them (a header "CLS USR CITE REC All" over
-    five columns of numbers; "BLEU iBLEU SARI", its last gutter wide, ``gutters``)."""
+    five columns of numbers; "BLEU iBLEU SARI", its last gutter wide, ``gutters``), and none of
+    its words among the ``columns`` of numbers (see ``number_columns``) stands over no number."""
     if not words or any(_NUMBER_RE.match(span.text) for _, span in words):
         return False  # a row of numbers is cut before its numbers (translation.read.cells)
+    if _over_gap(words, columns):
+        return False
     left, right = words[0][0][0], max(box[2] for box, _ in words)
     inside = [g for g in tight if left < g[0] and g[1] < right]
     wide = [g for g in gutters if left < g[0] and g[1] < right] if len(inside) == 1 else []

@@ -199,8 +199,8 @@ def rows_of_block(
             spans = words(spans)
         size = max(s.size for _, s in spans)
         gaps = table.gutters if table else cell_gaps(spans, line_gaps(lines, size)) if lone else []
-        tight = table.tight if table else ()
-        cut = split_cells(spans, gaps, prose=table is None and not lone, tight=tight)
+        tight, numbers = (table.tight, table.numbers) if table else ((), ())
+        cut = split_cells(spans, gaps, table is None and not lone, tight, numbers)
         pieces = [p for p in cut if any(s.text.strip() for _, s in p)]
         for i, piece in enumerate(pieces):
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in

@@ -32,6 +32,8 @@ class Table:
     #: Gutters between columns of numbers set a word space apart, too narrow for ``gutters``
     #: (see ``translation.read.number_columns``): they part the words of a header row only.
     tight: tuple[tuple[float, float], ...] = ()
+    #: The x-ranges its numbers cover (``translation.read.number_columns.number_columns``).
+    numbers: tuple[tuple[float, float], ...] = ()
 
     def column(self, box: Rect) -> tuple[float, float]:
         """The x-range of the column a cell with glyph box ``box`` starts in: from the middle

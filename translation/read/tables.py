@@ -21,7 +21,7 @@ from translation.read.gutter_scan import STEP as _STEP
 from translation.read.gutter_scan import open_runs
 from translation.read.label_tables import label_tables
 from translation.read.layout import Rect, Span, union
-from translation.read.number_columns import number_gutters
+from translation.read.number_columns import number_columns, number_gutters
 from translation.read.table_rows import (
     GUTTER_WIDTH,
     LINE_GAP,
@@ -109,7 +109,8 @@ def find_tables(rows: Sequence[RowSpans], leave_out: Sequence[Rect] = ()) -> lis
             narrow = number_gutters(cluster.words, gutters)
             reach = max(b[2] for b in boxes)
             tail = [b for b in tail if b[0] < reach]  # not a line of the next page column
-            tables.append(Table(union(boxes + tail), tuple(gutters), tuple(narrow)))
+            columns = tuple(number_columns(cluster.words))
+            tables.append(Table(union(boxes + tail), tuple(gutters), tuple(narrow), columns))
     return tables + label_tables(items, tables)
 
 
