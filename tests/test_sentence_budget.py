@@ -105,9 +105,15 @@ def _pdf(text: str) -> bytes:
     return data
 
 
-def _settings(tmp_path: Path, server: FakeVLLMProcess, budget: int = 1000) -> Settings:
+def _settings(
+    tmp_path: Path, server: FakeVLLMProcess, budget: int = 1000, split: bool = True
+) -> Settings:
     return load_settings(
-        data_dir=tmp_path, llm_base_url=server.base_url, llm_api_key="k", request_max_tokens=budget
+        data_dir=tmp_path,
+        llm_base_url=server.base_url,
+        llm_api_key="k",
+        request_max_tokens=budget,
+        pool_split=split,
     )
 
 
@@ -126,9 +132,9 @@ async def _translate(translator: Translator, pool: Dispatcher | None, text: str)
 
 
 def _pool(
-    tmp_path: Path, servers: list[FakeVLLMProcess], budget: int = 1000
+    tmp_path: Path, servers: list[FakeVLLMProcess], budget: int = 1000, split: bool = True
 ) -> tuple[Translator, Dispatcher]:
-    settings = _settings(tmp_path, servers[0], budget)
+    settings = _settings(tmp_path, servers[0], budget, split)
     lanes = [
         Lane(f"h{n}", LLMClient.from_settings(_settings(tmp_path, s)), FixedLimiter(4), ready=True)
         for n, s in enumerate(servers)
@@ -184,3 +190,11 @@ async def test_three_ready_hosts_cut_a_paragraph_one_host_sends_whole(
     assert len(pieces) == 2
     assert sorted(t for s in three for t in s.texts()) == sorted(pieces)
     assert page == join_answers([pseudo_translate(p, "de") for p in pieces], GERMAN)
+
+
+async def test_a_pool_keeps_paragraphs_whole_where_the_user_asks(
+    fake_vllm: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    three = [fake_vllm.start() for _ in range(3)]
+    await _translate(*_pool(tmp_path, three, split=False), LONG)
+    assert [t for s in three for t in s.texts()] == [LONG]

@@ -75,7 +75,8 @@ class Translator:
 
     A paragraph over ``request_max_tokens`` (None: no bound) is sent as runs of whole sentences
     (``translation.model.sentence_budget``), each its own request through the limiter or the
-    router, all at once; with several hosts ready the budget is the pool's (``pool_budget``).
+    router, all at once; with several hosts ready the budget is the pool's (``pool_budget``)
+    unless ``pool_split`` is off.
     Each piece's answer is cached as it arrives, the joined paragraph once all are in.
     """
 
@@ -90,9 +91,11 @@ class Translator:
         worker_config: WorkerConfig | None = None,
         router: Dispatcher | None = None,
         request_max_tokens: int | None = None,
+        pool_split: bool = True,
     ) -> None:
         self._router = router
         self._request_max_tokens = request_max_tokens
+        self._pool_split = pool_split
         self._worker_config = worker_config or WorkerConfig()
         self._llm = llm
         self._cache = cache
@@ -129,6 +132,7 @@ class Translator:
             worker_config=WorkerConfig.from_settings(settings),
             router=router,
             request_max_tokens=settings.request_max_tokens,
+            pool_split=settings.pool_split,
         )
 
     @property
@@ -437,7 +441,7 @@ class Translator:
         """``text`` as the requests to send now (see the class docstring)."""
         if self._request_max_tokens is None:
             return [text]
-        ready = 1 if self._router is None else self._router.ready_hosts
+        ready = 1 if self._router is None or not self._pool_split else self._router.ready_hosts
         budget = pool_budget(self._request_max_tokens, ready)
         if budget < self._request_max_tokens:
             return even_pieces(text, budget)  # the pool's tail is its longest piece
