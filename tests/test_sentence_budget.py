@@ -12,6 +12,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from common.errors import LLMError
 from common.language import Language
 from common.settings import Settings, load_settings
 from tests.fakes.pseudo import pseudo_translate
@@ -198,3 +199,27 @@ async def test_a_pool_keeps_paragraphs_whole_where_the_user_asks(
     three = [fake_vllm.start() for _ in range(3)]
     await _translate(*_pool(tmp_path, three, split=False), LONG)
     assert [t for s in three for t in s.texts()] == [LONG]
+
+
+async def test_a_piece_answered_is_not_paid_again_when_the_paper_is_sent_again(
+    fake_vllm: FakeVLLMFactory, tmp_path: Path
+) -> None:
+    # The second host rejects its first request: the paper fails with a piece answered.
+    servers = [
+        fake_vllm.start(),
+        fake_vllm.start("--fake-fail-first", "1", "--fake-fail-status", "401"),
+    ]
+    translator, pool = _pool(tmp_path, servers, 64)
+    request = TranslationRequest(pdf=_pdf(PAPER), source_lang=Language("en"), target_lang=GERMAN)
+    try:
+        with pytest.raises(LLMError, match="API key"):
+            await translator.translate(request)
+        answered_first = [t for s in servers for t in s.texts()]
+        assert answered_first, "no piece was answered before the failure"
+        await translator.translate(request)
+    finally:
+        await translator.aclose()
+        await pool.aclose()
+    pieces = budget_pieces(PAPER, 64)
+    answered = [t for s in servers for t in s.texts()]
+    assert sorted(answered) == sorted(pieces)  # each piece paid for once over both runs
