@@ -168,12 +168,6 @@ class Settings(BaseSettings):
         description="Longest request, in estimated tokens: a longer paragraph is sent as runs"
         " of whole sentences",
     )
-    pool_split: bool = Field(
-        True,
-        description="While several GPU hosts are ready, the longest request is"
-        " ZT_REQUEST_MAX_TOKENS / hosts (at least 300): a paper ends sooner, the model sees"
-        " each piece of a long paragraph alone",
-    )
 
     # --- Translation ---------------------------------------------------------------------
     source_lang: LanguageSetting = Field(Language("en"), description="Source language code")

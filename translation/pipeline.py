@@ -36,7 +36,6 @@ from translation.model.cache import CacheKey, TranslationCache
 from translation.model.dispatch import Dispatcher
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
-from translation.model.sentence_budget import budget_pieces, even_pieces, join_answers, pool_budget
 from translation.model.stats import TranslationStats
 from translation.page_renderer import PageRenderer
 from translation.read.formulas import restore
@@ -72,12 +71,6 @@ class Translator:
     request's host and ``limiter`` is that dispatcher's fair queue; ``llm`` then only names the
     model for the cache keys. A request whose host goes away mid-answer is sent to another;
     only when no host is left does the translator call ``ensure_ready`` to bring one back.
-
-    A paragraph over ``request_max_tokens`` (None: no bound) is sent as runs of whole sentences
-    (``translation.model.sentence_budget``), each its own request through the limiter or the
-    router, all at once; with several hosts ready the budget is the pool's (``pool_budget``)
-    unless ``pool_split`` is off.
-    Each piece's answer is cached as it arrives, the joined paragraph once all are in.
     """
 
     def __init__(
@@ -90,12 +83,8 @@ class Translator:
         owns_limiter: bool = False,
         worker_config: WorkerConfig | None = None,
         router: Dispatcher | None = None,
-        request_max_tokens: int | None = None,
-        pool_split: bool = True,
     ) -> None:
         self._router = router
-        self._request_max_tokens = request_max_tokens
-        self._pool_split = pool_split
         self._worker_config = worker_config or WorkerConfig()
         self._llm = llm
         self._cache = cache
@@ -131,8 +120,6 @@ class Translator:
             owns_limiter=given is None,
             worker_config=WorkerConfig.from_settings(settings),
             router=router,
-            request_max_tokens=settings.request_max_tokens,
-            pool_split=settings.pool_split,
         )
 
     @property
@@ -227,7 +214,7 @@ class Translator:
             would_wait,
             key=lambda text: self._key(request, text),
             cache=self._cache,
-            ask=lambda text: self._ask_whole(request, text),
+            ask=lambda text: self._ask(request, text),
         )
         async with early, self.pdf_worker() as worker:
             page_count, extracted = await worker.open(
@@ -364,47 +351,23 @@ class Translator:
             return run
         await ensure_ready(progress)
         progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
-        claimed = {} if early is None else {t: s for t in missing if (s := early.claim(t))}
-        # Each paragraph as the requests to send (a piece answered by an earlier run of this
-        # paper is not paid again); a paragraph sent early is its request's.
-        cuts = {text: [text] if text in claimed else self._cut(text) for text in missing}
-        answered = await self._cached_pieces(request, cuts, since)
-        waiting: dict[str, dict[str, None]] = {}  # a request -> the paragraphs it is part of
-        for text, pieces in cuts.items():
-            for piece in pieces:
-                if piece not in answered:
-                    waiting.setdefault(piece, {})[text] = None
-
-        async def complete(texts: Sequence[str]) -> None:
-            for text in texts:
-                if any(piece not in answered for piece in cuts[text]):
-                    continue
-                answer = answered[cuts[text][0]]
-                if len(cuts[text]) > 1:
-                    answer = join_answers([answered[p] for p in cuts[text]], request.target_lang)
-                    await asyncio.to_thread(self._cache.put, self._key(request, text), answer)
-                run.done += 1
-                run.progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
-                deliver(text, answer)
-                self.stats.paragraphs_from_llm += _pieces(by_text[text])
-
-        await complete([text for text in missing if all(p in answered for p in cuts[text])])
         # Longest first: the tail of the job is short requests filling the gaps.
+        missing.sort(key=len, reverse=True)
         tasks = [
             asyncio.create_task(
-                self._translate_claimed(run, piece, sent)
-                if (sent := claimed.get(piece)) is not None
-                else self._translate_one(run, piece)
+                self._translate_one(run, text)
+                if early is None or (sent := early.claim(text)) is None
+                else self._translate_claimed(run, text, sent)
             )
-            for piece in sorted(waiting, key=len, reverse=True)
+            for text in missing
         ]
         if on_queued is not None:
             on_queued()
         try:
             for finished in asyncio.as_completed(tasks):
-                piece, answer = await finished
-                answered[piece] = answer
-                await complete(list(waiting[piece]))
+                text, answer = await finished
+                deliver(text, answer)
+                self.stats.paragraphs_from_llm += _pieces(by_text[text])
         except Exception:
             # The job fails, but answers already on their way are paid for: let the requests in
             # flight finish (and reach the cache); the ones still waiting for a slot give up.
@@ -435,36 +398,9 @@ class Translator:
         # a batch's worth of answers lands together those stalls leave vLLM's slots empty.
         await asyncio.to_thread(self._cache.put, self._key(request, text), answer)
         run.llm_calls += 1
+        run.done += 1
+        run.progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
         return text, answer
-
-    def _cut(self, text: str) -> list[str]:
-        """``text`` as the requests to send now (see the class docstring)."""
-        if self._request_max_tokens is None:
-            return [text]
-        ready = 1 if self._router is None or not self._pool_split else self._router.ready_hosts
-        budget = pool_budget(self._request_max_tokens, ready)
-        if budget < self._request_max_tokens:
-            return even_pieces(text, budget)  # the pool's tail is its longest piece
-        return budget_pieces(text, budget)
-
-    async def _cached_pieces(
-        self, request: TranslationRequest, cuts: dict[str, list[str]], since: float | None
-    ) -> dict[str, str]:
-        """The answers found in the cache for the pieces of the paragraphs cut in several."""
-        keys = {
-            piece: self._key(request, piece) for ps in cuts.values() if len(ps) > 1 for piece in ps
-        }
-        if not keys or (request.force and since is None):
-            return {}
-        found = await asyncio.to_thread(self._cache.get_many, keys.values(), since)
-        return {piece: found[key] for piece, key in keys.items() if key in found}
-
-    async def _ask_whole(self, request: TranslationRequest, text: str) -> str:
-        """``text``'s answer, its pieces asked at once (an early request: a failure is left to
-        the job's own request)."""
-        pieces = self._cut(text)
-        answers = await asyncio.gather(*(self._ask(request, piece) for piece in pieces))
-        return join_answers(answers, request.target_lang)
 
     async def _ask(
         self, request: TranslationRequest, text: str, run: DocumentRun | None = None
@@ -501,19 +437,15 @@ class Translator:
     async def _translate_claimed(
         self, run: DocumentRun, text: str, sent: asyncio.Task[str]
     ) -> tuple[str, str]:
-        """``text``'s answer from its early request, or from requests of its own where that
+        """``text``'s answer from its early request, or from a request of its own where that
         one failed (a lost LLM is recovered from here)."""
         try:
             answer = await sent
         except Exception:
-            pieces = self._cut(text)
-            if len(pieces) == 1:
-                return await self._translate_one(run, text)
-            answers = await asyncio.gather(*(self._translate_one(run, p) for p in pieces))
-            answer = join_answers([a for _, a in answers], run.request.target_lang)
-            await asyncio.to_thread(self._cache.put, self._key(run.request, text), answer)
-            return text, answer
+            return await self._translate_one(run, text)
         run.llm_calls += 1
+        run.done += 1
+        run.progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
         return text, answer
 
     async def _recover(self, run: DocumentRun, failed_generation: int) -> None:

@@ -104,11 +104,6 @@ class Dispatcher(FairSlots):
     def any_ready(self) -> bool:
         return any(lane.ready for lane in self.lanes)
 
-    @property
-    def ready_hosts(self) -> int:
-        """How many lanes take new requests now."""
-        return sum(1 for lane in self.lanes if lane.ready)
-
     def set_ready(self, name: str, ready: bool, why: str = "") -> None:
         """Open or close a lane for new requests (its requests in flight are not touched)."""
         lane = self._by_name[name]

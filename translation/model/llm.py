@@ -37,6 +37,7 @@ from common.language import Language
 from common.settings import PromptFormat
 from translation.model import prompts
 from translation.model.cache import CacheKey
+from translation.model.sentence_budget import budget_pieces, join_answers
 from translation.model.stats import LLMStats, Usage
 
 if TYPE_CHECKING:
@@ -80,8 +81,8 @@ class LLMClient:
     caller keeps owning it and ``aclose()`` leaves it open. ``backoff_s``/``backoff_max_s`` shape
     the retry delays (attempt n waits about ``backoff_s * 2**(n-1)``, jittered, at most
     ``backoff_max_s`` or the server's ``Retry-After``); no delay ever runs past ``deadline_s``.
-    A text is sent whole (the caller cuts a long paragraph first:
-    ``translation.model.sentence_budget``), unless the server says it does not fit.
+    A text over ``max_request_tokens`` is sent as runs of whole sentences
+    (``translation.model.sentence_budget``); None sends every text whole.
     """
 
     def __init__(
@@ -97,6 +98,7 @@ class LLMClient:
         http_client: httpx.AsyncClient | None = None,
         backoff_s: float = 0.5,
         backoff_max_s: float = 10.0,
+        max_request_tokens: int | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -108,6 +110,7 @@ class LLMClient:
         self._max_attempts = max_attempts
         self._backoff_s = backoff_s
         self._backoff_max_s = backoff_max_s
+        self._max_request_tokens = max_request_tokens
         self._owns_http = http_client is None
         # vLLM ignores the key when started without --api-key; the openai package needs one.
         self._openai = openai.AsyncOpenAI(
@@ -136,6 +139,7 @@ class LLMClient:
             deadline_s=settings.llm_retry_deadline_s,
             max_attempts=settings.llm_max_attempts,
             http_client=http_client,
+            max_request_tokens=settings.request_max_tokens,
         )
 
     def cache_key(self, text: str, source_lang: Language, target_lang: Language) -> CacheKey:
@@ -156,11 +160,18 @@ class LLMClient:
         """
         if not text.strip():
             return ""
+        text = text.strip()
+        budget = self._max_request_tokens
+        pieces = [text] if budget is None else budget_pieces(text, budget)
         try:
-            return await self._translate_piece(text.strip(), source_lang, target_lang)
+            # One piece after the other: the caller's concurrency slot covers them all.
+            answers = [
+                await self._translate_piece(piece, source_lang, target_lang) for piece in pieces
+            ]
         except LLMError as exc:
             self.stats.gave_up(exc)
             raise
+        return join_answers(answers, target_lang)
 
     async def probe(self, source_lang: Language, target_lang: Language) -> str | None:
         """One one-token translation of "Hello.", not retried: None when the server answered
