@@ -21,8 +21,8 @@ real pages (corpus papers 01, 05 and 02 joined; a synthetic stand-in without the
   what that answer takes at a full batch (``CapacityModel.step_s`` at ``max_num_seqs``, no
   prefill): each of the paper's longest answers needs that many engine steps on ONE card, so a
   host that keeps its batch full cannot end before it, whatever the split. With three cards
-  the longest (646 tokens) at a full batch outlasts the ideal: the ideal is a bound, and no
-  dispatch that keeps every batch full reaches it there.
+  the longest can outlast the ideal (646 tokens did, on an earlier reading of the paper); read
+  as now, the longest (454 tokens) ends well inside it and the three hosts end together.
 - limits learned: the same three hosts, measured on a second paper, once each host's adaptive
   limit has found its card (the first paper's climb from ``ZT_CONCURRENCY_MIN`` is a fixed
   cost that weighs more the shorter the phase, so the more hosts share it). For three EQUAL
