@@ -22,6 +22,18 @@ from zotero_server.gpu_hosts import GPUHosts, build_gpu_hosts
 from zotero_server.manager_factory import create_manager
 
 
+def shared_http(settings: Settings) -> httpx.AsyncClient:
+    """The HTTP client an engine's parts share: LLM answers, health checks, ``/metrics`` polls,
+    the GPU status API and Jupyter. No cap on its connections: every LLM request already holds
+    a limiter slot, and a cap (httpx's default is 100) would queue health checks and metrics
+    polls behind answers once a pool of hosts has that many in flight (three 32-slot cards do),
+    so a busy vLLM would read as unreachable and its limiter would lose its signals."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(settings.llm_timeout_s),
+        limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
+    )
+
+
 @dataclass
 class Engine:
     """What :func:`start_engine` started. ``manager`` is the one host's (the pool's first with

@@ -27,7 +27,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-import httpx
 from fastapi import FastAPI
 from sse_starlette.sse import AppStatus
 
@@ -37,7 +36,7 @@ from translation.model.glossary import Glossary
 from translation.worker import warm_up
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from zotero_server.data_lock import DataDirLock
-from zotero_server.engine import start_engine
+from zotero_server.engine import shared_http, start_engine
 from zotero_server.events import EventBus, EventType
 from zotero_server.files import OutputStore, UploadStore, sweep_forever, sweep_interval
 from zotero_server.job_service import JobService
@@ -132,7 +131,7 @@ def make_lifespan(
         for name in registry.orphan_outputs():  # written by a job that never finished
             outputs.delete_when_idle(name)
         await asyncio.to_thread(uploads.prepare, to_resume)
-        async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
+        async with shared_http(settings) as http:
             engine = await start_engine(settings, http)
             translator, gate, manager, hosts = (
                 engine.translator,

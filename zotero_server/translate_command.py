@@ -7,8 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-import httpx
-
 from common.errors import InputError, TooLargeError
 from common.language import Language
 from common.settings import Settings, mib
@@ -18,7 +16,7 @@ from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.page_range import parse_pages
 from translation.request import DualMode, TranslationRequest
 from vllm_manager.gpu_wait import GPUWaitQueue
-from zotero_server.engine import start_engine
+from zotero_server.engine import shared_http, start_engine
 from zotero_server.progress_display import ProgressDisplay
 
 
@@ -76,7 +74,7 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
         ocr=ocr,
     )
     display = ProgressDisplay(sys.stderr)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s)) as http:
+    async with shared_http(settings) as http:
         engine = await start_engine(settings, http)
         gate, translator = engine.gate, engine.translator
         # --wait-gpu: wait for a busy GPU that long instead of ZT_GPU_WAIT_S (issue 16).
