@@ -144,7 +144,9 @@ async def _run(
             name: factory.start(*card(ms).flags(), "--disable-uvicorn-access-log")
             for name, ms in speeds.items()
         }
-        async with httpx.AsyncClient(timeout=600) as http:
+        # The server's client (zotero_server.engine.shared_http): no cap on connections.
+        unbounded = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+        async with httpx.AsyncClient(timeout=600, limits=unbounded) as http:
             lanes = [_lane(name, s, workdir, http) for name, s in servers.items()]
             for lane in lanes:  # each host's relative speed, as its `weight` setting says
                 lane.weight = min(speeds.values()) / speeds[lane.name]
