@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,37 @@ def corpus_dir() -> Path:
     if not CORPUS_DIR.is_dir():
         pytest.skip(f"corpus not found at {CORPUS_DIR}")
     return CORPUS_DIR
+
+
+#: ``corpus_cut(name, pages)``: the path of a corpus paper cut to ``pages`` (0-based, in order).
+CorpusCut = Callable[[str, Sequence[int]], Path]
+
+
+@pytest.fixture(scope="session")
+def corpus_cut(tmp_path_factory: pytest.TempPathFactory) -> CorpusCut:
+    """Corpus papers cut to the pages a test is about, each cut written once per session.
+
+    A test whose subject is a setting or a route, not a whole paper's layout, reads only the
+    pages its asserts depend on (the page with the table, the pages naming a term...).
+    """
+    import pymupdf  # here, not above: after ``translation`` (see translation/__init__.py)
+
+    if not CORPUS_DIR.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS_DIR}")
+    folder = tmp_path_factory.mktemp("corpus-cuts")
+    made: dict[tuple[str, tuple[int, ...]], Path] = {}
+
+    def cut(name: str, pages: Sequence[int]) -> Path:
+        key = (name, tuple(pages))
+        if key not in made:
+            target = folder / f"{Path(name).stem}-p{'-'.join(map(str, key[1]))}.pdf"
+            with pymupdf.open(CORPUS_DIR / name) as doc:
+                doc.select(list(key[1]))
+                doc.save(target, garbage=1)  # drops what only the other pages used
+            made[key] = target
+        return made[key]
+
+    return cut
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import pymupdf
 import pytest
 
 from common.settings import ConcurrencyMode, HostConfig, Settings
+from tests.conftest import CorpusCut
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running
 from tests.helpers.jupyter import run_jupyter
 from tests.helpers.manager import MODEL, Rig
@@ -38,14 +39,23 @@ def factory(tmp_path: Path) -> Iterator[FakeVLLMFactory]:
         yield made
 
 
+PAPER_02 = "02_naacl2018_s2_literature_graph_2col_short.pdf"
+
+
 def paper(corpus_dir: Path, pages: int | None = None) -> bytes:
-    """The short NAACL paper (8 pages), or its first ``pages`` pages."""
-    doc = pymupdf.open(corpus_dir / "02_naacl2018_s2_literature_graph_2col_short.pdf")
+    """The short NAACL paper (8 pages, about 130 paragraphs), or its first ``pages`` pages."""
+    doc = pymupdf.open(corpus_dir / PAPER_02)
     if pages is not None:
         doc.select(list(range(pages)))
     data: bytes = doc.tobytes()
     doc.close()
     return data
+
+
+def pages_of(corpus_cut: CorpusCut, pages: Sequence[int]) -> bytes:
+    """Pages of the short NAACL paper: a route needs enough paragraphs to spread, not 8 pages
+    (pages 1-3 hold 55 paragraphs, pages 2-4 hold 68)."""
+    return corpus_cut(PAPER_02, pages).read_bytes()
 
 
 def pool_settings(settings: Settings, *hosts: dict[str, Any]) -> Settings:
@@ -113,7 +123,7 @@ def health(srv: RunningServer) -> dict[str, Any]:
 
 
 def test_a_paper_uses_every_ready_host_at_once_and_each_is_seen(
-    settings: Settings, factory: FakeVLLMFactory, corpus_dir: Path
+    settings: Settings, factory: FakeVLLMFactory, corpus_cut: CorpusCut
 ) -> None:
     a = factory.start("--fake-latency-ms", LATENCY_MS)
     b = factory.start("--fake-latency-ms", LATENCY_MS)
@@ -123,7 +133,8 @@ def test_a_paper_uses_every_ready_host_at_once_and_each_is_seen(
         {"name": "b", "llm_base_url": b.base_url, "manager": "none"},
     )
     with run_app(configured) as srv:
-        task, messages = follow(srv, start_async(srv, paper(corpus_dir), "short.pdf"))
+        pdf = pages_of(corpus_cut, [0, 1, 2])
+        task, messages = follow(srv, start_async(srv, pdf, "short.pdf"))
         assert task["status"] != "failed", task
         rows = {row["name"]: row for row in health(srv)["hosts"]}
         with srv.client() as client:
@@ -142,7 +153,7 @@ def test_a_paper_uses_every_ready_host_at_once_and_each_is_seen(
 
 
 def test_a_host_made_busy_mid_paper_takes_no_more_and_the_paper_completes_on_the_other(
-    settings: Settings, factory: FakeVLLMFactory, corpus_dir: Path, tmp_path: Path
+    settings: Settings, factory: FakeVLLMFactory, corpus_cut: CorpusCut, tmp_path: Path
 ) -> None:
     a = factory.start("--fake-latency-ms", LATENCY_MS)
     b = factory.start("--fake-latency-ms", LATENCY_MS)
@@ -153,7 +164,7 @@ def test_a_host_made_busy_mid_paper_takes_no_more_and_the_paper_completes_on_the
         smi_host("b", b, smi_b, "zt-hosts-nothing-b"),
     )
     with run_app(configured) as srv, running(comfyui_argv(tmp_path)) as comfy:
-        task_id = start_async(srv, paper(corpus_dir), "short.pdf")
+        task_id = start_async(srv, pages_of(corpus_cut, [1, 2, 3]), "short.pdf")
         wait_until(lambda: len(b.requests(status=200)) >= 4, what="b answers")
         hold(smi_b, comfy)  # ComfyUI starts on b's card
         wait_until(
@@ -177,7 +188,7 @@ def hold(smi: FakeSmi, proc: subprocess.Popen[bytes]) -> None:
 
 
 def test_a_dead_host_mid_paper_its_unanswered_requests_go_to_the_other(
-    settings: Settings, factory: FakeVLLMFactory, corpus_dir: Path
+    settings: Settings, factory: FakeVLLMFactory, corpus_cut: CorpusCut
 ) -> None:
     a = factory.start("--fake-latency-ms", LATENCY_MS)
     b = factory.start("--fake-latency-ms", LATENCY_MS, "--fake-die-after", "6")
@@ -187,7 +198,7 @@ def test_a_dead_host_mid_paper_its_unanswered_requests_go_to_the_other(
         {"name": "b", "llm_base_url": b.base_url, "manager": "none"},
     )
     with run_app(configured) as srv:
-        task, _ = follow(srv, start_async(srv, paper(corpus_dir), "short.pdf"))
+        task, _ = follow(srv, start_async(srv, pages_of(corpus_cut, [0, 1, 2]), "short.pdf"))
         row_b = {r["name"]: r for r in health(srv)["hosts"]}["b"]
     assert task["status"] != "failed", task
     assert not b.alive()

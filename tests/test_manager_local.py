@@ -290,7 +290,7 @@ async def test_idle_give_back_never_stops_someone_elses_vllm(rig, make_manager) 
         await manager.start()
         await ready(manager)
         assert rig.launch_count() == 0, "a healthy vLLM is used, not launched"
-        await asyncio.sleep(1.0)  # several idle periods: a give-back would have happened
+        await asyncio.sleep(0.6)  # three idle periods: a give-back would have happened
         assert theirs.poll() is None
         assert (await manager.health()).ok
         assert (await manager.snapshot()).vllm.ours is False
@@ -308,7 +308,7 @@ async def test_idle_give_back_waits_for_running_work(rig, make_manager) -> None:
         await ready(manager)
         pid = pid_of(rig)
         assert pid is not None
-        await asyncio.sleep(1.2)  # several idle periods pass while a translation runs
+        await asyncio.sleep(0.6)  # three idle periods pass while a translation runs
         assert detach.group_alive_local(pid)
         assert (await manager.health()).ok
     await eventually(lambda: not detach.group_alive_local(pid))

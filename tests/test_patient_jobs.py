@@ -340,7 +340,7 @@ async def test_jobs_waiting_for_the_gpu_count_against_the_queue_limit() -> None:
 def test_an_async_paper_waits_for_comfyui_and_is_translated_when_it_leaves(
     rig: Rig, comfy: subprocess.Popen[bytes]
 ) -> None:
-    """The acceptance of issue 16, scaled: ZT_GPU_WAIT_S=1; the paper still waits 3 s later,
+    """The acceptance of issue 16, scaled: ZT_GPU_WAIT_S=0.5; the paper still waits 1.5 s later,
     its task names ComfyUI, no vLLM was launched, the GPU API shows 2 papers waiting from one
     poll loop; a sync request still gets 503; ComfyUI exits and both papers are done."""
     gpu_app = create_gpu_app(rig.settings(gpu_api_token=SecretStr(GPU_TOKEN)), source=None)
@@ -357,7 +357,7 @@ def test_an_async_paper_waits_for_comfyui_and_is_translated_when_it_leaves(
             gpu_api_url=gpu_url,
             gpu_api_token=SecretStr(GPU_TOKEN),
             gpu_poll_s=0.25,
-            gpu_wait_s=1.0,
+            gpu_wait_s=0.5,
             max_jobs=2,
         )
         with run_app(settings) as srv, srv.client() as client:
@@ -387,16 +387,16 @@ def test_an_async_paper_waits_for_comfyui_and_is_translated_when_it_leaves(
             sync = client.post("/translate", json=plugin_body(make_paper(), "sync.pdf"))
             assert sync.status_code == 503 and "ComfyUI" in sync.json()["message"]
             assert int(sync.headers["retry-after"]) >= 1
-            time.sleep(max(0.0, 3.0 - (time.monotonic() - t0)))  # 3x ZT_GPU_WAIT_S
+            time.sleep(max(0.0, 1.5 - (time.monotonic() - t0)))  # 3x ZT_GPU_WAIT_S
             for task_id in ids:
                 task = tasks()[task_id]
                 assert task["stage"] == "waiting_gpu" and task["status"] == "开始翻译", task
                 assert "ComfyUI (pid" in task["message"] and "holds 20.0 GiB" in task["message"]
             assert rig.launch_count() == 0
-            # The queue's own reads, plus the sync bring-up's for its 1 s, at 0.25 s each.
+            # The queue's own reads, plus the sync bring-up's for its 0.5 s, at 0.25 s each.
             reads = len(status_calls) - calls0
             window = time.monotonic() - t0
-            assert reads <= window / 0.25 + 1.0 / 0.25 + 3, f"{reads} reads in {window:.1f} s"
+            assert reads <= window / 0.25 + 0.5 / 0.25 + 3, f"{reads} reads in {window:.1f} s"
             gpu_status = httpx.get(
                 f"{gpu_url}/status", headers={"Authorization": f"Bearer {GPU_TOKEN}"}
             ).json()

@@ -16,6 +16,7 @@ import pymupdf
 import pytest
 
 from common.settings import Settings
+from tests.conftest import CorpusCut
 from tests.helpers.server import (
     RunningServer,
     fake_llm_fixture,
@@ -40,9 +41,20 @@ needs_noto = pytest.mark.skipif(
 )
 
 
+# Paper 02 cut to the pages each setting shows on: page 1 (title, abstract, bold headings, five
+# "literature graph"), page 2 (nine more), page 3 (Table 1, heads "Precision" and "Recall").
+
+
 @pytest.fixture(name="paper")
-def paper_fixture(corpus_dir: Path) -> bytes:
-    return (corpus_dir / PAPER_02).read_bytes()
+def paper_fixture(corpus_cut: CorpusCut) -> bytes:
+    """Page 1 of paper 02: enough for a setting about the face, the files or the cache."""
+    return corpus_cut(PAPER_02, [0]).read_bytes()
+
+
+@pytest.fixture(name="table_paper")
+def table_paper_fixture(corpus_cut: CorpusCut) -> bytes:
+    """Paper 02's Table 1 page, then two more pages (they may be skipped)."""
+    return corpus_cut(PAPER_02, [2, 3, 4]).read_bytes()
 
 
 def translate(
@@ -142,9 +154,10 @@ def test_a_font_family_we_do_not_know_is_the_papers_own_face(srv: RunningServer)
 
 @pytest.mark.corpus
 def test_tables_stay_as_they_are_unless_table_text_is_translated(
-    srv: RunningServer, fake_llm: FakeVLLMProcess, paper: bytes
+    srv: RunningServer, fake_llm: FakeVLLMProcess, corpus_cut: CorpusCut
 ) -> None:
     # Paper 02's Table 1 has the column heads "Precision" and "Recall".
+    paper = corpus_cut(PAPER_02, [2]).read_bytes()
     _, kept = translate(srv, paper, translateTableText="false", dual="false")
     sent_kept = fake_llm.texts()
     assert sent_kept and not [t for t in sent_kept if t.strip() in ("Precision", "Recall")]
@@ -159,9 +172,9 @@ def test_tables_stay_as_they_are_unless_table_text_is_translated(
 
 @pytest.mark.corpus
 def test_a_request_without_the_new_settings_translates_tables_and_every_page(
-    srv: RunningServer, fake_llm: FakeVLLMProcess, paper: bytes
+    srv: RunningServer, fake_llm: FakeVLLMProcess, table_paper: bytes
 ) -> None:
-    body = plugin_body(paper, "p.pdf", skipLastPages="2")
+    body = plugin_body(table_paper, "p.pdf", skipLastPages="2")
     for field in (
         "translateTableText",
         "onlyIncludeTranslatedPage",
@@ -177,7 +190,7 @@ def test_a_request_without_the_new_settings_translates_tables_and_every_page(
         mono = client.get("/translatedFile/p-mono.pdf").content
     assert "Precision" in {t.strip() for t in fake_llm.texts()}
     with pymupdf.open(stream=mono) as doc:
-        assert doc.page_count == 8
+        assert doc.page_count == 3  # the two pages skipped are in it too
 
 
 def pdf_words(pdf: bytes) -> set[str]:
@@ -189,18 +202,19 @@ def pdf_words(pdf: bytes) -> set[str]:
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize(("only", "mono_pages"), [("true", 5), ("false", 8)])
+@pytest.mark.parametrize(("only", "mono_pages"), [("true", 1), ("false", 4)])
 def test_only_the_translated_pages_in_the_mono_file(
-    srv: RunningServer, paper: bytes, only: str, mono_pages: int
+    srv: RunningServer, corpus_cut: CorpusCut, only: str, mono_pages: int
 ) -> None:
+    paper = corpus_cut(PAPER_02, [0, 5, 6, 7]).read_bytes()  # page 1 translated, 3 skipped
     _, files = translate(
         srv, paper, skipLastPages="3", onlyIncludeTranslatedPage=only, dualMode="TB"
     )
     with pymupdf.open(stream=files["p-mono.pdf"].content) as mono:
         assert mono.page_count == mono_pages
-        assert all(hangul_count(page.get_text()) > 50 for page in mono[:5])
+        assert hangul_count(mono[0].get_text()) > 50
     with pymupdf.open(stream=files["p-dual.pdf"].content) as dual:
-        assert dual.page_count == 16  # every page beside its original
+        assert dual.page_count == 8  # every page beside its original
 
 
 # --- disableGlossary, saveGlossary --------------------------------------------------------------
@@ -223,8 +237,9 @@ def glossary_srv_fixture(
 @pytest.mark.corpus
 @pytest.mark.parametrize("disabled", ["true", "false"])
 def test_disable_glossary_leaves_the_servers_terms_out(
-    glossary_srv: RunningServer, fake_llm: FakeVLLMProcess, paper: bytes, disabled: str
+    glossary_srv: RunningServer, fake_llm: FakeVLLMProcess, corpus_cut: CorpusCut, disabled: str
 ) -> None:
+    paper = corpus_cut(PAPER_02, [0, 1]).read_bytes()  # "literature graph" 14 times
     _, files = translate(glossary_srv, paper, disableGlossary=disabled, dual="false")
     sent = " ".join(fake_llm.texts())
     text = re.sub(r"\s+", "", pdf_text_of(files["p-mono.pdf"].content))

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from common.settings import Settings
-from tests.helpers.browser import BROWSER_MARKS, launch
+from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
 from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import RunningServer, run_app
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 
 pytestmark = BROWSER_MARKS
+__all__ = ["browser_fixture", "module_browser_fixture"]
 
 
 @pytest.fixture
@@ -30,85 +32,75 @@ def srv(settings: Settings, tmp_path: Path) -> Iterator[tuple[RunningServer, Fak
 
 
 def test_upload_watch_the_bar_and_download(
-    srv: tuple[RunningServer, FakeVLLMProcess], tmp_path: Path, test_output_dir: Path
+    srv: tuple[RunningServer, FakeVLLMProcess], browser: Any, tmp_path: Path, test_output_dir: Path
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     server, _ = srv
     paper, _truth = make_paper(pages=3)
     upload = tmp_path / "A Synthetic Study (draft).pdf"
     upload.write_bytes(paper)
 
-    with sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = browser.new_page(viewport={"width": 1000, "height": 900}, accept_downloads=True)
-            page.goto(server.url + "/")
-            expect(page.locator("#live")).to_have_text("live")
-            expect(page.locator("#no-jobs")).to_be_visible()
-            expect(page.locator("#vllm-state")).to_contain_text("ready", timeout=10_000)
+    page = browser.new_page(viewport={"width": 1000, "height": 900}, accept_downloads=True)
+    page.goto(server.url + "/")
+    expect(page.locator("#live")).to_have_text("live")
+    expect(page.locator("#no-jobs")).to_be_visible()
+    expect(page.locator("#vllm-state")).to_contain_text("ready", timeout=10_000)
 
-            page.set_input_files("#file", str(upload))
-            page.click("#submit")
-            job = page.locator("li.job")
-            expect(job).to_have_count(1)
-            expect(job.locator(".name")).to_have_text(upload.name)
-            bar = job.locator(".bar")
-            # The bar moves through the middle before it is full.
-            expect(bar).not_to_have_attribute("aria-valuenow", "0", timeout=20_000)
-            expect(bar).to_have_attribute("aria-valuenow", "100", timeout=60_000)
-            expect(job.locator(".pct")).to_have_text("100%")
-            expect(job.locator(".stage")).to_have_text("done")
-            links = job.locator(".files a")
-            expect(links).to_have_count(2)
-            expect(links.nth(0)).to_have_text("A Synthetic Study (draft)-mono.pdf")
-            page.screenshot(path=str(test_output_dir / "progress-page.png"), full_page=True)
+    page.set_input_files("#file", str(upload))
+    page.click("#submit")
+    job = page.locator("li.job")
+    expect(job).to_have_count(1)
+    expect(job.locator(".name")).to_have_text(upload.name)
+    bar = job.locator(".bar")
+    # The bar moves through the middle before it is full.
+    expect(bar).not_to_have_attribute("aria-valuenow", "0", timeout=20_000)
+    expect(bar).to_have_attribute("aria-valuenow", "100", timeout=60_000)
+    expect(job.locator(".pct")).to_have_text("100%")
+    expect(job.locator(".stage")).to_have_text("done")
+    links = job.locator(".files a")
+    expect(links).to_have_count(2)
+    expect(links.nth(0)).to_have_text("A Synthetic Study (draft)-mono.pdf")
+    page.screenshot(path=str(test_output_dir / "progress-page.png"), full_page=True)
 
-            with page.expect_download() as download_info:
-                links.nth(0).click()
-            downloaded = Path(download_info.value.path())
-            assert downloaded.read_bytes().startswith(b"%PDF")
-            # The server deleted it after the last byte; the page says so.
-            expect(job.locator(".files .gone")).to_have_text(
-                "A Synthetic Study (draft)-mono.pdf (downloaded)"
-            )
-            assert server.services.outputs.names() == ["A Synthetic Study (draft)-dual.pdf"]
+    with page.expect_download() as download_info:
+        links.nth(0).click()
+    downloaded = Path(download_info.value.path())
+    assert downloaded.read_bytes().startswith(b"%PDF")
+    # The server deleted it after the last byte; the page says so.
+    expect(job.locator(".files .gone")).to_have_text(
+        "A Synthetic Study (draft)-mono.pdf (downloaded)"
+    )
+    assert server.services.outputs.names() == ["A Synthetic Study (draft)-dual.pdf"]
 
-            phone = browser.new_page(viewport={"width": 390, "height": 844})
-            phone.goto(server.url + "/")
-            expect(phone.locator("li.job .pct")).to_have_text("100%")
-            phone.screenshot(path=str(test_output_dir / "progress-page-phone.png"), full_page=True)
-        finally:
-            browser.close()
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    phone.goto(server.url + "/")
+    expect(phone.locator("li.job .pct")).to_have_text("100%")
+    phone.screenshot(path=str(test_output_dir / "progress-page-phone.png"), full_page=True)
 
 
 def test_a_bad_upload_shows_the_servers_message(
-    srv: tuple[RunningServer, FakeVLLMProcess], tmp_path: Path
+    srv: tuple[RunningServer, FakeVLLMProcess], browser: Any, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     server, _ = srv
     fake_pdf = tmp_path / "notes.pdf"
     fake_pdf.write_bytes(b"just some text, not a PDF")
-    with sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = browser.new_page()
-            page.goto(server.url + "/")
-            page.set_input_files("#file", str(fake_pdf))
-            page.click("#submit")
-            expect(page.locator("#upload-error")).to_have_text("not a PDF file")
-            expect(page.locator("li.job")).to_have_count(0)
-        finally:
-            browser.close()
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    page.set_input_files("#file", str(fake_pdf))
+    page.click("#submit")
+    expect(page.locator("#upload-error")).to_have_text("not a PDF file")
+    expect(page.locator("li.job")).to_have_count(0)
 
 
 def test_the_page_says_who_holds_the_gpu_then_translates(
-    tmp_path: Path, test_output_dir: Path
+    browser: Any, tmp_path: Path, test_output_dir: Path
 ) -> None:
     """ZT_MANAGER=local, ComfyUI on the GPU: the job waits and says why; when ComfyUI leaves,
     vLLM is started and the bar fills."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from tests.helpers.gpu import comfyui_argv, gpu, running
     from tests.helpers.manager import Rig
@@ -122,15 +114,13 @@ def test_the_page_says_who_holds_the_gpu_then_translates(
         with (
             running(comfyui_argv(tmp_path)) as comfy,
             run_app(settings) as server,
-            sync_playwright() as pw,
         ):
             rig.smi.set(
                 gpus=[gpu(memory_used=20500)],
                 processes=[{"pid": comfy.pid, "used_gpu_memory": 20275}],
             )
-            browser = launch(pw)
+            page = browser.new_page(viewport={"width": 1000, "height": 800})
             try:
-                page = browser.new_page(viewport={"width": 1000, "height": 800})
                 page.goto(server.url + "/")
                 expect(page.locator("#gpu-state")).to_contain_text("ComfyUI", timeout=10_000)
                 page.set_input_files("#file", str(upload))
@@ -149,6 +139,6 @@ def test_the_page_says_who_holds_the_gpu_then_translates(
                 expect(job.locator(".stage")).to_have_text("done")
                 assert rig.launch_count() == 1
             finally:
-                browser.close()
+                page.context.close()  # its event stream ends before the server stops
     finally:
         rig.reap()

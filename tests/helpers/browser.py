@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +29,31 @@ BROWSER_MARKS = [
 def launch(playwright: Any) -> Any:
     """Headless Debian Chromium from a ``sync_playwright()`` handle; the caller closes it."""
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+
+# Fixtures for a module of browser tests: import them (``module_browser_fixture``,
+# ``browser_fixture``) into a module to use ``browser`` there.
+
+
+@pytest.fixture(scope="module", name="module_browser")
+def module_browser_fixture() -> Iterator[Any]:
+    """One Chromium for a module of sync tests. Not one for the session: while playwright's sync
+    API is open, its event loop counts as running in this thread, and an asyncio test fails."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(name="browser")
+def browser_fixture(module_browser: Any) -> Iterator[Any]:
+    """The module's Chromium; every page a test opened (each in its own context, so no cookie
+    or storage is shared) is closed after the test. Request it after a server fixture, so the
+    pages close before the server stops."""
+    yield module_browser
+    for context in module_browser.contexts:
+        context.close()
