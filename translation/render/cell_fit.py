@@ -13,6 +13,8 @@ from translation.render.measure import leading
 
 #: A cell's translation is never set smaller than this share of the source size.
 CELL_MIN_SCALE = 0.6
+#: A wrapped cell's translation wraps as its source does down to this share of its size.
+WRAP_SCALE = 0.85
 
 
 def fit_cell(
@@ -33,7 +35,9 @@ def fit_cell(
     rx0, _, rx1, ry1 = frame.to_frame(para.max_bbox)
     x0, y0, x1, y1 = box
     rx0, rx1, ry1 = min(rx0, x0), max(rx1, x1), max(ry1, y1)
-    fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
+    fitted = wrapped(para, text, (x1 - x0, rx1 - rx0, ry1 - y0), src, leading, measure)
+    if fitted is None:
+        fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
     if not fitted.fits or not fitted.lines:
         return None
     used = max(line.width for line in fitted.lines) * fitted.size + 0.5
@@ -43,6 +47,31 @@ def fit_cell(
     anchor = {Align.RIGHT: x1 - used, Align.LEFT: x0}.get(para.align, (x0 + x1 - used) / 2)
     left = min(max(anchor, rx0), rx1 - used)
     return fitted, (left, y0, left + used, ry1)
+
+
+def wrapped(
+    para: Paragraph,
+    text: str,
+    widths: tuple[float, float, float],
+    src: float,
+    leading: float,
+    measure: Callable[[str], float],
+) -> Fitted | None:
+    """A cell the source wraps (two lines or more: a header over a narrow column) wraps its
+    translation too, in the narrowest width from its glyphs' up to its room's (``widths``: the
+    glyphs' width, the room's width, the room's height) where it takes no more lines than the
+    source at WRAP_SCALE of the source size or more; None when no width allows that (the room
+    is then used whole), or for a cell of one line."""
+    narrow, wide, height = widths
+    if para.line_count < 2:
+        return None
+    width = narrow
+    while width < wide + 0.25 * src:
+        fitted = fit(text, min(width, wide), height, src, leading, measure, WRAP_SCALE * src)
+        if fitted.fits and fitted.lines and len(fitted.lines) <= para.line_count:
+            return fitted
+        width += 0.25 * src
+    return None
 
 
 def cell_fits(para: Paragraph, text: str, chain: FontChain, target_lang: str) -> bool:
