@@ -29,17 +29,21 @@ def fit_cell(
     """A table cell's translation that does not fit its glyph box at the source size grows
     into ``para.max_bbox`` (its column's free width, the free space below), centred on the
     source text (flush with its edge in a column set flush right or left) as far as the room
-    allows, and shrinks no further than CELL_MIN_SCALE; None when even that does not fit (the
-    source is then kept: see ``cell_fits``)."""
+    allows, and shrinks no further than CELL_MIN_SCALE (a wrapped cell wraps as its source
+    does: see ``wrapped``); None when even that does not fit (the source is then kept: see
+    ``cell_fits``)."""
     assert para.max_bbox is not None
     rx0, _, rx1, ry1 = frame.to_frame(para.max_bbox)
     x0, y0, x1, y1 = box
     rx0, rx1, ry1 = min(rx0, x0), max(rx1, x1), max(ry1, y1)
-    fitted = wrapped(para, text, (x1 - x0, rx1 - rx0, ry1 - y0), src, leading, measure)
-    if fitted is None:
-        fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
+    fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
     if not fitted.fits or not fitted.lines:
         return None
+    widest = max(line.width for line in fitted.lines) * fitted.size
+    if len(fitted.lines) < para.line_count and widest > x1 - x0 + 0.5:
+        # Fewer lines than the source, spread sideways towards the neighbours: wrap instead.
+        narrow = wrapped(para, text, (x1 - x0, rx1 - rx0, ry1 - y0), src, leading, measure)
+        fitted = narrow or fitted
     used = max(line.width for line in fitted.lines) * fitted.size + 0.5
     if used >= rx1 - rx0:
         return fitted, (rx0, y0, rx1, ry1)
@@ -57,11 +61,12 @@ def wrapped(
     leading: float,
     measure: Callable[[str], float],
 ) -> Fitted | None:
-    """A cell the source wraps (two lines or more: a header over a narrow column) wraps its
-    translation too, in the narrowest width from its glyphs' up to its room's (``widths``: the
+    """A cell the source wraps (two lines or more: a header over a narrow column, "Self-" over
+    "TER") wraps its translation too rather than spread it on fewer lines towards its
+    neighbours: in the narrowest width from its glyphs' up to its room's (``widths``: the
     glyphs' width, the room's width, the room's height) where it takes no more lines than the
-    source at WRAP_SCALE of the source size or more; None when no width allows that (the room
-    is then used whole), or for a cell of one line."""
+    source at WRAP_SCALE of the source size or more; None when no width allows that, or for a
+    cell of one line."""
     narrow, wide, height = widths
     if para.line_count < 2:
         return None
