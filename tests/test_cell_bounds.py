@@ -106,11 +106,12 @@ TWO_GROUP_NUMBERS = [
 NUMBER_X = (137.0, 171.6, 206.3, 242.6, 284.0, 314.9, 351.2, 385.9, 420.6, 457.0, 500.3, 529.2)
 
 
-def _two_group_table() -> bytes:
+def _two_group_table(top: float = 64.5) -> bytes:
+    """The table of TWO_GROUPS; ``top``: the baseline of the two-line cells' top lines."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     for x, y, text in TWO_GROUPS:
-        page.insert_text((x, y), text, fontsize=8.97, fontname="tibo")
+        page.insert_text((x, top if y == 64.5 else y), text, fontsize=8.97, fontname="tibo")
     for y, (label, numbers) in zip((105.0, 117.0), TWO_GROUP_NUMBERS, strict=True):
         page.insert_text((62.6, y), label, fontsize=8.97, fontname="tiro")
         for x, number in zip(NUMBER_X, numbers.split(), strict=True):
@@ -185,3 +186,43 @@ def test_a_header_spanning_columns_of_numbers_is_one_cell_set_once() -> None:
         for b in row[i + 1 :]:
             inside = pymupdf.Rect(a["bbox"]) & pymupdf.Rect(b["bbox"])
             assert inside.is_empty or inside.width < 0.5, (a["text"], b["text"])
+
+
+def test_a_header_centred_over_its_group_of_columns_stays_centred() -> None:
+    # "Dataset: QQP 50K" and "Dataset: ParaSCI ACL" stand on the axis of the six columns of
+    # scores each heads: their translations stand on the same axis, not flush left.
+    paras, page = translate(_two_group_table(), "ko")
+    heads = by_text(paras)
+    for head in ("Dataset: QQP 50K", "Dataset: ParaSCI ACL"):
+        x0, y0, x1, y1 = heads[head].bbox
+        shown = [s for s in spans(page, (x0 - 40, y0 - 1, x1 + 40, y1 + 1)) if hangul(s["text"])]
+        assert shown, head
+        left = min(s["bbox"][0] for s in shown)
+        right = max(s["bbox"][2] for s in shown)
+        assert abs((left + right) / 2 - (x0 + x1) / 2) < 1.5, (head, left, right, x0, x1)
+
+
+def test_wrapped_header_cells_wrap_in_their_columns_apart() -> None:
+    # "Self-" over "TER" and "Self-" over "BLEU" head narrow columns of scores, side by side:
+    # each translation wraps within its column as the source does, a gap from its neighbour
+    # (their lines set 10 pt apart, as in the paper: two lines of the translation at the
+    # source size do not fit their height).
+    paras, page = translate(_two_group_table(top=66.0), "ko")
+    heads = [p for p in paras if " ".join(p.text.split()) in ("Self-TER", "Self-BLEU")]
+    assert len(heads) == 4
+    for head in heads:
+        x0, y0, x1, y1 = head.bbox
+        shown = [s for s in spans(page, (x0 - 8, y0 - 2, x1 + 8, y1 + 1)) if hangul(s["text"])]
+        mine = [s for s in shown if s["bbox"][2] > x0 - 3 and s["bbox"][0] < x1 + 3]
+        assert len({round(s["bbox"][1]) for s in mine}) == 2, [s["text"] for s in shown]
+        for s in mine:
+            assert s["bbox"][0] > x0 - 3 and s["bbox"][2] < x1 + 3, (head.text, s["text"], x0, x1)
+    row = sorted(
+        (s for s in spans(page, (130, 55, 560, 80)) if hangul(s["text"])),
+        key=lambda s: s["bbox"][0],
+    )
+    for a in row:
+        for b in row:
+            same_line = abs(a["bbox"][1] - b["bbox"][1]) < 2
+            if a is not b and same_line and a["bbox"][0] < b["bbox"][0]:
+                assert b["bbox"][0] - a["bbox"][2] >= 2.0, (a["text"], b["text"])

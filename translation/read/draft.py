@@ -397,7 +397,9 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         bold=style.bold,
         direction=draft.frame.u,
         align=(
-            Align.RIGHT
+            Align.CENTER
+            if draft.kind == ParagraphKind.CELL and rows[0].centred
+            else Align.RIGHT
             if draft.kind == ParagraphKind.CELL and rows[0].flush_right
             else Align.LEFT
             if draft.kind == ParagraphKind.CELL and rows[0].flush_right is False

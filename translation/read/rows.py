@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from translation.read.cell_align import centred_over
 from translation.read.cell_stacks import StackLine, stacks
 from translation.read.cells import cell_gaps, split_cells
 from translation.read.doc_stats import DocStats
@@ -58,6 +59,7 @@ class Row:
     room: Rect | None = None  # a cell's box grown to its column's free width (frame)
     stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
     flush_right: bool | None = None  # a cell of a column set flush right/left (cell_align)
+    centred: bool = False  # a cell centred over the columns of numbers it spans (cell_align)
 
     @property
     def text(self) -> str:
@@ -219,6 +221,8 @@ def rows_of_block(
                     left = x0 if i == 0 else left
                     right = x1 if i + 1 == len(pieces) else right
                 row.room = (min(left, row.x0), row.top, max(right, row.x1), row.bottom)
+                if table is not None:
+                    row.centred = centred_over(row.bbox, row.size, table.numbers)
             rows.append(row)
             if table is not None:
                 in_table.append((row, len(pieces), table))

@@ -13,6 +13,8 @@ from translation.render.measure import leading
 
 #: A cell's translation is never set smaller than this share of the source size.
 CELL_MIN_SCALE = 0.6
+#: A wrapped cell's translation wraps as its source does down to this share of its size.
+WRAP_SCALE = 0.85
 
 
 def fit_cell(
@@ -27,8 +29,9 @@ def fit_cell(
     """A table cell's translation that does not fit its glyph box at the source size grows
     into ``para.max_bbox`` (its column's free width, the free space below), centred on the
     source text (flush with its edge in a column set flush right or left) as far as the room
-    allows, and shrinks no further than CELL_MIN_SCALE; None when even that does not fit (the
-    source is then kept: see ``cell_fits``)."""
+    allows, and shrinks no further than CELL_MIN_SCALE (a wrapped cell wraps as its source
+    does: see ``wrapped``); None when even that does not fit (the source is then kept: see
+    ``cell_fits``)."""
     assert para.max_bbox is not None
     rx0, _, rx1, ry1 = frame.to_frame(para.max_bbox)
     x0, y0, x1, y1 = box
@@ -36,6 +39,11 @@ def fit_cell(
     fitted = fit(text, rx1 - rx0, ry1 - y0, src, leading, measure, CELL_MIN_SCALE * src)
     if not fitted.fits or not fitted.lines:
         return None
+    widest = max(line.width for line in fitted.lines) * fitted.size
+    if len(fitted.lines) < para.line_count and widest > x1 - x0 + 0.5:
+        # Fewer lines than the source, spread sideways towards the neighbours: wrap instead.
+        narrow = wrapped(para, text, (x1 - x0, rx1 - rx0, ry1 - y0), src, leading, measure)
+        fitted = narrow or fitted
     used = max(line.width for line in fitted.lines) * fitted.size + 0.5
     if used >= rx1 - rx0:
         return fitted, (rx0, y0, rx1, ry1)
@@ -43,6 +51,32 @@ def fit_cell(
     anchor = {Align.RIGHT: x1 - used, Align.LEFT: x0}.get(para.align, (x0 + x1 - used) / 2)
     left = min(max(anchor, rx0), rx1 - used)
     return fitted, (left, y0, left + used, ry1)
+
+
+def wrapped(
+    para: Paragraph,
+    text: str,
+    widths: tuple[float, float, float],
+    src: float,
+    leading: float,
+    measure: Callable[[str], float],
+) -> Fitted | None:
+    """A cell the source wraps (two lines or more: a header over a narrow column, "Self-" over
+    "TER") wraps its translation too rather than spread it on fewer lines towards its
+    neighbours: in the narrowest width from its glyphs' up to its room's (``widths``: the
+    glyphs' width, the room's width, the room's height) where it takes no more lines than the
+    source at WRAP_SCALE of the source size or more; None when no width allows that, or for a
+    cell of one line."""
+    narrow, wide, height = widths
+    if para.line_count < 2:
+        return None
+    width = narrow
+    while width < wide + 0.25 * src:
+        fitted = fit(text, min(width, wide), height, src, leading, measure, WRAP_SCALE * src)
+        if fitted.fits and fitted.lines and len(fitted.lines) <= para.line_count:
+            return fitted
+        width += 0.25 * src
+    return None
 
 
 def cell_fits(para: Paragraph, text: str, chain: FontChain, target_lang: str) -> bool:
