@@ -167,6 +167,28 @@ def test_highlights_never_lie_over_other_text(corpus_dir: Path) -> None:
         assert words and all(w.strip(",.;") in marked for w in words)
 
 
+@pytest.mark.corpus
+def test_a_header_cells_fill_under_white_words_is_no_highlight(corpus_dir: Path) -> None:
+    """09 p2 Table 1: the narrow light-blue header cell "구분" holds white words; the fill is
+    their background, not a marker: it stays, and the white translation stays on it (it was
+    taken off as a highlight whose words were not found, leaving white text on white)."""
+    data = _paper(corpus_dir, "09")
+    cell = pymupdf.Rect(65.5, 343.5, 89.0, 358.0)
+    _, out = _render(data, 1)
+    fills = [
+        d for d in out.get_drawings() if d.get("fill") and pymupdf.Rect(d["rect"]).contains(cell)
+    ]
+    assert any(abs(d["fill"][2] - 0.87) < 0.02 and d["fill"][0] < 0.6 for d in fills), fills
+    white = [
+        s
+        for b in out.get_text("dict", clip=cell)["blocks"]
+        for ln in b.get("lines", [])
+        for s in ln["spans"]
+        if s["text"].strip() and s["color"] == 0xFFFFFF
+    ]
+    assert white and any("\uac00" <= c <= "\ud7a3" for s in white for c in s["text"])
+
+
 def _words_in(page: pymupdf.Page, rect: pymupdf.Rect) -> list[str]:
     return [
         w[4].strip(",.;")

@@ -150,8 +150,8 @@ def _where(rect: Rect, para: Paragraph) -> float:
 def _drawn_highlights(
     page: pymupdf.Page, paragraphs: Sequence[Paragraph]
 ) -> list[tuple[Rect, Paragraph, tuple[float, ...]]]:
-    """Filled, unstroked shapes one text line high behind the text of ``paragraphs``: marked
-    words. Pieces touching on one line are joined."""
+    """Filled, unstroked shapes one text line high behind the text of ``paragraphs``, lighter
+    than that text: marked words. Pieces touching on one line are joined."""
     rows = sorted(((r, p) for p in paragraphs for r in p.rects), key=lambda item: item[0][1])
     tops = [r[1] for r, _ in rows]
     candidates = []
@@ -167,7 +167,9 @@ def _drawn_highlights(
             continue
         rect = tuple(path["rect"])
         para = _behind_row(rect, rows, tops)
-        if para is None:
+        # A marker is lighter than the words it marks; under lighter words a fill is their
+        # background (white text on a coloured header cell), which they need to be read.
+        if para is None or _luma(_rgb(para.color)) >= _luma(tuple(fill)):
             continue
         if found and found[-1][1] is para and found[-1][2] == tuple(fill):
             last = found[-1][0]
@@ -176,6 +178,17 @@ def _drawn_highlights(
                 continue
         found.append((rect, para, tuple(fill)))
     return found
+
+
+def _rgb(color: int) -> tuple[float, float, float]:
+    return ((color >> 16) & 255) / 255, ((color >> 8) & 255) / 255, (color & 255) / 255
+
+
+def _luma(rgb: Sequence[float]) -> float:
+    """Relative luminance of an RGB (or grey) colour in 0..1, Rec. 709 weights."""
+    if len(rgb) < 3:
+        return float(rgb[0]) if rgb else 0.0
+    return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
 
 
 def _behind_row(
