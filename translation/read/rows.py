@@ -119,15 +119,29 @@ def _hangs(span: Span, frame: Frame) -> bool:
 
 
 def _baseline(line: Line, frame: Frame) -> tuple[float, float]:
-    """(baseline, size) of a line's main-size glyphs, in frame y (from the box's foot where
+    """(baseline, size) of a line's main-size glyphs, in frame y (see _hanging_base where
     they all hang from their origins)."""
     size = max(s.size for s in line.spans)
+    hanging = []
     for span in line.spans:
         if span.size >= size - 0.3 and span.origin is not None and span.text.strip():
             if not _hangs(span, frame):
                 return frame.point(*span.origin)[1], size
+            hanging.append(span)
+    if hanging:
+        return _hanging_base(hanging, frame), size
     box = frame.to_frame(line.bbox)
     return box[3] - 0.22 * size, size
+
+
+def _hanging_base(spans: Sequence[Span], frame: Frame) -> float:
+    """The baseline, in frame y, of glyphs that all hang from their origins (a big operator
+    MuPDF sets in a block of its own): TeX centres them on the math axis, a quarter of a size
+    over the baseline, and the least of them, a text-style sum one size tall, has its origin
+    three quarters of a size over it. Not the foot of their boxes: the math extension
+    font's box reaches three sizes below the origin (corpus 03 p4), two lines too low."""
+    top, size = min((frame.point(*s.origin)[1], s.size) for s in spans if s.origin is not None)
+    return top + 0.75 * size
 
 
 def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
@@ -327,8 +341,8 @@ def make_row(
             if span.text.strip() and weight_size == span.size:
                 before = span  # the spaces between words are no capital's size
         size = weights.most_common(1)[0][0]
-    # A big delimiter hanging from its origin tells nothing of the baseline; alone, the
-    # foot of its box does.
+    # A big delimiter hanging from its origin tells nothing of the baseline; alone, its
+    # origin does (see _hanging_base).
     standing = [
         (s, s.origin)
         for _, s in piece
@@ -337,8 +351,12 @@ def make_row(
     bases = [frame.point(*o)[1] for s, o in standing if not s.text[:1].isspace()] or [
         frame.point(*o)[1] for _, o in standing
     ]
-    foot = max(box[3] for box, _ in piece) if all(_hangs(s, frame) for _, s in piece) else 0.0
-    baseline = statistics.median(bases) if bases else (foot or piece[0][0][3]) - 0.22 * size
+    if bases:
+        baseline = statistics.median(bases)
+    elif all(_hangs(s, frame) for _, s in piece):
+        baseline = _hanging_base([s for _, s in piece], frame)
+    else:
+        baseline = piece[0][0][3] - 0.22 * size
     chars: list[str] = []
     classes: list[str] = []
     boxes: list[Rect] = []

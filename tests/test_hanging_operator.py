@@ -1,0 +1,127 @@
+"""An inline sum whose big operator, a glyph of TeX's math extension font, hangs from its
+origin in a block of its own (issue 23, corpus 03 p4: ``1/|S| Σ_{summ∈S} F_summ``).
+
+The font's box (all MuPDF gives of the glyph) reaches almost three sizes below the origin and
+0.77 above (CMEX10's FontBBox): the operator's row was given a baseline near the foot of that
+box, two lines too low, and the glyph's probe was put above its origin, as for a glyph
+standing on it. Its redaction band and the probe missed each other: the operator was neither
+erased nor copied and stayed at its old place, over the formula's copy set further left.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pymupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from tests.test_inline_formulas import _MATH, _Page, _times_words
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.paragraph import Paragraph
+from translation.read.passage import translated
+
+_BASE = 113.0  # the formula line's baseline
+_SIZE = 11.0
+
+
+def _sum_line() -> bytes:
+    """Three lines of a paragraph; the second holds ``1/n Σ_{i∈I} F_i``, the Σ a glyph of a
+    Type 3 font named like TeX's math extension font, with its FontBBox, drawn from its
+    origin 0.75 em above the baseline down to 0.25 em below it (TeX's text-style sum,
+    centred on the axis).
+    The content draws the line's words before the Σ, then the Σ, then the rest, as TeX does:
+    MuPDF sets the three pieces apart."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    before = _Page()
+    before.page, before.doc = page, doc
+    before.writer = pymupdf.TextWriter(page.rect)
+    before.put(72, _BASE - 13, "Some words of the line above the formula, set long enough to be")
+    x = before.put(72, _BASE, "and the score of a system is defined as") + 4
+    before.put(x + 2.5, _BASE - 4.3, "1", 8, _MATH)  # the fraction 1/n before the sum
+    sigma_x = before.put(x, _BASE + 3.9, "|n|", 8, _MATH) + 3
+    before.done()
+    proc = doc.get_new_xref()
+    doc.update_object(proc, "<<>>")
+    doc.update_stream(
+        proc,
+        (
+            b"1056 0 0 -1000 1056 0 d1 "  # a Σ
+            b"40 0 m 980 0 l 980 -150 l 300 -500 l 980 -850 l 980 -1000 l 40 -1000 l 450 -500 l f"
+        ),
+    )
+    font = doc.get_new_xref()
+    doc.update_object(
+        font,
+        "<< /Type /Font /Subtype /Type3 /Name /CMEX10 /FontBBox [-24 -2960 1454 772] "
+        f"/FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /P {proc} 0 R >> "
+        "/Encoding << /Type /Encoding /Differences [80 /P] >> /FirstChar 80 /LastChar 80 "
+        "/Widths [1056] /Resources << >> >>",
+    )
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    doc.xref_set_key(resources, "Font/ZtEx", f"{font} 0 R")
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<<>>")
+    origin = 842 - (_BASE - 0.75 * _SIZE)
+    doc.update_stream(stream, f"BT /ZtEx {_SIZE:g} Tf {sigma_x:g} {origin:g} Td (P) Tj ET".encode())
+    kind, contents = doc.xref_get_key(page.xref, "Contents")
+    listed = contents[1:-1] if kind == "array" else contents
+    doc.xref_set_key(page.xref, "Contents", f"[{listed} {stream} 0 R]")
+    after = _Page()
+    after.page, after.doc = page, doc
+    after.writer = pymupdf.TextWriter(page.rect)
+    x = after.put(sigma_x + 11.6, _BASE + 3.2, "i∈I", 8, _MATH)  # the sum's subscript
+    x = after.put(x + 1, _BASE, "F", _SIZE, _MATH)
+    x = after.put(x, _BASE + 1.6, "i", 8, _MATH)
+    after.put(x + 3, _BASE, "where the sum runs over the set.", _SIZE)
+    after.put(72, _BASE + 13, "The line below ends the paragraph after the formula line.")
+    return after.done()
+
+
+@functools.cache
+def _read() -> tuple[list[Paragraph], pymupdf.Page]:
+    data = _sum_line()
+    paragraphs = extract_paragraphs(open_document(data))
+    texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    rendered = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
+    return paragraphs, rendered[0]
+
+
+def _chars(page: pymupdf.Page, font: str, chars: str) -> list[pymupdf.Rect]:
+    return [
+        pymupdf.Rect(c[3])
+        for t in page.get_texttrace()
+        if font in t["font"]
+        for c in t["chars"]
+        if chr(c[0]) in chars
+    ]
+
+
+def test_a_hanging_sum_is_one_formula_with_its_summand() -> None:
+    paragraphs, _ = _read()
+    (para,) = paragraphs
+    (key,) = para.placeholders
+    assert "is defined as " + key + " where the sum" in para.text, para.text
+    # The formula's box is its own line's: it reaches no glyph of the lines around it (their
+    # probes, 0.3 size over their baselines, 13 points away).
+    (box,) = para.formula_boxes[key]
+    assert _BASE - 13 - 0.3 * _SIZE < box[1] and box[3] < _BASE + 13 - 0.3 * _SIZE, box
+
+
+def test_a_hanging_sum_is_erased_and_drawn_once_before_its_summand() -> None:
+    _, page = _read()
+    source = pymupdf.open(stream=_sum_line())[0]
+    (before,) = _chars(source, "CMEX", "P")
+    sums = _chars(page, "CMEX", "P")
+    # Drawn once, in the formula's copy: moved with it, not left at its old place.
+    assert len(sums) == 1 and abs(sums[0].x0 - before.x0) > 2, (sums, before)
+    # Right before its summand, as in the source (the copy is scaled), not over it.
+    (summand,) = _chars(page, "Math", "F")
+    (was,) = _chars(source, "Math", "F")
+    scale = sums[0].width / before.width
+    assert 0.7 < scale <= 1.0, (sums[0], before)
+    assert abs((summand.x0 - sums[0].x0) - scale * (was.x0 - before.x0)) < 0.5, (sums, summand)
+    assert abs((summand.y0 - sums[0].y0) - scale * (was.y0 - before.y0)) < 0.5, (sums, summand)
+    assert not [w for w in _times_words(page, page.rect) if w]
