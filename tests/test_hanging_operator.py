@@ -15,6 +15,7 @@ import functools
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.rendered import glyph_boxes
 from tests.test_inline_formulas import _MATH, _Page, _times_words
 from translation.pdf import render_mono
 from translation.read.document import open_document
@@ -89,16 +90,6 @@ def _read() -> tuple[list[Paragraph], pymupdf.Page]:
     return paragraphs, rendered[0]
 
 
-def _chars(page: pymupdf.Page, font: str, chars: str) -> list[pymupdf.Rect]:
-    return [
-        pymupdf.Rect(c[3])
-        for t in page.get_texttrace()
-        if font in t["font"]
-        for c in t["chars"]
-        if chr(c[0]) in chars
-    ]
-
-
 def test_a_hanging_sum_is_one_formula_with_its_summand() -> None:
     paragraphs, _ = _read()
     (para,) = paragraphs
@@ -113,13 +104,13 @@ def test_a_hanging_sum_is_one_formula_with_its_summand() -> None:
 def test_a_hanging_sum_is_erased_and_drawn_once_before_its_summand() -> None:
     _, page = _read()
     source = pymupdf.open(stream=_sum_line())[0]
-    (before,) = _chars(source, "CMEX", "P")
-    sums = _chars(page, "CMEX", "P")
+    (before,) = glyph_boxes(source, "CMEX", "P")
+    sums = glyph_boxes(page, "CMEX", "P")
     # Drawn once, in the formula's copy: moved with it, not left at its old place.
     assert len(sums) == 1 and abs(sums[0].x0 - before.x0) > 2, (sums, before)
     # Right before its summand, as in the source (the copy is scaled), not over it.
-    (summand,) = _chars(page, "Math", "F")
-    (was,) = _chars(source, "Math", "F")
+    (summand,) = glyph_boxes(page, "Math", "F")
+    (was,) = glyph_boxes(source, "Math", "F")
     scale = sums[0].width / before.width
     assert 0.7 < scale <= 1.0, (sums[0], before)
     assert abs((summand.x0 - sums[0].x0) - scale * (was.x0 - before.x0)) < 0.5, (sums, summand)

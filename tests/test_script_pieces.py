@@ -16,6 +16,7 @@ import functools
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.rendered import glyph_boxes
 from tests.test_inline_formulas import _MATH, _Page, _times_words
 from translation.pdf import render_mono
 from translation.read.document import open_document
@@ -62,16 +63,6 @@ def _drawn(page: pymupdf.Page, font: str) -> str:
     ).replace(" ", "")
 
 
-def _boxes(page: pymupdf.Page, font: str, chars: str) -> list[pymupdf.Rect]:
-    return [
-        pymupdf.Rect(c[3])
-        for t in page.get_texttrace()
-        if font in t["font"]
-        for c in t["chars"]
-        if chr(c[0]) in chars
-    ]
-
-
 def test_the_pieces_of_a_scripted_line_are_one_paragraph() -> None:
     paragraphs, _ = _read()
     (request,) = passages(paragraphs)
@@ -95,8 +86,8 @@ def test_every_glyph_of_the_scripted_line_is_drawn_once_and_no_word_stays() -> N
     digits = "".join(c for c in _drawn(page, "Times") if c.isdigit())
     assert sorted(digits) == list("1222"), digits
     # Each subscript is drawn with its formula, right after its "β" (not at its old place).
-    betas = _boxes(page, "Math", "β")
-    for digit in _boxes(page, "Times", "12"):
+    betas = glyph_boxes(page, "Math", "β")
+    for digit in glyph_boxes(page, "Times", "12"):
         middle = (digit.y0 + digit.y1) / 2
         assert [b for b in betas if abs(digit.x0 - b.x1) < 1.5 and b.y0 < middle < b.y1 + 3], (
             digit,

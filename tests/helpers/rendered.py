@@ -48,3 +48,15 @@ def translation_glyphs(page: pymupdf.Page) -> list[Glyph]:
         if "Droid" in t["font"] or "Noto" in t["font"]
         for c in t["chars"]
     ]  # fmt: skip
+
+
+def glyph_boxes(page: pymupdf.Page, font: str, chars: str) -> list[pymupdf.Rect]:
+    """The boxes of the glyphs of ``chars`` drawn on ``page`` in a font whose name holds
+    ``font``, in drawing order."""
+    return [
+        pymupdf.Rect(c[3])
+        for t in page.get_texttrace()
+        if font in t["font"]
+        for c in t["chars"]
+        if chr(c[0]) in chars
+    ]
