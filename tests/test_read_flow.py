@@ -187,6 +187,39 @@ def test_a_paragraph_cut_by_the_page_is_one_request_and_a_compound_keeps_its_hyp
     assert_spread(passage, typeset(data, paragraphs))
 
 
+def test_a_citation_list_cut_by_the_page_is_one_request() -> None:
+    """The page's first line closes the citation list the page before leaves open
+    ("... classification [11," | "37], layout detection ...": 12 p2)."""
+    doc = pymupdf.open()
+    first = Sheet(doc)
+    y = TOP
+    while y < 700:
+        y = first.paragraph(INTRO, WIDE, y)
+    first.paragraph(
+        "Deep learning approaches are the state of the art for many document image analysis"
+        " tasks, including document image classification [11,",
+        WIDE,
+        y,
+    )
+    first.done()
+    second = Sheet(doc)
+    y = second.paragraph(
+        "37], layout detection [38, 22] and table detection [26], as the experiments of many"
+        " groups have shown.",
+        WIDE,
+        TOP,
+        indent=False,
+    )
+    second.paragraph(OUTRO, WIDE, y)
+    second.done()
+
+    found = passages(read(doc.tobytes()))
+    passage = passage_with(found, "document image classification")
+    assert [p.page for p in passage.pieces] == [0, 1]
+    assert "classification [11, 37], layout detection [38, 22]" in passage.text
+    assert not any(p.text.startswith("37]") for p in found)
+
+
 def test_a_paragraph_goes_on_after_a_figure_and_its_caption() -> None:
     doc = pymupdf.open()
     sheet = Sheet(doc)

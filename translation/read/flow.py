@@ -47,6 +47,8 @@ _DANGLING = frozenset(
 )
 _LAST_WORD_RE = re.compile(r"([^\W\d_]+)\W*$")
 _HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u2010]$")
+#: The rest of a bracketed citation list: numbers, commas and dashes, then the bracket.
+_CITATION_CLOSE_RE = re.compile(r"\s*\d+(?:\s*[,;\-\u2013]\s*\d+)*\s*\]")
 
 
 def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tuple[int, bool]]:
@@ -155,7 +157,7 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         return False  # a bold word may open a line; a bold heading set apart may not
     if tail.endswith((":", "：")) and not _opens_inside(text):
         return False  # "as follows:" [equation] "The model ..." starts anew
-    if _opens_inside(text):
+    if _opens_inside(text) or (not equation and _closes_bracket(tail, nxt.text)):
         return True
     if equation or not head.isalpha():
         return False
@@ -164,6 +166,15 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and first.x0 > nxt.rows[1].x0 + 0.8 * first.size
     return _dangling(tail) and not indented
+
+
+def _closes_bracket(tail: str, text: str) -> bool:
+    """Whether ``text`` opens by closing a bracket that ``tail`` leaves open after a comma or
+    a dash: a citation list broken across the page ("... classification [11," | "37], ...")."""
+    opened = tail.rfind("[")
+    if opened < 0 or opened < tail.rfind("]") or not tail.endswith((",", ";", "-", "\u2013")):
+        return False
+    return bool(_CITATION_CLOSE_RE.match(text))
 
 
 def _dangling(tail: str) -> bool:
