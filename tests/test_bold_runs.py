@@ -54,3 +54,41 @@ def test_a_sentence_turning_bold_mid_line_is_one_paragraph_with_its_bold_marked(
     ), texts
     # The bold heading after it is still a heading of its own.
     assert texts[1] == "Related Work" and texts[2].startswith("Earlier studies"), texts
+
+
+def _justified_lead_page() -> bytes:
+    """A paragraph, then a bold lead that fills its line, its spaces stretched to the column's
+    edge word by word (04 p7: "Row, Column, & Global Positional IDs."), then its paragraph."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    left, right, y = 72.0, 300.0, 100.0
+    for line in (
+        "The attention biases are learned jointly with the rest of the model, and",
+        "they add only a few parameters to every layer of the network we train.",
+    ):
+        page.insert_text((left, y), line, fontsize=10, fontname="tiro")
+        y += 12.0
+    words = ["Row,", "Column,", "&", "Global", "Positional", "IDs."]
+    widths = [pymupdf.get_text_length(w, "tibo", 10) for w in words]
+    gap = (right - left - sum(widths)) / (len(words) - 1)
+    y += 8.0
+    x = left
+    for word, width in zip(words, widths, strict=True):
+        page.insert_text((x, y), word, fontsize=10, fontname="tibo")
+        x += width + gap
+    for line in (
+        "With the full version we first tried to predict the positions of each",
+        "cell, which did not help the model on any of the datasets we tested.",
+    ):
+        y += 12.0
+        page.insert_text((left, y), line, fontsize=10, fontname="tiro")
+    data: bytes = doc.tobytes()
+    return data
+
+
+def test_a_justified_bold_lead_with_an_ampersand_is_not_cut_into_cells() -> None:
+    texts = [
+        " ".join(p.text.split()) for p in extract_paragraphs(open_document(_justified_lead_page()))
+    ]
+    assert any("Row, Column, & Global Positional IDs." in t for t in texts), texts
+    assert not any(t.rstrip(" </b>").endswith("Column,") for t in texts), texts

@@ -102,6 +102,10 @@ def split_cells(
             # ("as p1:s   =   (p1, ..., ps)"): an operator there is no number cell in prose.
             if prose and gap <= 2.5 * span.size and _beside_relation(before, span.text):
                 wide = False
+            # An ampersand is a word of the sentence, no number cell ("Row, Column,   &   Global
+            # Positional IDs.", a justified bold lead: 04 p7).
+            if prose and gap <= 2.5 * span.size and "&" in (before.strip()[-1:], span.text.strip()):
+                wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).
             # (A word space between two full-width letters is estimated at half a letter.)
