@@ -7,6 +7,7 @@ import pymupdf
 
 from tests.helpers.table_pages import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
+from translation.read.quantities import is_quantity
 
 SIZE = 9.0
 
@@ -226,3 +227,12 @@ def test_wrapped_header_cells_wrap_in_their_columns_apart() -> None:
             same_line = abs(a["bbox"][1] - b["bbox"][1]) < 2
             if a is not b and same_line and a["bbox"][0] < b["bbox"][0]:
                 assert b["bbox"][0] - a["bbox"][2] >= 2.0, (a["text"], b["text"])
+
+
+def test_a_quantity_relates_symbols_and_units_not_words() -> None:
+    """Latin or Greek symbols and units around a relation sign are notation; words are not,
+    in any script: Korean words are as short as units ("합계 = 10개" is a sentence)."""
+    assert is_quantity("WxL = 8.5 µm x 5 µm") and is_quantity("p < 0.05")
+    assert is_quantity("Δt ≈ 3 ms")
+    assert not is_quantity("accuracy = 0.91") and not is_quantity("8.5 µm x 5 µm")
+    assert not is_quantity("합계 = 10개") and not is_quantity("値 = 5")

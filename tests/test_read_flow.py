@@ -154,28 +154,11 @@ def test_a_paragraph_cut_by_the_column_is_one_request_set_in_both_boxes() -> Non
 
 
 def test_a_paragraph_cut_by_the_page_is_one_request_and_a_compound_keeps_its_hyphen() -> None:
-    doc = pymupdf.open()
-    first = Sheet(doc)
-    y = TOP
-    while y < 700:  # a full page of text before the cut paragraph
-        y = first.paragraph(INTRO, WIDE, y)
-    first.paragraph(
+    data = _cut_by_the_page(
         "Our experiments show that the new metrics substantially outperform the state-",
-        WIDE,
-        y,
-    )
-    first.done()
-    second = Sheet(doc)
-    y = second.paragraph(
         "of-the-art metrics on all four datasets (al- though the margin is small on the news"
         " articles), and that they agree with the experts.",
-        WIDE,
-        TOP,
-        indent=False,
     )
-    second.paragraph(OUTRO, WIDE, y)
-    second.done()
-    data = doc.tobytes()
 
     paragraphs = read(data)
     found = passages(paragraphs)
@@ -187,33 +170,34 @@ def test_a_paragraph_cut_by_the_page_is_one_request_and_a_compound_keeps_its_hyp
     assert_spread(passage, typeset(data, paragraphs))
 
 
-def test_a_citation_list_cut_by_the_page_is_one_request() -> None:
-    """The page's first line closes the citation list the page before leaves open
-    ("... classification [11," | "37], layout detection ...": 12 p2)."""
+def _cut_by_the_page(last_lines: str, first_lines: str) -> bytes:
+    """Two pages: a full page of text ending in ``last_lines``, the next opening, unindented,
+    with ``first_lines`` and going on with more text."""
     doc = pymupdf.open()
     first = Sheet(doc)
     y = TOP
-    while y < 700:
+    while y < 700:  # a full page of text before the cut paragraph
         y = first.paragraph(INTRO, WIDE, y)
-    first.paragraph(
-        "Deep learning approaches are the state of the art for many document image analysis"
-        " tasks, including document image classification [11,",
-        WIDE,
-        y,
-    )
+    first.paragraph(last_lines, WIDE, y)
     first.done()
     second = Sheet(doc)
-    y = second.paragraph(
-        "37], layout detection [38, 22] and table detection [26], as the experiments of many"
-        " groups have shown.",
-        WIDE,
-        TOP,
-        indent=False,
-    )
+    y = second.paragraph(first_lines, WIDE, TOP, indent=False)
     second.paragraph(OUTRO, WIDE, y)
     second.done()
+    data: bytes = doc.tobytes()
+    return data
 
-    found = passages(read(doc.tobytes()))
+
+def test_a_citation_list_cut_by_the_page_is_one_request() -> None:
+    """The page's first line closes the citation list the page before leaves open
+    ("... classification [11," | "37], layout detection ...": 12 p2)."""
+    data = _cut_by_the_page(
+        "Deep learning approaches are the state of the art for many document image analysis"
+        " tasks, including document image classification [11,",
+        "37], layout detection [38, 22] and table detection [26], as the experiments of many"
+        " groups have shown.",
+    )
+    found = passages(read(data))
     passage = passage_with(found, "document image classification")
     assert [p.page for p in passage.pieces] == [0, 1]
     assert "classification [11, 37], layout detection [38, 22]" in passage.text
