@@ -7,7 +7,7 @@ size) came out at different sizes (one could not fit even at the floor size), th
 again as one block: at the largest size, from the largest item's down to the smallest's, at
 which all of them fit the block's area one after another, each starting on a new line with
 the source's gap between items (the room left over goes to the list's end). Where none fits,
-the plan stays as it was.
+the plan stays as it was, as it does for a list of more than ``_MOST_ITEMS`` items.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ SizeIn = Callable[[Paragraph, str, Rect, float], float]
 _STEPS = 8
 #: Halvings of the search for the height an item needs at a size.
 _HALVINGS = 10
+#: Longer lists keep their plan: each item costs up to (_STEPS + 1) * (_HALVINGS + 1) fits,
+#: and a page built of tiny items must not make typesetting take minutes.
+_MOST_ITEMS = 40
 
 
 def runs(items: Sequence[tuple[Paragraph, str]]) -> list[list[int]]:
@@ -66,7 +69,7 @@ def restack(
     (module doc), updating ``planned`` (paragraph id -> (area, size)) in place."""
     for run in runs(items):
         members = [items[i] for i in run]
-        if any(p.id not in planned for p, _ in members):
+        if len(members) > _MOST_ITEMS or any(p.id not in planned for p, _ in members):
             continue
         sizes = [planned[p.id][1] for p, _ in members]
         high, low = max(sizes), min(sizes)
