@@ -123,7 +123,7 @@ def _lane(name: str, server: FakeVLLMProcess, workdir: Path, http: httpx.AsyncCl
     limiter = AdaptiveLimiter.from_settings(
         settings, http, poll_s=1.0 * TIME_SCALE, settle_s=0.1 * TIME_SCALE
     )
-    return Lane(name, LLMClient.from_settings(settings, http), limiter, ready=True)
+    return Lane(name, LLMClient.from_settings(settings), limiter, ready=True)
 
 
 async def _run(
@@ -144,9 +144,8 @@ async def _run(
             name: factory.start(*card(ms).flags(), "--disable-uvicorn-access-log")
             for name, ms in speeds.items()
         }
-        # The server's client (zotero_server.engine.shared_http): no cap on connections.
-        unbounded = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-        async with httpx.AsyncClient(timeout=600, limits=unbounded) as http:
+        # As the server: limiters poll on one shared client, each host's answers on its own pool.
+        async with httpx.AsyncClient(timeout=600) as http:
             lanes = [_lane(name, s, workdir, http) for name, s in servers.items()]
             for lane in lanes:  # each host's relative speed, as its `weight` setting says
                 lane.weight = min(speeds.values()) / speeds[lane.name]

@@ -1,48 +1,60 @@
-"""The engine's shared HTTP client: health checks get through while answers fill the pool."""
+"""The engine's HTTP: LLM answers on their own pool, apart from health checks and polls."""
 
 from __future__ import annotations
 
 import asyncio
 
 from common.language import Language
-from common.settings import Settings
+from common.settings import ConcurrencyMode, Settings
+from tests.helpers.pdfgen import make_paper
 from tests.helpers.vllm import FakeVLLMFactory
-from translation.model.llm import LLMClient
-from zotero_server.engine import shared_http
+from translation.request import TranslationRequest
+from zotero_server.engine import shared_http, start_engine
 
-#: More answers in flight than httpx's default pool of 100 connections holds.
+#: More answers in flight than httpx's default pool (100 connections, the shared client's cap).
 IN_FLIGHT = 110
 KOREAN = Language.parse("ko")
 
 
-async def test_a_health_check_answers_while_more_answers_than_a_default_pool_are_in_flight(
+async def test_a_health_check_answers_while_more_answers_than_the_shared_pool_holds_are_out(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory
 ) -> None:
-    """Three 32-slot cards keep ~100 answers in flight on the one client; a cap there would
-    queue the manager's health check (and each limiter's /metrics poll) behind them, so a busy
-    vLLM would look unreachable. The check must come back while every answer is still out."""
-    fake = fake_vllm_factory.start("--fake-latency-ms", "4000", "--max-num-seqs", "256")
-    configured = settings.model_copy(update={"llm_base_url": fake.base_url})
+    """The engine as `serve` builds it, one paper with more paragraphs in flight than the
+    shared client may open connections: the answers go through the LLM client's own pool, so
+    they all reach vLLM at once (through the shared pool no more than 100 could), and the
+    manager's health check is not queued behind them (a busy vLLM must not look unreachable)."""
+    fake = fake_vllm_factory.start(
+        "--fake-latency-ms", "6000", "--max-num-seqs", "256", "--disable-uvicorn-access-log"
+    )
+    configured = settings.model_copy(
+        update={
+            "llm_base_url": fake.base_url,
+            "concurrency_mode": ConcurrencyMode.FIXED,
+            "concurrency": 256,
+        }
+    )
+    pdf, _ = make_paper(pages=14, appendix=False)
     order: list[str] = []
     async with shared_http(configured) as http:
-        client = LLMClient.from_settings(configured, http)
-
-        async def answer(i: int) -> None:
-            await client.translate(f"Sentence number {i}.", configured.source_lang, KOREAN)
-            order.append("answer")
-
-        answers = [asyncio.create_task(answer(i)) for i in range(IN_FLIGHT)]
-        # Every answer has reached the server (it counts them as running) before the check.
-        for _ in range(400):
-            metrics = await http.get(f"{fake.root_url}/metrics")
-            if _running(metrics.text) >= IN_FLIGHT:
+        engine = await start_engine(configured, http)
+        request = TranslationRequest(
+            pdf=pdf, source_lang=configured.source_lang, target_lang=KOREAN
+        )
+        paper = asyncio.create_task(engine.translator.translate(request))
+        paper.add_done_callback(lambda _: order.append("paper"))
+        peak = 0.0
+        for _ in range(600):
+            peak = max(peak, _running((await http.get(f"{fake.root_url}/metrics")).text))
+            if peak >= IN_FLIGHT or paper.done():
                 break
             await asyncio.sleep(0.02)
         health = await http.get(f"{fake.root_url}/health")
         order.append(f"health {health.status_code}")
-        await asyncio.gather(*answers)
-        await client.aclose()
-    assert order[0] == "health 200" and order.count("answer") == IN_FLIGHT
+        result = await paper
+        await engine.aclose()
+    assert peak >= IN_FLIGHT, f"at most {peak:g} answers reached vLLM at once"
+    assert order == ["health 200", "paper"]
+    assert result.llm_calls >= IN_FLIGHT
 
 
 def _running(metrics: str) -> float:

@@ -113,7 +113,8 @@ class Translator:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         given = router or limiter
         return cls(
-            llm=LLMClient.from_settings(settings, http_client=http_client),
+            # Its own connection pool, not ``http_client``: see zotero_server.engine.shared_http.
+            llm=LLMClient.from_settings(settings),
             cache=TranslationCache(settings.cache_path),
             limiter=given or make_limiter(settings, http_client=http_client),
             ensure_ready=ensure_ready,

@@ -23,15 +23,13 @@ from zotero_server.manager_factory import create_manager
 
 
 def shared_http(settings: Settings) -> httpx.AsyncClient:
-    """The HTTP client an engine's parts share: LLM answers, health checks, ``/metrics`` polls,
-    the GPU status API and Jupyter. No cap on its connections: every LLM request already holds
-    a limiter slot, and a cap (httpx's default is 100) would queue health checks and metrics
-    polls behind answers once a pool of hosts has that many in flight (three 32-slot cards do),
-    so a busy vLLM would read as unreachable and its limiter would lose its signals."""
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(settings.llm_timeout_s),
-        limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
-    )
+    """The HTTP client an engine's parts share for their periodic calls: health checks,
+    ``/metrics`` polls, the GPU status API and Jupyter (httpx's default connection caps).
+    LLM answers never go through it: each host's ``LLMClient`` keeps its own connection pool,
+    so a busy vLLM's answers cannot queue its health check or its limiter's signals behind
+    them, and one pool's bookkeeping (a pass over its connections per request) stays the size
+    of one host's limit."""
+    return httpx.AsyncClient(timeout=httpx.Timeout(settings.llm_timeout_s))
 
 
 @dataclass

@@ -74,7 +74,7 @@ def build_gpu_hosts(settings: Settings, http_client: httpx.AsyncClient) -> GPUHo
         lanes.append(
             Lane(
                 name=plan.name,
-                llm=LLMClient.from_settings(own, http_client=http_client),
+                llm=LLMClient.from_settings(own),  # its own pool (engine.shared_http)
                 limiter=limiter,
                 weight=plan.weight,
             )

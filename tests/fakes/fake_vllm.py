@@ -26,7 +26,8 @@ Fake-only flags (``--fake-*``) make it slow, flaky, crash, die, think or log; se
 ``GET /fake/requests`` lists the source texts translated so far; ``--fake-request-log PATH``
 appends one JSON line per completion request (with its prompt and completion tokens), for tests
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
-started listening and got its first completion request. ``--fake-no-metrics``: /metrics is 404.
+started listening and got its first completion request; ``GET /fake/steps`` (capacity model)
+lists each engine step as ``[wall time, batch, waiting]``. ``--fake-no-metrics``: /metrics is 404.
 
 SLEEP MODE (issue 11). With ``--enable-sleep-mode``
 AND ``VLLM_SERVER_DEV_MODE=1`` in the environment (either alone: the routes are 404, as in vLLM):
@@ -539,6 +540,10 @@ class Engine:
     first_step_at: float | None = None
     last_step_end_at: float | None = None
     idle_wall_s: float = 0.0
+    #: One row per engine step: (wall time it began, sequences in it, sequences left waiting).
+    trace: deque[tuple[float, int, int]] = field(
+        init=False, default_factory=lambda: deque(maxlen=200_000)
+    )
     slots: threading.Semaphore = field(init=False)
     _ready: threading.Condition = field(init=False)
     _queue: deque[_Sequence] = field(init=False, default_factory=deque)
@@ -623,6 +628,7 @@ class Engine:
                 underfed = not self._queue  # else a request waits for KV or the prefill budget
                 batch = len(self._batch)
                 step = model.step_s(batch, prefill)
+                self.trace.append((time.time(), batch, len(self._queue)))
                 self.steps += 1
                 self.busy_s += step
                 self.prefill_s += step - model.step_s(batch, 0)
@@ -1183,6 +1189,9 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(200, list(self.fake.translated))
         elif path == "/fake/stats":
             self._json(200, self.fake.stats())
+        elif path == "/fake/steps":
+            with self.fake.lock:
+                self._json(200, list(self.fake.engine.trace))
         elif path == "/v1/models":
             if self._authorized():
                 self._json(200, self.fake.models_body())

@@ -77,10 +77,12 @@ class _Answer:
 class LLMClient:
     """Translates text with one model on one OpenAI-compatible server.
 
-    ``http_client`` is an optional shared ``httpx.AsyncClient`` (tests, connection reuse); the
-    caller keeps owning it and ``aclose()`` leaves it open. ``backoff_s``/``backoff_max_s`` shape
-    the retry delays (attempt n waits about ``backoff_s * 2**(n-1)``, jittered, at most
-    ``backoff_max_s`` or the server's ``Retry-After``); no delay ever runs past ``deadline_s``.
+    Without ``http_client`` the client keeps its own connection pool (the openai package's
+    client), which is what the server does: one pool per host, sized by that host's limit.
+    An ``http_client`` given (tests) stays the caller's and ``aclose()`` leaves it open.
+    ``backoff_s``/``backoff_max_s`` shape the retry delays (attempt n waits about
+    ``backoff_s * 2**(n-1)``, jittered, at most ``backoff_max_s`` or the server's
+    ``Retry-After``); no delay ever runs past ``deadline_s``.
     A text over ``max_request_tokens`` is sent as runs of whole sentences
     (``translation.model.sentence_budget``); None sends every text whole.
     """
