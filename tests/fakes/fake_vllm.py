@@ -404,6 +404,7 @@ class Job:
     max_tokens: int | None
     temperature: float | None
     stream: bool = False
+    arrived_at: float = field(default_factory=time.time)  # wall time the request was parsed
 
 
 @dataclass
@@ -1111,6 +1112,7 @@ class FakeVLLM:
             "temperature": job.temperature,
             "max_tokens": job.max_tokens,
             "status": status,
+            "arrived_at": job.arrived_at,
         }
         if result is not None:
             entry["prompt_tokens"] = result.prompt_tokens
