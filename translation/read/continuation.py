@@ -47,6 +47,7 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     if (
         prev.bold != cur.bold
         and not roles.lead_runs_on(prev, cur, para)
+        and not roles.stretched_lead(prev, cur, para)
         and not roles.bold_runs_on(prev, cur)
     ):
         return False

@@ -197,6 +197,42 @@ def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
     return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
 
 
+def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """A bold run-in lead that filled its line alone goes on in ``cur``: the paragraph so far
+    is that one bold line, closed by a full stop or a colon, reaching the column's right edge
+    with its word spaces stretched wider than a space, and ``cur`` is not bold (04 p7: "Row,
+    Column, & Global Positional IDs." / "With TAPAS ..."). Justification stretches every line
+    of a paragraph but its last, so the paragraph goes on; a heading's line is set at its
+    natural width."""
+    if cur.bold or len(para) != 1 or not prev.bold or not prev.text.endswith((".", ":", "：")):
+        return False
+    col1 = max(prev.col_range[1], prev.x1)
+    if prev.x1 < col1 - 0.5 * prev.size:
+        return False
+    spaces = _word_spaces(prev)
+    return bool(spaces) and sorted(spaces)[len(spaces) // 2] > _STRETCHED * prev.size
+
+
+#: Font sizes a word space of a justified line is wider than (a plain space is about 0.25).
+_STRETCHED = 0.4
+
+
+def _word_spaces(row: Row) -> list[float]:
+    """The widths of the gaps between ``row``'s words."""
+    text, boxes = row.chars, row.boxes
+    if len(boxes) != len(text):
+        return []
+    spaces: list[float] = []
+    end = -1  # the last character of the word before
+    for i, char in enumerate(text):
+        if char.isspace():
+            continue
+        if end >= 0 and i > end + 1:
+            spaces.append(boxes[i][0] - boxes[end][2])
+        end = i
+    return spaces
+
+
 def bold_runs_on(prev: Row, cur: Row) -> bool:
     """A sentence that turns bold inside a line goes on in bold in ``cur``: ``prev`` ends in
     bold (its last word) inside a sentence, running to the column's edge, and ``cur`` is bold
