@@ -74,6 +74,29 @@ def test_numbering_inside_a_sentence_does_not_start_an_item() -> None:
     assert "(1) the first one" in para.text
 
 
+def test_a_marker_run_into_the_text_is_text_where_a_line_opens_with_the_next() -> None:
+    """02 p7: "...: i) improving ... population)." then a line opening "ii) aggregating":
+    the enumeration began inside a line, so "ii)" is its next marker, not a list item."""
+    rows = [
+        ("Three research directions follow from this work and other", 60),
+        ("projects, as in earlier work: i) improving the quality and", 60),
+        ("enriching the content of the graph (e.g., ontology match).", 60),
+        ("ii) aggregating domain-specific extractions across the many", 60),
+        ("papers to enable a better understanding of the literature.", 60),
+    ]
+    (para,) = segment([page(0, rows_block(rows, 100))])
+    assert para.kind == ParagraphKind.BODY and para.label == "", para
+    assert "ontology match). ii) aggregating domain-specific" in para.text, para.text
+    # Markers that each open a line after a colon are a list.
+    rows = [
+        ("We follow two directions from this work in the future:", 60),
+        ("i) improving the quality and enriching the graph.", 60),
+        ("ii) aggregating the extractions across many papers.", 60),
+    ]
+    got = segment([page(0, rows_block(rows, 100))])
+    assert [p.label for p in got] == ["", "i) ", "ii) "], got
+
+
 def test_list_label_forms() -> None:
     assert list_label("• an item") == "• "
     assert list_label("(a) an item") == "(a) "
