@@ -97,6 +97,37 @@ def test_a_marker_run_into_the_text_is_text_where_a_line_opens_with_the_next() -
     assert [p.label for p in got] == ["", "i) ", "ii) "], got
 
 
+def test_a_series_of_lines_led_by_a_word_and_a_number_starts_at_its_first_line() -> None:
+    """03 p20: "Summary 1 (snippet shown) = ..." after a full line ending a sentence was the
+    tail of the paragraph before it, while "Summary 2", "Summary 3" were units of their own."""
+    rows = [
+        ("Each summary is rated for its correctness against a source,", 60),
+        ("for example one that says vitamin C was isolated in 1928.", 60),
+        ("Summary 1 (snippet) = chicken contains vitamin C.", 60),
+        ("Summary 2 (snippet) = apple contains vitamin C.", 60),
+        ("Summary 3 (snippet) = vitamin C was found in 1912.", 60),
+    ]
+    got = [p.text for p in segment([page(0, rows_block(rows, 100))])]
+    assert got[0].endswith("isolated in 1928."), got
+    assert [t[:9] for t in got[1:]] == ["Summary 1", "Summary 2", "Summary 3"], got
+
+
+def test_a_numbered_list_after_a_line_ended_by_a_dash_starts_with_its_first_item() -> None:
+    """03 p20: "... the following workflow while annotating documents —", the line ended
+    short, then "1. Spend the first 15 minutes ...": item 1 was read into the sentence."""
+    rows = [
+        ("Every three rows hold summaries of one source document, and", 60),
+        ("we suggest this workflow —", 60),
+        ("1. Spend the first 15 minutes reading the source document", 60),
+        ("and getting a sense of the facts it mentions.", 60),
+        ("2. Spend 5 minutes annotating the summaries in each row.", 60),
+    ]
+    got = segment([page(0, rows_block(rows, 100))])
+    assert [p.kind for p in got] == [ParagraphKind.BODY] + [ParagraphKind.LIST_ITEM] * 2, got
+    assert [p.label for p in got] == ["", "1. ", "2. "], got
+    assert got[0].text.endswith("this workflow —"), got[0].text
+
+
 def test_list_label_forms() -> None:
     assert list_label("• an item") == "• "
     assert list_label("(a) an item") == "(a) "

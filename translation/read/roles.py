@@ -103,6 +103,8 @@ def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
     first = para[0]
     if prev.text.rstrip().endswith((":", ";", "：", "；")) or ends_sentence(prev.text):
         return True
+    if prev.text.endswith(("—", "–")) and _short(prev):
+        return True  # "... the following workflow —" ended on purpose, then "1. Spend ..."
     # A reference entry "[12] ..." after the short last line of the one before it; not a
     # citation "[18]" that happens to open a line of prose.
     return bool(list_label(first.chars)) or (label.lstrip()[:1] == "[" and _short(prev))
