@@ -61,11 +61,19 @@ def _justified_lead_page() -> bytes:
     edge word by word (04 p7: "Row, Column, & Global Positional IDs."), then its paragraph."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    left, right, y = 72.0, 300.0, 100.0
-    for line in (
-        "The attention biases are learned jointly with the rest of the model, and",
-        "they add only a few parameters to every layer of the network we train.",
-    ):
+    before = (
+        "The attention biases are learned jointly with the",
+        "rest of the model, and they add only a few param-",
+        "eters to every layer of the network we train.",
+    )
+    after = (
+        "With the full version we first tried to predict the",
+        "positions of each cell, which did not help on any",
+        "of the datasets we tested.",
+    )
+    left, y = 72.0, 100.0
+    right = left + max(pymupdf.get_text_length(t, "tiro", 10) for t in before + after)
+    for line in before:
         page.insert_text((left, y), line, fontsize=10, fontname="tiro")
         y += 12.0
     words = ["Row,", "Column,", "&", "Global", "Positional", "IDs."]
@@ -76,10 +84,7 @@ def _justified_lead_page() -> bytes:
     for word, width in zip(words, widths, strict=True):
         page.insert_text((x, y), word, fontsize=10, fontname="tibo")
         x += width + gap
-    for line in (
-        "With the full version we first tried to predict the positions of each",
-        "cell, which did not help the model on any of the datasets we tested.",
-    ):
+    for line in after:
         y += 12.0
         page.insert_text((left, y), line, fontsize=10, fontname="tiro")
     data: bytes = doc.tobytes()
@@ -92,3 +97,17 @@ def test_a_justified_bold_lead_with_an_ampersand_is_not_cut_into_cells() -> None
     ]
     assert any("Row, Column, & Global Positional IDs." in t for t in texts), texts
     assert not any(t.rstrip(" </b>").endswith("Column,") for t in texts), texts
+
+
+def test_a_bold_lead_filling_its_line_leads_the_paragraph_below_it() -> None:
+    """Justification stretched the lead's spaces to the column's edge, so its paragraph goes
+    on below it: one request, the lead marked bold at its start (it was sent alone)."""
+    texts = [
+        " ".join(p.text.split()) for p in extract_paragraphs(open_document(_justified_lead_page()))
+    ]
+    assert texts[-1] == (
+        "<b>Row, Column, & Global Positional IDs.</b> With the full version we first tried to "
+        "predict the positions of each cell, which did not help on any of the datasets we "
+        "tested."
+    ), texts
+    assert texts[0].startswith("The attention biases") and len(texts) == 2, texts

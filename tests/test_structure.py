@@ -74,6 +74,60 @@ def test_numbering_inside_a_sentence_does_not_start_an_item() -> None:
     assert "(1) the first one" in para.text
 
 
+def test_a_marker_run_into_the_text_is_text_where_a_line_opens_with_the_next() -> None:
+    """02 p7: "...: i) improving ... population)." then a line opening "ii) aggregating":
+    the enumeration began inside a line, so "ii)" is its next marker, not a list item."""
+    rows = [
+        ("Three research directions follow from this work and other", 60),
+        ("projects, as in earlier work: i) improving the quality and", 60),
+        ("enriching the content of the graph (e.g., ontology match).", 60),
+        ("ii) aggregating domain-specific extractions across the many", 60),
+        ("papers to enable a better understanding of the literature.", 60),
+    ]
+    (para,) = segment([page(0, rows_block(rows, 100))])
+    assert para.kind == ParagraphKind.BODY and para.label == "", para
+    assert "ontology match). ii) aggregating domain-specific" in para.text, para.text
+    # Markers that each open a line after a colon are a list.
+    rows = [
+        ("We follow two directions from this work in the future:", 60),
+        ("i) improving the quality and enriching the graph.", 60),
+        ("ii) aggregating the extractions across many papers.", 60),
+    ]
+    got = segment([page(0, rows_block(rows, 100))])
+    assert [p.label for p in got] == ["", "i) ", "ii) "], got
+
+
+def test_a_series_of_lines_led_by_a_word_and_a_number_starts_at_its_first_line() -> None:
+    """03 p20: "Summary 1 (snippet shown) = ..." after a full line ending a sentence was the
+    tail of the paragraph before it, while "Summary 2", "Summary 3" were units of their own."""
+    rows = [
+        ("Each summary is rated for its correctness against a source,", 60),
+        ("for example one that says vitamin C was isolated in 1928.", 60),
+        ("Summary 1 (snippet) = chicken contains vitamin C.", 60),
+        ("Summary 2 (snippet) = apple contains vitamin C.", 60),
+        ("Summary 3 (snippet) = vitamin C was found in 1912.", 60),
+    ]
+    got = [p.text for p in segment([page(0, rows_block(rows, 100))])]
+    assert got[0].endswith("isolated in 1928."), got
+    assert [t[:9] for t in got[1:]] == ["Summary 1", "Summary 2", "Summary 3"], got
+
+
+def test_a_numbered_list_after_a_line_ended_by_a_dash_starts_with_its_first_item() -> None:
+    """03 p20: "... the following workflow while annotating documents —", the line ended
+    short, then "1. Spend the first 15 minutes ...": item 1 was read into the sentence."""
+    rows = [
+        ("Every three rows hold summaries of one source document, and", 60),
+        ("we suggest this workflow —", 60),
+        ("1. Spend the first 15 minutes reading the source document", 60),
+        ("and getting a sense of the facts it mentions.", 60),
+        ("2. Spend 5 minutes annotating the summaries in each row.", 60),
+    ]
+    got = segment([page(0, rows_block(rows, 100))])
+    assert [p.kind for p in got] == [ParagraphKind.BODY] + [ParagraphKind.LIST_ITEM] * 2, got
+    assert [p.label for p in got] == ["", "1. ", "2. "], got
+    assert got[0].text.endswith("this workflow —"), got[0].text
+
+
 def test_list_label_forms() -> None:
     assert list_label("• an item") == "• "
     assert list_label("(a) an item") == "(a) "

@@ -47,6 +47,7 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     if (
         prev.bold != cur.bold
         and not roles.lead_runs_on(prev, cur, para)
+        and not roles.stretched_lead(prev, cur, para)
         and not roles.bold_runs_on(prev, cur)
     ):
         return False
@@ -89,6 +90,29 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     )
 
 
+def opens_led_series(para: list[Row], nxt: Row) -> bool:
+    """The last row of ``para`` is the first of a series of lines led by one word and a
+    number, which ``nxt`` (the first row of the next paragraph) goes on: "... strawberries." |
+    "Summary 1 (snippet shown) = ..." | "Summary 2 ..." (03 p20). That row is then a unit of
+    its own, as the lines after it are, not the tail of the paragraph before it."""
+    if len(para) < 2:
+        return False
+    last = para[-1]
+    leads = _LED_RE.match(last.text), _LED_RE.match(nxt.text)
+    if leads[0] is None or leads[1] is None or leads[0][1] != leads[1][1]:
+        return False
+    if int(leads[1][2]) != int(leads[0][2]) + 1 or roles.caption_start(nxt):
+        return False
+    size = last.size
+    return (
+        ends_sentence(_unmarked(para[-2]))
+        and nxt.col == last.col
+        and abs(nxt.x0 - last.x0) < 0.5 * size
+        and abs(nxt.size - size) < 0.5
+        and 0 < nxt.baseline - last.baseline < 2.0 * size
+    )
+
+
 def _spaced(prev: Row, cur: Row, para: list[Row]) -> bool:
     """Whether ``cur`` stands clearly further below ``prev`` than the paragraph's lines stand
     apart (its usual white gap between one line's glyphs and the next's, plus a third of a
@@ -119,7 +143,7 @@ def _first_word(row: Row) -> float:
 #: The most lines of a bibliography entry a line break inside is looked for in.
 _ENTRY_ROWS = 4
 _NUMBER_END_RE = re.compile(r"\d\.$")
-_LED_RE = re.compile(r"([A-Z][a-z]+) \d{1,3}\b")
+_LED_RE = re.compile(r"([A-Z][a-z]+) (\d{1,3})\b")
 _NOTE_MARKS = set("0123456789,*†‡§¶")
 
 

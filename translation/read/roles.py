@@ -87,20 +87,63 @@ def list_label(text: str) -> str:
     return match.group(0)
 
 
-def starts_item(prev: Row, cur: Row, first: Row) -> bool:
-    """Whether ``cur`` begins a new list item after ``prev`` (``first``: the first row of
-    the paragraph ``prev`` belongs to). Bullets always do; numbering and "[12]" after the end
-    of a sentence, a colon or a semicolon, or after another item."""
+def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """Whether ``cur`` begins a new list item after ``prev`` (``para``: the rows of the
+    paragraph ``prev`` ends). Bullets always do; numbering and "[12]" after the end of a
+    sentence, a colon or a semicolon, or after another item; never a marker whose predecessor
+    stands inside a line of the paragraph (an enumeration run into the text: "...: i) improving
+    ..." then "ii) aggregating ..." opening a line, 02 p7)."""
     label = list_label(cur.chars)
     if not label:
         return False
     if not _NUMBERING_RE.match(label):
         return True
+    if _run_in_enumeration(label, para):
+        return False
+    first = para[0]
     if prev.text.rstrip().endswith((":", ";", "：", "；")) or ends_sentence(prev.text):
         return True
+    if prev.text.endswith(("—", "–")) and _short(prev):
+        return True  # "... the following workflow —" ended on purpose, then "1. Spend ..."
     # A reference entry "[12] ..." after the short last line of the one before it; not a
     # citation "[18]" that happens to open a line of prose.
     return bool(list_label(first.chars)) or (label.lstrip()[:1] == "[" and _short(prev))
+
+
+# An enumeration's marker closed by a bracket: "ii)", "(b)", "3)".
+_BRACKET_MARK_RE = re.compile(r"^(\(?)([ivx]{1,5}|[a-z]|\d{1,2})\)$")
+_ROMANS = "i ii iii iv v vi vii viii ix x xi xii".split()
+
+
+def _run_in_enumeration(label: str, para: list[Row]) -> bool:
+    """Whether the marker before ``label`` ("i)" before "ii)", "(a)" before "(b)") stands
+    inside a line of ``para``, after words, not opening the line: the enumeration runs in the
+    text, so its next marker is text too, wherever the line breaks."""
+    match = _BRACKET_MARK_RE.match(label.strip())
+    if not match:
+        return False
+    opening, mark = match.groups()
+    if mark in _ROMANS:
+        index = _ROMANS.index(mark)
+        before = [_ROMANS[index - 1]] if index else []
+        if len(mark) == 1 and mark > "a":  # "i", "v", "x" are letters too
+            before.append(chr(ord(mark) - 1))
+    elif mark.isdigit():
+        before = [str(int(mark) - 1)] if int(mark) > 1 else []
+    else:
+        before = [chr(ord(mark) - 1)] if mark > "a" else []
+    marks = [re.escape(f"{opening}{b})") for b in before]
+    if not marks:
+        return False
+    inside = re.compile(rf"(\S+)\s+(?:{'|'.join(marks)})\s")
+    return any(
+        not _EQUATION_WORD_RE.match(found.group(1))  # "Eq. (1)" cites an equation
+        for row in para
+        for found in inside.finditer(row.text)
+    )
+
+
+_EQUATION_WORD_RE = re.compile(r"(?:eqs?|equations?|formulas?)\.?$", re.IGNORECASE)
 
 
 def footnote_label(row: Row, body_size: float) -> str:
@@ -197,6 +240,42 @@ def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
     return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
 
 
+def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """A bold run-in lead that filled its line alone goes on in ``cur``: the paragraph so far
+    is that one bold line, closed by a full stop or a colon, reaching the column's right edge
+    with its word spaces stretched wider than a space, and ``cur`` is not bold (04 p7: "Row,
+    Column, & Global Positional IDs." / "With TAPAS ..."). Justification stretches every line
+    of a paragraph but its last, so the paragraph goes on; a heading's line is set at its
+    natural width."""
+    if cur.bold or len(para) != 1 or not prev.bold or not prev.text.endswith((".", ":", "：")):
+        return False
+    col1 = max(prev.col_range[1], prev.x1)
+    if prev.x1 < col1 - 0.5 * prev.size:
+        return False
+    spaces = _word_spaces(prev)
+    return bool(spaces) and sorted(spaces)[len(spaces) // 2] > _STRETCHED * prev.size
+
+
+#: Font sizes a word space of a justified line is wider than (a plain space is about 0.25).
+_STRETCHED = 0.4
+
+
+def _word_spaces(row: Row) -> list[float]:
+    """The widths of the gaps between ``row``'s words."""
+    text, boxes = row.chars, row.boxes
+    if len(boxes) != len(text):
+        return []
+    spaces: list[float] = []
+    end = -1  # the last character of the word before
+    for i, char in enumerate(text):
+        if char.isspace():
+            continue
+        if end >= 0 and i > end + 1:
+            spaces.append(boxes[i][0] - boxes[end][2])
+        end = i
+    return spaces
+
+
 def bold_runs_on(prev: Row, cur: Row) -> bool:
     """A sentence that turns bold inside a line goes on in bold in ``cur``: ``prev`` ends in
     bold (its last word) inside a sentence, running to the column's edge, and ``cur`` is bold
@@ -237,7 +316,7 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     """Whether ``cur`` must start a new paragraph after ``prev`` because of its role: a list
     item, a footnote, an algorithm line, a caption, a numbered or run-in heading, or the line
     after a numbered heading or an algorithm's caption."""
-    if starts_item(prev, cur, para[0]) or _starts_footnote(prev, cur, para[0], body_size):
+    if starts_item(prev, cur, para) or _starts_footnote(prev, cur, para[0], body_size):
         return True
     if algorithm_label(cur.text) or (is_algorithm_caption(prev.text) and caption_start(prev)):
         return True

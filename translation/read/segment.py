@@ -33,7 +33,7 @@ from translation.read import flow, roles
 from translation.read.cell_align import right_aligned
 from translation.read.cell_rules import clear_room, ruled_cells, ruled_room
 from translation.read.cell_stacks import stacked
-from translation.read.continuation import continues
+from translation.read.continuation import continues, opens_led_series
 from translation.read.doc_stats import doc_stats
 from translation.read.draft import Draft, classify, to_paragraph, words_of
 from translation.read.figure_text import mark_figure_text
@@ -167,6 +167,7 @@ def segment_document(
                 draft = Draft(rows=[row], page=page.index, frame=frames[page.index])
                 draft.front = front
                 drafts.append(draft)
+        _split_led_series(drafts, first)
         for draft in drafts[first:]:
             classify(draft, stats, seen)
     for i in flow.run_on_captions(drafts):
@@ -196,6 +197,19 @@ def segment_document(
     after = {position[i]: (position[j], eq) for i, (j, eq) in found.items()}
     chained = _hyphens_decided(flow.chain(result, after), seen)
     return Segmentation(chained, tuple(sorted(kept)))
+
+
+def _split_led_series(drafts: list[Draft], first: int) -> None:
+    """Make the first line of a series led by one word and a number its own draft (see
+    continuation.opens_led_series) among the page's drafts from index ``first``."""
+    i = first
+    while i + 1 < len(drafts):
+        here, after = drafts[i], drafts[i + 1]
+        if not here.front and opens_led_series(here.rows, after.rows[0]):
+            tail = Draft(rows=[here.rows.pop()], page=here.page, frame=here.frame)
+            drafts.insert(i + 1, tail)
+            i += 1
+        i += 1
 
 
 def _own_footnotes(drafts: Sequence[Draft], references: Collection[int]) -> set[int]:
