@@ -217,20 +217,20 @@ def _without_far_cells(
 ) -> tuple[list[tuple[float, float]], _Cluster]:
     """The gutters and rows of a table without lone pieces set far out beside some of its
     rows: past its last gutter (or before its first) where that gutter is at least
-    _FAR_GUTTER times as wide as each other gutter and six font sizes, and the column beyond
-    holds one piece (no strong gap) in at most half the rows. Such a piece is text of the
-    next page column sharing a row's baseline (a figure's legend label, "pred_hints" beside
-    a row of a table in the left column, 03 p16); taken for a column it stretched the table
-    across the page's gutter, and the body lines of the next column inside that stretch
-    were read as cells. The table then ends where that gutter begins."""
+    _FAR_GUTTER times as wide as the others (their median) and six font sizes, and the
+    column beyond holds one piece (no strong gap) in at most half the rows. Such a piece is
+    text of the next page column sharing a row's baseline (a figure's legend label,
+    "pred_hints" beside a row of a table in the left column, 03 p16); taken for a column it
+    stretched the table across the page's gutter, and the body lines of the next column
+    inside that stretch were read as cells. The table then ends where that gutter begins."""
     size = sorted(cluster.sizes)[len(cluster.sizes) // 2]
     for last in (True, False):
         if len(gutters) < 2:
             break
         g0, g1 = gutters[-1] if last else gutters[0]
         others = gutters[:-1] if last else gutters[1:]
-        widest = max(b - a for a, b in others)
-        if g1 - g0 < max(_FAR_GUTTER * widest, 6.0 * size):
+        widths = sorted(b - a for a, b in others)
+        if g1 - g0 < max(_FAR_GUTTER * widths[len(widths) // 2], 6.0 * size):
             continue
 
         def far(x0: float, x1: float, g0: float = g0, g1: float = g1, last: bool = last) -> bool:
