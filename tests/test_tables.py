@@ -130,6 +130,23 @@ def test_header_spanning_columns_keeps_its_word_space() -> None:
     assert "Before Perturb" in _texts(segment([page]))
 
 
+def test_an_arrow_between_two_words_of_a_header_keeps_them_one_cell() -> None:
+    # 05 p6: "Source →Target" over columns of numbers; the arrow (a span " →" of a symbol
+    # font) stands a word space after "Source", at the gutter after the "test" column.
+    arrow = Span(" →", (244.0, 93.0, 256.0, 102.0), "SFRB1000", SIZE, origin=(244.0, 100.0))
+    spans = (_span("Source", 217.0, 100.0), arrow, _span("Target", 256.0, 100.0))
+    model = _span("Model", 100.0, 100.0)
+    first = [Line(spans=(model,), bbox=model.bbox), Line(spans=spans, bbox=(217, 92.8, 283, 102))]
+    second = _row([("dev", 200.0), ("test", 250.0), ("simple", 300.0)], 112.0)
+    data = [_block(_row(r, 124.0 + 12.0 * i)) for i, r in enumerate(DATA)]
+    paras = segment([_page(_block(first), _block(second), *data)])
+    headers = [p for p in paras if p.kind == ParagraphKind.CELL and p.bbox[3] < 103.0]
+    assert [without_tags(p.text).replace("{v1}", "→") for p in headers] == [
+        "Model",
+        "Source →Target",
+    ]
+
+
 def test_aligned_word_spaces_of_running_text_are_not_columns() -> None:
     # Three lines whose word spaces happen to line up: a word space is no gutter.
     lines = [
