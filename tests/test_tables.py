@@ -130,6 +130,23 @@ def test_header_spanning_columns_keeps_its_word_space() -> None:
     assert "Before Perturb" in _texts(segment([page]))
 
 
+def test_an_arrow_between_two_words_of_a_header_keeps_them_one_cell() -> None:
+    # 05 p6: "Source →Target" over columns of numbers; the arrow (a span " →" of a symbol
+    # font) stands a word space after "Source", at the gutter after the "test" column.
+    arrow = Span(" →", (244.0, 93.0, 256.0, 102.0), "SFRB1000", SIZE, origin=(244.0, 100.0))
+    spans = (_span("Source", 217.0, 100.0), arrow, _span("Target", 256.0, 100.0))
+    model = _span("Model", 100.0, 100.0)
+    first = [Line(spans=(model,), bbox=model.bbox), Line(spans=spans, bbox=(217, 92.8, 283, 102))]
+    second = _row([("dev", 200.0), ("test", 250.0), ("simple", 300.0)], 112.0)
+    data = [_block(_row(r, 124.0 + 12.0 * i)) for i, r in enumerate(DATA)]
+    paras = segment([_page(_block(first), _block(second), *data)])
+    headers = [p for p in paras if p.kind == ParagraphKind.CELL and p.bbox[3] < 103.0]
+    assert [without_tags(p.text).replace("{v1}", "→") for p in headers] == [
+        "Model",
+        "Source →Target",
+    ]
+
+
 def test_aligned_word_spaces_of_running_text_are_not_columns() -> None:
     # Three lines whose word spaces happen to line up: a word space is no gutter.
     lines = [
@@ -408,3 +425,49 @@ def test_justified_lines_of_running_text_are_not_cut_into_cells(
     texts = [" ".join(without_tags(p.text).split()) for p in paragraphs]
     assert any(words in text for text in texts), [t for t in texts if words[:20] in t]
     assert not any(p.kind == ParagraphKind.CELL and words.split()[0] in p.text for p in paragraphs)
+
+
+#: The last lines of a paragraph in the right page column (x 330), the last set level with the
+#: header row of a table in the left column (baselines 100 to 136), a little lower.
+RIGHT_COLUMN = [
+    "topics in the source document after the first",
+    "few of their annotations, which goes to show",
+    "that they learn the document and keep making",
+    "annotations, speeding up subsequent annotations.",
+]
+
+
+def _table_beside_a_figure(legend_x: float) -> PageLayout:
+    """The table of ``_table`` with a figure's legend labels of the right column ("pred_hints",
+    "gold_hints") on the baselines of its last two rows, ``legend_x`` points to the right."""
+    page = _table([("Model", 100.0), ("dev", 200.0), ("test", 250.0), ("simple", 300.0)])
+    body = [_block(_row([(t, 330.0)], 67.0 + 12.0 * i)) for i, t in enumerate(RIGHT_COLUMN)]
+    legend = [
+        _block(_row([(label, legend_x)], base))
+        for label, base in (("pred_hints", 124.0), ("gold_hints", 136.0))
+    ]
+    return _page(*page.blocks, *body, *legend)
+
+
+def test_a_legend_label_beside_a_table_row_does_not_stretch_the_table() -> None:
+    # 03 p16: "pred_hints" of a figure in the right column, level with a row of a table in
+    # the left one, made a column past a 195 pt gutter; the table spanned both page columns
+    # and the right column's line "annotations, speeding up ..." was read as a cell.
+    paras = segment([_table_beside_a_figure(480.0)])
+    (body,) = [p for p in paras if "speeding up" in p.text]
+    assert body.kind == ParagraphKind.BODY
+    assert body.text.startswith(RIGHT_COLUMN[0])
+    assert {"Model", "Baseline", "Ours", "Large"} <= {
+        p.text for p in paras if p.kind == ParagraphKind.CELL
+    }
+    assert not any(p.kind == ParagraphKind.CELL and "hints" in p.text for p in paras)
+
+
+def test_the_line_beside_a_tables_legend_neighbour_is_prose(corpus_dir: Path) -> None:
+    # 03 p16: the right column's last line of section E, level with a table of the left
+    # column whose rows share baselines with the legend of Figure 5.
+    data = next(corpus_dir.glob("03_*.pdf")).read_bytes()
+    paragraphs = extract_paragraphs(open_document(data), [15])
+    (para,) = [p for p in paragraphs if "speeding up subsequent" in p.text]
+    assert para.kind == ParagraphKind.BODY
+    assert para.text.startswith("In Section 3.3 we discussed a learning effect")

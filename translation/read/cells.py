@@ -21,6 +21,8 @@ _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 # Relation and operator signs of an inline formula (never a cell of running text alone).
 _RELATIONS = frozenset("=<>≤≥≈≃∼≡≠±×→←↔∈∉⊂⊆∝+−·⇒")
+# Arrows set between two words ("Source → Target"): one cell, never a column's edge.
+_ARROWS = frozenset("→←↔⇒⇐⇔⟶⟵⟷↦")
 # A citation's year with its punctuation ("1983;", "(2020)", "2007).").
 _CITED_YEAR_RE = re.compile(r"^\(?(1[89]|20)\d\d[a-z]?\)?[.,;:)]*$")
 
@@ -59,6 +61,18 @@ def _beside_relation(before: str, after: str) -> bool:
     return before.rstrip()[-1:] in _RELATIONS or after.lstrip()[:1] in _RELATIONS
 
 
+def _arrow_between(before: str, word: str, after: str) -> bool:
+    """Whether a gap between ``before`` and ``word`` (``after``: the text after ``word``)
+    lies beside an arrow set between two words: a header "Source →Target" over two columns
+    of numbers is one cell, though its arrow stands at their gutter (05 p6)."""
+    left, right = before.rstrip(), word.strip()
+    if right[:1] in _ARROWS:
+        return has_letters(left[-1:]) and has_letters((right[1:] or after.lstrip())[:1])
+    if left[-1:] in _ARROWS:
+        return has_letters(left[:-1].rstrip()[-1:]) and has_letters(right[:1])
+    return False
+
+
 def split_cells(
     spans: list[tuple[Rect, Span]],
     gutters: Sequence[tuple[float, float]] = (),
@@ -70,7 +84,8 @@ def split_cells(
     followed by three or more numbers is cut before the numbers even when they touch (a table
     row set tight). A header of one word per column of numbers is cut at the ``tight``
     gutters too, unless one of its words stands over none of the table's ``columns`` of
-    numbers (x-ranges; a header spanning columns is one cell). A section number before a
+    numbers (x-ranges; a header spanning columns is one cell); an arrow set a word space
+    from the words on both sides of it joins them across a gutter. A section number before a
     heading is not a cell, and in ``prose`` (a row of a paragraph, not of a table) neither is
     a run-in heading's sentence before a wide gap (02 p2 "Entity-entity relations.      While
     mention-")."""
@@ -79,7 +94,7 @@ def split_cells(
     # A header of one word per column of numbers is cut at its word spaces (``tight``); a
     # header spanning the ``columns`` of numbers is one cell however they are cut.
     aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight, gutters, columns)
-    for box, span in spans:
+    for k, (box, span) in enumerate(spans):
         if not span.text.strip():
             if pieces[-1]:
                 pieces[-1].append((box, span))
@@ -113,6 +128,9 @@ def split_cells(
             column = (gap > space * span.size and crosses(gutters, right, box[0])) or (
                 aligned and crosses(tight, right, box[0])
             )
+            if column and gap <= span.size:
+                after = next((s.text for _, s in spans[k + 1 :] if s.text.strip()), "")
+                column = not _arrow_between(before, span.text, after)
             if not label and (wide or column):
                 pieces.append([])
         pieces[-1].append((box, span))

@@ -14,7 +14,7 @@ import bisect
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from translation.read.gutter_scan import STEP as _STEP
@@ -33,6 +33,7 @@ from translation.read.table_rows import (
 )
 
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
+_FAR_GUTTER = 3.0  # a gutter this much wider than the others: lone pieces past it are no column
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 
@@ -99,6 +100,7 @@ def find_tables(rows: Sequence[RowSpans], leave_out: Sequence[Rect] = ()) -> lis
         if cluster.running_text():
             continue
         gutters = _gutters(cluster.rows, sorted(cluster.sizes), cluster.strong)
+        gutters, cluster = _without_far_cells(cluster, gutters)
         # One gutter alone is a list's markers or labels, unless numbers stand right of it
         # (or a table caption stands by it: ``label_tables``).
         if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
@@ -178,6 +180,26 @@ class _Cluster:
         """Whether one of the ``strong`` gaps of a row overlaps one of this table's."""
         return any(min(b, d) - max(a, c) > 0.1 for a, b in strong for c, d in self.strong)
 
+    def without(self, far: Callable[[float, float], bool]) -> _Cluster:
+        """This cluster without the words whose x-range is ``far`` (and the gaps before or
+        after them); a row of nothing else is left out."""
+        kept = _Cluster(self.x0, self.x1, self.reach, list(self.tail), self.loose, self.closed)
+        rows = zip(self.rows, self.words, self.boxes, self.sizes, self.row_gaps, strict=True)
+        for extents, found, box, size, gaps in rows:
+            near = [e for e in extents if not far(*e)]
+            if not near:
+                continue
+            kept.rows.append(near)
+            kept.words.append([(b, s) for b, s in found if not far(b[0], b[2])])
+            kept.boxes.append((near[0][0], box[1], near[-1][1], box[3]))
+            kept.sizes.append(size)
+            strong = [g for g in gaps if near[0][0] <= g[0] and g[1] <= near[-1][1]]
+            kept.row_gaps.append(strong)
+            kept.strong.extend(strong)
+        kept.x0 = min(b[0] for b in kept.boxes)
+        kept.x1 = max(b[2] for b in kept.boxes)
+        return kept
+
     def add(self, item: RowItem) -> None:
         self.strong.extend(item.strong)
         self.row_gaps.append(item.strong)
@@ -188,6 +210,39 @@ class _Cluster:
         self.x0, self.x1 = min(self.x0, item.box[0]), max(self.x1, item.box[2])
         self.reach = max(self.reach, item.box[3])
         self.tail, self.loose = [], 0
+
+
+def _without_far_cells(
+    cluster: _Cluster, gutters: list[tuple[float, float]]
+) -> tuple[list[tuple[float, float]], _Cluster]:
+    """The gutters and rows of a table without lone pieces set far out beside some of its
+    rows: past its last gutter (or before its first) where that gutter is at least
+    _FAR_GUTTER times as wide as the others (their median) and six font sizes, and the
+    column beyond holds one piece (no strong gap) in at most half the rows. Such a piece is
+    text of the next page column sharing a row's baseline (a figure's legend label,
+    "pred_hints" beside a row of a table in the left column, 03 p16); taken for a column it
+    stretched the table across the page's gutter, and the body lines of the next column
+    inside that stretch were read as cells. The table then ends where that gutter begins."""
+    size = sorted(cluster.sizes)[len(cluster.sizes) // 2]
+    for last in (True, False):
+        if len(gutters) < 2:
+            break
+        g0, g1 = gutters[-1] if last else gutters[0]
+        others = gutters[:-1] if last else gutters[1:]
+        widths = sorted(b - a for a, b in others)
+        if g1 - g0 < max(_FAR_GUTTER * widths[len(widths) // 2], 6.0 * size):
+            continue
+
+        def far(x0: float, x1: float, g0: float = g0, g1: float = g1, last: bool = last) -> bool:
+            return x0 >= g1 - 0.5 if last else x1 <= g0 + 0.5
+
+        held = [i for i, row in enumerate(cluster.rows) if any(far(*e) for e in row)]
+        split = any(far(*gap) for i in held for gap in cluster.row_gaps[i])
+        if not held or split or len(held) > len(cluster.rows) / 2:
+            continue
+        cluster = cluster.without(far)
+        gutters = others
+    return gutters, cluster
 
 
 def _without_overhang(
