@@ -14,7 +14,7 @@ import pymupdf
 import pytest
 from pydantic import SecretStr
 
-from common.settings import Settings
+from common.settings import ConcurrencyMode, Settings
 from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
 from tests.helpers.server import RunningServer, hangul_count, run_app
 from tests.helpers.vllm import FakeVLLMFactory
@@ -28,10 +28,13 @@ TOKEN = "page-token"
 @pytest.fixture
 def srv(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
     with FakeVLLMFactory(tmp_path) as factory:
-        fake = factory.start("--fake-latency-ms", "400")
+        # 43 requests one at a time (fixed): the job runs ~13 s, so the large view is asked
+        # for while it still runs, even on a machine busy with other tests.
+        fake = factory.start("--fake-latency-ms", "300")
         configured = settings.model_copy(
             update={
                 "llm_base_url": fake.base_url,
+                "concurrency_mode": ConcurrencyMode.FIXED,
                 "concurrency": 1,
                 "api_token": SecretStr(TOKEN),
             }
@@ -85,7 +88,7 @@ def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
     page.screenshot(path=str(test_output_dir / "previews-large.png"))
     page.click("#page-view button")
 
-    expect(page.locator("li.job .stage")).to_have_text("done", timeout=60_000)
+    expect(page.locator("li.job .stage")).to_have_text("done", timeout=120_000)
     expect(page.locator("li.job .pages img")).to_have_count(5)
     order = page.eval_on_selector_all(
         "li.job .pages li", "items => items.map(i => Number(i.dataset.page))"
