@@ -32,10 +32,11 @@ lint: $(VENV)/.stamp-test
 
 # Four workers on any machine: most tests wait on servers, browsers and subprocesses, so even
 # 2 cores finish in about half the time of one worker (make test PYTEST_WORKERS=0 runs serially).
+# The browser tests share one worker (tests/conftest.py).
 PYTEST_WORKERS ?= 4
 
 test: lint
-	$(BIN)/pytest -n $(PYTEST_WORKERS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 bench: $(VENV)/.stamp-test
 	$(PY) -m bench

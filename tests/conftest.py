@@ -80,3 +80,11 @@ def test_output_dir() -> Path:
     """A folder kept after the run (screenshots, sample outputs) under test-output/."""
     TEST_OUTPUT.mkdir(exist_ok=True)
     return TEST_OUTPUT
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests share one pytest-xdist worker (``--dist loadgroup``, `make test`): one
+    browser at a time beside the other workers' tests keeps their waits within bounds."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))
