@@ -367,9 +367,17 @@ class Sheet:
             sx, sy = dst.width / src.width, dst.height / src.height
             ex, ey = dst.x0 - sx * src.x0, dst.y0 - sy * src.y0
             ops.append(
-                f"q {dst.x0:g} {dst.y0:g} {dst.width:g} {dst.height:g} re W n "
-                f"{sx:g} 0 0 {sy:g} {ex:g} {ey:g} cm /{name} Do Q"
+                f"q {_num(dst.x0)} {_num(dst.y0)} {_num(dst.width)} {_num(dst.height)} re W n "
+                f"{_num(sx)} 0 0 {_num(sy)} {_num(ex)} {_num(ey)} cm /{name} Do Q"
             )
         page.wrap_contents()
         pymupdf.TOOLS._insert_contents(page, "\n".join(ops).encode(), True)
         self._items.clear()
+
+
+def _num(value: float) -> str:
+    """``value`` as a PDF number: plain decimals, never an exponent. Python's ``:g`` writes a
+    near-zero offset (a copy set back where its source was) as ``-4.6e-05``, which PDF does not
+    know: the reader took the whole ``cm`` as degenerate and the copy vanished."""
+    text = f"{value:.5f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
