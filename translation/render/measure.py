@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from translation.read.formulas import mark_key
-from translation.read.paragraph import Paragraph
+from translation.read.paragraph import Align, Paragraph
 from translation.read.style_marks import MONO, has_marks, mark_states
 from translation.render.fonts import FontChain, is_cjk_language
 from translation.render.formula_copies import Copies
@@ -62,7 +62,11 @@ def hanging_indent(
     para: Paragraph, text: str, label_end: int, measure: Callable[[str], float], size: float
 ) -> float:
     """The hanging indent to set ``text`` with (0: none): the source's, when the label (at
-    its own size, with a space) fits in it and text follows it."""
+    its own size, with a space) fits in it and text follows it. A centred or right-aligned
+    paragraph has none: its label (an affiliation's raised mark) stays before its first word,
+    where the box's left edge is not (it may be wider than the source line)."""
+    if para.align in (Align.CENTER, Align.RIGHT):
+        return 0.0
     if not para.hang or not label_end or text[label_end : label_end + 1] != " ":
         return 0.0
     if not text[label_end + 1 :].strip():
