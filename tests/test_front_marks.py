@@ -1,0 +1,88 @@
+"""Raised marks of a paper's front matter (issue 23, corpus 07 p1): the affiliation mark
+before an affiliation is drawn raised, right before its translated first word.
+
+A copy of the mark's glyphs set back where its source was got a placement offset of a few
+hundred-thousandths of a point, written ``-4.6e-05``: PDF numbers have no exponent, the reader
+took the placement as degenerate and drew nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pymupdf
+
+from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.rendered import translation_glyphs
+from tests.test_inline_formulas import _Page
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.formulas import restore
+from translation.read.paragraph import Paragraph
+
+_BOLD = pymupdf.Font("tibo")
+_BODY = (
+    "Event detection is a task that requires capturing deep semantic information in text to "
+    "correctly identify specific types of events in a sentence or a document of any length."
+)
+
+
+def _front() -> bytes:
+    """A title, bold author names with raised marks, an affiliation of two lines that starts
+    with a raised "1", as Word sets it (the mark's box starts a few hundred-thousandths of a
+    point right of the paragraph's left edge, as 07 p1's does), an e-mail line, an abstract."""
+    p = _Page()
+    p.put(70.92, 180.0, "A Novel Approach to Event Detection with Graphs", 17.05, _BOLD)
+    x = p.put(141.7157, 241.2462, "Yuqi Xi", 11.05, _BOLD)
+    x = p.put(x, 237.25, "1", 7.45)
+    x = p.put(x + 3, 241.2462, "and Jiamin Lu", 11.05, _BOLD)
+    p.put(x, 237.25, "1", 7.45)
+    x = p.put(141.715744, 268.0035, "1", 7.45)
+    p.put(x, 271.9642, "Key Laboratory of Water Big Data Technology of Ministry", 11.05)
+    p.put(141.715698, 284.5625, "School of Computer and Information, Hohai University", 11.05)
+    p.put(141.7157, 330.0, "E-mail: someone@example.org", 11.05)
+    y = 370.0
+    for line in (_BODY[:95], _BODY[95:]) * 4:
+        p.put(70.92, y, line, 10)
+        y += 12.0
+    return p.done()
+
+
+@functools.cache
+def _rendered() -> tuple[list[Paragraph], pymupdf.Page]:
+    data = _front()
+    paragraphs = extract_paragraphs(open_document(data))
+    texts = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
+    return paragraphs, out[0]
+
+
+def _marks_drawn(page: pymupdf.Page, mark: str) -> list[pymupdf.Rect]:
+    """The boxes of ``mark`` drawn small (a raised mark) below the author line: a copy of the
+    source's glyph or set in the translation's font."""
+    return [
+        pymupdf.Rect(c[3])
+        for t in page.get_texttrace()
+        if t["size"] < 8
+        for c in t["chars"]
+        if chr(c[0]) == mark and c[3][1] > 250
+    ]
+
+
+def _first_word(page: pymupdf.Page, near_y: float) -> pymupdf.Rect:
+    """The box of the first translated glyph of the line whose glyphs sit about ``near_y``."""
+    boxes = [pymupdf.Rect(g.bbox) for g in translation_glyphs(page) if g.size >= 8]
+    line = [b for b in boxes if b.y0 - 6 < near_y < b.y1 + 2]
+    assert line, f"no translated line at y {near_y}"
+    return min(line, key=lambda b: b.x0)
+
+
+def test_affiliation_mark_is_drawn_raised_before_its_word() -> None:
+    _, page = _rendered()
+    drawn = _marks_drawn(page, "1")
+    assert len(drawn) == 1, f"the affiliation mark is drawn {len(drawn)} times"
+    box, word = drawn[0], _first_word(page, 268.0)
+    assert box.y1 < word.y1 - 1.5, f"the mark ({box}) is not raised beside {word}"
+    assert box.x1 <= word.x0 + 0.5, f"the mark ({box}) is not before its word {word}"
+    assert word.x0 - box.x1 < 2.0, f"the mark ({box}) is far from its word {word}"
