@@ -1,5 +1,5 @@
-"""Raised marks of a paper's front matter (issue 23, corpus 07 p1): the affiliation mark
-before an affiliation is drawn raised, right before its translated first word.
+"""Raised marks of a paper's front matter (issue 23, corpus 07 p1 and 12 p1): the affiliation
+mark before an affiliation is drawn raised, right before its translated first word.
 
 A copy of the mark's glyphs set back where its source was got a placement offset of a few
 hundred-thousandths of a point, written ``-4.6e-05``: PDF numbers have no exponent, the reader
@@ -9,8 +9,10 @@ took the placement as degenerate and drew nothing.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pymupdf
+import pytest
 
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.rendered import translation_glyphs
@@ -86,3 +88,31 @@ def test_affiliation_mark_is_drawn_raised_before_its_word() -> None:
     assert box.y1 < word.y1 - 1.5, f"the mark ({box}) is not raised beside {word}"
     assert box.x1 <= word.x0 + 0.5, f"the mark ({box}) is not before its word {word}"
     assert word.x0 - box.x1 < 2.0, f"the mark ({box}) is far from its word {word}"
+
+
+@pytest.mark.corpus
+def test_centred_affiliations_keep_their_marks_beside_their_first_words(corpus_dir: Path) -> None:
+    """12 p1: five centred affiliations, each opened by a raised number, read as notes with the
+    number as a hanging label; the label was set at the left edge of a box wider than the
+    centred line, far left of its words. Each mark must end within 3 pt before the first
+    translated glyph of its line."""
+    data = (corpus_dir / "12_permissions_restricted_layoutparser_p1-2.pdf").read_bytes()
+    paragraphs = extract_paragraphs(open_document(data), pages=[0])
+    texts = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
+    page = out[0]
+    glyphs = [pymupdf.Rect(g.bbox) for g in translation_glyphs(page) if g.size >= 8]
+    marks = [
+        (chr(c[0]), pymupdf.Rect(c[3]))
+        for t in page.get_texttrace()
+        if t["size"] < 8
+        for c in t["chars"]
+        if chr(c[0]) in "12345" and c[3][1] > 175  # below the author lines: the affiliations
+    ]
+    gaps = {}
+    for mark, box in marks:
+        line = [g for g in glyphs if g.x0 >= box.x1 - 1 and g.y0 < box.y1 and box.y0 < g.y1]
+        if line:
+            gaps[mark] = round(min(g.x0 for g in line) - box.x1, 2)
+    assert sorted(gaps) == list("12345"), f"marks drawn beside an affiliation: {gaps}"
+    assert all(-0.5 < gap < 3.0 for gap in gaps.values()), gaps
