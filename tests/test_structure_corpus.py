@@ -265,3 +265,14 @@ def test_09_summary_box_and_section_bars_are_sent(corpus_dir: Path) -> None:
                 body += sum(len(squeeze(s["text"])) for s in ln["spans"])
         got = sum(len(squeeze(restore(p.text, p))) for p in paras if p.page == index)
         assert got >= 0.9 * body, (index, got, body)
+
+
+def test_09_p2_a_list_items_wrapped_line_in_a_cell_is_that_cells(corpus_dir: Path) -> None:
+    """Table 1's cells hold list items whose second line hangs under the item's text, not its
+    mark ("◦ 대상질병에 U코드 일부(3종)" over "포함"); the line above ends in ")", which reads
+    as a finished sentence, so each cell was sent as two requests."""
+    paras, _, _ = translate(corpus_dir, "09", 1)
+    cells = [p.text for p in paras if p.kind is ParagraphKind.CELL]
+    assert "◦ 대상질병에 U코드 일부(3종) 포함" in cells, cells
+    assert "* 좌측 6종(2급 감염병 분류)은 미포함" in cells, cells
+    assert not {"포함", "미포함"} & set(cells)

@@ -40,7 +40,8 @@ def stacks(
     lines: Sequence[StackLine], gutters: Sequence[tuple[float, float]]
 ) -> list[tuple[float, float] | None]:
     """Which lines of a table are one cell set on several lines: a line continues the nearest
-    line above it in its column when it lines up with it (see ``_aligned``), one line below it, in
+    line above it in its column when it lines up with it (see ``_aligned``) or hangs under its
+    list mark's text (see ``_hanging``), one line below it, in
     the same font size and weight, one of the two standing alone on its row (the other cells
     of a multi-line cell's row sit beside one of its lines, or between them; a word cut at the
     line's end needs neither), and it reads on:
@@ -48,7 +49,8 @@ def stacks(
     sentence), or the line above ends in "-", "/" or ",", or both stand alone, the line
     above does not end a sentence and the step between them is the table's tightest between
     lines of their size (see ``_tightest``: a row set further apart is the next row), or the
-    line above cannot end a cell (``_open``). Lines that both have cells beside them stack
+    line above cannot end a cell (``_open``), or it hangs under a list mark's text at that
+    tightest step. Lines that both have cells beside them stack
     without a hyphen only where the cell plainly wraps (see ``_wrapped``). Numbers never stack.
     Each line of a stack gets the stack's key (the first line's x and baseline); other lines
     get None."""
@@ -81,11 +83,15 @@ def stacks(
                 and step <= tightest.get(i, step) + _PITCH_SLACK * line.size
             )
             or _open(above)
+            # A line hung under a list mark's text is that item's next line, whatever the
+            # line above ends in ("◦ 대상질병에 U코드 일부(3종)" over "포함"), at the table's
+            # tightest step (a row set further apart is the next row).
+            or (_hanging(line, up) and step <= tightest.get(i, step) + _PITCH_SLACK * line.size)
         )
         if (
             any(c.isalpha() for c in text)
             and any(c.isalpha() for c in above)
-            and (_aligned(line, up) or _hyphen_cut(line, up))
+            and (_aligned(line, up) or _hyphen_cut(line, up) or _hanging(line, up))
             and 0.8 * line.size <= step <= 1.6 * line.size
             and abs(line.size - up.size) < 0.5
             and line.bold == up.bold
@@ -199,6 +205,22 @@ def _aligned(line: StackLine, up: StackLine) -> bool:
         return True
     centred = abs(line.bbox[0] + line.bbox[2] - up.bbox[0] - up.bbox[2]) < 2 * reach
     return line.lone and up.lone and (centred or abs(line.bbox[2] - up.bbox[2]) < reach)
+
+
+#: A list item's mark opening a cell's line: a bullet, a dash, a note's asterisk or a
+#: circled number, set apart from its text.
+_MARK_RE = re.compile(r"^[•◦▪‣●○■□*\-–—·※\u2460-\u2473]\s")
+
+
+def _hanging(line: StackLine, up: StackLine) -> bool:
+    """Whether ``line`` goes on under the text of ``up``, a list item's line in a cell: ``up``
+    opens with a mark set apart ("◦ 대상질병에 U코드 일부(3종)") and ``line``, no item of its
+    own, starts past it by about the mark's width (a hanging indent: "포함" under the text,
+    not under the bullet)."""
+    if not _MARK_RE.match(up.text) or _MARK_RE.match(line.text):
+        return False
+    indent = line.bbox[0] - up.bbox[0]
+    return 0.3 * line.size <= indent <= 2.0 * line.size
 
 
 def _hyphen_cut(line: StackLine, up: StackLine) -> bool:
