@@ -219,7 +219,12 @@ function showPage(taskId, number) {
   const job = state.jobs.get(taskId);
   $("page-view-title").textContent = `${job ? job.fileName : ""} · page ${number}`;
   $("page-original").src = entry.original ? withToken(entry.original) : "";
-  $("page-translated").src = withToken(entry.large || entry.preview || "");
+  // A large view asked for as its job ends is never rendered (404): show the thumbnail kept.
+  const large = $("page-translated");
+  large.onerror = entry.large && entry.preview
+    ? () => { large.onerror = null; large.src = withToken(entry.preview); }
+    : null;
+  large.src = withToken(entry.large || entry.preview || "");
   $("page-view").showModal();
 }
 

@@ -96,6 +96,18 @@ def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
     assert order == [1, 2, 3, 4, 5]
     expect(partial).to_be_hidden()
 
+    # A large view asked for just as the job ended (its entry still names it) is never
+    # rendered: the page falls back to the kept thumbnail rather than a broken image.
+    page.evaluate(
+        """() => {
+          const [id, pages] = [...state.pages.entries()][0];
+          const entry = pages.get(2);
+          pages.set(2, {...entry, large: entry.preview.replace("view=thumb", "view=large")});
+          showPage(id, 2);
+        }"""
+    )
+    page.wait_for_function("document.getElementById('page-translated').naturalWidth === 160")
+
 
 def test_twenty_jobs_and_five_hundred_thumbnails_stay_responsive(
     srv: RunningServer, browser: Any
