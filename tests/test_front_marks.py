@@ -14,13 +14,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.rendered import translation_glyphs
+from tests.helpers.rendered import paper_bytes, render_page, translation_glyphs
 from tests.test_inline_formulas import _Page
-from translation.pdf import render_mono
-from translation.read.document import open_document
-from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
 from translation.read.paragraph import Paragraph
 
 _BOLD = pymupdf.Font("tibo")
@@ -53,11 +48,7 @@ def _front() -> bytes:
 
 @functools.cache
 def _rendered() -> tuple[list[Paragraph], pymupdf.Page]:
-    data = _front()
-    paragraphs = extract_paragraphs(open_document(data))
-    texts = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
-    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
-    return paragraphs, out[0]
+    return render_page(_front(), 0)
 
 
 def _marks_drawn(page: pymupdf.Page, mark: str) -> list[pymupdf.Rect]:
@@ -96,11 +87,7 @@ def test_centred_affiliations_keep_their_marks_beside_their_first_words(corpus_d
     number as a hanging label; the label was set at the left edge of a box wider than the
     centred line, far left of its words. Each mark must end within 3 pt before the first
     translated glyph of its line."""
-    data = (corpus_dir / "12_permissions_restricted_layoutparser_p1-2.pdf").read_bytes()
-    paragraphs = extract_paragraphs(open_document(data), pages=[0])
-    texts = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
-    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
-    page = out[0]
+    _, page = render_page(paper_bytes(corpus_dir, "12"), 0)
     glyphs = [pymupdf.Rect(g.bbox) for g in translation_glyphs(page) if g.size >= 8]
     marks = [
         (chr(c[0]), pymupdf.Rect(c[3]))

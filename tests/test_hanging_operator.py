@@ -14,14 +14,10 @@ import functools
 
 import pymupdf
 
-from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.rendered import glyph_boxes
+from tests.helpers.rendered import glyph_boxes, render_page
+from tests.helpers.type3 import draw_cmex_glyph
 from tests.test_inline_formulas import _MATH, _Page, _times_words
-from translation.pdf import render_mono
-from translation.read.document import open_document
-from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph
-from translation.read.passage import translated
 
 _BASE = 113.0  # the formula line's baseline
 _SIZE = 11.0
@@ -44,32 +40,15 @@ def _sum_line() -> bytes:
     before.put(x + 2.5, _BASE - 4.3, "1", 8, _MATH)  # the fraction 1/n before the sum
     sigma_x = before.put(x, _BASE + 3.9, "|n|", 8, _MATH) + 3
     before.done()
-    proc = doc.get_new_xref()
-    doc.update_object(proc, "<<>>")
-    doc.update_stream(
-        proc,
-        (
-            b"1056 0 0 -1000 1056 0 d1 "  # a Σ
-            b"40 0 m 980 0 l 980 -150 l 300 -500 l 980 -850 l 980 -1000 l 40 -1000 l 450 -500 l f"
-        ),
+    sigma = (
+        b"1056 0 0 -1000 1056 0 d1 "
+        b"40 0 m 980 0 l 980 -150 l 300 -500 l 980 -850 l 980 -1000 l 40 -1000 l 450 -500 l f"
     )
-    font = doc.get_new_xref()
-    doc.update_object(
-        font,
-        "<< /Type /Font /Subtype /Type3 /Name /CMEX10 /FontBBox [-24 -2960 1454 772] "
-        f"/FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /P {proc} 0 R >> "
-        "/Encoding << /Type /Encoding /Differences [80 /P] >> /FirstChar 80 /LastChar 80 "
-        "/Widths [1056] /Resources << >> >>",
-    )
-    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
-    doc.xref_set_key(resources, "Font/ZtEx", f"{font} 0 R")
-    stream = doc.get_new_xref()
-    doc.update_object(stream, "<<>>")
     origin = 842 - (_BASE - 0.75 * _SIZE)
-    doc.update_stream(stream, f"BT /ZtEx {_SIZE:g} Tf {sigma_x:g} {origin:g} Td (P) Tj ET".encode())
-    kind, contents = doc.xref_get_key(page.xref, "Contents")
-    listed = contents[1:-1] if kind == "array" else contents
-    doc.xref_set_key(page.xref, "Contents", f"[{listed} {stream} 0 R]")
+    draw_cmex_glyph(
+        doc, page, "P", sigma, bbox="-24 -2960 1454 772", width=1056, x=sigma_x, y=origin,
+        size=_SIZE,
+    )  # fmt: skip
     after = _Page()
     after.page, after.doc = page, doc
     after.writer = pymupdf.TextWriter(page.rect)
@@ -83,11 +62,7 @@ def _sum_line() -> bytes:
 
 @functools.cache
 def _read() -> tuple[list[Paragraph], pymupdf.Page]:
-    data = _sum_line()
-    paragraphs = extract_paragraphs(open_document(data))
-    texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
-    rendered = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
-    return paragraphs, rendered[0]
+    return render_page(_sum_line(), 0)
 
 
 def test_a_hanging_sum_is_one_formula_with_its_summand() -> None:

@@ -24,13 +24,10 @@ from pathlib import Path
 import pymupdf
 from pymupdf import mupdf
 
-from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.ocr import needs_ocr
-from translation.pdf import render_mono
-from translation.read.document import open_document
-from translation.read.extraction import extract_paragraphs
+from tests.helpers.rendered import render_page
+from tests.helpers.type3 import draw_cmex_glyph
 from translation.read.paragraph import Paragraph, ParagraphKind
-from translation.read.passage import translated
 
 _TIMES = pymupdf.Font("tiro")
 
@@ -219,25 +216,10 @@ def _hanging_delimiter() -> bytes:
     data = p.done()
     doc = pymupdf.open(stream=data)
     page = doc[0]
-    proc = doc.get_new_xref()
-    doc.update_object(proc, "<<>>")
-    doc.update_stream(proc, b"470 0 0 -1160 470 40 d1 0 -1160 470 40 re f")
-    font = doc.get_new_xref()
-    doc.update_object(
-        font,
-        "<< /Type /Font /Subtype /Type3 /Name /CMEX10 /FontBBox [0 -1160 470 40] "
-        f"/FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /g {proc} 0 R >> "
-        "/Encoding << /Type /Encoding /Differences [98 /g] >> /FirstChar 98 /LastChar 98 "
-        "/Widths [470] /Resources << >> >>",
+    bar = b"470 0 0 -1160 470 40 d1 0 -1160 470 40 re f"  # a tall delimiter's stem
+    draw_cmex_glyph(
+        doc, page, "g", bar, bbox="0 -1160 470 40", width=470, x=x + 4, y=842 - 104.5, size=11
     )
-    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
-    doc.xref_set_key(resources, "Font/ZtEx", f"{font} 0 R")
-    stream = doc.get_new_xref()
-    doc.update_object(stream, "<<>>")
-    doc.update_stream(stream, f"BT /ZtEx 11 Tf {x + 4:g} {842 - 104.5:g} Td (b) Tj ET".encode())
-    kind, contents = doc.xref_get_key(page.xref, "Contents")
-    listed = contents[1:-1] if kind == "array" else contents
-    doc.xref_set_key(page.xref, "Contents", f"[{listed} {stream} 0 R]")
     out: bytes = doc.tobytes()
     return out
 
@@ -278,10 +260,7 @@ def _read(which: str) -> tuple[list[Paragraph], pymupdf.Page]:
         "glyphs": lambda: _matrix_line(False),
         "paths": lambda: _matrix_line(True),
     }[which]()
-    paragraphs = extract_paragraphs(open_document(data))
-    texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
-    rendered = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
-    return paragraphs, rendered[0]
+    return render_page(data, 0)
 
 
 def _holding(paragraphs: list[Paragraph], word: str) -> Paragraph:

@@ -15,14 +15,10 @@ import functools
 
 import pymupdf
 
-from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.rendered import glyph_boxes
+from tests.helpers.rendered import glyph_boxes, render_page
 from tests.test_inline_formulas import _MATH, _Page, _times_words
-from translation.pdf import render_mono
-from translation.read.document import open_document
-from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph
-from translation.read.passage import passages, translated
+from translation.read.passage import passages
 
 _NAMES = ("SLE", "PDF", "SD", "QA")
 
@@ -50,11 +46,7 @@ def _scripted_line() -> bytes:
 
 @functools.cache
 def _read() -> tuple[list[Paragraph], pymupdf.Page]:
-    data = _scripted_line()
-    paragraphs = extract_paragraphs(open_document(data))
-    texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
-    rendered = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))
-    return paragraphs, rendered[0]
+    return render_page(_scripted_line(), 0)
 
 
 def _drawn(page: pymupdf.Page, font: str) -> str:

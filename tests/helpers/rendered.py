@@ -13,8 +13,8 @@ from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
 from translation.read.paragraph import Paragraph
+from translation.read.passage import translated
 
 
 def paper_bytes(corpus_dir: Path, number: str) -> bytes:
@@ -24,9 +24,10 @@ def paper_bytes(corpus_dir: Path, number: str) -> bytes:
 
 @functools.cache
 def render_page(data: bytes, page: int) -> tuple[list[Paragraph], pymupdf.Page]:
-    """The paragraphs of 0-based ``page`` and that page of the mono output (into Korean)."""
+    """The paragraphs of 0-based ``page`` and that page of the mono output (into Korean), each
+    passage translated as one request, as the pipeline sends it."""
     paragraphs = extract_paragraphs(open_document(data), pages=[page])
-    translations = {p.id: restore(pseudo_translate(p.text, "ko"), p) for p in paragraphs}
+    translations = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
     mono = render_mono(open_document(data), paragraphs, translations, "ko")
     return paragraphs, pymupdf.open(stream=mono)[page]
 

@@ -1,0 +1,44 @@
+"""A glyph of a Type 3 font named like TeX's math extension font (CMEX10), drawn into a page
+built by a test: how TeX's big operators and delimiters reach a PDF."""
+
+from __future__ import annotations
+
+import pymupdf
+
+
+def draw_cmex_glyph(
+    doc: pymupdf.Document,
+    page: pymupdf.Page,
+    char: str,
+    glyph: bytes,
+    *,
+    bbox: str,
+    width: int,
+    x: float,
+    y: float,
+    size: float,
+) -> None:
+    """Draw ``char`` (one ASCII letter: its code and glyph name) of a one-glyph Type 3 font
+    with ``glyph`` as its CharProc (``d1`` and the outline, in 1/1000 em) and ``bbox`` as its
+    FontBBox (``"x0 y0 x1 y1"``), ``width`` wide, with its origin at ``x``, ``y`` in PDF space
+    (from the bottom), ``size`` points, in a content stream of its own after the page's."""
+    proc = doc.get_new_xref()
+    doc.update_object(proc, "<<>>")
+    doc.update_stream(proc, glyph)
+    code = ord(char)
+    font = doc.get_new_xref()
+    doc.update_object(
+        font,
+        f"<< /Type /Font /Subtype /Type3 /Name /CMEX10 /FontBBox [{bbox}] "
+        f"/FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /{char} {proc} 0 R >> "
+        f"/Encoding << /Type /Encoding /Differences [{code} /{char}] >> "
+        f"/FirstChar {code} /LastChar {code} /Widths [{width}] /Resources << >> >>",
+    )
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    doc.xref_set_key(resources, "Font/ZtEx", f"{font} 0 R")
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<<>>")
+    doc.update_stream(stream, f"BT /ZtEx {size:g} Tf {x:g} {y:g} Td ({char}) Tj ET".encode())
+    kind, contents = doc.xref_get_key(page.xref, "Contents")
+    listed = contents[1:-1] if kind == "array" else contents
+    doc.xref_set_key(page.xref, "Contents", f"[{listed} {stream} 0 R]")
