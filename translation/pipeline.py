@@ -108,12 +108,13 @@ class Translator:
         caller's to close (a router is the limiter too).
 
         Without either, the translator makes its own limiter (``ZT_CONCURRENCY_MODE``) and
-        closes it.
+        closes it, polling ``/metrics`` on ``http_client``. The LLM answers never use
+        ``http_client``: they go through the LLM client's own connection pool, so they cannot
+        queue the periodic calls that share it.
         """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         given = router or limiter
         return cls(
-            # Its own connection pool, not ``http_client``: see zotero_server.engine.shared_http.
             llm=LLMClient.from_settings(settings),
             cache=TranslationCache(settings.cache_path),
             limiter=given or make_limiter(settings, http_client=http_client),

@@ -74,7 +74,7 @@ def build_gpu_hosts(settings: Settings, http_client: httpx.AsyncClient) -> GPUHo
         lanes.append(
             Lane(
                 name=plan.name,
-                llm=LLMClient.from_settings(own),  # its own pool (engine.shared_http)
+                llm=LLMClient.from_settings(own),  # its own connection pool, not http_client
                 limiter=limiter,
                 weight=plan.weight,
             )
