@@ -276,3 +276,27 @@ def test_09_p2_a_list_items_wrapped_line_in_a_cell_is_that_cells(corpus_dir: Pat
     assert "◦ 대상질병에 U코드 일부(3종) 포함" in cells, cells
     assert "* 좌측 6종(2급 감염병 분류)은 미포함" in cells, cells
     assert not {"포함", "미포함"} & set(cells)
+
+
+def test_09_p2_list_items_in_cells_are_set_from_the_left(corpus_dir: Path) -> None:
+    """Table 1's list items are set flush left; their wrapped lines end at the column's edge
+    because they wrapped there, which read as a column set flush right: every item's
+    translation was pushed against the right rule."""
+    paras, mono, _ = translate(corpus_dir, "09", 1)
+    items = [
+        p for p in paras if p.kind is ParagraphKind.CELL and p.text[:1] in ("◦", "*", "①", "②", "③")
+    ]
+    assert len(items) >= 7, [p.text for p in items]
+    page = pymupdf.open(stream=mono)[1]
+    for item in items:
+        assert item.align in (Align.LEFT, Align.JUSTIFY), item.text
+        x0, y0, x1, y1 = item.bbox
+        lines = [
+            ln["bbox"]
+            for block in page.get_text("dict", clip=(x0 - 2, y0 - 1, x1 + 2, y1 + 1))["blocks"]
+            for ln in block.get("lines", [])
+            if any(re.search("[\uac00-\ud7a3]", s["text"]) for s in ln["spans"])
+        ]
+        assert lines, item.text
+        # Set from the left: no line starts right of where the source's did (its mark).
+        assert min(b[0] for b in lines) < x0 + 3.0, (item.text, x0, lines)

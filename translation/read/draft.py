@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from translation.read import roles
+from translation.read.cell_align import centred_lines
 from translation.read.code_text import looks_like_code
 from translation.read.doc_stats import DocStats
 from translation.read.formulas import (
@@ -398,7 +399,8 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
         direction=draft.frame.u,
         align=(
             Align.CENTER
-            if draft.kind == ParagraphKind.CELL and rows[0].centred
+            if draft.kind == ParagraphKind.CELL
+            and (rows[0].centred or centred_lines([r.bbox for r in rows], rows[0].size))
             else Align.RIGHT
             if draft.kind == ParagraphKind.CELL and rows[0].flush_right
             else Align.LEFT

@@ -290,11 +290,11 @@ def _grow_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
     cells = [r for r in rows if r.room is not None]
     rooms = [(r.room, r.size) for r in cells if r.room is not None]
     bottoms = cell_rooms(rooms, [r.bbox for r in rows])
-    flush = right_aligned([(r.bbox, r.size) for r in cells])
-    for cell, right in zip(cells, flush, strict=True):
-        cell.flush_right = right
     others = [r.bbox for r in rows]
     for cell, (room, _), bottom in zip(cells, rooms, bottoms, strict=True):
         grown = (room[0], room[1], room[2], bottom)
         ruled = ruled_room(grown, cell.bbox, cell.size, rules, others) if rules else grown
         cell.room = clear_room(ruled, cell.bbox, others)
+    flush = right_aligned([(r.bbox, r.size) for r in cells], [r.stack for r in cells])
+    for cell, right in zip(cells, flush, strict=True):
+        cell.flush_right = right
