@@ -306,6 +306,11 @@ def test_names_and_not_names() -> None:
     assert not looks_like_names("†Google Assistant")
     assert not looks_like_names("Allen Institute for Artificial Intelligence")
     assert not looks_like_names("Attention Is All You Need")
+    # A name line going on after an envelope icon, and the line it wraps onto (12 p1).
+    assert looks_like_names("), Ruochen Zhang2, Melissa Dell3, Benjamin Charles Germain")
+    assert looks_like_names("Lee4, Jacob Carlson5, and Weining Li5")
+    assert not looks_like_names("Results, Error Analysis, and Future Work")
+    assert not looks_like_names("Lee, Jacob Carlson")
 
 
 def test_brace_grouped_e_mails_are_one_placeholder_and_come_back_whole() -> None:

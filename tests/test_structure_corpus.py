@@ -300,3 +300,15 @@ def test_09_p2_list_items_in_cells_are_set_from_the_left(corpus_dir: Path) -> No
         assert lines, item.text
         # Set from the left: no line starts right of where the source's did (its mark).
         assert min(b[0] for b in lines) < x0 + 3.0, (item.text, x0, lines)
+
+
+def test_12_p1_author_names_around_an_icon_are_not_sent(corpus_dir: Path) -> None:
+    """The first author's envelope icon cuts the name line in two; its second piece starts
+    with ")" and the names wrap onto a line starting with a surname ("Lee⁴, Jacob Carlson⁵").
+    Names are printed as they are: neither piece nor the wrapped line is sent."""
+    paras, mono, _ = translate(corpus_dir, "12", 0)
+    sent = " ".join(p.text for p in paras)
+    assert "Ruochen" not in sent and "Carlson" not in sent, sent[:300]
+    text = pymupdf.open(stream=mono)[0].get_text()
+    for name in ("Zejiang Shen", "Ruochen Zhang", "Benjamin Charles Germain", "Jacob Carlson"):
+        assert name in text, name

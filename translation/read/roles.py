@@ -55,12 +55,15 @@ _FRONT_END_RE = re.compile(
     re.IGNORECASE,
 )
 _FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
-# An affiliation's mark before it: any symbol but an opening bracket or quote.
-_AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s(\[{\"'“‘«.,;:-]")
+# An affiliation's mark before it: any symbol but a bracket or an opening quote (a name line
+# may go on after an icon: "), Ruochen Zhang²").
+_AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s()\[\]{}\"'“‘«.,;:-]")
 _URL_START_RE = re.compile(r"https?://|www\.")
 _EMAIL_RE = re.compile(r"@[\w-]+\.[\w.-]+|^\s*(?:https?://|www\.)")
 # Between names: marks of any kind (†, ♠, ⋄, digits), commas, "and".
 _NAME_SPLIT_RE = re.compile(r"[^\w\s.'’-]+|[\d,;]+|\s{2,}|\s+and\s+")
+# A line's first word with an affiliation mark (a digit or a symbol, not a comma) right after it.
+_SURNAME_MARK_RE = re.compile(r"^\W*[A-Z][a-zà-ÿ'’-]+(?:\d|[^\w\s,;.'’-])")
 _MARKED_RE = re.compile(r"[^\w\s.'’-]|\d")
 _NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][a-zà-ÿ'’-]+(?:-[A-Z][a-zà-ÿ'’]+)?|[A-Z]\.(?:-?[A-Z]\.)?)$")
 _PARTICLES = frozenset("van von de der da di du la le del dos bin al".split())
@@ -426,14 +429,16 @@ def looks_like_names(text: str) -> bool:
     groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
     if not groups:
         return False
-    for group in groups:
+    for k, group in enumerate(groups):
         names = [t for t in group if t.lower() not in _PARTICLES]
-        if not 2 <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
+        # A line that goes on with the last name of the line above ("Lee⁴, Jacob Carlson⁵,
+        # and Weining Li⁵"): one name, marked, before two whole ones.
+        fewest = 1 if k == 0 and len(groups) >= 3 and _SURNAME_MARK_RE.match(text) else 2
+        if not fewest <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
             return False
     if text.rstrip().endswith(":"):
         return False  # a title's first line ("Beyond Summarization:"), never a name list
-    marked = bool(_MARKED_RE.search(text))
-    return len(groups) >= 2 or marked
+    return len(groups) >= 2 or bool(_MARKED_RE.search(text))
 
 
 # --- rows the page-edge filters must not drop -----------------------------------------------
