@@ -103,3 +103,49 @@ def test_centred_affiliations_keep_their_marks_beside_their_first_words(corpus_d
             gaps[mark] = round(min(g.x0 for g in line) - box.x1, 2)
     assert sorted(gaps) == list("12345"), f"marks drawn beside an affiliation: {gaps}"
     assert all(-0.5 < gap < 3.0 for gap in gaps.values()), gaps
+
+
+_SERIF = pymupdf.Font("tiro")
+
+
+def _author_grid() -> bytes:
+    """An ACM author block: three columns of cells, each a name over an e-mail address over
+    an affiliation and a city, centred on its column; the third column's second cell beside
+    the abstract's heading line of a two-column body."""
+    p = _Page()
+    p.put(120.0, 80.0, "Augmenting Citations in Scientific Papers", 17.0, _BOLD)
+    cells = [
+        (150.0, 120.0, ["Joseph Chee Chang", "josephc@allenai.org", "Allen Institute for AI"]),
+        (300.0, 120.0, ["Amy X. Zhang", "axz@cs.uw.edu", "University of Washington"]),
+        (450.0, 120.0, ["Jonathan Bragg", "jbragg@allenai.org", "Allen Institute for AI"]),
+        (150.0, 180.0, ["Andrew Head", "head@seas.upenn.edu", "University of Pennsylvania"]),
+        (300.0, 180.0, ["Kyle Lo", "Doug Downey", "kylel@allenai.org", "Allen Institute for AI"]),
+        (450.0, 180.0, ["Daniel S. Weld", "danw@allenai.org", "Allen Institute for AI"]),
+    ]
+    for axis, top, lines in cells:
+        for k, text in enumerate(lines):
+            size = 9.0 if "@" in text or "Institute" in text or "Univ" in text else 11.0
+            p.put(axis - _SERIF.text_length(text, size) / 2, top + 12.0 * k, text, size, _SERIF)
+    p.put(60.0, 250.0, "ABSTRACT", 10.0, _BOLD)
+    y = 264.0
+    for _ in range(6):
+        p.put(60.0, y, _BODY[:60], 9.0, _SERIF)
+        p.put(310.0, y, _BODY[60:120], 9.0, _SERIF)
+        y += 11.0
+    return p.done()
+
+
+def test_an_author_grid_keeps_its_names_and_whole_e_mail_addresses() -> None:
+    """Names standing alone in an author grid's cells are printed as they are (they were sent,
+    "Kyle Lo" over "Doug Downey" as one cell); each e-mail address stays whole on its line in
+    the translation (set in a wider face, it was cut between its letters to fit the cell)."""
+    paras, page = render_page(_author_grid(), 0)
+    sent = " | ".join(p.text for p in paras)
+    for name in ("Joseph", "Zhang", "Bragg", "Andrew Head", "Kyle", "Downey", "Weld"):
+        assert name not in sent, (name, sent)
+    text = page.get_text()
+    for name in ("Joseph Chee Chang", "Amy X. Zhang", "Kyle Lo", "Doug Downey", "Daniel S. Weld"):
+        assert name in text, name
+    lines = text.splitlines()
+    for mail in ("josephc@allenai.org", "head@seas.upenn.edu", "jbragg@allenai.org"):
+        assert any(mail in ln for ln in lines), (mail, [ln for ln in lines if "@" in ln])

@@ -210,7 +210,10 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         draft.skip = "operator names"
     elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):
         draft.skip = "pseudo-code keywords"
-    elif draft.front and roles.looks_like_names(" ".join(r.text for r in rows)):
+    elif draft.front and (
+        roles.looks_like_names(" ".join(r.text for r in rows))
+        or (rows[0].cell and all(roles.looks_like_names(r.text, alone=True) for r in rows))
+    ):
         draft.skip = "author names"
     elif rows[0].cell:
         draft.kind = ParagraphKind.CELL

@@ -420,10 +420,12 @@ def front_break(prev: Row, cur: Row, body_size: float) -> bool:
     return prev.size <= body_size + 1.0 and prev.x1 < col1 - 0.15 * (col1 - col0)
 
 
-def looks_like_names(text: str) -> bool:
+def looks_like_names(text: str, alone: bool = False) -> bool:
     """A line of author names ("Arman Cohan†∗ Sergey Feldman† Iz Beltagy†"): two or more
     groups of two to four capitalised words or initials, split by marks, commas or "and",
-    and no institution words. Names are printed as they are, not translated."""
+    and no institution words; one such group with no mark only when it stands ``alone`` (a
+    cell of an author grid: "Joseph Chee Chang" over its affiliation). Names are printed as
+    they are, not translated."""
     if _INSTITUTION_RE.search(text) or "@" in text or _AFFILIATION_MARK_RE.match(text):
         return False  # an affiliation's mark comes before it, a name's after it
     groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
@@ -438,7 +440,7 @@ def looks_like_names(text: str) -> bool:
             return False
     if text.rstrip().endswith(":"):
         return False  # a title's first line ("Beyond Summarization:"), never a name list
-    return len(groups) >= 2 or bool(_MARKED_RE.search(text))
+    return len(groups) >= 2 or alone or bool(_MARKED_RE.search(text))
 
 
 # --- rows the page-edge filters must not drop -----------------------------------------------

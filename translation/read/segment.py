@@ -165,7 +165,9 @@ def segment_document(
                 last.append(row)
             else:
                 draft = Draft(rows=[row], page=page.index, frame=frames[page.index])
-                draft.front = front
+                # A cell of an author grid read after the front matter's end (its last
+                # column beside the abstract, read with the right-hand column) is still above it.
+                draft.front = front or (end is not None and row.cell and row.bottom <= end.top)
                 drafts.append(draft)
         _split_led_series(drafts, first)
         for draft in drafts[first:]:
