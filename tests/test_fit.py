@@ -94,6 +94,19 @@ def test_an_uncuttable_unit_wider_than_the_box_shrinks_the_text() -> None:
     assert fitted.fits and max(line.width for line in fitted.lines) * fitted.size <= 100.01
 
 
+def test_a_word_a_little_wider_than_the_box_is_set_whole_at_a_smaller_size() -> None:
+    """An e-mail address in a narrow author cell, in a face wider than the source's: 10%
+    smaller, whole, rather than cut between its letters."""
+    mail = "josephc@allenai.org"
+    fitted = fit(f"{mail} 앨런 인공지능 연구소", 90.0, 60.0, 10.0, 1.2, lambda u: 0.5 * len(u))
+    assert 8.0 <= fitted.size < 10.0
+    assert ["".join(line.units) for line in fitted.lines][0] == mail
+    # A URL far wider than a line is still cut: the paragraph keeps its size.
+    url = "https://example.org/" + "a" * 60
+    fitted = fit(f"{url} 참고", 90.0, 60.0, 10.0, 1.2, lambda u: 0.5 * len(u))
+    assert fitted.size == 10.0 and len(fitted.lines) >= 3
+
+
 # --- corpus -----------------------------------------------------------------------------------
 
 PAGES = [("01", 0), ("03", 0), ("04", 0)]

@@ -317,6 +317,9 @@ def _char_widths(unit: str, key: str, measure: Callable[[str], float]) -> list[f
     ]
 
 
+_UNCUT_SHRINK = 0.8  # the smallest scale that keeps a word from being cut between letters
+
+
 def fit(
     text: str,
     width: float,
@@ -348,6 +351,11 @@ def fit(
         wide = any(line.width * s > width + 0.01 for line in lines)
         return lines, used <= height + 0.01 and not wide
 
+    # A word a little wider than the box (an e-mail address in a narrow cell, set in a wider
+    # face than the source's) is set whole at a slightly smaller size rather than cut.
+    widest = max((measured(u) for u in units if u != " "), default=0.0)
+    if widest * size > width >= _UNCUT_SHRINK * size * widest:
+        size = max(min_size, width / widest)
     lines, ok = attempt(size)
     if ok:
         return Fitted(size=size, leading=leading, lines=lines)
