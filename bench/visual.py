@@ -252,6 +252,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m bench.visual", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--papers", help="comma-separated paper numbers (default: all)")
+    parser.add_argument(
+        "--pdf",
+        type=Path,
+        action="append",
+        default=[],
+        help="a PDF of your own to draw instead of the corpus (repeatable; English to Korean)",
+    )
     parser.add_argument("--pages", help="1-based pages to draw, e.g. 1-3,7")
     parser.add_argument("--all-pages", action="store_true", help="draw every page")
     parser.add_argument("--dpi", type=int, default=70)
@@ -264,11 +271,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the face of the translation, as the plugin's fontFamily (default: auto)",
     )
     args = parser.parse_args(argv)
-    if not args.corpus.is_dir():
+    missing = [str(p) for p in args.pdf if not p.is_file()]
+    if missing:
+        print(f"visual: no such PDF: {', '.join(missing)}", file=sys.stderr)
+        return 1
+    if not args.pdf and not args.corpus.is_dir():
         print(f"visual: no corpus at {args.corpus}", file=sys.stderr)
         return 1
     try:
-        papers = corpus_papers(args.corpus, args.papers.split(",") if args.papers else None)
+        papers = args.pdf or corpus_papers(
+            args.corpus, args.papers.split(",") if args.papers else None
+        )
         wanted = parse_pages(args.pages) if args.pages else None
     except ValueError as exc:
         parser.error(str(exc))
