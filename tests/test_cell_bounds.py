@@ -129,9 +129,9 @@ def test_header_cells_are_neither_cut_at_their_hyphen_nor_merged() -> None:
     cells = [" ".join(p.text.split()) for p in paras if p.kind == ParagraphKind.CELL]
     assert cells.count("Self-BLEU") == 2, cells
     assert cells.count("Self-TER") == 2, cells
-    assert cells.count("BLEU") == 2 and cells.count("iBLEU") == 2, cells
+    assert cells.count("iBLEU") == 2, cells  # "BLEU" beside it is notation, not sent
     sent = [" ".join(p.text.split()) for p in paras]
-    assert "Self-" not in sent and "BLEU iBLEU" not in sent, sent
+    assert "Self-" not in sent and not any("BLEU iBLEU" in t for t in sent), sent
 
 
 # A table of measured values whose last column states each device's size, its lines justified

@@ -145,7 +145,7 @@ def test_a_reference_list_over_a_table_caption_stays_prose() -> None:
 
 #: Table 9 of an ACL paper: (lines of the model cell, lines of its training-data cell).
 MODELS = [
-    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "WMT (3.6B)"]),
+    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "News Crawl (3.6B)"]),
     (["BERT", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wikipedia (2.5B)"]),
     (
         ["RoBERTa", "(Liu et al., 2019b)"],
@@ -204,7 +204,7 @@ def test_table_whose_columns_are_blocks_keeps_its_rows_apart() -> None:
 #: Table 9 with short last lines of its training-data cells, no ")" ending them: each one
 #: stands 12 pt over the next row's first line, the cells' lines 10 pt apart.
 SHORT_ENDS = [
-    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "WMT"]),
+    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "News"]),
     (["BERT", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wiki"]),
     (["RoBERTa", "(Liu et al., 2019b)"], ["BooksCorpus (800M)", "CC-News (3.8B)", "Stories"]),
     (["GPT2", "(Radford et al., 2019)"], ["Web Text Corpus (2.8B)"]),
@@ -212,8 +212,8 @@ SHORT_ENDS = [
 
 
 def test_a_short_last_line_of_a_cell_stays_out_of_the_next_row() -> None:
-    """It was read on into the next row's first line ("WMT BooksCorpus (800M)"): both stand
-    alone on their rows and "WMT" ends no sentence, and 12 pt is within a fixed line step;
+    """It was read on into the next row's first line ("WMT BooksCorpus (800M)", here "News"):
+    both stand alone on their rows and it ends no sentence, and 12 pt is within a fixed line step;
     the table sets its cells' lines 10 pt apart, its rows further."""
     texts = [" ".join(p.text.split()) for p in _right(_column_blocks_page(SHORT_ENDS))]
     models = [_joined(model) for model, _ in SHORT_ENDS]

@@ -483,8 +483,9 @@ def test_a_tables_header_row_below_a_running_head_is_cut_into_cells() -> None:
     for i, line in enumerate(_wrapped(right, 240, 9)):
         put(page, 318, 96 + 11 * i, [(line, False)], 9)
     texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
-    assert not [t for t in texts if "AVG" in t and t != "AVG"], texts
-    assert "AVG" in texts and "SD" in texts and "Action" in texts, texts
+    # "AVG" and "SD" are notation, printed as they are: merged into a row they were sent.
+    assert not [t for t in texts if "AVG" in t or t.endswith(" SD")], texts
+    assert "Action" in texts, texts
 
 
 def test_a_quoted_title_wrapped_in_title_case_is_one_cell() -> None:

@@ -16,10 +16,12 @@ from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import protect, restore
 from translation.read.layout import Block
+from translation.read.notation import only_notation
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.roles import list_label, looks_like_names
 from translation.read.segment import segment
 from translation.read.style_marks import without_tags
+from translation.read.vocabulary import Vocabulary
 from translation.read.words import WORD_RE
 
 
@@ -484,3 +486,16 @@ def test_a_code_block_after_prose_is_not_sent_and_the_prose_around_it_is() -> No
         "The configuration of the model we used is as follows:",
         "We then evaluate the trained model on the held-out set.",
     ]
+
+
+def test_notation_is_names_in_capitals_the_paper_never_prints_in_lower_case() -> None:
+    seen = Vocabulary(lowered=frozenset({"all", "we", "seq"}))
+    assert only_notation("TAPASBASE 16p", seen)
+    assert only_notation("DEP (LAS)", seen)
+    assert only_notation("HGEED‡ [17]", seen)
+    assert only_notation("{v1} BLEU", seen)
+    assert not only_notation("ALL", seen)  # the paper prints "all"
+    assert not only_notation("SEQ", seen)
+    assert not only_notation("Self-BLEU", seen)
+    assert not only_notation("BLEU score", seen)
+    assert not only_notation("41.2", seen)  # a quantity, no name

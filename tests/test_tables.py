@@ -171,14 +171,16 @@ def test_aligned_word_spaces_of_running_text_are_not_columns() -> None:
 
 
 def test_a_cell_in_small_caps_with_a_subscript_keeps_its_main_size() -> None:
-    # "TAPAS_LARGE": a 9 pt initial, small caps at 7.2 pt, a longer 6 pt subscript (04 p6).
+    # "TAPAS_LARGE": a 9 pt initial, small caps at 7.2 pt, a longer 6 pt subscript (04 p6),
+    # and a word after it (the name alone is notation, not sent).
     base = 100.0 + 12.0 * 4
     spans = (
         _span("T", 100.0, base),
         _span("APAS", 104.5, base, 7.2),
         _span("LARGE", 119.0, base + 1.0, 6.0),
+        _span(" tuned", 134.0, base),
     )
-    label = Line(spans=spans, bbox=(100.0, base - 7.2, 134.0, base + 3.2))
+    label = Line(spans=spans, bbox=(100.0, base - 7.2, 160.0, base + 3.2))
     numbers = _row([("74.7", 200.0), ("74.5", 250.0), ("86.6", 300.0)], base)
     header = [("Model", 100.0), ("dev", 200.0), ("test", 250.0), ("simple", 300.0)]
     page = _table(header)

@@ -26,6 +26,7 @@ from translation.read.formulas import (
 from translation.read.layout import Frame, Rect, union
 from translation.read.lexicon import joins_at_break
 from translation.read.logos import text_logos
+from translation.read.notation import only_notation
 from translation.read.operator_names import only_operator_names
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.quantities import is_quantity
@@ -206,6 +207,8 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         draft.skip = "equation"
     elif rows[0].cell and is_quantity(draft.text):
         draft.skip = "quantity"
+    elif rows[0].cell and only_notation(draft.text, seen):
+        draft.skip = "notation"
     elif only_operator_names(words):
         draft.skip = "operator names"
     elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):

@@ -24,10 +24,13 @@ _COMPOUND_RE = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)+")
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
     """``words``: the lower-cased letter runs the document prints; ``hyphened``: the pairs
-    (lower-cased) that a hyphen joins inside a line ("transformer", "based")."""
+    (lower-cased) that a hyphen joins inside a line ("transformer", "based"); ``lowered``:
+    the letter runs it prints in lower case (an "ALL" header is the word "all"; "TAPAS" never
+    printed so is a name)."""
 
     words: frozenset[str] = frozenset()
     hyphened: frozenset[tuple[str, str]] = frozenset()
+    lowered: frozenset[str] = frozenset()
 
     def verdict(self, before: str, after: str) -> bool | None:
         """Whether the document says a line-end hyphen between ``before`` and ``after`` breaks
@@ -44,12 +47,15 @@ def vocabulary(pages: Sequence[PageLayout]) -> Vocabulary:
     """The vocabulary of the document whose page layouts are ``pages``."""
     words: set[str] = set()
     hyphened: set[tuple[str, str]] = set()
+    lowered: set[str] = set()
     for page in pages:
         for block in page.blocks:
             for line in block.lines:
-                text = "".join(span.text for span in line.spans).lower()
+                printed = "".join(span.text for span in line.spans)
+                lowered.update(r for r in _LETTERS_RE.findall(printed) if r.islower())
+                text = printed.lower()
                 words.update(_LETTERS_RE.findall(text))
                 for match in _COMPOUND_RE.finditer(text):
                     parts = re.split(r"[-\u2010]", match.group())
                     hyphened.update(zip(parts, parts[1:], strict=False))
-    return Vocabulary(frozenset(words), frozenset(hyphened))
+    return Vocabulary(frozenset(words), frozenset(hyphened), frozenset(lowered))
