@@ -135,6 +135,31 @@ def test_a_title_repeated_in_the_running_head_is_sent_as_the_title_on_page_one()
     assert paragraphs[0].text == title  # first, where the reader meets it
 
 
+def test_a_running_heads_last_line_beside_the_page_number_is_not_sent() -> None:
+    """ACM's odd pages (2203.00130): the title runs over two lines of the head, its last word
+    alone on the second, the page number at the right on that line; MuPDF cuts that line into
+    two cells, and a recurring cell was taken for a table's header cell and sent each time."""
+    head = "Paper Plain: Making Medical Research Papers Approachable to Healthcare Consumers with"
+    doc = pymupdf.open()
+    for number in range(8):
+        page = doc.new_page(width=612, height=792)
+        if number % 2:
+            page.insert_text((73, 75), head, fontname="tiro", fontsize=9)
+            page.insert_text((73, 86), "Processing", fontname="tiro", fontsize=9)
+            page.insert_text((498, 86), str(number + 1), fontname="tiro", fontsize=9)
+        else:
+            page.insert_text((110, 79), str(number + 1), fontname="tiro", fontsize=9)
+        y = 140.0  # below the band where rows recurring page after page are running heads
+        for _ in range(4):
+            for line in PROSE:
+                page.insert_text((73, y), line, fontname="tiro", fontsize=10)
+                y += 12.5
+            y += 8
+    sent = [p.text for p in read(bytes(doc.tobytes()))]
+    assert not [t for t in sent if "Processing" in t or "Healthcare" in t], sent
+    assert " ".join(sent).count("We describe a careful method") == 32  # the body, all of it
+
+
 PROSE = (
     "We describe a careful method for the evaluation of the models that we study in this",
     "paper, and we compare it with the previous approaches on several of the datasets that",

@@ -72,10 +72,12 @@ def mark_headers_footers(
     needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
     for marked in band_rows.values():
         for row, where in marked:
-            if row.cell:
+            if row.cell and not _beside_page_number(row, marked):
                 # A table's header cell recurs where the same table layout heads several
                 # pages (04: "After Perturb" over Tables 1, 2 and 4); a running head's lines
-                # never become cells (``running_head_boxes`` keeps them out of the tables).
+                # never become cells (``running_head_boxes`` keeps them out of the tables),
+                # but a head's last line set apart from the page number is cut from it
+                # (2203.00130's odd pages: "Processing" ... "3").
                 continue
             key = (where, _normalized(row.text))
             # A paper's title repeated small in the running head is still the title where it
@@ -83,6 +85,16 @@ def mark_headers_footers(
             usual = _usual_size(sizes[key])
             if row.text and seen[key] >= needed and abs(row.size - usual) < 1.0:
                 row.drop = row.drop or "running header/footer"
+
+
+def _beside_page_number(row: Row, marked: list[tuple[Row, str]]) -> bool:
+    """Whether a page number stands on ``row``'s baseline in the same band."""
+    return any(
+        other is not row
+        and abs(other.baseline - row.baseline) < 0.5 * row.size
+        and _PAGE_NUMBER_RE.match(other.text)
+        for other, _ in marked
+    )
 
 
 def _usual_size(sizes: list[float]) -> float:
