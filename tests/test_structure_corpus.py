@@ -312,3 +312,24 @@ def test_12_p1_author_names_around_an_icon_are_not_sent(corpus_dir: Path) -> Non
     text = pymupdf.open(stream=mono)[0].get_text()
     for name in ("Zejiang Shen", "Ruochen Zhang", "Benjamin Charles Germain", "Jacob Carlson"):
         assert name in text, name
+
+
+def test_05_the_dataset_sheets_centred_headings_stay_centred(corpus_dir: Path) -> None:
+    """The dataset sheet's headings are centred on the page's text, a few points off the axis
+    of the column the sheet's rules make; they were set flush left."""
+    paras, mono, _ = translate(corpus_dir, "05", 22, 31)
+    out = pymupdf.open(stream=mono)
+    for text in ("Multi-LexSum Dataset Sheet", "MOTIVATION", "PREPROCESSING/CLEANING/LABELING"):
+        (heading,) = [p for p in paras if p.text == text]
+        assert heading.align is Align.CENTER, text
+        x0, y0, x1, y1 = heading.bbox
+        page = out[heading.page]
+        lines = [
+            ln["bbox"]
+            for block in page.get_text("dict", clip=(60, y0 - 1, 550, y1 + 1))["blocks"]
+            for ln in block.get("lines", [])
+            if any(re.search("[\uac00-\ud7a3]", s["text"]) for s in ln["spans"])
+        ]
+        assert lines, text
+        middle = (min(b[0] for b in lines) + max(b[2] for b in lines)) / 2
+        assert abs(middle - (x0 + x1) / 2) < 4.0, (text, middle, (x0 + x1) / 2)
