@@ -18,7 +18,7 @@ from translation.read.formulas import protect, restore
 from translation.read.layout import Block
 from translation.read.notation import only_notation
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
-from translation.read.roles import list_label, looks_like_names
+from translation.read.roles import list_label, looks_like_names, name_with_affiliation
 from translation.read.segment import segment
 from translation.read.style_marks import without_tags
 from translation.read.vocabulary import Vocabulary
@@ -313,6 +313,18 @@ def test_names_and_not_names() -> None:
     assert looks_like_names("Lee4, Jacob Carlson5, and Weining Li5")
     assert not looks_like_names("Results, Error Analysis, and Future Work")
     assert not looks_like_names("Lee, Jacob Carlson")
+    # Raised marks as placeholders' marks, TeX's spacing accent, a surname inside a mark.
+    assert looks_like_names("Nicolas Roisin†, Thibault P. Delhaye†, Nicolas Andr´†, Denis Flandre†")
+    pairs = zip("ABCDEFGHIJ", "KLMNOPQRST", strict=True)
+    many = " ".join(f"{first} {last}†" for first, last in pairs)
+    assert not looks_like_names(many)  # single letters are no names
+    names = "Kyle † Zejiang Shen† Benjamin Newman† Joseph Chee Chang† Russell Authur† Erin Bransom†"
+    assert looks_like_names(names)
+    assert not looks_like_names("Kyle † Zejiang Shen†")  # too few names to spare one
+    assert name_with_affiliation("MARTI A. HEARST, University of California, Berkeley, USA")
+    assert name_with_affiliation("Tal August, University of Washington, USA")
+    assert not name_with_affiliation("Results on Seven Tasks, against the University baseline")
+    assert not name_with_affiliation("MARTI A. HEARST, Berkeley, USA")
 
 
 def test_brace_grouped_e_mails_are_one_placeholder_and_come_back_whole() -> None:

@@ -165,6 +165,9 @@ def _mend_inner_breaks(
     return chars, classes, boxes, bases, styles
 
 
+_PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
+
+
 def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> None:
     """Join the draft's rows into its text and decide its role and whether it is sent;
     ``seen``, the document's vocabulary, helps decide line-end hyphens."""
@@ -215,6 +218,9 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         draft.skip = "pseudo-code keywords"
     elif draft.front and (
         roles.looks_like_names(" ".join(r.text for r in rows))
+        # Raised marks made placeholders ("Kyle Lo{v1}", "Delhaye{v2}"): marks between names.
+        or roles.looks_like_names(_PLACEHOLDER_RE.sub("†", draft.text))
+        or roles.name_with_affiliation(draft.text)
         or (rows[0].cell and all(roles.looks_like_names(r.text, alone=True) for r in rows))
     ):
         draft.skip = "author names"

@@ -65,7 +65,12 @@ _NAME_SPLIT_RE = re.compile(r"[^\w\s.'’-]+|[\d,;]+|\s{2,}|\s+and\s+")
 # A line's first word with an affiliation mark (a digit or a symbol, not a comma) right after it.
 _SURNAME_MARK_RE = re.compile(r"^\W*[A-Z][a-zà-ÿ'’-]+(?:\d|[^\w\s,;.'’-])")
 _MARKED_RE = re.compile(r"[^\w\s.'’-]|\d")
-_NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][a-zà-ÿ'’-]+(?:-[A-Z][a-zà-ÿ'’]+)?|[A-Z]\.(?:-?[A-Z]\.)?)$")
+# A name's word: capitalised (its accents may be TeX's spacing ones, "Andr´e"), or an initial.
+_NAME_TOKEN_RE = re.compile(
+    r"^(?:[A-Z][a-zà-ÿ'’´¨˘ˆ˜`-]+(?:-[A-Z][a-zà-ÿ'’´¨˘ˆ˜`]+)?|[A-Z]\.(?:-?[A-Z]\.)?)$"
+)
+# A name set in capitals (ACM's small caps: "MARTI A. HEARST").
+_CAPS_NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][A-Z'’-]+|[A-Z]\.)$")
 _PARTICLES = frozenset("van von de der da di du la le del dos bin al".split())
 _INSTITUTION_RE = re.compile(
     r"Universit|Institut|Department|School|College|Laborator|Lab\b|Research|Center|Centre|"
@@ -431,16 +436,36 @@ def looks_like_names(text: str, alone: bool = False) -> bool:
     groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
     if not groups:
         return False
+    # In a long list of names one in five may be a single word (a surname taken into its
+    # marks' placeholder: "Kyle {v1}" for "Kyle Loα∗").
+    spare = len(groups) // 5
     for k, group in enumerate(groups):
         names = [t for t in group if t.lower() not in _PARTICLES]
         # A line that goes on with the last name of the line above ("Lee⁴, Jacob Carlson⁵,
         # and Weining Li⁵"): one name, marked, before two whole ones.
         fewest = 1 if k == 0 and len(groups) >= 3 and _SURNAME_MARK_RE.match(text) else 2
+        if len(names) == 1 and fewest == 2 and spare and _NAME_TOKEN_RE.match(names[0]):
+            spare -= 1
+            continue
         if not fewest <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
             return False
     if text.rstrip().endswith(":"):
         return False  # a title's first line ("Beyond Summarization:"), never a name list
     return len(groups) >= 2 or alone or bool(_MARKED_RE.search(text))
+
+
+def name_with_affiliation(text: str) -> bool:
+    """A front-matter line of one author's name and affiliation ("MARTI A. HEARST, University
+    of California, Berkeley, USA"): two to four name words before the first comma, an
+    institution after it. Printed as it is: a model would spell the name out."""
+    name, comma, rest = text.partition(",")
+    words = name.split()
+    return (
+        bool(comma)
+        and 2 <= len(words) <= 4
+        and all(_NAME_TOKEN_RE.match(w) or _CAPS_NAME_TOKEN_RE.match(w) for w in words)
+        and bool(_INSTITUTION_RE.search(rest))
+    )
 
 
 # --- rows the page-edge filters must not drop -----------------------------------------------
