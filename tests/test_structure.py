@@ -327,6 +327,18 @@ def test_names_and_not_names() -> None:
     assert not name_with_affiliation("MARTI A. HEARST, Berkeley, USA")
 
 
+def test_a_urls_file_name_after_a_drawn_underscore_is_the_urls() -> None:
+    """TeX draws "\\_" as a rule: "pretrained_models.html" reads "pretrained models.html"
+    (value-error p3's footnote sent "models.html" to the model)."""
+    chars = "See https://www.sbert.net/docs/pretrained models.html for more."
+    text, originals, _ = protect(chars, "t" * len(chars))
+    assert list(originals.values()) == ["https://www.sbert.net/docs/pretrained models.html"]
+    assert "models" not in text
+    chars = "See https://www.example.org/docs models of this kind."
+    _, originals, _ = protect(chars, "t" * len(chars))
+    assert list(originals.values()) == ["https://www.example.org/docs"]
+
+
 def test_brace_grouped_e_mails_are_one_placeholder_and_come_back_whole() -> None:
     chars = "Mail {armanc,sergey,danw}@allenai.org now"
     text, originals, _ = protect(chars, "t" * len(chars))

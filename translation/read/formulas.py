@@ -64,9 +64,12 @@ _MATH_RANGES = (
 _MATH_LATIN1 = set("±×÷¬²³¹µ·∗")
 _NEUTRAL_CHARS = set("0123456789()[]{}=+-−/,.:;'|<>!*^_~%&")
 _LITERAL_SYMBOLS = set("•◦▪‣●○■□◆◇†‡§¶*")  # bullets and footnote marks: plain text for the LLM
-# URLs, e-mail addresses, and e-mails of several people in braces ("{ann,bob}@x.org").
+# URLs, e-mail addresses, and e-mails of several people in braces ("{ann,bob}@x.org"). A
+# URL's last piece, a file name, may follow a space: TeX draws "\_" as a rule, which leaves a
+# gap ("https://www.sbert.net/docs/pretrained models.html"), and a break may fall there.
 _URL_RE = re.compile(
     r"(?:https?://|www\.)[^\s)\]}>,;]+[^\s)\]}>,;.]"
+    r"(?:\s[\w-]+\.(?:html?|php|aspx?|pdf|md|txt|json|xml|ipynb|py)\b)?"
     r"|\{\s*[\w.+-]+(?:\s*[,;|]\s*[\w.+-]+)*\s*\}\s*@[\w-]+(?:\.[\w-]+)+"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 )
