@@ -27,6 +27,8 @@ from pymupdf import mupdf
 from tests.helpers.ocr import needs_ocr
 from tests.helpers.rendered import render_page
 from tests.helpers.type3 import draw_cmex_glyph
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph, ParagraphKind
 
 _TIMES = pymupdf.Font("tiro")
@@ -425,3 +427,29 @@ def test_the_engine_stays_sound_after_a_mask_is_kept_in_a_formula_copy(corpus_di
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert done.returncode == 0 and "sound" in done.stdout, done.stderr[-2000:]
+
+
+def test_an_equation_between_named_quantities_is_not_sent() -> None:
+    """value-error p5 eq. (4): "iBLEU = α·BLEU − (1−α)·self-BLEU", centred on its own line,
+    went out as text; a sentence around a formula ("where α weighs ...") still does."""
+    p = _Page()
+    y = 100.0
+    for line in (
+        "The iBLEU score combines the two scores into one number that rewards outputs which",
+        "stay close to the reference while they move away from the source sentence, so that",
+        "copying the input is not rewarded; it is defined in the usual way as follows:",
+    ):
+        p.put(72, y, line, 10)
+        y += 12.0
+    x = p.put(220, y + 10, "iBLEU", 10)
+    x = p.put(x + 3, y + 10, "= α·", 10, _MATH)
+    x = p.put(x, y + 10, "BLEU", 10)
+    x = p.put(x + 3, y + 10, "− (1−α)·", 10, _MATH)
+    p.put(x, y + 10, "self-BLEU", 10)
+    x = p.put(72, y + 34, "where", 10)
+    x = p.put(x + 3, y + 34, "α", 10, _MATH)
+    p.put(x + 3, y + 34, "weighs the two scores against each other in every run.", 10)
+    paras = extract_paragraphs(open_document(p.done()))
+    sent = [para.text for para in paras]
+    assert not [t for t in sent if "iBLEU" in t and "score" not in t], sent
+    assert any(t.startswith("where") and "weighs" in t for t in sent), sent

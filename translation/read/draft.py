@@ -166,6 +166,22 @@ def _mend_inner_breaks(
 
 
 _PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
+_RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
+
+
+def _named_equation(text: str, placeholders: dict[str, str]) -> bool:
+    """An equation between named quantities ("iBLEU = α·BLEU − (1−α)·self-BLEU"): a relation
+    among its math, and every other word a name (capitals or digits in it), never a plain
+    lower-case word of a sentence ("where", "is")."""
+    tokens = [t for t in re.split(r"(\{v\d+\})|\s+", text) if t]
+    math = [t for t in tokens if _PLACEHOLDER_RE.fullmatch(t)]
+    names = [t for t in tokens if not _PLACEHOLDER_RE.fullmatch(t)]
+    return (
+        bool(math)
+        and len(tokens) <= 9
+        and any(r in placeholders.get(t, "") for t in math for r in _RELATIONS)
+        and all(re.search(r"[A-Z0-9]", t) for t in names)
+    )
 
 
 def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> None:
@@ -207,6 +223,8 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
     elif looks_like_code(chars):  # LaTeX source or a command line in a face not flagged mono
         draft.skip = "code"
     elif math_chars and len(words) <= 3 and letters <= 2 * math_chars + 2:
+        draft.skip = "equation"
+    elif _named_equation(draft.text, draft.placeholders):
         draft.skip = "equation"
     elif rows[0].cell and is_quantity(draft.text):
         draft.skip = "quantity"
