@@ -453,3 +453,22 @@ def test_an_equation_between_named_quantities_is_not_sent() -> None:
     sent = [para.text for para in paras]
     assert not [t for t in sent if "iBLEU" in t and "score" not in t], sent
     assert any(t.startswith("where") and "weighs" in t for t in sent), sent
+
+
+def test_the_e_of_a_number_in_scientific_notation_stays_in_its_formula() -> None:
+    """2302.07302 p10-11: "𝑝 = 5.8e−3", the "e" set in the text face between math, went out
+    as a word of its own ("{v2}e {v3}") and came back translated."""
+    p = _Page()
+    x = p.put(72, 100, "The effect was significant for the first baseline (", 10)
+    # As LaTeX with the Libertine fonts sets it: digits in the text face, the point and the
+    # relation in math fonts, the "e" in the text face, a space before the minus.
+    x = p.put(x, 100, "𝑝 =", 10, _MATH)
+    x = p.put(x + 2.5, 100, "5", 10)
+    x = p.put(x, 100, ".", 10, _MATH)
+    x = p.put(x, 100, "8e", 10)
+    x = p.put(x + 2.5, 100, "−", 10, _MATH)
+    x = p.put(x, 100, "3", 10)
+    p.put(x, 100, ") while the others were not.", 10)
+    (para,) = extract_paragraphs(open_document(p.done()))
+    assert "}e" not in para.text, para.text
+    assert any("5.8e" in value.replace(" ", "") for value in para.placeholders.values())

@@ -134,6 +134,29 @@ def _absorb_variables(chars: str, classes: str) -> str:
     return "".join(marks)
 
 
+_EXPONENT_RE = re.compile(r"(?<=\d)\s?[eE](?=\s?[−\-+]?\s?\d)")
+
+
+def _exponents(chars: str, classes: str) -> str:
+    """The "e" of a number in scientific notation inside math ("p = 2.2e−16", the "e" set in
+    the text face) is math: sent alone it reads as a word."""
+    marks = list(classes)
+    for match in _EXPONENT_RE.finditer(chars):
+        at = match.end() - 1
+        # The math the number belongs to: the first class before it that is not a digit's,
+        # a point's or a space's (those are neutral, joined to the math around them).
+        k = match.start() - 1
+        while (
+            k >= 0
+            and classes[k] == NEUTRAL
+            and (chars[k] in "0123456789.,= " or chars[k].isspace())
+        ):
+            k -= 1
+        if marks[at] == TEXT and k >= 0 and classes[k] in (MATH, GLYPH):
+            marks[at] = classes[k]
+    return "".join(marks)
+
+
 def _variable_letter(char: str) -> bool:
     """A letter that can name a variable: Latin, Greek or Cyrillic (not Hangul, kana or Han)."""
     return char.isalpha() and ord(char) < 0x1100
@@ -200,7 +223,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
             chars, classes, boxes, bases = chars[cut:], classes[cut:], boxes[cut:], bases[cut:]
             styles = styles[cut:]
     chars, classes = text_logos(chars, classes)
-    classes = _absorb_variables(chars, classes)
+    classes = _exponents(chars, _absorb_variables(chars, classes))
     text, originals, ranges = protect(chars, classes)
     draft.text, draft.states = _collapsed(text, _protected_states(chars, classes, styles, ranges))
     draft.placeholders = originals
