@@ -131,10 +131,10 @@ def segment_document(
     for page in pages:
         frame = frames[page.index]
         visual = page_rows([visual_rows(block, frame) for block in page.blocks])
-        tables = find_tables(visual, heads.get(page.index, ()))
+        rules = [frame.to_frame(r) for r in page.rules]
+        tables = find_tables(visual, heads.get(page.index, ()), rules)
         rows = rows_of_page(page.blocks, frame, stats, tables)
         rows = attach_drop_caps(join_pieces(attach_scripts(rows)))
-        rules = [frame.to_frame(r) for r in page.rules]
         if rules:
             _stack_ruled_cells(rows, rules)
         _grow_cells(rows, rules)

@@ -31,13 +31,16 @@ from translation.read.table_rows import (
     outside,
     row_item,
 )
+from translation.read.table_rules import divides, framed
 
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
 _FAR_GUTTER = 3.0  # a gutter this much wider than the others: lone pieces past it are no column
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 
-def find_tables(rows: Sequence[RowSpans], leave_out: Sequence[Rect] = ()) -> list[Table]:
+def find_tables(
+    rows: Sequence[RowSpans], leave_out: Sequence[Rect] = (), rules: Sequence[Rect] = ()
+) -> list[Table]:
     """The tables among a page's visual rows (all blocks, any order): stacks of at least three
     rows of several cells, each at most LINE_GAP font sizes below the one before, or below at
     most _BRIDGE rows of one cell in between (a group label, the lines of a cell running over
@@ -101,18 +104,31 @@ def find_tables(rows: Sequence[RowSpans], leave_out: Sequence[Rect] = ()) -> lis
             continue
         gutters = _gutters(cluster.rows, sorted(cluster.sizes), cluster.strong)
         gutters, cluster = _without_far_cells(cluster, gutters)
-        # One gutter alone is a list's markers or labels, unless numbers stand right of it
-        # (or a table caption stands by it: ``label_tables``).
-        if len(gutters) >= 2 or (gutters and cluster.numbers_after(gutters[0])):
-            tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
-            boxes = _without_overhang(
-                cluster.boxes, cluster.row_gaps, sorted(cluster.sizes), gutters
-            )
-            narrow = number_gutters(cluster.words, gutters)
-            reach = max(b[2] for b in boxes)
-            tail = [b for b in tail if b[0] < reach]  # not a line of the next page column
-            columns = tuple(number_columns(cluster.words))
-            tables.append(Table(union(boxes + tail), tuple(gutters), tuple(narrow), columns))
+        if not gutters:
+            continue
+        tail = list(itertools.takewhile(lambda b: b[2] > 0, cluster.tail))[:2]
+        boxes = _without_overhang(cluster.boxes, cluster.row_gaps, sorted(cluster.sizes), gutters)
+        reach = max(b[2] for b in boxes)
+        tail = [b for b in tail if b[0] < reach]  # not a line of the next page column
+        box = union(boxes + tail)
+        size = sorted(cluster.sizes)[len(cluster.sizes) // 2]
+        frame = framed(box, size, rules) if rules else None
+        # One gutter alone is a list's markers or labels, unless numbers stand right of it,
+        # or a grid of rules frames the rows and a rule runs down it (or a table caption
+        # stands by it: ``label_tables``).
+        if not (
+            len(gutters) >= 2
+            or cluster.numbers_after(gutters[0])
+            or (frame is not None and divides(gutters[0], frame, rules))
+        ):
+            continue
+        if frame is not None:
+            # Lines of a cell above or below the rows found by their cells (a label centred
+            # on a row of several lines, an item's lines hung below it) lie in its frame.
+            box = (box[0], min(box[1], frame[1]), box[2], max(box[3], frame[3]))
+        narrow = number_gutters(cluster.words, gutters)
+        columns = tuple(number_columns(cluster.words))
+        tables.append(Table(box, tuple(gutters), tuple(narrow), columns))
     return tables + label_tables(items, tables)
 
 
