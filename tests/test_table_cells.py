@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pymupdf
+import pytest
 
 from tests.fakes.pseudo import pseudo_words
 from tests.helpers.table_pages import by_text, hangul, spans, translate
@@ -355,3 +356,110 @@ def test_a_column_of_model_and_metric_names_is_printed_as_it_is() -> None:
     assert not {"TAPASBASE 2p", "BLEU", "GPT2 (2019a)", "ROUGE-L"} & texts, texts
     kept = [w[4] for w in out.get_text("words", clip=(70, 105, 290, 131))]
     assert kept == ["TAPASBASE", "2p", "BLEU", "GPT2", "(2019a)", "ROUGE-L"], kept
+
+
+# --- a ruled table of labels and list items that wrap -----------------------------------------
+
+LIST_ITEMS = [
+    [
+        "- Documents gathered from the web are",
+        "checked by hand and every duplicate",
+        "is removed and then each of the ones",
+        "left.",
+    ],
+    ["- Each sentence is split and normalised"],
+    ["- Raters compare the outputs side by side"],
+    ["- Scores of the raters are averaged over", "all systems."],
+    ["- Scored twice"],
+]
+# First lines a word shorter: their spaces stretched, the dash's too, lined up from row to row.
+STRETCHED_ITEMS = [
+    ["- Documents gathered from the web", *LIST_ITEMS[0][1:]],
+    ["- Each sentence is split and then"],
+    ["- Raters compare the outputs side"],
+    ["- Scores of the raters are averaged", "all systems."],
+    ["- Scored twice"],
+]
+LIST_LABELS = ["Data origin", "Cleaning", "Review", "Final scores", "Audit"]
+_RULED = (72.0, 140.0, 326.0)  # the vertical rules: the table's sides and its column rule
+
+
+def _justified(page: pymupdf.Page, x: float, y: float, text: str) -> None:
+    """A full line of a cell, each word placed on its own, the last ending at x=318."""
+    words = text.split()
+    widths = [pymupdf.get_text_length(w, "Helvetica", SIZE) for w in words]
+    gap = (318 - x - sum(widths)) / (len(words) - 1)
+    for word, width in zip(words, widths, strict=True):
+        page.insert_text((x, y), word, fontsize=SIZE, fontname="Helvetica")
+        x += width + gap
+
+
+def _list_table(items: list[list[str]], centred: bool) -> tuple[bytes, list[float]]:
+    """A Word table of two ruled columns: a label beside a list item whose lines wrap (full
+    lines end at the column's edge; the lines after the first hang under the item's text).
+    Each label stands beside the item's first line, or (``centred``) is centred on the
+    row's height, a label of two words on two lines. Returns the page and the ys of the
+    rules between its rows, top and bottom included."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y, rules = 100.0, [90.0]
+    for item, label in zip(items, LIST_LABELS, strict=True):
+        first = y
+        for i, text in enumerate(item):
+            x = 150.0 if i == 0 else 158.0
+            if len(item) > 1 and i == len(item) - 1 or text == "- Scored twice":
+                page.insert_text((x, y), text, fontsize=SIZE, fontname="Helvetica")
+            else:
+                _justified(page, x, y, text)
+            y += 11
+        parts = label.split() if centred else [label]
+        middle = (first + y - 11) / 2
+        for k, part in enumerate(parts):
+            at = middle + 11 * (k - (len(parts) - 1) / 2) if centred else first + 11 * k
+            page.insert_text((76, at), part, fontsize=SIZE, fontname="Helvetica")
+        rules.append(y - 3)
+        y += 8
+    for rule in rules:
+        page.draw_line((72, rule), (326, rule), width=0.5)
+    for x in _RULED:
+        page.draw_line((x, rules[0]), (x, rules[-1]), width=0.5)
+    return bytes(doc.tobytes()), rules
+
+
+@pytest.mark.parametrize(
+    ("items", "centred"),
+    [(LIST_ITEMS, False), (LIST_ITEMS, True), (STRETCHED_ITEMS, False), (STRETCHED_ITEMS, True)],
+    ids=["label-first", "label-centred", "stretched-first", "stretched-centred"],
+)
+def test_wrapped_list_items_of_a_ruled_table_are_one_cell_each(
+    items: list[list[str]], centred: bool
+) -> None:
+    """A label beside a list item that wraps, its lines hung under the item's text: each item
+    is one request with all its lines and its dash (however far a justified line stretches
+    the space after it), each label one cell (a label centred on the row's height too), and
+    each item's translation is set inside its own ruled cell."""
+    data, rules = _list_table(items, centred)
+    paras, out = translate(data, "ko")
+    cells = by_text(paras)
+    for item, label in zip(items, LIST_LABELS, strict=True):
+        whole = " ".join(item)
+        assert whole in cells and cells[whole].kind == ParagraphKind.CELL, [
+            (p.kind.value, p.text) for p in paras
+        ]
+        assert label in cells and cells[label].kind == ParagraphKind.CELL, label
+    # Every translated span lies inside the ruled cell its middle is in.
+    table = spans(out, (0, rules[0] - 20, 595, rules[-1] + 20))
+    assert len([s for s in table if hangul(s["text"])]) >= 10
+    for span in table:
+        x0, y0, x1, y1 = span["bbox"]
+        left = max(x for x in _RULED if x <= (x0 + x1) / 2)
+        right = min(x for x in _RULED if x > (x0 + x1) / 2)
+        top = max(y for y in rules if y <= (y0 + y1) / 2)
+        bottom = min(y for y in rules if y > (y0 + y1) / 2)
+        assert left < x0 and x1 < right and top < y0 + 1 and y1 - 1 < bottom, span
+    # Each item's words are translated in its own cell.
+    for row, item in enumerate(items):
+        clip = (141.0, rules[row], 326.0, rules[row + 1])
+        inside = "".join(s["text"] for s in spans(out, clip) if hangul(s["text"]))
+        for word in pseudo_words(" ".join(item), "ko"):
+            assert word in inside.replace(" ", ""), (word, inside)

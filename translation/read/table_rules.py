@@ -5,8 +5,9 @@ A table is found from its text (``translation.read.tables``), which cannot alway
 it begins and ends or that it is one: a cell's first line set above the lines that have cells
 beside them (a label centred on a row of several lines), its last lines hung below them, or a
 table of two columns (labels beside list items) that its text alone leaves to lists. A grid
-drawn around the rows says it: the lines inside its frame are the table's, and a vertical rule
-down the gap between two columns parts them. Pure, in frame coordinates.
+drawn around the rows says it: the lines inside its frame are the table's, a vertical rule
+down the gap between two columns parts them, and a gap no rule runs down is no column (a
+justified line's stretched space after a list mark). Pure, in frame coordinates.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from translation.read.layout import Rect
 _THIN = 2.0  # points: a rule is at most this thick
 _TOUCH = 1.0  # points: the pieces of one rule (a border drawn cell by cell) meet this close
 _OUT = 3.0  # font sizes: how far out of the rows' glyphs a side of the frame may stand
-_ALONG = 0.8  # the share of the rows' height a vertical rule runs along
+_ALONG = 0.8  # the share of a table's height a rule beside or inside it runs along
+_SPANNED = 0.2  # the share of a frame's height a rule between two columns runs along at least
 
 
 def framed(box: Rect, size: float, rules: Sequence[Rect]) -> Rect | None:
@@ -54,15 +56,27 @@ def framed(box: Rect, size: float, rules: Sequence[Rect]) -> Rect | None:
     return (left[0], top, right[0], bottom) if all(ends) else None
 
 
-def divides(gutter: tuple[float, float], frame: Rect, rules: Sequence[Rect]) -> bool:
-    """Whether a vertical rule runs down ``gutter`` (an x-range between two columns) along
-    most of the height of ``frame`` (a table's frame of rules): the columns are ruled apart."""
+def ruled_columns(
+    gutters: Sequence[tuple[float, float]], frame: Rect, rules: Sequence[Rect]
+) -> list[tuple[float, float]]:
+    """The ``gutters`` (x-ranges between a table's columns, found from its text) that the
+    grid of ``rules`` in ``frame`` parts, where a vertical rule runs down one of them along
+    most of the frame's height: those a vertical rule runs down along at least a fifth of it
+    (a cell spanning two columns above or below breaks the rule between them). A gap no rule
+    runs down is a cell's own (a justified line's space stretched after a list mark's dash,
+    lined up from row to row). Empty where no rule runs down most of the frame."""
     vertical, _ = _joined(rules)
     height = frame[3] - frame[1]
-    return any(
-        gutter[0] <= x <= gutter[1] and min(y1, frame[3]) - max(y0, frame[1]) >= _ALONG * height
-        for x, y0, y1 in vertical
-    )
+
+    def along(gutter: tuple[float, float], share: float) -> bool:
+        return any(
+            gutter[0] <= x <= gutter[1] and min(y1, frame[3]) - max(y0, frame[1]) >= share * height
+            for x, y0, y1 in vertical
+        )
+
+    if not any(along(g, _ALONG) for g in gutters):
+        return []
+    return [g for g in gutters if along(g, _SPANNED)]
 
 
 def _joined(

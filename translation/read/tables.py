@@ -31,7 +31,7 @@ from translation.read.table_rows import (
     outside,
     row_item,
 )
-from translation.read.table_rules import divides, framed
+from translation.read.table_rules import framed, ruled_columns
 
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
 _FAR_GUTTER = 3.0  # a gutter this much wider than the others: lone pieces past it are no column
@@ -113,14 +113,12 @@ def find_tables(
         box = union(boxes + tail)
         size = sorted(cluster.sizes)[len(cluster.sizes) // 2]
         frame = framed(box, size, rules) if rules else None
+        # In a grid of rules, the columns are those its rules part.
+        parted = ruled_columns(gutters, frame, rules) if frame is not None else []
+        gutters = parted or gutters
         # One gutter alone is a list's markers or labels, unless numbers stand right of it,
-        # or a grid of rules frames the rows and a rule runs down it (or a table caption
-        # stands by it: ``label_tables``).
-        if not (
-            len(gutters) >= 2
-            or cluster.numbers_after(gutters[0])
-            or (frame is not None and divides(gutters[0], frame, rules))
-        ):
+        # or a rule parts it (or a table caption stands by it: ``label_tables``).
+        if not (len(gutters) >= 2 or cluster.numbers_after(gutters[0]) or parted):
             continue
         if frame is not None:
             # Lines of a cell above or below the rows found by their cells (a label centred
