@@ -394,12 +394,13 @@ def _justified(page: pymupdf.Page, x: float, y: float, text: str) -> None:
         x += width + gap
 
 
-def _list_table(items: list[list[str]], centred: bool) -> tuple[bytes, list[float]]:
+def _list_table(items: list[list[str]], centred: bool, boxed: bool) -> tuple[bytes, list[float]]:
     """A Word table of two ruled columns: a label beside a list item whose lines wrap (full
     lines end at the column's edge; the lines after the first hang under the item's text).
     Each label stands beside the item's first line, or (``centred``) is centred on the
-    row's height, a label of two words on two lines. Returns the page and the ys of the
-    rules between its rows, top and bottom included."""
+    row's height, a label of two words on two lines. Its sides are ruled (``boxed``) or open
+    (as HWP sets a table: only the rule between its columns stands). Returns the page and
+    the ys of the rules between its rows, top and bottom included."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     y, rules = 100.0, [90.0]
@@ -421,24 +422,41 @@ def _list_table(items: list[list[str]], centred: bool) -> tuple[bytes, list[floa
         y += 8
     for rule in rules:
         page.draw_line((72, rule), (326, rule), width=0.5)
-    for x in _RULED:
+    for x in _RULED if boxed else _RULED[1:2]:
         page.draw_line((x, rules[0]), (x, rules[-1]), width=0.5)
     return bytes(doc.tobytes()), rules
 
 
 @pytest.mark.parametrize(
-    ("items", "centred"),
-    [(LIST_ITEMS, False), (LIST_ITEMS, True), (STRETCHED_ITEMS, False), (STRETCHED_ITEMS, True)],
-    ids=["label-first", "label-centred", "stretched-first", "stretched-centred"],
+    ("items", "centred", "boxed"),
+    [
+        (LIST_ITEMS, False, True),
+        (LIST_ITEMS, True, True),
+        (STRETCHED_ITEMS, False, True),
+        (STRETCHED_ITEMS, True, True),
+        (LIST_ITEMS, False, False),
+        (LIST_ITEMS, True, False),
+        (STRETCHED_ITEMS, True, False),
+    ],
+    ids=[
+        "label-first",
+        "label-centred",
+        "stretched-first",
+        "stretched-centred",
+        "open-first",
+        "open-centred",
+        "open-stretched-centred",
+    ],
 )
 def test_wrapped_list_items_of_a_ruled_table_are_one_cell_each(
-    items: list[list[str]], centred: bool
+    items: list[list[str]], centred: bool, boxed: bool
 ) -> None:
     """A label beside a list item that wraps, its lines hung under the item's text: each item
     is one request with all its lines and its dash (however far a justified line stretches
     the space after it), each label one cell (a label centred on the row's height too), and
-    each item's translation is set inside its own ruled cell."""
-    data, rules = _list_table(items, centred)
+    each item's translation is set inside its own ruled cell, whether the table's sides are
+    ruled or open."""
+    data, rules = _list_table(items, centred, boxed)
     paras, out = translate(data, "ko")
     cells = by_text(paras)
     for item, label in zip(items, LIST_LABELS, strict=True):

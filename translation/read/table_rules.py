@@ -5,9 +5,8 @@ A table is found from its text (``translation.read.tables``), which cannot alway
 it begins and ends or that it is one: a cell's first line set above the lines that have cells
 beside them (a label centred on a row of several lines), its last lines hung below them, or a
 table of two columns (labels beside list items) that its text alone leaves to lists. A grid
-drawn around the rows says it: the lines inside its frame are the table's, a vertical rule
-down the gap between two columns parts them, and a gap no rule runs down is no column (a
-justified line's stretched space after a list mark). Pure, in frame coordinates.
+drawn around the rows says it: the lines inside its frame are the table's, and a vertical
+rule down the gap between two columns parts them. Pure, in frame coordinates.
 """
 
 from __future__ import annotations
@@ -19,64 +18,77 @@ from translation.read.layout import Rect
 _THIN = 2.0  # points: a rule is at most this thick
 _TOUCH = 1.0  # points: the pieces of one rule (a border drawn cell by cell) meet this close
 _OUT = 3.0  # font sizes: how far out of the rows' glyphs a side of the frame may stand
-_ALONG = 0.8  # the share of a table's height a rule beside or inside it runs along
-_SPANNED = 0.2  # the share of a frame's height a rule between two columns runs along at least
+#: The share of a table's height a rule beside it, or one parting its columns, runs along.
+ALONG = 0.8
 
 
 def framed(box: Rect, size: float, rules: Sequence[Rect]) -> Rect | None:
     """The frame of the grid of ``rules`` around a table's rows (``box``: their glyph box;
-    ``size``: their font size): the nearest vertical rules left and right of it (at most
-    _OUT sizes out, running along most of its height), from where both begin to where both
-    end, with a horizontal rule running from the one to the other at each end. It may reach
-    above and below ``box``: rows of the grid whose text did not tell them rows of the table.
-    None where no such frame stands (a table ruled only above and below, as LaTeX rules it,
-    has no frame: its rows are told by their text alone)."""
+    ``size``: their font size). Where vertical rules stand left and right of it (the nearest,
+    at most _OUT sizes out, running along most of its height), from where both begin to
+    where both end; where none do (a grid open at its sides, as HWP sets one), from where a
+    rule between its columns (running along most of its height) begins to where it ends.
+    Either way with a horizontal rule across the frame at each end. It may reach above and
+    below ``box``: rows of the grid whose text did not tell them rows of the table. None
+    where no such frame stands (a table ruled only above and below, as LaTeX rules it, has
+    no frame: its rows are told by their text alone)."""
     vertical, horizontal = _joined(rules)
     height = box[3] - box[1]
     left: tuple[float, float, float] | None = None
     right: tuple[float, float, float] | None = None
+    inner: tuple[float, float, float] | None = None
     for rule in vertical:
         x, y0, y1 = rule
-        if min(y1, box[3]) - max(y0, box[1]) < _ALONG * height:
+        if min(y1, box[3]) - max(y0, box[1]) < ALONG * height:
             continue
         if box[0] - _OUT * size <= x <= box[0] + 0.5 and (left is None or x > left[0]):
             left = rule
         elif box[2] - 0.5 <= x <= box[2] + _OUT * size and (right is None or x < right[0]):
             right = rule
-    if left is None or right is None:
+        elif box[0] < x < box[2] and (inner is None or y1 - y0 > inner[2] - inner[1]):
+            inner = rule
+    if left is not None and right is not None:
+        x0, x1 = left[0], right[0]
+        top, bottom = max(left[1], right[1]), min(left[2], right[2])
+    elif inner is not None and left is None and right is None:
+        # Open at its sides: the frame ends where the rules across it end.
+        x0, x1 = box[0] - _OUT * size, box[2] + _OUT * size
+        top, bottom = inner[1], inner[2]
+    else:
         return None
-    top, bottom = max(left[1], right[1]), min(left[2], right[2])
     ends = [
-        any(
-            abs(y - end) <= _TOUCH and x0 <= left[0] + _TOUCH and x1 >= right[0] - _TOUCH
-            for y, x0, x1 in horizontal
-        )
+        [
+            (a, b)
+            for y, a, b in horizontal
+            if abs(y - end) <= _TOUCH
+            and a <= max(x0, box[0]) + _TOUCH
+            and b >= min(x1, box[2]) - _TOUCH
+        ]
         for end in (top, bottom)
     ]
-    return (left[0], top, right[0], bottom) if all(ends) else None
+    if not all(ends):
+        return None
+    if left is None:
+        x0 = max(a for a, _ in ends[0])
+        x1 = min(b for _, b in ends[0])
+        if x0 < box[0] - _OUT * size or x1 > box[2] + _OUT * size:
+            return None  # a rule across the page or a column, not a table's
+    return (x0, top, x1, bottom)
 
 
-def ruled_columns(
-    gutters: Sequence[tuple[float, float]], frame: Rect, rules: Sequence[Rect]
-) -> list[tuple[float, float]]:
-    """The ``gutters`` (x-ranges between a table's columns, found from its text) that the
-    grid of ``rules`` in ``frame`` parts, where a vertical rule runs down one of them along
-    most of the frame's height: those a vertical rule runs down along at least a fifth of it
-    (a cell spanning two columns above or below breaks the rule between them). A gap no rule
-    runs down is a cell's own (a justified line's space stretched after a list mark's dash,
-    lined up from row to row). Empty where no rule runs down most of the frame."""
+def ruled_share(gutter: tuple[float, float], frame: Rect, rules: Sequence[Rect]) -> float:
+    """The largest share of the height of ``frame`` (a table's frame of rules) that a
+    vertical rule standing in ``gutter`` (an x-range between two columns) runs along: most
+    of it where the rule parts the columns, less where a cell spanning both breaks it, none
+    where the gap is no column of the grid."""
     vertical, _ = _joined(rules)
     height = frame[3] - frame[1]
-
-    def along(gutter: tuple[float, float], share: float) -> bool:
-        return any(
-            gutter[0] <= x <= gutter[1] and min(y1, frame[3]) - max(y0, frame[1]) >= share * height
-            for x, y0, y1 in vertical
-        )
-
-    if not any(along(g, _ALONG) for g in gutters):
-        return []
-    return [g for g in gutters if along(g, _SPANNED)]
+    shares = [
+        (min(y1, frame[3]) - max(y0, frame[1])) / height
+        for x, y0, y1 in vertical
+        if gutter[0] <= x <= gutter[1]
+    ]
+    return max(shares, default=0.0)
 
 
 def _joined(

@@ -31,10 +31,12 @@ from translation.read.table_rows import (
     outside,
     row_item,
 )
-from translation.read.table_rules import framed, ruled_columns
+from translation.read.table_rules import ALONG, framed, ruled_share
 
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
 _FAR_GUTTER = 3.0  # a gutter this much wider than the others: lone pieces past it are no column
+#: A list item's mark: a bullet or a dash.
+_ITEM_MARK_RE = re.compile(r"^[•·∙◦▪‣●○■□*※\-–—]$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 
@@ -113,11 +115,19 @@ def find_tables(
         box = union(boxes + tail)
         size = sorted(cluster.sizes)[len(cluster.sizes) // 2]
         frame = framed(box, size, rules) if rules else None
-        # In a grid of rules, the columns are those its rules part.
-        parted = ruled_columns(gutters, frame, rules) if frame is not None else []
-        gutters = parted or gutters
+        if frame is not None:
+            # A list item's dash set apart by a justified line's stretched space, lined up
+            # from row to row, is no column of a grid: no rule runs down the gap after it.
+            gutters = [
+                g
+                for g in gutters
+                if ruled_share(g, frame, rules) > 0 or not cluster.marks_before(g, gutters)
+            ]
+            if not gutters:
+                continue
         # One gutter alone is a list's markers or labels, unless numbers stand right of it,
-        # or a rule parts it (or a table caption stands by it: ``label_tables``).
+        # or a grid's rule parts it (or a table caption stands by it: ``label_tables``).
+        parted = frame is not None and ruled_share(gutters[0], frame, rules) >= ALONG
         if not (len(gutters) >= 2 or cluster.numbers_after(gutters[0]) or parted):
             continue
         if frame is not None:
@@ -153,6 +163,26 @@ class _Cluster:
             for found in self.words
         )
         return rows >= max(2, 0.6 * len(self.words))
+
+    def marks_before(
+        self, gutter: tuple[float, float], gutters: Sequence[tuple[float, float]]
+    ) -> bool:
+        """Whether the words between ``gutter`` and the gutter before it (or the table's left
+        edge) are list items' marks alone, in two rows or more, each followed by a word of
+        letters past the gutter: a dash or bullet opening its item's text, not a column."""
+        start = max((g[1] for g in gutters if g[1] <= gutter[0]), default=-math.inf)
+        rows = 0
+        for found in self.words:
+            before = [s.text for b, s in found if start - 0.5 <= b[0] and b[2] <= gutter[0] + 0.5]
+            after = [s.text for b, s in found if b[0] >= gutter[1] - 0.5]
+            if not before:
+                continue
+            if not all(_ITEM_MARK_RE.match(t) for t in before) or len(before) > 1:
+                return False
+            if not after or not after[0][:1].isalpha():
+                return False
+            rows += 1
+        return rows >= 2
 
     def running_text(self) -> bool:
         """Whether the rows are lines of a justified paragraph, their spaces stretched wide
