@@ -36,6 +36,9 @@ def test_rules_only_above_and_below_or_across_the_page_are_no_frame() -> None:
     assert framed(ROWS, SIZE, [_h(90), _h(141), _h(228)]) is None  # booktabs
     across = [_h(90, 20, 575), _h(228, 20, 575), _v(140)]
     assert framed(ROWS, SIZE, across) is None
+    # A box around a page's text, a table in it: the box is no frame of the table's rows.
+    boxed = [_h(40), _h(400), _v(72, 40, 400), _v(326, 40, 400), _v(140, 90, 228)]
+    assert framed(ROWS, SIZE, boxed) is None
 
 
 def test_the_share_of_a_frame_a_rule_down_a_gap_runs_along() -> None:

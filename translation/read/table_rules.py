@@ -18,6 +18,7 @@ from translation.read.layout import Rect
 _THIN = 2.0  # points: a rule is at most this thick
 _TOUCH = 1.0  # points: the pieces of one rule (a border drawn cell by cell) meet this close
 _OUT = 3.0  # font sizes: how far out of the rows' glyphs a side of the frame may stand
+_REACH = 10.0  # font sizes (some eight lines): how far above or below them its ends may
 #: The share of a table's height a rule beside it, or one parting its columns, runs along.
 ALONG = 0.8
 
@@ -29,9 +30,10 @@ def framed(box: Rect, size: float, rules: Sequence[Rect]) -> Rect | None:
     where both end; where none do (a grid open at its sides, as HWP sets one), from where a
     rule between its columns (running along most of its height) begins to where it ends.
     Either way with a horizontal rule across the frame at each end. It may reach above and
-    below ``box``: rows of the grid whose text did not tell them rows of the table. None
-    where no such frame stands (a table ruled only above and below, as LaTeX rules it, has
-    no frame: its rows are told by their text alone)."""
+    below ``box``, up to _REACH sizes: rows of the grid whose text did not tell them rows of
+    the table (a cell's lines set above or below them). None where no such frame stands (a
+    table ruled only above and below, as LaTeX rules it, has no frame: its rows are told by
+    their text alone)."""
     vertical, horizontal = _joined(rules)
     height = box[3] - box[1]
     left: tuple[float, float, float] | None = None
@@ -50,19 +52,20 @@ def framed(box: Rect, size: float, rules: Sequence[Rect]) -> Rect | None:
     if left is not None and right is not None:
         x0, x1 = left[0], right[0]
         top, bottom = max(left[1], right[1]), min(left[2], right[2])
+        across = (x0, x1)
     elif inner is not None and left is None and right is None:
         # Open at its sides: the frame ends where the rules across it end.
-        x0, x1 = box[0] - _OUT * size, box[2] + _OUT * size
         top, bottom = inner[1], inner[2]
+        across = (box[0], box[2])
     else:
         return None
+    if max(box[1] - top, bottom - box[3]) > _REACH * size:
+        return None  # a box around a page's text and a table, not the table's own grid
     ends = [
         [
             (a, b)
             for y, a, b in horizontal
-            if abs(y - end) <= _TOUCH
-            and a <= max(x0, box[0]) + _TOUCH
-            and b >= min(x1, box[2]) - _TOUCH
+            if abs(y - end) <= _TOUCH and a <= across[0] + _TOUCH and b >= across[1] - _TOUCH
         ]
         for end in (top, bottom)
     ]
