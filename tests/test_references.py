@@ -541,3 +541,36 @@ def test_biographies_beside_the_bibliography_are_sent_whole_and_the_entries_kept
     assert "Louvain" not in left and "research topic" not in left
     for k in range(1, 12):
         assert normalized(" ".join(entries(k, 1)[0])) in left
+
+
+def test_the_papers_own_citation_under_its_label_is_not_sent() -> None:
+    """ACM's first page: "ACM Reference Format:" over the paper's own citation (its authors,
+    year, title, venue). The label is translated; the citation stays as it is, like a
+    reference."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    y = 80.0
+    for text in (
+        "When reading a scholarly article, inline citations help researchers put the current",
+        "paper in context and find relevant prior work; we study how readers can be helped.",
+    ):
+        page.insert_text((54, y), text, fontname="tiro", fontsize=9)
+        y += 11.0
+    page.insert_text((54, y + 14), "ACM Reference Format:", fontname="tibo", fontsize=8)
+    y += 25.0
+    for text in (
+        "Joseph Chee Chang, Amy X. Zhang, Jonathan Bragg, Andrew Head, Kyle Lo, Doug",
+        "Downey, and Daniel S. Weld. 2023. CiteSee: Augmenting Citations in Scientific",
+        "Papers. In Proceedings of the 2023 CHI Conference on Human Factors in Computing",
+        "Systems (CHI '23), April 23-28, 2023, Hamburg, Germany. ACM, 15 pages.",
+    ):
+        page.insert_text((54, y), text, fontname="tiro", fontsize=8)
+        y += 10.0
+    page.insert_text((54, y + 20), "1 INTRODUCTION", fontname="tibo", fontsize=10)
+    page.insert_text(
+        (54, y + 36), "Science builds on the past work of others, and so do we.", fontsize=9
+    )
+    sent = [p.text for p in extract_paragraphs(open_document(doc.tobytes()))]
+    assert "ACM Reference Format:" in sent, sent
+    assert not [t for t in sent if "CiteSee" in t or "Jonathan Bragg" in t], sent
+    assert any(t.startswith("Science builds") for t in sent), sent

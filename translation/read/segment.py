@@ -25,6 +25,7 @@ imports from here are re-exported (``__all__``).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -61,7 +62,7 @@ from translation.read.page_rows import page_rows
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.passage import hyphen_break
 from translation.read.reading_order import reading_order
-from translation.read.references import Piece, find_references
+from translation.read.references import Piece, find_references, is_entry
 from translation.read.row_joins import attach_drop_caps, attach_scripts, join_pieces
 from translation.read.rows import Row, rows_of_page, visual_rows
 from translation.read.running_heads import mark_headers_footers, running_head_boxes
@@ -177,6 +178,7 @@ def segment_document(
     pieces = [_piece(d) for d in drafts]
     references = {i for span in find_references(pieces) for i in span}
     references.update(i for span in find_unheaded_references(pieces, references) for i in span)
+    references.update(_cited_by_label(drafts))
     references -= _own_footnotes(drafts, references)
 
     result: list[Paragraph] = []
@@ -267,6 +269,25 @@ def _piece(draft: Draft) -> Piece:
         bold=draft.rows[0].bold,
         skipped=bool(draft.skip),
     )
+
+
+#: A label that introduces the paper's own citation ("ACM Reference Format:", "Cite as:").
+_CITE_LABEL_RE = re.compile(
+    r"(?:reference format|cite (?:this|as)|to cite this (?:article|paper)|citation)\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _cited_by_label(drafts: Sequence[Draft]) -> list[int]:
+    """The paper's own citation under the label that introduces it (ACM's "ACM Reference
+    Format:" on the first page): a bibliography entry, kept as it is like the references."""
+    return [
+        i
+        for i in range(1, len(drafts))
+        if drafts[i].page == drafts[i - 1].page
+        and _CITE_LABEL_RE.search(drafts[i - 1].text)
+        and is_entry(drafts[i].text)
+    ]
 
 
 def _stack_ruled_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
