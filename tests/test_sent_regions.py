@@ -160,6 +160,30 @@ def test_a_running_heads_last_line_beside_the_page_number_is_not_sent() -> None:
     assert " ".join(sent).count("We describe a careful method") == 32  # the body, all of it
 
 
+def test_a_running_head_cut_in_two_at_its_gap_is_not_sent() -> None:
+    """ACM's heads: the venue at the left and "Chang et al." (or the short title) at the
+    right of one line, set just below the band kept for heads; the line is cut into two cells,
+    which recur page after page with running text, not a table, under them."""
+    doc = pymupdf.open()
+    for number in range(8):
+        page = doc.new_page(width=612, height=792)
+        venue = "CHI '23, April 23-28, 2023, Hamburg, Germany"
+        other = "Chang et al." if number % 2 else "CiteSee: Augmenting Citations in Papers"
+        page.insert_text((54, 68), venue if number % 2 else other, fontname="tiro", fontsize=7)
+        right = other if number % 2 else venue
+        x = 558 - pymupdf.get_text_length(right, "tiro", 7)
+        page.insert_text((x, 68), right, fontname="tiro", fontsize=7)
+        y = 140.0
+        for _ in range(4):
+            for line in PROSE:
+                page.insert_text((54, y), line, fontname="tiro", fontsize=10)
+                y += 12.5
+            y += 8
+    sent = [p.text for p in read(bytes(doc.tobytes()))]
+    assert not [t for t in sent if "Chang et al." in t or "Hamburg" in t or "CiteSee" in t], sent
+    assert " ".join(sent).count("We describe a careful method") == 32  # the body, all of it
+
+
 PROSE = (
     "We describe a careful method for the evaluation of the models that we study in this",
     "paper, and we compare it with the previous approaches on several of the datasets that",

@@ -70,14 +70,16 @@ def mark_headers_footers(
         for row, where in marked:
             sizes.setdefault((where, _normalized(row.text)), []).append(row.size)
     needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
-    for marked in band_rows.values():
+    for index, marked in band_rows.items():
+        page_rows = rows_by_page.get(index, [])
         for row, where in marked:
-            if row.cell and not _beside_page_number(row, marked):
+            if row.cell and _heads_cells(row, page_rows) and not _beside_page_number(row, marked):
                 # A table's header cell recurs where the same table layout heads several
                 # pages (04: "After Perturb" over Tables 1, 2 and 4); a running head's lines
                 # never become cells (``running_head_boxes`` keeps them out of the tables),
-                # but a head's last line set apart from the page number is cut from it
-                # (2203.00130's odd pages: "Processing" ... "3").
+                # but a head line cut in two at its gap (2302.07302: the venue left, "Chang
+                # et al." right) or its last line set apart from the page number (2203.00130:
+                # "Processing" ... "3") is cut into cells with nothing of a table under them.
                 continue
             key = (where, _normalized(row.text))
             # A paper's title repeated small in the running head is still the title where it
@@ -85,6 +87,18 @@ def mark_headers_footers(
             usual = _usual_size(sizes[key])
             if row.text and seen[key] >= needed and abs(row.size - usual) < 1.0:
                 row.drop = row.drop or "running header/footer"
+
+
+def _heads_cells(row: Row, rows: list[Row]) -> bool:
+    """Whether cells stand under ``row`` (within eight of its lines, across its width): it
+    heads a table's column, where a running head has running text under it."""
+    return any(
+        other.cell
+        and 0 <= other.top - row.bottom <= 8.0 * row.size
+        and min(other.x1, row.x1) > max(other.x0, row.x0)
+        for other in rows
+        if other is not row
+    )
 
 
 def _beside_page_number(row: Row, marked: list[tuple[Row, str]]) -> bool:
