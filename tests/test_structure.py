@@ -339,6 +339,17 @@ def test_a_urls_file_name_after_a_drawn_underscore_is_the_urls() -> None:
     assert list(originals.values()) == ["https://www.example.org/docs"]
 
 
+def test_an_e_mail_address_keeps_its_owners_name() -> None:
+    """key-error p1: "Email address: ... (Nicolas Roisin)": the name went out to the model."""
+    chars = "Email address: nicolas.roisin@uclouvain.be (Nicolas Roisin)"
+    text, originals, _ = protect(chars, "t" * len(chars))
+    assert text == "Email address: {v1}"
+    assert list(originals.values()) == ["nicolas.roisin@uclouvain.be (Nicolas Roisin)"]
+    chars = "Write to ann@x.org (in English) soon."
+    text, _, _ = protect(chars, "t" * len(chars))
+    assert "(in English)" in text
+
+
 def test_brace_grouped_e_mails_are_one_placeholder_and_come_back_whole() -> None:
     chars = "Mail {armanc,sergey,danw}@allenai.org now"
     text, originals, _ = protect(chars, "t" * len(chars))

@@ -72,6 +72,8 @@ _URL_RE = re.compile(
     r"(?:\s[\w-]+\.(?:html?|php|aspx?|pdf|md|txt|json|xml|ipynb|py)\b)?"
     r"|\{\s*[\w.+-]+(?:\s*[,;|]\s*[\w.+-]+)*\s*\}\s*@[\w-]+(?:\.[\w-]+)+"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    # An address's owner named after it: "roisin@uclouvain.be (Nicolas Roisin)".
+    r"(?:\s\((?:[A-Z][\w'’-]+\s){1,3}[A-Z][\w'’-]+\))?"
 )
 # Ligatures, and the bullets of the Symbol font that arrive as private-use characters.
 LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
