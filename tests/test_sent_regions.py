@@ -249,3 +249,21 @@ def test_a_word_comment_balloon_is_left_as_it_is_and_never_overprinted() -> None
     inside = out[0].get_text("words", clip=balloon)
     assert " ".join(w[4] for w in inside) == " ".join(comment)
     assert "careful" not in out[0].get_text("text", clip=(50, 80, 435, y + 20))
+
+
+def test_a_note_of_whom_to_write_to_keeps_its_names() -> None:
+    """value-error p1's footnote: "Correspondence to: Jishnu Ray Chowdhury, Yong Zhuang, Shuyi
+    Wang." went out with the names; a label with a sentence after it still does."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    y = 100.0
+    for line in PROSE:
+        page.insert_text((72, y), line, fontname="tiro", fontsize=10)
+        y += 12.5
+    page.draw_line((72, 700), (200, 700), width=0.4)
+    note = "Correspondence to: Jishnu Ray Chowdhury, Yong Zhuang, Shuyi Wang."
+    page.insert_text((72, 712), note, fontname="tiro", fontsize=8)
+    page.insert_text((72, 724), "Note: the data are public and free to use.", fontsize=8)
+    sent = [p.text for p in read(bytes(doc.tobytes()))]
+    assert not [t for t in sent if "Chowdhury" in t], sent
+    assert any("data are public" in t for t in sent), sent

@@ -189,6 +189,17 @@ def _mend_inner_breaks(
 
 
 _PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
+#: A short label before a colon ("Correspondence to:", "Contact:").
+_LABEL_COLON_RE = re.compile(r"^[^:{}]{3,40}:\s+(?P<rest>.+?)\.?$")
+
+
+def _labelled_names(text: str) -> bool:
+    """A label and the names it introduces ("Correspondence to: Jishnu Ray Chowdhury, Yong
+    Zhuang, Shuyi Wang."): printed as it is, as author names are."""
+    match = _LABEL_COLON_RE.match(text)
+    return bool(match) and roles.looks_like_names(match.group("rest"))
+
+
 _RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
 
 
@@ -265,6 +276,8 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         or (rows[0].cell and all(roles.looks_like_names(r.text, alone=True) for r in rows))
     ):
         draft.skip = "author names"
+    elif _labelled_names(draft.text):
+        draft.skip = "author names"  # anywhere: a note of whom to write to
     elif rows[0].cell:
         draft.kind = ParagraphKind.CELL
     elif draft.label:
