@@ -197,7 +197,7 @@ def _labelled_names(text: str) -> bool:
     """A label and the names it introduces ("Correspondence to: Jishnu Ray Chowdhury, Yong
     Zhuang, Shuyi Wang."): printed as it is, as author names are."""
     match = _LABEL_COLON_RE.match(text)
-    return bool(match) and roles.looks_like_names(match.group("rest"))
+    return match is not None and roles.looks_like_names(match.group("rest"))
 
 
 _RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
