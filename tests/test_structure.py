@@ -534,3 +534,18 @@ def test_notation_is_names_in_capitals_the_paper_never_prints_in_lower_case() ->
     assert not only_notation("Self-BLEU", seen)
     assert not only_notation("BLEU score", seen)
     assert not only_notation("41.2", seen)  # a quantity, no name
+
+
+def test_tex_accents_set_before_their_letters_make_one_letter() -> None:
+    """TeX sets "\\\\"a" as the accent's glyph and the letter: "F¨arber", "Do˘gan" were sent in
+    pieces and came back as two words."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text(
+        (72, 100), "The corpus of Saier and F¨arber (2019) is used by Universit´e", fontsize=10
+    )
+    page.insert_text(
+        (72, 113), "de Lyon and by ´Ecole Normale in their work on citations.", fontsize=10
+    )
+    (para,) = extract_paragraphs(open_document(doc.tobytes()))
+    assert "Färber" in para.text and "Université" in para.text and "École" in para.text, para.text

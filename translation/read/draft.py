@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -157,6 +158,54 @@ def _exponents(chars: str, classes: str) -> str:
     return "".join(marks)
 
 
+#: TeX's accents set as glyphs of their own before their letter ("F¨arber", "Mitrovi´c"):
+#: the combining mark each stands for.
+_SPACING_ACCENTS = {
+    "´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303",
+    "˘": "\u0306", "ˇ": "\u030c", "¸": "\u0327", "˙": "\u0307", "¯": "\u0304", "˚": "\u030a",
+}  # fmt: skip
+
+
+def _composed(
+    chars: str, classes: str, boxes: list[Rect], bases: list[float], styles: list[int]
+) -> tuple[str, str, list[Rect], list[float], list[int]]:
+    """A spacing accent right before a letter of a word, with a precomposed character for the
+    pair, becomes that character ("F¨arber" reads "Färber"): sent apart, the accent cuts the
+    word in two. Its box is the pair's."""
+    if not any(c in _SPACING_ACCENTS for c in chars):
+        return chars, classes, boxes, bases, styles
+    out_chars: list[str] = []
+    out_classes: list[str] = []
+    out_boxes: list[Rect] = []
+    out_bases: list[float] = []
+    out_styles: list[int] = []
+    i = 0
+    while i < len(chars):
+        mark = _SPACING_ACCENTS.get(chars[i])
+        if (
+            mark
+            and i + 1 < len(chars)
+            and chars[i + 1].isalpha()
+            and (i == 0 or not chars[i - 1].isdigit())
+        ):
+            joined = unicodedata.normalize("NFC", chars[i + 1] + mark)
+            if len(joined) == 1:
+                out_chars.append(joined)
+                out_classes.append(classes[i + 1])
+                out_boxes.append(union([boxes[i], boxes[i + 1]]))
+                out_bases.append(bases[i + 1])
+                out_styles.append(styles[i + 1])
+                i += 2
+                continue
+        out_chars.append(chars[i])
+        out_classes.append(classes[i])
+        out_boxes.append(boxes[i])
+        out_bases.append(bases[i])
+        out_styles.append(styles[i])
+        i += 1
+    return "".join(out_chars), "".join(out_classes), out_boxes, out_bases, out_styles
+
+
 def _variable_letter(char: str) -> bool:
     """A letter that can name a variable: Latin, Greek or Cyrillic (not Hangul, kana or Han)."""
     return char.isalpha() and ord(char) < 0x1100
@@ -222,7 +271,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
     """Join the draft's rows into its text and decide its role and whether it is sent;
     ``seen``, the document's vocabulary, helps decide line-end hyphens."""
     joined = _join_rows(draft.rows, seen)
-    chars, classes, boxes, bases, styles = _mend_inner_breaks(joined, seen)
+    chars, classes, boxes, bases, styles = _composed(*_mend_inner_breaks(joined, seen))
     draft.styled = (chars, classes, styles)
     role, label = roles.label_of(draft.rows, stats.body_size)
     if role is not None and not draft.rows[0].cell:
