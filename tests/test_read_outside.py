@@ -660,3 +660,84 @@ def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None
         in texts
     ), texts
     assert not [t for t in texts if "Ann Lee" in t or "Proceedings" in t], texts
+
+
+def _justified_cell_table() -> pymupdf.Document:
+    """A table of three text columns (papermage p5, Table 1): a cell's first line justified,
+    each word placed on its own with the spaces stretched alike (9.4 pt at 9 pt), a class name
+    in a monospaced face, a citation "(Neumann et al., 2019)" in the middle."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    x_use, x_what, x_how, edge = 77.0, 128.0, 234.0, 540.0
+    put(page, x_use, 85, [("Use case", True)], 9)
+    put(page, x_what, 85, [("Description", True)], 9)
+    put(page, x_how, 85, [("Examples", True)], 9)
+    first = ["SentencePredictor", "wraps", "sciSpaCy", "(Neumann", "et", "al.,", "2019)", "and"]
+    mono = pymupdf.Font("cour")
+    widths = [(mono if k == 0 else REGULAR).text_length(w, 9) for k, w in enumerate(first)]
+    space = (edge - x_how - sum(widths)) / (len(first) - 1)
+    assert 9 < space < 1.15 * 9  # stretched past a font size, as on the paper
+    x = x_how
+    for k, (word, width) in enumerate(zip(first, widths, strict=True)):
+        page.insert_text((x, 102), word, fontsize=9, fontname="cour" if k == 0 else "tiro")
+        x += width + space
+    rest = [
+        "PySBD (Sadvilkar and Neumann, 2020) to segment sentences. The word predictor is",
+        "a custom model to identify broken words split across PDF lines or columns, and",
+        "the last one is a set of rules on top of both layout and logical structure models.",
+    ]
+    for k, line in enumerate(rest, start=1):
+        put(page, x_how, 102 + 10 * k, [(line, False)], 9)
+    put(page, x_use, 102, [("Linguistic/", False)], 9)
+    put(page, x_use, 112, [("Semantic", False)], 9)
+    for k, line in enumerate(["Segments doc into text", "units used downstream."]):
+        put(page, x_what, 102 + 10 * k, [(line, False)], 9)
+    y = 102.0 + 10 * len(rest) + 14
+    for name, gist, example in (
+        ("Layout", "Segments doc into visual", "The layout predictor wraps vision models."),
+        ("Logical", "Segments doc into units", "The token predictor wraps token classifiers."),
+    ):
+        put(page, x_use, y, [(name, False)], 9)
+        put(page, x_what, y, [(gist, False)], 9)
+        put(page, x_how, y, [(example, False)], 9)
+        y += 18
+    return doc
+
+
+def test_a_cells_justified_line_with_a_citation_is_one_sentence() -> None:
+    """A cell's justified first line stretches its word spaces past a font size, those beside
+    a citation's bracket and year too: the line is not cut into cells there ("SentencePredictor
+    wraps sciSpaCy" | "(Neumann et al.," | "2019)" | "and"), the cell's sentence is one
+    request with its year."""
+    texts = [" ".join(without_tags(p.text).split()) for p in read(_justified_cell_table())]
+    cell = [t for t in texts if "sciSpaCy" in t or "Neumann" in t or t == "and"]
+    assert len(cell) == 1, texts
+    assert "wraps sciSpaCy (Neumann et al., 2019) and PySBD (Sadvilkar" in cell[0], texts
+    assert "Segments doc into text units used downstream." in texts, texts
+
+
+def test_a_figure_reference_on_a_paragraphs_last_line_is_no_caption() -> None:
+    """A sentence runs to the column's edge with "... displayed in" and ends on the next line
+    with "Fig. 2.": that line goes on the sentence, it is no caption of its own, and the
+    paragraph after it is not read as the sentence's continuation (2021 key-error p9)."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    text = (
+        "A similar development as in the first appendix can be done for the full-transistor"
+        " circuit. In this case, the resistor is replaced by a transistor working in its triode"
+        " region, which gives the circuit that is displayed in"
+    )
+    lines = wrap(text, LEFT[1] - LEFT[0], 12.0)
+    assert TEXT.text_length(lines[-1], SIZE) > 0.8 * (LEFT[1] - LEFT[0])
+    y = TOP
+    for k, line in enumerate([*lines, "Fig. 2."]):
+        sheet.writer.append((LEFT[0] + (12.0 if k == 0 else 0.0), y), line, TEXT, SIZE)
+        y += LEADING
+    sheet.paragraph(OUTRO, LEFT, y)
+    sheet.paragraph(INTRO, RIGHT, TOP)
+    sheet.done()
+    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    assert f"{text} Fig. 2." in texts, texts
+    assert OUTRO in texts, texts
+    found = passages(read_paragraphs(doc.tobytes()))
+    assert not [p.text for p in found if "displayed in" in p.text and "judgments" in p.text]

@@ -25,6 +25,7 @@ from translation.read.cell_stacks import StackLine, stacked, stacks
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.layout import Block, Frame, Line, PageLayout, Span
+from translation.read.page_rows import page_rows
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows import visual_rows
 from translation.read.segment import segment
@@ -473,3 +474,44 @@ def test_the_line_beside_a_tables_legend_neighbour_is_prose(corpus_dir: Path) ->
     (para,) = [p for p in paragraphs if "speeding up subsequent" in p.text]
     assert para.kind == ParagraphKind.BODY
     assert para.text.startswith("In Section 3.3 we discussed a learning effect")
+
+
+def _piece(text: str, box: tuple[float, float, float, float], font: str = "Times-Roman") -> Line:
+    span = Span(text, box, font, 10.0, origin=(box[0], box[3] - 2.0))
+    return Line(spans=(span,), bbox=box)
+
+
+def test_a_piece_of_the_other_columns_formula_is_no_cell_of_a_text_line() -> None:
+    """A line of the left page column (a paragraph's first, in a block of two lines) shares its
+    baseline with a fraction's denominator of a display formula in the right column, set as a
+    narrow block of its own ("β0 )," under "2 I_D,2", 2021 key-error p9): the formula's main
+    line stands between them at that height, so the two are no cells of one table row (with
+    the formula rows below they made a table across both columns, and the paragraph was
+    sent as cells)."""
+    text = _block(
+        [
+            _piece(
+                "By Kirchhoff's law and the saturation current relation (by",
+                (47.6, 473.4, 288.7, 483.8),
+            ),
+            _piece("neglecting the Early effect)", (37.6, 485.4, 145.5, 495.8)),
+        ]
+    )
+    formula = _block([_piece("= 4(Vov,9)2((Vov,9)2 - 2ID,2", (413.1, 466.9, 519.4, 484.7))])
+    # The denominator and the formula's number, in one block of two rows.
+    piece = _block(
+        [
+            _piece("β0 ),", (505.7, 473.6, 526.9, 490.5), "rtxmi"),
+            _piece("(B.7)", (536.9, 474.0, 557.7, 484.0)),
+        ]
+    )
+    frame = Frame()
+    rows = page_rows([visual_rows(block, frame) for block in (text, formula, piece)])
+    texts = [" ".join(s.text for _, s in spans) for spans, _ in rows]
+    (line,) = [t for t in texts if "Kirchhoff" in t]
+    assert "β0" not in line, texts
+    # With nothing between them, the same narrow piece is a cell beside the line.
+    rows = page_rows([visual_rows(block, frame) for block in (text, piece)])
+    texts = [" ".join(s.text for _, s in spans) for spans, _ in rows]
+    (line,) = [t for t in texts if "Kirchhoff" in t]
+    assert "β0" in line, texts

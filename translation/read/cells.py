@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
 from translation.read.number_columns import lines_up
+from translation.read.stretched_spaces import stretched_gaps
 from translation.read.table_rows import crosses
 from translation.read.words import has_letters
 
@@ -73,6 +74,35 @@ def _arrow_between(before: str, word: str, after: str) -> bool:
     return False
 
 
+def _stretched_spaces(
+    spans: Sequence[tuple[Rect, Span]], gutters: Sequence[tuple[float, float]]
+) -> set[int]:
+    """The indices of the spans after a justified line's stretched word space
+    (``translation.read.stretched_spaces``), in each stretch of the row between ``gutters``
+    (the whole row without them); touching pieces ("al." and ",") are one word."""
+    words: list[tuple[float, float, str, float, int]] = []  # x0, x1, text, size, first span
+    for k, (box, span) in enumerate(spans):
+        if not span.text.strip():
+            continue
+        if words and box[0] <= words[-1][1] + 0.3 and not crosses(gutters, words[-1][1], box[0]):
+            x0, x1, text, size, first = words[-1]
+            words[-1] = (x0, max(x1, box[2]), text + span.text, max(size, span.size), first)
+        else:
+            words.append((box[0], box[2], span.text, span.size, k))
+    runs: list[list[tuple[float, float, str, float, int]]] = []
+    for word in words:
+        if runs and not crosses(gutters, runs[-1][-1][1], word[0]):
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+    found: set[int] = set()
+    for run in runs:
+        size = sorted(w[3] for w in run)[len(run) // 2]
+        gaps = stretched_gaps([(w[0], w[1], w[2]) for w in run], size)
+        found.update(run[g + 1][4] for g in gaps)
+    return found
+
+
 def split_cells(
     spans: list[tuple[Rect, Span]],
     gutters: Sequence[tuple[float, float]] = (),
@@ -94,6 +124,7 @@ def split_cells(
     # A header of one word per column of numbers is cut at its word spaces (``tight``); a
     # header spanning the ``columns`` of numbers is one cell however they are cut.
     aligned = lines_up([(b, s) for b, s in spans if s.text.strip()], tight, gutters, columns)
+    stretched = _stretched_spaces(spans, gutters)
     for k, (box, span) in enumerate(spans):
         if not span.text.strip():
             if pieces[-1]:
@@ -107,6 +138,9 @@ def split_cells(
             # A relation sign set apart in a justified cell ("WxL      =") is no number cell.
             numeric = numeric and not _beside_relation(before, span.text)
             wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
+            # A justified line of a cell's running text stretches all its word spaces alike,
+            # those beside a bracket or a year too ("sciSpaCy   (Neumann   et   al.,   2019)").
+            wide = wide and k not in stretched
             if prose and not numeric and before.rstrip()[-1:] in ".:?!":
                 wide = False
             # A justified line stretches its spaces beside a citation's year too ("(McKeown

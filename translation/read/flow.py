@@ -34,19 +34,12 @@ from translation.read.draft import Draft
 from translation.read.formulas import PLACEHOLDER_RE
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows import Row
-from translation.read.words import ends_sentence
+from translation.read.words import LAST_WORD_RE, dangles, ends_sentence
 
 #: What may lie between two pieces of one paragraph (besides skipped rows: equations, numbers).
 _FLOATS = (ParagraphKind.CAPTION, ParagraphKind.FOOTNOTE, ParagraphKind.CELL)
 #: Pieces that may go on in a later box, and the pieces that may continue them.
 _OPEN = (ParagraphKind.BODY, ParagraphKind.LIST_ITEM)
-#: Words a sentence cannot end with: after them a capital ("the" | "Transformer") goes on.
-_DANGLING = frozenset(
-    "a an the of and or to in on for with by from as at is are was were be that which whose"
-    " than into via under over between".split()
-)
-_LAST_WORD_RE = re.compile(r"([^\W\d_]+)\W*$")
-_HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u2010]$")
 #: The rest of a bracketed citation list: numbers, commas and dashes, then the bracket.
 _CITATION_CLOSE_RE = re.compile(r"\s*\d+(?:\s*[,;\-\u2013]\s*\d+)*\s*\]")
 
@@ -147,7 +140,7 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         return False
     if nxt.kind == ParagraphKind.LIST_ITEM:
         # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
-        word = _LAST_WORD_RE.search(tail)
+        word = LAST_WORD_RE.search(tail)
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
         return joined or (tail.endswith((":", "：")) and _opens_inside(text))
     if nxt.kind != ParagraphKind.BODY or nxt.label:
@@ -165,7 +158,7 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     # next piece opens with an indented first line (a new paragraph).
     first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and first.x0 > nxt.rows[1].x0 + 0.8 * first.size
-    return _dangling(tail) and not indented
+    return dangles(tail) and not indented
 
 
 def _closes_bracket(tail: str, text: str) -> bool:
@@ -175,14 +168,6 @@ def _closes_bracket(tail: str, text: str) -> bool:
     if opened < 0 or opened < tail.rfind("]") or not tail.endswith((",", ";", "-", "\u2013")):
         return False
     return bool(_CITATION_CLOSE_RE.match(text))
-
-
-def _dangling(tail: str) -> bool:
-    """Whether ``tail`` stops where no sentence ends: at a comma, a hyphen or a word such as
-    "the" or "in"."""
-    word = _LAST_WORD_RE.search(tail)
-    dangling = tail.endswith(",") or bool(_HYPHEN_END_RE.search(tail))
-    return dangling or bool(word and word.group(1) in _DANGLING)
 
 
 def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
@@ -200,7 +185,7 @@ def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
             before is None
             or before.kind != ParagraphKind.BODY
             or before.page < draft.page - 1
-            or not _dangling(before.text.rstrip())
+            or not dangles(before.text.rstrip())
             or abs(before.rows[-1].size - draft.rows[0].size) > 0.5
         ):
             continue

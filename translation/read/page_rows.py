@@ -44,8 +44,10 @@ def page_rows(blocks: Sequence[Sequence[RowSpans]]) -> list[RowSpans]:
         for n, rows in zip(narrow, blocks, strict=True)
     ]
     flat = [(k, row) for k, rows in enumerate(blocks) for row in rows if row[0]]
-    # Each row of a narrow block joins the nearest row of another block on its baseline;
-    # joins chain, so three cells in three blocks make one row.
+    # Each row of a narrow block joins the nearest row of another block on its baseline,
+    # unless text stands between them (the other page column's formula between a line of
+    # this column and a piece of that formula); joins chain, so three cells in three blocks
+    # make one row.
     parent = list(range(len(flat)))
     for i, (k, row) in enumerate(flat):
         if not narrow[k]:
@@ -56,6 +58,7 @@ def page_rows(blocks: Sequence[Sequence[RowSpans]]) -> list[RowSpans]:
                 m == k
                 or not _beside(row, other)
                 or not (cells[m] or _abreast(blocks[k], blocks[m]))
+                or _between(row, other, flat)
             ):
                 continue
             gap = _gap(_box(row), _box(other))
@@ -200,6 +203,24 @@ def _beside(a: RowSpans, b: RowSpans) -> bool:
     overlap = min(box_a[3], box_b[3]) - max(box_a[1], box_b[1])
     height = min(box_a[3] - box_a[1], box_b[3] - box_b[1])
     return overlap > 0.7 * height and (box_a[2] <= box_b[0] or box_b[2] <= box_a[0])
+
+
+def _between(a: RowSpans, b: RowSpans, flat: Sequence[tuple[int, RowSpans]]) -> bool:
+    """Whether the glyphs of another row stand in the gap between two rows side by side, at
+    their height (over half the height they share): the cells of one table row are
+    neighbours, with nothing set between them."""
+    box_a, box_b = sorted((_box(a), _box(b)))
+    left, right = box_a[2], box_b[0]
+    top, bottom = max(box_a[1], box_b[1]), min(box_a[3], box_b[3])
+    for _, row in flat:
+        if row is a or row is b:
+            continue
+        box = _box(row)
+        if min(right, box[2]) - max(left, box[0]) <= 0.5:
+            continue
+        if min(bottom, box[3]) - max(top, box[1]) > 0.5 * (bottom - top):
+            return True
+    return False
 
 
 def _gap(a: Rect, b: Rect) -> float:

@@ -16,7 +16,7 @@ from translation.read.captions import caption_label
 from translation.read.formulas import GLYPH
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows import Row
-from translation.read.words import URL_TAIL_RE, cjk_weight, ends_sentence
+from translation.read.words import URL_TAIL_RE, cjk_weight, dangles, ends_sentence
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(
@@ -330,13 +330,22 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
         return True
     if algorithm_label(prev.text):  # a wrapped algorithm line goes on indented
         return cur.x0 <= prev.x0 + 0.8 * prev.size
-    if caption_start(cur) or run_in_start(prev, cur) or _code_edge(prev, cur):
+    if caption_start(cur) and not _runs_into(prev):
+        return True
+    if run_in_start(prev, cur) or _code_edge(prev, cur):
         return True
     if colon_lead(prev) and (colon_lead(cur) or list_label(cur.chars)):
         return True  # "Gold Answer: 5:02" / "TAPAS: 5:00" / "(b) TAPAS gives ..."
     if heading_number(cur) and (ends_sentence(prev.text) or _short(prev) or prev.bold != cur.bold):
         return True
     return len(para) == 1 and heading_number(prev) and _short(prev)
+
+
+def _runs_into(prev: Row) -> bool:
+    """Whether the line before a caption's label runs to its column's edge and stops where no
+    sentence ends: the label is the sentence's reference going on ("... as displayed in" |
+    "Fig. 2."), no caption. A caption stands apart from the text above it, by its figure."""
+    return not _short(prev) and dangles(prev.text)
 
 
 def _code_edge(prev: Row, cur: Row) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from translation.read.captions import caption_label
 from translation.read.formulas import is_math_font
 from translation.read.layout import Rect, Span
+from translation.read.stretched_spaces import stretched_gaps
 from translation.read.style import is_bold, span_style
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
@@ -156,13 +157,21 @@ def row_item(
     # Word sets an inline formula apart from the text beside it (a MuPDF line ends or
     # starts at it, a justified space wide): a gap there is a word space of running text.
     formula_edges = [edge for box, s in found if is_math_font(s.font) for edge in (box[0], box[2])]
+    # A cell's justified line set word by word stretches its spaces alike: no gaps of cells.
+    spaces = stretched_gaps(
+        [(a, b, t) for (a, b), t in zip(extents, _extent_texts(found, extents), strict=True)],
+        size,
+    )
     strong = [
         (a[1], b[0])
-        for a, b in zip(extents, extents[1:], strict=False)
-        if b[0] - a[1] >= size
-        or not (
-            any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
-            or any(abs(e - a[1]) < 0.5 or abs(e - b[0]) < 0.5 for e in formula_edges)
+        for k, (a, b) in enumerate(zip(extents, extents[1:], strict=False))
+        if k not in spaces
+        and (
+            b[0] - a[1] >= size
+            or not (
+                any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
+                or any(abs(e - a[1]) < 0.5 or abs(e - b[0]) < 0.5 for e in formula_edges)
+            )
         )
     ]
     # A caption's first line is no row of cells, whatever lines up with the columns in it
@@ -188,11 +197,7 @@ def _justified(
     own word spaces are narrow beside them ("and  a  generic  sequence  of  tokens  denoting"
     and "the  prompt  infix  as  q1:t  =  (q1, ...)": three such lines made a paragraph a
     table)."""
-    texts = ["" for _ in extents]
-    for box, span in found:
-        k = bisect.bisect_right([a for a, _ in extents], box[0] + 0.01) - 1
-        math = is_math_font(span.font)
-        texts[max(k, 0)] += "\0" if math else span.text
+    texts = _extent_texts(found, extents, math="\0")
     plain = [t.strip().strip("\u201c\u201d\"'(),.;:-") for t in texts]
     letters = [t.isalpha() for t in plain]
     between = [g for k, g in enumerate(gaps) if letters[k] and letters[k + 1]]
@@ -203,6 +208,19 @@ def _justified(
         return False
     stretched = sum(between) / len(between)
     return max(gaps) <= 2.0 * stretched
+
+
+def _extent_texts(
+    found: Sequence[tuple[Rect, Span]], extents: Sequence[tuple[float, float]], math: str = ""
+) -> list[str]:
+    """The text of each word extent of a row (``math``, where given, stands for each piece
+    set in a math font)."""
+    texts = ["" for _ in extents]
+    starts = [a for a, _ in extents]
+    for box, span in found:
+        k = bisect.bisect_right(starts, box[0] + 0.01) - 1
+        texts[max(k, 0)] += math if math and is_math_font(span.font) else span.text
+    return texts
 
 
 def _caption(found: Sequence[tuple[Rect, Span]]) -> bool:
