@@ -391,3 +391,18 @@ def test_highlighted_lines_are_not_figures() -> None:
     assert figure_regions(marks, [], W, H, lines) == []
     shapes = [(100 + 17 * i, 300, 115 + 17 * i, 330) for i in range(5)]  # taller than a line
     assert figure_regions(shapes, [], W, H, lines) == [(100, 300, 183, 330)]
+
+
+def test_ragged_right_quotes_are_paragraphs_of_their_own() -> None:
+    """Quotes set ragged-right one after another (03 p7): a line ending a sentence, the next
+    line's first word short enough to have fitted after it within the measure that next line
+    shows (wider than the lines of the quote before), starts a new paragraph."""
+    rows = [
+        "“Reading the whole source document was very helpful to understand the basic plot",
+        "of the story and its people, and all the hints were a good place to start from, at the",
+        "beginning, yet for the rest I needed the story itself, every single page of it read.",
+        "“Yes, whatever the hints said, I looked up the names with a search in the document"
+        " itself, always.",
+    ]
+    paragraphs = segment([page(0, text_block(rows, 72, 100))])
+    assert texts(paragraphs) == [" ".join(rows[:3]), rows[3]], texts(paragraphs)

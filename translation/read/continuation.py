@@ -77,6 +77,11 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     # Not in a bibliography entry (a few lines), whose style may break a line after each part
     # ("... 2020." | "In Proceedings ...").
     edge = right if len(para) > 1 else col_right
+    # Lines set ragged-right (quotes one after another, 03 p7) have a measure at least as
+    # wide as the next line reaches; a justified paragraph's lines end together.
+    ends = [r.x1 for r in para[:-1]]
+    if ends and max(ends) - min(ends) > size:
+        edge = max(edge, cur.x1)
     room = prev.x1 + 0.3 * size + _first_word(cur) < edge - 0.5
     room = room and not (len(para) <= _ENTRY_ROWS and is_entry(" ".join(r.text for r in para)))
     # A dotted date or number broken after its year ("지난 2020." | "3.11. 코로나-19가 ...").

@@ -18,6 +18,7 @@ from translation.read.comment_balloons import balloon_areas
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
 from translation.read.early import EarlyParagraphs, OnPart
 from translation.read.formulas import font_base
+from translation.read.glyph_advances import Advances, page_advances
 from translation.read.layout import (
     Block,
     Line,
@@ -49,17 +50,19 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     """The text, image and vector-figure layout of one page as plain data."""
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     raw = page.get_text("dict", textpage=textpage)
+    glyphs = page.get_text("rawdict", textpage=textpage)
+    advances = page_advances(glyphs)  # before the gap spaces take the characters away
     if word_gaps.runs_together(raw):  # no space glyphs drawn: read the gaps between glyphs
-        raw = word_gaps.with_gap_spaces(page.get_text("rawdict", textpage=textpage))
+        raw = word_gaps.with_gap_spaces(glyphs)
     else:
-        raw = fix_origins(raw, lambda: page.get_text("rawdict", textpage=textpage))
+        raw = fix_origins(raw, lambda: glyphs)
     marks = page_marks(page)
     blocks: list[Block] = []
-    for block in raw["blocks"]:
+    for b, block in enumerate(raw["blocks"]):
         if block.get("type", 0) != 0:
             continue
         lines: list[Line] = []
-        for line in block["lines"]:
+        for n, line in enumerate(block["lines"]):
             spans = tuple(
                 Span(
                     text=span["text"],
@@ -70,8 +73,9 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
                     color=int(span["color"]),
                     origin=tuple(span["origin"]),
                     mark=is_mark(span["text"], marks.get(font_base(span["font"]), frozenset())),
+                    advances=_advances(advances, (b, n, s), span["text"]),
                 )
-                for span in line["spans"]
+                for s, span in enumerate(line["spans"])
             )
             if spans:
                 lines.append(Line(spans=spans, bbox=tuple(line["bbox"]), direction=line["dir"]))
@@ -109,6 +113,12 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
         figures=tuple(figures),
         rules=tuple(rules_of([*paths, *masks])),
     )
+
+
+def _advances(found: Advances, at: tuple[int, int, int], text: str) -> tuple[float, ...]:
+    """The advances of the span at ``at``, if it holds one per character of ``text``."""
+    got = found.get(at, ())
+    return got if len(got) == len(text) else ()
 
 
 def _read_pages(

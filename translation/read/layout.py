@@ -32,6 +32,9 @@ class Span:
     origin: Vector | None = None
     #: Glyphs without Unicode (``translation.read.marks``): kept as drawn, never sent as text.
     mark: bool = False
+    #: How far each character of ``text`` advances along the line, from the glyphs' own
+    #: origins (``translation.read.glyph_advances``); empty where not known.
+    advances: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -285,6 +285,20 @@ def _stack_cells(rows: list[tuple[Row, int, Table]]) -> None:
 _NARROW = set(",.;:'|!il")
 
 
+def _shares(span: Span, text: str) -> list[float]:
+    """How much of the span's width each character of ``text`` (the span's text, ligatures
+    spelt out) takes: its glyph's advance, a ligature's shared by its letters; where the
+    advances are not known, estimated, spaces and narrow punctuation taking half a letter."""
+    if len(span.advances) == len(span.text):
+        shares: list[float] = []
+        for char, advance in zip(span.text, span.advances, strict=True):
+            letters = len(LIGATURES.get(char, char))
+            shares.extend([advance / letters] * letters)
+        if len(shares) == len(text) and sum(shares) > 0:
+            return shares
+    return [0.5 if c.isspace() or c in _NARROW else 1.0 for c in text]
+
+
 # TeX's math symbol fonts (cmsy10, MT2SYT, txsys, ...), whose 0x0F glyph is a bullet.
 #: The "ff" ligature some TeX fonts map to U+21B5 in their ToUnicode ("o\u21b5-the-shelf"):
 #: between letters it is no arrow (12 p2: sent as a formula, drawn as an arrow).
@@ -398,9 +412,9 @@ def make_row(
         mono = fixed or bool(MONO_FONT_RE.search(base))
         bold = bool(span.flags & 16) or "Bold" in span.font
         # Glyph area around the span's own baseline (line boxes of some producers are far
-        # taller than their glyphs); x estimated along the span, spaces and narrow
-        # punctuation taking half a letter (a formula copied as it looks keeps its edges).
-        shares = [0.5 if c.isspace() or c in _NARROW else 1.0 for c in text]
+        # taller than their glyphs); x along the span by the glyphs' advances (a formula
+        # copied as it looks keeps its edges).
+        shares = _shares(span, text)
         step = (box[2] - box[0]) / sum(shares)
         top, bottom = span_base - 0.8 * span.size, span_base + 0.25 * span.size
         left = box[0]

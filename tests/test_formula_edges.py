@@ -1,0 +1,102 @@
+"""A formula's glyphs at the edges of what is erased and copied: constructed pages translated
+with the pseudo translator (an IEEE-style analog-circuits paper, outside the corpus).
+
+- A transistor name "M" ending a span of words, its subscript "3" after it: the characters'
+  boxes were estimated evenly along the span, the wide "M" given an average letter's box, so
+  the formula's copy showed only its right half.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from tests.helpers.rendered import render_page
+from tests.test_inline_formulas import _Page
+from translation.read.glyph_advances import advances
+
+
+def _source_glyphs(page: pymupdf.Page, chars: str) -> list[pymupdf.Rect]:
+    """The boxes of ``chars`` drawn on ``page`` in a font of the source (not the
+    translation's)."""
+    return [
+        pymupdf.Rect(c[3])
+        for t in page.get_texttrace()
+        if "Noto" not in t["font"] and "Droid" not in t["font"]
+        for c in t["chars"]
+        if chr(c[0]) in chars
+    ]
+
+
+def _ink(page: pymupdf.Page, clip: pymupdf.Rect) -> int:
+    """How many dark pixels ``page`` shows inside ``clip`` (600 dpi)."""
+    pix = page.get_pixmap(dpi=600, clip=clip, colorspace=pymupdf.csGRAY)
+    return sum(1 for value in pix.samples if value < 128)
+
+
+# --- glyph advances ---------------------------------------------------------------------------
+
+
+def _char(c: str, x: float, width: float) -> dict[str, object]:
+    return {"c": c, "origin": (x, 100.0), "bbox": (x, 92.0, x + width, 102.0)}
+
+
+def test_each_character_advances_to_the_next_ones_origin() -> None:
+    chars = [_char("i", 10.0, 2.8), _char("s", 12.8, 3.9), _char(" ", 16.7, 2.5)]
+    chars.append(_char("M", 19.2, 8.9))
+    assert advances(chars, (1.0, 0.0)) == pytest.approx((2.8, 3.9, 2.5, 8.9))
+
+
+def test_an_accent_set_back_over_its_letter_advances_nothing() -> None:
+    chars = [_char("e", 10.0, 4.4), _char("\u00b4", 12.0, 3.3)]
+    chars[1]["origin"] = (11.0, 100.0)
+    got = advances([chars[0], chars[1], _char("s", 14.4, 3.9)], (1.0, 0.0))
+    assert got == pytest.approx((1.0, 3.4, 3.9))
+
+
+def test_vertical_text_advances_along_its_direction() -> None:
+    chars = [
+        {"c": "a", "origin": (100.0, 50.0), "bbox": (92.0, 46.0, 102.0, 50.0)},
+        {"c": "b", "origin": (100.0, 46.0), "bbox": (92.0, 41.0, 102.0, 46.0)},
+    ]
+    assert advances(chars, (0.0, -1.0)) == pytest.approx((4.0, 5.0))
+
+
+# --- a wide capital at the end of a span --------------------------------------------------------
+
+
+def _transistor_names() -> bytes:
+    """A paragraph naming transistors M3 and M4: each "M" ends a span of words in the text
+    face, its subscript digit a span of its own."""
+    p = _Page()
+    p.put(
+        72,
+        100,
+        "Some words of the paragraph above the line that holds the transistor names, set",
+        10,
+    )
+    x = p.put(72, 112, "long enough to be prose. At the level of the PMOS transistors M", 10)
+    x = p.put(x, 113.5, "3", 7)
+    x = p.put(x, 112, " and M", 10)
+    x = p.put(x, 113.5, "4", 7)
+    p.put(x, 112, ", the current mirror gives", 10)
+    p.put(
+        72, 124, "the same current in both branches of the circuit, as the next section shows.", 10
+    )
+    return p.done()
+
+
+def test_a_transistor_name_is_copied_whole() -> None:
+    data = _transistor_names()
+    (para,), page = render_page(data, 0)
+    assert sorted(para.placeholders.values()) == ["M3", "M4"], para.text
+    source = pymupdf.open(stream=data)[0]
+    # The names' "M"s, not the one of "PMOS" (after the names in drawing order).
+    names = _source_glyphs(source, "M")[-2:]
+    whole = [_ink(source, box) for box in names]
+    copies = _source_glyphs(page, "M")
+    assert len(copies) == 2, copies
+    scale = copies[0].width / names[0].width
+    for box, ink in zip(copies, whole, strict=True):
+        # All of the letter is shown, not its right half.
+        assert _ink(page, box) > 0.85 * scale * scale * ink, (box, _ink(page, box), ink)
