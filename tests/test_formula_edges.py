@@ -4,6 +4,9 @@ with the pseudo translator (an IEEE-style analog-circuits paper, outside the cor
 - A transistor name "M" ending a span of words, its subscript "3" after it: the characters'
   boxes were estimated evenly along the span, the wide "M" given an average letter's box, so
   the formula's copy showed only its right half.
+- A display equation's first piece, "V" and its superscript "th", in a block of its own: the
+  row took the size of the two script letters, read them as letters of a word "Vth", sent it
+  as a paragraph and erased it from the equation.
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ import pymupdf
 import pytest
 
 from tests.helpers.rendered import render_page
-from tests.test_inline_formulas import _Page
+from tests.test_inline_formulas import _MATH, _Page
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.glyph_advances import advances
+
+_ITALIC = pymupdf.Font("tiit")
 
 
 def _source_glyphs(page: pymupdf.Page, chars: str) -> list[pymupdf.Rect]:
@@ -100,3 +107,54 @@ def test_a_transistor_name_is_copied_whole() -> None:
     for box, ink in zip(copies, whole, strict=True):
         # All of the letter is shown, not its right half.
         assert _ink(page, box) > 0.85 * scale * scale * ink, (box, _ink(page, box), ink)
+
+
+# --- a display equation's first piece -----------------------------------------------------------
+
+
+def _equation_piece() -> bytes:
+    """Two lines of text, a display equation whose first glyph "V" carries a superscript "th"
+    and a subscript "n,2" (MuPDF keeps "V" and "th" in a line of their own), and a line of
+    text below."""
+    p = _Page()
+    p.put(
+        72,
+        100,
+        "The currents of the two transistors are equal, and so are those of the other two.",
+        10,
+    )
+    p.put(72, 112, "Substituting the relations above in the first relation, we obtain", 10)
+    y = 140
+    x = p.put(120, y, "V", 12, _ITALIC)
+    p.put(x + 0.8, y - 5, "th", 8, _ITALIC)
+    after = p.put(x, y + 3, "n", 8, _ITALIC)
+    after = p.put(after, y + 3, ",", 8, _MATH)
+    after = p.put(after, y + 3, "2", 8)
+    after = p.put(after + 3, y, "+", 12, _MATH)
+    after = p.put(after + 3, y, "RI", 12, _ITALIC)
+    after = p.put(after, y + 2, "D", 8, _ITALIC)
+    after = p.put(after + 3, y, "=", 12, _MATH)
+    after = p.put(after + 3, y, "V", 12, _ITALIC)
+    p.put(after + 0.8, y - 5, "th", 8, _ITALIC)
+    p.put(after, y + 3, "n", 8, _ITALIC)
+    p.put(450, y, "(A.4)", 10)
+    p.put(
+        72, 168, "By assuming no threshold voltage mismatch between the transistors, we obtain", 10
+    )
+    return p.done()
+
+
+def test_no_piece_of_a_display_equation_is_sent() -> None:
+    data = _equation_piece()
+    sent = [p.text for p in extract_paragraphs(open_document(data))]
+    assert not [t for t in sent if "th" in t.split() or "Vth" in t], sent
+    assert len(sent) == 3, sent
+
+
+def test_a_display_equation_keeps_its_first_glyph() -> None:
+    data = _equation_piece()
+    _, page = render_page(data, 0)
+    source = pymupdf.open(stream=data)[0]
+    (first, _) = sorted(_source_glyphs(source, "V"), key=lambda r: r.x0)
+    kept = [r for r in _source_glyphs(page, "V") if abs(r.x0 - first.x0) < 0.5]
+    assert len(kept) == 1 and abs(kept[0].y0 - first.y0) < 0.5, (kept, first)

@@ -332,6 +332,39 @@ def _small_caps(capital: Span, span: Span) -> bool:
     )
 
 
+def _carrier_size(
+    piece: list[tuple[Rect, Span]], weights: Counter[float], frame: Frame, cm_is_math: bool
+) -> float:
+    """The main size of a row whose characters are weighed by size (``weights``): the most
+    common one, unless those characters are a few scripts in a text face raised or lowered
+    off the baseline of bigger glyphs they belong to ("V" + "th", a display equation's
+    first piece in a block of its own): then the bigger glyphs' size, so the scripts stay
+    scripts (read at their own size they made a word, "Vth", sent as text and erased from
+    the equation). Scripts all in a math font are math at any size: the row stays as it was
+    read (Word's equation pieces, which other rows join by their size)."""
+    size = weights.most_common(1)[0][0]
+    if weights[size] > _FEW_SCRIPTS:
+        return size
+    scripts = [s for _, s in piece if abs(s.size - size) < 0.3 and s.text.strip()]
+    if all(s.mark or is_math_font(s.font, cm_is_math) for s in scripts):
+        return size
+    standing = [
+        (s.size, frame.point(*s.origin)[1])
+        for _, s in piece
+        if s.origin and s.text.strip() and s.size * 0.85 > size and not _hangs(s, frame)
+    ]
+    if not standing:
+        return size
+    carrier = max(standing, key=lambda item: weights[item[0]])[0]
+    base = statistics.median(y for s, y in standing if abs(s - carrier) < 0.3)
+    if all(s.origin and abs(frame.point(*s.origin)[1] - base) > 0.12 * carrier for s in scripts):
+        return carrier
+    return size
+
+
+_FEW_SCRIPTS = 8  # characters: more are words of a smaller size, not scripts of a glyph
+
+
 def make_row(
     piece: list[tuple[Rect, Span]],
     frame: Frame,
@@ -354,7 +387,7 @@ def make_row(
             weights[weight_size] += max(1, len(span.text.strip()))
             if span.text.strip() and weight_size == span.size:
                 before = span  # the spaces between words are no capital's size
-        size = weights.most_common(1)[0][0]
+        size = _carrier_size(piece, weights, frame, stats.cm_is_math)
     # A big delimiter hanging from its origin tells nothing of the baseline; alone, its
     # origin does (see _hanging_base).
     standing = [
