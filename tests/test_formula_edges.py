@@ -7,14 +7,20 @@ with the pseudo translator (an IEEE-style analog-circuits paper, outside the cor
 - A display equation's first piece, "V" and its superscript "th", in a block of its own: the
   row took the size of the two script letters, read them as letters of a word "Vth", sent it
   as a paragraph and erased it from the equation.
+- A big parenthesis of TeX's math extension font whose font box (all MuPDF gives of its glyphs)
+  hardly reaches above its origin and half an em below it: its probe was set above the origin,
+  outside the band of its own line; it was neither erased nor copied with its formula.
 """
 
 from __future__ import annotations
 
+import functools
+
 import pymupdf
 import pytest
 
-from tests.helpers.rendered import render_page
+from tests.helpers.rendered import glyph_boxes, render_page
+from tests.helpers.type3 import draw_cmex_glyph
 from tests.test_inline_formulas import _MATH, _Page
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -158,3 +164,63 @@ def test_a_display_equation_keeps_its_first_glyph() -> None:
     (first, _) = sorted(_source_glyphs(source, "V"), key=lambda r: r.x0)
     kept = [r for r in _source_glyphs(page, "V") if abs(r.x0 - first.x0) < 0.5]
     assert len(kept) == 1 and abs(kept[0].y0 - first.y0) < 0.5, (kept, first)
+
+
+# --- a big parenthesis with the font's box ------------------------------------------------------
+
+_SIZE = 10.0
+
+
+def _hanging_parentheses() -> bytes:
+    """A paragraph whose second line opens with "(W/L)_i μC": the parentheses are glyphs of a
+    Type 3 font named like TeX's math extension font, whose box (0.056 em above the origin,
+    0.438 below: txex's ascent and descent) is all MuPDF tells of them, their ink hanging
+    1.3 em from their origins 0.93 em above the line's baseline."""
+    p = _Page()
+    p.put(
+        72,
+        100,
+        "where the threshold voltage of the transistor is set apart from its gain factor",
+        _SIZE,
+    )
+    x = p.put(76.5, 106.5, "W", 7, _ITALIC)
+    p.put(x - 5, 117.5, "L", 7, _ITALIC)
+    x = p.put(x + 4.5, 114.5, "i", 7, _ITALIC)
+    x = p.put(x + 1, 112, "μC", _SIZE, _MATH)
+    p.put(
+        x + 3, 112, "with the index standing for the electrons or the holes of the channel,", _SIZE
+    )
+    p.put(
+        72,
+        124,
+        "and at the level of the other two transistors the current mirror gives the same.",
+        _SIZE,
+    )
+    data = p.done()
+    doc = pymupdf.open(stream=data)
+    page = doc[0]
+    stem = b"356 0 0 -1300 356 56 d1 100 -1300 156 1356 re f"
+    for at in (72.0, 82.7):
+        draw_cmex_glyph(
+            doc, page, "g", stem, bbox="0 -438 356 56", width=356, x=at,
+            y=842 - (112 - 0.93 * _SIZE), size=_SIZE,
+        )  # fmt: skip
+    out: bytes = doc.tobytes()
+    return out
+
+
+@functools.cache
+def _parentheses() -> tuple[pymupdf.Page, pymupdf.Page]:
+    data = _hanging_parentheses()
+    return pymupdf.open(stream=data)[0], render_page(data, 0)[1]
+
+
+def test_big_parentheses_are_copied_with_their_formula() -> None:
+    source, page = _parentheses()
+    assert len(glyph_boxes(source, "CMEX", "g")) == 2
+    brackets = glyph_boxes(page, "CMEX", "g")
+    # Drawn once each, around the fraction they enclose (its copy), not lost.
+    assert len(brackets) == 2, brackets
+    (w,) = _source_glyphs(page, "W")
+    assert brackets[0].x1 <= w.x0 + 0.5 and w.x1 <= brackets[1].x0 + 0.5, (brackets, w)
+    assert brackets[0].y0 < w.y0 + 0.5 * _SIZE, (brackets, w)

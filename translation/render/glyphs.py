@@ -4,8 +4,9 @@ MuPDF's redaction removes every glyph whose box touches a redaction rect, and gl
 from the font's descender to its ascender: a big delimiter's or a Word math glyph's box spans
 several lines, so a rect over one line takes glyphs of the lines beside it. Here each glyph is
 judged by one point instead, its *probe*: half its advance along the baseline, 0.3 em above
-it (the middle of its box for a glyph hanging below its origin, as TeX's big delimiters do;
-half an em below it for a font whose box hangs, the box of the font being all MuPDF gives).
+it (the middle of its box for a glyph hanging below its origin, as TeX's big delimiters do, at
+least half an em below it; half an em below it for a font whose box hangs, the box of the font
+being all MuPDF gives).
 A glyph belongs to an area when its probe lies inside; the probe of a glyph of the line above
 or below never does, however tall the glyph's box.
 
@@ -103,8 +104,10 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         # The probe in glyph space (1 = the font size), then text space -> PDF -> page. A
         # glyph hanging from its origin (TeX's big delimiters) is probed at its middle.
         gx, gy = 0.5 * bbox.x1, 0.3
-        if bbox.y1 <= 0.05 and bbox.y0 < -0.5:
-            gy = 0.5 * (bbox.y0 + bbox.y1)
+        if bbox.y1 <= 0.1 and bbox.y0 < -0.3:
+            # Hanging, at least half an em: the box may be the font's ascent and descent
+            # (txex: 0.056 above, 0.438 below), not the delimiter's ink, 1.2 em and more.
+            gy = min(0.5 * (bbox.y0 + bbox.y1), -0.5)
         elif bbox.y0 < -1.5 and bbox.y1 < 1.0:
             # The box is the font's: one reaching far below the origin and not far above is
             # TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Word's Cambria
