@@ -57,6 +57,19 @@ def test_a_wide_captions_short_last_line_stays_with_it() -> None:
     assert sum("Automatic evaluation" in t for t in texts) == 2
 
 
+def _two_more_rows(page: pymupdf.Page, xs: tuple[float, float, float], y: float) -> None:
+    """Two one-line rows of papermage's Table 1 (use | what | how) from ``y``."""
+    x_use, x_what, x_how = xs
+    for name, gist, example in (
+        ("Layout", "Segments doc into visual", "The layout predictor wraps vision models."),
+        ("Logical", "Segments doc into units", "The token predictor wraps token classifiers."),
+    ):
+        put(page, x_use, y, [(name, False)], 9)
+        put(page, x_what, y, [(gist, False)], 9)
+        put(page, x_how, y, [(example, False)], 9)
+        y += 18
+
+
 def test_a_word_cut_in_a_table_cell_whose_rows_are_blocks_of_their_own_is_joined() -> None:
     """MuPDF sets each row of this table as a block of its own (the cells of a row share a
     baseline), so the lines of one cell lie in several blocks: the word cut at a cell line's
@@ -84,14 +97,7 @@ def test_a_word_cut_in_a_table_cell_whose_rows_are_blocks_of_their_own_is_joined
         if k < len(what):
             put(page, x_what, y + k * 10, [(what[k], False)], 9)
     y += 10 * len(how) + 8
-    for name, gist, example in (
-        ("Layout", "Segments doc into visual", "The layout predictor wraps vision models."),
-        ("Logical", "Segments doc into units", "The token predictor wraps token classifiers."),
-    ):
-        put(page, x_use, y, [(name, False)], 9)
-        put(page, x_what, y, [(gist, False)], 9)
-        put(page, x_how, y, [(example, False)], 9)
-        y += 18
+    _two_more_rows(page, (x_use, x_what, x_how), y)
     texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
     assert not [t for t in texts if t.endswith("down-") or t.startswith("stream")], texts
     assert any(t.endswith("units often used for downstream models.") for t in texts), texts
@@ -693,14 +699,7 @@ def _justified_cell_table() -> pymupdf.Document:
     for k, line in enumerate(["Segments doc into text", "units used downstream."]):
         put(page, x_what, 102 + 10 * k, [(line, False)], 9)
     y = 102.0 + 10 * len(rest) + 14
-    for name, gist, example in (
-        ("Layout", "Segments doc into visual", "The layout predictor wraps vision models."),
-        ("Logical", "Segments doc into units", "The token predictor wraps token classifiers."),
-    ):
-        put(page, x_use, y, [(name, False)], 9)
-        put(page, x_what, y, [(gist, False)], 9)
-        put(page, x_how, y, [(example, False)], 9)
-        y += 18
+    _two_more_rows(page, (x_use, x_what, x_how), y)
     return doc
 
 

@@ -135,6 +135,17 @@ def test_a_title_repeated_in_the_running_head_is_sent_as_the_title_on_page_one()
     assert paragraphs[0].text == title  # first, where the reader meets it
 
 
+def _body(page: pymupdf.Page, x: float) -> None:
+    """Four paragraphs of PROSE from ``x``, below the band where rows recurring page after
+    page are running heads (the same text on every page would be one)."""
+    y = 140.0
+    for _ in range(4):
+        for line in PROSE:
+            page.insert_text((x, y), line, fontname="tiro", fontsize=10)
+            y += 12.5
+        y += 8
+
+
 def test_a_running_heads_last_line_beside_the_page_number_is_not_sent() -> None:
     """ACM's odd pages (2203.00130): the title runs over two lines of the head, its last word
     alone on the second, the page number at the right on that line; MuPDF cuts that line into
@@ -149,12 +160,7 @@ def test_a_running_heads_last_line_beside_the_page_number_is_not_sent() -> None:
             page.insert_text((498, 86), str(number + 1), fontname="tiro", fontsize=9)
         else:
             page.insert_text((110, 79), str(number + 1), fontname="tiro", fontsize=9)
-        y = 140.0  # below the band where rows recurring page after page are running heads
-        for _ in range(4):
-            for line in PROSE:
-                page.insert_text((73, y), line, fontname="tiro", fontsize=10)
-                y += 12.5
-            y += 8
+        _body(page, 73.0)
     sent = [p.text for p in read(bytes(doc.tobytes()))]
     assert not [t for t in sent if "Processing" in t or "Healthcare" in t], sent
     assert " ".join(sent).count("We describe a careful method") == 32  # the body, all of it
@@ -173,12 +179,7 @@ def test_a_running_head_cut_in_two_at_its_gap_is_not_sent() -> None:
         right = other if number % 2 else venue
         x = 558 - pymupdf.get_text_length(right, "tiro", 7)
         page.insert_text((x, 68), right, fontname="tiro", fontsize=7)
-        y = 140.0
-        for _ in range(4):
-            for line in PROSE:
-                page.insert_text((54, y), line, fontname="tiro", fontsize=10)
-                y += 12.5
-            y += 8
+        _body(page, 54.0)
     sent = [p.text for p in read(bytes(doc.tobytes()))]
     assert not [t for t in sent if "Chang et al." in t or "Hamburg" in t or "CiteSee" in t], sent
     assert " ".join(sent).count("We describe a careful method") == 32  # the body, all of it
