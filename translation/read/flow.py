@@ -14,7 +14,8 @@ item after a semicolon goes on the enumeration ("(1) ...; (2) ...").
 
 A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen, a comma
 or a semicolon at its end), the next one opens as a continuation (lower case, a placeholder,
-or after a dangling word such as "the" or a hyphen, anything but an indented new paragraph),
+or, after a dangling word such as "the", a comma, a hyphen or a justified last line that runs
+to the column's edge, a capital or a number: anything but an indented new paragraph),
 both are running text of one size (a lower-case continuation may change weight), and nothing
 but floats, footnotes, text set smaller (a table) and equations lies between them in reading
 order (running heads and figure text are never read). A heading, a caption, a footnote, a
@@ -40,6 +41,8 @@ from translation.read.words import LAST_WORD_RE, dangles, ends_sentence
 _FLOATS = (ParagraphKind.CAPTION, ParagraphKind.FOOTNOTE, ParagraphKind.CELL)
 #: Pieces that may go on in a later box, and the pieces that may continue them.
 _OPEN = (ParagraphKind.BODY, ParagraphKind.LIST_ITEM)
+#: A footnote mark's placeholder set right after a comma or a semicolon ("arXiv,{v1}").
+_MARK_END_RE = re.compile(r"(?<=[,;])\{v\d+\}$")
 #: The rest of a bracketed citation list: numbers, commas and dashes, then the bracket.
 _CITATION_CLOSE_RE = re.compile(r"\s*\d+(?:\s*[,;\-\u2013]\s*\d+)*\s*\]")
 
@@ -135,7 +138,8 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     if nxt.front or abs(prev.rows[-1].size - nxt.rows[0].size) > 0.8:
         return False
     text = nxt.text.lstrip("([“‘\"' ")
-    tail = prev.text.rstrip()
+    # A footnote mark set right after a comma leaves the comma the sentence's last mark.
+    tail = _MARK_END_RE.sub("", prev.text.rstrip())
     if not text:
         return False
     if nxt.kind == ParagraphKind.LIST_ITEM:
@@ -152,13 +156,25 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         return False  # "as follows:" [equation] "The model ..." starts anew
     if _opens_inside(text) or (not equation and _closes_bracket(tail, nxt.text)):
         return True
-    if equation or not head.isalpha():
+    if equation or not (head.isalpha() or head.isdigit()):
         return False
-    # A capital goes on after a hyphen, a comma or a word no sentence ends with, unless the
-    # next piece opens with an indented first line (a new paragraph).
+    # A capital or a number goes on after a hyphen, a comma, a word no sentence ends with or
+    # a last line set full to the column's edge ("... we used" | "Specter as ...", "... in
+    # fall" | "2018. His ..."), unless the next piece opens with an indented first line (a new
+    # paragraph).
     first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and first.x0 > nxt.rows[1].x0 + 0.8 * first.size
-    return dangles(tail) and not indented
+    return (dangles(tail) or _runs_full(prev)) and not indented
+
+
+def _runs_full(draft: Draft) -> bool:
+    """Whether ``draft``'s last line runs to its column's edge as far as its other lines do:
+    a justified line that the paragraph goes on after (its last line ends short)."""
+    if len(draft.rows) < 2:
+        return False
+    last = draft.rows[-1]
+    edge = max(r.x1 for r in draft.rows[:-1])
+    return last.x1 >= edge - 0.5 * last.size and last.x1 >= last.col_range[1] - 1.5 * last.size
 
 
 def _closes_bracket(tail: str, text: str) -> bool:

@@ -1,0 +1,117 @@
+"""One sentence, one request, where the piece before the break stops on no telling word: a
+justified paragraph cut by the page (and a float at the next page's head) or by a photo beside
+it goes on in a capital or a number ("... we used" | "Specter as ...", "... manager," | "1
+assistant professor ...", "... in fall" | "2018. His ..."). Constructed pages, read for real;
+what is checked is what is sent to the model."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from tests.test_read_flow import LEADING, OUTRO, SIZE, TEXT, TOP, WIDE, Sheet, read, wrap
+from translation.read.passage import Passage, passages
+
+FILLER = (
+    "Research on reading tools has a long history in the field, and many systems help people"
+    " find the papers that matter to them among the many that they are shown while reading."
+)
+
+
+def justified(sheet: Sheet, text: str, column: tuple[float, float], top: float) -> float:
+    """Set ``text`` in ``column`` from ``top``, its first line indented, every line (the last
+    too: the sentence goes on past the break) stretched to the column's edge; return the
+    baseline after its last line."""
+    y = top
+    for i, row in enumerate(wrap(text, column[1] - column[0], 12.0)):
+        left = column[0] + (12.0 if i == 0 else 0.0)
+        words = row.split()
+        widths = [TEXT.text_length(w, SIZE) for w in words]
+        gap = (column[1] - left - sum(widths)) / max(len(words) - 1, 1)
+        x = left
+        for word, width in zip(words, widths, strict=True):
+            sheet.writer.append((x, y), word, TEXT, SIZE)
+            x += width + gap
+        y += LEADING
+    return y
+
+
+def cut_before_a_float(last_lines: str, first_lines: str) -> bytes:
+    """A full page of justified text ending in ``last_lines`` (its last line full), the next
+    page opening with a figure and its caption, then ``first_lines``, unindented."""
+    doc = pymupdf.open()
+    first = Sheet(doc)
+    y = TOP
+    while y < 680:
+        y = justified(first, f"{FILLER} {FILLER}", WIDE, y)
+    justified(first, last_lines, WIDE, y)
+    first.done()
+    second = Sheet(doc)
+    second.figure(WIDE, TOP, TOP + 120)
+    y = second.paragraph("Figure 3: The reading tool.", WIDE, TOP + 136, indent=False)
+    y = second.paragraph(first_lines, WIDE, y + 12, indent=False)
+    second.paragraph(OUTRO, WIDE, y)
+    second.done()
+    return bytes(doc.tobytes())
+
+
+def whole(found: list[Passage], words: str) -> Passage:
+    (passage,) = [p for p in found if words in p.text]
+    return passage
+
+
+def test_a_justified_paragraph_goes_on_in_a_capital_after_the_page_and_a_float() -> None:
+    # Three lines, the last as full as the others: it stops on "used", no telling word.
+    before = (
+        "Other work recommends papers by computing embeddings of whole documents with a language"
+        " model trained on their titles, abstracts and their references, and its authors share"
+        " it with everyone. In the evaluation of our own tool for the readers of the papers in"
+        " the lab study and in the long field study of this paper we used"
+    )
+    data = cut_before_a_float(before, "Specter as one of our baselines for ranking citations.")
+
+    found = passages(read(data))
+    passage = whole(found, "Other work recommends")
+    assert [p.page for p in passage.pieces] == [0, 1]
+    assert passage.text.endswith(
+        "paper we used Specter as one of our baselines for ranking citations."
+    )
+    assert not any(p.text.startswith("Specter") for p in found)
+
+
+def test_a_sentence_cut_after_a_comma_goes_on_in_a_number() -> None:
+    before = (
+        "For this we recruited five participants with varying research backgrounds and years of"
+        " experience in reading papers for their work, from the industry and from two of the"
+        " universities nearby: 1 industry research manager,"
+    )
+    data = cut_before_a_float(before, "1 assistant professor and 2 students working on NLP.")
+
+    found = passages(read(data))
+    passage = whole(found, "For this we recruited")
+    assert [p.page for p in passage.pieces] == [0, 1]
+    assert passage.text.endswith("manager, 1 assistant professor and 2 students working on NLP.")
+    assert not any(p.text.startswith("1 assistant") for p in found)
+
+
+def test_a_footnote_mark_after_the_comma_leaves_the_sentence_open() -> None:
+    """The comma before a raised footnote mark ("... like arXiv,²" | "PubMed Central, ...")
+    still leaves the sentence open, the line ragged."""
+    doc = pymupdf.open()
+    first = Sheet(doc)
+    y = TOP
+    while y < 680:
+        y = first.paragraph(FILLER, WIDE, y)
+    y = first.paragraph("Many resources support research over papers, such as arXiv,", WIDE, y)
+    end = TEXT.text_length("Many resources support research over papers, such as arXiv,", SIZE)
+    first.writer.append((WIDE[0] + 12.0 + end, y - LEADING - 4.0), "2", TEXT, 7.0)
+    first.writer.append((WIDE[0], 780.0), "2 https://arxiv.org", TEXT, 7.0)
+    first.done()
+    second = Sheet(doc)
+    y = second.paragraph("PubMed Central and the ACL Anthology.", WIDE, TOP, indent=False)
+    second.paragraph(OUTRO, WIDE, y)
+    second.done()
+
+    found = passages(read(bytes(doc.tobytes())))
+    passage = whole(found, "Many resources")
+    assert [p.page for p in passage.pieces] == [0, 1]
+    assert passage.text.endswith("PubMed Central and the ACL Anthology.")
