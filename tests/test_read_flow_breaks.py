@@ -1,8 +1,9 @@
-"""One sentence, one request, where the piece before the break stops on no telling word: a
+"""One sentence, one request, where the piece before a break stops on no telling word: a
 justified paragraph cut by the page (and a float at the next page's head) or by a photo beside
 it goes on in a capital or a number ("... we used" | "Specter as ...", "... manager," | "1
-assistant professor ...", "... in fall" | "2018. His ..."). Constructed pages, read for real;
-what is checked is what is sent to the model."""
+assistant professor ...", "... in fall" | "2018. His ..."); a line broken after "Fig." goes on
+in the figure's number ("5. The ..."), no list label. Constructed pages, read for real; what is
+checked is what is sent to the model."""
 
 from __future__ import annotations
 
@@ -115,3 +116,26 @@ def test_a_footnote_mark_after_the_comma_leaves_the_sentence_open() -> None:
     passage = whole(found, "Many resources")
     assert [p.page for p in passage.pieces] == [0, 1]
     assert passage.text.endswith("PubMed Central and the ACL Anthology.")
+
+
+def test_a_figure_number_opening_a_line_is_no_list_label() -> None:
+    """A justified line ending "... displayed in Fig." and the next opening with the figure's
+    number "5. The ...": one paragraph, not a list item "5." after a sentence."""
+    lines = [
+        "The results of the strain measurements are displayed in Fig.",
+        "5. The piezoresistive coefficients are extracted by computing a",
+        "linear interpolation on the mobility variation of the devices.",
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    right = 72.0 + max(TEXT.text_length(line, SIZE) for line in lines)
+    for i, line in enumerate(lines):
+        words = line.split()
+        widths = [TEXT.text_length(w, SIZE) for w in words]
+        gap = (right - 72.0 - sum(widths)) / (len(words) - 1) if i < 2 else 2.5
+        x = 72.0
+        for word, width in zip(words, widths, strict=True):
+            page.insert_text((x, 100.0 + i * LEADING), word, fontsize=SIZE, fontname="tiro")
+            x += width + gap
+    texts = [(p.label, " ".join(p.text.split())) for p in read(bytes(doc.tobytes()))]
+    assert texts == [("", " ".join(lines))], texts

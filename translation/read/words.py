@@ -33,8 +33,18 @@ def has_wide(text: str) -> bool:
     return _WIDE_RE.search(text) is not None
 
 
+#: Words whose stop never ends a sentence: a number or an example follows them ("in Fig." |
+#: "5. The ...", "see Eq." | "(3)", "e.g." | "BERT").
+_LEADING_ABBREVIATION_RE = re.compile(
+    r"(?:^|[\s(\[])(?:figs?|eqs?|secs?|sects?|tabs?|refs?|pp|vol|ch|alg|thm|lem|cf|vs|e\.g|i\.e)\.$",
+    re.IGNORECASE,
+)
+
+
 def ends_sentence(text: str) -> bool:
-    if URL_TAIL_RE.search(text):
+    """Whether ``text`` ends with a sentence's stop (a colon and a semicolon count), not inside
+    a URL nor after a word that a number follows ("Fig.", "Eq.", "e.g.")."""
+    if URL_TAIL_RE.search(text) or _LEADING_ABBREVIATION_RE.search(text.rstrip()):
         return False
     return text.rstrip(" \"'”’)]").endswith(_TERMINAL)
 
