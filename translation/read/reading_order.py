@@ -64,15 +64,17 @@ def reading_order(rows: list[Row]) -> list[Row]:
 
 def _spanning_tails(rows: list[Row]) -> None:
     """Give a spanning paragraph's short last line the spanning column: a half-width row right
-    under a spanning row that ends inside a sentence, on its left edge and in its size, one line
-    further down, with nothing else on its line ("... All results" / "are the average of ...").
-    The first line of a column under a spanning line has the other column's line beside it."""
+    under a spanning row that ends inside a sentence, on its left edge or centred under it (a
+    title's second line) and in its size, one line further down, with nothing else on its line
+    ("... All results" / "are the average of ..."). The first line of a column under a spanning
+    line has the other column's line beside it."""
     ordered = sorted(rows, key=lambda r: r.baseline)
     for prev, row in zip(ordered, ordered[1:], strict=False):
         size = prev.size
         if prev.col != 2 or row.col == 2 or ends_sentence(prev.text):
             continue
-        if abs(row.x0 - prev.x0) > 0.5 * size or abs(row.size - size) > 0.8:
+        centred = abs((row.x0 + row.x1) - (prev.x0 + prev.x1)) < size
+        if (abs(row.x0 - prev.x0) > 0.5 * size and not centred) or abs(row.size - size) > 0.8:
             continue
         if not 0.5 * size < row.baseline - prev.baseline < 2.0 * size:
             continue

@@ -16,7 +16,13 @@ from translation.read.captions import caption_label
 from translation.read.formulas import GLYPH
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows import Row
-from translation.read.words import URL_TAIL_RE, cjk_weight, dangles, ends_sentence
+from translation.read.words import (
+    DANGLING_WORDS,
+    URL_TAIL_RE,
+    cjk_weight,
+    dangles,
+    ends_sentence,
+)
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(
@@ -338,7 +344,23 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
         return True  # "Gold Answer: 5:02" / "TAPAS: 5:00" / "(b) TAPAS gives ..."
     if heading_number(cur) and (ends_sentence(prev.text) or _short(prev) or prev.bold != cur.bold):
         return True
-    return len(para) == 1 and heading_number(prev) and _short(prev)
+    return (
+        len(para) == 1 and heading_number(prev) and _short(prev) and not _title_goes_on(prev, cur)
+    )
+
+
+def _title_goes_on(heading: Row, cur: Row) -> bool:
+    """Whether ``cur`` is the second line of the numbered heading ``heading``: it starts under
+    the title, past the number ("3 DESIGNING AI SUPPORTS FOR" | "   EXPOSITORY WRITING"), or
+    both are bold and the heading stops on a word no title ends with ("of", "for"); in the
+    heading's size and weight, and short (a paragraph's first line runs to the column's edge)."""
+    if abs(cur.size - heading.size) > 0.5 or cur.bold != heading.bold or not _short(cur):
+        return False
+    match = _HEADING_NUMBER_RE.match(heading.chars)
+    if match and abs(cur.x0 - heading.boxes[match.end() - 1][0]) < 0.5 * heading.size:
+        return True
+    words = heading.text.split()
+    return heading.bold and bool(words) and words[-1].lower() in DANGLING_WORDS
 
 
 def _runs_into(prev: Row) -> bool:

@@ -12,11 +12,6 @@ URL_TAIL_RE = re.compile(r"(?:https?://|www\.)\S*[./_-]$|\bhttps?:/{0,2}$")
 _CJK_IDEOGRAPHS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
 WORD_RE = re.compile(rf"[^\W\d_{_CJK_IDEOGRAPHS}]{{2,}}|[{_CJK_IDEOGRAPHS}\uac00-\ud7af]")
 _WIDE_RE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
-#: Words a sentence cannot end with: after them a capital ("the" | "Transformer") goes on.
-_DANGLING = frozenset(
-    "a an the of and or to in on for with by from as at is are was were be that which whose"
-    " than into via under over between".split()
-)
 #: The last word of a text, punctuation after it aside.
 LAST_WORD_RE = re.compile(r"([^\W\d_]+)\W*$")
 _HYPHEN_END_RE = re.compile(r"[^\W\d_][-\u2010]$")
@@ -33,6 +28,12 @@ def has_wide(text: str) -> bool:
     return _WIDE_RE.search(text) is not None
 
 
+#: Words a sentence or a title cannot end with: after them the next line goes on ("the" |
+#: "Transformer", "3 Designing AI supports for" | "expository writing").
+DANGLING_WORDS = frozenset(
+    "a an the of and or to in on for with by from as at is are was were be that which whose"
+    " than into via under over between".split()
+)
 #: Words whose stop never ends a sentence: a number or an example follows them ("in Fig." |
 #: "5. The ...", "see Eq." | "(3)", "e.g." | "BERT").
 _LEADING_ABBREVIATION_RE = re.compile(
@@ -59,4 +60,4 @@ def dangles(text: str) -> bool:
     tail = text.rstrip()
     word = LAST_WORD_RE.search(tail)
     dangling = tail.endswith(",") or bool(_HYPHEN_END_RE.search(tail))
-    return dangling or bool(word and word.group(1) in _DANGLING)
+    return dangling or bool(word and word.group(1) in DANGLING_WORDS)

@@ -1,0 +1,65 @@
+"""A heading set on two lines is one request: a numbered section heading wrapped under its
+title, past its number ("3 DESIGNING AI SUPPORTS FOR" | "EXPOSITORY WRITING"), and a paper's
+title whose short second line is centred under the first on a two-column page. Constructed
+pages, read for real; what is checked is what is sent to the model."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from tests.test_read_flow import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, Sheet, read
+from translation.read.paragraph import ParagraphKind
+
+BOLD = pymupdf.Font("tibo")
+HEADING = 10.0
+
+
+def _texts(data: bytes) -> list[tuple[ParagraphKind, str]]:
+    return [(p.kind, " ".join(p.text.split())) for p in read(data)]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "hanging"),
+    [
+        ("3 DESIGNING AI SUPPORTS", "FOR EXPOSITORY WRITING", True),  # under the title
+        ("3 DESIGNING AI SUPPORTS FOR", "EXPOSITORY WRITING", False),  # after "FOR"
+    ],
+)
+def test_a_numbered_heading_on_two_lines_is_one_heading(
+    first: str, second: str, hanging: bool
+) -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, LEFT, TOP)
+    y = sheet.paragraph(OUTRO, LEFT, y)
+    y = sheet.paragraph(INTRO, RIGHT, TOP)
+    y += 14.0
+    sheet.writer.append((RIGHT[0], y), first, BOLD, HEADING)
+    indent = BOLD.text_length("3 ", HEADING) if hanging else 0.0
+    sheet.writer.append((RIGHT[0] + indent, y + 13.0), second, BOLD, HEADING)
+    sheet.paragraph(OUTRO, RIGHT, y + 30.0)
+    sheet.done()
+
+    texts = _texts(bytes(doc.tobytes()))
+    headings = [text for kind, text in texts if kind == ParagraphKind.HEADING]
+    assert headings == [f"{first} {second}"], texts
+
+
+def test_a_title_s_centred_second_line_is_one_heading_with_its_first() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    first, second = "Novelty Controlled Paraphrase Generation with Retrieval", "Prompt Tuning"
+    middle = (LEFT[0] + RIGHT[1]) / 2
+    for text, y in ((first, 70.0), (second, 86.0)):
+        width = TEXT.text_length(text, 14.0)
+        sheet.writer.append((middle - width / 2, y), text, TEXT, 14.0)
+    y = sheet.paragraph(INTRO, LEFT, TOP + 20)
+    sheet.paragraph(OUTRO, LEFT, y)
+    y = sheet.paragraph(INTRO, RIGHT, TOP + 20)
+    sheet.paragraph(OUTRO, RIGHT, y)
+    sheet.done()
+
+    texts = _texts(bytes(doc.tobytes()))
+    assert texts[0] == (ParagraphKind.HEADING, f"{first} {second}"), texts
+    assert not any(text == second for _, text in texts)
