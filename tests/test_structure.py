@@ -523,6 +523,24 @@ def test_a_code_block_after_prose_is_not_sent_and_the_prose_around_it_is() -> No
     ]
 
 
+def test_a_line_of_identifiers_inside_a_sentence_goes_on_in_prose() -> None:
+    """A sentence whose line breaks before its identifiers ("(e.g.," | "doc.sentences,
+    doc.tokens)" | "(Figure 1). Each ...": papermage p3) is one paragraph, not cut where the
+    typewriter line ends."""
+    rows = [
+        ("Layers can be accessed as attributes of a Document (e.g.,", 60),
+        ("doc.sentences, doc.figures, doc.tokens)", 60),
+        ("(Figure 1). Each Layer is a sequence of content units.", 60),
+    ]
+    lines = [
+        rows_block([row], 100 + 12 * i, 10.0, "Courier" if i == 1 else "Times-Roman")
+        for i, row in enumerate(rows)
+    ]
+    got = segment([page(0, block(*(ln for b in lines for ln in b.lines)))])
+    assert len(got) == 1, [p.text for p in got]
+    assert got[0].text.endswith("(Figure 1). Each Layer is a sequence of content units.")
+
+
 def test_notation_is_names_in_capitals_the_paper_never_prints_in_lower_case() -> None:
     seen = Vocabulary(lowered=frozenset({"all", "we", "seq"}))
     assert only_notation("TAPASBASE 16p", seen)

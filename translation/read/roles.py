@@ -338,7 +338,7 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
         return cur.x0 <= prev.x0 + 0.8 * prev.size
     if caption_start(cur) and not _runs_into(prev):
         return True
-    if run_in_start(prev, cur) or _code_edge(prev, cur):
+    if run_in_start(prev, cur) or _code_edge(prev, cur, para[0]):
         return True
     if colon_lead(prev) and (colon_lead(cur) or list_label(cur.chars)):
         return True  # "Gold Answer: 5:02" / "TAPAS: 5:00" / "(b) TAPAS gives ..."
@@ -370,14 +370,17 @@ def _runs_into(prev: Row) -> bool:
     return not _short(prev) and dangles(prev.text)
 
 
-def _code_edge(prev: Row, cur: Row) -> bool:
+def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     """Where a block of code set in a monospaced font begins (after "... as follows:" or a
-    finished sentence) or ends; identifiers filling a line inside a sentence are no block."""
+    finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
+    identifiers filling a line inside a sentence are no block: a monospaced line that prose
+    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...")."""
     if cur.mono >= 0.8 and prev.mono < 0.5 and not URL_TAIL_RE.search(prev.text):
         if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
             return False
         return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
-    return prev.mono >= 0.8 and cur.mono < 0.2 and not prev.text.endswith(",")
+    block = first.mono >= 0.8
+    return block and prev.mono >= 0.8 and cur.mono < 0.2 and not prev.text.endswith(",")
 
 
 def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
