@@ -62,9 +62,9 @@ CORPUS = {
     "02_naacl2018_s2_literature_graph_2col_short.pdf": ((7,), 28),
     "03_eacl2023_longeval_2col_many_tables.pdf": ((9, 10, 11, 12, 13), 69),
     "04_arxiv2203.00274_tableformer_2col_math_tables.pdf": ((8, 9), 23),
-    # 05: 67 since the bottom-band line "cessed April 17, 2022." (end of [13]) is read, as its
-    # own piece: the page break cuts the entry.
-    "05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf": ((9, 10, 11, 12, 13, 14), 67),
+    # 05: the bottom-band line "cessed April 17, 2022." is read and ends entry [13] ("Last ac-"
+    # above it), one paragraph with it (it was a piece of its own: 67).
+    "05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf": ((9, 10, 11, 12, 13, 14), 66),
     "07_iop_jpcs2022_semeagat_1col_word_math.pdf": ((9, 10, 11), 46),
 }
 
