@@ -143,15 +143,19 @@ def test_a_reference_list_over_a_table_caption_stays_prose() -> None:
     _kept_as_prose(rows, CAPTION, LEFT + 40.0, together=False)
 
 
-#: Table 9 of an ACL paper: (lines of the model cell, lines of its training-data cell).
+#: Table 9 of an ACL paper: (lines of the model cell, lines of its training-data cell). Each
+#: model has a word besides its name and citation (a name with its citation alone is not sent).
 MODELS = [
-    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "News Crawl (3.6B)"]),
-    (["BERT", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wikipedia (2.5B)"]),
     (
-        ["RoBERTa", "(Liu et al., 2019b)"],
+        ["ELMo base", "(Peters et al., 2018a)"],
+        ["1BW (800M)", "Wikipedia (1.9B)", "News Crawl (3.6B)"],
+    ),
+    (["BERT base", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wikipedia (2.5B)"]),
+    (
+        ["RoBERTa base", "(Liu et al., 2019b)"],
         ["BooksCorpus (800M)", "CC-News (3.8B)", "Stories (1.6B)"],
     ),
-    (["GPT2", "(Radford et al., 2019)"], ["Web Text Corpus (2.8B)"]),
+    (["GPT2 large", "(Radford et al., 2019)"], ["Web Text Corpus (2.8B)"]),
 ]
 
 
@@ -204,10 +208,10 @@ def test_table_whose_columns_are_blocks_keeps_its_rows_apart() -> None:
 #: Table 9 with short last lines of its training-data cells, no ")" ending them: each one
 #: stands 12 pt over the next row's first line, the cells' lines 10 pt apart.
 SHORT_ENDS = [
-    (["ELMo", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "News"]),
-    (["BERT", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wiki"]),
-    (["RoBERTa", "(Liu et al., 2019b)"], ["BooksCorpus (800M)", "CC-News (3.8B)", "Stories"]),
-    (["GPT2", "(Radford et al., 2019)"], ["Web Text Corpus (2.8B)"]),
+    (["ELMo base", "(Peters et al., 2018a)"], ["1BW (800M)", "Wikipedia (1.9B)", "News"]),
+    (["BERT base", "(Devlin et al., 2019)"], ["BooksCorpus (800M)", "Wiki"]),
+    (["RoBERTa base", "(Liu et al., 2019b)"], ["BooksCorpus (800M)", "CC-News (3.8B)", "Stories"]),
+    (["GPT2 large", "(Radford et al., 2019)"], ["Web Text Corpus (2.8B)"]),
 ]
 
 

@@ -16,7 +16,7 @@ from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.formulas import protect, restore
 from translation.read.layout import Block
-from translation.read.notation import only_notation
+from translation.read.notation import only_citation, only_notation
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.roles import list_label, looks_like_names, name_with_affiliation
 from translation.read.segment import segment
@@ -567,3 +567,16 @@ def test_tex_accents_set_before_their_letters_make_one_letter() -> None:
     )
     (para,) = extract_paragraphs(open_document(doc.tobytes()))
     assert "Färber" in para.text and "Université" in para.text and "École" in para.text, para.text
+
+
+def test_a_cell_of_citations_or_a_named_resource_with_its_citation_is_not_sent() -> None:
+    assert only_citation("Li et al. (2016)")
+    assert only_citation("Collier and Kim (2004)")
+    assert only_citation("BC5CDR (Li et al., 2016)")
+    assert only_citation("NCBI-disease (Dogan et al., 2014)")
+    assert only_citation("GENIA (Kim et al., 2003) - LAS")
+    assert only_citation("Wacker et al. [34]")
+    assert only_citation("SciBERT (2019)")
+    assert not only_citation("Sentence classification (Smith et al., 2020)")
+    assert not only_citation("LED-4096")
+    assert not only_citation("Results on the test set")

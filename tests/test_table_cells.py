@@ -481,3 +481,22 @@ def test_wrapped_list_items_of_a_ruled_table_are_one_cell_each(
         inside = "".join(s["text"] for s in spans(out, clip) if hangul(s["text"]))
         for word in pseudo_words(" ".join(item), "ko"):
             assert word in inside.replace(" ", ""), (word, inside)
+
+
+def test_a_column_of_citations_is_printed_as_it_is() -> None:
+    """S2ORC's Table 5: a "Reference" column ("Li et al. (2016)") beside dataset names with
+    their citations ("BC5CDR (Li et al., 2016)"): names and references, never sent; the task
+    column is."""
+    rows = [
+        ("Dataset", "Reference", "Task"),
+        ("BC5CDR (Li et al., 2016)", "Li et al. (2016)", "named entities"),
+        ("SciCite (Cohan et al., 2019)", "Cohan et al. (2019)", "citation intent"),
+        ("ChemProt", "Krallinger et al. (2017)", "relation extraction"),
+    ]
+    data = _lined_table(rows, [76.0, 230.0, 350.0], ["Times-Roman"] * 3)
+    paras, out = translate(data, "ko")
+    texts = {" ".join(p.text.split()) for p in paras}
+    assert {"named entities", "citation intent", "relation extraction"} <= texts, texts
+    assert not [t for t in texts if "et al." in t], texts
+    kept = out.get_text("text", clip=(70, 105, 345, 145))
+    assert "Li et al. (2016)" in kept and "Krallinger et al. (2017)" in kept, kept

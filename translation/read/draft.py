@@ -27,13 +27,13 @@ from translation.read.formulas import (
 from translation.read.layout import Frame, Rect, union
 from translation.read.lexicon import joins_at_break
 from translation.read.logos import text_logos
-from translation.read.notation import only_notation
+from translation.read.notation import only_citation, only_notation
 from translation.read.operator_names import only_operator_names
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.quantities import is_quantity
 from translation.read.rows import Row
 from translation.read.style import is_bold, is_italic, paragraph_style, with_lead_stop
-from translation.read.style_marks import BOLD, ITALIC, marked
+from translation.read.style_marks import BOLD, ITALIC, marked, without_tags
 from translation.read.vocabulary import Vocabulary
 from translation.read.words import URL_TAIL_RE, WORD_RE, ends_sentence
 
@@ -313,6 +313,8 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         draft.skip = "quantity"
     elif rows[0].cell and only_notation(draft.text, seen):
         draft.skip = "notation"
+    elif rows[0].cell and only_citation(without_tags(draft.text)):
+        draft.skip = "citation"
     elif only_operator_names(words):
         draft.skip = "operator names"
     elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):

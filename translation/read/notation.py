@@ -33,3 +33,26 @@ def only_notation(text: str, seen: Vocabulary | None) -> bool:
         return False
     lowered = seen.lowered if seen is not None else frozenset()
     return not any(run.lower() in lowered for name in names for run in _LETTERS_RE.findall(name))
+
+
+#: A citation: "Li et al. (2016)", "(Li et al., 2016)", "(Sadvilkar and Neumann, 2020)",
+#: "Wacker et al. [34]", "[12]".
+_CITATION_RE = re.compile(
+    r"\(?(?:[A-Z][\w'’-]+(?:\s+et\s+al\.|\s+and\s+[A-Z][\w'’-]+)?(?:,\s*|\s+)"
+    r"(?:\(\d{4}[a-z]?\)|\d{4}[a-z]?|\[\d+(?:[,–-]\s*\d+)*\]))\)?"
+    r"|\[\d+(?:[,–-]\s*\d+)*\]"
+)
+#: A resource's name: two capitals or more, or a capital inside ("SciERC", "ChemProt",
+#: "NCBI-disease", "BC5CDR"), as a sentence's words are not.
+_NAME_RE = re.compile(r"^(?=(?:.*[A-Z]){2})[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*$")
+
+
+def only_citation(text: str) -> bool:
+    """Whether a cell (its text, tags removed) is citations alone, or a resource's name with
+    its citation ("Li et al. (2016)", "BC5CDR (Li et al., 2016)", "GENIA (Kim et al., 2003) -
+    LAS"): names and references, printed as they are."""
+    rest, found = _CITATION_RE.subn(" ", text)
+    if not found:
+        return False
+    words = [t for t in rest.split() if t not in ("-", "–", "—", ",", ";")]
+    return all(_NAME_RE.match(w) for w in words)
