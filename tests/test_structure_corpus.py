@@ -333,3 +333,11 @@ def test_05_the_dataset_sheets_centred_headings_stay_centred(corpus_dir: Path) -
         assert lines, text
         middle = (min(b[0] for b in lines) + max(b[2] for b in lines)) / 2
         assert abs(middle - (x0 + x1) / 2) < 4.0, (text, middle, (x0 + x1) / 2)
+
+
+def test_03_a_heading_on_two_lines_is_set_flush_left_not_justified(corpus_dir: Path) -> None:
+    """A numbered heading whose first line reaches the column's edge: its translation's words
+    were spread to the edge like a justified paragraph's."""
+    paras, _, _ = translate(corpus_dir, "03", 3)
+    (heading,) = [p for p in paras if p.text.startswith("3.1 RQ1")]
+    assert heading.kind is ParagraphKind.HEADING and heading.align is Align.LEFT

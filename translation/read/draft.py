@@ -452,7 +452,7 @@ def _align(rows: list[Row], heading: bool = False) -> Align:
             and max(lefts) - min(lefts) > 2.0 * rows[0].size
         ):
             return Align.CENTER
-    if len(rows) >= 2:
+    if len(rows) >= 2 and not heading:  # a heading's words are never spread to the edge
         right = max(r.x1 for r in rows)
         if all(right - r.x1 < 1.5 * r.size for r in rows[:-1]):
             return Align.JUSTIFY
