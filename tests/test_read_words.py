@@ -49,3 +49,6 @@ def test_the_decision_follows_the_word_list() -> None:
     assert not joins_at_break("state", "of") and not joins_at_break("self", "attention")
     assert not joins_at_break("Hugging", "Face") and not joins_at_break("GPT2", "style")
     assert joins_at_break("tok", "enization")  # neither piece a word: one word broken in two
+    # An ending the word list holds as a word ("ing", "cess") never follows a compound's hyphen.
+    assert joins_at_break("reencounter", "ing") and joins_at_break("postpro", "cess")
+    assert not joins_at_break("re", "ing")  # too short a stem to tell

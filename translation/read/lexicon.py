@@ -25,6 +25,12 @@ from translation.read.vocabulary import Vocabulary
 #: Languages with a word list; text in another language is looked up in English's.
 LANGUAGES = frozenset({"ar", "de", "en", "es", "eu", "fa", "fr", "it", "lv", "nl", "pt", "ru"})
 _LETTERS_RE = re.compile(r"[^\W\d_]+")
+#: English endings that the word list holds as words of their own ("ing", "cess", "ness"),
+#: yet never stand after a compound's hyphen: a word broken before one is one word.
+_SUFFIXES = frozenset(
+    "ing ings ed ly ment ments ness tion tions sion sions ity ities able ible ous ive ize "
+    "ized izes izing ise ised ism ist ists cess ance ence ful less".split()
+)
 
 
 @functools.cache
@@ -60,5 +66,7 @@ def joins_at_break(
         return verdict
     if is_word(before + after, language):
         return True
+    if language.lower().startswith("en") and len(before) >= 3 and after.lower() in _SUFFIXES:
+        return True  # "reencounter-" + "ing", "postpro-" + "cess": an ending, no word alone
     # A piece that stands as a word makes a compound; pieces that are no words, a broken word.
     return not is_word(after, language) and not is_word(before, language)
