@@ -8,6 +8,7 @@ import pymupdf
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.lexicon import is_word, joins_at_break
+from translation.read.words import hangul_cut
 
 
 def page_of_lines(lines: list[str], size: float = 10.0) -> bytes:
@@ -52,3 +53,17 @@ def test_the_decision_follows_the_word_list() -> None:
     # An ending the word list holds as a word ("ing", "cess") never follows a compound's hyphen.
     assert joins_at_break("reencounter", "ing") and joins_at_break("postpro", "cess")
     assert not joins_at_break("re", "ing")  # too short a stem to tell
+
+
+def test_a_korean_word_wrapped_inside_is_one_word_again() -> None:
+    """Korean wraps lines inside words, with no hyphen: "작" | "성되고" is "작성되고"; a line that
+    ends on a word of one syllable ("및") or a next line that opens with one ("큰") broke at a
+    space."""
+    assert hangul_cut("일방적으로 유리하게 작", "성되고 고객에게는")
+    assert hangul_cut("법정감염", "병 1급에 해당하는")  # a word's last syllable alone
+    assert hangul_cut("치명률", "이 높거나")  # a particle never stands alone
+    assert not hangul_cut("보험사 및", "정부는")
+    assert not hangul_cut("집단 발생의 우려가", "큰 감염병")
+    assert not hangul_cut("제1712호", "발행일")
+    assert not hangul_cut("감염병", "그러나 이번에")
+    assert not hangul_cut("a word", "다음")

@@ -341,3 +341,13 @@ def test_03_a_heading_on_two_lines_is_set_flush_left_not_justified(corpus_dir: P
     paras, _, _ = translate(corpus_dir, "03", 3)
     (heading,) = [p for p in paras if p.text.startswith("3.1 RQ1")]
     assert heading.kind is ParagraphKind.HEADING and heading.align is Align.LEFT
+
+
+def test_09_korean_words_wrapped_inside_go_out_whole(corpus_dir: Path) -> None:
+    """Justified Korean wraps lines inside words; joined with a space, "작성되고" went out as
+    "작 성되고" and "법정감염병" as "법정감염 병"."""
+    paras, _, _ = translate(corpus_dir, "09", 0, 1, 2)
+    sent = " ".join(p.text for p in paras)
+    for word in ("작성되고", "법정감염병", "확진자는", "질병으로", "보험금의"):
+        assert word in sent, word
+    assert "작 성되고" not in sent and "우려가큰" not in sent

@@ -35,7 +35,7 @@ from translation.read.rows import Row
 from translation.read.style import is_bold, is_italic, paragraph_style, with_lead_stop
 from translation.read.style_marks import BOLD, ITALIC, marked, without_tags
 from translation.read.vocabulary import Vocabulary
-from translation.read.words import URL_TAIL_RE, WORD_RE, ends_sentence
+from translation.read.words import URL_TAIL_RE, WORD_RE, ends_sentence, hangul_cut
 
 
 @dataclass(slots=True)
@@ -96,7 +96,11 @@ def _join_rows(
                 del chars[-1], classes[-1], boxes[-1], bases[-1], styles[-1]
             elif URL_TAIL_RE.search("".join(chars[-200:])):
                 pass
-            elif not (_is_cjk(last) and _is_cjk(text[0])) and last not in "-\u2010":
+            elif (
+                not (_is_cjk(last) and _is_cjk(text[0]))
+                and last not in "-\u2010"
+                and not hangul_cut("".join(chars[-40:]), text)
+            ):
                 chars.append(" ")
                 classes.append(NEUTRAL)
                 boxes.append(boxes[-1])

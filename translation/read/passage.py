@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from translation.read.formulas import MANGLED_RE, PLACEHOLDER_RE, restore
 from translation.read.lexicon import joins_at_break
 from translation.read.paragraph import Paragraph
+from translation.read.words import hangul_cut
 
 _WIDE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 # Punctuation that never opens a line or a box (it stays with the character before it).
@@ -81,8 +82,8 @@ def _joined(pieces: Sequence[Paragraph]) -> str:
         elif pair := hyphen_break(text, after):
             broken = joins_at_break(*pair) if piece.hyphen_joins is None else piece.hyphen_joins
             text = (text[:-1] if broken else text) + after
-        elif _WIDE_RE.match(text[-1:]) and _WIDE_RE.match(after[:1]):
-            text += after
+        elif _WIDE_RE.match(text[-1:]) and _WIDE_RE.match(after[:1]) or hangul_cut(text, after):
+            text += after  # no space inside a word (Korean wraps inside words)
         else:
             text = f"{text.rstrip()} {after}"
     return text

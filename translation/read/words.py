@@ -61,3 +61,37 @@ def dangles(text: str) -> bool:
     word = LAST_WORD_RE.search(tail)
     dangling = tail.endswith(",") or bool(_HYPHEN_END_RE.search(tail))
     return dangling or bool(word and word.group(1) in DANGLING_WORDS)
+
+
+#: Words of one Hangul syllable that stand alone ("및", "등", "수", "것", "이"): a line that ends
+#: in one of them ended at a space.
+_LONE_SYLLABLES = frozenset(
+    (
+        "각 간 갈 개 건 것 곧 권 그 꼭 내 네 년 늘 "
+        "다 단 더 데 된 될 두 등 때 또 명 몇 못 및 "
+        "바 번 뿐 새 세 수 안 약 양 옛 온 올 외 월 "
+        "이 일 잘 장 저 전 제 좀 줄 중 즉 쪽 차 첫 "
+        "총 한 할 호 회 후 큰 긴 참 꽤 막 왜 꼭 너"
+    ).split()
+)
+_LAST_SYLLABLE_RE = re.compile(r"(?:^|\s)([\uac00-\ud7a3])$")
+_FIRST_SYLLABLE_RE = re.compile(r"([\uac00-\ud7a3])(?:\s|[,.;:)]|$)")
+#: Words of one syllable that may open a phrase: a line starting with one began at a space.
+_LEADING_WORDS = _LONE_SYLLABLES - frozenset("이 가 은 는 을 를 의 에 도 로 와 과 만".split())
+
+
+def hangul_cut(before: str, after: str) -> bool:
+    """Whether a line (or a box) ending ``before`` and the next starting ``after`` cut one
+    Korean word in two ("확" | "진자는", "재" | "해라고"): Korean wraps its lines inside words,
+    with no hyphen. Told where ``before`` ends in a syllable standing alone that is no word of
+    one syllable, and ``after`` goes on in Hangul; otherwise the break is taken for a space."""
+    before = before.rstrip()
+    if not ("\uac00" <= before[-1:] <= "\ud7a3" and "\uac00" <= after[:1] <= "\ud7a3"):
+        return False
+    last = _LAST_SYLLABLE_RE.search(before)
+    if last is not None:
+        return last.group(1) not in _LONE_SYLLABLES
+    # A word's last syllable alone at the next line's start ("법정감염" | "병 1급에"), or a
+    # particle, which never stands alone ("치명률" | "이 높은").
+    first = _FIRST_SYLLABLE_RE.match(after)
+    return first is not None and first.group(1) not in _LEADING_WORDS
