@@ -64,16 +64,15 @@ def dangles(text: str) -> bool:
 
 
 #: Words of one Hangul syllable that stand alone ("및", "등", "수", "것", "이"): a line that ends
-#: in one of them ended at a space.
+#: in one of them ended at a space. (Counters, "개", "년", "호", attach to their numbers.)
 _LONE_SYLLABLES = frozenset(
     (
-        "각 간 갈 개 건 것 곧 권 그 꼭 내 네 년 늘 "
-        "다 단 더 데 된 될 두 등 때 또 명 몇 못 및 "
-        "바 번 뿐 새 세 수 안 약 양 옛 온 올 외 월 "
-        "이 일 잘 장 저 전 제 좀 줄 중 즉 쪽 차 첫 "
-        "총 한 할 호 회 후 큰 긴 참 꽤 막 왜 꼭 너 "
-        "뒤 앞 위 밑 속 밖 옆 곳 점 측 말 시 분 초 "
-        "배 원 억 조 급 종 군 채 척 듯 편 법 곧 또"
+        "각 간 갈 것 곧 곳 그 긴 꼭 꽤 내 너 네 늘 "
+        "다 단 더 데 된 될 두 뒤 듯 등 때 또 막 말 "
+        "몇 못 및 밑 바 밖 법 뿐 새 세 속 수 시 안 "
+        "앞 약 양 옆 옛 온 올 왜 외 위 이 잘 저 전 "
+        "점 제 좀 줄 중 즉 차 참 채 척 첫 총 측 큰 "
+        "편 한 할 후"
     ).split()
 )
 _LAST_SYLLABLE_RE = re.compile(r"(?:^|\s)([\uac00-\ud7a3])$")
