@@ -406,3 +406,23 @@ def test_ragged_right_quotes_are_paragraphs_of_their_own() -> None:
     ]
     paragraphs = segment([page(0, text_block(rows, 72, 100))])
     assert texts(paragraphs) == [" ".join(rows[:3]), rows[3]], texts(paragraphs)
+
+
+def test_a_quotations_credit_ends_it() -> None:
+    """2302.07302 p13: a participant's quote set as an indented block, its credit after the
+    closing mark ("” – P4"), then the authors' next paragraph (its first line indented less
+    than the quote): three paragraphs were one request."""
+    quote = [
+        "“I would have ten tabs opened about faceted search. Seeing these",
+        "numbers popping up, I would switch their positions. So triaging,",
+        "ranking, which I should look at was really helpful.” – P4",
+    ]
+    body = [
+        "In addition to prioritizing papers to read, participants also pointed to how the tool",
+        "can support skimming papers because the highlights were often concentrated in sections.",
+    ]
+    paragraphs = segment(
+        [page(0, text_block(quote, 96, 100), text_block(body[:1], 82, 136),
+              text_block(body[1:], 72, 148))]
+    )  # fmt: skip
+    assert texts(paragraphs) == [" ".join(quote), " ".join(body)], texts(paragraphs)

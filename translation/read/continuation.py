@@ -14,6 +14,9 @@ from translation.read.words import WORD_RE, ends_sentence
 
 _REFS_RE = REFS_HEADING_RE
 
+#: A quotation's closing mark and its credit: a dash and a short name ("” – P4", "" — Smith").
+_CREDIT_RE = re.compile(r"[”\"’']\s*[–—-]\s*[\w.]{1,24}$")
+
 
 def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: float = 0.0) -> bool:
     """Whether ``cur`` continues the paragraph whose last row is ``prev`` (``leading``: the
@@ -65,6 +68,9 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     # A full line ending in a colon goes on ("... three modules:" / "encoding module, ...").
     unmarked = _unmarked(prev)
     ended = ends_sentence(unmarked) and (short or not unmarked.endswith((":", "：")))
+    # A quotation's credit after its closing mark ("... was really helpful.” – P4") ends it.
+    tail = " ".join(r.text for r in para[-2:]) if prev is para[-1] else unmarked
+    ended = ended or bool(_CREDIT_RE.search(unmarked) or _CREDIT_RE.search(tail.rstrip()))
     indented = cur.x0 > prev.x0 + 0.8 * size
     # Back to the column's edge after a paragraph's indented first line is no new paragraph.
     first_line = len(para) == 1 and not roles.list_label(prev.chars)
