@@ -254,7 +254,8 @@ def test_a_word_comment_balloon_is_left_as_it_is_and_never_overprinted() -> None
 
 def test_a_note_of_whom_to_write_to_keeps_its_names() -> None:
     """value-error p1's footnote: "Correspondence to: Jishnu Ray Chowdhury, Yong Zhuang, Shuyi
-    Wang." went out with the names; a label with a sentence after it still does."""
+    Wang." went out with the names, and 2203.00130's "Authors' addresses: ..."; a label with a
+    sentence after it still does."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     y = 100.0
@@ -265,6 +266,11 @@ def test_a_note_of_whom_to_write_to_keeps_its_names() -> None:
     note = "Correspondence to: Jishnu Ray Chowdhury, Yong Zhuang, Shuyi Wang."
     page.insert_text((72, 712), note, fontname="tiro", fontsize=8)
     page.insert_text((72, 724), "Note: the data are public and free to use.", fontsize=8)
+    page.insert_text(
+        (72, 748),
+        "Authors' addresses: Tal August, University of Washington, Seattle, USA.",
+        fontsize=7,
+    )
     sent = [p.text for p in read(bytes(doc.tobytes()))]
-    assert not [t for t in sent if "Chowdhury" in t], sent
+    assert not [t for t in sent if "Chowdhury" in t or "Tal August" in t], sent
     assert any("data are public" in t for t in sent), sent

@@ -246,9 +246,17 @@ _PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
 _LABEL_COLON_RE = re.compile(r"^[^:{}]{3,40}:\s+(?P<rest>.+?)\.?$")
 
 
+#: ACM's block of the authors' postal and e-mail addresses ("Authors' addresses: Tal August,
+#: ..., University of Washington, Seattle, ...; Lucy Lu Wang, ...").
+_ADDRESSES_RE = re.compile(r"^Authors?[’']?s?[’']?\s+(?:e-?mail\s+)?address(?:es)?\s*:", re.I)
+
+
 def _labelled_names(text: str) -> bool:
     """A label and the names it introduces ("Correspondence to: Jishnu Ray Chowdhury, Yong
-    Zhuang, Shuyi Wang."): printed as it is, as author names are."""
+    Zhuang, Shuyi Wang."), or the authors' addresses: printed as they are, as author names
+    are."""
+    if _ADDRESSES_RE.match(text):
+        return True
     match = _LABEL_COLON_RE.match(text)
     return match is not None and roles.looks_like_names(match.group("rest"))
 
