@@ -267,7 +267,7 @@ def test_a_note_of_whom_to_write_to_keeps_its_names() -> None:
     page.insert_text((72, 712), note, fontname="tiro", fontsize=8)
     page.insert_text((72, 724), "Note: the data are public and free to use.", fontsize=8)
     page.insert_text(
-        (72, 748),
+        (72, 680),
         "Authors' addresses: Tal August, University of Washington, Seattle, USA.",
         fontsize=7,
     )
