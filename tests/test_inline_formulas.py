@@ -472,3 +472,17 @@ def test_the_e_of_a_number_in_scientific_notation_stays_in_its_formula() -> None
     (para,) = extract_paragraphs(open_document(p.done()))
     assert "}e" not in para.text, para.text
     assert any("5.8e" in value.replace(" ", "") for value in para.placeholders.values())
+
+
+def test_an_accent_over_a_math_letter_stays_in_its_formula() -> None:
+    """2203.00130 p23: the median x̃, set as "𝑥" in the math face and "˜" in the text face,
+    sent the tilde as text ("{v1} ˜ {v2}") and printed it twice."""
+    p = _Page()
+    x = p.put(72, 100, "Participants agreed that they found what they needed (", 10)
+    x = p.put(x, 100, "𝑥", 10, _MATH)
+    x = p.put(x - 4.0, 97, "˜", 10)
+    x = p.put(x + 2.5, 100, "= 4.00", 10, _MATH)
+    p.put(x, 100, ") in the papers they read.", 10)
+    (para,) = extract_paragraphs(open_document(p.done()))
+    assert "˜" not in para.text, para.text
+    assert any("˜" in value for value in para.placeholders.values()), para.placeholders

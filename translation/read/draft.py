@@ -210,6 +210,20 @@ def _composed(
     return "".join(out_chars), "".join(out_classes), out_boxes, out_bases, out_styles
 
 
+def _math_accents(chars: str, classes: str) -> str:
+    """A spacing accent set in the text face right after a math letter ("𝑥" + "˜": x̃, the
+    median) is the formula's: sent alone it reads as a character of the text."""
+    marks = list(classes)
+    for i, char in enumerate(chars):
+        if char in _SPACING_ACCENTS and marks[i] == TEXT:
+            k = i - 1
+            if k >= 0 and chars[k] == " ":
+                k -= 1
+            if k >= 0 and classes[k] in (MATH, GLYPH):
+                marks[i] = classes[k]
+    return "".join(marks)
+
+
 def _variable_letter(char: str) -> bool:
     """A letter that can name a variable: Latin, Greek or Cyrillic (not Hangul, kana or Han)."""
     return char.isalpha() and ord(char) < 0x1100
@@ -295,7 +309,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
             chars, classes, boxes, bases = chars[cut:], classes[cut:], boxes[cut:], bases[cut:]
             styles = styles[cut:]
     chars, classes = text_logos(chars, classes)
-    classes = _exponents(chars, _absorb_variables(chars, classes))
+    classes = _math_accents(chars, _exponents(chars, _absorb_variables(chars, classes)))
     text, originals, ranges = protect(chars, classes)
     draft.text, draft.states = _collapsed(text, _protected_states(chars, classes, styles, ranges))
     draft.placeholders = originals
