@@ -179,6 +179,12 @@ def test_a_running_head_cut_in_two_at_its_gap_is_not_sent() -> None:
         right = other if number % 2 else venue
         x = 558 - pymupdf.get_text_length(right, "tiro", 7)
         page.insert_text((x, 68), right, fontname="tiro", fontsize=7)
+        if number == 5:  # a table at the page's head, under the running head
+            for k, (name, count) in enumerate(
+                (("Action", "Count"), ("Opens", "12"), ("Saves", "7"))
+            ):
+                page.insert_text((430, 90 + 11 * k), name, fontname="tiro", fontsize=8)
+                page.insert_text((520, 90 + 11 * k), count, fontname="tiro", fontsize=8)
         _body(page, 54.0)
     sent = [p.text for p in read(bytes(doc.tobytes()))]
     assert not [t for t in sent if "Chang et al." in t or "Hamburg" in t or "CiteSee" in t], sent

@@ -70,10 +70,21 @@ def mark_headers_footers(
         for row, where in marked:
             sizes.setdefault((where, _normalized(row.text)), []).append(row.size)
     needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
+    # Where a row cut into cells recurs with no table under it on enough pages, it is a head
+    # on every page, a table under it on some of them too (2302.07302 p11-12).
+    heads: Counter[tuple[str, str]] = Counter()
+    over_cells: set[int] = set()
     for index, marked in band_rows.items():
         page_rows = rows_by_page.get(index, [])
         for row, where in marked:
-            if row.cell and _heads_cells(row, page_rows) and not _beside_page_number(row, marked):
+            if row.cell and _heads_cells(row, page_rows):
+                over_cells.add(id(row))
+            else:
+                heads[(where, _normalized(row.text))] += 1
+    for marked in band_rows.values():
+        for row, where in marked:
+            headed = heads[(where, _normalized(row.text))] >= needed
+            if id(row) in over_cells and not headed and not _beside_page_number(row, marked):
                 # A table's header cell recurs where the same table layout heads several
                 # pages (04: "After Perturb" over Tables 1, 2 and 4); a running head's lines
                 # never become cells (``running_head_boxes`` keeps them out of the tables),
