@@ -486,3 +486,24 @@ def test_an_accent_over_a_math_letter_stays_in_its_formula() -> None:
     (para,) = extract_paragraphs(open_document(p.done()))
     assert "˜" not in para.text, para.text
     assert any("˜" in value for value in para.placeholders.values()), para.placeholders
+
+
+def test_a_sentences_last_line_of_mostly_math_goes_with_it() -> None:
+    """value-error p7: "... we search the adapter bottleneck hidden state dimension" |
+    "within {128, 256, 512}." – the last line, mostly math, was read apart as an equation:
+    not sent, left in English, and the request ended mid-sentence."""
+    p = _Page()
+    lines = (
+        "For all the approaches, we search the learning rate of the model in a wide range and",
+        "for adapter tuning, we search the adapter bottleneck hidden state dimension",
+    )
+    for k, line in enumerate(lines):
+        p.put(72, 100 + 12 * k, line, 10)
+    x = p.put(72, 124, "within", 10)
+    x = p.put(x + 2.5, 124, "{128, 256, 512}", 10, _MATH)
+    p.put(x, 124, ".", 10)
+    p.put(72, 150, "The rest of the settings are the ones the original papers report.", 10)
+    paras = extract_paragraphs(open_document(p.done()))
+    (first,) = [para for para in paras if para.text.startswith("For all")]
+    assert first.text.rstrip().endswith("."), first.text
+    assert "within" in first.text, first.text

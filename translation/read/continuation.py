@@ -22,7 +22,9 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     """Whether ``cur`` continues the paragraph whose last row is ``prev`` (``leading``: the
     document's usual baseline distance in font sizes; ``body_size``: the body text's size,
     which tells footnotes apart)."""
-    if prev.cell or cur.cell or prev.col != cur.col or prev.mathy or cur.mathy:
+    if prev.cell or cur.cell or prev.col != cur.col or prev.mathy:
+        return False
+    if cur.mathy and not _closing_math_line(prev, cur):
         return False
     if display_row(prev) or (
         display_row(cur) and (ends_sentence(prev.text) or cur.x0 > prev.x0 + 0.8 * prev.size)
@@ -98,6 +100,21 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     spaced = _spaced(prev, cur, para)
     return not (
         ended and (short or room or same_lead or spaced or outdented or (indented and not hanging))
+    )
+
+
+_LEAD_WORD_RE = re.compile(r"^[a-z]{2,}\b")
+
+
+def _closing_math_line(prev: Row, cur: Row) -> bool:
+    """Whether ``cur``, a line of mostly math, is the last line of the sentence ``prev``
+    leaves unfinished ("... hidden state dimension" | "within {128, 256, 512}."): it opens
+    with a word in lower case at the paragraph's left edge and ends the sentence."""
+    return (
+        not ends_sentence(prev.text)
+        and bool(_LEAD_WORD_RE.match(cur.text))
+        and ends_sentence(cur.text)
+        and abs(cur.x0 - prev.x0) < 0.5 * prev.size
     )
 
 
