@@ -8,6 +8,7 @@ checked is what is sent to the model."""
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
 from tests.test_read_flow import LEADING, OUTRO, SIZE, TEXT, TOP, WIDE, Sheet, read, wrap
 from translation.read.passage import Passage, passages
@@ -60,38 +61,35 @@ def whole(found: list[Passage], words: str) -> Passage:
     return passage
 
 
-def test_a_justified_paragraph_goes_on_in_a_capital_after_the_page_and_a_float() -> None:
-    # Three lines, the last as full as the others: it stops on "used", no telling word.
-    before = (
+#: (piece before the page break and the float, piece after it): a justified paragraph's last
+#: line as full as the others, stopping on "used", no telling word; a sentence cut after a
+#: comma that goes on in a number.
+CUT_SENTENCES = [
+    (
         "Other work recommends papers by computing embeddings of whole documents with a language"
         " model trained on their titles, abstracts and their references, and its authors share"
         " it with everyone. In the evaluation of our own tool for the readers of the papers in"
-        " the lab study and in the long field study of this paper we used"
-    )
-    data = cut_before_a_float(before, "Specter as one of our baselines for ranking citations.")
-
-    found = passages(read(data))
-    passage = whole(found, "Other work recommends")
-    assert [p.page for p in passage.pieces] == [0, 1]
-    assert passage.text.endswith(
-        "paper we used Specter as one of our baselines for ranking citations."
-    )
-    assert not any(p.text.startswith("Specter") for p in found)
-
-
-def test_a_sentence_cut_after_a_comma_goes_on_in_a_number() -> None:
-    before = (
+        " the lab study and in the long field study of this paper we used",
+        "Specter as one of our baselines for ranking citations.",
+    ),
+    (
         "For this we recruited five participants with varying research backgrounds and years of"
         " experience in reading papers for their work, from the industry and from two of the"
-        " universities nearby: 1 industry research manager,"
-    )
-    data = cut_before_a_float(before, "1 assistant professor and 2 students working on NLP.")
+        " universities nearby: 1 industry research manager,",
+        "1 assistant professor and 2 students working on NLP.",
+    ),
+]
 
-    found = passages(read(data))
-    passage = whole(found, "For this we recruited")
+
+@pytest.mark.parametrize(("before", "after"), CUT_SENTENCES)
+def test_a_sentence_goes_on_in_a_capital_or_a_number_after_the_page_and_a_float(
+    before: str, after: str
+) -> None:
+    found = passages(read(cut_before_a_float(before, after)))
+    passage = whole(found, before[:20])
     assert [p.page for p in passage.pieces] == [0, 1]
-    assert passage.text.endswith("manager, 1 assistant professor and 2 students working on NLP.")
-    assert not any(p.text.startswith("1 assistant") for p in found)
+    assert passage.text.endswith(before[-20:] + " " + after)
+    assert not any(p.text.startswith(after[:10]) for p in found)
 
 
 def test_a_footnote_mark_after_the_comma_leaves_the_sentence_open() -> None:

@@ -337,6 +337,18 @@ def test_a_table_beside_the_next_page_column_keeps_that_column_out() -> None:
     assert column_words.isdisjoint(over), column_words & set(over)
 
 
+def _sent_of_table(
+    rows: Sequence[tuple[str, ...]], xs: list[float], below: str = ""
+) -> tuple[set[str], pymupdf.Page]:
+    """What is sent of a one-line-a-row table (``below``: a sentence under it), and the
+    translated page."""
+    doc = pymupdf.open(stream=_lined_table(rows, xs, ["Times-Roman"] * len(xs)))
+    if below:
+        doc[0].insert_text((76, 200), below, fontsize=10)
+    paras, out = translate(bytes(doc.tobytes()), "ko")
+    return {" ".join(p.text.split()) for p in paras}, out
+
+
 def test_a_column_of_model_and_metric_names_is_printed_as_it_is() -> None:
     """Names in capitals ("TAPASBASE 2p", "BLEU", "ROUGE-L") are notation: the model has
     nothing to translate there and may spell them out. A header in capitals that the paper
@@ -347,11 +359,7 @@ def test_a_column_of_model_and_metric_names_is_printed_as_it_is() -> None:
         ("GPT2 (2019a)", "ROUGE-L", "38.0"),
         ("Our model", "human rating", "44.9"),
     ]
-    data = _lined_table(rows, [76.0, 200.0, 300.0], ["Times-Roman"] * 3)
-    doc = pymupdf.open(stream=data)
-    doc[0].insert_text((76, 200), "We compare all systems on the same data.", fontsize=10)
-    paras, out = translate(bytes(doc.tobytes()), "ko")
-    texts = {" ".join(p.text.split()) for p in paras}
+    texts, out = _sent_of_table(rows, [76.0, 200.0, 300.0], "We compare all systems on it.")
     assert {"Model", "Metric", "ALL", "Our model", "human rating"} <= texts, texts
     assert not {"TAPASBASE 2p", "BLEU", "GPT2 (2019a)", "ROUGE-L"} & texts, texts
     kept = [w[4] for w in out.get_text("words", clip=(70, 105, 290, 131))]
@@ -493,9 +501,7 @@ def test_a_column_of_citations_is_printed_as_it_is() -> None:
         ("SciCite (Cohan et al., 2019)", "Cohan et al. (2019)", "citation intent"),
         ("ChemProt", "Krallinger et al. (2017)", "relation extraction"),
     ]
-    data = _lined_table(rows, [76.0, 230.0, 350.0], ["Times-Roman"] * 3)
-    paras, out = translate(data, "ko")
-    texts = {" ".join(p.text.split()) for p in paras}
+    texts, out = _sent_of_table(rows, [76.0, 230.0, 350.0])
     assert {"named entities", "citation intent", "relation extraction"} <= texts, texts
     assert not [t for t in texts if "et al." in t], texts
     kept = out.get_text("text", clip=(70, 105, 345, 145))
