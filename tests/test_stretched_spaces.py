@@ -31,3 +31,15 @@ def test_gaps_of_cells_that_differ_are_no_stretched_spaces() -> None:
     line = [(0.0, 40.0, "Linguistic"), (52.0, 87.0, "Segments"), (90.0, 103.0, "doc")]
     line.append((130.0, 152.0, "wraps"))
     assert stretched_gaps(line, 9.0) == set()
+
+
+def test_a_row_longer_than_any_line_is_not_searched() -> None:
+    """The search is quadratic in a row's words: a crafted row of thousands of words (here
+    spaced like a justified line) is left as it is, not searched."""
+    x, words = 0.0, []
+    for k in range(5000):
+        width = 6.0 + 12.0 * (k % 2)
+        words.append((x, x + width, "ab"))
+        x += width + 9.4
+    assert stretched_gaps(words[:40], 9.0)  # a line's worth is searched and found
+    assert stretched_gaps(words, 9.0) == set()

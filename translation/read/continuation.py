@@ -71,8 +71,9 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     unmarked = _unmarked(prev)
     ended = ends_sentence(unmarked) and (short or not unmarked.endswith((":", "：")))
     # A quotation's credit after its closing mark ("... was really helpful.” – P4") ends it.
-    tail = " ".join(r.text for r in para[-2:]) if prev is para[-1] else unmarked
-    ended = ended or bool(_CREDIT_RE.search(unmarked) or _CREDIT_RE.search(tail.rstrip()))
+    # (its name may stand alone on the last line: "... CiteSee]” –" | "P5")
+    tail = " ".join([*(r.text for r in para[-2:-1]), unmarked]).rstrip()
+    ended = ended or bool(_CREDIT_RE.search(tail))
     indented = cur.x0 > prev.x0 + 0.8 * size
     # Back to the column's edge after a paragraph's indented first line is no new paragraph.
     first_line = len(para) == 1 and not roles.list_label(prev.chars)

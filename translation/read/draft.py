@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 import statistics
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
 from translation.read import roles
 from translation.read.cell_align import centred_lines
+from translation.read.char_classes import composed, with_math_letters
 from translation.read.code_text import looks_like_code
 from translation.read.doc_stats import DocStats
 from translation.read.formulas import (
@@ -115,120 +115,6 @@ def _join_rows(
     return "".join(chars), "".join(classes), boxes, bases, styles
 
 
-def _absorb_variables(chars: str, classes: str) -> str:
-    """Letters in a text font glued to math set in a math font are part of the formula: a
-    bold vector name before its subscript ("x" + "k"), a name between math glyphs ("; lm ^").
-    Only runs of one or two letters of an alphabet: a word with a footnote mark stays a word,
-    and so do Hangul and Han, where one or two characters make a word ("상해" + "1)")."""
-    marks = list(classes)
-    i, n = 0, len(chars)
-    while i < n:
-        if not (marks[i] == TEXT and _variable_letter(chars[i])):
-            i += 1
-            continue
-        j = i
-        while j < n and marks[j] == TEXT and _variable_letter(chars[j]):
-            j += 1
-        glued = (j < n and marks[j] == GLYPH) or (i > 0 and marks[i - 1] == GLYPH)
-        after = next((k for k in range(j, n) if not chars[k].isspace()), n)
-        before = next((k for k in range(i - 1, -1, -1) if not chars[k].isspace()), -1)
-        between = after < n and before >= 0 and marks[after] == marks[before] == GLYPH
-        if j - i <= 2 and (glued or between):
-            marks[i:j] = [GLYPH] * (j - i)
-        i = j
-    return "".join(marks)
-
-
-_EXPONENT_RE = re.compile(r"(?<=\d)\s?[eE](?=\s?[−\-+]?\s?\d)")
-
-
-def _exponents(chars: str, classes: str) -> str:
-    """The "e" of a number in scientific notation inside math ("p = 2.2e−16", the "e" set in
-    the text face) is math: sent alone it reads as a word."""
-    marks = list(classes)
-    for match in _EXPONENT_RE.finditer(chars):
-        at = match.end() - 1
-        # The math the number belongs to: the first class before it that is not a digit's,
-        # a point's or a space's (those are neutral, joined to the math around them).
-        k = match.start() - 1
-        while (
-            k >= 0
-            and classes[k] == NEUTRAL
-            and (chars[k] in "0123456789.,= " or chars[k].isspace())
-        ):
-            k -= 1
-        if marks[at] == TEXT and k >= 0 and classes[k] in (MATH, GLYPH):
-            marks[at] = classes[k]
-    return "".join(marks)
-
-
-#: TeX's accents set as glyphs of their own before their letter ("F¨arber", "Mitrovi´c"):
-#: the combining mark each stands for.
-_SPACING_ACCENTS = {
-    "´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303",
-    "˘": "\u0306", "ˇ": "\u030c", "¸": "\u0327", "˙": "\u0307", "¯": "\u0304", "˚": "\u030a",
-}  # fmt: skip
-
-
-def _composed(
-    chars: str, classes: str, boxes: list[Rect], bases: list[float], styles: list[int]
-) -> tuple[str, str, list[Rect], list[float], list[int]]:
-    """A spacing accent right before a letter of a word, with a precomposed character for the
-    pair, becomes that character ("F¨arber" reads "Färber"): sent apart, the accent cuts the
-    word in two. Its box is the pair's."""
-    if not any(c in _SPACING_ACCENTS for c in chars):
-        return chars, classes, boxes, bases, styles
-    out_chars: list[str] = []
-    out_classes: list[str] = []
-    out_boxes: list[Rect] = []
-    out_bases: list[float] = []
-    out_styles: list[int] = []
-    i = 0
-    while i < len(chars):
-        mark = _SPACING_ACCENTS.get(chars[i])
-        if (
-            mark
-            and i + 1 < len(chars)
-            and chars[i + 1].isalpha()
-            and (i == 0 or not chars[i - 1].isdigit())
-        ):
-            joined = unicodedata.normalize("NFC", chars[i + 1] + mark)
-            if len(joined) == 1:
-                out_chars.append(joined)
-                out_classes.append(classes[i + 1])
-                out_boxes.append(union([boxes[i], boxes[i + 1]]))
-                out_bases.append(bases[i + 1])
-                out_styles.append(styles[i + 1])
-                i += 2
-                continue
-        out_chars.append(chars[i])
-        out_classes.append(classes[i])
-        out_boxes.append(boxes[i])
-        out_bases.append(bases[i])
-        out_styles.append(styles[i])
-        i += 1
-    return "".join(out_chars), "".join(out_classes), out_boxes, out_bases, out_styles
-
-
-def _math_accents(chars: str, classes: str) -> str:
-    """A spacing accent set in the text face right after a math letter ("𝑥" + "˜": x̃, the
-    median) is the formula's: sent alone it reads as a character of the text."""
-    marks = list(classes)
-    for i, char in enumerate(chars):
-        if char in _SPACING_ACCENTS and marks[i] == TEXT:
-            k = i - 1
-            if k >= 0 and chars[k] == " ":
-                k -= 1
-            if k >= 0 and classes[k] in (MATH, GLYPH):
-                marks[i] = classes[k]
-    return "".join(marks)
-
-
-def _variable_letter(char: str) -> bool:
-    """A letter that can name a variable: Latin, Greek or Cyrillic (not Hangul, kana or Han)."""
-    return char.isalpha() and ord(char) < 0x1100
-
-
 def words_of(text: str) -> list[str]:
     return WORD_RE.findall(PLACEHOLDER_RE.sub(" ", text))
 
@@ -255,26 +141,6 @@ def _mend_inner_breaks(
     return chars, classes, boxes, bases, styles
 
 
-_PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
-#: A short label before a colon ("Correspondence to:", "Contact:").
-_LABEL_COLON_RE = re.compile(r"^[^:{}]{3,40}:\s+(?P<rest>.+?)\.?$")
-
-
-#: ACM's block of the authors' postal and e-mail addresses ("Authors' addresses: Tal August,
-#: ..., University of Washington, Seattle, ...; Lucy Lu Wang, ...").
-_ADDRESSES_RE = re.compile(r"^Authors?[’']?s?[’']?\s+(?:e-?mail\s+)?address(?:es)?\s*:", re.I)
-
-
-def _labelled_names(text: str) -> bool:
-    """A label and the names it introduces ("Correspondence to: Jishnu Ray Chowdhury, Yong
-    Zhuang, Shuyi Wang."), or the authors' addresses: printed as they are, as author names
-    are."""
-    if _ADDRESSES_RE.match(text):
-        return True
-    match = _LABEL_COLON_RE.match(text)
-    return match is not None and roles.looks_like_names(match.group("rest"))
-
-
 _RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
 
 
@@ -283,8 +149,8 @@ def _named_equation(text: str, placeholders: dict[str, str]) -> bool:
     among its math, and every other word a name (capitals or digits in it), never a plain
     lower-case word of a sentence ("where", "is")."""
     tokens = [t for t in re.split(r"(\{v\d+\})|\s+", text) if t]
-    math = [t for t in tokens if _PLACEHOLDER_RE.fullmatch(t)]
-    names = [t for t in tokens if not _PLACEHOLDER_RE.fullmatch(t)]
+    math = [t for t in tokens if PLACEHOLDER_RE.fullmatch(t)]
+    names = [t for t in tokens if not PLACEHOLDER_RE.fullmatch(t)]
     return (
         bool(math)
         and len(tokens) <= 9
@@ -297,7 +163,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
     """Join the draft's rows into its text and decide its role and whether it is sent;
     ``seen``, the document's vocabulary, helps decide line-end hyphens."""
     joined = _join_rows(draft.rows, seen)
-    chars, classes, boxes, bases, styles = _composed(*_mend_inner_breaks(joined, seen))
+    chars, classes, boxes, bases, styles = composed(*_mend_inner_breaks(joined, seen))
     draft.styled = (chars, classes, styles)
     role, label = roles.label_of(draft.rows, stats.body_size)
     if role is not None and not draft.rows[0].cell:
@@ -309,7 +175,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
             chars, classes, boxes, bases = chars[cut:], classes[cut:], boxes[cut:], bases[cut:]
             styles = styles[cut:]
     chars, classes = text_logos(chars, classes)
-    classes = _math_accents(chars, _exponents(chars, _absorb_variables(chars, classes)))
+    classes = with_math_letters(chars, classes)
     text, originals, ranges = protect(chars, classes)
     draft.text, draft.states = _collapsed(text, _protected_states(chars, classes, styles, ranges))
     draft.placeholders = originals
@@ -345,15 +211,9 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         draft.skip = "operator names"
     elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):
         draft.skip = "pseudo-code keywords"
-    elif draft.front and (
-        roles.looks_like_names(" ".join(r.text for r in rows))
-        # Raised marks made placeholders ("Kyle Lo{v1}", "Delhaye{v2}"): marks between names.
-        or roles.looks_like_names(_PLACEHOLDER_RE.sub("†", draft.text))
-        or roles.name_with_affiliation(draft.text)
-        or (rows[0].cell and all(roles.looks_like_names(r.text, alone=True) for r in rows))
-    ):
+    elif draft.front and roles.author_names([r.text for r in rows], draft.text, rows[0].cell):
         draft.skip = "author names"
-    elif _labelled_names(draft.text):
+    elif roles.labelled_names(draft.text):
         draft.skip = "author names"  # anywhere: a note of whom to write to
     elif rows[0].cell:
         draft.kind = ParagraphKind.CELL

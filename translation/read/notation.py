@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
+from translation.read.formulas import PLACEHOLDER_RE
 from translation.read.vocabulary import Vocabulary
 
 #: A name in capitals: letters, digits and joiners, two characters or more, no lower case.
 _CAPS_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:[-+/.][A-Z0-9]+)*$")
 #: A number with a short unit or setting ("2p", "16k", "0.5", "10%").
 _SETTING_RE = re.compile(r"^\d+(?:\.\d+)?[a-zA-Z%]{0,2}$")
-_PLACEHOLDER_RE = re.compile(r"^\{v\d+\}$")
 _LETTERS_RE = re.compile(r"[^\W\d_]+")
 _EDGES = "()[],;:*†‡"
 
@@ -27,7 +27,7 @@ def only_notation(text: str, seen: Vocabulary | None) -> bool:
     if not names or any(
         not (_CAPS_RE.match(t) and len(t) >= 2)
         and not _SETTING_RE.match(t)
-        and not _PLACEHOLDER_RE.match(t)
+        and not PLACEHOLDER_RE.fullmatch(t)
         for t in tokens
     ):
         return False

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from translation.read.captions import caption_label
-from translation.read.formulas import GLYPH
+from translation.read.formulas import GLYPH, PLACEHOLDER_RE
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows import Row
 from translation.read.words import (
@@ -500,6 +500,37 @@ def name_with_affiliation(text: str) -> bool:
         and all(_NAME_TOKEN_RE.match(w) or _CAPS_NAME_TOKEN_RE.match(w) for w in words)
         and bool(_INSTITUTION_RE.search(rest))
     )
+
+
+def author_names(lines: list[str], text: str, cell: bool) -> bool:
+    """Whether a front-matter paragraph (its rows' ``lines``; ``text``, its text with raised
+    marks made placeholders; ``cell``: a table cell) is author names, printed as they are: a
+    line of names (see ``looks_like_names``), also where its marks became placeholders
+    ("Kyle Lo{v1}"), one author's name with an affiliation, or a cell of an author grid of
+    names alone ("Kyle Lo" over "Doug Downey")."""
+    return (
+        looks_like_names(" ".join(lines))
+        or looks_like_names(PLACEHOLDER_RE.sub("†", text))
+        or name_with_affiliation(text)
+        or (cell and all(looks_like_names(line, alone=True) for line in lines))
+    )
+
+
+#: A short label before a colon ("Correspondence to:", "Contact:").
+_LABEL_COLON_RE = re.compile(r"^[^:{}]{3,40}:\s+(?P<rest>.+?)\.?$")
+#: ACM's block of the authors' postal and e-mail addresses ("Authors' addresses: Tal August,
+#: ..., University of Washington, Seattle, ...; Lucy Lu Wang, ...").
+_ADDRESSES_RE = re.compile(r"^Authors?[’']?s?[’']?\s+(?:e-?mail\s+)?address(?:es)?\s*:", re.I)
+
+
+def labelled_names(text: str) -> bool:
+    """A label and the names it introduces ("Correspondence to: Jishnu Ray Chowdhury, Yong
+    Zhuang, Shuyi Wang."), or the authors' addresses, anywhere in a paper: printed as they
+    are, as author names are."""
+    if _ADDRESSES_RE.match(text):
+        return True
+    match = _LABEL_COLON_RE.match(text)
+    return match is not None and looks_like_names(match.group("rest"))
 
 
 # --- rows the page-edge filters must not drop -----------------------------------------------

@@ -13,6 +13,9 @@ from collections.abc import Sequence
 
 #: Gaps between words of letters a run must hold to be a justified line's.
 _MIN_SPACES = 3
+#: Words a line may hold for its spaces to be looked at: no line of a page holds more, and
+#: the search is quadratic in them (a crafted row of thousands of words would stall it).
+_MOST_WORDS = 400
 
 
 def stretched_gaps(words: Sequence[tuple[float, float, str]], size: float) -> set[int]:
@@ -23,7 +26,9 @@ def stretched_gaps(words: Sequence[tuple[float, float, str]], size: float) -> se
     letters, between words of different widths (a font size apart at least: a header of one
     word per column, "CLS  USR  CITE  REC", has gaps alike where its columns are evenly
     spaced and its words about as wide). Gaps beside a bracket, a year or a number in that
-    run are such spaces too."""
+    run are such spaces too. A row of more than _MOST_WORDS words has none."""
+    if len(words) > _MOST_WORDS:
+        return set()
     gaps = [b[0] - a[1] for a, b in zip(words, words[1:], strict=False)]
     letters = [
         _has_letters(a[2]) and _has_letters(b[2]) for a, b in zip(words, words[1:], strict=False)
