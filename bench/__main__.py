@@ -10,6 +10,7 @@ BENCHMARKS = [
     "bench.previews",
     "bench.ocr",
     "bench.requests",
+    "bench.corpus",
     "bench.budget",
     "bench.tables",
     "bench.throughput",

@@ -218,6 +218,21 @@ def extract_document(
     While pages are read by OCR, ``on_part`` is told paragraphs of the pages read so far, to
     send ahead (``translation.read.early``); the result alone is what the document holds.
     """
+    return read_document(doc, pages, include_references, limits, ocr, on_ocr, on_part)[0]
+
+
+def read_document(
+    doc: pymupdf.Document,
+    pages: Sequence[int] | None = None,
+    include_references: bool = False,
+    limits: PdfLimits = DEFAULT_LIMITS,
+    ocr: OcrOptions = DEFAULT_OCR,
+    on_ocr: OnPage | None = None,
+    on_part: OnPart | None = None,
+) -> tuple[Segmentation, list[PageLayout]]:
+    """:func:`extract_document`'s result and the page layouts it was read from (the text layer,
+    or OCR's reading, of every page read), for tools that check the reading against its source
+    (``bench.corpus``)."""
     last = doc.page_count - 1
     if pages is not None:
         wanted_last = max(pages, default=-1)
@@ -233,7 +248,7 @@ def extract_document(
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({error_reason(exc)})") from None
     found = segment_document(layouts, wanted=wanted, include_references=include_references)
-    return _cover_tall_boxes(found, layouts)
+    return _cover_tall_boxes(found, layouts), layouts
 
 
 def _cover_tall_boxes(found: Segmentation, layouts: Sequence[PageLayout]) -> Segmentation:
