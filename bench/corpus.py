@@ -11,6 +11,7 @@ the committed baseline (``bench/corpus-baseline.json``).
                                                       translation) of each page a page figure
                                                       flags, with OUT/<paper>-pages.txt saying why
     python -m bench.corpus --update-baseline          rewrite the baseline from this run
+    python -m bench.corpus --docs                     the baseline's table for docs/reading.md
     options: --jobs N (papers at once, default 2), --timeout S (per paper, default 600)
 
 What each figure counts (a request is one text sent to the model: a passage, or a piece of one
@@ -52,10 +53,13 @@ Requests
                  entry.
 Pages (only pages that hold a translated paragraph; a glyph of the translated page is *ours*
 unless the source page has the same character in the same face at the same place, which is
-source text still standing: see ``bench.corpus_pages``; overlaps are of the middle of the
-glyphs' boxes, 80 % of their width and 60 % of their height, sharing 30 % of the smaller)
+source text still standing: see ``bench.corpus_pages``; two glyphs overlap when their ink
+shares 30 % of the smaller's, a glyph's ink taken from 0.1 of its size below its baseline to
+0.7 above, over the middle 80 % of its advance; letters, digits and symbols only: accents and
+punctuation overlap by design or have boxes far wider than their ink)
   ``overprint``  translated lines over text still on the page that no translated paragraph
-                 held, or over a translated line of their own.
+                 held, or over another translated line (a formula's copied piece over another
+                 piece of it is as the source set it, and not counted).
   ``left_under`` translated lines over a source glyph left standing inside a translated
                  paragraph's rects (its source was not erased).
   ``tiny``       translated lines set below 0.6 of their paragraph's source size.
@@ -287,7 +291,7 @@ def load_baseline(path: Path = BASELINE) -> dict[str, dict[str, int]]:
 def baseline_of(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The baseline file's content for ``rows`` (papers that failed keep their reason)."""
     papers_ = {r["paper"]: ({"error": r["error"]} if "error" in r else r["figures"]) for r in rows}
-    total: Counter[str] = Counter()
+    total: Counter[str] = Counter({f: 0 for f in FIGURES})
     for r in rows:
         if "error" not in r:
             total.update(r["figures"])
@@ -315,6 +319,35 @@ def changes(rows: Sequence[dict[str, Any]], baseline: dict[str, dict[str, Any]])
             elif new < old:
                 better.append(f"better {row['paper']} {figure}: {old} -> {new}")
     return worse + better
+
+
+#: Papers shown in the docs' table, worst first.
+DOCS_WORST = 10
+
+
+def docs_table(baseline: dict[str, Any]) -> str:
+    """The baseline's total row and its :data:`DOCS_WORST` worst papers (most flagged figures
+    a page), as the Markdown table ``docs/reading.md`` shows."""
+    heads = [_SHORT.get(f, f) for f in FIGURES]
+    lines = [
+        "| paper | pages | " + " | ".join(heads) + " |",
+        "|---|---:|" + "---:|" * len(FIGURES),
+    ]
+    total = baseline["total"]
+    pages = sum(int(f.get("pages", 0)) for f in baseline["papers"].values())
+    cells = " | ".join(str(total.get(f, 0)) for f in FIGURES)
+    lines.append(f"| **all papers** | {pages} | {cells} |")
+
+    def rate(item: tuple[str, dict[str, Any]]) -> float:
+        figures = item[1]
+        flagged = sum(int(figures.get(f, 0)) for f in WORSE_UP)
+        return flagged / max(1, int(figures.get("pages", 0)))
+
+    read = [(name, f) for name, f in baseline["papers"].items() if "error" not in f]
+    for name, figures in sorted(read, key=lambda item: (-rate(item), item[0]))[:DOCS_WORST]:
+        cells = " | ".join(str(figures.get(f, 0)) for f in FIGURES)
+        lines.append(f"| {name} | {figures.get('pages', 0)} | {cells} |")
+    return "\n".join(lines)
 
 
 def run(
@@ -353,8 +386,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--update-baseline", action="store_true")
+    parser.add_argument("--docs", action="store_true", help="print the docs' table of the baseline")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.docs:
+        print(docs_table(json.loads(BASELINE.read_text(encoding="utf-8"))))
+        return
     if args.one is not None:
         print(json.dumps(measure(args.one, args.write)))
         return

@@ -48,6 +48,20 @@ class PageGlyph:
     size: float
     origin: tuple[float, float]
     line: int  # the line's number on its page, as PyMuPDF reads it
+    horizontal: bool = True
+
+    @property
+    def ink(self) -> Rect:
+        """Where the glyph's ink is, about: on a horizontal line, from a little below its
+        baseline to 0.7 of its size above (a face's own box may run far past its ink: a math
+        face's ascender is twice its size), across the middle of its advance; else the middle
+        of its box."""
+        x0, y0, x1, y1 = self.box
+        if not self.horizontal:
+            return _ink(self.box)
+        inset = (x1 - x0) * (1 - _INK_WIDTH) / 2
+        base = self.origin[1]
+        return (x0 + inset, base - 0.7 * self.size, x1 - inset, base + 0.1 * self.size)
 
 
 @dataclass(slots=True)
@@ -71,6 +85,7 @@ def page_glyphs(page: pymupdf.Page, flags: int) -> list[PageGlyph]:
     for block in raw.get("blocks", ()):
         for line in block.get("lines", ()):
             number += 1
+            horizontal = abs(line.get("dir", (1.0, 0.0))[0]) > 0.98
             for span in line.get("spans", ()):
                 for char in span.get("chars", ()):
                     c = char["c"]
@@ -87,6 +102,7 @@ def page_glyphs(page: pymupdf.Page, flags: int) -> list[PageGlyph]:
                             span["size"],
                             tuple(char["origin"]),
                             number,
+                            horizontal,
                         )
                     )
     return glyphs
@@ -203,8 +219,8 @@ def audit_page(
     # size: a subscript is small by design); the rest is the translation's text.
     faces = {g.font for g in source}
     typed = {i for i in ours if translated[i].font not in faces}
-    kept_grid = _Grid((_ink(translated[i].box), i) for i in kept)
-    ours_grid = _Grid((_ink(translated[i].box), i) for i in ours)
+    kept_grid = _Grid((translated[i].ink, i) for i in kept)
+    ours_grid = _Grid((translated[i].ink, i) for i in ours)
     erased = _Grid((rect, 0) for p in paragraphs for rect in p.rects)
     lines: dict[int, list[int]] = defaultdict(list)
     for i in ours:
@@ -212,15 +228,15 @@ def audit_page(
     for all_members in lines.values():
         members = [i for i in all_members if i in typed] or all_members
         text = "".join(translated[i].char for i in members)[:60]
-        over_kept = {k for i in members for k in kept_grid.hits(_ink(translated[i].box))}
-        left = {k for k in over_kept if erased.hits(_ink(translated[k].box))}
+        over_kept = {k for i in members for k in kept_grid.hits(translated[i].ink)}
+        left = {k for k in over_kept if erased.hits(translated[k].ink)}
         if left:
             findings.add("left_under", f"'{text}' over its source '{_chars(translated, left)}'")
         over_ours = {
             k
             for i in members
-            for k in ours_grid.hits(_ink(translated[i].box))
-            if translated[k].line != translated[i].line
+            for k in ours_grid.hits(translated[i].ink)
+            if translated[k].line != translated[i].line and (i in typed or k in typed)
         }
         if (over_kept - left) or over_ours:
             under = _chars(translated, (over_kept - left) | over_ours)
