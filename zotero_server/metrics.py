@@ -141,12 +141,48 @@ class LimiterLooks:
         self._last_at = newest
 
 
+#: The reader plugins' protocols (``zotero_server.reader_routes``) and their outcomes.
+READER_PROTOCOLS = ("libretranslate", "deeplx", "deepl_jsonrpc", "openai_chat")
+READER_OUTCOMES = ("translated", "cached", "refused", "failed")
+
+
+class ReaderCounts:
+    """Selection requests by protocol and outcome, and the characters translated by each."""
+
+    def __init__(self) -> None:
+        self.requests: Counter[tuple[str, str]] = Counter()
+        self.chars: Counter[str] = Counter()
+
+    def count(self, protocol: str, outcome: str, chars: int = 0) -> None:
+        self.requests[protocol, outcome] += 1
+        self.chars[protocol] += chars
+
+    def families(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(
+            PREFIX + "reader_requests",
+            "Selection/annotation/title requests from reader plugins, by protocol and outcome",
+            labels=["protocol", "outcome"],
+        )
+        for protocol in READER_PROTOCOLS:
+            for outcome in READER_OUTCOMES:
+                family.add_metric([protocol, outcome], self.requests[protocol, outcome])
+        yield family
+        yield _labelled(
+            CounterMetricFamily,
+            "reader_chars",
+            "Characters of reader-plugin text translated (cache hits included), by protocol",
+            "protocol",
+            {protocol: self.chars[protocol] for protocol in READER_PROTOCOLS},
+        )
+
+
 class ServerMetrics:
     """One app's ``/metrics``; see the module docstring."""
 
     def __init__(self, now: float | None = None) -> None:
         self.jobs = JobTimes(time.time() if now is None else now)
         self.looks = LimiterLooks()
+        self.reader = ReaderCounts()
 
     def render(
         self,
@@ -167,6 +203,7 @@ class ServerMetrics:
             *self._limiter_families(limiter, settings),
             *_vllm_families(manager, status),
             *_host_families(status.hosts or []),
+            *self.reader.families(),
             _info("build", "The server's version", {"version": __version__}),
         ]
         return generate_latest(_Families(families))

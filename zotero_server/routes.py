@@ -38,6 +38,7 @@ from zotero_server.job import Job
 from zotero_server.job_service import job_spec
 from zotero_server.metrics import CONTENT_TYPE
 from zotero_server.protocol import Operation, pages_to_translate, parse_bool, parse_request
+from zotero_server.reader_routes import reader_answer
 from zotero_server.request_body import parse_body
 from zotero_server.services import Services
 
@@ -212,7 +213,14 @@ def _post(path: str, operation: Operation, extra: dict[str, str] | None = None) 
     guarded.add_api_route(path, endpoint, methods=["POST"], response_class=JSONResponse)
 
 
-_post("/translate", Operation.TRANSLATE)
+async def post_translate(request: Request) -> Response:
+    """The zotero-pdf2zh plugin's paper, or a reader plugin's selection (LibreTranslate,
+    DeepLX): the same path, told apart by the body's keys (``zotero_server.reader_routes``)."""
+    answer = await reader_answer(request)
+    return answer if answer is not None else await _submit(request, Operation.TRANSLATE)
+
+
+guarded.add_api_route("/translate", post_translate, methods=["POST"])
 _post("/crop", Operation.CROP)
 _post("/compare", Operation.COMPARE)
 _post("/crop-compare", Operation.CROP_COMPARE)
