@@ -129,6 +129,21 @@ def test_openai_client_chat(srv: RunningServer) -> None:
     assert text == pseudo_translate(TEXT, "ko")
 
 
+def test_libretranslate_html_keeps_tags(srv: RunningServer) -> None:
+    html = '<p class="x">The <a href="https://x.org">encoder</a> maps tokens.</p>'
+    with srv.client() as client:
+        reply = client.post(
+            "/translate",
+            json={"q": [html, "Second."], "source": "auto", "target": "fr", "format": "html"},
+        )
+    assert reply.status_code == 200, reply.text
+    first, second = reply.json()["translatedText"]
+    assert first.startswith('<p class="x">') and '<a href="https://x.org">' in first
+    assert first.endswith("</p>") and "encoder" not in first
+    assert second == pseudo_translate("Second.", "fr")
+    assert reply.json()["detectedLanguage"]["language"] == "en"
+
+
 def test_paper_body_still_reaches_the_paper_route(srv: RunningServer) -> None:
     """A small zotero-pdf2zh body on /translate is the paper route's (its own error), never a
     reader's."""
@@ -169,6 +184,13 @@ def test_web_guard_and_token(settings: Settings, fake_llm: FakeVLLMProcess) -> N
         chat = openai.OpenAI(base_url=srv.url + "/v1", api_key="wrong")
         with pytest.raises(openai.AuthenticationError):
             chat.chat.completions.create(model="m", messages=[{"role": "user", "content": "Hi"}])
+        # The token as the API key (what Custom GPT sends as Authorization: Bearer).
+        good = openai.OpenAI(base_url=srv.url + "/v1", api_key="s3cret")
+        answer = good.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "Translate into German: Hi."}]
+        )
+        assert answer.choices[0].message.content == pseudo_translate("Hi.", "de")
+        assert client.get("/languages").status_code == 200  # open, like /health
 
 
 def test_busy_gpu_names_holder(tmp_path: Path) -> None:

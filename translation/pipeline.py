@@ -442,10 +442,12 @@ class Translator:
         source_lang: Language,
         target_lang: Language,
         glossary: Glossary | None = None,
+        *,
+        html: bool = False,
     ) -> str | None:
         """A reader's selection's translation from the cache (or ``text`` itself when it has
         nothing to translate); None when the model must be asked (:meth:`translate_snippet`)."""
-        snippet, key = self._snippet_key(text, source_lang, target_lang, glossary)
+        snippet, key = self._snippet_key(text, source_lang, target_lang, glossary, html)
         if key is None:
             return text
         found = await asyncio.to_thread(self._cache.get, key)
@@ -458,6 +460,8 @@ class Translator:
         target_lang: Language,
         glossary: Glossary | None = None,
         owner: str = INTERACTIVE,
+        *,
+        html: bool = False,
     ) -> str:
         """A reader's selection translated.
 
@@ -467,7 +471,7 @@ class Translator:
         at once. The caller has called ``ensure_ready``; ``LLMUnavailableError`` is its to
         recover from. Text with nothing to translate (a formula, a URL) comes back as it is.
         """
-        snippet, key = self._snippet_key(text, source_lang, target_lang, glossary)
+        snippet, key = self._snippet_key(text, source_lang, target_lang, glossary, html)
         if key is None:
             return text
         found = await asyncio.to_thread(self._cache.get, key)
@@ -485,10 +489,15 @@ class Translator:
         return restore_snippet(answer, snippet, target_lang)
 
     def _snippet_key(
-        self, text: str, source_lang: Language, target_lang: Language, terms: Glossary | None
+        self,
+        text: str,
+        source_lang: Language,
+        target_lang: Language,
+        terms: Glossary | None,
+        html: bool,
     ) -> tuple[Snippet, CacheKey | None]:
         """The protected snippet and its cache key (None: nothing to translate)."""
-        snippet = protect_snippet(text, source_lang, target_lang, terms)
+        snippet = protect_snippet(text, source_lang, target_lang, terms, html=html)
         if not snippet.translatable:
             return snippet, None
         sent = snippet.text

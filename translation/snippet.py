@@ -45,12 +45,23 @@ class Snippet:
         return any(char.isalpha() for char in PLACEHOLDER_RE.sub("", self.text))
 
 
+#: A markup tag of an HTML selection (LibreTranslate's ``format: html``).
+HTML_TAG_RE = re.compile(r"<[A-Za-z/!][^<>]{0,300}>")
+
+
 def protect_snippet(
-    text: str, source: Language, target: Language, glossary: Glossary | None = None
+    text: str,
+    source: Language,
+    target: Language,
+    glossary: Glossary | None = None,
+    *,
+    html: bool = False,
 ) -> Snippet:
-    """``text`` with math, URLs, identifiers and glossary terms replaced by placeholders."""
+    """``text`` with math, URLs, identifiers and glossary terms (and with ``html`` every
+    markup tag) replaced by placeholders."""
     classes = list(char_class(char, False) for char in text)
-    for match in IDENTIFIER_RE.finditer(text):
+    patterns = (IDENTIFIER_RE, HTML_TAG_RE) if html else (IDENTIFIER_RE,)
+    for match in (m for pattern in patterns for m in pattern.finditer(text)):
         classes[match.start() : match.end()] = [CODE] * (match.end() - match.start())
     sent, originals, _ = protect(text, "".join(classes))
     placeholders = dict(originals)

@@ -38,6 +38,8 @@ class TextAsk:
     texts: tuple[str, ...]
     source: Language
     target: Language
+    #: Markup to keep (LibreTranslate's ``format: html``): every tag becomes a placeholder.
+    html: bool = False
 
 
 def kind_of(body: dict[str, Any]) -> str | None:
@@ -117,6 +119,7 @@ def libre_ask(body: dict[str, Any], source: Language, target: Language) -> TextA
         _texts(body.get("q"), "q"),
         language(body.get("source"), source, "source"),
         language(body.get("target"), target, "target"),
+        html=fmt == "html",
     )
 
 
@@ -200,8 +203,10 @@ def _split_text(prompt: str) -> tuple[str, str]:
         match = fence.search(prompt)
         if match:
             return match.group(1).strip(), prompt[: match.start()] + prompt[match.end() :]
-    head, sep, rest = prompt.partition("\n")
-    if sep and "translat" in head.lower() and head.rstrip().endswith(":") and rest.strip():
+    first_line = prompt.split("\n", 1)[0]
+    head, sep, _ = first_line.partition(":")
+    rest = prompt[len(head) + 1 :]
+    if sep and "translat" in head.lower() and rest.strip():
         return rest.strip(), head
     label = _LABEL.search(prompt)
     if label and "translat" in prompt[: label.start()].lower():
@@ -234,8 +239,9 @@ def chat_ask(body: dict[str, Any], source: Language, target: Language) -> TextAs
     2. The text is in the LAST user message: between the first and the last 🔤 not followed by
        punctuation (Translate for Zotero's default prompt names "🔤." twice; its "Context from
        the academic paper" is dropped), else
-       inside a ``` fence or triple quotes, else after a first line that asks to translate
-       and ends with ``:``, else after a ``Text:``/``Text to translate:`` label following
+       inside a ``` fence or triple quotes, else after the first ``:`` of a first line that
+       asks to translate ("Translate into German: ..."), else after a ``Text:``/``Text to
+       translate:`` label following
        such a request, else the whole message (the instruction is then the system message).
     3. The target: a body field ``target_lang`` (a client's "custom parameters"), else the
        first language named after "to"/"into" in the instruction (a code ``zh-CN`` or a name

@@ -177,7 +177,9 @@ async def translate_texts(services: Services, ask: rp.TextAsk) -> tuple[list[str
             if not text.strip():
                 results.append(text)
                 continue
-            hit = await translator.cached_snippet(text, ask.source, ask.target, glossary)
+            hit = await translator.cached_snippet(
+                text, ask.source, ask.target, glossary, html=ask.html
+            )
             if hit is not None:
                 results.append(hit)
                 continue
@@ -185,10 +187,14 @@ async def translate_texts(services: Services, ask: rp.TextAsk) -> tuple[list[str
                 await _ensure_ready(services)
                 ready = True
             try:
-                answer = await translator.translate_snippet(text, ask.source, ask.target, glossary)
+                answer = await translator.translate_snippet(
+                    text, ask.source, ask.target, glossary, html=ask.html
+                )
             except LLMUnavailableError:
                 await _ensure_ready(services)  # it went away under us: bring it back, once
-                answer = await translator.translate_snippet(text, ask.source, ask.target, glossary)
+                answer = await translator.translate_snippet(
+                    text, ask.source, ask.target, glossary, html=ask.html
+                )
             results.append(answer)
     return results, not ready
 
