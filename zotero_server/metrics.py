@@ -40,6 +40,7 @@ from prometheus_client.registry import Collector
 from common.progress import Stage
 from common.settings import Settings
 from translation.model.adaptive_limiter import AdaptiveLimiter, LimitChange
+from translation.model.known_answer import OUTCOMES as KNOWN_ANSWER_OUTCOMES
 from translation.model.limiter import Limiter
 from translation.model.stats import OUTCOMES, TranslationStats
 from vllm_manager.manager import VLLMManager
@@ -386,6 +387,16 @@ def _sleep_families(sleep: SleepInfo | None) -> Iterator[Metric]:
         "Seconds spent waking vLLM (to confirmed)",
         value=sleep.wake_seconds_total if sleep is not None else 0.0,
     )
+    counts = sleep.known_answer if sleep is not None else {}
+    family = CounterMetricFamily(
+        "zt_vllm_known_answer_probes",
+        "Known-answer probes: after a wake (matched, mismatched: that vLLM was restarted,"
+        " unrecorded), before a sleep (recorded), or failed",
+        labels=["outcome"],
+    )
+    for outcome in KNOWN_ANSWER_OUTCOMES:
+        family.add_metric([outcome], counts.get(outcome, 0))
+    yield family
     yield GaugeMetricFamily(
         "zt_vllm_sleep_cycles",
         "Sleeps of the running vLLM process since its start",
