@@ -14,6 +14,7 @@ BENCHMARKS = [
     "bench.tables",
     "bench.throughput",
     "bench.fairness",
+    "bench.interactive",
     "bench.sleep",
     "bench.hosts",
 ]
