@@ -45,6 +45,7 @@ from common.language import LANGUAGES, Language
 from vllm_manager.decision import GPUDecision, foreign_processes, gib
 from vllm_manager.gpu_wait import holder_name
 from zotero_server import reader_protocols as rp
+from zotero_server.api_token import require_token
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.http_errors import (
     error_type_of,
@@ -324,14 +325,8 @@ async def _protocol_answer(request: Request, kind: str, body: dict[str, Any]) ->
 # --- routes of their own -----------------------------------------------------------------------
 
 
-def _token(request: Request) -> None:
-    from zotero_server.routes import require_token  # the one token check (routes imports us)
-
-    require_token(request)
-
-
 router = APIRouter()
-guarded = APIRouter(dependencies=[Depends(_token)])
+guarded = APIRouter(dependencies=[Depends(require_token)])
 
 
 @router.get("/languages")

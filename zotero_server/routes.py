@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import secrets
 from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
@@ -30,10 +29,11 @@ from common.paths import static_dir
 from common.settings import mib
 from translation.read.ocr import OcrMode, OcrOptions
 from zotero_server import __version__, preview_routes
+from zotero_server.api_token import require_token
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
-from zotero_server.http_errors import NotFoundError, UnauthorizedError
+from zotero_server.http_errors import NotFoundError
 from zotero_server.job import Job
 from zotero_server.job_service import job_spec
 from zotero_server.metrics import CONTENT_TYPE
@@ -54,19 +54,6 @@ CANCEL_WAIT_S = 5.0
 def _services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
-
-
-def require_token(request: Request) -> None:
-    """Enforce ``ZT_API_TOKEN`` when it is set (see the module docstring)."""
-    token = _services(request).settings.api_token
-    if token is None:
-        return
-    given = request.query_params.get("token", "")
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer":
-        given = value.strip()
-    if not given or not secrets.compare_digest(given.encode(), token.get_secret_value().encode()):
-        raise UnauthorizedError("this server needs an API token (Authorization: Bearer ...)")
 
 
 router = APIRouter()
