@@ -15,6 +15,7 @@ BENCHMARKS = [
     "bench.tables",
     "bench.throughput",
     "bench.fairness",
+    "bench.interactive",
     "bench.sleep",
     "bench.hosts",
 ]

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import secrets
 from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
@@ -30,14 +29,16 @@ from common.paths import static_dir
 from common.settings import mib
 from translation.read.ocr import OcrMode, OcrOptions
 from zotero_server import __version__, preview_routes
+from zotero_server.api_token import require_token
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
-from zotero_server.http_errors import NotFoundError, UnauthorizedError
+from zotero_server.http_errors import NotFoundError
 from zotero_server.job import Job
 from zotero_server.job_service import job_spec
 from zotero_server.metrics import CONTENT_TYPE
 from zotero_server.protocol import Operation, pages_to_translate, parse_bool, parse_request
+from zotero_server.reader_routes import reader_answer
 from zotero_server.request_body import parse_body
 from zotero_server.services import Services
 
@@ -53,19 +54,6 @@ CANCEL_WAIT_S = 5.0
 def _services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
-
-
-def require_token(request: Request) -> None:
-    """Enforce ``ZT_API_TOKEN`` when it is set (see the module docstring)."""
-    token = _services(request).settings.api_token
-    if token is None:
-        return
-    given = request.query_params.get("token", "")
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer":
-        given = value.strip()
-    if not given or not secrets.compare_digest(given.encode(), token.get_secret_value().encode()):
-        raise UnauthorizedError("this server needs an API token (Authorization: Bearer ...)")
 
 
 router = APIRouter()
@@ -212,7 +200,14 @@ def _post(path: str, operation: Operation, extra: dict[str, str] | None = None) 
     guarded.add_api_route(path, endpoint, methods=["POST"], response_class=JSONResponse)
 
 
-_post("/translate", Operation.TRANSLATE)
+async def post_translate(request: Request) -> Response:
+    """The zotero-pdf2zh plugin's paper, or a reader plugin's selection (LibreTranslate,
+    DeepLX): the same path, told apart by the body's keys (``zotero_server.reader_routes``)."""
+    answer = await reader_answer(request)
+    return answer if answer is not None else await _submit(request, Operation.TRANSLATE)
+
+
+guarded.add_api_route("/translate", post_translate, methods=["POST"])
 _post("/crop", Operation.CROP)
 _post("/compare", Operation.COMPARE)
 _post("/crop-compare", Operation.CROP_COMPARE)

@@ -193,6 +193,25 @@ class LLMClient:
                 return "probe: no sensible answer"
             return None
 
+    async def answer_once(
+        self, text: str, source_lang: Language, target_lang: Language, max_tokens: int = 64
+    ) -> tuple[str | None, str | None]:
+        """``(answer, None)`` for one request, not retried, not split, not counted; ``(None,
+        problem)`` when the server failed (never raises for that). The known-answer probe's
+        request (``translation.model.known_answer``): temperature 0, as every request."""
+        while True:
+            try:
+                answer = await self._send(
+                    text, source_lang, target_lang, max_tokens, PROBE_TIMEOUT_S
+                )
+            except openai.APIStatusError as exc:
+                if exc.status_code == 400 and self._should_fall_back(exc):
+                    continue
+                return None, f"answered {exc.status_code}: {_server_message(exc)[:200]}"
+            except openai.APIError as exc:
+                return None, f"failed: {_describe(exc)}"
+            return prompts.strip_think(answer.text), None
+
     async def aclose(self) -> None:
         """Close the HTTP connections, unless the ``http_client`` was the caller's."""
         if self._owns_http:
