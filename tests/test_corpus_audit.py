@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pymupdf
 import pytest
 
-from bench.corpus import changes, paper_language, table
+from bench.corpus import changes, docs_table, paper_language, table
 from bench.corpus_pages import audit_pages
 from bench.corpus_requests import Reading, audit_requests
 from tests.helpers.pdfgen import math_font
@@ -36,11 +37,15 @@ PROSE = (
 )
 
 
+#: One line of a constructed page: (x, baseline, text, font, size).
+TextLine = tuple[float, float, str, str, float]
+
+
 def _prose(n: int) -> list[str]:
     return [PROSE[i % len(PROSE)] for i in range(n)]
 
 
-def _page(lines: Sequence[tuple[float, float, str, str, float]]) -> bytes:
+def _page(lines: Sequence[TextLine]) -> bytes:
     """A one-page PDF: each line is (x, baseline, text, font, size)."""
     doc = pymupdf.open()
     page = doc.new_page(width=WIDTH, height=HEIGHT)
@@ -50,7 +55,7 @@ def _page(lines: Sequence[tuple[float, float, str, str, float]]) -> bytes:
         if font == "math":
             page.insert_font(fontname="math", fontbuffer=math_font().buffer)
         page.insert_text((x, y), text, fontname=font, fontsize=size)
-    data = doc.tobytes()
+    data: bytes = doc.tobytes()
     doc.close()
     return data
 
@@ -78,7 +83,7 @@ def _request_figures(
     return found
 
 
-def _body_page(x: float = 72.0, lines: int = 14, top: float = 100.0) -> list[tuple[float, ...]]:
+def _body_page(x: float = 72.0, lines: int = 14, top: float = 100.0) -> list[TextLine]:
     return [(x, top + i * STEP, text, "tiro", SIZE) for i, text in enumerate(_prose(lines))]
 
 
@@ -91,7 +96,7 @@ def _band(top: float, lines: int, x0: float = 0.0, x1: float = WIDTH) -> Rect:
 
 def test_spliced_counts_line_numbers_read_into_a_paragraph() -> None:
     """A line-numbered manuscript: "211 The committee ... 212 and asked ..." (corpus2 130)."""
-    numbers = [(40.0, 100 + i * STEP, str(211 + i), "tiro", 7.0) for i in range(14)]
+    numbers: list[TextLine] = [(40.0, 100 + i * STEP, str(211 + i), "tiro", 7.0) for i in range(14)]
     layouts = _layout(_page([*numbers, *_body_page()]))
     body = " ".join(_prose(14))
     numbered = " ".join(f"{211 + i} {t}" for i, t in enumerate(_prose(14)))
@@ -103,7 +108,10 @@ def test_spliced_counts_line_numbers_read_into_a_paragraph() -> None:
 
 def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
     """A command's name set in the left margin beside its description (corpus2 131, 133)."""
-    lines = [*_body_page(x=150.0, lines=16), (40.0, 100.0, "setlength", "cour", SIZE)]
+    lines: list[TextLine] = [
+        *_body_page(x=150.0, lines=16),
+        (40.0, 100.0, "setlength", "cour", SIZE),
+    ]
     layouts = _layout(_page(lines))
     body = " ".join(_prose(16))
     glued = _para("p0-b0", "setlength " + body, _band(100, 16))
@@ -156,7 +164,7 @@ def test_code_sent_counts_a_listing_in_a_monospaced_face_known_by_no_name() -> N
         "-3.2159 -0.5417 0.1093 0.6624 2.9480",
         "Multiple R-squared: 0.7412, Adjusted R-squared: 0.7377",
     ]
-    lines = [(72.0, 100 + i * STEP, t, "cour", SIZE) for i, t in enumerate(output)]
+    lines: list[TextLine] = [(72.0, 100 + i * STEP, t, "cour", SIZE) for i, t in enumerate(output)]
     lines += _body_page(top=200.0)
     (layout,) = _layout(_page(lines))
     renamed = _renamed_face(layout, "Courier", "Xq7Face")
@@ -228,7 +236,10 @@ B_TOP = 160.0  # paragraph B, left as it is
 
 
 def _source() -> bytes:
-    lines = [(72.0, 100.0, PROSE[0][:40], "tiro", SIZE), (72.0, 113.0, PROSE[1][:40], "tiro", SIZE)]
+    lines: list[TextLine] = [
+        (72.0, 100.0, PROSE[0][:40], "tiro", SIZE),
+        (72.0, 113.0, PROSE[1][:40], "tiro", SIZE),
+    ]
     lines += [(72.0, B_TOP, PROSE[2][:40], "tiro", SIZE)]
     lines += [(72.0, 200.0, "with weights", "tiro", SIZE), (140.0, 200.0, "α β", "math", SIZE)]
     return _page(lines)
@@ -254,7 +265,7 @@ def _translated(
     page.insert_text(at, text, fontname="korea", fontsize=size)
     if not math:
         page.insert_text((72, 200), "가중치 a 와 b", fontname="korea", fontsize=SIZE)
-    data = doc.tobytes()
+    data: bytes = doc.tobytes()
     doc.close()
     return data
 
@@ -304,13 +315,27 @@ def test_math_changed_counts_math_glyphs_re_set_as_text() -> None:
 
 
 def test_changes_name_the_paper_and_figure_that_got_worse() -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"paper": "a", "pages": 1, "language": "en", "figures": {"cut": 3, "tiny": 0}},
         {"paper": "b", "error": "not a PDF"},
     ]
-    baseline = {"a": {"cut": 1, "tiny": 2}, "b": {"error": "not a PDF"}}
+    baseline: dict[str, dict[str, Any]] = {"a": {"cut": 1, "tiny": 2}, "b": {"error": "not a PDF"}}
     assert changes(rows, baseline) == ["WORSE a cut: 1 -> 3", "better a tiny: 2 -> 0"]
     assert "not a PDF" in table(rows) and "total (1 papers)" in table(rows)
+
+
+def test_docs_table_shows_the_total_and_the_worst_papers_first() -> None:
+    baseline = {
+        "total": {"reqs": 30, "cut": 5},
+        "papers": {
+            "calm": {"pages": 10, "reqs": 20, "cut": 1},
+            "rough": {"pages": 2, "reqs": 10, "cut": 4},
+            "broken": {"error": "not a PDF"},
+        },
+    }
+    rows = docs_table(baseline).splitlines()
+    assert rows[2].startswith("| **all papers** | 12 | 30 | 5 |")
+    assert [row.split(" | ")[0] for row in rows[3:]] == ["| rough", "| calm"]
 
 
 @pytest.mark.parametrize(
