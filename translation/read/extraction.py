@@ -42,7 +42,7 @@ from translation.read.page_space import page_size
 from translation.read.paragraph import Paragraph
 from translation.read.path_clips import PATH_KINDS, path_clips, shown_path_boxes
 from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
-from translation.read.segment import Segmentation, segment_document
+from translation.read.pipeline import Segmentation, read
 from translation.read.span_origins import fix_origins
 
 
@@ -232,7 +232,7 @@ def extract_document(
         raise
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({error_reason(exc)})") from None
-    found = segment_document(layouts, wanted=wanted, include_references=include_references)
+    found = read(layouts, wanted=wanted, include_references=include_references)
     return _cover_tall_boxes(found, layouts)
 
 

@@ -33,8 +33,11 @@ from dataclasses import replace
 
 from translation.read.draft import Draft
 from translation.read.formulas import PLACEHOLDER_RE
+from translation.read.lexicon import joins_at_break
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.passage import hyphen_break
 from translation.read.rows import Row
+from translation.read.vocabulary import Vocabulary
 from translation.read.words import LAST_WORD_RE, dangles, ends_sentence
 
 #: What may lie between two pieces of one paragraph (besides skipped rows: equations, numbers).
@@ -271,3 +274,19 @@ def _renumbered(paragraph: Paragraph, offset: int) -> Paragraph:
         glyph_formulas=frozenset(key(k) for k in paragraph.glyph_formulas),
         code_formulas=frozenset(key(k) for k in paragraph.code_formulas),
     )
+
+
+def hyphens_decided(paragraphs: list[Paragraph], seen: Vocabulary) -> list[Paragraph]:
+    """``paragraphs`` with ``hyphen_joins`` set on each piece whose passage's previous piece
+    ends in a line-end hyphen (decided with the document's vocabulary ``seen``)."""
+    last: dict[str, Paragraph] = {}
+    out: list[Paragraph] = []
+    for paragraph in paragraphs:
+        before = last.get(paragraph.passage) if paragraph.passage else None
+        pair = before and hyphen_break(before.text, paragraph.text.lstrip())
+        if pair and not paragraph.break_before:
+            paragraph = replace(paragraph, hyphen_joins=joins_at_break(*pair, seen=seen))
+        if paragraph.passage:
+            last[paragraph.passage] = paragraph
+        out.append(paragraph)
+    return out
