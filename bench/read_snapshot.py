@@ -72,8 +72,8 @@ def read_paper(path: Path) -> dict[str, Any]:
     from translation.model.sentence_budget import budget_pieces
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs
+    from translation.read.flow.passage import passages
     from translation.read.ocr import OcrOptions
-    from translation.read.passage import passages
 
     language = next((code for key, code in _LANGUAGES.items() if key in path.name), "en")
     ocr = OcrOptions(language=Language(language))

@@ -10,19 +10,19 @@ from tests.helpers.imports import circles, import_graph
 EXCEPTIONS = {
     # The glossary protects terms in paragraphs the way formulas are protected.
     ("translation.model.glossary", "translation.read.paragraph"),
-    ("translation.model.glossary", "translation.read.formulas"),
+    ("translation.model.glossary", "translation.read.math.formulas"),
 }
 #: What render may take from read: plain data and the conventions a paragraph's text carries.
 RENDER_FROM_READ = {
     "translation.read.layout",
     "translation.read.paragraph",
-    "translation.read.formulas",
-    "translation.read.style",
-    "translation.read.style_marks",
+    "translation.read.math.formulas",
+    "translation.read.style.paragraph_style",
+    "translation.read.style.style_marks",
     # Where a page's annotations draw text of their own: areas a translation keeps clear of.
-    "translation.read.annotations",
+    "translation.read.pages.annotations",
     # The page's own space (/UserUnit): reading and writing must measure the page alike.
-    "translation.read.page_space",
+    "translation.read.pages.page_space",
 }
 
 

@@ -24,25 +24,25 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from translation.read import flow as flows
-from translation.read import roles
-from translation.read.cell_stacks import stacked
-from translation.read.continuation import continues, opens_led_series
-from translation.read.doc_stats import DocStats, doc_stats
-from translation.read.draft import Draft, classify, to_paragraph
-from translation.read.figure_text import mark_figure_text
+from translation.read.blocks import roles
+from translation.read.blocks.continuation import continues, opens_led_series
+from translation.read.blocks.draft import Draft, classify, to_paragraph
+from translation.read.blocks.reference_drafts import reference_drafts
+from translation.read.flow import links as flows
+from translation.read.flow.passage import Passage, passages
 from translation.read.layout import Frame, PageLayout, Rect
-from translation.read.page_rows import page_rows
 from translation.read.paragraph import Paragraph, ParagraphKind
-from translation.read.passage import Passage, passages
-from translation.read.reading_order import reading_order
-from translation.read.reference_drafts import reference_drafts
-from translation.read.row_joins import attach_drop_caps, attach_scripts, join_pieces
-from translation.read.rows import Row, rows_of_page, visual_rows
-from translation.read.running_heads import mark_headers_footers, running_head_boxes
-from translation.read.table_cells import grow_cells, stack_ruled_cells
-from translation.read.tables import find_tables
-from translation.read.vocabulary import Vocabulary, vocabulary
+from translation.read.regions.doc_stats import DocStats, doc_stats
+from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells
+from translation.read.rows.figure_text import mark_figure_text
+from translation.read.rows.page_rows import page_rows
+from translation.read.rows.reading_order import reading_order
+from translation.read.rows.row import Row, rows_of_page, visual_rows
+from translation.read.rows.row_joins import attach_drop_caps, attach_scripts, join_pieces
+from translation.read.rows.running_heads import mark_headers_footers, running_head_boxes
+from translation.read.tables.cell_stacks import stacked
+from translation.read.tables.detect import find_tables
+from translation.read.words.vocabulary import Vocabulary, vocabulary
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +260,8 @@ def read(
     """Turn page layouts into the paragraphs to translate, in reading order.
 
     ``pages`` must be in document order and should include every page up to the last wanted one
-    (the references section is found from the whole document, see ``translation.read.references``);
+    (the references section is found from the whole document, see
+    ``translation.read.references.entries``);
     only paragraphs of pages in ``wanted`` (0-based indices, None = all) are returned.
     Paragraph ids are ``p<page>-b<n>``.
     """

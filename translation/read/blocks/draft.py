@@ -1,0 +1,453 @@
+"""A paragraph in the making: its rows joined into one text (line-end hyphens resolved, inline
+math protected as placeholders), its role and whether it is sent decided, and then turned into
+the :class:`~translation.read.paragraph.Paragraph` the model reads."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from translation.read.blocks import roles
+from translation.read.blocks.code_text import looks_like_code
+from translation.read.layout import Frame, Rect, union
+from translation.read.math.char_classes import composed, with_math_letters
+from translation.read.math.formulas import (
+    CODE,
+    GLYPH,
+    MATH,
+    MATHS,
+    NEUTRAL,
+    PLACEHOLDER_RE,
+    TEXT,
+    protect,
+)
+from translation.read.math.notation import only_citation, only_notation
+from translation.read.math.operator_names import only_operator_names
+from translation.read.math.quantities import is_quantity
+from translation.read.paragraph import Align, Paragraph, ParagraphKind
+from translation.read.regions.doc_stats import DocStats
+from translation.read.rows.row import Row
+from translation.read.style.paragraph_style import (
+    is_bold,
+    is_italic,
+    paragraph_style,
+    with_lead_stop,
+)
+from translation.read.style.style_marks import BOLD, ITALIC, marked, without_tags
+from translation.read.tables.cell_align import centred_lines
+from translation.read.words.lexicon import joins_at_break
+from translation.read.words.logos import text_logos
+from translation.read.words.vocabulary import Vocabulary
+from translation.read.words.word import URL_TAIL_RE, WORD_RE, ends_sentence, hangul_cut
+
+
+@dataclass(slots=True)
+class Draft:
+    rows: list[Row]
+    page: int
+    frame: Frame
+    kind: ParagraphKind = ParagraphKind.BODY
+    text: str = ""
+    placeholders: dict[str, str] = field(default_factory=dict)
+    formula_boxes: dict[str, tuple[Rect, ...]] = field(default_factory=dict)
+    formula_descents: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    glyph_formulas: set[str] = field(default_factory=set)
+    skip: str = ""
+    front: bool = False  # in the first page's front matter (title, authors, affiliations)
+    label: str = ""
+    #: The rows joined as the text is (line-end hyphens resolved), label included: characters,
+    #: classes and the style of each (see translation.read.style.paragraph_style).
+    styled: tuple[str, str, list[int]] = ("", "", [])
+    #: The bold/italic mask of each character of ``text`` (None: no style of its own).
+    states: list[int | None] = field(default_factory=list)
+    code_formulas: set[str] = field(default_factory=set)
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return 0x3000 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFFEF
+
+
+def _joins_hyphenated(chars: list[str], text: str, seen: Vocabulary | None) -> bool:
+    """A word broken at a line end ("ap-" + "proach"), not a compound ("state-" +
+    "of-the-art", "BERT-" + "based"): see :func:`translation.read.words.lexicon.joins_at_break`
+    (``seen``: the document's vocabulary)."""
+    start = len(chars) - 1
+    while start > 0 and chars[start - 1].isalnum():
+        start -= 1
+    after = re.match(r"[^\W\d_]*", text)
+    return joins_at_break("".join(chars[start:-1]), after.group() if after else "", seen=seen)
+
+
+def _join_rows(
+    rows: list[Row], seen: Vocabulary | None
+) -> tuple[str, str, list[Rect], list[float], list[int]]:
+    """The paragraph's characters, classes, character boxes, the baseline of each
+    character's row and its style, line breaks undone."""
+    chars: list[str] = []
+    classes: list[str] = []
+    boxes: list[Rect] = []
+    bases: list[float] = []
+    styles: list[int] = []
+    for row in rows:
+        start = len(row.chars) - len(row.chars.lstrip())
+        end = len(row.chars.rstrip())
+        text = row.chars[start:end]
+        if chars:
+            last = chars[-1]
+            if last in "-\u00ad\u2010" and _joins_hyphenated(chars, text, seen) or last == "\u00ad":
+                del chars[-1], classes[-1], boxes[-1], bases[-1], styles[-1]
+            elif URL_TAIL_RE.search("".join(chars[-200:])):
+                pass
+            elif (
+                not (_is_cjk(last) and _is_cjk(text[0]))
+                and last not in "-\u2010"
+                and not hangul_cut("".join(chars[-40:]), text)
+            ):
+                chars.append(" ")
+                classes.append(NEUTRAL)
+                boxes.append(boxes[-1])
+                bases.append(bases[-1])
+                styles.append(styles[-1])
+        chars.extend(text)
+        classes.extend(row.classes[start:end])
+        boxes.extend(row.boxes[start:end])
+        bases.extend([row.baseline] * (end - start))
+        own = row.styles[start:end] if len(row.styles) == len(row.chars) else []
+        styles.extend(own or [0] * (end - start))
+    return "".join(chars), "".join(classes), boxes, bases, styles
+
+
+def words_of(text: str) -> list[str]:
+    return WORD_RE.findall(PLACEHOLDER_RE.sub(" ", text))
+
+
+_INNER_BREAK_RE = re.compile(r"(?<![\w-])([^\W\d_]+)[-\u2010] ([^\W\d_]+)")
+
+
+def _mend_inner_breaks(
+    joined: tuple[str, str, list[Rect], list[float], list[int]], seen: Vocabulary | None
+) -> tuple[str, str, list[Rect], list[float], list[int]]:
+    """Undo a line-end hyphen left inside a line by a document reflowed after it was
+    hyphenated ("the deep se- mantic information"): the hyphen and the space go where the
+    word list says the pieces make one word (``lexicon.joins_at_break``: "pre- and" stays)."""
+    chars, classes, boxes, bases, styles = joined
+    cuts = [
+        m.end(1)
+        for m in _INNER_BREAK_RE.finditer(chars)
+        if classes[m.start(1) : m.end(2)].count(TEXT) == m.end(2) - m.start(1) - 2
+        and joins_at_break(m.group(1), m.group(2), seen=seen)
+    ]
+    for cut in reversed(cuts):
+        chars, classes = chars[:cut] + chars[cut + 2 :], classes[:cut] + classes[cut + 2 :]
+        del boxes[cut : cut + 2], bases[cut : cut + 2], styles[cut : cut + 2]
+    return chars, classes, boxes, bases, styles
+
+
+_RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
+
+
+def _named_equation(text: str, placeholders: dict[str, str]) -> bool:
+    """An equation between named quantities ("iBLEU = α·BLEU − (1−α)·self-BLEU"): a relation
+    among its math, and every other word a name (capitals or digits in it), never a plain
+    lower-case word of a sentence ("where", "is")."""
+    tokens = [t for t in re.split(r"(\{v\d+\})|\s+", text) if t]
+    math = [t for t in tokens if PLACEHOLDER_RE.fullmatch(t)]
+    names = [t for t in tokens if not PLACEHOLDER_RE.fullmatch(t)]
+    return (
+        bool(math)
+        and len(tokens) <= 9
+        and any(r in placeholders.get(t, "") for t in math for r in _RELATIONS)
+        and all(re.search(r"[A-Z0-9]", t) for t in names)
+    )
+
+
+def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> None:
+    """Join the draft's rows into its text and decide its role and whether it is sent;
+    ``seen``, the document's vocabulary, helps decide line-end hyphens."""
+    joined = _join_rows(draft.rows, seen)
+    chars, classes, boxes, bases, styles = composed(*_mend_inner_breaks(joined, seen))
+    draft.styled = (chars, classes, styles)
+    role, label = roles.label_of(draft.rows, stats.body_size)
+    if role is not None and not draft.rows[0].cell:
+        # The label is printed first as it is, never sent (see Paragraph.label).
+        cut = len(label.strip())
+        cut += len(chars[cut:]) - len(chars[cut:].lstrip())
+        if cut < len(chars):
+            draft.kind, draft.label = role, label.strip() + (" " if label[-1:].isspace() else "")
+            chars, classes, boxes, bases = chars[cut:], classes[cut:], boxes[cut:], bases[cut:]
+            styles = styles[cut:]
+    chars, classes = text_logos(chars, classes)
+    classes = with_math_letters(chars, classes)
+    text, originals, ranges = protect(chars, classes)
+    draft.text, draft.states = _collapsed(text, _protected_states(chars, classes, styles, ranges))
+    draft.placeholders = originals
+    for key, (start, end) in zip(originals, ranges, strict=True):
+        rects, descents = _formula_rects(boxes[start:end], bases[start:end], draft.frame)
+        draft.formula_boxes[key], draft.formula_descents[key] = rects, descents
+        if GLYPH in classes[start:end]:
+            draft.glyph_formulas.add(key)
+        elif CODE in classes[start:end] and MATH not in classes[start:end]:
+            draft.code_formulas.add(key)
+    words = words_of(draft.text)
+    letters = sum(len(w) for w in words)
+    math_chars = classes.count(MATH) + classes.count(GLYPH)
+    rows = draft.rows
+    mono = sum(r.mono * len(r.text) for r in rows) / max(1, sum(len(r.text) for r in rows))
+    if not words:
+        draft.skip = "no words"
+    elif mono >= 0.6 and len(words) < 4:  # code (a sentence around a long URL is not)
+        draft.skip = "code"
+    elif looks_like_code(chars):  # LaTeX source or a command line in a face not flagged mono
+        draft.skip = "code"
+    elif math_chars and len(words) <= 3 and letters <= 2 * math_chars + 2:
+        draft.skip = "equation"
+    elif _named_equation(draft.text, draft.placeholders):
+        draft.skip = "equation"
+    elif rows[0].cell and is_quantity(draft.text):
+        draft.skip = "quantity"
+    elif rows[0].cell and only_notation(draft.text, seen):
+        draft.skip = "notation"
+    elif rows[0].cell and only_citation(without_tags(draft.text)):
+        draft.skip = "citation"
+    elif only_operator_names(words):
+        draft.skip = "operator names"
+    elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):
+        draft.skip = "pseudo-code keywords"
+    elif draft.front and roles.author_names([r.text for r in rows], draft.text, rows[0].cell):
+        draft.skip = "author names"
+    elif roles.labelled_names(draft.text):
+        draft.skip = "author names"  # anywhere: a note of whom to write to
+    elif rows[0].cell:
+        draft.kind = ParagraphKind.CELL
+    elif draft.label:
+        pass  # a list item, footnote or algorithm line
+    elif (
+        draft.front
+        and not rows[0].bold
+        and len(rows) <= 2
+        and rows[0].size < stats.body_size + 2.5  # not a title set in a large light face
+    ):
+        draft.kind = ParagraphKind.AUTHOR
+    elif (
+        len(rows) <= 2
+        and len(words) <= 15
+        and (rows[0].bold and rows[-1].bold or rows[0].size >= stats.body_size + 0.8)
+        and not ends_sentence(draft.text)
+        and not roles.colon_lead(rows[0])  # "Gold Answer: 5:02" is bold but for "5:02"
+    ) or (len(rows) <= 2 and roles.heading_number(rows[0])):
+        draft.kind = ParagraphKind.HEADING
+    elif roles.caption_start(rows[0]):
+        draft.kind = ParagraphKind.CAPTION
+    elif roles.algorithm_label(rows[0].text):
+        draft.kind = ParagraphKind.ALGORITHM
+
+
+def _protected_states(
+    chars: str, classes: str, styles: list[int], ranges: list[tuple[int, int]]
+) -> list[int | None]:
+    """The bold/italic mask of each character of ``protect``'s text for ``chars``: a
+    placeholder, a space and math have none of their own (None)."""
+
+    def state(i: int) -> int | None:
+        char = chars[i]
+        if char.isspace() or classes[i] in MATHS:
+            return None
+        code = styles[i] if i < len(styles) else 0
+        return (BOLD if is_bold(code) else 0) | (ITALIC if is_italic(code) else 0)
+
+    out: list[int | None] = []
+    at = 0
+    for number, (start, end) in enumerate(ranges, 1):
+        out.extend(state(i) for i in range(at, start))
+        out.extend([None] * len(f"{{v{number}}}"))
+        at = end
+    out.extend(state(i) for i in range(at, len(chars)))
+    return out
+
+
+def _collapsed(text: str, states: list[int | None]) -> tuple[str, list[int | None]]:
+    """``text`` with runs of whitespace made one space and the ends stripped, and
+    ``states`` kept in step with it."""
+    chars: list[str] = []
+    kept: list[int | None] = []
+    for char, state in zip(text, states, strict=True):
+        if char.isspace():
+            if not chars or chars[-1] == " ":
+                continue
+            char, state = " ", None
+        chars.append(char)
+        kept.append(state)
+    while chars and chars[-1] == " ":
+        chars.pop()
+        kept.pop()
+    return "".join(chars), kept
+
+
+def _formula_rects(
+    boxes: list[Rect], bases: list[float], frame: Frame
+) -> tuple[tuple[Rect, ...], tuple[float, ...]]:
+    """Page rects of a formula's characters, one per line it runs over, and how far the
+    bottom of each lies below its line's baseline. Characters of one row stay in one piece
+    even when they step back left (a label stacked over an arrow)."""
+    lines: list[list[Rect]] = []
+    line_bases: list[float] = []
+    for box, base in zip(boxes, bases, strict=True):
+        if lines and base == line_bases[-1]:
+            lines[-1].append(box)
+        else:
+            lines.append([box])
+            line_bases.append(base)
+    unions = [union(line) for line in lines]
+    rects = tuple(frame.to_page(u) for u in unions)
+    return rects, tuple(u[3] - base for u, base in zip(unions, line_bases, strict=True))
+
+
+def _header_cell(rows: list[Row], words: list[str]) -> bool:
+    """A table cell of one capitalised word ("Function", "Return" heading a column of code):
+    pseudo-code sets its keywords in lower case."""
+    return rows[0].cell and len(words) == 1 and words[0][:1].isupper()
+
+
+def _align(rows: list[Row], heading: bool = False) -> Align:
+    """Centred: rows on the column's axis that leave wide margins, keep off the column's left
+    edge, differ in width (justified rows all have one), or make a heading (a title filling
+    the width). Keeping off the edge is not enough for several rows of one width: those are the
+    justified lines of a box inset on both sides (a framed block of instructions, 03 p20);
+    centred, their translation would be widened over the frame."""
+    col0, col1 = rows[0].col_range
+    if len(rows) <= 3:
+        center = (col0 + col1) / 2
+        widths = [r.x1 - r.x0 for r in rows]
+        inset_box = len(rows) > 1 and max(widths) - min(widths) < rows[0].size
+        # A heading kept well off its column's left edge may have its axis a little off the
+        # column's (a frame's rules set the column a few points off the text's): within 0.4
+        # of its size.
+        inset = min(r.x0 for r in rows) > col0 + 2.0 * rows[0].size
+        reach = max(3.0, 0.4 * rows[0].size) if heading and inset else 3.0
+        if all(abs((r.x0 + r.x1) / 2 - center) < reach for r in rows) and (
+            heading
+            or max(widths) < 0.85 * (col1 - col0)
+            or (min(r.x0 for r in rows) > col0 + 1.5 * rows[0].size and not inset_box)
+            or max(widths) - min(widths) > 2.0 * rows[0].size
+        ):
+            return Align.CENTER
+    if len(rows) > 3:  # a long centred caption: every row on one axis, ragged on both sides
+        centers = sorted((r.x0 + r.x1) / 2 for r in rows)
+        axis = centers[len(centers) // 2]
+        lefts = [r.x0 for r in rows]
+        if (
+            all(abs(c - axis) < 3.0 for c in centers)
+            and max(lefts) - min(lefts) > 2.0 * rows[0].size
+        ):
+            return Align.CENTER
+    if len(rows) >= 2 and not heading:  # a heading's words are never spread to the edge
+        right = max(r.x1 for r in rows)
+        if all(right - r.x1 < 1.5 * r.size for r in rows[:-1]):
+            return Align.JUSTIFY
+    return Align.LEFT
+
+
+def _line_pitch(rows: list[Row]) -> float:
+    gaps = [b.baseline - a.baseline for a, b in zip(rows, rows[1:], strict=False)]
+    gaps = [g for g in gaps if g > 0]
+    if not gaps:
+        return 1.2
+    return max(1.0, min(2.0, statistics.median(gaps) / rows[0].size))
+
+
+def _first_indent(rows: list[Row], kind: ParagraphKind) -> float:
+    """How far a paragraph's first line is indented from its other lines (0 for none)."""
+    if len(rows) < 2 or kind not in (ParagraphKind.BODY, ParagraphKind.FOOTNOTE):
+        return 0.0
+    indent = rows[0].x0 - min(r.x0 for r in rows[1:])
+    return round(indent, 2) if 0.5 * rows[0].size < indent < 4 * rows[0].size else 0.0
+
+
+def to_paragraph(draft: Draft, number: int) -> Paragraph:
+    rows = draft.rows
+    sizes = Counter(r.size for r in rows for _ in range(max(1, len(r.text))))
+    size = sizes.most_common(1)[0][0]
+    # The area of the text proper: from the first line's ascenders to the last one's
+    # descenders (line boxes of some producers are far taller than the glyphs).
+    box = (
+        min(r.x0 for r in rows),
+        rows[0].baseline - 0.8 * rows[0].size,
+        max(r.x1 for r in rows),
+        rows[-1].baseline + 0.25 * rows[-1].size,
+    )
+    text, label = draft.text, draft.label
+    states: list[int | None] = list(draft.states)
+    if draft.kind == ParagraphKind.REFERENCE and label:  # an entry's "[3]" is its text
+        states[:0] = [None] * len(label)
+        text, label = f"{label}{text}", ""
+    style = paragraph_style([draft.styled], label)
+    stopped, lead = with_lead_stop(text, style.lead)
+    if len(stopped) > len(text):  # the lead's added full stop is in the lead's style
+        at = len(style.lead)
+        states.insert(at, states[at - 1] if at else None)
+    text = stopped
+    if len(states) == len(text):
+        body = (BOLD if style.bold else 0) | (ITALIC if style.italic else 0)
+        text = marked(text, states, body)
+    label_style, label_scale, label_rise, hang = roles.label_look(rows, label)
+    return Paragraph(
+        id=f"p{draft.page}-b{number}",
+        page=draft.page,
+        text=text,
+        label=label,
+        label_style=label_style,
+        label_scale=label_scale,
+        label_rise=label_rise,
+        hang=hang,
+        indent=_first_indent(rows, draft.kind) if not hang else 0.0,
+        placeholders=draft.placeholders,
+        bbox=draft.frame.to_page(box),
+        rects=tuple(rect for r in rows for rect in r.rects),
+        font_size=size,
+        color=style.color,
+        bold=style.bold,
+        direction=draft.frame.u,
+        align=(
+            Align.CENTER
+            if draft.kind == ParagraphKind.CELL
+            and (rows[0].centred or centred_lines([r.bbox for r in rows], rows[0].size))
+            else Align.RIGHT
+            if draft.kind == ParagraphKind.CELL and rows[0].flush_right
+            else Align.LEFT
+            if draft.kind == ParagraphKind.CELL and rows[0].flush_right is False
+            else _align(rows, draft.kind == ParagraphKind.HEADING)
+        ),
+        kind=draft.kind,
+        line_pitch=_line_pitch(rows),
+        line_count=len(rows),
+        formula_boxes=draft.formula_boxes,
+        glyph_formulas=frozenset(draft.glyph_formulas),
+        formula_descents=draft.formula_descents,
+        code_formulas=frozenset(draft.code_formulas),
+        italic=style.italic,
+        lead=lead,
+        lead_style=style.lead_style,
+        runs=style.runs,
+        column=rows[0].col_range,
+        max_bbox=(
+            draft.frame.to_page(_cell_room(rows[0].room, rows))
+            if draft.kind == ParagraphKind.CELL and rows[0].room is not None
+            else None
+        ),
+    )
+
+
+def _cell_room(first: Rect, rows: list[Row]) -> Rect:
+    """A cell's room: as wide as the rooms of all its lines allow (a number beside its second
+    line bounds it there), down as far as the room of any of them reaches (the free space
+    below its last line)."""
+    rooms = [r.room for r in rows if r.room is not None]
+    return (
+        max(r[0] for r in rooms),
+        first[1],
+        min(r[2] for r in rooms),
+        max(r[3] for r in rooms),
+    )
