@@ -12,7 +12,8 @@ import pymupdf
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.layouts import block, line, span
 from tests.test_segment_rules import H, page, text_block
-from translation.read.blocks.roles import list_label, looks_like_names, name_with_affiliation
+from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
+from translation.read.blocks.roles import list_label
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.layout import Block

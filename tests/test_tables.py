@@ -26,7 +26,7 @@ from translation.read.extraction import extract_paragraphs
 from translation.read.layout import Block, Frame, Line, PageLayout, Span
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.page_rows import page_rows
-from translation.read.rows.row import visual_rows
+from translation.read.rows.visual import visual_rows
 from translation.read.segment import segment
 from translation.read.style.style_marks import without_tags
 from translation.read.tables.cell_stacks import StackLine, stacked, stacks

@@ -84,7 +84,17 @@ def test_the_gpu_manager_never_imports_translation_or_the_server() -> None:
 
 #: translation/read/'s stages, in the order reading runs them (translation.read.pipeline): a
 #: stage imports only the stages before it and the shared concepts, never a later stage.
-READ_STAGES = ("pages", "ocr", "regions", "tables", "rows", "references", "blocks", "flow")
+READ_STAGES = (
+    "pages",
+    "ocr",
+    "regions",
+    "tables",
+    "rows",
+    "references",
+    "blocks",
+    "paragraphs",
+    "flow",
+)
 #: Concepts every stage shares (plain data, math, words, style, numbering): they use no stage.
 READ_SHARED = ("layout", "paragraph", "math", "words", "style", "numbering")
 #: The modules that open a document and run the stages: they may use every stage.

@@ -67,7 +67,7 @@ class Paragraph:
     #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
     #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
     label: str = ""
-    #: How the label is printed (see ``translation.read.blocks.roles.label_look``): its style code
+    #: How the label is printed (see ``translation.read.blocks.label_look``): its style code
     #: (None: the body's), size and baseline rise as shares of the text size (a superscript marker),
     #: and the hanging indent of the lines after the first (points; 0: none).
     label_style: int | None = None

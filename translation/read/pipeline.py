@@ -24,22 +24,25 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from translation.read.blocks import roles
 from translation.read.blocks.continuation import continues, opens_led_series
-from translation.read.blocks.draft import Draft, classify, to_paragraph
+from translation.read.blocks.draft import Draft, classify
+from translation.read.blocks.edge_rows import rescue_edge_rows
+from translation.read.blocks.front_matter import front_break, front_matter_end
 from translation.read.blocks.reference_drafts import reference_drafts
 from translation.read.flow import links as flows
 from translation.read.flow.passage import Passage, passages
 from translation.read.layout import Frame, PageLayout, Rect
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.paragraphs.from_draft import to_paragraph
 from translation.read.regions.doc_stats import DocStats, doc_stats
 from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells
 from translation.read.rows.figure_text import mark_figure_text
 from translation.read.rows.page_rows import page_rows
 from translation.read.rows.reading_order import reading_order
-from translation.read.rows.row import Row, rows_of_page, visual_rows
+from translation.read.rows.row import Row
 from translation.read.rows.row_joins import attach_drop_caps, attach_scripts, join_pieces
 from translation.read.rows.running_heads import mark_headers_footers, running_head_boxes
+from translation.read.rows.visual import rows_of_page, visual_rows
 from translation.read.tables.cell_stacks import stacked
 from translation.read.tables.detect import find_tables
 from translation.read.words.vocabulary import Vocabulary, vocabulary
@@ -152,7 +155,7 @@ def rows(regions: Regions) -> Rows:
         mark_figure_text(found, page, frame, stats.body_size)
         by_page[page.index] = found
     mark_headers_footers(by_page, pages, frames, stats)
-    roles.rescue_edge_rows(by_page, stats.body_size)
+    rescue_edge_rows(by_page, stats.body_size)
     return Rows(regions, by_page)
 
 
@@ -169,7 +172,7 @@ def blocks(rows: Rows) -> Blocks:
         ordered = stacked(
             reading_order(rows.by_page[page.index]), lambda r: r.stack, lambda r: r.baseline
         )
-        end = roles.front_matter_end(ordered) if page.index == 0 else None
+        end = front_matter_end(ordered) if page.index == 0 else None
         front = end is not None
         for row in ordered:
             front = front and row is not end
@@ -179,7 +182,7 @@ def blocks(rows: Rows) -> Blocks:
             elif (
                 last
                 and continues(last[-1], row, last, stats.leading, stats.body_size)
-                and not (front and roles.front_break(last[-1], row, stats.body_size))
+                and not (front and front_break(last[-1], row, stats.body_size))
             ):
                 last.append(row)
             else:

@@ -1,5 +1,5 @@
 """Roles of rows and paragraphs: list items, footnotes, numbered headings, captions, algorithm
-lines, front matter (authors, affiliations) and code.
+lines and code (the front matter: ``front_matter``; how a label looks: ``label_look``).
 
 Pure rules on :class:`~translation.read.rows.row.Row` and plain text, called by
 :mod:`translation.read.segment` to decide where a paragraph starts and what it is. A *label* (a list
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from translation.read.math.formulas import GLYPH, PLACEHOLDER_RE
+from translation.read.math.formulas import GLYPH
 from translation.read.numbering.captions import caption_label
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
@@ -55,33 +55,7 @@ _KEYWORDS = frozenset(
     "for do end while if then else elif endif endfor endwhile return repeat until "
     "function procedure foreach in to each break continue".split()
 )
-_FRONT_END_RE = re.compile(
-    r"^\s*(?:abstract|introduction|keywords?|index terms|"
-    r"摘\s*要|关键词|關鍵詞|초\s*록|요\s*약|국문\s*요약)",
-    re.IGNORECASE,
-)
-_FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
-# An affiliation's mark before it: any symbol but a bracket or an opening quote (a name line
-# may go on after an icon: "), Ruochen Zhang²").
-_AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s()\[\]{}\"'“‘«.,;:-]")
 _URL_START_RE = re.compile(r"https?://|www\.")
-_EMAIL_RE = re.compile(r"@[\w-]+\.[\w.-]+|^\s*(?:https?://|www\.)")
-# Between names: marks of any kind (†, ♠, ⋄, digits), commas, "and".
-_NAME_SPLIT_RE = re.compile(r"[^\w\s.'’-]+|[\d,;]+|\s{2,}|\s+and\s+")
-# A line's first word with an affiliation mark (a digit or a symbol, not a comma) right after it.
-_SURNAME_MARK_RE = re.compile(r"^\W*[A-Z][a-zà-ÿ'’-]+(?:\d|[^\w\s,;.'’-])")
-_MARKED_RE = re.compile(r"[^\w\s.'’-]|\d")
-# A name's word: capitalised (its accents may be TeX's spacing ones, "Andr´e"), or an initial.
-_NAME_TOKEN_RE = re.compile(
-    r"^(?:[A-Z][a-zà-ÿ'’´¨˘ˆ˜`-]+(?:-[A-Z][a-zà-ÿ'’´¨˘ˆ˜`]+)?|[A-Z]\.(?:-?[A-Z]\.)?)$"
-)
-# A name set in capitals (ACM's small caps: "MARTI A. HEARST").
-_CAPS_NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][A-Z'’-]+|[A-Z]\.)$")
-_PARTICLES = frozenset("van von de der da di du la le del dos bin al".split())
-_INSTITUTION_RE = re.compile(
-    r"Universit|Institut|Department|School|College|Laborator|Lab\b|Research|Center|Centre|"
-    r"Inc\b|Corp|Company|Faculty|Academy|Hospital|Foundation|Group",
-)
 
 
 def _short(row: Row) -> bool:
@@ -427,207 +401,3 @@ def boxed_number(row: Row) -> str:
         return ""
     gap = row.boxes[after][0] - row.boxes[last][2]
     return match.group(0) if gap > 0.6 * row.size else ""
-
-
-# --- front matter ---------------------------------------------------------------------------
-
-
-def front_matter_end(rows: list[Row]) -> Row | None:
-    """The row that ends the first page's front matter (title, authors, affiliations,
-    e-mails), read in reading order: the first "Abstract" or "1 Introduction"; None if none."""
-    return next(
-        (
-            r
-            for r in rows
-            if not r.drop
-            and (
-                (_FRONT_END_RE.match(r.text) and (len(r.text) < 60 or r.text[:8].isalpha()))
-                or (_FIRST_SECTION_RE.match(r.text) and r.bold and len(r.text) < 40)
-            )
-        ),
-        None,
-    )
-
-
-def front_break(prev: Row, cur: Row, body_size: float) -> bool:
-    """In the front matter every affiliation, address and e-mail line is its own unit."""
-    if _AFFILIATION_MARK_RE.match(cur.chars) or (cur.classes.lstrip("n")[:1] == GLYPH):
-        return True
-    if _EMAIL_RE.search(cur.text) or _EMAIL_RE.search(prev.text):
-        return True
-    col0, col1 = prev.col_range
-    return prev.size <= body_size + 1.0 and prev.x1 < col1 - 0.15 * (col1 - col0)
-
-
-def looks_like_names(text: str, alone: bool = False) -> bool:
-    """A line of author names ("Arman Cohan†∗ Sergey Feldman† Iz Beltagy†"): two or more
-    groups of two to four capitalised words or initials, split by marks, commas or "and",
-    and no institution words; one such group with no mark only when it stands ``alone`` (a
-    cell of an author grid: "Joseph Chee Chang" over its affiliation). Names are printed as
-    they are, not translated."""
-    if _INSTITUTION_RE.search(text) or "@" in text or _AFFILIATION_MARK_RE.match(text):
-        return False  # an affiliation's mark comes before it, a name's after it
-    groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
-    if not groups:
-        return False
-    # In a long list of names one in five may be a single word (a surname taken into its
-    # marks' placeholder: "Kyle {v1}" for "Kyle Loα∗").
-    spare = len(groups) // 5
-    for k, group in enumerate(groups):
-        names = [t for t in group if t.lower() not in _PARTICLES]
-        # A line that goes on with the last name of the line above ("Lee⁴, Jacob Carlson⁵,
-        # and Weining Li⁵"): one name, marked, before two whole ones.
-        fewest = 1 if k == 0 and len(groups) >= 3 and _SURNAME_MARK_RE.match(text) else 2
-        if len(names) == 1 and fewest == 2 and spare and _NAME_TOKEN_RE.match(names[0]):
-            spare -= 1
-            continue
-        if not fewest <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
-            return False
-    if text.rstrip().endswith(":"):
-        return False  # a title's first line ("Beyond Summarization:"), never a name list
-    return len(groups) >= 2 or alone or bool(_MARKED_RE.search(text))
-
-
-def name_with_affiliation(text: str) -> bool:
-    """A front-matter line of one author's name and affiliation ("MARTI A. HEARST, University
-    of California, Berkeley, USA"): two to four name words before the first comma, an
-    institution after it. Printed as it is: a model would spell the name out."""
-    name, comma, rest = text.partition(",")
-    words = name.split()
-    return (
-        bool(comma)
-        and 2 <= len(words) <= 4
-        and all(_NAME_TOKEN_RE.match(w) or _CAPS_NAME_TOKEN_RE.match(w) for w in words)
-        and bool(_INSTITUTION_RE.search(rest))
-    )
-
-
-def author_names(lines: list[str], text: str, cell: bool) -> bool:
-    """Whether a front-matter paragraph (its rows' ``lines``; ``text``, its text with raised
-    marks made placeholders; ``cell``: a table cell) is author names, printed as they are: a
-    line of names (see ``looks_like_names``), also where its marks became placeholders
-    ("Kyle Lo{v1}"), one author's name with an affiliation, or a cell of an author grid of
-    names alone ("Kyle Lo" over "Doug Downey")."""
-    return (
-        looks_like_names(" ".join(lines))
-        or looks_like_names(PLACEHOLDER_RE.sub("†", text))
-        or name_with_affiliation(text)
-        or (cell and all(looks_like_names(line, alone=True) for line in lines))
-    )
-
-
-#: A short label before a colon ("Correspondence to:", "Contact:").
-_LABEL_COLON_RE = re.compile(r"^[^:{}]{3,40}:\s+(?P<rest>.+?)\.?$")
-#: ACM's block of the authors' postal and e-mail addresses ("Authors' addresses: Tal August,
-#: ..., University of Washington, Seattle, ...; Lucy Lu Wang, ...").
-_ADDRESSES_RE = re.compile(r"^Authors?[’']?s?[’']?\s+(?:e-?mail\s+)?address(?:es)?\s*:", re.I)
-
-
-def labelled_names(text: str) -> bool:
-    """A label and the names it introduces ("Correspondence to: Jishnu Ray Chowdhury, Yong
-    Zhuang, Shuyi Wang."), or the authors' addresses, anywhere in a paper: printed as they
-    are, as author names are."""
-    if _ADDRESSES_RE.match(text):
-        return True
-    match = _LABEL_COLON_RE.match(text)
-    return match is not None and looks_like_names(match.group("rest"))
-
-
-# --- rows the page-edge filters must not drop -----------------------------------------------
-
-
-def rescue_edge_rows(rows_by_page: dict[int, list[Row]], body_size: float) -> None:
-    """Give back to the text what the header/footer filters took from it: footnotes whose last
-    lines run into the bottom band (a footnote starts with its marker and is not repeated page
-    after page), and the top line of a page that finishes the previous page's sentence."""
-    pages = sorted(rows_by_page)
-    for index in pages:
-        rows = rows_by_page[index]
-        _rescue_footnotes(rows, body_size)
-        previous = rows_by_page.get(index - 1)
-        if previous:
-            _rescue_continuation(rows, previous, body_size)
-
-
-def _rescue_footnotes(rows: list[Row], body_size: float) -> None:
-    if not rows:
-        return
-    middle = (min(r.baseline for r in rows) + max(r.baseline for r in rows)) / 2
-    chains: list[list[Row]] = []
-    for row in sorted(rows, key=lambda r: r.baseline):
-        if row.drop not in ("", "header/footer"):
-            continue
-        if row.baseline > middle and footnote_label(row, body_size):
-            chains.append([row])
-            continue
-        chain = next((c for c in reversed(chains) if _below(c[-1], row)), None)
-        if chain is not None:
-            chain.append(row)
-    for chain in chains:
-        for member in chain:
-            if member.drop == "header/footer":
-                member.drop = ""
-
-
-def _below(upper: Row, lower: Row) -> bool:
-    return (
-        abs(upper.size - lower.size) < 0.6
-        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.9 * upper.size
-        and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
-    )
-
-
-def _rescue_continuation(rows: list[Row], previous: list[Row], body_size: float) -> None:
-    live = [r for r in previous if not r.drop and abs(r.size - body_size) < 0.6]
-    if not live:
-        return
-    # The page's last line of body text: the lowest of its rightmost column.
-    right = max(r.x0 for r in live)
-    last_col = [r for r in live if r.x1 > right]
-    last = max(last_col or live, key=lambda r: r.baseline)
-    for row in rows:
-        if (
-            row.drop == "header"
-            and abs(row.size - last.size) < 0.6
-            and not ends_sentence(last.text)
-        ):
-            row.drop = ""
-
-
-# --- how a label looks ----------------------------------------------------------------------
-
-
-def label_look(rows: list[Row], label: str) -> tuple[int | None, float, float, float]:
-    """How the ``label`` that ``rows`` start with is printed: its style code (None when it
-    has no style of its own), its size and the rise of its baseline as shares of the row's
-    size (a superscript footnote marker: about 0.7 and 0.35), and the hanging indent in points
-    (continuation lines start under the text after the label, not under the label; 0 for
-    none)."""
-    first = rows[0]
-    mark = label.strip()
-    start = len(first.chars) - len(first.chars.lstrip())
-    if not mark or not first.chars[start:].startswith(mark) or len(first.boxes) < start + 1:
-        return None, 1.0, 0.0, 0.0
-    end = start + len(mark)
-    boxes = first.boxes[start:end]
-    styles = first.styles[start:end] if len(first.styles) == len(first.chars) else []
-    style = styles[0] if styles and all(s == styles[0] for s in styles) else None
-    # A character box spans 0.8 x size above its span's baseline to 0.25 x size below it.
-    sizes = [(b[3] - b[1]) / 1.05 for b in boxes]
-    size = max(sizes) if sizes else first.size
-    base = max(b[3] for b in boxes) - 0.25 * size if boxes else first.baseline
-    scale, rise = 1.0, 0.0
-    if first.size and size < 0.85 * first.size and first.baseline - base > 0.12 * first.size:
-        scale = round(size / first.size, 2)
-        rise = round((first.baseline - base) / first.size, 2)
-    hang = 0.0
-    text_at = end + len(first.chars[end:]) - len(first.chars[end:].lstrip())
-    if text_at < len(first.boxes):
-        under = first.boxes[text_at][0]  # where the text after the label starts
-        later = min((r.x0 for r in rows[1:]), default=under)
-        wide = under - first.boxes[end - 1][2] > 0.6 * first.size  # a tab after the label
-        if len(rows) == 1 and wide:
-            hang = round(under - first.x0, 2)
-        elif later > first.x0 + 0.5 * first.size and abs(later - under) < 0.6 * first.size:
-            hang = round(later - first.x0, 2)
-    return style, scale, rise, hang
