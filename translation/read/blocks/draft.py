@@ -8,8 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from translation.read.blocks import roles
-from translation.read.blocks.code_text import looks_like_code
-from translation.read.blocks.front_matter import author_names, labelled_names
+from translation.read.blocks.kind_rules import Facts, decide
 from translation.read.layout import Frame, Rect, union
 from translation.read.math.char_classes import composed, with_math_letters
 from translation.read.math.formulas import (
@@ -22,9 +21,6 @@ from translation.read.math.formulas import (
     TEXT,
     protect,
 )
-from translation.read.math.notation import only_citation, only_notation
-from translation.read.math.operator_names import only_operator_names
-from translation.read.math.quantities import is_quantity
 from translation.read.paragraph import ParagraphKind
 from translation.read.regions.doc_stats import DocStats
 from translation.read.rows.row import Row
@@ -32,11 +28,11 @@ from translation.read.style.paragraph_style import (
     is_bold,
     is_italic,
 )
-from translation.read.style.style_marks import BOLD, ITALIC, without_tags
+from translation.read.style.style_marks import BOLD, ITALIC
 from translation.read.words.lexicon import joins_at_break
 from translation.read.words.logos import text_logos
 from translation.read.words.vocabulary import Vocabulary
-from translation.read.words.word import URL_TAIL_RE, WORD_RE, ends_sentence, hangul_cut
+from translation.read.words.word import URL_TAIL_RE, WORD_RE, hangul_cut
 
 
 @dataclass(slots=True)
@@ -142,24 +138,6 @@ def _mend_inner_breaks(
     return chars, classes, boxes, bases, styles
 
 
-_RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
-
-
-def _named_equation(text: str, placeholders: dict[str, str]) -> bool:
-    """An equation between named quantities ("iBLEU = α·BLEU − (1−α)·self-BLEU"): a relation
-    among its math, and every other word a name (capitals or digits in it), never a plain
-    lower-case word of a sentence ("where", "is")."""
-    tokens = [t for t in re.split(r"(\{v\d+\})|\s+", text) if t]
-    math = [t for t in tokens if PLACEHOLDER_RE.fullmatch(t)]
-    names = [t for t in tokens if not PLACEHOLDER_RE.fullmatch(t)]
-    return (
-        bool(math)
-        and len(tokens) <= 9
-        and any(r in placeholders.get(t, "") for t in math for r in _RELATIONS)
-        and all(re.search(r"[A-Z0-9]", t) for t in names)
-    )
-
-
 def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> None:
     """Join the draft's rows into its text and decide its role and whether it is sent;
     ``seen``, the document's vocabulary, helps decide line-end hyphens."""
@@ -188,57 +166,26 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         elif CODE in classes[start:end] and MATH not in classes[start:end]:
             draft.code_formulas.add(key)
     words = words_of(draft.text)
-    letters = sum(len(w) for w in words)
-    math_chars = classes.count(MATH) + classes.count(GLYPH)
     rows = draft.rows
-    mono = sum(r.mono * len(r.text) for r in rows) / max(1, sum(len(r.text) for r in rows))
-    if not words:
-        draft.skip = "no words"
-    elif mono >= 0.6 and len(words) < 4:  # code (a sentence around a long URL is not)
-        draft.skip = "code"
-    elif looks_like_code(chars):  # LaTeX source or a command line in a face not flagged mono
-        draft.skip = "code"
-    elif math_chars and len(words) <= 3 and letters <= 2 * math_chars + 2:
-        draft.skip = "equation"
-    elif _named_equation(draft.text, draft.placeholders):
-        draft.skip = "equation"
-    elif rows[0].cell and is_quantity(draft.text):
-        draft.skip = "quantity"
-    elif rows[0].cell and only_notation(draft.text, seen):
-        draft.skip = "notation"
-    elif rows[0].cell and only_citation(without_tags(draft.text)):
-        draft.skip = "citation"
-    elif only_operator_names(words):
-        draft.skip = "operator names"
-    elif roles.only_keywords(words) and not draft.front and not _header_cell(rows, words):
-        draft.skip = "pseudo-code keywords"
-    elif draft.front and author_names([r.text for r in rows], draft.text, rows[0].cell):
-        draft.skip = "author names"
-    elif labelled_names(draft.text):
-        draft.skip = "author names"  # anywhere: a note of whom to write to
-    elif rows[0].cell:
-        draft.kind = ParagraphKind.CELL
-    elif draft.label:
-        pass  # a list item, footnote or algorithm line
-    elif (
-        draft.front
-        and not rows[0].bold
-        and len(rows) <= 2
-        and rows[0].size < stats.body_size + 2.5  # not a title set in a large light face
-    ):
-        draft.kind = ParagraphKind.AUTHOR
-    elif (
-        len(rows) <= 2
-        and len(words) <= 15
-        and (rows[0].bold and rows[-1].bold or rows[0].size >= stats.body_size + 0.8)
-        and not ends_sentence(draft.text)
-        and not roles.colon_lead(rows[0])  # "Gold Answer: 5:02" is bold but for "5:02"
-    ) or (len(rows) <= 2 and roles.heading_number(rows[0])):
-        draft.kind = ParagraphKind.HEADING
-    elif roles.caption_start(rows[0]):
-        draft.kind = ParagraphKind.CAPTION
-    elif roles.algorithm_label(rows[0].text):
-        draft.kind = ParagraphKind.ALGORITHM
+    facts = Facts(
+        rows=rows,
+        text=draft.text,
+        placeholders=draft.placeholders,
+        front=draft.front,
+        label=draft.label,
+        chars=chars,
+        words=words,
+        letters=sum(len(w) for w in words),
+        math_chars=classes.count(MATH) + classes.count(GLYPH),
+        mono=sum(r.mono * len(r.text) for r in rows) / max(1, sum(len(r.text) for r in rows)),
+        body_size=stats.body_size,
+        seen=seen,
+    )
+    _, outcome = decide(facts)  # kind_rules.RULES: the first rule that holds decides
+    if isinstance(outcome, ParagraphKind):
+        draft.kind = outcome
+    elif outcome is not None:
+        draft.skip = outcome
 
 
 def _protected_states(
@@ -299,9 +246,3 @@ def _formula_rects(
     unions = [union(line) for line in lines]
     rects = tuple(frame.to_page(u) for u in unions)
     return rects, tuple(u[3] - base for u, base in zip(unions, line_bases, strict=True))
-
-
-def _header_cell(rows: list[Row], words: list[str]) -> bool:
-    """A table cell of one capitalised word ("Function", "Return" heading a column of code):
-    pseudo-code sets its keywords in lower case."""
-    return rows[0].cell and len(words) == 1 and words[0][:1].isupper()
