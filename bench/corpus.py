@@ -144,7 +144,7 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     from translation.pdf import render_mono
     from translation.read.document import TEXT_FLAGS, open_document
     from translation.read.extraction import read_document
-    from translation.read.passage import translated
+    from translation.read.flow.passage import translated
 
     started = time.perf_counter()
     data = path.read_bytes()

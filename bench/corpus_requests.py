@@ -14,9 +14,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
 from translation.read.paragraph import Paragraph, ParagraphKind
-from translation.read.passage import passages
 from translation.read.request_audit import (
     PROSE_WORDS,
     UNSENTENCED_KINDS,
@@ -26,7 +26,7 @@ from translation.read.request_audit import (
     looks_like_reference,
     word_count,
 )
-from translation.read.style_marks import without_tags
+from translation.read.style.style_marks import without_tags
 
 #: Request figures, in the order printed.
 REQUEST_FIGURES = ("cut", "frag", "cutword", "spliced", "glued", "code_sent", "refs_sent")

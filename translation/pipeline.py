@@ -40,10 +40,10 @@ from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
 from translation.page_renderer import PageRenderer
-from translation.read.formulas import restore
+from translation.read.flow.passage import Passage, passages
+from translation.read.math.formulas import restore
 from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph, ParagraphKind
-from translation.read.passage import Passage, passages
 from translation.render.preview import PageWatch
 from translation.request import TranslationRequest, TranslationResult
 from translation.snippet import Snippet, protect_snippet, restore_snippet
@@ -304,7 +304,7 @@ class Translator:
         passage sent ``early`` takes that request's answer.
 
         A paragraph cut by a column, a page, a float or an equation is one passage, one
-        request; its answer is split over its pieces (``translation.read.passage``)."""
+        request; its answer is split over its pieces (``translation.read.flow.passage``)."""
         if early is not None:
             await early.settle()
         by_text: dict[str, list[Passage]] = {}

@@ -2,7 +2,7 @@
 protected the way a paper's paragraph is, and its answer put back together. Pure, no I/O.
 
 What the model must not touch becomes a placeholder ``{v1}``, ``{v2}``... exactly as in a
-paper (``translation.read.formulas``): inline math and symbols (Greek, operators, sub- and
+paper (``translation.read.math.formulas``): inline math and symbols (Greek, operators, sub- and
 superscripts), URLs and e-mail addresses, and identifiers a reader selects with the text:
 DOIs, arXiv ids, ``snake_case`` and ``camelCase`` names, calls ``f()`` and ``a::b`` paths.
 Glossary terms (``ZT_GLOSSARY``) become their own placeholders and come back as the target
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from common.language import Language
 from translation.model import glossary as glossaries
 from translation.model.glossary import Glossary
-from translation.read.formulas import CODE, MANGLED_RE, PLACEHOLDER_RE, char_class, protect
+from translation.read.math.formulas import CODE, MANGLED_RE, PLACEHOLDER_RE, char_class, protect
 
 #: Identifiers that stay as written (each match is marked as code before protecting).
 IDENTIFIER_RE = re.compile(

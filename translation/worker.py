@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from common.errors import PDFProcessingError, ZTError
 from common.language import Language
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
+from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.paragraph import Paragraph
-from translation.read.pdf_limits import PdfLimits
 from translation.read.segment import Segmentation
 from translation.render.faces import FontFamily
 from translation.worker_child import OCR_PAGE, PART, serve

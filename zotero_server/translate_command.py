@@ -13,7 +13,7 @@ from common.settings import Settings, mib
 from translation.model import glossary as glossaries
 from translation.read.document import inspect_pdf
 from translation.read.ocr import OcrMode, OcrOptions
-from translation.read.page_range import parse_pages
+from translation.read.pages.page_range import parse_pages
 from translation.request import DualMode, TranslationRequest
 from vllm_manager.gpu_wait import GPUWaitQueue
 from zotero_server.engine import shared_http, start_engine

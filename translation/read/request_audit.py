@@ -33,9 +33,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from translation.read.lexicon import is_word, joins_at_break
 from translation.read.paragraph import ParagraphKind
-from translation.read.style_marks import without_tags
+from translation.read.style.style_marks import without_tags
+from translation.read.words.lexicon import is_word, joins_at_break
 
 PROSE_WORDS = 8
 LONG_HANGUL = 12

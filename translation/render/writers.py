@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pymupdf
 
-from translation.read.formulas import mark_key
-from translation.read.page_space import user_unit
+from translation.read.math.formulas import mark_key
+from translation.read.pages.page_space import user_unit
 from translation.read.paragraph import Paragraph
-from translation.read.style_marks import is_mark
+from translation.read.style.style_marks import is_mark
 from translation.render.fonts import FontChain, plain_char
 from translation.render.formula_copies import Copies
 
