@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import openai
+from typing import TYPE_CHECKING, Protocol
 
 from common.errors import ZTError
+
+if TYPE_CHECKING:
+    import openai
 
 #: ``LLMStats.requests`` outcomes: one per request sent, whatever happened next.
 OK = "ok"
@@ -41,6 +42,8 @@ class Usage(Protocol):
 
 def request_outcome(exc: openai.APIError) -> str:
     """The outcome of a request that raised ``exc``."""
+    import openai  # loaded by then: ``exc`` is one of its errors
+
     if isinstance(exc, openai.APITimeoutError):
         return TIMEOUT
     if isinstance(exc, openai.APIConnectionError):
