@@ -11,6 +11,7 @@ BENCHMARKS = [
     "bench.ocr",
     "bench.requests",
     "bench.budget",
+    "bench.outside_model",
     "bench.tables",
     "bench.throughput",
     "bench.fairness",
