@@ -39,13 +39,15 @@ from common.settings import PromptFormat
 from translation.model import prompts
 from translation.model.cache import CacheKey
 from translation.model.sentence_budget import budget_pieces, join_answers
-from translation.model.stats import LLMStats, Usage
+from translation.model.stats import LazyModule, LLMStats, Usage
 
 if TYPE_CHECKING:
     import openai
     from openai.types.chat import ChatCompletionMessageParam
 
     from common.settings import Settings
+else:
+    openai = LazyModule("openai")  # imported at the first request (``_sdk``)
 
 log = logging.getLogger(__name__)
 
@@ -205,8 +207,6 @@ class LLMClient:
         sensibly, else what went wrong (a line for a log). Never raises for a failure of the
         server. The request has the shape :meth:`translate` sends (TranslateGemma: the content
         part, or the rendered prompt on ``/v1/completions`` for a vLLM that rejects it)."""
-        import openai
-
         while True:
             try:
                 answer = await self._send("Hello.", source_lang, target_lang, 1, PROBE_TIMEOUT_S)
@@ -256,8 +256,6 @@ class LLMClient:
     # --- one request, retried ----------------------------------------------------------------
 
     async def _complete(self, text: str, source_lang: Language, target_lang: Language) -> str:
-        import openai
-
         started = time.monotonic()
         deadline = started + self._deadline_s
         max_tokens = 2 * prompts.estimate_tokens(text) + 64
@@ -333,8 +331,6 @@ class LLMClient:
         remaining_s: float,
     ) -> _Answer:
         """One request, counted in ``self.stats`` whatever its outcome."""
-        import openai
-
         try:
             answer = await self._send(text, source_lang, target_lang, max_tokens, remaining_s)
         except openai.APIError as exc:
@@ -406,8 +402,6 @@ class LLMClient:
     # --- error mapping -----------------------------------------------------------------------
 
     def _give_up(self, failure: Exception, attempts: int, elapsed: float) -> LLMError:
-        import openai
-
         what = f"{attempts} attempt{'s' if attempts != 1 else ''} in {elapsed:.1f} s"
         if isinstance(failure, openai.APIConnectionError) or (
             isinstance(failure, openai.APIStatusError)
@@ -483,8 +477,6 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
 
 
 def _describe(failure: Exception) -> str:
-    import openai
-
     if isinstance(failure, openai.APITimeoutError):
         return "timed out"
     if isinstance(failure, openai.APIConnectionError):
