@@ -210,47 +210,38 @@ async def _submit(
     return JSONResponse(job.success_payload())
 
 
-def _post(path: str, operation: Operation, doc: str, extra: dict[str, str] | None = None) -> None:
+#: Each POST's description in the schema (docs/api.md's reference).
+_POST_DOCS = {
+    "/translate": "Translate a paper: the plugin's JSON body (``fileName``, ``fileContent`` as a"
+    " data URL or base64, flat string settings); the answer lists the output files"
+    ' (``{"status":"success","fileList":[...]}``), or at once a ``taskId`` to poll'
+    " (async: a truthy ``asyncJob``, or the header ``X-PDF2zh-Protocol: accepted``).",
+    "/crop": "Cut two-column pages into one-column pages (pure PDF geometry, no model).",
+    "/compare": "Original and translation side by side in one file (pure PDF geometry).",
+    "/crop-compare": "Cut into one-column pages, then original and translation side by side.",
+    "/cut": "The v2.x plugins' name of ``/crop`` (same outputs).",
+    "/singlecompare": "The v2.x plugins' side-by-side compare, fetched as"
+    " ``<stem>-single-compare.pdf``.",
+}
+
+
+def _post(path: str, operation: Operation, extra: dict[str, str] | None = None) -> None:
     async def endpoint(request: Request) -> JSONResponse:
         return await _submit(request, operation, extra)
 
     endpoint.__name__ = f"post_{path.strip('/').replace('-', '_')}"
-    endpoint.__doc__ = doc  # the route's description in the schema (docs/api.md)
+    endpoint.__doc__ = _POST_DOCS.get(path)
     guarded.add_api_route(path, endpoint, methods=["POST"], response_class=JSONResponse)
 
 
-_post(
-    "/translate",
-    Operation.TRANSLATE,
-    "Translate a paper: the plugin's JSON body (``fileName``, ``fileContent`` as a data URL or"
-    " base64, flat string settings); the answer lists the output files"
-    ' (``{"status":"success","fileList":[...]}``), or at once a ``taskId`` to poll'
-    " (async: a truthy ``asyncJob``, or the header ``X-PDF2zh-Protocol: accepted``).",
-)
-_post(
-    "/crop",
-    Operation.CROP,
-    "Cut two-column pages into one-column pages (pure PDF geometry, no model).",
-)
-_post(
-    "/compare",
-    Operation.COMPARE,
-    "Original and translation side by side in one file (pure PDF geometry).",
-)
-_post(
-    "/crop-compare",
-    Operation.CROP_COMPARE,
-    "Cut into one-column pages, then original and translation side by side.",
-)
+_post("/translate", Operation.TRANSLATE)
+_post("/crop", Operation.CROP)
+_post("/compare", Operation.COMPARE)
+_post("/crop-compare", Operation.CROP_COMPARE)
 # v2.x plugins' names: /cut is /crop (same output names); /singlecompare is the side-by-side
 # compare, which they fetch as <stem>-single-compare.pdf.
-_post("/cut", Operation.CROP, "The v2.x plugins' name of ``/crop`` (same outputs).")
-_post(
-    "/singlecompare",
-    Operation.COMPARE,
-    "The v2.x plugins' side-by-side compare, fetched as ``<stem>-single-compare.pdf``.",
-    {"single_compare": "true"},
-)
+_post("/cut", Operation.CROP)
+_post("/singlecompare", Operation.COMPARE, {"single_compare": "true"})
 
 
 # --- downloads ------------------------------------------------------------------------------
