@@ -12,6 +12,7 @@ BENCHMARKS = [
     "bench.requests",
     "bench.corpus",
     "bench.budget",
+    "bench.outside_model",
     "bench.tables",
     "bench.throughput",
     "bench.fairness",

@@ -345,7 +345,7 @@ class Settings(BaseSettings):
     hosts: list[HostConfig] = Field(
         default_factory=list,
         description="Several GPU hosts: `[[hosts]]` tables in the TOML file, or a JSON list"
-        " (README, Several GPU hosts); empty = the one host the settings above describe",
+        " (docs/gpu.md, Several GPU hosts); empty = the one host the settings above describe",
     )
 
     @field_validator("hosts")
@@ -486,7 +486,7 @@ def _display_default(name: str, value: Any) -> str:
 
 
 def settings_markdown() -> str:
-    """The README's settings table rows (a test keeps the README equal to this)."""
+    """The settings table rows of docs/settings.md (``make docs``; tests/test_docs.py)."""
     return "\n".join(
         f"| `{ENV_PREFIX}{name.upper()}` | `{_display_default(name, field.default)}` |"
         f" {field.description or ''} |"

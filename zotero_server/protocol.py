@@ -9,7 +9,7 @@ the plugin stringifies every preference). We honour what changes our output
 ``configPath``, ``serverUrl``: our one model serves every request, and server-side paths chosen by
 a client are never used; ``noWatermark``, ``skipClean``, ``enhanceCompatibility``,
 ``disableRichTextTranslate``, ``threadNum``, ``qps``, ``poolSize``: nothing here they could
-change; the README's table of plugin settings says why for each).
+change; docs/api.md's table of plugin settings says why for each).
 
 Errors are ``InputError`` subclasses with messages meant for the plugin's alert.
 """

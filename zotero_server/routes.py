@@ -63,14 +63,20 @@ guarded = APIRouter(dependencies=[Depends(require_token)])
 # --- the page and health ------------------------------------------------------------------
 
 
-@router.get("/", include_in_schema=False)
+@router.get("/")
 async def index() -> FileResponse:
+    """The progress page: every job with a live bar, its stage, vLLM and GPU state, its pages
+    as they are typeset, downloads, and an upload form (Zotero is optional)."""
     return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
 
 
 @router.get("/health")
 async def health(request: Request) -> dict[str, Any]:
-    """The plugin's connection check wants ``status == "ok"`` or a ``version``."""
+    """Liveness and state, open without a token and never slow: ``status`` ``"ok"`` and
+    ``version`` (what the plugin's connection check wants), job counts, the vLLM and GPU state
+    (holders without their command lines) and, with several GPU hosts, each host's.
+
+    The plugin's connection check wants ``status == "ok"`` or a ``version``."""
     services = _services(request)
     status = await services.refresh_status()
     return {
@@ -192,11 +198,27 @@ async def _submit(
     return JSONResponse(job.success_payload())
 
 
+#: Each POST's description in the schema (docs/api.md's reference).
+_POST_DOCS = {
+    "/translate": "Translate a paper: the plugin's JSON body (``fileName``, ``fileContent`` as a"
+    " data URL or base64, flat string settings); the answer lists the output files"
+    ' (``{"status":"success","fileList":[...]}``), or at once a ``taskId`` to poll'
+    " (async: a truthy ``asyncJob``, or the header ``X-PDF2zh-Protocol: accepted``).",
+    "/crop": "Cut two-column pages into one-column pages (pure PDF geometry, no model).",
+    "/compare": "Original and translation side by side in one file (pure PDF geometry).",
+    "/crop-compare": "Cut into one-column pages, then original and translation side by side.",
+    "/cut": "The v2.x plugins' name of ``/crop`` (same outputs).",
+    "/singlecompare": "The v2.x plugins' side-by-side compare, fetched as"
+    " ``<stem>-single-compare.pdf``.",
+}
+
+
 def _post(path: str, operation: Operation, extra: dict[str, str] | None = None) -> None:
     async def endpoint(request: Request) -> JSONResponse:
         return await _submit(request, operation, extra)
 
     endpoint.__name__ = f"post_{path.strip('/').replace('-', '_')}"
+    endpoint.__doc__ = _POST_DOCS.get(path)
     guarded.add_api_route(path, endpoint, methods=["POST"], response_class=JSONResponse)
 
 
@@ -259,11 +281,10 @@ async def translated_file(request: Request, name: str) -> Response:
 
 @guarded.post("/api/vllm/sleep")
 async def vllm_sleep(request: Request, host: str | None = None) -> dict[str, Any]:
-    """Cooperative hand-back (issue 11): another tenant's launcher asks for the GPU now.
-
-    Translations in progress finish first; the answer then says the sleep happens when they do.
-    With several GPU hosts ``?host=NAME`` hands back that host's card only (404 naming the
-    configured hosts when there is none of that name); without it, every host's.
+    """Put our vLLM to sleep now: another tenant's launcher asks for the GPU (cooperative
+    hand-back). Translations in progress finish first; the answer then says the sleep happens
+    when they do. With several GPU hosts ``?host=NAME`` hands back that host's card only (404
+    naming the configured hosts when there is none of that name); without it, every host's.
     """
     services = _services(request)
     if services.hosts is None:
@@ -301,18 +322,23 @@ async def metrics(request: Request) -> Response:
 
 @guarded.get("/api/tasks")
 async def tasks(request: Request) -> dict[str, Any]:
+    """The task objects the plugin polls: queued and running tasks, and finished ones for 30 s
+    after they end."""
     jobs = _services(request).registry.tasks()
     return {"status": "success", "tasks": [job.to_task() for job in jobs]}
 
 
 @guarded.get("/api/history")
 async def history(request: Request) -> dict[str, Any]:
+    """The last 200 finished tasks (kept across restarts)."""
     jobs = _services(request).registry.history()
     return {"status": "success", "history": [job.to_task(history=True) for job in jobs]}
 
 
 @guarded.get("/api/tasks/{task_id}")
 async def task(request: Request, task_id: str) -> dict[str, Any]:
+    """One task object: a queued one says its ``position`` in line, a translating one its
+    ``etaSeconds`` at its own pace; 404 for an unknown id."""
     job = _services(request).registry.get(task_id)
     if job is None:
         raise NotFoundError(f"no such task: {task_id[:40]}")
@@ -333,13 +359,14 @@ async def cancel_task(request: Request, task_id: str) -> JSONResponse:
 
 @guarded.get("/events")
 async def events(request: Request) -> EventSourceResponse:
-    """Every job's events; starts with a ``snapshot`` unless ``Last-Event-ID`` can resume."""
+    """Server-Sent Events of every job (stage, progress, message, GPU and vLLM state, with
+    heartbeats); starts with a ``snapshot`` unless ``Last-Event-ID`` can resume."""
     return _event_stream(request, None)
 
 
 @guarded.get("/api/tasks/{task_id}/events")
 async def task_events(request: Request, task_id: str) -> EventSourceResponse:
-    """One job's events; the stream ends after its ``done`` or ``failed`` event."""
+    """Server-Sent Events of one job; the stream ends after its ``done`` or ``failed`` event."""
     if _services(request).registry.get(task_id) is None:
         raise NotFoundError(f"no such task: {task_id[:40]}")
     return _event_stream(request, task_id)
