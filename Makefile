@@ -46,6 +46,7 @@ bench: $(VENV)/.stamp-test
 # while they are stale.
 docs: $(VENV)/.stamp-run
 	$(PY) -m zotero_server.reference_docs
+	$(PY) -m bench.corpus --docs
 
 # Original and pseudo-translated pages side by side: open visual-output/index.html.
 # Options through ARGS, e.g. make visual ARGS="--papers 01,04 --pages 1-3".

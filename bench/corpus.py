@@ -11,7 +11,8 @@ the committed baseline (``bench/corpus-baseline.json``).
                                                       translation) of each page a page figure
                                                       flags, with OUT/<paper>-pages.txt saying why
     python -m bench.corpus --update-baseline          rewrite the baseline from this run
-    python -m bench.corpus --docs                     the baseline's table for docs/reading.md
+    python -m bench.corpus --docs                     rewrite docs/reading.md's table from the
+                                                      baseline (``make docs`` does too)
     options: --jobs N (papers at once, default 2), --timeout S (per paper, default 600)
 
 What each figure counts (a request is one text sent to the model: a passage, or a piece of one
@@ -251,8 +252,12 @@ def audit_all(
     folders: Sequence[Path], write: Path | None = None, jobs: int = 2, timeout_s: float = 600
 ) -> list[dict[str, Any]]:
     """One row a paper of ``folders``, in order; each paper in its own child process."""
+    found = papers(folders)
+    # The biggest files first (scans, read by OCR, take longest), so no long one starts last.
+    order = sorted(found, key=lambda p: -p.stat().st_size)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda p: _in_child(p, write, timeout_s), papers(folders)))
+        futures = {p: pool.submit(_in_child, p, write, timeout_s) for p in order}
+        return [futures[p].result() for p in found]
 
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
@@ -350,6 +355,27 @@ def docs_table(baseline: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+DOCS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "reading.md"
+DOCS_START, DOCS_END = "<!-- corpus-audit-table -->", "<!-- /corpus-audit-table -->"
+
+
+def docs_block(page: str, baseline: dict[str, Any]) -> str:
+    """``page`` (the text of ``docs/reading.md``) with the table between its markers made anew
+    from ``baseline``."""
+    head, start, rest = page.partition(DOCS_START)
+    _, end, tail = rest.partition(DOCS_END)
+    if not start or not end:
+        raise ValueError(f"{DOCS_PAGE.name} lacks the markers {DOCS_START} ... {DOCS_END}")
+    return f"{head}{DOCS_START}\n{docs_table(baseline)}\n{DOCS_END}{tail}"
+
+
+def write_docs_table() -> str:
+    """Rewrite the docs' table from the committed baseline; say what was done."""
+    baseline = json.loads(BASELINE.read_text(encoding="utf-8"))
+    DOCS_PAGE.write_text(docs_block(DOCS_PAGE.read_text(encoding="utf-8"), baseline))
+    return f"rewrote the corpus audit's table in {DOCS_PAGE}"
+
+
 def run(
     folders: Sequence[Path] | None = None,
     write: Path | None = None,
@@ -386,11 +412,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--update-baseline", action="store_true")
-    parser.add_argument("--docs", action="store_true", help="print the docs' table of the baseline")
+    parser.add_argument("--docs", action="store_true", help="rewrite docs/reading.md's table")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.docs:
-        print(docs_table(json.loads(BASELINE.read_text(encoding="utf-8"))))
+        print(write_docs_table())
         return
     if args.one is not None:
         print(json.dumps(measure(args.one, args.write)))

@@ -11,6 +11,7 @@ drawn in and one set correctly.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +19,15 @@ from typing import Any
 import pymupdf
 import pytest
 
-from bench.corpus import changes, docs_table, paper_language, table
+from bench.corpus import (
+    BASELINE,
+    DOCS_PAGE,
+    changes,
+    docs_block,
+    docs_table,
+    paper_language,
+    table,
+)
 from bench.corpus_pages import audit_pages
 from bench.corpus_requests import Reading, audit_requests
 from tests.helpers.pdfgen import math_font
@@ -350,3 +359,10 @@ def test_docs_table_shows_the_total_and_the_worst_papers_first() -> None:
 )
 def test_paper_language_is_told_by_script_and_words(text: str, language: str) -> None:
     assert paper_language(text) == language
+
+
+def test_the_docs_show_the_committed_baselines_table() -> None:
+    """docs/reading.md's table is the baseline's (``make docs`` rewrites it)."""
+    baseline = json.loads(BASELINE.read_text(encoding="utf-8"))
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    assert docs_block(page, baseline) == page, "run `make docs`"
