@@ -160,8 +160,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     check_bind(settings, host)
-    # The bind address is one of the Host names the server answers to.
-    settings = settings.model_copy(update={"host": host})
+    # The bind address is one of the Host names the server answers to; the banner names both.
+    settings = settings.model_copy(update={"host": host, "port": port})
     # Before uvicorn: a second server on this data folder exits 2 with one line, not a trace.
     with DataDirLock.acquire(settings.data_dir, f"http://{host}:{port}") as lock:
         app = create_app(settings, data_lock=lock)

@@ -53,6 +53,7 @@ from contextlib import AbstractAsyncContextManager
 
 from common.errors import ZTError
 from common.progress import Progress, ProgressSink, Stage
+from zotero_server import console
 from zotero_server.events import EventBus, EventType
 from zotero_server.http_errors import (
     BusyError,
@@ -336,6 +337,7 @@ class JobRegistry:
                     raise ShuttingDownError()
                 job.started_at, job.position = time.time(), None
                 job.message = "reading the PDF"
+                console.job_started(job)
                 self._persist(job)
                 self._publish(job, EventType.PROGRESS)
                 self._reposition(publish_others=True)
@@ -432,6 +434,7 @@ class JobRegistry:
         persist: bool = True,
     ) -> None:
         job.end(files, error, time.time() if at is None else at)
+        console.job_ended(job)
         self._publish(job, EventType.DONE if error is None else EventType.FAILED)
         if persist:
             self._persist(job)
