@@ -40,19 +40,36 @@ function describeServer(server) {
   let text = server.state || "unknown";
   if (vllm.healthy) text = server.state === "asleep"
     ? "asleep (GPU handed back; the next paper wakes it in seconds)" : "ready";
-  if (vllm.detail && !vllm.healthy) text += " (" + vllm.detail + ")";
+  else if (vllm.detail) text = `${text}: ${vllm.detail}`;
+  if (!server.manager) text = "checking…"; // nothing read yet: no verdict to show
   const waiting = server.waiting_gpu || 0;
   if (waiting && !vllm.healthy) {
     text += ` · ${waiting} paper${waiting === 1 ? "" : "s"} waiting for the GPU`;
   }
-  if (server.manager_reason) text += " · manager: " + server.manager_reason;
-  else if (server.manager) text += " · manager: " + server.manager;
   if (server.last_error) text += " · last error: " + server.last_error;
   $("vllm-state").textContent = text;
+  $("manager-state").textContent = server.manager_reason || server.manager || "checking…";
+  describeAdvice(server.advice);
   const gpu = server.gpu;
-  $("gpu-state").textContent = gpu && gpu.message ? gpu.message
-    : (gpu && gpu.decision) || "not watched (ZT_MANAGER=none)";
+  let gpuText = "checking…";
+  if (gpu && gpu.message) gpuText = gpu.message;
+  else if (gpu && gpu.decision) gpuText = gpu.decision;
+  else if (server.manager === "none") gpuText = "not watched (this server never starts vLLM)";
+  $("gpu-state").textContent = gpuText;
   describeHosts(server.hosts);
+}
+
+// No model answers and this server will not start one: the URL tried and the real fixes.
+function describeAdvice(advice) {
+  const box = $("vllm-advice");
+  box.hidden = !advice;
+  if (!advice) return;
+  $("vllm-advice-title").textContent = advice.title;
+  $("vllm-advice-fixes").replaceChildren(...(advice.fixes || []).map((fix) => {
+    const item = document.createElement("li");
+    item.textContent = fix;
+    return item;
+  }));
 }
 
 // Several GPU hosts (ZT_HOSTS): one line each, state, holder, limit, in flight, answered.

@@ -1,0 +1,60 @@
+"""Issue 39: the page of a server whose model does not answer, as a newcomer first sees it.
+
+Headless Chromium on a real server with no vLLM at its URL and no manager to start one: the page
+warns, naming the URL tried and the two real fixes, and never shows a verdict before the first
+status read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from common.settings import ManagerKind, Settings
+from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
+from tests.helpers.net import free_port
+from tests.helpers.server import RunningServer, run_app
+
+pytestmark = BROWSER_MARKS
+__all__ = ["browser_fixture", "module_browser_fixture"]
+
+
+@pytest.fixture
+def srv(settings: Settings) -> Iterator[RunningServer]:
+    configured = settings.model_copy(
+        update={
+            "manager": ManagerKind.NONE,
+            "llm_base_url": f"http://127.0.0.1:{free_port()}/v1",
+        }
+    )
+    with run_app(configured) as running:
+        yield running
+
+
+def test_no_model_warns_with_the_url_and_the_real_fixes(srv: RunningServer, browser: Any) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    # What the page says before its first status read: no verdict yet.
+    page.route("**/events*", lambda route: route.abort())
+    page.goto(srv.url + "/")
+    expect(page.locator("#gpu-state")).to_have_text("checking…")
+    expect(page.locator("#vllm-advice")).to_be_hidden()
+    page.unroute("**/events*")
+    page.reload()
+
+    url = srv.services.settings.llm_base_url.removesuffix("/v1")
+    advice = page.locator("#vllm-advice")
+    expect(advice).to_be_visible(timeout=15_000)
+    expect(page.locator("#vllm-advice-title")).to_have_text(
+        f"No translation model answers at {url}."
+    )
+    fixes = advice.locator("li")
+    expect(fixes).to_have_count(2)
+    expect(fixes.nth(0)).to_contain_text(f"Start vLLM yourself so that it answers at {url}")
+    expect(fixes.nth(1)).to_contain_text("set ZT_MANAGER=auto (or local)")
+    expect(page.locator("#manager-state")).to_have_text("none (ZT_MANAGER=none)")
+    card = page.locator("#server").inner_text()
+    assert "ZT_NVIDIA_SMI" not in card and "((" not in card
