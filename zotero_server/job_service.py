@@ -28,7 +28,7 @@ from translation.worker import PdfWorker
 from vllm_manager.gate import Gate
 from vllm_manager.gpu_wait import GPUWaitQueue
 from zotero_server.file_names import OutputKind
-from zotero_server.files import OutputStore, UploadStore
+from zotero_server.files import OutputStore, UploadStore, fit_stem
 from zotero_server.http_errors import NotFoundError
 from zotero_server.job import Job
 from zotero_server.jobs import Discard, JobRegistry, Work
@@ -105,6 +105,13 @@ class JobService:
             produced.append((OutputKind.GLOSSARY, csv))
         claim = self.registry.claimer(job)  # past this, a cancel is "already finished"
         names = await asyncio.to_thread(self.outputs.save, request.stem, produced, claim)
+        wanted = [kind.file_name(fit_stem(request.stem)) for kind, _ in produced]
+        if names and names != wanted:  # an earlier paper's files of that name still wait
+            renamed = (
+                f"saved as {', '.join(names)}: {wanted[0]} of an earlier translation is"
+                " still waiting for download"
+            )
+            job.note = f"{job.note}; {renamed}" if job.note else renamed
         if self.previews is not None:
             self.previews.outputs(job.id, names)  # previews go with the files
         return names
