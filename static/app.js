@@ -330,6 +330,15 @@ function connect() {
         ? `the server's glossary (${terms} term${terms === 1 ? "" : "s"}) applies too; this file's rows win`
         : "";
     }
+    if (snap.languages) {
+      // A pick list; the boxes still take any code or English name the server accepts.
+      $("languages").replaceChildren(...snap.languages.map((lang) => {
+        const option = document.createElement("option");
+        option.value = lang.code;
+        option.label = `${lang.name} (${lang.code})`;
+        return option;
+      }));
+    }
     describeServer(snap.server);
     renderAll();
   });

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from common.language import LANGUAGES
 from common.settings import ManagerKind, Settings
 from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
 from tests.helpers.net import free_port
-from tests.helpers.server import RunningServer, run_app
+from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
 
 pytestmark = BROWSER_MARKS
 __all__ = ["browser_fixture", "module_browser_fixture"]
@@ -58,3 +59,26 @@ def test_no_model_warns_with_the_url_and_the_real_fixes(srv: RunningServer, brow
     expect(page.locator("#manager-state")).to_have_text("none (ZT_MANAGER=none)")
     card = page.locator("#server").inner_text()
     assert "ZT_NVIDIA_SMI" not in card and "((" not in card
+
+
+def test_the_language_boxes_offer_every_language_and_take_names(
+    srv: RunningServer, browser: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.new_page()
+    page.goto(srv.url + "/")
+    options = page.locator("#languages option")
+    expect(options).to_have_count(len(LANGUAGES))
+    assert page.locator("#target").get_attribute("list") == "languages"
+    korean = page.locator('#languages option[value="ko"]')
+    assert korean.get_attribute("label") == "Korean (ko)"
+
+    pdf = make_paper()
+    with srv.client() as client:
+        named = plugin_body(pdf, "paper.pdf", targetLang="Korean", asyncJob="true")
+        assert client.post("/translate", json=named).json()["status"] == "accepted"
+        refused = client.post("/translate", json=plugin_body(pdf, "p.pdf", targetLang="Klingon"))
+    assert refused.status_code == 400
+    message = refused.json()["message"]
+    assert "or an English name (Korean)" in message and not message.endswith("...")
