@@ -7,6 +7,7 @@ const state = {
   jobs: new Map(), files: new Set(), source: null, lastEventId: null,
   pages: new Map(), // taskId -> Map(page number -> entry of GET /api/tasks/{id}/pages)
   partial: new Map(), // taskId -> URL of the partial PDF while the job runs
+  sent: new Map(), // taskId -> the /translate body this tab sent (what Retry sends again)
 };
 const $ = (id) => document.getElementById(id);
 
@@ -158,11 +159,58 @@ async function cancelJob(taskId, button) {
   }
 }
 
+// Dismiss: the server forgets the finished job; its "dismissed" event takes it off every page.
+async function dismissJob(taskId, button) {
+  button.disabled = true;
+  try {
+    const response = await fetch(`/api/tasks/${encodeURIComponent(taskId)}/dismiss`, {
+      method: "POST",
+      headers: authHeaders(),
+    });
+    if (response.status === 401) askForToken();
+    if (response.ok || response.status === 404) forgetJob(taskId);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function forgetJob(taskId) {
+  state.jobs.delete(taskId);
+  state.pages.delete(taskId);
+  state.partial.delete(taskId);
+  state.sent.delete(taskId);
+  const li = document.querySelector(`li[data-task-id="${taskId}"]`);
+  if (li) li.remove();
+  countJobs();
+}
+
+// Retry: the same PDF and options again, as a new job; the failed one leaves the list.
+async function retryJob(taskId, button) {
+  const body = state.sent.get(taskId);
+  if (!body) return;
+  button.disabled = true;
+  try {
+    await sendTranslate(body);
+    await dismissJob(taskId, button);
+  } catch (err) {
+    const li = document.querySelector(`li[data-task-id="${taskId}"]`);
+    if (li) li.querySelector(".message").textContent = "retry failed: " + err.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
 function renderJob(job) {
   const li = jobElement(job);
   const cancel = li.querySelector(".cancel");
   cancel.hidden = Boolean(job.finished);
   cancel.onclick = () => cancelJob(job.taskId, cancel);
+  const retry = li.querySelector(".retry");
+  retry.hidden = !(job.stage === "failed" && state.sent.has(job.taskId));
+  retry.onclick = () => retryJob(job.taskId, retry);
+  const dismiss = li.querySelector(".dismiss");
+  dismiss.hidden = !job.finished;
+  dismiss.onclick = () => dismissJob(job.taskId, dismiss);
   li.querySelector(".when").textContent = describeWait(job);
   li.classList.toggle("done", job.stage === "done");
   li.classList.toggle("failed", job.stage === "failed");
@@ -206,11 +254,14 @@ function renderPages(taskId, numbers) {
       const after = [...strip.children].find((other) => Number(other.dataset.page) > number);
       strip.insertBefore(item, after || null);
     }
-    if (item.dataset.state === entry.state && item.dataset.preview === String(entry.preview)) continue;
-    item.dataset.state = entry.state;
+    const ended = state.jobs.get(taskId);
+    const stopped = Boolean(ended && ended.stage === "failed" && entry.state !== "done");
+    const shown = entry.state + (stopped ? ":failed" : "");
+    if (item.dataset.state === shown && item.dataset.preview === String(entry.preview)) continue;
+    item.dataset.state = shown;
     item.dataset.preview = String(entry.preview);
     item.className = entry.state;
-    item.title = `page ${number}: ${PAGE_WORDS[entry.state] || entry.state}`;
+    item.title = `page ${number}: ${stopped ? "not translated" : PAGE_WORDS[entry.state] || entry.state}`;
     const label = document.createElement("span");
     label.className = "num";
     label.textContent = String(number);
@@ -223,7 +274,8 @@ function renderPages(taskId, numbers) {
       item.onclick = () => showPage(taskId, number);
     } else {
       const text = document.createElement("span");
-      text.textContent = entry.state === "done" ? "done" : PAGE_WORDS[entry.state] || entry.state;
+      text.textContent = entry.state === "done" ? "done"
+        : stopped ? "not translated" : PAGE_WORDS[entry.state] || entry.state;
       item.replaceChildren(text, label);
       item.onclick = entry.state === "done" ? () => showPage(taskId, number) : null;
     }
@@ -354,6 +406,7 @@ function connect() {
   });
   source.addEventListener("server", (message) => describeServer(JSON.parse(message.data)));
   source.addEventListener("page", onPageEvent);
+  source.addEventListener("dismissed", (message) => forgetJob(JSON.parse(message.data).task));
 }
 
 // --- the upload form ------------------------------------------------------------------------
@@ -371,6 +424,26 @@ function keepFile(input, file) {
   const kept = new DataTransfer();
   kept.items.add(file);
   input.files = kept.files;
+}
+
+// POST /translate (async); the new task's id. Throws with the server's message.
+async function sendTranslate(body) {
+  const response = await fetch("/translate", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-PDF2zh-Protocol": "accepted", ...authHeaders() },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => ({ message: response.statusText }));
+  if (response.status === 401) askForToken();
+  if (!response.ok || answer.status === "error") {
+    throw new Error(answer.message || "HTTP " + response.status);
+  }
+  if (answer.taskId) {
+    state.sent.set(answer.taskId, body);
+    const job = state.jobs.get(answer.taskId);
+    if (job) renderJob(job); // its events may have come first
+  }
+  return answer.taskId;
 }
 
 async function upload(event) {
@@ -400,16 +473,7 @@ async function upload(event) {
       if (glossary.size > 64 * 1024) throw new Error("the glossary file is larger than 64 KiB");
       body.glossary = await readAsDataURL(glossary); // base64: no quotes or commas in the body
     }
-    const response = await fetch("/translate", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-PDF2zh-Protocol": "accepted", ...authHeaders() },
-      body: JSON.stringify(body),
-    });
-    const answer = await response.json().catch(() => ({ message: response.statusText }));
-    if (response.status === 401) askForToken();
-    if (!response.ok || answer.status === "error") {
-      throw new Error(answer.message || "HTTP " + response.status);
-    }
+    await sendTranslate(body);
     $("upload").reset();
     if (glossary) keepFile($("glossary"), glossary); // the next paper likely wants it too
   } catch (err) {

@@ -14,7 +14,7 @@ from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread, v
 from tests.helpers.server import wait_until
 from vllm_manager.gpu_api import create_gpu_app
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
-from vllm_manager.timeline import Timeline
+from vllm_manager.timeline import EventKind, Timeline
 
 TOKEN = "timeline-token"
 VLLM = "python3 -m vllm.entrypoints.openai.api_server --model m"
@@ -79,7 +79,7 @@ def test_a_vllm_there_at_the_first_reading_is_running_not_started() -> None:
         (100, "slept", "vLLM asleep (pid 8)"),
         (110, "started", "vLLM started (pid 9)"),
     ]
-    assert timeline.counts["started"] == 1
+    assert timeline.counts[EventKind.STARTED] == 1
 
 
 def test_samples_are_bounded_by_the_window_and_processes_by_count() -> None:

@@ -8,6 +8,7 @@ status read.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,3 +83,37 @@ def test_the_language_boxes_offer_every_language_and_take_names(
     assert refused.status_code == 400
     message = refused.json()["message"]
     assert "or an English name (Korean)" in message and not message.endswith("...")
+
+
+def test_a_failed_job_can_be_retried_and_dismissed(
+    srv: RunningServer, browser: Any, tmp_path: Path
+) -> None:
+    """Issue 39: a failed job had no Retry or Dismiss and stayed on the list for ever."""
+    from playwright.sync_api import expect
+
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(make_paper())
+    page = browser.new_page()
+    page.goto(srv.url + "/")
+    expect(page.locator("#live")).to_have_text("live")
+    page.set_input_files("#file", str(paper))
+    page.click("#submit")
+    job = page.locator("li.job")
+    expect(job.locator(".stage")).to_have_text("failed", timeout=20_000)  # no model answers
+    first_id = job.get_attribute("data-task-id")
+    expect(job.locator(".cancel")).to_be_hidden()
+    job.locator(".retry").click()  # the same paper again, as a new job; the failed one goes
+    expect(page.locator(f'li.job[data-task-id="{first_id}"]')).to_have_count(0)
+    expect(job).to_have_count(1)
+    expect(job.locator(".stage")).to_have_text("failed", timeout=20_000)
+    assert job.get_attribute("data-task-id") != first_id
+    job.locator(".dismiss").click()
+    expect(job).to_have_count(0)
+    expect(page.locator("#no-jobs")).to_be_visible()
+    page.reload()  # the server forgot them too
+    expect(page.locator("#live")).to_have_text("live")
+    expect(page.locator("li.job")).to_have_count(0)
+    with srv.client() as client:
+        assert client.get("/api/history").json()["history"] == []
+        unknown = client.post(f"/api/tasks/{first_id}/dismiss")
+    assert unknown.status_code == 404

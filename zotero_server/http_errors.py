@@ -117,6 +117,12 @@ class TaskFinishedError(ZTError):
     error_type = "TaskFinished"
 
 
+class TaskNotFinishedError(ZTError):
+    """Dismissing a task that has not ended yet (HTTP 409: cancel it first)."""
+
+    error_type = "TaskNotFinished"
+
+
 class NotReadyError(ZTError):
     """A page preview or partial PDF asked for before there is one (HTTP 409): the page is not
     typeset yet, or the paper is still being read."""
@@ -142,6 +148,8 @@ def status_for(exc: BaseException) -> int:
     if isinstance(exc, RequestTimeoutError):
         return 408
     if isinstance(exc, AlreadyDoneError | DownloadInProgressError | TaskFinishedError):
+        return 409
+    if isinstance(exc, TaskNotFinishedError):
         return 409
     if isinstance(exc, JobCancelledError | NotReadyError):
         return 409

@@ -61,6 +61,7 @@ from zotero_server.http_errors import (
     NotFoundError,
     ShuttingDownError,
     TaskFinishedError,
+    TaskNotFinishedError,
 )
 from zotero_server.job import Ending, Job, read_back
 from zotero_server.job_events import JobEvents
@@ -95,6 +96,7 @@ class JobRegistry:
         max_queued: int | None = None,
         store: JobStore | None = None,
     ) -> None:
+        self._bus = bus
         self._events = JobEvents(bus)
         self._max_queued = max_queued
         self._slots = JobSlots(max_jobs)
@@ -442,6 +444,22 @@ class JobRegistry:
         self._remember(job)
         self._reposition(publish_others=True)
         job.finished_event.set()
+
+    def dismiss(self, job_id: str) -> None:
+        """Forget the finished job ``job_id`` (the page's Dismiss): off the task list, the
+        history and the store; open pages hear a ``dismissed`` event. ``NotFoundError`` for an
+        unknown job, ``TaskNotFinishedError`` for one still queued or running (cancel it)."""
+        job = self._jobs.get(job_id)
+        if job is None:
+            raise NotFoundError(f"no such task: {job_id[:40]}")
+        if not job.finished:
+            raise TaskNotFinishedError("the task is still running: cancel it first")
+        del self._jobs[job_id]
+        with contextlib.suppress(ValueError):
+            self._history.remove(job)
+        if self._store is not None:
+            self._store.delete(job_id)
+        self._bus.publish(EventType.DISMISSED, {"task": job_id})
 
     def _remember(self, job: Job) -> None:
         """Put a finished job in the history; forget the oldest beyond ``HISTORY``."""

@@ -324,6 +324,14 @@ async def task(request: Request, task_id: str) -> dict[str, Any]:
     return {"status": "success", "task": job.to_task()}
 
 
+@guarded.post("/api/tasks/{task_id}/dismiss")
+async def dismiss_task(request: Request, task_id: str) -> dict[str, Any]:
+    """Take a finished task off the list (the page's Dismiss): 200; 404 unknown, 409 still
+    queued or running (cancel it first)."""
+    _services(request).registry.dismiss(task_id)
+    return {"status": "success"}
+
+
 @guarded.delete("/api/tasks/{task_id}")
 async def cancel_task(request: Request, task_id: str) -> JSONResponse:
     """Cancel a queued or running task: 200 with the task once it ended ("cancelled"), 202
