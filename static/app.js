@@ -274,10 +274,13 @@ function renderPages(taskId, numbers) {
       item.onclick = () => showPage(taskId, number);
     } else {
       const text = document.createElement("span");
-      text.textContent = entry.state === "done" ? "done"
+      // Done with no image: set while nobody watched, and its job has ended (no more renders).
+      const viewable = entry.state === "done" && Boolean(entry.large || entry.original);
+      text.textContent = entry.state === "done" ? (viewable ? "done" : "done · no preview")
         : stopped ? "not translated" : PAGE_WORDS[entry.state] || entry.state;
+      if (entry.state === "done" && !viewable) item.classList.add("no-preview");
       item.replaceChildren(text, label);
-      item.onclick = entry.state === "done" ? () => showPage(taskId, number) : null;
+      item.onclick = viewable ? () => showPage(taskId, number) : null;
     }
   }
 }
@@ -287,7 +290,17 @@ function showPage(taskId, number) {
   if (!entry) return;
   const job = state.jobs.get(taskId);
   $("page-view-title").textContent = `${job ? job.fileName : ""} · page ${number}`;
-  $("page-original").src = entry.original ? withToken(entry.original) : "";
+  // The original is rendered from the upload, which goes when the job ends: say so, no broken image.
+  const original = $("page-original");
+  const gone = () => {
+    original.hidden = true;
+    $("page-original-note").hidden = false;
+  };
+  original.hidden = false;
+  $("page-original-note").hidden = true;
+  original.onerror = gone;
+  if (entry.original) original.src = withToken(entry.original);
+  else { original.removeAttribute("src"); gone(); }
   // A large view asked for as its job ends is never rendered (404): show the thumbnail kept.
   const large = $("page-translated");
   large.onerror = entry.large && entry.preview

@@ -117,3 +117,37 @@ def test_a_failed_job_can_be_retried_and_dismissed(
         assert client.get("/api/history").json()["history"] == []
         unknown = client.post(f"/api/tasks/{first_id}/dismiss")
     assert unknown.status_code == 404
+
+
+def test_pages_without_images_say_so_and_the_viewer_shows_no_broken_image(
+    srv: RunningServer, browser: Any
+) -> None:
+    """Issue 39: a plugin job's pages (set while nobody watched) were blank "done" boxes, and
+    after a job ended the viewer showed a broken original image. The page's own handlers are
+    fed entries as the server sends them for an ended job."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page()
+    page.goto(srv.url + "/")
+    expect(page.locator("#live")).to_have_text("live")
+    page.evaluate(
+        """() => {
+          onJobEvent({type: "done", data: JSON.stringify({taskId: "ended", fileName: "p.pdf",
+            stage: "done", stageText: "done", progress: 100, finished: true, fileList: [],
+            startTime: "2026-01-01T00:00:00"})});
+          mergePages("ended", [
+            {page: 1, state: "done", preview: null, large: null, original: null},
+            {page: 2, state: "done", preview: "/static/style.css", large: "/static/style.css",
+             original: "/api/tasks/ended/pages/2.png?key=gone&view=original"},
+          ]);
+          renderPages("ended");
+        }"""
+    )
+    pages = page.locator('li.job[data-task-id="ended"] .pages li')
+    expect(pages.nth(0)).to_have_text("done · no preview1")
+    pages.nth(0).click(force=True)
+    expect(page.locator("#page-view")).to_be_hidden()  # nothing to show: no empty viewer
+    pages.nth(1).click()
+    expect(page.locator("#page-view")).to_be_visible()
+    expect(page.locator("#page-original-note")).to_be_visible()  # the original's 404
+    expect(page.locator("#page-original")).to_be_hidden()
