@@ -61,7 +61,6 @@ from zotero_server.http_errors import (
     NotFoundError,
     ShuttingDownError,
     TaskFinishedError,
-    TaskNotFinishedError,
 )
 from zotero_server.job import Ending, Job, read_back
 from zotero_server.job_events import JobEvents
@@ -96,7 +95,6 @@ class JobRegistry:
         max_queued: int | None = None,
         store: JobStore | None = None,
     ) -> None:
-        self._bus = bus
         self._events = JobEvents(bus)
         self._max_queued = max_queued
         self._slots = JobSlots(max_jobs)
@@ -217,7 +215,7 @@ class JobRegistry:
 
     def history(self) -> list[Job]:
         """Finished jobs, newest first."""
-        return list(reversed(self._history))
+        return [job for job in reversed(self._history) if job.id in self._jobs]
 
     def all_jobs(self) -> list[Job]:
         """Every job still known, oldest first (the progress page's list)."""
@@ -436,7 +434,6 @@ class JobRegistry:
         persist: bool = True,
     ) -> None:
         job.end(files, error, time.time() if at is None else at)
-        console.job_ended(job)
         self._publish(job, EventType.DONE if error is None else EventType.FAILED)
         if persist:
             self._persist(job)
@@ -445,21 +442,12 @@ class JobRegistry:
         self._reposition(publish_others=True)
         job.finished_event.set()
 
-    def dismiss(self, job_id: str) -> None:
-        """Forget the finished job ``job_id`` (the page's Dismiss): off the task list, the
-        history and the store; open pages hear a ``dismissed`` event. ``NotFoundError`` for an
-        unknown job, ``TaskNotFinishedError`` for one still queued or running (cancel it)."""
-        job = self._jobs.get(job_id)
-        if job is None:
-            raise NotFoundError(f"no such task: {job_id[:40]}")
-        if not job.finished:
-            raise TaskNotFinishedError("the task is still running: cancel it first")
-        del self._jobs[job_id]
-        with contextlib.suppress(ValueError):
-            self._history.remove(job)
+    def dismiss(self, job: Job) -> None:
+        """Forget the finished ``job`` (the page's Dismiss); open pages hear ``dismissed``."""
+        self._jobs.pop(job.id, None)  # the history skips it; it ages out of there as usual
         if self._store is not None:
-            self._store.delete(job_id)
-        self._bus.publish(EventType.DISMISSED, {"task": job_id})
+            self._store.delete(job.id)
+        self._events.dismissed(job)
 
     def _remember(self, job: Job) -> None:
         """Put a finished job in the history; forget the oldest beyond ``HISTORY``."""

@@ -33,7 +33,7 @@ from zotero_server import __version__, preview_routes
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
-from zotero_server.http_errors import NotFoundError, UnauthorizedError
+from zotero_server.http_errors import NotFoundError, TaskNotFinishedError, UnauthorizedError
 from zotero_server.job import Job
 from zotero_server.job_service import job_spec
 from zotero_server.metrics import CONTENT_TYPE
@@ -328,7 +328,13 @@ async def task(request: Request, task_id: str) -> dict[str, Any]:
 async def dismiss_task(request: Request, task_id: str) -> dict[str, Any]:
     """Take a finished task off the list (the page's Dismiss): 200; 404 unknown, 409 still
     queued or running (cancel it first)."""
-    _services(request).registry.dismiss(task_id)
+    registry = _services(request).registry
+    job = registry.get(task_id)
+    if job is None:
+        raise NotFoundError(f"no such task: {task_id[:40]}")
+    if not job.finished:
+        raise TaskNotFinishedError("the task is still running: cancel it first")
+    registry.dismiss(job)
     return {"status": "success"}
 
 
