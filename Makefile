@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: run test lint bench visual format clean venv install-units
+.PHONY: run test lint bench visual docs format clean venv install-units
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -42,12 +42,17 @@ test: lint
 bench: $(VENV)/.stamp-test
 	$(PY) -m bench
 
+# The generated parts of docs/api.md (routes) and docs/settings.md (settings); a test fails
+# while they are stale.
+docs: $(VENV)/.stamp-run
+	$(PY) -m zotero_server.reference_docs
+
 # Original and pseudo-translated pages side by side: open visual-output/index.html.
 # Options through ARGS, e.g. make visual ARGS="--papers 01,04 --pages 1-3".
 visual: $(VENV)/.stamp-test
 	$(PY) -m bench.visual $(ARGS)
 
-# systemd user units for `serve` and `gpu-api` (see deploy/README.md).
+# systemd user units for `serve` and `gpu-api` (see docs/deploy.md).
 install-units: $(VENV)/.stamp-run
 	deploy/systemd/install.sh --venv $(abspath $(VENV))
 

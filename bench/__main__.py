@@ -10,10 +10,13 @@ BENCHMARKS = [
     "bench.previews",
     "bench.ocr",
     "bench.requests",
+    "bench.corpus",
     "bench.budget",
+    "bench.outside_model",
     "bench.tables",
     "bench.throughput",
     "bench.fairness",
+    "bench.interactive",
     "bench.sleep",
     "bench.hosts",
 ]

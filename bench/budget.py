@@ -58,7 +58,7 @@ def measure(path: Path) -> dict[str, object]:
     from translation.pdf import MonoRenderer
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs
-    from translation.read.formulas import restore
+    from translation.read.math.formulas import restore
     from translation.read.paragraph import Paragraph
 
     imported_rss = _rss_mb()

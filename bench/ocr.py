@@ -62,7 +62,7 @@ def measure(path: Path) -> dict[str, object]:
     from translation.pdf import render_mono
     from translation.read.document import open_document
     from translation.read.extraction import extract_document, extract_paragraphs
-    from translation.read.formulas import restore
+    from translation.read.math.formulas import restore
     from translation.read.ocr import OcrOptions
     from translation.read.ocr.pool import ocr_processes
     from translation.worker import WorkerConfig

@@ -18,7 +18,7 @@ from pathlib import Path
 from bench.pdf_bench import CORPUS
 from common.settings import Settings
 from translation.model.sentence_budget import budget_pieces
-from translation.read.passage import passages
+from translation.read.flow.passage import passages
 from translation.read.request_audit import Audit, audit, flags
 
 #: Papers measured, with their source language.

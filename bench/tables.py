@@ -249,7 +249,7 @@ def translate_pages(data: bytes, pages: Sequence[int]) -> pymupdf.Document:
     from translation.pdf import render_mono
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs
-    from translation.read.formulas import restore
+    from translation.read.math.formulas import restore
 
     paras = extract_paragraphs(open_document(data), pages=list(pages))
     wanted = set(pages)

@@ -102,7 +102,7 @@ def translate(
     from translation.pdf import render_mono
     from translation.read.document import open_document
     from translation.read.extraction import extract_paragraphs
-    from translation.read.passage import translated
+    from translation.read.flow.passage import translated
     from translation.render import faces
 
     del source

@@ -234,6 +234,20 @@ class Settings(BaseSettings):
         4, ge=1, description="Uploads read and checked at once; more are refused (503)"
     )
 
+    # --- reader plugins: selections, annotations, titles (docs/zotero-reader-plugins.md) ----
+    reader_wait_s: float = Field(
+        20.0,
+        ge=0,
+        description="A selection's request waits this long for a busy or starting GPU",
+    )
+    reader_max_chars: int = Field(
+        8000, ge=1, le=200_000, description="Most characters one selection request may send"
+    )
+    chat_target_lang: LanguageSetting | None = Field(
+        None,
+        description="Target of a chat request that names none (unset = ZT_TARGET_LANG)",
+    )
+
     # --- PDF work (a worker process per job) ---------------------------------------------
     pdf_max_pages: int = Field(2000, ge=1, description="Refuse PDFs with more pages (400)")
     pdf_max_page_spans: int = Field(
@@ -339,7 +353,7 @@ class Settings(BaseSettings):
     hosts: list[HostConfig] = Field(
         default_factory=list,
         description="Several GPU hosts: `[[hosts]]` tables in the TOML file, or a JSON list"
-        " (README, Several GPU hosts); empty = the one host the settings above describe",
+        " (docs/gpu.md, Several GPU hosts); empty = the one host the settings above describe",
     )
 
     @field_validator("hosts")
@@ -493,7 +507,7 @@ def _display_default(name: str, value: Any) -> str:
 
 
 def settings_markdown() -> str:
-    """The README's settings table rows (a test keeps the README equal to this)."""
+    """The settings table rows of docs/settings.md (``make docs``; tests/test_docs.py)."""
     return "\n".join(
         f"| `{ENV_PREFIX}{name.upper()}` | `{_display_default(name, field.default)}` |"
         f" {field.description or ''} |"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from translation.read.cell_align import centred_lines, right_aligned
+from translation.read.tables.cell_align import centred_lines, right_aligned
 
 SIZE = 9.0
 ITEM = ("item", 0)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pymupdf
 
 from tests.helpers.table_pages import by_text, hangul, spans, translate
+from translation.read.math.quantities import is_quantity
 from translation.read.paragraph import ParagraphKind
-from translation.read.quantities import is_quantity
 
 SIZE = 9.0
 

@@ -24,7 +24,7 @@ from tests.helpers.type3 import draw_cmex_glyph
 from tests.test_inline_formulas import _MATH, _Page
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.glyph_advances import advances
+from translation.read.pages.glyph_advances import advances
 
 _ITALIC = pymupdf.Font("tiit")
 

@@ -30,7 +30,7 @@ from translation.model.glossary import (
     only_terms,
     particles_agree,
 )
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.read.paragraph import Paragraph
 from zotero_server.protocol import Operation, PluginRequest, parse_request
 

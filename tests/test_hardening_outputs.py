@@ -11,7 +11,7 @@ from tests.helpers.server import PARAGRAPHS
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 
 SAFE_URL = "https://example.org/paper"
 PAYLOAD = b"MZ" + bytes(5000)

@@ -33,7 +33,7 @@ from tests.helpers.server import (
 from translation.pipeline import Translator
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
-from translation.read.pdf_limits import PdfLimits
+from translation.read.pages.pdf_limits import PdfLimits
 from translation.request import TranslationRequest
 from translation.worker import PdfWorker, WorkerConfig
 

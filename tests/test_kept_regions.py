@@ -7,7 +7,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from translation.read.code_text import looks_like_code
+from translation.read.blocks.code_text import looks_like_code
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
 from translation.read.ocr import OcrOptions

@@ -17,7 +17,7 @@ from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
 from translation.read.document import TEXT_FLAGS, open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import path_boxes
 from translation.render.redaction import formula_rules, own_paths, redact

@@ -26,7 +26,7 @@ from translation.outputs import render_dual
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.read.ocr import OcrMode, OcrOptions, OcrUnavailableError
 from translation.read.ocr.covers import background, cover_boxes
 from translation.read.ocr.drawings import graphic_regions, with_labels

@@ -14,7 +14,7 @@ from tests.helpers.ocr import needs_ocr
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.read.ocr.rules import erase_rules, rule_pixels
 
 SCAN = "10_scanned_imageonly_naacl2018_s2_literature_graph.pdf"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from translation.read.style_marks import MONO, MONO_OFF, MONO_ON, is_mark, mark_states
+from translation.read.style.style_marks import MONO, MONO_OFF, MONO_ON, is_mark, mark_states
 from translation.render.fonts import FontChain, break_lines, fit, plain_char, tokenize
 
 

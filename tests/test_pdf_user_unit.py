@@ -11,7 +11,7 @@ from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.passage import translated
+from translation.read.flow.passage import translated
 
 _LINES = (
     "The method we propose reads every page of the paper and sends each paragraph",

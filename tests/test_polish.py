@@ -18,7 +18,7 @@ from tests.helpers.rendered import paper_bytes as _paper
 from tests.helpers.rendered import render_page as _render
 from tests.helpers.rendered import translation_glyphs
 from translation.read.paragraph import Align, ParagraphKind
-from translation.read.style_marks import without_tags
+from translation.read.style.style_marks import without_tags
 
 pytestmark = pytest.mark.corpus
 

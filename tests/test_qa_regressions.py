@@ -37,7 +37,7 @@ def browser_test(test: Callable[..., None]) -> Callable[..., None]:
 
 @browser_test
 def test_page_opened_at_the_token_path_uses_that_token(token_srv: RunningServer) -> None:
-    """README: give the plugin ``http://HOST:8890/t/<token>``; the same address in a browser
+    """docs/api.md: give the plugin ``http://HOST:8890/t/<token>``; the same address in a browser
     served the page, but its event stream and polls went to ``/events`` without the token (401)
     and the page asked for a token it had just been given in its own URL."""
     from playwright.sync_api import expect, sync_playwright

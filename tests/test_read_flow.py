@@ -19,8 +19,8 @@ from tests.test_pipeline_translator import translator_for
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
+from translation.read.flow.passage import Passage, passages, translated
 from translation.read.paragraph import Paragraph
-from translation.read.passage import Passage, passages, translated
 from translation.request import TranslationRequest
 
 SIZE = 10.0

@@ -11,7 +11,7 @@ import pymupdf
 import pytest
 
 from tests.test_read_flow import LEADING, OUTRO, SIZE, TEXT, TOP, WIDE, Sheet, read, wrap
-from translation.read.passage import Passage, passages
+from translation.read.flow.passage import Passage, passages
 
 FILLER = (
     "Research on reading tools has a long history in the field, and many systems help people"

@@ -8,8 +8,8 @@ import pymupdf
 
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import PLACEHOLDER_RE
-from translation.read.marks import differences, is_mark, unmapped_codes
+from translation.read.math.formulas import PLACEHOLDER_RE
+from translation.read.pages.marks import differences, is_mark, unmapped_codes
 
 BODY = "The results hold for every paper that we read in the corpus"
 NOTE = "The corpus holds papers of many fields and of many years."

@@ -21,10 +21,10 @@ from tests.test_read_flow import (
 from tests.test_read_flow import read as read_paragraphs
 from tests.test_read_regions import REGULAR, put, read
 from tests.test_tables import _block, _page, _row
+from translation.read.flow.passage import passages
 from translation.read.layout import Line
-from translation.read.passage import passages
 from translation.read.segment import segment
-from translation.read.style_marks import without_tags
+from translation.read.style.style_marks import without_tags
 
 CAPTION = [
     "Table 1: Test scores of all model variants on all tasks and data sets. Bold marks the best",

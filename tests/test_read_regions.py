@@ -10,7 +10,7 @@ import pytest
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph
-from translation.read.style_marks import without_tags
+from translation.read.style.style_marks import without_tags
 
 REGULAR = pymupdf.Font("tiro")
 BOLD = pymupdf.Font("tibo")

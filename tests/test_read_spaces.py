@@ -7,7 +7,7 @@ import pymupdf
 
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.word_gaps import with_gap_spaces
+from translation.read.pages.word_gaps import with_gap_spaces
 
 LATIN = "We read every paper whole and send each sentence to the model at once."
 KOREAN = "이 보고서는 패키지를 이용하여 문서를 빠르게 검토하는 방법을 설명한다."

@@ -7,8 +7,8 @@ import pymupdf
 
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.lexicon import is_word, joins_at_break
-from translation.read.words import hangul_cut
+from translation.read.words.lexicon import is_word, joins_at_break
+from translation.read.words.word import hangul_cut
 
 
 def page_of_lines(lines: list[str], size: float = 10.0) -> bytes:

@@ -12,7 +12,7 @@ from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.render.redaction import underlines
 
 # A band of a 10 pt line whose baseline is at y=101 (rows.make_row: base - 0.6 to - 0.1 size).

@@ -1,4 +1,5 @@
-"""Which paragraphs are the bibliography (translation.read.references), on literal page layouts: a
+"""Which paragraphs are the bibliography (translation.read.references.entries), on literal page
+layouts: a
 heading named "References" is not enough, the section must hold entries and close the paper."""
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document, extract_paragraphs
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.read.paragraph import ParagraphKind
-from translation.read.references import is_entry
+from translation.read.references.entries import is_entry
 from translation.read.segment import Block, PageLayout, segment_document
 
 W, H = 600.0, 800.0

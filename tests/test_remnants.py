@@ -15,7 +15,7 @@ from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.passage import translated
+from translation.read.flow.passage import translated
 
 _TIMES = pymupdf.Font("tiro")
 _TIMES_BOLD = pymupdf.Font("tibo")

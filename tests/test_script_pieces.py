@@ -17,8 +17,8 @@ import pymupdf
 
 from tests.helpers.rendered import glyph_boxes, render_page
 from tests.test_inline_formulas import _MATH, _Page, _times_words
+from translation.read.flow.passage import passages
 from translation.read.paragraph import Paragraph
-from translation.read.passage import passages
 
 _NAMES = ("SLE", "PDF", "SD", "QA")
 

@@ -13,7 +13,7 @@ from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.read.paragraph import Paragraph, ParagraphKind
 
 KOREAN_BODY = (

@@ -29,9 +29,10 @@ def test_no_importcircles() -> None:
 
 
 def test_the_app_module_only_builds_the_app() -> None:
-    """Routes, the lifespan and the job service never reach back into the app module."""
+    """Routes, the lifespan and the job service never reach back into the app module; only the
+    two entry points build it (the CLI, and the docs generator that reads its routes)."""
     importers = sorted(name for name, deps in _imports().items() if "zotero_server.app" in deps)
-    assert importers == ["zotero_server.cli"]
+    assert importers == ["zotero_server.cli", "zotero_server.reference_docs"]
 
 
 def test_modules_stay_small() -> None:

@@ -60,16 +60,6 @@ def test_missing_config_file(tmp_path: Path) -> None:
         load_settings(tmp_path / "nope.toml")
 
 
-def test_readme_documents_every_setting_with_its_default() -> None:
-    from common.settings import settings_markdown
-    from tests.conftest import REPO_ROOT
-
-    readme = (REPO_ROOT / "README.md").read_text()
-    assert settings_markdown() in readme, (
-        "README settings table is stale: paste settings_markdown()"
-    )
-
-
 def test_settings_command_lists_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
     from common.settings import Settings
     from zotero_server.cli import main

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translation.read.stretched_spaces import stretched_gaps
+from translation.read.words.stretched_spaces import stretched_gaps
 
 
 def _line(

@@ -12,17 +12,18 @@ import pymupdf
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.layouts import block, line, span
 from tests.test_segment_rules import H, page, text_block
+from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
+from translation.read.blocks.roles import list_label
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import protect, restore
 from translation.read.layout import Block
-from translation.read.notation import only_citation, only_notation
+from translation.read.math.formulas import protect, restore
+from translation.read.math.notation import only_citation, only_notation
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
-from translation.read.roles import list_label, looks_like_names, name_with_affiliation
 from translation.read.segment import segment
-from translation.read.style_marks import without_tags
-from translation.read.vocabulary import Vocabulary
-from translation.read.words import WORD_RE
+from translation.read.style.style_marks import without_tags
+from translation.read.words.vocabulary import Vocabulary
+from translation.read.words.word import WORD_RE
 
 
 def rows_block(

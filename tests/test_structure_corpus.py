@@ -16,9 +16,9 @@ from tests.fakes.pseudo import pseudo_translate, pseudo_words
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.formulas import restore
+from translation.read.math.formulas import restore
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
-from translation.read.style_marks import without_tags
+from translation.read.style.style_marks import without_tags
 
 pytestmark = pytest.mark.corpus
 

@@ -20,7 +20,7 @@ from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph
-from translation.read.style import (
+from translation.read.style.paragraph_style import (
     lead_end,
     paragraph_style,
     span_style,

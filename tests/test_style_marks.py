@@ -4,11 +4,11 @@ tag of the source stays text; a passage split over its pieces keeps the style on
 from __future__ import annotations
 
 from tests.fakes.pseudo import pseudo_translate
-from translation.read.formulas import protect, restore
+from translation.read.flow.passage import Passage
+from translation.read.math.formulas import protect, restore
 from translation.read.paragraph import Paragraph
-from translation.read.passage import Passage
-from translation.read.style import style_code
-from translation.read.style_marks import (
+from translation.read.style.paragraph_style import style_code
+from translation.read.style.style_marks import (
     BOLD,
     BOLD_OFF,
     BOLD_ON,

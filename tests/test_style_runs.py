@@ -15,8 +15,8 @@ from tests.fakes.pseudo import pseudo_translate, pseudo_words
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
+from translation.read.flow.passage import translated
 from translation.read.paragraph import Paragraph
-from translation.read.passage import translated
 
 _FILLER = "and report the mean of five runs on every corpus we tried."
 

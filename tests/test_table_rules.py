@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translation.read.table_rules import framed, ruled_share
+from translation.read.tables.table_rules import framed, ruled_share
 
 ROWS = (76.0, 93.0, 318.0, 222.0)  # the glyph box of a table's rows
 SIZE = 9.0

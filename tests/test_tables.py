@@ -1,7 +1,7 @@
 """Tables: each cell translated in its own box, numbers untouched, header rows never merged.
 
-Literal layouts for the rules that cut table rows into cells (translation.read.tables and
-translation.read.rows), and the corpus pages whose tables came out wrong, checked with
+Literal layouts for the rules that cut table rows into cells (translation.read.tables.detect and
+translation.read.rows.row), and the corpus pages whose tables came out wrong, checked with
 bench.tables (a cell's translation inside its cell's box, numbers identical, >= 0.6x).
 """
 
@@ -21,17 +21,17 @@ from bench.tables import (
     text_runs,
     translate_pages,
 )
-from translation.read.cell_stacks import StackLine, stacked, stacks
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.layout import Block, Frame, Line, PageLayout, Span
-from translation.read.page_rows import page_rows
 from translation.read.paragraph import Paragraph, ParagraphKind
-from translation.read.rows import visual_rows
+from translation.read.rows.page_rows import page_rows
+from translation.read.rows.visual import visual_rows
 from translation.read.segment import segment
-from translation.read.style_marks import without_tags
-from translation.read.table_rows import Table, crosses, words
-from translation.read.tables import find_tables
+from translation.read.style.style_marks import without_tags
+from translation.read.tables.cell_stacks import StackLine, stacked, stacks
+from translation.read.tables.detect import find_tables
+from translation.read.tables.table_rows import Table, crosses, words
 
 SIZE = 9.0
 

@@ -19,8 +19,8 @@ from typing import Any
 from common.progress import ProgressSink, ignore_progress
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
+from translation.read.flow.passage import passages
 from translation.read.paragraph import Paragraph
-from translation.read.passage import passages
 from translation.request import TranslationRequest
 
 #: The texts of paragraphs read early that need a request (glossary applied, cache looked up).

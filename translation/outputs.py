@@ -15,7 +15,7 @@ from translation.pdf import writing
 from translation.read.document import PDF_LOCK, open_plain
 from translation.read.extraction import read_layout
 from translation.read.layout import column_split
-from translation.read.orientation import reading_turn
+from translation.read.pages.orientation import reading_turn
 from translation.render.outline import dual_outline
 from translation.render.sanitize import strip_active_content
 

@@ -75,7 +75,8 @@ def render_mono(
     paragraphs without one stay as they are. The source text of a translated paragraph is
     redacted (images and vector graphics untouched), and the translation is set in the
     paragraph's box and the free room around it, in its source style
-    (``translation.render.fitting``, ``translation.read.style``); its links and highlights move
+    (``translation.render.fitting``, ``translation.read.style.paragraph_style``); its links and
+    highlights move
     with it (``translation.render.links``).
     Fonts (``face``, else the built-in ones) are embedded once per document and subset on
     save; the outline's titles are translated. ``doc`` is modified; all pages

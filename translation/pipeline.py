@@ -34,19 +34,23 @@ from translation.early_requests import EarlyRequests, early_requests
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
 from translation.model.dispatch import Dispatcher
+from translation.model.fair_slots import INTERACTIVE
+from translation.model.glossary import Glossary
 from translation.model.limiter import Limiter, make_limiter
 from translation.model.llm import LLMClient
 from translation.model.stats import TranslationStats
 from translation.page_renderer import PageRenderer
-from translation.read.formulas import restore
+from translation.read.flow.passage import Passage, passages
+from translation.read.math.formulas import restore
 from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph, ParagraphKind
-from translation.read.passage import Passage, passages
 from translation.render.preview import PageWatch
 from translation.request import TranslationRequest, TranslationResult
+from translation.snippet import Snippet, protect_snippet, restore_snippet
 from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
+    from common.language import Language
     from common.settings import Settings
 
 
@@ -300,7 +304,7 @@ class Translator:
         passage sent ``early`` takes that request's answer.
 
         A paragraph cut by a column, a page, a float or an equation is one passage, one
-        request; its answer is split over its pieces (``translation.read.passage``)."""
+        request; its answer is split over its pieces (``translation.read.flow.passage``)."""
         if early is not None:
             await early.settle()
         by_text: dict[str, list[Passage]] = {}
@@ -431,6 +435,74 @@ class Translator:
         if run is not None:
             run.hosts[lane.name] += 1
         return answer
+
+    async def cached_snippet(
+        self,
+        text: str,
+        source_lang: Language,
+        target_lang: Language,
+        glossary: Glossary | None = None,
+        *,
+        html: bool = False,
+    ) -> str | None:
+        """A reader's selection's translation from the cache (or ``text`` itself when it has
+        nothing to translate); None when the model must be asked (:meth:`translate_snippet`)."""
+        snippet, key = self._snippet_key(text, source_lang, target_lang, glossary, html)
+        if key is None:
+            return text
+        found = await asyncio.to_thread(self._cache.get, key)
+        return None if found is None else restore_snippet(found, snippet, target_lang)
+
+    async def translate_snippet(
+        self,
+        text: str,
+        source_lang: Language,
+        target_lang: Language,
+        glossary: Glossary | None = None,
+        owner: str = INTERACTIVE,
+        *,
+        html: bool = False,
+    ) -> str:
+        """A reader's selection translated.
+
+        Protected as a paragraph is (``translation.snippet``), looked up in the same cache (a
+        selection equal to a paper's paragraph costs nothing), else sent under ``owner`` (the
+        interactive class by default: ahead of queued paragraphs, ``fair_slots``) and cached
+        at once. The caller has called ``ensure_ready``; ``LLMUnavailableError`` is its to
+        recover from. Text with nothing to translate (a formula, a URL) comes back as it is.
+        """
+        snippet, key = self._snippet_key(text, source_lang, target_lang, glossary, html)
+        if key is None:
+            return text
+        found = await asyncio.to_thread(self._cache.get, key)
+        if found is not None:
+            return restore_snippet(found, snippet, target_lang)
+        if self._draining:
+            raise Aborted
+        if self._router is None:
+            async with self._limiter.slot(owner):
+                answer = await self._llm.translate(snippet.text, source_lang, target_lang)
+        else:
+            async with self._router.route(owner, size=len(snippet.text)) as lane:
+                answer = await lane.llm.translate(snippet.text, source_lang, target_lang)
+        await asyncio.to_thread(self._cache.put, key, answer)
+        return restore_snippet(answer, snippet, target_lang)
+
+    def _snippet_key(
+        self,
+        text: str,
+        source_lang: Language,
+        target_lang: Language,
+        terms: Glossary | None,
+        html: bool,
+    ) -> tuple[Snippet, CacheKey | None]:
+        """The protected snippet and its cache key (None: nothing to translate)."""
+        snippet = protect_snippet(text, source_lang, target_lang, terms, html=html)
+        if not snippet.translatable:
+            return snippet, None
+        sent = snippet.text
+        keyed = sent if terms is None else terms.key_text(sent, source_lang, target_lang)
+        return snippet, self._llm.cache_key(keyed, source_lang, target_lang)
 
     def _check_going(self, run: DocumentRun | None) -> None:
         if self._draining or (run is not None and run.aborted):

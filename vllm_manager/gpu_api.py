@@ -145,10 +145,15 @@ def create_gpu_app(
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
+        """Liveness, without a token."""
         return {"status": "ok"}
 
     @app.get("/status", response_model=None)
     async def status(request: Request) -> Response:
+        """The GPU now (Bearer token): ``is_idle``, memory, utilisation, temperature and the
+        ``processes`` holding it (pid, masked command line, memory, ``on_gpu``, ``sleeping``),
+        per GPU too, and the papers ``waiting``; 503 with the reason when the GPU cannot be
+        read, never a fake idle."""
         if (refusal := denied(request)) is not None:
             return refusal
         reading = await status_source.read()
@@ -164,6 +169,8 @@ def create_gpu_app(
 
     @app.post("/waiting", response_model=None)
     async def waiting(request: Request) -> Response:
+        """A Zotero server says how many papers wait for the card (Bearer token; body
+        ``{"client", "papers", "ttl_s"}``, a heartbeat that lapses after its TTL)."""
         if (refusal := denied(request)) is not None:
             return refusal
         raw = bytearray()
@@ -184,6 +191,9 @@ def create_gpu_app(
 
     @app.get("/timeline", response_model=None)
     async def timeline_route(request: Request) -> Response:
+        """The last ``ZT_GPU_TIMELINE_HOURS`` of samples (Bearer token): memory per process by
+        name and the events seen (vLLM started, slept, woke, stopped; papers waiting);
+        ``?since=<epoch>`` returns only newer ones."""
         if (refusal := denied(request)) is not None:
             return refusal
         raw = request.query_params.get("since")
@@ -198,6 +208,8 @@ def create_gpu_app(
 
     @app.get("/metrics", response_model=None)
     async def metrics(request: Request) -> Response:
+        """Prometheus text of the GPU, its processes, the papers waiting and the timeline's
+        events (Bearer token)."""
         if (refusal := denied(request)) is not None:
             return refusal
         reading = await status_source.read()
@@ -213,10 +225,12 @@ def create_gpu_app(
 
     @app.get("/", response_model=None)
     async def dashboard() -> Response:
+        """The live dashboard (asks for the token once, or takes it from ``#token=``)."""
         return _static("gpu.html", "text/html")
 
     @app.get("/static/{name}", response_model=None)
     async def dashboard_asset(name: str) -> Response:
+        """The dashboard's script and style sheet."""
         if name not in DASHBOARD_FILES:
             return JSONResponse({"errorType": "NotFound", "reason": name}, status_code=404)
         return _static(name, DASHBOARD_FILES[name])

@@ -348,6 +348,7 @@ class VLLMManager:
             wakes=cycle.wakes,
             wake_seconds_total=round(cycle.wake_seconds_total, 3),
             last_wake_s=None if cycle.last_wake_s is None else round(cycle.last_wake_s, 3),
+            known_answer=cycle.known_answer_counts(),
         )
         return replace(snap, vllm=vllm, lease=lease_dict(lease), gpu=gpu, sleep=sleep)
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol, runtime_checkable
 
 from common.errors import VLLMStartError
 from common.progress import Stage
@@ -39,6 +40,20 @@ log = logging.getLogger(__name__)
 ReadinessProbe = Callable[[], Awaitable[str | None]]
 
 
+@runtime_checkable
+class RemembersAnswer(Protocol):
+    """A readiness probe that also checks a known answer (the server's): ``remember`` records
+    it from a healthy engine just before a sleep, the probe compares after the wake, and
+    ``counts`` says how often each outcome happened (``/metrics``)."""
+
+    async def __call__(self) -> str | None: ...
+
+    async def remember(self) -> None: ...
+
+    @property
+    def counts(self) -> Mapping[str, int]: ...
+
+
 class SleepCycle:
     """The sleep and wake transitions of one endpoint, and their counts in this process."""
 
@@ -50,6 +65,10 @@ class SleepCycle:
         self.wakes = 0
         self.wake_seconds_total = 0.0
         self.last_wake_s: float | None = None
+
+    def known_answer_counts(self) -> dict[str, int]:
+        """The known-answer probe's outcomes so far (empty for a plain probe)."""
+        return dict(self._probe.counts) if isinstance(self._probe, RemembersAnswer) else {}
 
     async def asleep(self) -> bool:
         """Whether vLLM sleeps or is about to: our state, else ``/is_sleeping`` (one GET)."""
@@ -208,6 +227,8 @@ class SleepCycle:
         e = self._endpoint
         e.state = VLLMState.SLEEPING
         try:
+            if isinstance(self._probe, RemembersAnswer):
+                await self._probe.remember()  # drained and healthy: what a wake must match
             before = await e.gpu.read() if e.gpu is not None else None
             problem = await e.routes.sleep(1)
             after = await e.gpu.read() if e.gpu is not None else None

@@ -6,7 +6,7 @@ Plain data, built by ``VLLMManager.snapshot()``. ``to_dict()`` is the JSON the s
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vllm_manager.state import VLLMState
@@ -56,6 +56,8 @@ class SleepInfo:
     wakes: int
     wake_seconds_total: float
     last_wake_s: float | None
+    #: The known-answer probe's outcomes (``translation.model.known_answer.OUTCOMES``).
+    known_answer: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,6 +14,7 @@ from zotero_server import __version__, http_errors
 from zotero_server.data_lock import DataDirLock
 from zotero_server.lifespan import make_lifespan
 from zotero_server.plugin_paths import PluginPaths
+from zotero_server.reader_routes import router as reader_router
 from zotero_server.routes import STATIC_DIR, router
 from zotero_server.web_guard import HostPolicy, WebGuard
 
@@ -53,6 +54,7 @@ def create_app(
     app.state.settings = settings
     http_errors.install(app)
     app.include_router(router)
+    app.include_router(reader_router)  # selections from reader plugins (reader_routes)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     # Added first, so it runs second: after PluginPaths has normalised the path.
     app.add_middleware(WebGuard, policy=HostPolicy(settings.host, settings.allowed_host_names))

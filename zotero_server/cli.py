@@ -246,6 +246,16 @@ async def _put_down(action: str, settings: Settings, several: bool) -> str:
     return await commands.vllm_sleep(settings)
 
 
+def _start_pdf_workers() -> None:
+    """Start the PDF workers' forkserver now, in a thread: it imports the engine in its own
+    process (a second or more) while this one imports the rest of the command's modules."""
+    import threading
+
+    from translation.worker import warm_up
+
+    threading.Thread(target=warm_up, name="pdf-warm-up", daemon=True).start()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
@@ -283,6 +293,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command in ("vllm", "status"):
             return asyncio.run(_manage(settings, args))
         if args.command == "translate":
+            _start_pdf_workers()
             from zotero_server.translate_command import run_translate
 
             return asyncio.run(run_translate(settings, args))

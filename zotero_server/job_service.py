@@ -15,6 +15,7 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
+from common.errors import ZTError
 from common.progress import Progress, ProgressSink, Stage
 from common.settings import Settings
 from translation import outputs as pdf_tools
@@ -34,6 +35,12 @@ from zotero_server.job import Job
 from zotero_server.jobs import Discard, JobRegistry, Work
 from zotero_server.previews import PreviewBoard
 from zotero_server.protocol import PluginRequest
+
+
+class NoOutputError(ZTError):
+    """A job that made no file (HTTP 500: the server's fault, never the paper's)."""
+
+    error_type = "NoOutput"
 
 
 @dataclass
@@ -105,8 +112,12 @@ class JobService:
             produced.append((OutputKind.GLOSSARY, csv))
         claim = self.registry.claimer(job)  # past this, a cancel is "already finished"
         names = await asyncio.to_thread(self.outputs.save, request.stem, produced, claim)
+        if not names:
+            # Plugins after 4.1.7 fail a task reported finished without files: a job that
+            # made none fails here, with its reason, instead.
+            raise NoOutputError("the job produced no output file")
         wanted = [kind.file_name(fit_stem(request.stem)) for kind, _ in produced]
-        if names and names != wanted:  # an earlier paper's files of that name still wait
+        if names != wanted:  # an earlier paper's files of that name still wait
             renamed = (
                 f"saved as {', '.join(names)}: {wanted[0]} of an earlier translation is"
                 " still waiting for download"

@@ -33,6 +33,7 @@ from sse_starlette.sse import AppStatus
 from common.redact import redact_access_log
 from common.settings import Settings
 from translation.model.glossary import Glossary
+from translation.model.llm import import_sdk_in_background
 from translation.worker import warm_up
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from zotero_server import console
@@ -174,6 +175,7 @@ def make_lifespan(
             console.print_banner(settings, manager.choice.describe(), names)
             registry.resume(jobs.resumed_work)
 
+            import_sdk_in_background()  # for the first paper, not the start, to wait for
             background = [
                 asyncio.create_task(
                     sweep_forever(outputs, sweep_interval(settings.output_ttl_s)),

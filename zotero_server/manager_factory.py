@@ -1,20 +1,25 @@
 """create_manager(settings): the vLLM manager as the server and the CLI use it.
 
 The one place where ``vllm_manager`` and ``translation`` meet: the manager confirms a woken vLLM
-with one one-token request, and how to send one (TranslateGemma's chat content part, or the
+with one one-token request and a known-answer check (``translation.model.known_answer``,
+recorded before the first sleep), and how to send them (TranslateGemma's chat content part, or the
 rendered prompt for a vLLM that rejects it) is the LLM client's business. So the probe is built
 here from the client and passed in; neither package imports the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import httpx
 
 from common.settings import Settings
 from vllm_manager import factory
 from vllm_manager.manager import VLLMManager
+
+if TYPE_CHECKING:
+    from translation.model.known_answer import KnownAnswer
 
 
 def create_manager(
@@ -30,16 +35,34 @@ def create_manager(
     )
 
 
-def _probe(
-    settings: Settings, http_client: httpx.AsyncClient | None
-) -> Callable[[], Awaitable[str | None]]:
-    """The LLM client's readiness probe, its module imported on the first call."""
+class _Probe:
+    """The known-answer readiness probe (``translation.model.known_answer``), its module
+    imported on the first use: only a wake or a sleep uses it, and ``vllm status|start|stop``
+    never do (the client's imports, openai and PyMuPDF, were most of such a command's start-up).
+    """
 
-    async def probe() -> str | None:
-        # Only a wake confirms a vLLM this way: ``vllm status|start|stop|sleep`` never call it,
-        # and the client's imports (openai, PyMuPDF) were most of such a command's start-up.
-        from translation.model.llm import readiness_probe
+    def __init__(self, settings: Settings, http_client: httpx.AsyncClient | None) -> None:
+        self._settings = settings
+        self._http = http_client
+        self._real: KnownAnswer | None = None
 
-        return await readiness_probe(settings, http_client)()
+    def _probe(self) -> KnownAnswer:
+        if self._real is None:
+            from translation.model.known_answer import KnownAnswer
 
-    return probe
+            self._real = KnownAnswer(self._settings, self._http)
+        return self._real
+
+    async def __call__(self) -> str | None:
+        return await self._probe()()
+
+    async def remember(self) -> None:
+        await self._probe().remember()
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        return self._real.counts if self._real is not None else {}
+
+
+def _probe(settings: Settings, http_client: httpx.AsyncClient | None) -> _Probe:
+    return _Probe(settings, http_client)

@@ -40,6 +40,7 @@ from prometheus_client.registry import Collector
 from common.progress import Stage
 from common.settings import Settings
 from translation.model.adaptive_limiter import AdaptiveLimiter, LimitChange
+from translation.model.known_answer import OUTCOMES as KNOWN_ANSWER_OUTCOMES
 from translation.model.limiter import Limiter
 from translation.model.stats import OUTCOMES, TranslationStats
 from vllm_manager.manager import VLLMManager
@@ -141,12 +142,48 @@ class LimiterLooks:
         self._last_at = newest
 
 
+#: The reader plugins' protocols (``zotero_server.reader_routes``) and their outcomes.
+READER_PROTOCOLS = ("libretranslate", "deeplx", "deepl_jsonrpc", "openai_chat")
+READER_OUTCOMES = ("translated", "cached", "refused", "failed")
+
+
+class ReaderCounts:
+    """Selection requests by protocol and outcome, and the characters translated by each."""
+
+    def __init__(self) -> None:
+        self.requests: Counter[tuple[str, str]] = Counter()
+        self.chars: Counter[str] = Counter()
+
+    def count(self, protocol: str, outcome: str, chars: int = 0) -> None:
+        self.requests[protocol, outcome] += 1
+        self.chars[protocol] += chars
+
+    def families(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(
+            PREFIX + "reader_requests",
+            "Selection/annotation/title requests from reader plugins, by protocol and outcome",
+            labels=["protocol", "outcome"],
+        )
+        for protocol in READER_PROTOCOLS:
+            for outcome in READER_OUTCOMES:
+                family.add_metric([protocol, outcome], self.requests[protocol, outcome])
+        yield family
+        yield _labelled(
+            CounterMetricFamily,
+            "reader_chars",
+            "Characters of reader-plugin text translated (cache hits included), by protocol",
+            "protocol",
+            {protocol: self.chars[protocol] for protocol in READER_PROTOCOLS},
+        )
+
+
 class ServerMetrics:
     """One app's ``/metrics``; see the module docstring."""
 
     def __init__(self, now: float | None = None) -> None:
         self.jobs = JobTimes(time.time() if now is None else now)
         self.looks = LimiterLooks()
+        self.reader = ReaderCounts()
 
     def render(
         self,
@@ -167,6 +204,7 @@ class ServerMetrics:
             *self._limiter_families(limiter, settings),
             *_vllm_families(manager, status),
             *_host_families(status.hosts or []),
+            *self.reader.families(),
             _info("build", "The server's version", {"version": __version__}),
         ]
         return generate_latest(_Families(families))
@@ -349,6 +387,16 @@ def _sleep_families(sleep: SleepInfo | None) -> Iterator[Metric]:
         "Seconds spent waking vLLM (to confirmed)",
         value=sleep.wake_seconds_total if sleep is not None else 0.0,
     )
+    counts = sleep.known_answer if sleep is not None else {}
+    family = CounterMetricFamily(
+        "zt_vllm_known_answer_probes",
+        "Known-answer probes: after a wake (matched, mismatched: that vLLM was restarted,"
+        " unrecorded), before a sleep (recorded), or failed",
+        labels=["outcome"],
+    )
+    for outcome in KNOWN_ANSWER_OUTCOMES:
+        family.add_metric([outcome], counts.get(outcome, 0))
+    yield family
     yield GaugeMetricFamily(
         "zt_vllm_sleep_cycles",
         "Sleeps of the running vLLM process since its start",

@@ -45,6 +45,9 @@ def _task_previews(request: Request, task_id: str) -> tuple[Any, JobPreviews | N
 
 @router.get("/api/tasks/{task_id}/pages")
 async def pages(request: Request, task_id: str) -> dict[str, Any]:
+    """The pages the task typesets so far: each page's number, state (``waiting``,
+    ``typesetting``, ``done``) and image URLs (null until there is one), and ``partial``, the
+    partial PDF's URL while the task runs. Asking counts as watching the task for 30 s."""
     job, previews = _task_previews(request, task_id)
     board = _services(request).previews
     if board is not None and not job.finished:
@@ -61,6 +64,8 @@ async def pages(request: Request, task_id: str) -> dict[str, Any]:
 
 @router.get("/api/tasks/{task_id}/pages/{page}.png")
 async def page_image(request: Request, task_id: str, page: int) -> Response:
+    """One page's image (PNG): ``?key=`` the task's random key (a wrong one is 404),
+    ``view=thumb|large|original``."""
     _, previews = _task_previews(request, task_id)
     key = request.query_params.get("key", "")
     view = request.query_params.get("view", View.THUMB)
@@ -72,6 +77,8 @@ async def page_image(request: Request, task_id: str, page: int) -> Response:
 
 @router.get("/api/tasks/{task_id}/partial.pdf")
 async def partial_pdf(request: Request, task_id: str) -> Response:
+    """The pages done so far, the rest as the original pages, while the task runs (409 once it
+    has ended: its files are the downloads). It never claims or deletes an output."""
     job, previews = _task_previews(request, task_id)
     if previews is None and job.finished:
         raise TaskFinishedError("the task has ended: download its files instead")

@@ -9,7 +9,7 @@ the plugin stringifies every preference). We honour what changes our output
 ``configPath``, ``serverUrl``: our one model serves every request, and server-side paths chosen by
 a client are never used; ``noWatermark``, ``skipClean``, ``enhanceCompatibility``,
 ``disableRichTextTranslate``, ``threadNum``, ``qps``, ``poolSize``: nothing here they could
-change; the README's table of plugin settings says why for each).
+change; docs/api.md's table of plugin settings says why for each).
 
 Errors are ``InputError`` subclasses with messages meant for the plugin's alert.
 """
@@ -80,6 +80,8 @@ class PluginRequest:
     server_glossary: bool = True
     #: ``saveGlossary``: the job's glossary comes back as a CSV file beside the PDFs.
     save_glossary: bool = False
+    #: ``X-PDF2zh-Plugin-Version`` (plugins after 4.1.7): shown in the task; None when absent.
+    plugin_version: str | None = None
 
     def ocr_mode(self, server: str) -> str:
         """The OCR mode of this request under the server's ``ZT_OCR`` (``server``): the
@@ -178,6 +180,7 @@ class PluginRequest:
             "onlyIncludeTranslatedPage": self.only_translated_pages,
             "disableGlossary": not self.server_glossary,
             "saveGlossary": self.save_glossary,
+            **({"pluginVersion": self.plugin_version} if self.plugin_version else {}),
         }
 
 
@@ -332,7 +335,19 @@ def parse_request(
         only_translated_pages=parse_bool(body.get("onlyIncludeTranslatedPage"), False),
         server_glossary=not parse_bool(body.get("disableGlossary"), False),
         save_glossary=parse_bool(body.get("saveGlossary"), False),
+        plugin_version=plugin_version(headers),
     )
+
+
+_VERSION_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
+
+
+def plugin_version(headers: Mapping[str, str]) -> str | None:
+    """The plugin's ``X-PDF2zh-Plugin-Version`` (``4.1.8``, ``4.2.0-beta.1``): shown in the
+    task as sent; anything but a short version word (a header is the client's to fill) is
+    kept out of the task and the job store, never a refusal."""
+    value = headers.get("x-pdf2zh-plugin-version", "").strip()
+    return value if _VERSION_RE.fullmatch(value) else None
 
 
 def _font_family(value: Any) -> FontFamily:

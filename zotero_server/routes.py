@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import secrets
 from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
@@ -30,14 +29,16 @@ from common.paths import static_dir
 from common.settings import mib
 from translation.read.ocr import OcrMode, OcrOptions
 from zotero_server import __version__, preview_routes
+from zotero_server.api_token import require_token
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
-from zotero_server.http_errors import NotFoundError, TaskNotFinishedError, UnauthorizedError
+from zotero_server.http_errors import NotFoundError, TaskNotFinishedError
 from zotero_server.job import Job
 from zotero_server.job_service import job_spec
 from zotero_server.metrics import CONTENT_TYPE
 from zotero_server.protocol import Operation, pages_to_translate, parse_bool, parse_request
+from zotero_server.reader_routes import reader_answer
 from zotero_server.request_body import parse_body
 from zotero_server.services import Services
 
@@ -55,19 +56,6 @@ def _services(request: Request) -> Services:
     return services
 
 
-def require_token(request: Request) -> None:
-    """Enforce ``ZT_API_TOKEN`` when it is set (see the module docstring)."""
-    token = _services(request).settings.api_token
-    if token is None:
-        return
-    given = request.query_params.get("token", "")
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer":
-        given = value.strip()
-    if not given or not secrets.compare_digest(given.encode(), token.get_secret_value().encode()):
-        raise UnauthorizedError("this server needs an API token (Authorization: Bearer ...)")
-
-
 router = APIRouter()
 guarded = APIRouter(dependencies=[Depends(require_token)])
 
@@ -75,14 +63,20 @@ guarded = APIRouter(dependencies=[Depends(require_token)])
 # --- the page and health ------------------------------------------------------------------
 
 
-@router.get("/", include_in_schema=False)
+@router.get("/")
 async def index() -> FileResponse:
+    """The progress page: every job with a live bar, its stage, vLLM and GPU state, its pages
+    as they are typeset, downloads, and an upload form (Zotero is optional)."""
     return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
 
 
 @router.get("/health")
 async def health(request: Request) -> dict[str, Any]:
-    """The plugin's connection check wants ``status == "ok"`` or a ``version``."""
+    """Liveness and state, open without a token and never slow: ``status`` ``"ok"`` and
+    ``version`` (what the plugin's connection check wants), job counts, the vLLM and GPU state
+    (holders without their command lines) and, with several GPU hosts, each host's.
+
+    The plugin's connection check wants ``status == "ok"`` or a ``version``."""
     services = _services(request)
     status = await services.refresh_status()
     return {
@@ -204,15 +198,38 @@ async def _submit(
     return JSONResponse(job.success_payload())
 
 
+#: Each POST's description in the schema (docs/api.md's reference).
+_POST_DOCS = {
+    "/translate": "Translate a paper: the plugin's JSON body (``fileName``, ``fileContent`` as a"
+    " data URL or base64, flat string settings); the answer lists the output files"
+    ' (``{"status":"success","fileList":[...]}``), or at once a ``taskId`` to poll'
+    " (async: a truthy ``asyncJob``, or the header ``X-PDF2zh-Protocol: accepted``).",
+    "/crop": "Cut two-column pages into one-column pages (pure PDF geometry, no model).",
+    "/compare": "Original and translation side by side in one file (pure PDF geometry).",
+    "/crop-compare": "Cut into one-column pages, then original and translation side by side.",
+    "/cut": "The v2.x plugins' name of ``/crop`` (same outputs).",
+    "/singlecompare": "The v2.x plugins' side-by-side compare, fetched as"
+    " ``<stem>-single-compare.pdf``.",
+}
+
+
 def _post(path: str, operation: Operation, extra: dict[str, str] | None = None) -> None:
     async def endpoint(request: Request) -> JSONResponse:
         return await _submit(request, operation, extra)
 
     endpoint.__name__ = f"post_{path.strip('/').replace('-', '_')}"
+    endpoint.__doc__ = _POST_DOCS.get(path)
     guarded.add_api_route(path, endpoint, methods=["POST"], response_class=JSONResponse)
 
 
-_post("/translate", Operation.TRANSLATE)
+async def post_translate(request: Request) -> Response:
+    """The zotero-pdf2zh plugin's paper, or a reader plugin's selection (LibreTranslate,
+    DeepLX): the same path, told apart by the body's keys (``zotero_server.reader_routes``)."""
+    answer = await reader_answer(request)
+    return answer if answer is not None else await _submit(request, Operation.TRANSLATE)
+
+
+guarded.add_api_route("/translate", post_translate, methods=["POST"])
 _post("/crop", Operation.CROP)
 _post("/compare", Operation.COMPARE)
 _post("/crop-compare", Operation.CROP_COMPARE)
@@ -264,11 +281,10 @@ async def translated_file(request: Request, name: str) -> Response:
 
 @guarded.post("/api/vllm/sleep")
 async def vllm_sleep(request: Request, host: str | None = None) -> dict[str, Any]:
-    """Cooperative hand-back (issue 11): another tenant's launcher asks for the GPU now.
-
-    Translations in progress finish first; the answer then says the sleep happens when they do.
-    With several GPU hosts ``?host=NAME`` hands back that host's card only (404 naming the
-    configured hosts when there is none of that name); without it, every host's.
+    """Put our vLLM to sleep now: another tenant's launcher asks for the GPU (cooperative
+    hand-back). Translations in progress finish first; the answer then says the sleep happens
+    when they do. With several GPU hosts ``?host=NAME`` hands back that host's card only (404
+    naming the configured hosts when there is none of that name); without it, every host's.
     """
     services = _services(request)
     if services.hosts is None:
@@ -306,18 +322,23 @@ async def metrics(request: Request) -> Response:
 
 @guarded.get("/api/tasks")
 async def tasks(request: Request) -> dict[str, Any]:
+    """The task objects the plugin polls: queued and running tasks, and finished ones for 30 s
+    after they end."""
     jobs = _services(request).registry.tasks()
     return {"status": "success", "tasks": [job.to_task() for job in jobs]}
 
 
 @guarded.get("/api/history")
 async def history(request: Request) -> dict[str, Any]:
+    """The last 200 finished tasks (kept across restarts)."""
     jobs = _services(request).registry.history()
     return {"status": "success", "history": [job.to_task(history=True) for job in jobs]}
 
 
 @guarded.get("/api/tasks/{task_id}")
 async def task(request: Request, task_id: str) -> dict[str, Any]:
+    """One task object: a queued one says its ``position`` in line, a translating one its
+    ``etaSeconds`` at its own pace; 404 for an unknown id."""
     job = _services(request).registry.get(task_id)
     if job is None:
         raise NotFoundError(f"no such task: {task_id[:40]}")
@@ -352,13 +373,14 @@ async def cancel_task(request: Request, task_id: str) -> JSONResponse:
 
 @guarded.get("/events")
 async def events(request: Request) -> EventSourceResponse:
-    """Every job's events; starts with a ``snapshot`` unless ``Last-Event-ID`` can resume."""
+    """Server-Sent Events of every job (stage, progress, message, GPU and vLLM state, with
+    heartbeats); starts with a ``snapshot`` unless ``Last-Event-ID`` can resume."""
     return _event_stream(request, None)
 
 
 @guarded.get("/api/tasks/{task_id}/events")
 async def task_events(request: Request, task_id: str) -> EventSourceResponse:
-    """One job's events; the stream ends after its ``done`` or ``failed`` event."""
+    """Server-Sent Events of one job; the stream ends after its ``done`` or ``failed`` event."""
     if _services(request).registry.get(task_id) is None:
         raise NotFoundError(f"no such task: {task_id[:40]}")
     return _event_stream(request, task_id)

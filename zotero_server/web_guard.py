@@ -14,7 +14,10 @@ navigation), or read the task list through DNS rebinding (``evil.example`` resol
   was sent to, or a name in ``ZT_ALLOWED_HOSTS``), or, without an ``Origin``, a ``Referer``
   whose origin is not (browsers without Fetch Metadata send a navigation's Referer and no
   Origin). The Zotero plugin, running in Gecko's privileged context, sends none of these
-  headers; the progress page sends its own origin.
+  headers; the progress page sends its own origin. One foreign origin is accepted on the
+  selection paths (:data:`TEXT_ORIGINS`): the DeepL browser extension's, which Translate for
+  Zotero's "DeepLX" service sends from Zotero's privileged context. No web page can send it
+  (a browser sets ``Origin`` itself), so it opens nothing to other sites.
 * **JSON** (POSTs): a ``Content-Type`` other than ``application/json`` (or ``*+json``) is 415.
   Forms can send only ``text/plain``, urlencoded and multipart bodies without a CORS
   preflight; a body without any type comes from a script, which always sends ``Origin``.
@@ -35,6 +38,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from common.errors import ConfigError
 from common.settings import Settings
 
+#: Origins accepted on the selection paths (``zotero_server.reader_routes``); see above.
+TEXT_ORIGINS = frozenset({"chrome-extension://cofdbpoegempjloogbagkncekinflcnj"})
+_TEXT_PATHS = frozenset({"/translate", "/jsonrpc", "/deeplx/translate"})
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
 _SIMPLE_REQUEST_SAFE = {"GET", "HEAD", "OPTIONS"}
 
@@ -178,6 +184,8 @@ class WebGuard:
         site = headers.get("sec-fetch-site", "").strip().lower()
         origin = headers.get("origin")
         referer = headers.get("referer")
+        if origin is not None and origin.strip() in TEXT_ORIGINS and path in _TEXT_PATHS:
+            origin = referer = None  # the DeepL extension's (see the module docstring)
         if origin is None and referer is not None:
             origin = _origin_of(referer)
         if site in ("cross-site", "same-site") or (

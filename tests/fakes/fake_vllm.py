@@ -204,6 +204,7 @@ class Config:
     sleep_mode: bool = False  # --enable-sleep-mode and VLLM_SERVER_DEV_MODE=1: routes mounted
     sleep_s: float = 0.0  # how long /sleep takes (weights copied to host RAM)
     wake_s: float = 0.0  # how long /wake_up takes
+    garbage_after_wake: bool = False  # woken engines answer health checks but write garbage
 
 
 def _int_with_suffix(value: str) -> int:
@@ -272,6 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--fake-no-metrics", action="store_true", help="/metrics answers 404")
     fake.add_argument("--fake-sleep-s", type=float, default=0.0, help="time /sleep takes")
     fake.add_argument("--fake-wake-s", type=float, default=0.0, help="time /wake_up takes")
+    fake.add_argument(
+        "--fake-garbage-after-wake",
+        action="store_true",
+        help="after a wake every answer is garbage (health and the one-token probe still pass)",
+    )
     model = serve.add_argument_group("fake capacity model (off unless --fake-token-ms > 0)")
     model.add_argument(
         "--fake-token-ms", type=float, default=0.0, help="t1: decode step time of a lone sequence"
@@ -339,6 +345,7 @@ def parse_config(argv: list[str]) -> Config:
         sleep_mode=args.enable_sleep_mode and os.environ.get("VLLM_SERVER_DEV_MODE") == "1",
         sleep_s=args.fake_sleep_s,
         wake_s=args.fake_wake_s,
+        garbage_after_wake=args.fake_garbage_after_wake,
     )
 
 
@@ -522,6 +529,7 @@ class Engine:
     preemptions: int = 0
     prompt_tokens_total: int = 0
     generation_tokens_total: int = 0
+    garbled: bool = False  # set by a wake under --fake-garbage-after-wake
     generated: int = 0
     peak_running: int = 0
     peak_waiting: int = 0
@@ -754,6 +762,8 @@ class Engine:
 
     def _answer(self, job: Job, number: int) -> Generation:
         answer = pseudo_translate(job.text, job.target_lang)
+        if self.garbled:
+            answer = "<unused42>" * max(1, len(job.text) // 8)
         if number <= self.config.empty_first:
             answer = ""
         if self.config.think:
@@ -1239,6 +1249,8 @@ class Handler(BaseHTTPRequestHandler):
             status, payload = sleep.sleep(level)
         elif path == "/wake_up":
             status, payload = sleep.wake(params.get("tags", []))
+            if self.fake.config.garbage_after_wake and not sleep.asleep:
+                self.fake.engine.garbled = True
         else:  # /reset_prefix_cache
             with sleep.lock:
                 sleep.prefix_cache_resets += 1

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def module_name(path: Path) -> str:
-    """``translation/read/rows.py`` -> ``translation.read.rows`` (a package's ``__init__`` is
+    """``translation/read/rows.py`` -> ``translation.read.rows.row`` (a package's ``__init__`` is
     the package)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

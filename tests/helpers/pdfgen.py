@@ -74,7 +74,8 @@ class Truth:
         return [k for k in self.kept if k[1].startswith(kind + ":")]
 
 
-def _math_font() -> pymupdf.Font:
+def math_font() -> pymupdf.Font:
+    """Noto Sans Math, which ships inside PyMuPDF."""
     data, size = mupdf.fz_lookup_noto_math_font()
     return pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
 
@@ -86,7 +87,7 @@ class _Writer:
         self.rng = random.Random(seed)
         self.text = pymupdf.Font("tiro")
         self.bold = pymupdf.Font("tibo")
-        self.math = _math_font()
+        self.math = math_font()
         self.page: pymupdf.Page | None = None
         self.writer: pymupdf.TextWriter | None = None
         self.number = -1

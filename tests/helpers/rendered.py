@@ -13,8 +13,8 @@ from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
+from translation.read.flow.passage import translated
 from translation.read.paragraph import Paragraph
-from translation.read.passage import translated
 
 
 def paper_bytes(corpus_dir: Path, number: str) -> bytes:

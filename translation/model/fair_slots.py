@@ -22,6 +22,13 @@ limit) a floor would cost the short job too much, and pure least-remaining-first
 Throughput is untouched: a slot is never left free while anyone waits, whoever gets it (but
 for the room the dispatcher below holds for a faster host, on purpose).
 
+**Interactive requests** (a selection, an annotation, a title from a reader plugin:
+``zotero_server.reader``) wait under the owner :data:`INTERACTIVE`, a class of its own: a freed
+slot goes to it before any paper's owner, and it may hold up to :data:`INTERACTIVE_ROOM` slots
+above the limit, so a selection sent while a paper keeps every slot busy starts at once (vLLM
+takes it into its running batch at the next step) instead of waiting for a paragraph to end.
+A person reading waits for that one answer; the paper loses at most that many slots' worth.
+
 Inside the owner picked, the head of its queue gets the slot, unless a subclass says otherwise
 (``_choose``): the dispatcher over several hosts picks by the request's size (``Waiter.size``)
 which of that owner's waiters fits the host with room, or holds the room for a faster host.
@@ -40,6 +47,10 @@ from dataclasses import dataclass
 
 #: Every owner with work keeps one slot while the limit is at least this many slots per owner.
 FLOOR_SHARE = 4
+#: The owner of interactive requests: served first, with room above the limit (module doc).
+INTERACTIVE = "\x00interactive"
+#: Slots interactive requests may hold above the limit.
+INTERACTIVE_ROOM = 2
 
 
 @dataclass(eq=False)  # each waiter is itself: compared and hashed by identity
@@ -125,14 +136,15 @@ class FairSlots(ABC):
     async def _acquire(self, owner: str, size: int = 0) -> Waiter:
         """Wait, under ``owner``, for a slot; the waiter returned is the one ``_granted`` saw."""
         waiter = Waiter(asyncio.get_running_loop().create_future(), size)
-        if self._in_flight < self.limit and not self._queued and self._choose([waiter]) is waiter:
+        ahead = not self._queued or (owner == INTERACTIVE and INTERACTIVE not in self._queues)
+        if self._in_flight < self._room(owner) and ahead and self._choose([waiter]) is waiter:
             self._take(owner)
             self._granted(waiter)
             return waiter
         self._on_wait()
         self._queues.setdefault(owner, deque()).append(waiter)
         self._queued += 1
-        if self._in_flight < self.limit:
+        if self._in_flight < self._room(owner):
             self._grant()  # room was held for others' waiters: this one may fit it
         try:
             await waiter.future
@@ -157,8 +169,10 @@ class FairSlots(ABC):
 
     def _grant(self) -> None:
         """Give free slots to waiters, in the fair order."""
-        while self._queued and self._in_flight < self.limit:
+        while self._queued:
             owner = self._next_owner()
+            if self._in_flight >= self._room(owner):
+                break
             waiter = self._choose(self._queues[owner])
             if waiter is None:
                 break  # the room is kept for a waiter that fits it better
@@ -174,7 +188,13 @@ class FairSlots(ABC):
         if self.on_room is not None:
             self.on_room()
 
+    def _room(self, owner: str) -> int:
+        """The most slots in flight that still let ``owner`` take one."""
+        return self.limit + (INTERACTIVE_ROOM if owner == INTERACTIVE else 0)
+
     def _next_owner(self) -> str:
+        if INTERACTIVE in self._queues:
+            return INTERACTIVE
         floors = self.limit >= FLOOR_SHARE * len(self._held.keys() | self._queues.keys())
         fewest: str | None = None
         for owner, queue in self._queues.items():

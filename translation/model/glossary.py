@@ -3,8 +3,8 @@ the glossary's target term takes its place in the translation.
 
 No model is asked to follow a glossary (TranslateGemma takes no instructions at all): a matched
 term is protected exactly like inline math, as a ``{vN}`` placeholder (the scheme of
-:mod:`translation.read.formulas`, which models keep and
-:func:`translation.read.formulas.restore` puts back,
+:mod:`translation.read.math.formulas`, which models keep and
+:func:`translation.read.math.formulas.restore` puts back,
 mangled forms included), and its placeholder's "original" is the target term. So the output
 holds the glossary's term every time, with any model and any prompt format; the term is text,
 typeset in the target font like the words around it.
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from common.errors import ConfigError, InputError, UnsupportedLanguageError
 from common.language import Language
-from translation.read.formulas import PLACEHOLDER_RE
+from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.paragraph import Paragraph
 
 if TYPE_CHECKING:

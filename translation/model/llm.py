@@ -24,13 +24,14 @@ import asyncio
 import logging
 import random
 import re
+import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 import httpx
-import openai
 
 from common.errors import LLMError, LLMUnavailableError
 from common.language import Language
@@ -38,12 +39,15 @@ from common.settings import PromptFormat
 from translation.model import prompts
 from translation.model.cache import CacheKey
 from translation.model.sentence_budget import budget_pieces, join_answers
-from translation.model.stats import LLMStats, Usage
+from translation.model.stats import LazyModule, LLMStats, Usage
 
 if TYPE_CHECKING:
+    import openai
     from openai.types.chat import ChatCompletionMessageParam
 
     from common.settings import Settings
+else:
+    openai = LazyModule("openai")  # imported at the first request (``_sdk``)
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,21 @@ _PROMPT_TOKENS = re.compile(
 _UNAVAILABLE_STATUSES = frozenset({502, 503, 504})
 #: A ready server answers the one-token probe in seconds.
 PROBE_TIMEOUT_S = 60.0
+
+
+def _sdk() -> ModuleType:
+    """The openai package, imported on first use: about half a second of its pydantic types
+    on a quiet core, paid only by a run that sends a request (a cached paper sends none)."""
+    import openai
+
+    return openai
+
+
+def import_sdk_in_background() -> None:
+    """Start importing the openai package in a thread, for a caller that will send requests
+    soon and waits on something else now (the server as it starts, the CLI while its worker
+    reads the paper), so the first request does not wait for the import."""
+    threading.Thread(target=_sdk, name="import-openai", daemon=True).start()
 
 
 class _TooLong(Exception):
@@ -114,18 +133,26 @@ class LLMClient:
         self._backoff_max_s = backoff_max_s
         self._max_request_tokens = max_request_tokens
         self._owns_http = http_client is None
+        self._http_client = http_client
         # vLLM ignores the key when started without --api-key; the openai package needs one.
-        self._openai = openai.AsyncOpenAI(
-            base_url=self.base_url,
-            api_key=api_key or "EMPTY",
-            max_retries=0,
-            timeout=timeout_s,
-            # openai >= 3 is typed for httpx2 but accepts an httpx.AsyncClient at run time.
-            http_client=cast("Any", http_client),
-        )
+        self._api_key = api_key or "EMPTY"
+        self._sdk_client: openai.AsyncOpenAI | None = None  # made at the first request
         self._use_completions = False
         self._random = random.Random()
         self.stats = LLMStats()
+
+    @property
+    def _openai(self) -> openai.AsyncOpenAI:
+        if self._sdk_client is None:
+            self._sdk_client = _sdk().AsyncOpenAI(
+                base_url=self.base_url,
+                api_key=self._api_key,
+                max_retries=0,
+                timeout=self._timeout_s,
+                # openai >= 3 is typed for httpx2 but accepts an httpx.AsyncClient at run time.
+                http_client=cast("Any", self._http_client),
+            )
+        return self._sdk_client
 
     @classmethod
     def from_settings(
@@ -193,10 +220,29 @@ class LLMClient:
                 return "probe: no sensible answer"
             return None
 
+    async def answer_once(
+        self, text: str, source_lang: Language, target_lang: Language, max_tokens: int = 64
+    ) -> tuple[str | None, str | None]:
+        """``(answer, None)`` for one request, not retried, not split, not counted; ``(None,
+        problem)`` when the server failed (never raises for that). The known-answer probe's
+        request (``translation.model.known_answer``): temperature 0, as every request."""
+        while True:
+            try:
+                answer = await self._send(
+                    text, source_lang, target_lang, max_tokens, PROBE_TIMEOUT_S
+                )
+            except openai.APIStatusError as exc:
+                if exc.status_code == 400 and self._should_fall_back(exc):
+                    continue
+                return None, f"answered {exc.status_code}: {_server_message(exc)[:200]}"
+            except openai.APIError as exc:
+                return None, f"failed: {_describe(exc)}"
+            return prompts.strip_think(answer.text), None
+
     async def aclose(self) -> None:
         """Close the HTTP connections, unless the ``http_client`` was the caller's."""
-        if self._owns_http:
-            await self._openai.close()
+        if self._owns_http and self._sdk_client is not None:
+            await self._sdk_client.close()
 
     async def __aenter__(self) -> LLMClient:
         return self

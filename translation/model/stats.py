@@ -11,13 +11,31 @@ at scrape time. Nothing here does I/O.
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import openai
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
 from common.errors import ZTError
+
+
+class LazyModule:
+    """A module imported at the first look at one of its names: ``openai`` (half a second of
+    pydantic types) only once a request has been sent, which a cached paper never does."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        module: ModuleType = importlib.import_module(self._name)
+        return getattr(module, attribute)
+
+
+if TYPE_CHECKING:
+    import openai
+else:
+    openai = LazyModule("openai")
 
 #: ``LLMStats.requests`` outcomes: one per request sent, whatever happened next.
 OK = "ok"
@@ -41,6 +59,7 @@ class Usage(Protocol):
 
 def request_outcome(exc: openai.APIError) -> str:
     """The outcome of a request that raised ``exc``."""
+
     if isinstance(exc, openai.APITimeoutError):
         return TIMEOUT
     if isinstance(exc, openai.APIConnectionError):

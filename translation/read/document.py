@@ -17,7 +17,7 @@ from common.errors import (
     PasswordRequiredError,
 )
 from translation.read.ocr import DEFAULT_OCR, OcrMode, OcrOptions, needs_ocr, tessdata
-from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits
+from translation.read.pages.pdf_limits import DEFAULT_LIMITS, PdfLimits
 
 # Ligatures expanded, whitespace kept, text outside the media box ignored, no image blocks.
 TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP

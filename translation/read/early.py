@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
+from translation.read.flow.passage import passages
 from translation.read.layout import PageLayout
 from translation.read.paragraph import Paragraph
-from translation.read.passage import passages
 from translation.read.segment import segment_document
 
 #: Pages read past a page before its paragraphs are handed on.

@@ -11,14 +11,8 @@ from collections.abc import Sequence
 import pymupdf
 
 from common.errors import InputError, ZTError
-from translation.read import word_gaps
-from translation.read.annotations import text_annotation_areas, without_annotation_text
-from translation.read.cell_rules import rules_of
-from translation.read.comment_balloons import balloon_areas
 from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
 from translation.read.early import EarlyParagraphs, OnPart
-from translation.read.formulas import font_base
-from translation.read.glyph_advances import Advances, page_advances
 from translation.read.layout import (
     Block,
     Line,
@@ -27,7 +21,7 @@ from translation.read.layout import (
     figure_regions,
     visible_images,
 )
-from translation.read.marks import is_mark, page_marks
+from translation.read.math.formulas import font_base
 from translation.read.ocr import (
     DEFAULT_OCR,
     OcrMode,
@@ -38,12 +32,18 @@ from translation.read.ocr import (
     tall_box_bands,
 )
 from translation.read.ocr.pool import read_pages
-from translation.read.page_space import page_size
+from translation.read.pages import word_gaps
+from translation.read.pages.annotations import text_annotation_areas, without_annotation_text
+from translation.read.pages.comment_balloons import balloon_areas
+from translation.read.pages.glyph_advances import Advances, page_advances
+from translation.read.pages.marks import is_mark, page_marks
+from translation.read.pages.page_space import page_size
+from translation.read.pages.path_clips import PATH_KINDS, path_clips, shown_path_boxes
+from translation.read.pages.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
+from translation.read.pages.span_origins import fix_origins
 from translation.read.paragraph import Paragraph
-from translation.read.path_clips import PATH_KINDS, path_clips, shown_path_boxes
-from translation.read.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
-from translation.read.segment import Segmentation, segment_document
-from translation.read.span_origins import fix_origins
+from translation.read.pipeline import Segmentation, read
+from translation.read.tables.cell_rules import rules_of
 
 
 def read_layout(page: pymupdf.Page) -> PageLayout:
@@ -218,6 +218,21 @@ def extract_document(
     While pages are read by OCR, ``on_part`` is told paragraphs of the pages read so far, to
     send ahead (``translation.read.early``); the result alone is what the document holds.
     """
+    return read_document(doc, pages, include_references, limits, ocr, on_ocr, on_part)[0]
+
+
+def read_document(
+    doc: pymupdf.Document,
+    pages: Sequence[int] | None = None,
+    include_references: bool = False,
+    limits: PdfLimits = DEFAULT_LIMITS,
+    ocr: OcrOptions = DEFAULT_OCR,
+    on_ocr: OnPage | None = None,
+    on_part: OnPart | None = None,
+) -> tuple[Segmentation, list[PageLayout]]:
+    """:func:`extract_document`'s result and the page layouts it was read from (the text layer,
+    or OCR's reading, of every page read), for tools that check the reading against its source
+    (``bench.corpus``)."""
     last = doc.page_count - 1
     if pages is not None:
         wanted_last = max(pages, default=-1)
@@ -232,8 +247,8 @@ def extract_document(
         raise
     except Exception as exc:
         raise InputError(f"cannot read the PDF's text ({error_reason(exc)})") from None
-    found = segment_document(layouts, wanted=wanted, include_references=include_references)
-    return _cover_tall_boxes(found, layouts)
+    found = read(layouts, wanted=wanted, include_references=include_references)
+    return _cover_tall_boxes(found, layouts), layouts
 
 
 def _cover_tall_boxes(found: Segmentation, layouts: Sequence[PageLayout]) -> Segmentation:

@@ -30,10 +30,10 @@ class Span:
     flags: int = 0
     color: int = 0
     origin: Vector | None = None
-    #: Glyphs without Unicode (``translation.read.marks``): kept as drawn, never sent as text.
+    #: Glyphs without Unicode (``translation.read.pages.marks``): kept as drawn, never sent as text.
     mark: bool = False
     #: How far each character of ``text`` advances along the line, from the glyphs' own
-    #: origins (``translation.read.glyph_advances``); empty where not known.
+    #: origins (``translation.read.pages.glyph_advances``); empty where not known.
     advances: tuple[float, ...] = ()
 
 

@@ -67,8 +67,8 @@ class Paragraph:
     #: The label printed first and never sent (a list item's "II. ", a footnote's marker, an
     #: algorithm line's "3: "), with the spaces after it; ``restore`` puts it back first.
     label: str = ""
-    #: How the label is printed (see ``translation.read.roles.label_look``): its style code (None:
-    #: the body's), size and baseline rise as shares of the text size (a superscript marker),
+    #: How the label is printed (see ``translation.read.blocks.label_look``): its style code
+    #: (None: the body's), size and baseline rise as shares of the text size (a superscript marker),
     #: and the hanging indent of the lines after the first (points; 0: none).
     label_style: int | None = None
     label_scale: float = 1.0
@@ -76,8 +76,8 @@ class Paragraph:
     hang: float = 0.0
     #: How far the first line starts right of the others (points; 0: flush), as printed.
     indent: float = 0.0
-    #: Style beyond ``color``/``bold`` (see ``translation.read.style``): the body is italic; a
-    #: run-in
+    #: Style beyond ``color``/``bold`` (see ``translation.read.style.paragraph_style``): the body
+    #: is italic; a run-in
     #: ``lead`` ("Finding:") in ``lead_style``; other ``runs`` of (source text, style code).
     italic: bool = False
     lead: str = ""
@@ -90,7 +90,7 @@ class Paragraph:
     max_bbox: Rect | None = None
     #: The passage (one request to the model) this paragraph is a piece of: the id of its
     #: first piece, shared by every piece of a paragraph that a column, a page, a float or a
-    #: display equation interrupts (see ``translation.read.flow``); empty for a paragraph sent
+    #: display equation interrupts (see ``translation.read.flow.links``); empty for a paragraph sent
     #: alone. Placeholder numbers never repeat among the pieces of one passage.
     passage: str = ""
     #: The placeholder standing, in the passage's text, for what interrupts the sentence between
@@ -99,5 +99,5 @@ class Paragraph:
     break_before: str = ""
     #: Where the previous piece of the passage ends in a hyphen and this one goes on with
     #: letters: whether the hyphen breaks one word, as the document's own vocabulary decided
-    #: it (see ``translation.read.lexicon.joins_at_break``); None: the word list decides.
+    #: it (see ``translation.read.words.lexicon.joins_at_break``); None: the word list decides.
     hyphen_joins: bool | None = None

@@ -15,6 +15,15 @@ reader of the requests would flag:
 * for Korean text, a Hangul run of :data:`LONG_HANGUL` syllables or more is words run together
   (a PDF that draws no space glyphs, read without its word spaces).
 
+What the corpus audit (``bench.corpus``) also asks of a text, each a cue a reader would see:
+
+* :func:`glued_caption`: a caption's label ("Table 2:", "Figure 3.", "表 1", "그림 2") inside a
+  text, after a sentence's end or after words no label follows in prose;
+* :func:`looks_like_reference`: a bibliography entry (a year, and an author list or an entry
+  label, and a venue or several authors);
+* :func:`code_like`: more code tokens than words (TeX commands, braces, semicolons, calls,
+  assignments), so not prose that mentions a command or two.
+
 Pure: texts in, figures out (``bench.requests`` prints them, ``bench.visual`` writes the flags).
 """
 
@@ -24,8 +33,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from translation.read.lexicon import is_word, joins_at_break
-from translation.read.style_marks import without_tags
+from translation.read.paragraph import ParagraphKind
+from translation.read.style.style_marks import without_tags
+from translation.read.words.lexicon import is_word, joins_at_break
 
 PROSE_WORDS = 8
 LONG_HANGUL = 12
@@ -146,3 +156,94 @@ def audit(texts: Sequence[str], language: str = "en") -> Audit:
         hangul_runs=len(runs),
         long_hangul_runs=sum(n >= LONG_HANGUL for n in runs),
     )
+
+
+# --- what the corpus audit asks of a text ----------------------------------------------------
+
+#: Words after which "Figure 3." is prose ("shown in Figure 3."), not a caption's label.
+_LABEL_LEADS = frozenset(
+    "in see of and or to from as by with on under per cf also than like both between".split()
+)
+_CAPTION_LATIN_RE = re.compile(
+    r"(?:(?<=\s)|^)(?:Table|TABLE|Figure|FIGURE|Fig\.|FIG\.|Algorithm|Listing)"
+    r"\s+[A-Z]?\d+(?:\.\d+)*\s*[:.|]\s+(?=[A-Z\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3])"
+)
+_CAPTION_CJK_RE = re.compile(
+    r"(?:(?<=[。．.!?！？]\s)|(?<=[。．！？]))(?:表|図|图|圖|그림|표)\s*\d+(?:[.．:：]|\s)"
+)
+_STOP_BEFORE_RE = re.compile(r"[.!?:;)\]。．！？]\s*$")
+
+
+def glued_caption(text: str) -> bool:
+    """Whether a caption's label stands inside ``text`` (not at its start): "Table 2: ..." or
+    "Figure 3. ..." after a sentence's end or after a word no label follows in prose ("... we
+    trained the Figure 3: Results"), not after "in", "see", "of" and the like; "表 1", "图 2",
+    "그림 3" after a sentence's end."""
+    text = without_tags(text).strip()
+    for match in _CAPTION_LATIN_RE.finditer(text):
+        before = text[: match.start()]
+        if word_count(before) < 3:
+            continue
+        words = before.split()
+        if _STOP_BEFORE_RE.search(before) or words[-1].lower() not in _LABEL_LEADS:
+            return True
+    return any(match.start() > 0 for match in _CAPTION_CJK_RE.finditer(text))
+
+
+_YEAR_RE = re.compile(r"(?:\(|,\s|\.\s)(?:19|20)\d\d[a-z]?(?:\)|[.,;])")
+_AUTHOR_RE = re.compile(
+    r"\b[A-Z][a-z\u00c0-\u024f'-]+,\s(?:[A-Z]\.\s?(?:-?[A-Z]\.\s?)*)"
+    r"|\b(?:[A-Z]\.\s?){1,3}[A-Z][a-z\u00c0-\u024f'-]+,"
+    r"|\bet al\.[,]?\s"
+)
+_ENTRY_LABEL_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s+[A-Z])")
+_VENUE_RE = re.compile(
+    r"\b(?:Proceedings|Proc\.|Journal|J\.|Conference|Conf\.|Workshop|Transactions|Trans\.|"
+    r"arXiv|pp\.|vol\.|Vol\.|In:|Press|doi|DOI|ISBN|Springer|IEEE|ACM|Letters|Review|"
+    r"University|Annals|Symposium)\b"
+)
+#: Longer texts are prose that cites, not an entry.
+_ENTRY_WORDS = 90
+
+
+def looks_like_reference(text: str) -> bool:
+    """Whether ``text`` reads as a bibliography entry: a year ("(2019)", ", 2019."), and an
+    author list ("Smith, J.", "J. Smith,", "et al.") or an entry label ("[12]", "12. A"), and a
+    venue ("Proceedings", "pp.", "arXiv", ...) or both a label and an author; at most
+    :data:`_ENTRY_WORDS` words."""
+    text = without_tags(text).strip()
+    if not _YEAR_RE.search(text) or word_count(text) > _ENTRY_WORDS:
+        return False
+    authors = len(_AUTHOR_RE.findall(text))
+    label = _ENTRY_LABEL_RE.match(text) is not None
+    if not (authors or label):
+        return False
+    return bool(_VENUE_RE.search(text)) or (label and authors >= 1)
+
+
+_CODE_TOKEN_RE = re.compile(
+    r"\\[A-Za-z@]+"  # a TeX command
+    r"|[{}]|;\s*$|;(?=\s)|<-|->|==|!=|:=|\+="
+    r"|\b[A-Za-z_][\w.]*\((?!\s)"  # a call: f(x), obj.method(
+    r"|(?<=\w)=(?=[\w\"'(])"  # an assignment without spaces: a=1
+    r"|#include|\bdef\b|\breturn\b|\bfunction\b|\bvoid\b",
+    re.MULTILINE,
+)
+#: Code tokens at least, and their share of the words, for a text to be code.
+_CODE_TOKENS = 3
+_CODE_SHARE = 0.5
+
+
+def code_like(text: str) -> bool:
+    """Whether ``text`` is code by its tokens: :data:`_CODE_TOKENS` or more code tokens (TeX
+    commands, braces, statement ends, arrows, calls, assignments without spaces), as many as
+    :data:`_CODE_SHARE` of its words. Prose that mentions ``\\usepackage`` once is no code."""
+    text = _PLACEHOLDER_RE.sub(" ", without_tags(text))
+    tokens = len(_CODE_TOKEN_RE.findall(text))
+    return tokens >= _CODE_TOKENS and tokens >= _CODE_SHARE * max(1, word_count(text))
+
+
+#: Kinds whose texts need not be whole sentences.
+UNSENTENCED_KINDS = frozenset(
+    {ParagraphKind.HEADING, ParagraphKind.CELL, ParagraphKind.CAPTION, ParagraphKind.AUTHOR}
+)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from translation.read.formulas import mark_key
 from translation.read.layout import Frame
+from translation.read.math.formulas import mark_key
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.render.fonts import Fitted, FontChain, fit
 from translation.render.measure import leading

@@ -11,8 +11,10 @@ reader does not understand (the caller then embeds the font whole).
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from common.errors import ZTError
@@ -83,29 +85,61 @@ def sfnt_table(font: bytes, tag: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class _Index:
+    """A CFF INDEX: where it lies in the table, and (start, end) of each item by number."""
+
     start: int
     end: int
-    items: list[tuple[int, int]]  # (start, end) of each item in the table
+    starts: list[int]  # each item's start, then the end of the last one
+
+    def __len__(self) -> int:
+        return max(0, len(self.starts) - 1)
+
+    def __getitem__(self, number: int) -> tuple[int, int]:
+        if not 0 <= number < len(self):
+            raise IndexError(number)
+        return self.starts[number], self.starts[number + 1]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return zip(self.starts[:-1], self.starts[1:], strict=True)
+
+
+def _offsets(raw: bytes, size: int) -> list[int]:
+    """The big-endian unsigned integers of ``size`` bytes each in ``raw``."""
+    count = len(raw) // size
+    if size == 1:
+        return list(raw)
+    if size == 3:  # each widened to 4 bytes by slice copies, then read as 4-byte words
+        wide = bytearray(4 * count)
+        for byte in range(3):
+            wide[byte + 1 :: 4] = raw[byte : 3 * count : 3]
+        raw, size = bytes(wide), 4
+    words = array("H" if size == 2 else "I")
+    if words.itemsize != size:  # a platform without 4-byte "I": the plain way
+        return [int.from_bytes(raw[i : i + size], "big") for i in range(0, count * size, size)]
+    words.frombytes(raw[: count * size])
+    if sys.byteorder == "little":
+        words.byteswap()
+    return words.tolist()
 
 
 def _index(data: bytes, at: int) -> _Index:
     count = _u16(data, at)
     if count == 0:
-        return _Index(at, at + 2, [])
+        return _Index(at, at + 2, [0])
     size = data[at + 2]
     if not 1 <= size <= 4:
         raise FontFormatError("bad CFF INDEX")
     first = at + 3
-    offsets = [
-        int.from_bytes(data[first + i * size : first + (i + 1) * size], "big")
-        for i in range(count + 1)
-    ]
+    offsets = _offsets(data[first : first + (count + 1) * size], size)
+    if len(offsets) != count + 1:
+        raise FontFormatError("CFF INDEX runs past the end of the table")
     base = first + (count + 1) * size - 1
-    items = [(base + offsets[i], base + offsets[i + 1]) for i in range(count)]
-    end = base + offsets[-1]
+    # A CJK face's CharStrings hold 65,535 items: read by C loops, not Python ones.
+    starts = list(map(base.__add__, offsets))
+    end = starts[-1]
     if end > len(data):
         raise FontFormatError("CFF INDEX runs past the end of the table")
-    return _Index(at, end, items)
+    return _Index(at, end, starts)
 
 
 def _pack_index(items: list[bytes]) -> bytes:
@@ -231,9 +265,9 @@ def _subset(cff: bytes, keep: Collection[int]) -> bytes:
     tops = _index(cff, names.end)
     strings = _index(cff, tops.end)
     gsubrs = _index(cff, strings.end)
-    if len(tops.items) != 1:
+    if len(tops) != 1:
         raise FontFormatError("a CFF table with more than one font")
-    top = _parse_dict(cff[slice(*tops.items[0])])
+    top = _parse_dict(cff[slice(*tops[0])])
     if _get(top, _ROS) is None:
         raise FontFormatError("not a CID-keyed CFF font")
     charstrings_at, charset_at = _get(top, _CHARSTRINGS), _get(top, _CHARSET)
@@ -241,7 +275,7 @@ def _subset(cff: bytes, keep: Collection[int]) -> bytes:
     if not (charstrings_at and charset_at and fdarray_at and fdselect_at):
         raise FontFormatError("a CID-keyed CFF font without its tables")
     charstrings = _index(cff, charstrings_at[0])
-    glyphs = len(charstrings.items)
+    glyphs = len(charstrings)
     cids = _charset_cids(cff, charset_at[0], glyphs)
     select = _fd_select(cff, fdselect_at[0])
     # The kept glyphs alone, in order; the charset keeps each one's CID (what a PDF's text
@@ -250,7 +284,7 @@ def _subset(cff: bytes, keep: Collection[int]) -> bytes:
     charset = b"\0" + b"".join(struct.pack(">H", cids[gid]) for gid in order[1:])
     fdselect = b"\0" + bytes(select(gid) for gid in order)
     fonts = _index(cff, fdarray_at[0])
-    font_dicts = [_parse_dict(cff[start:end]) for start, end in fonts.items]
+    font_dicts = [_parse_dict(cff[start:end]) for start, end in fonts]
     local_subrs: list[_Index | None] = []
     sizes: list[int] = []
     for entries in font_dicts:
@@ -270,7 +304,7 @@ def _subset(cff: bytes, keep: Collection[int]) -> bytes:
     for gid in order:
         fd = select(gid)
         walker = _Walker(cff, gsubrs, local_subrs[fd], used_global, used_local[fd], calls)
-        walker.run(charstrings.items[gid])
+        walker.run(charstrings[gid])
     new_global = {old: new for new, old in enumerate(sorted(used_global))}
     new_local = [{old: new for new, old in enumerate(sorted(used))} for used in used_local]
 
@@ -282,8 +316,8 @@ def _subset(cff: bytes, keep: Collection[int]) -> bytes:
             at = call.end
         return bytes(out + cff[at : span[1]])
 
-    outlines = [rewrite(charstrings.items[gid], select(gid)) for gid in order]
-    gsubrs_packed = _pack_index([rewrite(gsubrs.items[n], None) for n in sorted(used_global)])
+    outlines = [rewrite(charstrings[gid], select(gid)) for gid in order]
+    gsubrs_packed = _pack_index([rewrite(gsubrs[n], None) for n in sorted(used_global)])
     privates: list[bytes] = []
     for fd, (entries, local) in enumerate(zip(font_dicts, local_subrs, strict=True)):
         size, at = _get(entries, _PRIVATE) or [0, 0]
@@ -294,7 +328,7 @@ def _subset(cff: bytes, keep: Collection[int]) -> bytes:
         # The subroutines follow their dict at once; the offset's size is fixed (5 bytes).
         _set(private_dict, _SUBRS, [0])
         _set(private_dict, _SUBRS, [len(_pack_dict(private_dict))])
-        kept = [rewrite(local.items[n], fd) for n in sorted(used_local[fd])]
+        kept = [rewrite(local[n], fd) for n in sorted(used_local[fd])]
         privates.append(_pack_dict(private_dict) + _pack_index(kept))
         sizes[fd] = len(_pack_dict(private_dict))
 
@@ -433,8 +467,8 @@ class _Walker:
                         # A computed number, or a global routine calling a local one (its
                         # numbers would depend on the caller): not renumbered here.
                         raise FontFormatError("a CFF subroutine call this reader cannot follow")
-                    number = int(self.stack.pop()) + _bias(len(subrs.items))
-                    if not 0 <= number < len(subrs.items):
+                    number = int(self.stack.pop()) + _bias(len(subrs))
+                    if not 0 <= number < len(subrs):
                         raise FontFormatError("a CFF subroutine call out of range")
                     (self.used_local if b0 == 10 else self.used_global).add(number)
                     call = _Call(token[0], token[1], b0 == 29, number)
@@ -443,7 +477,7 @@ class _Walker:
                         known.append(call)
                     self.in_global += b0 == 29
                     try:
-                        if not self.run(subrs.items[number]):
+                        if not self.run(subrs[number]):
                             return False
                     finally:
                         self.in_global -= b0 == 29

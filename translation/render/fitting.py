@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 
 import pymupdf
 
-from translation.read.annotations import annotation_areas
 from translation.read.layout import Rect
+from translation.read.pages.annotations import annotation_areas
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.render.list_fit import restack
 

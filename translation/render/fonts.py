@@ -19,7 +19,7 @@ from functools import cache
 import pymupdf
 from pymupdf import mupdf
 
-from translation.read.style_marks import MONO, MONO_ON, has_marks, mark_states
+from translation.read.style.style_marks import MONO, MONO_ON, has_marks, mark_states
 from translation.render import faces
 from translation.render.face_subset import UsedFace
 from translation.render.faces import Face

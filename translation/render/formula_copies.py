@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pymupdf
 from pymupdf import mupdf
 
-from translation.read.formulas import mark_key
 from translation.read.layout import Rect
+from translation.read.math.formulas import mark_key
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import FormulaSource, Sheet, glyph_like
 from translation.render.redaction import RULE_REACH

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from translation.read.formulas import mark_key
+from translation.read.math.formulas import mark_key
 from translation.read.paragraph import Align, Paragraph
-from translation.read.style_marks import MONO, has_marks, mark_states
+from translation.read.style.style_marks import MONO, has_marks, mark_states
 from translation.render.fonts import FontChain, is_cjk_language
 from translation.render.formula_copies import Copies
 

@@ -67,7 +67,9 @@ def own_paths(paths: Sequence[Rect], rects: Sequence[Rect]) -> list[Rect]:
         return []
     bands = []
     for x0, y0, x1, y1 in rects:
-        size = 2.0 * (y1 - y0)  # a band is half a font size high (translation.read.rows.make_row)
+        size = 2.0 * (
+            y1 - y0
+        )  # a band is half a font size high (translation.read.rows.row.make_row)
         bands.append((x0 - 0.5 * size, y0 - 0.5 * size, x1 + 0.5 * size, y1 + 0.35 * size, size))
     own = []
     for box in paths:

@@ -8,11 +8,17 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from translation.read.formulas import mark_key
 from translation.read.layout import Frame, Rect
+from translation.read.math.formulas import mark_key
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
-from translation.read.style import color_of, is_bold, is_italic, lead_end, style_code
-from translation.read.style_marks import (
+from translation.read.style.paragraph_style import (
+    color_of,
+    is_bold,
+    is_italic,
+    lead_end,
+    style_code,
+)
+from translation.read.style.style_marks import (
     BOLD,
     ITALIC,
     MONO,
@@ -56,9 +62,10 @@ class Placement:
 
 
 def char_styles(para: Paragraph, text: str) -> list[int]:
-    """The style code (``translation.read.style``) of each character of the translation ``text``:
+    """The style code (``translation.read.style.paragraph_style``) of each character of the
+    translation ``text``:
     the body style, bold and italic where the translation's style marks put them
-    (``translation.read.style_marks``), the run-in lead (after the paragraph's label) up to
+    (``translation.read.style.style_marks``), the run-in lead (after the paragraph's label) up to
     where its marked stretch ends (without marks: where the answer's punctuation says), and
     the source's coloured runs where their text is found again (whole words, in order)."""
     body = style_code(para.color, para.bold, para.italic)

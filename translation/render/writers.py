@@ -3,12 +3,15 @@ runs of one font, and formula markers drawn as copies of their original glyphs."
 
 from __future__ import annotations
 
-import pymupdf
+import functools
 
-from translation.read.formulas import mark_key
-from translation.read.page_space import user_unit
+import pymupdf
+from pymupdf import mupdf
+
+from translation.read.math.formulas import mark_key
+from translation.read.pages.page_space import user_unit
 from translation.read.paragraph import Paragraph
-from translation.read.style_marks import is_mark
+from translation.read.style.style_marks import is_mark
 from translation.render.fonts import FontChain, plain_char
 from translation.render.formula_copies import Copies
 
@@ -70,6 +73,32 @@ def write_onto(
     writer.write_text(page, color=color, render_mode=mode, matrix=matrix)
 
 
+def show(
+    writer: pymupdf.TextWriter,
+    x: float,
+    baseline: float,
+    text: str,
+    font: pymupdf.Font,
+    size: float,
+) -> None:
+    """``writer.append((x, baseline), text, font=font, fontsize=size)``, left to right, without
+    what ``append`` does after each run that nothing here reads: the box of ALL the writer's
+    text so far (a MuPDF pass over every glyph it holds, so a page's runs cost their square:
+    a fifth of typesetting) and the point after the run. A monospaced font is noted for
+    ``write_text`` to fix its widths, as ``append`` notes it."""
+    origin = pymupdf.Point(x, baseline) * writer.ictm
+    trm = mupdf.fz_make_matrix(size, 0, 0, size, origin.x, origin.y)
+    mupdf.fz_show_string(writer.this, font.this, trm, text, 0, 0, 0, mupdf.FZ_LANG_UNSET)
+    if _monospaced(font):
+        writer.used_fonts.add(font)
+
+
+@functools.cache
+def _monospaced(font: pymupdf.Font) -> bool:
+    # A dictionary built in C at every look; a page asks for it thousands of times.
+    return bool(font.flags["mono"])
+
+
 def write_run(
     writer: pymupdf.TextWriter,
     page: pymupdf.Page,
@@ -98,7 +127,7 @@ def write_run(
             index = chain.index(char)
         if run and index != run_font:
             face = chain.mono if run_font == _MONO else chain.fonts[run_font]
-            writer.append((x, baseline), run, font=face, fontsize=size)
+            show(writer, x, baseline, run, face, size)
             x += run_width * size
             run, run_width = "", 0.0
         if key is not None:

@@ -1,0 +1,544 @@
+"""The requests side of the corpus audit: each request of a paper flagged by what a reader of it
+would see, and the body text that reached no request.
+
+Everything here is computed from what the pipeline read (its page layouts: the text layer, or
+OCR's reading) and what it decided (its paragraphs, their redaction rects); the figures are
+defined in ``bench.corpus``'s docstring. Pure: layouts and paragraphs in, records out.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from translation.read.flow.passage import passages
+from translation.read.layout import Line, PageLayout, Rect, Span
+from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.request_audit import (
+    PROSE_WORDS,
+    UNSENTENCED_KINDS,
+    code_like,
+    flags,
+    glued_caption,
+    looks_like_reference,
+    word_count,
+)
+from translation.read.style.style_marks import without_tags
+
+#: Request figures, in the order printed.
+REQUEST_FIGURES = ("cut", "frag", "cutword", "spliced", "glued", "code_sent", "refs_sent")
+
+#: A face is monospaced when the advances of its Latin glyphs, per unit of size, stay within
+#: this share of each other (measured on the page, never told by the font's name) ...
+_MONO_SPREAD = 1.04
+#: ... over at least this many different characters, a narrow and a wide one among them.
+_MONO_CHARS = 6
+_NARROW = frozenset("iljtf.,:;!|1I'")
+_WIDE = frozenset("mwMW@")
+#: A text is code when this share of its characters or more is set in monospaced faces.
+CODE_SHARE = 0.6
+#: How far outside the body's frame (in body sizes) a glyph is margin material, and the gap
+#: (in its own size) that parts it from the body text of its line.
+_MARGIN_OUT = 1.0
+_MARGIN_GAP = 1.5
+#: A line is a full line of the body at this share of the widest lines' width.
+_FULL_LINE = 0.6
+#: Running heads and footers: lines in this share of the page's height at its top or bottom,
+#: whose text (digits aside) recurs at the same height (points) on this many pages.
+_BAND = 0.12
+_RECUR_Y = 4.0
+_RECUR_PAGES = 3
+#: A line reaching no request is prose when it has this many words (of two letters or more,
+#: letters being half of its characters), or this many CJK characters.
+_PROSE_LINE_WORDS = 5
+_PROSE_LINE_CJK = 8
+#: A line is math when this share of its characters is math.
+_MATH_SHARE = 0.3
+
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uf900-\ufaff]")
+_LATIN_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+_DIGITS_RE = re.compile(r"\d+")
+_ADDRESS_RE = re.compile(r"https?://|www\.|\S@\S+\.\w")
+
+
+@dataclass(frozen=True, slots=True)
+class Glyph:
+    """One source character: its text, box (unrotated page space), face and size."""
+
+    char: str
+    box: Rect
+    font: str
+    size: float
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """One line as the pipeline read it, as glyphs."""
+
+    page: int
+    glyphs: tuple[Glyph, ...]
+    bbox: Rect
+
+    @property
+    def text(self) -> str:
+        return "".join(g.char for g in self.glyphs)
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """One request: its id, text, the kind of its first piece, and the figures it counts for
+    (``cutword``: how many words it cuts)."""
+
+    ident: str
+    text: str
+    kind: ParagraphKind
+    page: int
+    marks: set[str] = field(default_factory=set)
+    cutwords: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class KeptLine:
+    """A source line that reached no request, and why it was kept (``""``: for no stated
+    reason, an ``unsent`` line)."""
+
+    page: int
+    text: str
+    reason: str
+
+
+def span_glyphs(span: Span, line: Line) -> list[Glyph]:
+    """The glyphs of ``span``: each character's box from its own advance where the reader
+    measured it, else an even share of the span along its line."""
+    text = span.text
+    if not text:
+        return []
+    x0, y0, x1, y1 = span.bbox
+    horizontal = abs(line.direction[0]) > 0.98
+    if not horizontal:
+        return [Glyph(c, span.bbox, span.font, span.size) for c in text]
+    if span.advances and len(span.advances) == len(text):
+        start = span.origin[0] if span.origin else x0
+        steps = span.advances
+    else:
+        start, steps = x0, tuple([(x1 - x0) / len(text)] * len(text))
+    glyphs, x = [], start
+    sign = 1.0 if line.direction[0] > 0 else -1.0
+    for char, step in zip(text, steps, strict=True):
+        a, b = sorted((x, x + sign * step))
+        glyphs.append(Glyph(char, (a, y0, b, y1), span.font, span.size))
+        x += sign * step
+    return glyphs
+
+
+def source_lines(layouts: Sequence[PageLayout]) -> list[SourceLine]:
+    """Every line of every page read, as glyphs, in the reader's order."""
+    lines = []
+    for layout in layouts:
+        for block in layout.blocks:
+            for line in block.lines:
+                glyphs = tuple(g for span in line.spans for g in span_glyphs(span, line))
+                if glyphs:
+                    lines.append(SourceLine(layout.index, glyphs, line.bbox))
+    return lines
+
+
+def monospaced_faces(lines: Iterable[SourceLine]) -> frozenset[str]:
+    """The faces whose Latin glyphs all advance alike, as measured on the pages (see
+    :data:`_MONO_SPREAD`); a face that shows too few different glyphs is not known to be."""
+    advances: dict[str, dict[str, float]] = defaultdict(dict)
+    for line in lines:
+        for g in line.glyphs:
+            if g.char.isascii() and not g.char.isspace() and g.size > 0:
+                advances[g.font].setdefault(g.char, (g.box[2] - g.box[0]) / g.size)
+    mono = set()
+    for font, widths in advances.items():
+        chars = set(widths)
+        if len(chars) < _MONO_CHARS or not (chars & _NARROW and chars & _WIDE):
+            continue
+        values = [w for w in widths.values() if w > 0]
+        if values and max(values) <= _MONO_SPREAD * min(values):
+            mono.add(font)
+    return frozenset(mono)
+
+
+class RectIndex:
+    """Rects of one page bucketed by height, to ask which hold a point."""
+
+    _STEP = 20.0
+
+    def __init__(self) -> None:
+        self._bands: dict[int, list[tuple[Rect, str]]] = defaultdict(list)
+
+    def add(self, rect: Rect, owner: str) -> None:
+        for band in range(int(rect[1] // self._STEP), int(rect[3] // self._STEP) + 1):
+            self._bands[band].append((rect, owner))
+
+    def owners(self, x: float, y: float, slack: float = 0.5) -> set[str]:
+        found = set()
+        for (x0, y0, x1, y1), owner in self._bands.get(int(y // self._STEP), ()):
+            if x0 - slack <= x <= x1 + slack and y0 - slack <= y <= y1 + slack:
+                found.add(owner)
+        return found
+
+
+def _centre(box: Rect) -> tuple[float, float]:
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+
+
+def body_size(lines: Sequence[SourceLine]) -> float:
+    """The size most of the text is set in."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        for g in line.glyphs:
+            if g.char.isalpha():
+                sizes[round(g.size, 1)] += 1
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _gapped(glyphs: Sequence[Glyph]) -> bool:
+    """Whether a line's glyphs hold a gap of :data:`_MARGIN_GAP` of their size (a margin label
+    or line number beside the text, a table's cells)."""
+    visible = [g for g in glyphs if not g.char.isspace()]
+    pairs = zip(visible, visible[1:], strict=False)
+    return any(b.box[0] - a.box[2] >= _MARGIN_GAP * a.size for a, b in pairs)
+
+
+def body_frames(lines: Sequence[SourceLine], size: float) -> dict[int, tuple[float, float]]:
+    """The body's frame (left, right) on odd and even pages (margins mirror): the 5th and 95th
+    percentiles of where the body's full lines start and end. A full line is set in the body
+    size, has three letters or more and no wide gap (no line number or label beside it, no
+    table row), and is :data:`_FULL_LINE` of the widest lines' width or more (a margin label
+    or side note is narrow)."""
+    found: dict[int, list[tuple[float, float]]] = {0: [], 1: []}
+    for line in lines:
+        body = [g for g in line.glyphs if abs(g.size - size) <= 0.6 and not g.char.isspace()]
+        if sum(g.char.isalpha() for g in body) >= 3 and not _gapped(body):
+            found[line.page % 2].append((body[0].box[0], body[-1].box[2]))
+    frames = {}
+    for parity, edges in found.items():
+        if len(edges) < 10:
+            continue
+        widths = sorted(right - left for left, right in edges)
+        wide = widths[int(0.9 * (len(widths) - 1))]
+        full = [(left, right) for left, right in edges if right - left >= _FULL_LINE * wide]
+        if len(full) >= 5:
+            lefts = statistics.quantiles([e[0] for e in full], n=20, method="inclusive")
+            rights = statistics.quantiles([e[1] for e in full], n=20, method="inclusive")
+            frames[parity] = (lefts[0], rights[-1])
+    return frames
+
+
+def margin_glyphs(line: SourceLine, frame: tuple[float, float] | None, size: float) -> set[int]:
+    """Indices of ``line``'s glyphs that are margin material: runs of glyphs outside the body's
+    ``frame`` by :data:`_MARGIN_OUT` body sizes, parted from the line's body text by a gap of
+    :data:`_MARGIN_GAP` of their size (a hung section number or list label stays nearer)."""
+    if frame is None:
+        return set()
+    left, right = frame[0] - _MARGIN_OUT * size, frame[1] + _MARGIN_OUT * size
+    visible = [(i, g) for i, g in enumerate(line.glyphs) if not g.char.isspace()]
+    inside = [g for _, g in visible if left <= (g.box[0] + g.box[2]) / 2 <= right]
+    out: set[int] = set()
+    lefts = [(i, g) for i, g in visible if (g.box[0] + g.box[2]) / 2 < left]
+    rights = [(i, g) for i, g in visible if (g.box[0] + g.box[2]) / 2 > right]
+    if lefts:
+        edge = max(g.box[2] for _, g in lefts)
+        after = min((g.box[0] for g in inside if g.box[0] >= edge - 0.5), default=None)
+        gap = _MARGIN_GAP * max(g.size for _, g in lefts)
+        if after is None or after - edge >= gap:
+            out.update(i for i, _ in lefts)
+    if rights:
+        edge = min(g.box[0] for _, g in rights)
+        before = max((g.box[2] for g in inside if g.box[2] <= edge + 0.5), default=None)
+        gap = _MARGIN_GAP * max(g.size for _, g in rights)
+        if before is None or edge - before >= gap:
+            out.update(i for i, _ in rights)
+    return out
+
+
+def recurring_lines(lines: Sequence[SourceLine], heights: dict[int, float]) -> set[int]:
+    """Indices (into ``lines``) of running heads and footers: lines in the top or bottom
+    :data:`_BAND` of their page whose text, digits aside, stands at the same height on
+    :data:`_RECUR_PAGES` pages or more (on two, in a paper of under six pages)."""
+    keyed: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for i, line in enumerate(lines):
+        height = heights.get(line.page, 0.0)
+        top, bottom = line.bbox[1], line.bbox[3]
+        if not height or (top > _BAND * height and bottom < (1 - _BAND) * height):
+            continue
+        key = _DIGITS_RE.sub("#", " ".join(line.text.split()).lower())
+        keyed[(key, round(top / _RECUR_Y))].append(i)
+    pages = len(heights)
+    need = _RECUR_PAGES if pages >= 6 else 2
+    found: set[int] = set()
+    for members in keyed.values():
+        if len({lines[i].page for i in members}) >= need:
+            found.update(members)
+    return found
+
+
+_MATH_FONT_RE = re.compile(
+    r"cmmi|cmsy|cmex|msam|msbm|math|symbol|stix|eufm|eusm|rsfs|txsy|txmi|txex|pxsy|pxmi|"
+    r"lmmi|lmsy|lmex|mtmi|mtsy",
+    re.IGNORECASE,
+)
+
+
+#: Reference and footnote marks a math face may hold: marks, not math.
+_MARKS = frozenset("†‡§¶∗*⋆★•·")
+
+
+def is_math_glyph(char: str, font: str) -> bool:
+    """A glyph of math: set in a face whose name says math (CMMI, CMSY, MSBM, ... Math,
+    Symbol), or a character of math outside ASCII (Greek, operators, arrows, math letters);
+    reference marks (†, ‡, §, ∗) are marks, not math."""
+    if char.isspace() or char in _MARKS:
+        return False
+    if _MATH_FONT_RE.search(font):
+        return True
+    code = ord(char)
+    return (
+        0x0370 <= code <= 0x03FF
+        or 0x2190 <= code <= 0x22FF
+        or 0x27C0 <= code <= 0x27EF
+        or 0x2980 <= code <= 0x2AFF
+        or 0x1D400 <= code <= 0x1D7FF
+    )
+
+
+def is_prose_line(text: str) -> bool:
+    """Whether a line's text is prose a reader would want translated (see
+    :data:`_PROSE_LINE_WORDS`)."""
+    if len(_CJK_RE.findall(text)) >= _PROSE_LINE_CJK:
+        return True
+    words = _LATIN_WORD_RE.findall(text)
+    letters = sum(len(w) for w in words)
+    visible = sum(not c.isspace() for c in text)
+    return len(words) >= _PROSE_LINE_WORDS and letters >= 0.5 * max(1, visible)
+
+
+@dataclass(slots=True)
+class Reading:
+    """What one paper's reading gave, with the indices the audit asks of it."""
+
+    layouts: Sequence[PageLayout]
+    paragraphs: Sequence[Paragraph]
+    reference_pages: tuple[int, ...]
+    lines: list[SourceLine] = field(default_factory=list)
+    mono: frozenset[str] = frozenset()
+    size: float = 10.0
+    frames: dict[int, tuple[float, float]] = field(default_factory=dict)
+    heads: set[int] = field(default_factory=set)
+    #: (page, line index) of every glyph a paragraph's rects hold -> the paragraph ids.
+    owners: dict[int, list[set[str]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        layouts: Sequence[PageLayout],
+        paragraphs: Sequence[Paragraph],
+        reference_pages: Sequence[int] = (),
+    ) -> Reading:
+        reading = cls(layouts, paragraphs, tuple(reference_pages))
+        reading.lines = source_lines(layouts)
+        reading.mono = monospaced_faces(reading.lines)
+        reading.size = body_size(reading.lines)
+        reading.frames = body_frames(reading.lines, reading.size)
+        heights = {layout.index: layout.height for layout in layouts}
+        reading.heads = recurring_lines(reading.lines, heights)
+        index: dict[int, RectIndex] = defaultdict(RectIndex)
+        for para in paragraphs:
+            for rect in para.rects:
+                index[para.page].add(rect, para.id)
+        for i, line in enumerate(reading.lines):
+            page_index = index.get(line.page)
+            reading.owners[i] = [
+                page_index.owners(*_centre(g.box)) if page_index else set() for g in line.glyphs
+            ]
+        return reading
+
+    def glyphs_of(self) -> dict[str, list[tuple[int, int]]]:
+        """Paragraph id -> (line index, glyph index) of the source glyphs its rects hold."""
+        held: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for i, owners in self.owners.items():
+            for k, ids in enumerate(owners):
+                for ident in ids:
+                    held[ident].append((i, k))
+        return held
+
+
+def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str]) -> float:
+    """The share of ``glyphs`` set monospaced: Latin glyphs of a monospaced face (a CJK
+    face's Latin may be, its CJK characters are no code for it)."""
+    visible = [g for g in glyphs if not g.char.isspace()]
+    coded = sum(g.font in mono and not _CJK_RE.match(g.char) for g in visible)
+    return coded / len(visible) if visible else 0.0
+
+
+_TRAILING_RE = re.compile(r"(?:\s*(?:\{v\d+\}|</?[bi]>))+\s*$")
+
+
+def _ends_inside(text: str) -> bool:
+    """Whether ``text`` ends with no sentence stop, placeholders after its last word aside (a
+    footnote mark, a formula after the stop)."""
+    return flags(_TRAILING_RE.sub("", text)).ends_inside
+
+
+def _whole(text: str) -> bool:
+    """Whether a short text stands whole: a sentence (a capital or digit first, a stop last) or
+    a title or label (no stop, each word capitalised, or the first and a few words in all)."""
+    stripped = without_tags(_TRAILING_RE.sub("", text)).strip().strip("\"'“”‘’()[]")
+    if not stripped:
+        return True
+    opens = stripped[0].isupper() or stripped[0].isdigit() or not stripped[0].isalpha()
+    if opens and stripped.endswith(tuple(".!?。．！？:")):
+        return True
+    words = stripped.split()
+    return opens and not stripped.endswith((",", ";", "-")) and len(words) <= 5
+
+
+def audit_requests(
+    reading: Reading, language: str, budget: int
+) -> tuple[list[RequestRecord], list[KeptLine]]:
+    """Every request the pipeline sends for ``reading`` (a passage over the ``budget`` as its
+    pieces), flagged, and the prose lines that reached none, with why each was kept."""
+    from translation.model.sentence_budget import budget_pieces
+
+    held = reading.glyphs_of()
+    records: list[RequestRecord] = []
+    previous = ""
+    for passage in passages(reading.paragraphs):
+        first = passage.pieces[0]
+        ident = first.id + ("+" if len(passage.pieces) > 1 else "")
+        pieces = budget_pieces(passage.text, budget)
+        glyph_keys = [key for piece in passage.pieces for key in held.get(piece.id, ())]
+        glyphs = [reading.lines[i].glyphs[k] for i, k in glyph_keys]
+        spliced = _spliced(reading, glyph_keys)
+        for n, text in enumerate(pieces, 1):
+            record = RequestRecord(
+                ident if len(pieces) == 1 else f"{ident}.{n}", text, first.kind, first.page
+            )
+            found = flags(text, previous, language)
+            previous = text
+            words = word_count(text)
+            sentenced = first.kind not in UNSENTENCED_KINDS
+            ends_inside = _ends_inside(text)
+            if sentenced and found.prose and (found.starts_inside or ends_inside):
+                record.marks.add("cut")
+            if (
+                first.kind in (ParagraphKind.BODY, ParagraphKind.LIST_ITEM, ParagraphKind.FOOTNOTE)
+                and 0 < words < PROSE_WORDS
+                and not _whole(text)
+            ):
+                record.marks.add("frag")
+            if found.cut_words:
+                record.cutwords = found.cut_words
+                record.marks.add("cutword")
+            if spliced:
+                record.marks.add("spliced")
+            if first.kind is ParagraphKind.BODY and glued_caption(text):
+                record.marks.add("glued")
+            if _mono_share(glyphs, reading.mono) >= CODE_SHARE or code_like(text):
+                record.marks.add("code_sent")
+            if first.kind is ParagraphKind.REFERENCE or looks_like_reference(text):
+                record.marks.add("refs_sent")
+            records.append(record)
+    return records, kept_lines(reading)
+
+
+#: Line numbers in a row, at the starts of their lines, that are a margin's line numbers.
+LINE_NUMBER_RUN = 3
+_LEADING_NUMBER_RE = re.compile(r"\s*(\d{1,4})(?!\S)")
+
+
+def _leading_number(line: SourceLine, held: Sequence[int]) -> int | None:
+    """The number a line starts with, parted from the rest of the line by a gap of most of a
+    character (a margin's line number), or standing alone; None when it starts otherwise."""
+    glyphs = [line.glyphs[k] for k in sorted(held) if not line.glyphs[k].char.isspace()]
+    text = "".join(g.char for g in glyphs)
+    match = _LEADING_NUMBER_RE.match(text)
+    if match is None:
+        return None
+    digits = len(match.group(1))
+    if digits < len(glyphs):
+        before, after = glyphs[digits - 1], glyphs[digits]
+        if after.box[0] - before.box[2] < 0.8 * before.size:
+            return None
+    return int(match.group(1))
+
+
+def _numbered_lines(numbers: Sequence[int | None]) -> bool:
+    """Whether :data:`LINE_NUMBER_RUN` lines in a row start with numbers that count up by one
+    (or by five: a number every fifth line, the lines between unnumbered)."""
+    found = [n for n in numbers if n is not None]
+    for step in (1, 5):
+        run = 1
+        for a, b in zip(found, found[1:], strict=False):
+            run = run + 1 if b - a == step else 1
+            if run >= LINE_NUMBER_RUN:
+                return True
+    return False
+
+
+def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
+    """Whether the glyphs ``keys`` of one request mix margin material with body text: a
+    margin's line numbers (:func:`_numbered_lines`), glyphs outside the body's frame
+    (:func:`margin_glyphs`), or a running head's or footer's line."""
+    by_line: dict[int, list[int]] = defaultdict(list)
+    for i, k in keys:
+        by_line[i].append(k)
+    if _numbered_lines(
+        [_leading_number(reading.lines[i], ks) for i, ks in sorted(by_line.items())]
+    ):
+        return True
+    margin = body = 0
+    for i, ks in by_line.items():
+        line = reading.lines[i]
+        visible = [k for k in ks if line.glyphs[k].char.isalnum()]
+        if i in reading.heads:
+            margin += len(visible)
+            continue
+        outside = margin_glyphs(line, reading.frames.get(line.page % 2), reading.size)
+        margin += sum(k in outside for k in visible)
+        body += sum(k not in outside for k in visible)
+    return margin >= 1 and body >= 3
+
+
+def kept_lines(reading: Reading) -> list[KeptLine]:
+    """The prose lines none of whose glyphs a paragraph holds, each with the reason it is kept
+    that the audit can state: ``references`` (the references section's pages), ``address`` (a
+    URL or an e-mail address, sent as placeholders when in a sentence), ``code``
+    (monospaced, or code by its tokens), ``head`` (a running head or footer), ``figure``
+    (inside a figure's area), ``math``, ``reference`` (it reads as an entry); ``""`` for none."""
+    figures = {layout.index: layout.figures for layout in reading.layouts}
+    refs = set(reading.reference_pages)
+    kept = []
+    for i, line in enumerate(reading.lines):
+        if any(reading.owners[i]):
+            continue
+        text = line.text
+        if not is_prose_line(text):
+            continue
+        visible = [g for g in line.glyphs if not g.char.isspace()]
+        cx, cy = _centre(line.bbox)
+        if line.page in refs:
+            reason = "references"
+        elif _ADDRESS_RE.search(text):
+            reason = "address"
+        elif _mono_share(line.glyphs, reading.mono) >= CODE_SHARE or code_like(text):
+            reason = "code"
+        elif i in reading.heads:
+            reason = "head"
+        elif any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures[line.page]):
+            reason = "figure"
+        elif sum(is_math_glyph(g.char, g.font) for g in visible) >= _MATH_SHARE * len(visible):
+            reason = "math"
+        elif looks_like_reference(text):
+            reason = "reference"
+        else:
+            reason = ""
+        kept.append(KeptLine(line.page, " ".join(text.split()), reason))
+    return kept

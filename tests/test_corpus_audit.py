@@ -1,0 +1,352 @@
+"""The corpus audit's figures (``bench.corpus``), each on a constructed page that has its defect
+(non-zero) and on the same page without it (zero).
+
+The requests side is given a page as the pipeline reads it (``read_layout``) and paragraphs
+made by hand, one reading with the defect and one without: the audit is the instrument under
+test, so the defect is put in the reading, whatever the pipeline does with such a page today.
+The pages side is given a source page and a "translated" page made by hand, one with the defect
+drawn in and one set correctly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import pymupdf
+import pytest
+
+from bench.corpus import changes, docs_table, paper_language, table
+from bench.corpus_pages import audit_pages
+from bench.corpus_requests import Reading, audit_requests
+from tests.helpers.pdfgen import math_font
+from translation.read.document import TEXT_FLAGS
+from translation.read.extraction import read_layout
+from translation.read.layout import PageLayout, Rect
+from translation.read.paragraph import Paragraph, ParagraphKind
+
+WIDTH, HEIGHT = 595.0, 842.0
+SIZE = 10.0
+STEP = 13.0
+PROSE = (
+    "The committee reviewed every proposal that arrived before the deadline in spring",
+    "and asked the authors to describe their methods in more detail than before so",
+    "that readers could repeat each experiment without guessing at the settings used.",
+)
+
+
+#: One line of a constructed page: (x, baseline, text, font, size).
+TextLine = tuple[float, float, str, str, float]
+
+
+def _prose(n: int) -> list[str]:
+    return [PROSE[i % len(PROSE)] for i in range(n)]
+
+
+def _page(lines: Sequence[TextLine]) -> bytes:
+    """A one-page PDF: each line is (x, baseline, text, font, size)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for x, y, text, font, size in lines:
+        if font == "china-s":
+            page.insert_font(fontname="china-s")
+        if font == "math":
+            page.insert_font(fontname="math", fontbuffer=math_font().buffer)
+        page.insert_text((x, y), text, fontname=font, fontsize=size)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _layout(data: bytes) -> list[PageLayout]:
+    with pymupdf.open(stream=data) as doc:
+        return [read_layout(doc[0])]
+
+
+def _para(ident: str, text: str, rect: Rect, kind: ParagraphKind = ParagraphKind.BODY) -> Paragraph:
+    return Paragraph(
+        id=ident, page=0, text=text, placeholders={}, bbox=rect, rects=(rect,), font_size=SIZE,
+        kind=kind, column=(rect[0], rect[2]),
+    )  # fmt: skip
+
+
+def _request_figures(
+    layouts: Sequence[PageLayout], paragraphs: Sequence[Paragraph], language: str = "en"
+) -> Counter[str]:
+    records, kept = audit_requests(Reading.of(layouts, paragraphs), language, 400)
+    found: Counter[str] = Counter()
+    for record in records:
+        found.update(record.marks)
+    found["unsent"] = sum(not line.reason for line in kept)
+    return found
+
+
+def _body_page(x: float = 72.0, lines: int = 14, top: float = 100.0) -> list[TextLine]:
+    return [(x, top + i * STEP, text, "tiro", SIZE) for i, text in enumerate(_prose(lines))]
+
+
+def _band(top: float, lines: int, x0: float = 0.0, x1: float = WIDTH) -> Rect:
+    return (x0, top - SIZE - 1, x1, top + (lines - 1) * STEP + 4)
+
+
+# --- requests ---------------------------------------------------------------------------------
+
+
+def test_spliced_counts_line_numbers_read_into_a_paragraph() -> None:
+    """A line-numbered manuscript: "211 The committee ... 212 and asked ..." (corpus2 130)."""
+    numbers: list[TextLine] = [(40.0, 100 + i * STEP, str(211 + i), "tiro", 7.0) for i in range(14)]
+    layouts = _layout(_page([*numbers, *_body_page()]))
+    body = " ".join(_prose(14))
+    numbered = " ".join(f"{211 + i} {t}" for i, t in enumerate(_prose(14)))
+    spliced = _para("p0-b0", numbered, _band(100, 14))
+    clean = _para("p0-b0", body, _band(100, 14, x0=70))
+    assert _request_figures(layouts, [spliced])["spliced"] == 1
+    assert _request_figures(layouts, [clean])["spliced"] == 0
+
+
+def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
+    """A command's name set in the left margin beside its description (corpus2 131, 133)."""
+    lines: list[TextLine] = [
+        *_body_page(x=150.0, lines=16),
+        (40.0, 100.0, "setlength", "cour", SIZE),
+    ]
+    layouts = _layout(_page(lines))
+    body = " ".join(_prose(16))
+    glued = _para("p0-b0", "setlength " + body, _band(100, 16))
+    apart = [
+        _para("p0-b0", body, _band(100, 16, x0=148)),
+        _para("p0-b1", "setlength", (38, 90, 100, 104), ParagraphKind.CELL),
+    ]
+    assert _request_figures(layouts, [glued])["spliced"] == 1
+    assert _request_figures(layouts, apart)["spliced"] == 0
+
+
+def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
+    """A running head read into the page's first paragraph (on three pages it recurs)."""
+    doc = pymupdf.open()
+    for _ in range(3):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        page.insert_text((72, 40), "Journal of Careful Reviews 12", fontname="tiro", fontsize=8)
+        for x, y, text, font, size in _body_page(top=150.0):
+            page.insert_text((x, y), str(text), fontname=str(font), fontsize=size)
+    layouts = [read_layout(page) for page in doc]
+    body = " ".join(_prose(14))
+    glued = [
+        dataclasses.replace(
+            _para(f"p{n}-b0", "Journal of Careful Reviews 12 " + body, (0, 30, WIDTH, 340)),
+            page=n,
+        )
+        for n in range(3)
+    ]
+    apart = [dataclasses.replace(_para(f"p{n}-b0", body, _band(150, 14)), page=n) for n in range(3)]
+    assert _request_figures(layouts, glued)["spliced"] == 3
+    assert _request_figures(layouts, apart)["spliced"] == 0
+
+
+def test_glued_counts_a_caption_inside_a_body_request() -> None:
+    layouts = _layout(_page(_body_page(lines=3)))
+    body = " ".join(_prose(3))
+    glued = _para(
+        "p0-b0", body + " Table 2: Results of every run on the held-out set.", _band(100, 3)
+    )
+    cited = _para("p0-b0", body + " The results are shown in Table 2. They hold.", _band(100, 3))
+    assert _request_figures(layouts, [glued])["glued"] == 1
+    assert _request_figures(layouts, [cited])["glued"] == 0
+
+
+def test_code_sent_counts_a_listing_in_a_monospaced_face_known_by_no_name() -> None:
+    """Program output set in a monospaced face: told by its glyphs' advances, not its name (the
+    face is renamed to one no list of monospaced names holds)."""
+    output = [
+        "Residuals: Min 1Q Median 3Q Max",
+        "-3.2159 -0.5417 0.1093 0.6624 2.9480",
+        "Multiple R-squared: 0.7412, Adjusted R-squared: 0.7377",
+    ]
+    lines: list[TextLine] = [(72.0, 100 + i * STEP, t, "cour", SIZE) for i, t in enumerate(output)]
+    lines += _body_page(top=200.0)
+    (layout,) = _layout(_page(lines))
+    renamed = _renamed_face(layout, "Courier", "Xq7Face")
+    listing = _para("p0-b0", " ".join(output), _band(100, 3))
+    body = _para("p0-b1", " ".join(_prose(14)), _band(200, 14))
+    assert _request_figures([renamed], [listing, body])["code_sent"] == 1
+    kept = _request_figures([renamed], [body])
+    assert kept["code_sent"] == 0 and kept["unsent"] == 0  # kept as code: a stated reason
+
+
+def _renamed_face(layout: PageLayout, old: str, new: str) -> PageLayout:
+    blocks = tuple(
+        dataclasses.replace(
+            block,
+            lines=tuple(
+                dataclasses.replace(
+                    line,
+                    spans=tuple(
+                        dataclasses.replace(s, font=new) if old in s.font else s for s in line.spans
+                    ),
+                )
+                for line in block.lines
+            ),
+        )
+        for block in layout.blocks
+    )
+    assert any(new == s.font for b in blocks for ln in b.lines for s in ln.spans)
+    return dataclasses.replace(layout, blocks=blocks)
+
+
+def test_unsent_counts_cjk_prose_with_two_tex_commands_left_out() -> None:
+    """Chinese prose that mentions two TeX commands is prose: left out, it is unsent."""
+    line = "我们在导言区使用 \\usepackage 和 \\documentclass 命令加载宏包并设置文档的版式。"
+    layouts = _layout(_page([(72.0, 100.0, line, "china-s", SIZE)]))
+    sent = _para("p0-b0", line, _band(100, 1))
+    assert _request_figures(layouts, [], "zh")["unsent"] == 1
+    found = _request_figures(layouts, [sent], "zh")
+    assert found["unsent"] == 0 and found["code_sent"] == 0
+
+
+@pytest.mark.parametrize(
+    ("figure", "defect", "whole"),
+    [
+        (
+            "cut",
+            "the authors to describe their methods in more detail than before so that",
+            "The authors described their methods in more detail than before, so readers can.",
+        ),
+        ("frag", "in more detail than", "They did."),
+        ("cutword", "The authors described their meth- ods in more detail.", "The methods."),
+        (
+            "refs_sent",
+            "[12] J. Smith and A. Jones. Careful reviews. In Proceedings of ACL, pp. 1-9, 2019.",
+            "Smith and Jones (2019) reviewed every proposal that arrived in spring.",
+        ),
+    ],
+)
+def test_text_figures_count_their_defect(figure: str, defect: str, whole: str) -> None:
+    layouts = _layout(_page(_body_page(lines=2)))
+    assert _request_figures(layouts, [_para("p0-b0", defect, _band(100, 2))])[figure] == 1
+    assert _request_figures(layouts, [_para("p0-b0", whole, _band(100, 2))])[figure] == 0
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+TRANSLATION = "번역된 문장이 여기에 있습니다 그리고 계속됩니다"
+A_RECT = (72.0, 90.0, 400.0, 130.0)  # paragraph A's two lines
+B_TOP = 160.0  # paragraph B, left as it is
+
+
+def _source() -> bytes:
+    lines: list[TextLine] = [
+        (72.0, 100.0, PROSE[0][:40], "tiro", SIZE),
+        (72.0, 113.0, PROSE[1][:40], "tiro", SIZE),
+    ]
+    lines += [(72.0, B_TOP, PROSE[2][:40], "tiro", SIZE)]
+    lines += [(72.0, 200.0, "with weights", "tiro", SIZE), (140.0, 200.0, "α β", "math", SIZE)]
+    return _page(lines)
+
+
+def _translated(
+    at: tuple[float, float] = (72.0, 102.0),
+    size: float = SIZE,
+    erase: bool = True,
+    text: str = TRANSLATION,
+    math: bool = True,
+) -> bytes:
+    """The source with paragraph A's translation set at ``at`` (erased first when ``erase``);
+    ``math``: the math line keeps its glyphs (else it is re-set as text)."""
+    doc = pymupdf.open(stream=_source())
+    page = doc[0]
+    if erase:
+        page.add_redact_annot(A_RECT)
+    if not math:
+        page.add_redact_annot((70, 188, 300, 204))
+    page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+    page.insert_font(fontname="korea")
+    page.insert_text(at, text, fontname="korea", fontsize=size)
+    if not math:
+        page.insert_text((72, 200), "가중치 a 와 b", fontname="korea", fontsize=SIZE)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _page_figures(translated: bytes, math_para: bool = False) -> Counter[str]:
+    paragraphs = [_para("p0-b0", "A", A_RECT)]
+    if math_para:
+        paragraphs.append(_para("p0-b2", "with weights {v1} and {v2}", (70, 188, 300, 204)))
+    translations = {p.id: "번역" for p in paragraphs}
+    with pymupdf.open(stream=_source()) as source, pymupdf.open(stream=translated) as out:
+        pages = audit_pages(source, out, paragraphs, translations, TEXT_FLAGS)
+    found: Counter[str] = Counter()
+    for page in pages:
+        found.update(page.counts)
+    return found
+
+
+def test_page_figures_are_zero_on_a_page_set_right() -> None:
+    found = _page_figures(_translated(), math_para=True)
+    assert sum(found.values()) == 0, found
+
+
+def test_overprint_counts_a_translation_set_over_text_still_on_the_page() -> None:
+    assert _page_figures(_translated(at=(72.0, B_TOP)))["overprint"] == 1
+
+
+def test_left_under_counts_a_translation_over_its_own_source_not_erased() -> None:
+    found = _page_figures(_translated(erase=False))
+    assert found["left_under"] == 1 and found["overprint"] == 0
+
+
+def test_tiny_counts_type_below_six_tenths_of_the_source() -> None:
+    assert _page_figures(_translated(size=0.5 * SIZE))["tiny"] == 1
+    assert _page_figures(_translated(size=0.7 * SIZE))["tiny"] == 0
+
+
+def test_outside_counts_a_translation_past_its_column_or_page() -> None:
+    assert _page_figures(_translated(at=(300.0, 102.0)))["outside"] == 1
+    assert _page_figures(_translated(at=(72.0, 102.0), text="번역"))["outside"] == 0
+
+
+def test_math_changed_counts_math_glyphs_re_set_as_text() -> None:
+    assert _page_figures(_translated(math=False), math_para=True)["math_changed"] == 2
+
+
+# --- the table and the baseline -----------------------------------------------------------
+
+
+def test_changes_name_the_paper_and_figure_that_got_worse() -> None:
+    rows: list[dict[str, Any]] = [
+        {"paper": "a", "pages": 1, "language": "en", "figures": {"cut": 3, "tiny": 0}},
+        {"paper": "b", "error": "not a PDF"},
+    ]
+    baseline: dict[str, dict[str, Any]] = {"a": {"cut": 1, "tiny": 2}, "b": {"error": "not a PDF"}}
+    assert changes(rows, baseline) == ["WORSE a cut: 1 -> 3", "better a tiny: 2 -> 0"]
+    assert "not a PDF" in table(rows) and "total (1 papers)" in table(rows)
+
+
+def test_docs_table_shows_the_total_and_the_worst_papers_first() -> None:
+    baseline = {
+        "total": {"reqs": 30, "cut": 5},
+        "papers": {
+            "calm": {"pages": 10, "reqs": 20, "cut": 1},
+            "rough": {"pages": 2, "reqs": 10, "cut": 4},
+            "broken": {"error": "not a PDF"},
+        },
+    }
+    rows = docs_table(baseline).splitlines()
+    assert rows[2].startswith("| **all papers** | 12 | 30 | 5 |")
+    assert [row.split(" | ")[0] for row in rows[3:]] == ["| rough", "| calm"]
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("the model of the data and the results for the test", "en"),
+        ("le modèle et la méthode des requêtes dans les données est une", "fr"),
+        ("한국어 문장입니다 그리고 이것은 보고서입니다", "ko"),
+        ("これは日本語の文章です。ひらがなとカタカナ", "ja"),
+        ("这是一个中文句子，我们使用宏包", "zh"),
+    ],
+)
+def test_paper_language_is_told_by_script_and_words(text: str, language: str) -> None:
+    assert paper_language(text) == language

@@ -1,0 +1,125 @@
+"""How reader plugins' bodies are read (zotero_server/reader_protocols.py), and the interactive
+fair-share class their requests wait in (translation/model/fair_slots.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from common.errors import InputError, UnsupportedLanguageError
+from common.language import Language
+from translation.model.fair_slots import INTERACTIVE, INTERACTIVE_ROOM
+from translation.model.limiter import FixedLimiter
+from translation.snippet import protect_snippet, restore_snippet
+from zotero_server import reader_protocols as rp
+
+EN, KO = Language("en"), Language("ko")
+
+
+def chat(*messages: tuple[str, str], **fields: object) -> rp.TextAsk:
+    body = {"model": "m", "messages": [{"role": r, "content": c} for r, c in messages], **fields}
+    return rp.chat_ask(body, EN, KO)
+
+
+def test_kind_of_tells_the_translate_bodies_apart() -> None:
+    assert rp.kind_of({"q": "x", "source": "en", "target": "de"}) == "libretranslate"
+    assert rp.kind_of({"text": "x", "target_lang": "DE"}) == "deeplx"
+    assert rp.kind_of({"jsonrpc": "2.0", "method": "LMT_handle_texts", "params": {}}) == (
+        "deepl_jsonrpc"
+    )
+    # The zotero-pdf2zh plugin's body is never a reader's, whatever else it carries.
+    assert rp.kind_of({"fileName": "a.pdf", "fileContent": "", "q": "x"}) is None
+    assert rp.kind_of({"text": "x"}) is None
+
+
+def test_languages_as_people_write_them() -> None:
+    assert rp.language("ZH-HANS", EN, "t") == Language("zh-Hans")
+    assert rp.language("zh-TW", EN, "t") == Language("zh-Hant")
+    assert rp.language("PT-BR", EN, "t") == Language("pt")
+    assert rp.language("German", EN, "t") == Language("de")
+    assert rp.language("Chinese (Traditional)", EN, "t") == Language("zh-Hant")
+    assert rp.language("auto", KO, "t") == KO and rp.language(None, KO, "t") == KO
+    with pytest.raises(UnsupportedLanguageError, match="target"):
+        rp.language("klingon", EN, "target")
+
+
+def test_chat_rule_plugin_prompt() -> None:
+    prompt = (
+        "please provide a translation from en-US to zh-CN of the academic text enclosed in 🔤."
+        " The text is as follows:  🔤 Context from the academic paper:\nPaper Title: T\n\n"
+        "Text to translate: The loss falls. 🔤  Please provide the result and remove 🔤."
+    )
+    ask = chat(("user", prompt))
+    assert ask == rp.TextAsk(("The loss falls.",), EN, Language("zh-Hans"))
+
+
+def test_chat_rule_other_shapes() -> None:
+    system = chat(("system", "Translate everything into German."), ("user", "Good morning."))
+    assert system == rp.TextAsk(("Good morning.",), EN, Language("de"))
+    head = chat(("user", "Translate the following from French to Japanese:\nBonjour."))
+    assert head == rp.TextAsk(("Bonjour.",), Language("fr"), Language("ja"))
+    fenced = chat(("user", "Translate to es:\n```\nline one\nline two\n```"))
+    assert fenced.texts == ("line one\nline two",) and fenced.target == Language("es")
+    label = chat(("user", "Please translate into Dutch. Text: A cat."))
+    assert label == rp.TextAsk(("A cat.",), EN, Language("nl"))
+    # "to" followed by no language is passed over; nothing named: the default target.
+    plain = chat(("user", "How to read this sentence?"))
+    assert plain == rp.TextAsk(("How to read this sentence?",), EN, KO)
+    # A body field wins (Translate for Zotero's "custom parameters").
+    field = chat(("user", "Translate into German: Hi."), target_lang="fr")
+    assert field.target == Language("fr")
+    # Only the last user message holds the text.
+    turns = chat(("user", "old"), ("assistant", "alt"), ("user", "new"))
+    assert turns.texts == ("new",)
+
+
+def test_chat_rule_translategemma_part() -> None:
+    part = {"type": "text", "source_lang_code": "de", "target_lang_code": "ko", "text": "Hallo"}
+    body = {"messages": [{"role": "user", "content": [part]}]}
+    assert rp.chat_ask(body, EN, EN) == rp.TextAsk(("Hallo",), Language("de"), KO)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"messages": []}, {"messages": [{"role": "system", "content": "x"}]}, {"messages": "x"}],
+)
+def test_chat_rule_refuses_what_holds_no_text(body: dict[str, object]) -> None:
+    with pytest.raises(InputError):
+        rp.chat_ask(body, EN, KO)
+
+
+def test_snippet_protects_math_urls_identifiers() -> None:
+    text = "Set max_len to 10 (α ≤ 1), see doi 10.1145/3292500.3330701 or https://x.org/a."
+    snippet = protect_snippet(text, EN, KO)
+    for kept in ("max_len", "α", "≤", "10.1145/3292500.3330701", "https://x.org/a"):
+        assert kept not in snippet.text
+    # A model that mangles and drops placeholders still gives every original back.
+    answer = snippet.text.replace("{v1}", "{ V1 }").replace("{v2}", "")
+    restored = restore_snippet(answer, snippet, KO)
+    for kept in ("max_len", "α", "10.1145/3292500.3330701", "https://x.org/a"):
+        assert kept in restored
+    assert not protect_snippet("α ≤ β + γ", EN, KO).translatable  # nothing to send
+
+
+async def test_interactive_requests_pass_a_paper() -> None:
+    """Every slot held by a paper, more of its paragraphs queued: a selection starts at once
+    (room above the limit); once that room is used, the next goes before the paper's queue."""
+    limiter = FixedLimiter(2)
+    release = asyncio.Event()
+    order: list[str] = []
+
+    async def request(owner: str, name: str) -> None:
+        async with limiter.slot(owner):
+            order.append(name)
+            await release.wait()
+
+    tasks = [asyncio.create_task(request("paper", f"p{i}")) for i in range(4)]
+    await asyncio.sleep(0)
+    assert order == ["p0", "p1"]
+    tasks += [asyncio.create_task(request(INTERACTIVE, f"s{i}")) for i in range(3)]
+    await asyncio.sleep(0)
+    assert order == ["p0", "p1", "s0", "s1"][: 2 + INTERACTIVE_ROOM]
+    release.set()
+    await asyncio.gather(*tasks)
+    assert order.index("s2") < order.index("p2")

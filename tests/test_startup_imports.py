@@ -1,0 +1,57 @@
+"""What a command imports before it does anything: the seconds outside the model (issue 38).
+
+Each check runs a fresh interpreter, since this process has imported everything already.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+
+def _python(*args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_the_translate_path_imports_no_openai_before_its_first_request() -> None:
+    # A cached paper sends no request: the openai package (half a second of pydantic types)
+    # is not imported by the command, the engine, nor a client that has sent nothing.
+    code = (
+        "import sys, zotero_server.translate_command, zotero_server.engine\n"
+        "from translation.model.llm import LLMClient\n"
+        "LLMClient(base_url='http://127.0.0.1:9/v1', model='m', api_key=None,"
+        " prompt_format='chat', timeout_s=1, deadline_s=1, max_attempts=1)\n"
+        "print('openai' in sys.modules)\n"
+    )
+    assert _python("-c", code) == "False"
+
+
+def test_the_forkserver_preloads_what_each_worker_would_import_again(tmp_path: Path) -> None:
+    # multiprocessing runs the parent's main script again in every worker: the entry point's
+    # `from zotero_server.cli import main` (the settings, pydantic-settings) is imported once,
+    # in the forkserver, instead.
+    script = tmp_path / "zotero-translate"
+    script.write_text(
+        "import json, re, sys\n"
+        "from zotero_server.cli import main\n"
+        "from translation.worker import _main_imports\n"
+        "if __name__ == '__main__':\n"
+        "    print(json.dumps(_main_imports()))\n"
+    )
+    assert "zotero_server.cli" in json.loads(_python(str(script)))
+    # `python -c` runs nothing again in a worker: nothing to preload.
+    assert _python(
+        "-c", "from translation.worker import _main_imports; print(_main_imports())"
+    ) == ("[]")

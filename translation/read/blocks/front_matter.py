@@ -1,0 +1,141 @@
+"""The first page's front matter: where it ends ("Abstract", "1 Introduction"), that each
+affiliation, address and e-mail line is its own unit, and which lines are author names
+(printed as they are, never translated), there or after a label ("Correspondence to:")."""
+
+from __future__ import annotations
+
+import re
+
+from translation.read.math.formulas import GLYPH, PLACEHOLDER_RE
+from translation.read.rows.row import Row
+
+_FRONT_END_RE = re.compile(
+    r"^\s*(?:abstract|introduction|keywords?|index terms|"
+    r"摘\s*要|关键词|關鍵詞|초\s*록|요\s*약|국문\s*요약)",
+    re.IGNORECASE,
+)
+_FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
+# An affiliation's mark before it: any symbol but a bracket or an opening quote (a name line
+# may go on after an icon: "), Ruochen Zhang²").
+_AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s()\[\]{}\"'“‘«.,;:-]")
+_EMAIL_RE = re.compile(r"@[\w-]+\.[\w.-]+|^\s*(?:https?://|www\.)")
+# Between names: marks of any kind (†, ♠, ⋄, digits), commas, "and".
+_NAME_SPLIT_RE = re.compile(r"[^\w\s.'’-]+|[\d,;]+|\s{2,}|\s+and\s+")
+# A line's first word with an affiliation mark (a digit or a symbol, not a comma) right after it.
+_SURNAME_MARK_RE = re.compile(r"^\W*[A-Z][a-zà-ÿ'’-]+(?:\d|[^\w\s,;.'’-])")
+_MARKED_RE = re.compile(r"[^\w\s.'’-]|\d")
+# A name's word: capitalised (its accents may be TeX's spacing ones, "Andr´e"), or an initial.
+_NAME_TOKEN_RE = re.compile(
+    r"^(?:[A-Z][a-zà-ÿ'’´¨˘ˆ˜`-]+(?:-[A-Z][a-zà-ÿ'’´¨˘ˆ˜`]+)?|[A-Z]\.(?:-?[A-Z]\.)?)$"
+)
+# A name set in capitals (ACM's small caps: "MARTI A. HEARST").
+_CAPS_NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][A-Z'’-]+|[A-Z]\.)$")
+_PARTICLES = frozenset("van von de der da di du la le del dos bin al".split())
+_INSTITUTION_RE = re.compile(
+    r"Universit|Institut|Department|School|College|Laborator|Lab\b|Research|Center|Centre|"
+    r"Inc\b|Corp|Company|Faculty|Academy|Hospital|Foundation|Group",
+)
+
+
+# --- front matter ---------------------------------------------------------------------------
+
+
+def front_matter_end(rows: list[Row]) -> Row | None:
+    """The row that ends the first page's front matter (title, authors, affiliations,
+    e-mails), read in reading order: the first "Abstract" or "1 Introduction"; None if none."""
+    return next(
+        (
+            r
+            for r in rows
+            if not r.drop
+            and (
+                (_FRONT_END_RE.match(r.text) and (len(r.text) < 60 or r.text[:8].isalpha()))
+                or (_FIRST_SECTION_RE.match(r.text) and r.bold and len(r.text) < 40)
+            )
+        ),
+        None,
+    )
+
+
+def front_break(prev: Row, cur: Row, body_size: float) -> bool:
+    """In the front matter every affiliation, address and e-mail line is its own unit."""
+    if _AFFILIATION_MARK_RE.match(cur.chars) or (cur.classes.lstrip("n")[:1] == GLYPH):
+        return True
+    if _EMAIL_RE.search(cur.text) or _EMAIL_RE.search(prev.text):
+        return True
+    col0, col1 = prev.col_range
+    return prev.size <= body_size + 1.0 and prev.x1 < col1 - 0.15 * (col1 - col0)
+
+
+def looks_like_names(text: str, alone: bool = False) -> bool:
+    """A line of author names ("Arman Cohan†∗ Sergey Feldman† Iz Beltagy†"): two or more
+    groups of two to four capitalised words or initials, split by marks, commas or "and",
+    and no institution words; one such group with no mark only when it stands ``alone`` (a
+    cell of an author grid: "Joseph Chee Chang" over its affiliation). Names are printed as
+    they are, not translated."""
+    if _INSTITUTION_RE.search(text) or "@" in text or _AFFILIATION_MARK_RE.match(text):
+        return False  # an affiliation's mark comes before it, a name's after it
+    groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
+    if not groups:
+        return False
+    # In a long list of names one in five may be a single word (a surname taken into its
+    # marks' placeholder: "Kyle {v1}" for "Kyle Loα∗").
+    spare = len(groups) // 5
+    for k, group in enumerate(groups):
+        names = [t for t in group if t.lower() not in _PARTICLES]
+        # A line that goes on with the last name of the line above ("Lee⁴, Jacob Carlson⁵,
+        # and Weining Li⁵"): one name, marked, before two whole ones.
+        fewest = 1 if k == 0 and len(groups) >= 3 and _SURNAME_MARK_RE.match(text) else 2
+        if len(names) == 1 and fewest == 2 and spare and _NAME_TOKEN_RE.match(names[0]):
+            spare -= 1
+            continue
+        if not fewest <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
+            return False
+    if text.rstrip().endswith(":"):
+        return False  # a title's first line ("Beyond Summarization:"), never a name list
+    return len(groups) >= 2 or alone or bool(_MARKED_RE.search(text))
+
+
+def name_with_affiliation(text: str) -> bool:
+    """A front-matter line of one author's name and affiliation ("MARTI A. HEARST, University
+    of California, Berkeley, USA"): two to four name words before the first comma, an
+    institution after it. Printed as it is: a model would spell the name out."""
+    name, comma, rest = text.partition(",")
+    words = name.split()
+    return (
+        bool(comma)
+        and 2 <= len(words) <= 4
+        and all(_NAME_TOKEN_RE.match(w) or _CAPS_NAME_TOKEN_RE.match(w) for w in words)
+        and bool(_INSTITUTION_RE.search(rest))
+    )
+
+
+def author_names(lines: list[str], text: str, cell: bool) -> bool:
+    """Whether a front-matter paragraph (its rows' ``lines``; ``text``, its text with raised
+    marks made placeholders; ``cell``: a table cell) is author names, printed as they are: a
+    line of names (see ``looks_like_names``), also where its marks became placeholders
+    ("Kyle Lo{v1}"), one author's name with an affiliation, or a cell of an author grid of
+    names alone ("Kyle Lo" over "Doug Downey")."""
+    return (
+        looks_like_names(" ".join(lines))
+        or looks_like_names(PLACEHOLDER_RE.sub("†", text))
+        or name_with_affiliation(text)
+        or (cell and all(looks_like_names(line, alone=True) for line in lines))
+    )
+
+
+#: A short label before a colon ("Correspondence to:", "Contact:").
+_LABEL_COLON_RE = re.compile(r"^[^:{}]{3,40}:\s+(?P<rest>.+?)\.?$")
+#: ACM's block of the authors' postal and e-mail addresses ("Authors' addresses: Tal August,
+#: ..., University of Washington, Seattle, ...; Lucy Lu Wang, ...").
+_ADDRESSES_RE = re.compile(r"^Authors?[’']?s?[’']?\s+(?:e-?mail\s+)?address(?:es)?\s*:", re.I)
+
+
+def labelled_names(text: str) -> bool:
+    """A label and the names it introduces ("Correspondence to: Jishnu Ray Chowdhury, Yong
+    Zhuang, Shuyi Wang."), or the authors' addresses, anywhere in a paper: printed as they
+    are, as author names are."""
+    if _ADDRESSES_RE.match(text):
+        return True
+    match = _LABEL_COLON_RE.match(text)
+    return match is not None and looks_like_names(match.group("rest"))

@@ -1,0 +1,188 @@
+"""What a block is, as an ordered list of rules: the first that holds decides whether the
+block is sent and as what kind (:data:`RULES`). The order is the policy: a table cell of
+numbers is a quantity before it is a cell, a front-matter line of names is author names
+before it is front matter, a labelled paragraph keeps its label's kind before any look at
+its size or weight could make it a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from translation.read.blocks import roles
+from translation.read.blocks.code_text import looks_like_code
+from translation.read.blocks.front_matter import author_names, labelled_names
+from translation.read.math.formulas import PLACEHOLDER_RE
+from translation.read.math.notation import only_citation, only_notation
+from translation.read.math.operator_names import only_operator_names
+from translation.read.math.quantities import is_quantity
+from translation.read.paragraph import ParagraphKind
+from translation.read.rows.row import Row
+from translation.read.style.style_marks import without_tags
+from translation.read.words.vocabulary import Vocabulary
+from translation.read.words.word import ends_sentence
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the rules see of a block: its rows, its text (math as placeholders) and their
+    originals, whether it is in the front matter, its label, its characters as joined (before
+    protection), its words, how many letters and math characters it holds, the share of its
+    text set monospaced, the body size and the document's vocabulary."""
+
+    rows: list[Row]
+    text: str
+    placeholders: dict[str, str]
+    front: bool
+    label: str
+    chars: str
+    words: list[str]
+    letters: int
+    math_chars: int
+    mono: float
+    body_size: float
+    seen: Vocabulary | None
+
+
+#: A rule's outcome: a reason not to send the block, a kind to send it as, or None (sent as
+#: the kind it has).
+Outcome = str | ParagraphKind | None
+
+
+def _no_words(f: Facts) -> bool:
+    return not f.words
+
+
+def _short_mono(f: Facts) -> bool:
+    """Code: a few words set monospaced (a sentence around a long URL is not)."""
+    return f.mono >= 0.6 and len(f.words) < 4
+
+
+def _code_text(f: Facts) -> bool:
+    """LaTeX source or a command line in a face not flagged monospaced."""
+    return looks_like_code(f.chars)
+
+
+def _mostly_math(f: Facts) -> bool:
+    """A few words among more math than letters: an equation."""
+    return bool(f.math_chars) and len(f.words) <= 3 and f.letters <= 2 * f.math_chars + 2
+
+
+_RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
+
+
+def _named_equation(f: Facts) -> bool:
+    """An equation between named quantities ("iBLEU = α·BLEU − (1−α)·self-BLEU"): a relation
+    among its math, and every other word a name (capitals or digits in it), never a plain
+    lower-case word of a sentence ("where", "is")."""
+    tokens = [t for t in re.split(r"(\{v\d+\})|\s+", f.text) if t]
+    math = [t for t in tokens if PLACEHOLDER_RE.fullmatch(t)]
+    names = [t for t in tokens if not PLACEHOLDER_RE.fullmatch(t)]
+    return (
+        bool(math)
+        and len(tokens) <= 9
+        and any(r in f.placeholders.get(t, "") for t in math for r in _RELATIONS)
+        and all(re.search(r"[A-Z0-9]", t) for t in names)
+    )
+
+
+def _quantity_cell(f: Facts) -> bool:
+    return f.rows[0].cell and is_quantity(f.text)
+
+
+def _notation_cell(f: Facts) -> bool:
+    return f.rows[0].cell and only_notation(f.text, f.seen)
+
+
+def _citation_cell(f: Facts) -> bool:
+    return f.rows[0].cell and only_citation(without_tags(f.text))
+
+
+def _operator_names(f: Facts) -> bool:
+    return only_operator_names(f.words)
+
+
+def _keywords(f: Facts) -> bool:
+    """Pseudo-code keywords alone, outside the front matter and not a column's header cell (a
+    table cell of one capitalised word: "Function", "Return"; pseudo-code sets its keywords in
+    lower case)."""
+    header_cell = f.rows[0].cell and len(f.words) == 1 and f.words[0][:1].isupper()
+    return roles.only_keywords(f.words) and not f.front and not header_cell
+
+
+def _front_names(f: Facts) -> bool:
+    return f.front and author_names([r.text for r in f.rows], f.text, f.rows[0].cell)
+
+
+def _labelled_names(f: Facts) -> bool:
+    """Anywhere: a note of whom to write to."""
+    return labelled_names(f.text)
+
+
+def _cell(f: Facts) -> bool:
+    return f.rows[0].cell
+
+
+def _labelled(f: Facts) -> bool:
+    """A list item, footnote or algorithm line: its label said its kind."""
+    return bool(f.label)
+
+
+def _front_line(f: Facts) -> bool:
+    """A light line or two of the front matter (not a title set in a large light face)."""
+    first = f.rows[0]
+    return f.front and not first.bold and len(f.rows) <= 2 and first.size < f.body_size + 2.5
+
+
+def _heading(f: Facts) -> bool:
+    """A line or two, bold or larger, no sentence ending ("Gold Answer: 5:02" is bold but for
+    "5:02"); or a numbered heading's line or two."""
+    rows = f.rows
+    return (
+        len(rows) <= 2
+        and len(f.words) <= 15
+        and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + 0.8)
+        and not ends_sentence(f.text)
+        and not roles.colon_lead(rows[0])
+    ) or (len(rows) <= 2 and roles.heading_number(rows[0]))
+
+
+def _caption(f: Facts) -> bool:
+    return roles.caption_start(f.rows[0])
+
+
+def _algorithm(f: Facts) -> bool:
+    return bool(roles.algorithm_label(f.rows[0].text))
+
+
+#: The rules, in order; the first that holds decides.
+RULES: tuple[tuple[Callable[[Facts], bool], Outcome], ...] = (
+    (_no_words, "no words"),
+    (_short_mono, "code"),
+    (_code_text, "code"),
+    (_mostly_math, "equation"),
+    (_named_equation, "equation"),
+    (_quantity_cell, "quantity"),
+    (_notation_cell, "notation"),
+    (_citation_cell, "citation"),
+    (_operator_names, "operator names"),
+    (_keywords, "pseudo-code keywords"),
+    (_front_names, "author names"),
+    (_labelled_names, "author names"),
+    (_cell, ParagraphKind.CELL),
+    (_labelled, None),
+    (_front_line, ParagraphKind.AUTHOR),
+    (_heading, ParagraphKind.HEADING),
+    (_caption, ParagraphKind.CAPTION),
+    (_algorithm, ParagraphKind.ALGORITHM),
+)
+
+
+def decide(facts: Facts) -> tuple[bool, Outcome]:
+    """Whether a rule of :data:`RULES` held for ``facts``, and the first one's outcome."""
+    for holds, outcome in RULES:
+        if holds(facts):
+            return True, outcome
+    return False, None

@@ -1,0 +1,84 @@
+"""Which drafts of a document are its references section (kept as they are unless asked for):
+a bibliography under its heading, a numbered one without a heading, the paper's own citation
+under the label that introduces it, but never the paper's own footnotes set among them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from translation.read.blocks.draft import Draft, words_of
+from translation.read.math.formulas import GLYPH
+from translation.read.paragraph import ParagraphKind
+from translation.read.references.entries import Piece, find_references, is_entry
+from translation.read.references.unheaded import find_unheaded_references
+
+
+def reference_drafts(drafts: Sequence[Draft]) -> set[int]:
+    """The indices of the drafts that make the references section."""
+    pieces = [piece_of(d) for d in drafts]
+    references = {i for span in find_references(pieces) for i in span}
+    references.update(i for span in find_unheaded_references(pieces, references) for i in span)
+    references.update(_cited_by_label(drafts))
+    references -= _own_footnotes(drafts, references)
+    return references
+
+
+def _own_footnotes(drafts: Sequence[Draft], references: Collection[int]) -> set[int]:
+    """The drafts of ``references`` that are the paper's own footnotes: small print opening
+    with a raised marker, as the notes of the text are, set at the foot of its column below
+    every entry of that page (an entry's number is never raised). They are translated."""
+    own: set[int] = set()
+    for i in references:
+        draft = drafts[i]
+        first = draft.rows[0]
+        if draft.kind is not ParagraphKind.FOOTNOTE or first.classes.lstrip("n")[:1] != GLYPH:
+            continue
+        top = min(r.top for r in draft.rows)
+        if not any(
+            j != i
+            and drafts[j].page == draft.page
+            and drafts[j].rows[0].col == first.col
+            and max(r.bottom for r in drafts[j].rows) > top
+            for j in references
+            if drafts[j].kind is not ParagraphKind.FOOTNOTE
+        ):
+            own.add(i)
+    return own
+
+
+def piece_of(draft: Draft) -> Piece:
+    """What the references rules see of ``draft``
+    (``translation.read.references.entries.Piece``)."""
+    heading = draft.kind == ParagraphKind.HEADING
+    text = draft.label + draft.text  # an entry's "[3]" is cut off as a label by classify
+    for key, original in draft.placeholders.items():
+        text = text.replace(key, original)
+    return Piece(
+        page=draft.page,
+        text=text,
+        heading=heading,
+        heading_like=heading or (len(draft.rows) <= 2 and len(words_of(draft.text)) <= 12),
+        size=draft.rows[0].size,
+        bold=draft.rows[0].bold,
+        skipped=bool(draft.skip),
+    )
+
+
+#: A label that introduces the paper's own citation ("ACM Reference Format:", "Cite as:").
+_CITE_LABEL_RE = re.compile(
+    r"(?:reference format|cite (?:this|as)|to cite this (?:article|paper)|citation)\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _cited_by_label(drafts: Sequence[Draft]) -> list[int]:
+    """The paper's own citation under the label that introduces it (ACM's "ACM Reference
+    Format:" on the first page): a bibliography entry, kept as it is like the references."""
+    return [
+        i
+        for i in range(1, len(drafts))
+        if drafts[i].page == drafts[i - 1].page
+        and _CITE_LABEL_RE.search(drafts[i - 1].text)
+        and is_entry(drafts[i].text)
+    ]

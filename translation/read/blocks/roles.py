@@ -1,0 +1,403 @@
+"""Roles of rows and paragraphs: list items, footnotes, numbered headings, captions, algorithm
+lines and code (the front matter: ``front_matter``; how a label looks: ``label_look``).
+
+Pure rules on :class:`~translation.read.rows.row.Row` and plain text, called by
+:mod:`translation.read.segment` to decide where a paragraph starts and what it is. A *label* (a list
+item's "II.", a footnote's marker, an algorithm's "3:" or "Output:") is kept out of the text the
+LLM gets and put back first by :func:`translation.read.math.formulas.restore`, so it can neither be
+translated nor moved.
+"""
+
+from __future__ import annotations
+
+import re
+
+from translation.read.math.formulas import GLYPH
+from translation.read.numbering.captions import caption_label
+from translation.read.paragraph import ParagraphKind
+from translation.read.rows.row import Row
+from translation.read.words.word import (
+    DANGLING_WORDS,
+    URL_TAIL_RE,
+    cjk_weight,
+    dangles,
+    ends_sentence,
+)
+
+# A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
+_LIST_LABEL_RE = re.compile(
+    r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|[\u2460-\u2473\u3251-\u325f]\s*|"
+    r"(?:\(?\d{1,2}[.)]|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\)|[IVX]{1,5}\.|\[\d{1,3}\])\s+)"
+)
+# Items no heading is numbered with: bullets, "a." "(b)" "c)" "(iv)" "iv)".
+_LETTER_ITEM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?[a-z][.)]\s|\(?[ivx]{1,5}\)\s)")
+# A number, then a word in lower case: "1. produce summaries ...", "2) perform ...".
+_LOWER_ITEM_RE = re.compile(r"^\s*\(?\d{1,2}[.)]\s+[a-z]")
+# Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
+# colon, a semicolon, or another item (a line of prose can start with "(2)").
+_NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
+# Footnote markers of a small-print row: "1)", "(1)", "①", "*", "†"; a bare "1 " too.
+_FOOTNOTE_RE = re.compile(
+    r"^\s*(?:\(?\d{1,2}\)\s*|[\u2460-\u2473\u3251-\u325f]\s*|[*∗†‡§¶]{1,3}\s*|\d{1,2}\s+)"
+)
+_MARK_CHARS = set("0123456789*∗†‡§¶abcdefghij,")
+# "3.1 Encoding module", "B.1 Fine-grained", "4 Entity Extraction"; "A Appendix".
+_HEADING_NUMBER_RE = re.compile(
+    r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z](?:\.\d{1,2}){1,3}\.?)\s+\S"
+)
+_MULTI_LEVEL_RE = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?\s+\S")
+_ALGO_LINE_RE = re.compile(
+    r"^\s*(?:\d{1,3}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
+    r"\s*:\s*)"
+)
+_ALGO_CAPTION_RE = re.compile(r"^\s*Algorithm\s+\d+", re.IGNORECASE)
+_KEYWORDS = frozenset(
+    "for do end while if then else elif endif endfor endwhile return repeat until "
+    "function procedure foreach in to each break continue".split()
+)
+_URL_START_RE = re.compile(r"https?://|www\.")
+
+
+def _short(row: Row) -> bool:
+    """The line ends well before its column's right edge (a last line, a heading)."""
+    col0, col1 = row.col_range
+    col1 = max(col1, row.x1)
+    return row.x1 < col1 - max(2.0 * row.size, 0.25 * (col1 - col0))
+
+
+def list_label(text: str) -> str:
+    """The list label a line starts with, with its trailing spaces ("" if none)."""
+    match = _LIST_LABEL_RE.match(text)
+    if not match or len(match.group(0).strip()) == len(text.strip()):
+        return ""
+    if match.group(0).lstrip()[:1] == "[" and text[match.end()].islower():
+        return ""  # a citation opening a line of prose ("[18] experiment with ...")
+    return match.group(0)
+
+
+def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """Whether ``cur`` begins a new list item after ``prev`` (``para``: the rows of the
+    paragraph ``prev`` ends). Bullets always do; numbering and "[12]" after the end of a
+    sentence, a colon or a semicolon, or after another item; never a marker whose predecessor
+    stands inside a line of the paragraph (an enumeration run into the text: "...: i) improving
+    ..." then "ii) aggregating ..." opening a line, 02 p7)."""
+    label = list_label(cur.chars)
+    if not label:
+        return False
+    if not _NUMBERING_RE.match(label):
+        return True
+    if _run_in_enumeration(label, para):
+        return False
+    first = para[0]
+    if prev.text.rstrip().endswith((":", ";", "：", "；")) or ends_sentence(prev.text):
+        return True
+    if prev.text.endswith(("—", "–")) and _short(prev):
+        return True  # "... the following workflow —" ended on purpose, then "1. Spend ..."
+    # A reference entry "[12] ..." after the short last line of the one before it; not a
+    # citation "[18]" that happens to open a line of prose.
+    return bool(list_label(first.chars)) or (label.lstrip()[:1] == "[" and _short(prev))
+
+
+# An enumeration's marker closed by a bracket: "ii)", "(b)", "3)".
+_BRACKET_MARK_RE = re.compile(r"^(\(?)([ivx]{1,5}|[a-z]|\d{1,2})\)$")
+_ROMANS = "i ii iii iv v vi vii viii ix x xi xii".split()
+
+
+def _run_in_enumeration(label: str, para: list[Row]) -> bool:
+    """Whether the marker before ``label`` ("i)" before "ii)", "(a)" before "(b)") stands
+    inside a line of ``para``, after words, not opening the line: the enumeration runs in the
+    text, so its next marker is text too, wherever the line breaks."""
+    match = _BRACKET_MARK_RE.match(label.strip())
+    if not match:
+        return False
+    opening, mark = match.groups()
+    if mark in _ROMANS:
+        index = _ROMANS.index(mark)
+        before = [_ROMANS[index - 1]] if index else []
+        if len(mark) == 1 and mark > "a":  # "i", "v", "x" are letters too
+            before.append(chr(ord(mark) - 1))
+    elif mark.isdigit():
+        before = [str(int(mark) - 1)] if int(mark) > 1 else []
+    else:
+        before = [chr(ord(mark) - 1)] if mark > "a" else []
+    marks = [re.escape(f"{opening}{b})") for b in before]
+    if not marks:
+        return False
+    inside = re.compile(rf"(\S+)\s+(?:{'|'.join(marks)})\s")
+    return any(
+        not _EQUATION_WORD_RE.match(found.group(1))  # "Eq. (1)" cites an equation
+        for row in para
+        for found in inside.finditer(row.text)
+    )
+
+
+_EQUATION_WORD_RE = re.compile(r"(?:eqs?|equations?|formulas?)\.?$", re.IGNORECASE)
+
+
+def footnote_label(row: Row, body_size: float) -> str:
+    """The footnote marker a row of small print starts with ("" if none): a superscript
+    number or symbol, or "1)", "①", "*", "†". The marker comes with its trailing spaces."""
+    if row.size > body_size - 0.5 or not row.text:
+        return ""
+    start = len(row.chars) - len(row.chars.lstrip())
+    end = start
+    while (
+        end < len(row.chars)
+        and row.classes[end] == GLYPH
+        and row.chars[end] in _MARK_CHARS
+        and end - start < 4
+    ):
+        end += 1
+    if end > start:  # a superscript marker ("⁴We also ..."), not a formula glued to words
+        rest = row.chars[end:]
+        while end < len(row.chars) and row.chars[end].isspace():
+            end += 1
+        return row.chars[:end] if rest.strip() and rest.lstrip()[0] not in "=+−-" else ""
+    match = _FOOTNOTE_RE.match(row.chars)
+    if not match or not row.chars[match.end() :].strip():
+        return ""
+    return match.group(0)
+
+
+def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
+    """A footnote begins at its marker: a superscript one always; "(1)", "1)", "*" only
+    after a finished sentence, after other print, or after another footnote (small print
+    can enumerate "(1) ... (2) ..." inside a sentence)."""
+    label = footnote_label(cur, body_size)
+    if not label:
+        return False
+    if cur.classes.lstrip("n")[:1] == GLYPH:
+        return True
+    return (
+        ends_sentence(prev.text)
+        or abs(prev.size - cur.size) > 0.5
+        or bool(footnote_label(first, body_size))
+    )
+
+
+def heading_number(row: Row) -> bool:
+    """A numbered heading line: "3.1 Encoding module", "B.1 Fine-grained evaluations", or a
+    single number with a bold or larger title; short, few words, no sentence end."""
+    text = row.text
+    if not _HEADING_NUMBER_RE.match(text) or ends_sentence(text) or cjk_weight(text) > 90:
+        return False
+    if len(text.split()) > 12:
+        return False
+    return (bool(_MULTI_LEVEL_RE.match(text)) and _short(row)) or row.bold
+
+
+def caption_start(row: Row) -> bool:
+    """A row that begins a caption: "Figure 2. ...", "Table 1: ...", "表 1 ...", or a bold
+    "Algorithm 1" (a sentence "Fig. 2 shows ..." is prose)."""
+    return caption_label(row.chars, row.bold_lead)
+
+
+def algorithm_label(text: str) -> str:
+    """The label of an algorithm line ("3: ", "Output: "), or ""."""
+    match = _ALGO_LINE_RE.match(text)
+    return match.group(0) if match and text[match.end() :].strip() else ""
+
+
+def is_algorithm_caption(text: str) -> bool:
+    return bool(_ALGO_CAPTION_RE.match(text))
+
+
+def only_keywords(words: list[str]) -> bool:
+    """Pseudo-code keywords and nothing else ("end for", "return"): not prose to translate."""
+    return 0 < len(words) <= 4 and all(w.lower() in _KEYWORDS for w in words)
+
+
+def run_in_start(prev: Row, cur: Row) -> bool:
+    """``cur`` opens with a bold run-in heading ("Results. We run ...") after a finished
+    sentence: a new paragraph."""
+    if cur.bold or cur.bold_lead < 3 or not ends_sentence(prev.text):
+        return False
+    lead = cur.text[: cur.bold_lead].rstrip()
+    return lead.endswith((".", ":", "：", "。")) or bool(list_label(lead + " "))
+
+
+def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """A bold run-in lead set over several lines goes on in ``cur``: the paragraph so far is
+    bold, its last line runs to the column's edge inside a sentence, and ``cur`` opens in bold
+    and goes on in another weight ("Highlighted hints have no effect in eval-" / "uating
+    summaries: Surprisingly, ..."). A bold heading is no such lead: its line ends short, or a
+    sentence ends with it."""
+    if cur.bold or not all(r.bold for r in para) or _short(prev) or ends_sentence(prev.text):
+        return False
+    lead = cur.chars[: cur.bold_lead]
+    return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
+
+
+def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
+    """A bold run-in lead that filled its line alone goes on in ``cur``: the paragraph so far
+    is that one bold line, closed by a full stop or a colon, reaching the column's right edge
+    with its word spaces stretched wider than a space, and ``cur`` is not bold (04 p7: "Row,
+    Column, & Global Positional IDs." / "With TAPAS ..."). Justification stretches every line
+    of a paragraph but its last, so the paragraph goes on; a heading's line is set at its
+    natural width."""
+    if cur.bold or len(para) != 1 or not prev.bold or not prev.text.endswith((".", ":", "：")):
+        return False
+    col1 = max(prev.col_range[1], prev.x1)
+    if prev.x1 < col1 - 0.5 * prev.size:
+        return False
+    spaces = _word_spaces(prev)
+    return bool(spaces) and sorted(spaces)[len(spaces) // 2] > _STRETCHED * prev.size
+
+
+#: Font sizes a word space of a justified line is wider than (a plain space is about 0.25).
+_STRETCHED = 0.4
+
+
+def _word_spaces(row: Row) -> list[float]:
+    """The widths of the gaps between ``row``'s words."""
+    text, boxes = row.chars, row.boxes
+    if len(boxes) != len(text):
+        return []
+    spaces: list[float] = []
+    end = -1  # the last character of the word before
+    for i, char in enumerate(text):
+        if char.isspace():
+            continue
+        if end >= 0 and i > end + 1:
+            spaces.append(boxes[i][0] - boxes[end][2])
+        end = i
+    return spaces
+
+
+def bold_runs_on(prev: Row, cur: Row) -> bool:
+    """A sentence that turns bold inside a line goes on in bold in ``cur``: ``prev`` ends in
+    bold (its last word) inside a sentence, running to the column's edge, and ``cur`` is bold
+    (03 p9: "... generated text. **Overall, our research questions and** / **findings are
+    ...**"). A bold heading is no such line: the line before it ends short, or a sentence
+    ends with it."""
+    if not cur.bold or prev.bold or _short(prev) or ends_sentence(prev.text):
+        return False
+    if len(prev.styles) != len(prev.chars):
+        return False
+    end = len(prev.chars.rstrip())
+    start = end
+    while start > 0 and not prev.chars[start - 1].isspace():
+        start -= 1
+    word = [i for i in range(start, end) if prev.chars[i].isalnum()]
+    return bool(word) and all(prev.styles[i] & 1 for i in word)
+
+
+def colon_lead(row: Row) -> bool:
+    """``row`` opens with a bold lead of a few words closed by a colon ("Gold Answer:",
+    "TAPAS after row order perturbation:"), with text not in bold after it ("5:02": a
+    heading "Case Study: Tables" is bold throughout). Lines that each open so are one unit
+    each, like the items of a list."""
+    text = row.chars
+    start = len(text) - len(text.lstrip())
+    colon = next((i for i, c in enumerate(text[start : start + 48], start) if c in ":："), -1)
+    if colon <= start or not text[colon + 1 :].strip() or len(row.styles) != len(text):
+        return False
+    lead = text[start:colon]
+    if len(lead.split()) > 6 or not any(c.isalpha() for c in lead):
+        return False
+    if not all(row.styles[i] & 1 for i in range(start, colon + 1) if text[i].isalnum()):
+        return False
+    return any(not row.styles[i] & 1 for i in range(colon + 1, len(text)) if text[i].isalnum())
+
+
+def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
+    """Whether ``cur`` must start a new paragraph after ``prev`` because of its role: a list
+    item, a footnote, an algorithm line, a caption, a numbered or run-in heading, or the line
+    after a numbered heading or an algorithm's caption."""
+    if starts_item(prev, cur, para) or _starts_footnote(prev, cur, para[0], body_size):
+        return True
+    if algorithm_label(cur.text) or (is_algorithm_caption(prev.text) and caption_start(prev)):
+        return True
+    if algorithm_label(prev.text):  # a wrapped algorithm line goes on indented
+        return cur.x0 <= prev.x0 + 0.8 * prev.size
+    if caption_start(cur) and not _runs_into(prev):
+        return True
+    if run_in_start(prev, cur) or _code_edge(prev, cur, para[0]):
+        return True
+    if colon_lead(prev) and (colon_lead(cur) or list_label(cur.chars)):
+        return True  # "Gold Answer: 5:02" / "TAPAS: 5:00" / "(b) TAPAS gives ..."
+    if heading_number(cur) and (ends_sentence(prev.text) or _short(prev) or prev.bold != cur.bold):
+        return True
+    return (
+        len(para) == 1 and heading_number(prev) and _short(prev) and not _title_goes_on(prev, cur)
+    )
+
+
+def _title_goes_on(heading: Row, cur: Row) -> bool:
+    """Whether ``cur`` is the second line of the numbered heading ``heading``: it starts under
+    the title, past the number ("3 DESIGNING AI SUPPORTS FOR" | "   EXPOSITORY WRITING"), or
+    both are bold and the heading stops on a word no title ends with ("of", "for"); in the
+    heading's size and weight, and short (a paragraph's first line runs to the column's edge)."""
+    if abs(cur.size - heading.size) > 0.5 or cur.bold != heading.bold or not _short(cur):
+        return False
+    match = _HEADING_NUMBER_RE.match(heading.chars)
+    if match and abs(cur.x0 - heading.boxes[match.end() - 1][0]) < 0.5 * heading.size:
+        return True
+    words = heading.text.split()
+    return heading.bold and bool(words) and words[-1].lower() in DANGLING_WORDS
+
+
+def _runs_into(prev: Row) -> bool:
+    """Whether the line before a caption's label runs to its column's edge and stops where no
+    sentence ends: the label is the sentence's reference going on ("... as displayed in" |
+    "Fig. 2."), no caption. A caption stands apart from the text above it, by its figure."""
+    return not _short(prev) and dangles(prev.text)
+
+
+def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
+    """Where a block of code set in a monospaced font begins (after "... as follows:" or a
+    finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
+    identifiers filling a line inside a sentence are no block: a monospaced line that prose
+    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...")."""
+    if cur.mono >= 0.8 and prev.mono < 0.5 and not URL_TAIL_RE.search(prev.text):
+        if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
+            return False
+        return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
+    block = first.mono >= 0.8
+    return block and prev.mono >= 0.8 and cur.mono < 0.2 and not prev.text.endswith(",")
+
+
+def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
+    """The role a paragraph's label gives it, and the label ("" for none): an algorithm line,
+    a footnote, or a list item (a heading's number is part of the heading, not a label)."""
+    first = rows[0]
+    label = algorithm_label(first.chars)
+    if label:
+        return ParagraphKind.ALGORITHM, label
+    label = footnote_label(first, body_size)
+    if label:
+        return ParagraphKind.FOOTNOTE, label
+    heading = len(rows) <= 2 and (first.bold or first.size >= body_size + 0.8)
+    # Large but not bold, a bullet or a letter label makes an item of a list set in a larger
+    # face than the paper's body (05's datasheet: "a. Case type"), not a heading.
+    lettered = not first.bold and bool(_LETTER_ITEM_RE.match(first.chars))
+    # So does a number before words no heading has: lower case, or a line ending in "," or
+    # ";" (05 p33: "1. produce summaries for a legal case from the source documents,").
+    numbered = not first.bold and bool(_LOWER_ITEM_RE.match(first.chars))
+    run_on = rows[-1].text.rstrip().endswith((",", ";")) and bool(list_label(first.chars))
+    if heading and not ends_sentence(rows[-1].text) and not (lettered or numbered or run_on):
+        label = boxed_number(first)
+        return (ParagraphKind.HEADING, label) if label else (None, "")
+    label = list_label(first.chars)
+    return (ParagraphKind.LIST_ITEM, label) if label else (None, "")
+
+
+def boxed_number(row: Row) -> str:
+    """A heading's number printed apart from its title in another colour (a white "2" on a
+    blue box, the title beside it), with the spaces after it; "" for none. It is then the
+    heading's label: printed as it is, in its colour, the title set where it was."""
+    match = re.match(r"\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5}|[A-Z])\.?\s+", row.chars)
+    if not match or len(row.styles) != len(row.chars) or len(row.boxes) != len(row.chars):
+        return ""
+    number = match.group(0).rstrip()
+    first, last, after = (
+        len(match.group(0)) - len(match.group(0).lstrip()),
+        len(number) - 1,
+        match.end(),
+    )
+    if after >= len(row.chars) or row.styles[last] >> 2 == row.styles[after] >> 2:
+        return ""
+    if row.styles[first] != row.styles[last]:
+        return ""
+    gap = row.boxes[after][0] - row.boxes[last][2]
+    return match.group(0) if gap > 0.6 * row.size else ""

@@ -1,0 +1,107 @@
+"""A bibliography without a heading: a numbered list of entries ("[1] A. Author, J. Phys. 12,
+345 (2001).", "[2] ...") that no "References" heading opens (letters, short communications,
+a Word document's endnotes).
+
+:func:`find_unheaded_references` finds such lists among a document's classified paragraphs
+(:class:`~translation.read.references.entries.Piece`), apart from the sections
+:func:`~translation.read.references.entries.find_references` found and the lists a references
+heading
+opens (that decision is its own). A list counts when it is numbered
+from 1 without a gap, holds at least :data:`MIN_ENTRIES` entries, and its entries read like
+references: a year or a venue each, most of them an author list after the number. A numbered
+list of the body (steps, findings) has no author lists. Pure logic, no PyMuPDF.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from translation.read.references.entries import REFS_HEADING_RE, Piece, is_entry, starts_entry
+from translation.read.words.word import WORD_RE, ends_sentence
+
+#: The fewest entries a list without a heading needs to be taken for a bibliography.
+MIN_ENTRIES = 5
+#: Of the entries, the share that must read like references, and the share that must name
+#: their authors first.
+_ENTRY_SHARE, _AUTHOR_SHARE = 0.8, 0.6
+_NUMBER_RE = re.compile(r"^\s*(?:\[(\d{1,4})\]|\((\d{1,4})\)|(\d{1,4})\.(?=\s))\s*")
+_LABEL_ONLY_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.)\s*$")
+
+
+def _number(text: str) -> int | None:
+    match = _NUMBER_RE.match(text)
+    if not match:
+        return None
+    return int(next(group for group in match.groups() if group))
+
+
+def find_unheaded_references(pieces: Sequence[Piece], taken: Collection[int]) -> list[range]:
+    """The spans of ``pieces`` that are numbered bibliographies without a heading (module
+    doc); ``taken``: indices already in a references section, never part of one."""
+    spans: list[range] = []
+    i = 0
+    while i < len(pieces):
+        if (
+            i not in taken
+            and not pieces[i].skipped
+            and _number(pieces[i].text) == 1
+            and not _under_references_heading(pieces, i)
+        ):
+            span = _list_from(pieces, i, taken)
+            if span is not None:
+                spans.append(span)
+                i = span.stop
+                continue
+        i += 1
+    return spans
+
+
+def _under_references_heading(pieces: Sequence[Piece], start: int) -> bool:
+    """Whether a "References" heading opens the list at ``start``: then the list was judged
+    with its section (and found doubtful, or it would be taken), not to be judged again."""
+    before = next((p for p in reversed(pieces[:start]) if not p.skipped), None)
+    return before is not None and before.heading_like and bool(REFS_HEADING_RE.match(before.text))
+
+
+def _list_from(pieces: Sequence[Piece], start: int, taken: Collection[int]) -> range | None:
+    """The numbered list of entries that begins at ``start`` with entry 1, if it reads as a
+    bibliography. An entry's text may come apart from its number (a label set alone) and may
+    go on in the next paragraphs (a page or column break inside it)."""
+    texts: list[str] = []  # one per entry, its number cut off
+    expected, stop, label_apart = 1, start, False
+    for j in range(start, len(pieces)):
+        piece = pieces[j]
+        if j in taken:
+            break
+        number = _number(piece.text)
+        if piece.skipped:
+            if number == expected and _LABEL_ONLY_RE.match(piece.text):
+                label_apart, expected = True, expected + 1
+                texts.append("")
+            continue
+        if label_apart:
+            texts[-1], label_apart, stop = piece.text, False, j + 1
+        elif number == expected:
+            texts.append(_NUMBER_RE.sub("", piece.text, count=1))
+            expected, stop = expected + 1, j + 1
+        elif texts and _goes_on(texts[-1], piece):
+            texts[-1] += " " + piece.text
+            stop = j + 1
+        else:
+            break
+    if len(texts) < MIN_ENTRIES:
+        return None
+    entries = sum(is_entry(text, labelled=True) for text in texts)
+    authors = sum(starts_entry(text) for text in texts)
+    if entries < _ENTRY_SHARE * len(texts) or authors < _AUTHOR_SHARE * len(texts):
+        return None
+    return range(start, stop)
+
+
+def _goes_on(entry: str, piece: Piece) -> bool:
+    """Whether ``piece`` is the rest of the unfinished ``entry`` (not a heading, not a
+    paragraph of running text)."""
+    if piece.heading or ends_sentence(entry):
+        return False
+    return is_entry(piece.text, labelled=True) or len(WORD_RE.findall(piece.text)) < 12

@@ -1,0 +1,64 @@
+"""Document-wide measures the reading rules share: the body text's size, whether Computer
+Modern is the math or the text face, each page's main text direction, the usual leading, and
+the fonts that set CJK text."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from translation.read.layout import PageLayout, Vector, axis
+from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
+from translation.read.words.word import cjk_weight, has_wide
+
+
+@dataclass(slots=True)
+class DocStats:
+    body_size: float
+    cm_is_math: bool
+    directions: dict[int, Vector]
+    leading: float = 1.2  # usual baseline distance of consecutive lines / font size
+    #: Fonts (names without subset prefix) that set CJK characters somewhere in the document.
+    #: Such a font sets every ideograph on one em, so it reports itself fixed-pitch (MS Gothic,
+    #: MS Mincho, GulimChe, BatangChe): that says nothing about code, in any of its characters.
+    cjk_fonts: frozenset[str] = frozenset()
+
+
+def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
+    sizes: Counter[float] = Counter()
+    fonts: Counter[str] = Counter()
+    directions: dict[int, Vector] = {}
+    pitches: list[float] = []
+    cjk_fonts: set[str] = set()
+    for page in pages:
+        dirs: Counter[Vector] = Counter()
+        for block in page.blocks:
+            for a, b in zip(block.lines, block.lines[1:], strict=False):
+                sa, sb = a.spans[0], b.spans[0]
+                if sa.origin and sb.origin and abs(sa.size - sb.size) < 0.3 and sa.size > 0:
+                    ratio = abs(sb.origin[1] - sa.origin[1]) / sa.size
+                    if 1.0 <= ratio <= 2.5:
+                        pitches.append(round(ratio, 2))
+            for line in block.lines:
+                line_axis = axis(line.direction)
+                count = sum(len(s.text.strip()) for s in line.spans)
+                width = sum(cjk_weight(s.text.strip()) for s in line.spans)
+                if line_axis is not None:
+                    dirs[line_axis] += count
+                # Body text is what fills long lines (tables and captions have short ones).
+                for span in line.spans:
+                    n = len(span.text.strip())
+                    if n:
+                        fonts[font_base(span.font)] += n
+                        if has_wide(span.text):
+                            cjk_fonts.add(font_base(span.font))
+                        if width >= 40:
+                            sizes[round(span.size * 2) / 2] += n
+        directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
+    body_size = sizes.most_common(1)[0][0] if sizes else 10.0
+    text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
+    cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
+    leading = statistics.median(pitches) if pitches else 1.2
+    return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts))

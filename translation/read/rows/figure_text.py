@@ -1,0 +1,63 @@
+"""Text inside figures: rows that lie in a picture are not translated, unless the "figure" is
+the background of text (a coloured band behind a heading, a summary box, shaded table cells)."""
+
+from __future__ import annotations
+
+import re
+
+from translation.read.layout import Frame, PageLayout, Rect
+from translation.read.rows.row import Row
+
+
+def mark_figure_text(
+    rows: list[Row], page: PageLayout, frame: Frame, body_size: float = 0.0
+) -> None:
+    """Mark the text inside figures, except where the "figure" is the background of text (see
+    :func:`_text_background`)."""
+    figures = [frame.to_frame(f) for f in page.figures]
+    figures = [f for f in figures if not _text_background(f, rows, body_size)]
+    for row in rows:
+        cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
+        if not row.drop and any(f[0] <= cx <= f[2] and f[1] <= cy <= f[3] for f in figures):
+            row.drop = "figure"
+
+
+_TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|Tab\.|表|표|\[표|<표|〈표)\s*\d", re.IGNORECASE)
+_FIGURE_CAPTION_RE = re.compile(
+    r"^\s*(?:Figure|Fig\.|图|圖|図|그림|\[그림|<그림)\s*\d", re.IGNORECASE
+)
+
+
+def _inside(row: Row, box: Rect) -> bool:
+    cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
+    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
+
+
+def _text_background(box: Rect, rows: list[Row], body_size: float) -> bool:
+    """Whether a figure area (an image or a cluster of filled shapes) is the background of
+    text rather than a picture: a bar one or two lines high behind a heading ("1 Introduction"
+    on a coloured band), a box whose lines run across it (a summary box), or a table with
+    shaded cells (a "Table 1" caption just above or below it). Text in a picture is small or
+    short; text on a background is body-sized and long."""
+    if body_size <= 0:
+        return False
+    inside = [r for r in rows if not r.drop and _inside(r, box)]
+    if not inside:
+        return False
+    near = [
+        r
+        for r in rows
+        if min(r.x1, box[2]) > max(r.x0, box[0])
+        and (0 <= box[1] - r.bottom < 2.5 * r.size or 0 <= r.top - box[3] < 2.5 * r.size)
+    ]
+    if any(_TABLE_CAPTION_RE.match(r.text) for r in near) and not any(
+        _FIGURE_CAPTION_RE.match(r.text) for r in near
+    ):
+        return True
+    if sum(r.size >= 0.9 * body_size for r in inside) < 0.8 * len(inside):
+        return False
+    width, height = box[2] - box[0], box[3] - box[1]
+    if height <= 3.0 * max(r.size for r in inside) and width >= 4.0 * height:
+        return True
+    wide = [r for r in inside if r.x1 - r.x0 >= 0.6 * width]
+    return len(wide) >= 2 and 2 * len(wide) >= len(inside)

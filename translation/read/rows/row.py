@@ -1,0 +1,359 @@
+"""Rows: a visual line of a page as a :class:`Row`, its characters classified (text, math,
+code, formula glyphs), its baseline and size; made by :func:`make_row` from the spans of a
+visual row (``translation.read.rows.visual``)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from translation.read.layout import Frame, Line, Rect, Span, union
+from translation.read.math.formulas import (
+    CODE,
+    GLYPH,
+    LIGATURES,
+    MATH,
+    MONO_FONT_RE,
+    NEUTRAL,
+    TEXT,
+    char_class,
+    font_base,
+    is_math_font,
+)
+from translation.read.regions.doc_stats import DocStats
+from translation.read.style.paragraph_style import span_style
+from translation.read.words.word import WORD_RE
+
+
+@dataclass(slots=True)
+class Row:
+    """A visual line in frame coordinates: pieces of the MuPDF lines of a block that share a
+    baseline (one piece per cell of a table row)."""
+
+    chars: str
+    classes: str
+    boxes: list[Rect]  # frame box of each character (estimated inside its span)
+    bbox: Rect  # frame box of the glyphs
+    baseline: float
+    size: float
+    rects: list[Rect]  # tight page rects of the spans, for redaction
+    bold: bool
+    mono: float
+    color: int
+    cell: bool = False
+    drop: str = ""  # why the row is not translated ("" = translate)
+    col: int = 0  # 0 left or single column, 1 right, 2 spanning both
+    col_range: tuple[float, float] = (0.0, 0.0)
+    #: How many characters of ``text`` from its start are bold (a run-in heading, a label).
+    bold_lead: int = 0
+    #: Style of each character (``translation.read.style.paragraph_style.style_code``: colour,
+    #: bold, italic).
+    styles: list[int] = field(default_factory=list)
+    room: Rect | None = None  # a cell's box grown to its column's free width (frame)
+    stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
+    flush_right: bool | None = None  # a cell of a column set flush right/left (cell_align)
+    centred: bool = False  # a cell centred over the columns of numbers it spans (cell_align)
+
+    @property
+    def text(self) -> str:
+        return self.chars.strip()
+
+    @property
+    def x0(self) -> float:
+        return self.bbox[0]
+
+    @property
+    def x1(self) -> float:
+        return self.bbox[2]
+
+    @property
+    def top(self) -> float:
+        """Top of the main-size glyphs (a tall box from sub/superscripts does not count)."""
+        return self.baseline - 0.75 * self.size
+
+    @property
+    def bottom(self) -> float:
+        return self.baseline + 0.22 * self.size
+
+    @property
+    def mathy(self) -> bool:
+        """A display-formula line: math characters and at most one short word, besides the
+        names a formula holds ("LSTM", "softmax")."""
+        math = self.classes.count(MATH) + self.classes.count(GLYPH)
+        if math < 2:
+            return False
+        # Math that is all sub- and superscripts is a name's index ("BERT" + "LARGE", 04 p5:
+        # a paragraph's last line "BERTLARGE."), never a formula of its own.
+        script = 0.85 * 1.05 * self.size  # a character's box is 1.05 times its span's size
+        if all(
+            b[3] - b[1] < script
+            for b, k in zip(self.boxes, self.classes, strict=True)
+            if k in (MATH, GLYPH)
+        ):
+            return False
+        pairs = zip(self.chars, self.classes, strict=True)
+        words = WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
+        prose = [w for w in words if not (w.isupper() or w in _FUNCTIONS)]
+        return len(prose) <= 1 and sum(len(w) for w in words) < math
+
+
+def hangs(span: Span, frame: Frame) -> bool:
+    """Whether a span's glyphs hang from its origin: a big delimiter of TeX's math extension
+    font (a floor bracket around a fraction) has its origin at its top, a line above the
+    baseline of the text it stands in."""
+    if span.origin is None:
+        return False
+    box = frame.to_frame(span.bbox)
+    return frame.point(*span.origin)[1] < box[1] + 0.25 * (box[3] - box[1])
+
+
+def line_baseline(line: Line, frame: Frame) -> tuple[float, float]:
+    """(baseline, size) of a line's main-size glyphs, in frame y (see hanging_base where
+    they all hang from their origins)."""
+    size = max(s.size for s in line.spans)
+    hanging = []
+    for span in line.spans:
+        if span.size >= size - 0.3 and span.origin is not None and span.text.strip():
+            if not hangs(span, frame):
+                return frame.point(*span.origin)[1], size
+            hanging.append(span)
+    if hanging:
+        return hanging_base(hanging, frame), size
+    box = frame.to_frame(line.bbox)
+    return box[3] - 0.22 * size, size
+
+
+def hanging_base(spans: Sequence[Span], frame: Frame) -> float:
+    """The baseline, in frame y, of glyphs that all hang from their origins (a big operator
+    MuPDF sets in a block of its own): TeX centres them on the math axis, a quarter of a size
+    over the baseline, and the least of them, a text-style sum one size tall, has its origin
+    three quarters of a size over it. Not the foot of their boxes: the math extension
+    font's box reaches three sizes below the origin (corpus 03 p4), two lines too low."""
+    top, size = min((frame.point(*s.origin)[1], s.size) for s in spans if s.origin is not None)
+    return top + 0.75 * size
+
+
+#: Names of functions set in a formula's text font.
+_FUNCTIONS = frozenset("exp log ln max min argmax argmin softmax sigmoid tanh sin cos".split())
+
+
+_NARROW = set(",.;:'|!il")
+
+
+def _shares(span: Span, text: str) -> list[float]:
+    """How much of the span's width each character of ``text`` (the span's text, ligatures
+    spelt out) takes: its glyph's advance, a ligature's shared by its letters; where the
+    advances are not known, estimated, spaces and narrow punctuation taking half a letter."""
+    if len(span.advances) == len(span.text):
+        shares: list[float] = []
+        for char, advance in zip(span.text, span.advances, strict=True):
+            letters = len(LIGATURES.get(char, char))
+            shares.extend([advance / letters] * letters)
+        if len(shares) == len(text) and sum(shares) > 0:
+            return shares
+    return [0.5 if c.isspace() or c in _NARROW else 1.0 for c in text]
+
+
+# TeX's math symbol fonts (cmsy10, MT2SYT, txsys, ...), whose 0x0F glyph is a bullet.
+#: The "ff" ligature some TeX fonts map to U+21B5 in their ToUnicode ("o\u21b5-the-shelf"):
+#: between letters it is no arrow (12 p2: sent as a formula, drawn as an arrow).
+_FF_RE = re.compile(r"(?<=[A-Za-z])\u21b5|\u21b5(?=[a-z])")
+_TEX_SYMBOLS_RE = re.compile(r"cmsy|sy[a-z]?\d*$|^mt2sy|txsy|pxsy", re.IGNORECASE)
+
+
+def _bullet(span: Span, piece: list[tuple[Rect, Span]], before: list[str]) -> bool:
+    """``span`` is a glyph without Unicode of a TeX symbol font (its bullet, 0x0F, reads as
+    U+FFFD) opening a row, with words after it: a list's bullet."""
+    if "".join(before).strip() or not _TEX_SYMBOLS_RE.search(font_base(span.font)):
+        return False
+    at = next(i for i, (_, s) in enumerate(piece) if s is span)
+    if at + 1 >= len(piece):
+        return False
+    after = "".join(s.text for _, s in piece[at + 1 :])
+    apart = after[:1].isspace() or piece[at + 1][0][0] - piece[at][0][2] > 0.2 * span.size
+    return apart and bool(WORD_RE.match(after.lstrip()))
+
+
+def _small_caps(capital: Span, span: Span) -> bool:
+    """``span`` is set in smaller capitals after the text of ``capital``: the rest of the
+    word it ends ("T" + "ABLE"), or words of their own ("for" + "COARSE", 03 p6)."""
+    text = span.text.strip()
+    return (
+        0.6 * capital.size <= span.size <= 0.85 * capital.size
+        and any(c.isalpha() for c in capital.text)
+        and text[:1].isupper()
+        and text.replace(" ", "").isalpha()
+        and text.upper() == text
+    )
+
+
+def _carrier_size(
+    piece: list[tuple[Rect, Span]], weights: Counter[float], frame: Frame, cm_is_math: bool
+) -> float:
+    """The main size of a row whose characters are weighed by size (``weights``): the most
+    common one, unless those characters are a few scripts in a text face raised or lowered
+    off the baseline of bigger glyphs they belong to ("V" + "th", a display equation's
+    first piece in a block of its own): then the bigger glyphs' size, so the scripts stay
+    scripts (read at their own size they made a word, "Vth", sent as text and erased from
+    the equation). Scripts all in a math font are math at any size: the row stays as it was
+    read (Word's equation pieces, which other rows join by their size)."""
+    size = weights.most_common(1)[0][0]
+    if weights[size] > _FEW_SCRIPTS:
+        return size
+    scripts = [s for _, s in piece if abs(s.size - size) < 0.3 and s.text.strip()]
+    if all(s.mark or is_math_font(s.font, cm_is_math) for s in scripts):
+        return size
+    standing = [
+        (s.size, frame.point(*s.origin)[1])
+        for _, s in piece
+        if s.origin and s.text.strip() and s.size * 0.85 > size and not hangs(s, frame)
+    ]
+    if not standing:
+        return size
+    carrier = max(standing, key=lambda item: weights[item[0]])[0]
+    base = statistics.median(y for s, y in standing if abs(s - carrier) < 0.3)
+    if all(s.origin and abs(frame.point(*s.origin)[1] - base) > 0.12 * carrier for s in scripts):
+        return carrier
+    return size
+
+
+_FEW_SCRIPTS = 8  # characters: more are words of a smaller size, not scripts of a glyph
+
+
+def make_row(
+    piece: list[tuple[Rect, Span]],
+    frame: Frame,
+    stats: DocStats,
+    cell: bool,
+    size: float | None = None,
+) -> Row:
+    """A row of the spans of ``piece``; ``size``: its main font size, if not that of most of
+    its characters. The row's redaction ``rects`` are thin bands around each span's baseline,
+    from 0.6 to 0.1 of its font size above it: a glyph is removed when its probe point, just
+    above its baseline, lies in one (thin bands miss the lines above and below)."""
+    if not size:
+        weights: Counter[float] = Counter()
+        before: Span | None = None
+        for _, span in piece:
+            # Small capitals ("T" + "ABLEFORMER" set smaller) count at their capital's size.
+            weight_size = span.size
+            if before is not None and _small_caps(before, span):
+                weight_size = before.size
+            weights[weight_size] += max(1, len(span.text.strip()))
+            if span.text.strip() and weight_size == span.size:
+                before = span  # the spaces between words are no capital's size
+        size = _carrier_size(piece, weights, frame, stats.cm_is_math)
+    # A big delimiter hanging from its origin tells nothing of the baseline; alone, its
+    # origin does (see _hanging_base).
+    standing = [
+        (s, s.origin)
+        for _, s in piece
+        if s.origin and abs(s.size - size) < 0.3 and not hangs(s, frame)
+    ]
+    bases = [frame.point(*o)[1] for s, o in standing if not s.text[:1].isspace()] or [
+        frame.point(*o)[1] for _, o in standing
+    ]
+    if bases:
+        baseline = statistics.median(bases)
+    elif all(hangs(s, frame) for _, s in piece):
+        baseline = hanging_base([s for _, s in piece], frame)
+    else:
+        baseline = piece[0][0][3] - 0.22 * size
+    chars: list[str] = []
+    classes: list[str] = []
+    boxes: list[Rect] = []
+    rects: list[Rect] = []
+    styles: list[int] = []
+    bold_letters = letters = mono_chars = total = 0
+    bold_lead, lead_open, lead_letters = 0, True, 0  # the text's bold start, its letters
+    colors: Counter[int] = Counter()
+    right: float | None = None
+    for box, span in piece:
+        text = _FF_RE.sub("ff", "".join(LIGATURES.get(c, c) for c in span.text))
+        if text.strip() in ("\x0f", "\ufffd") and _bullet(span, piece, chars):
+            text = text.replace("\x0f", "•").replace("\ufffd", "•")
+        if not text:
+            continue
+        # MuPDF lines of one row meet without a space: add one where the glyphs are apart.
+        if right is not None and chars and not chars[-1].isspace() and not text[0].isspace():
+            if box[0] - right > 0.15 * size:
+                chars.append(" ")
+                classes.append(NEUTRAL)
+                boxes.append((right, baseline - 0.8 * size, box[0], baseline + 0.25 * size))
+                styles.append(styles[-1] if styles else 0)
+        right = box[2] if right is None else max(right, box[2])
+        span_base = frame.point(*span.origin)[1] if span.origin else baseline
+        if hangs(span, frame):
+            span_base = baseline  # a big delimiter: its origin is at its top
+        if text[0].isspace() and abs(span.size - size) < 0.3:
+            # MuPDF puts a span's leading space on the glyph before it: after a raised
+            # footnote marker its origin is the marker's, not this text's baseline.
+            span_base = baseline
+        script = span.size < 0.85 * size and abs(span_base - baseline) > 0.12 * size
+        math_span = script or span.mark or is_math_font(span.font, stats.cm_is_math)
+        # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a
+        # bold vector name) is a glyph of the formula, not a word gap.
+        blank_glyph = script and not span.text.strip()
+        base = font_base(span.font)
+        # A CJK face's fixed pitch is no sign of code; one named so ("D2Coding") is.
+        fixed = bool(span.flags & 8) and base not in stats.cjk_fonts
+        mono = fixed or bool(MONO_FONT_RE.search(base))
+        bold = bool(span.flags & 16) or "Bold" in span.font
+        # Glyph area around the span's own baseline (line boxes of some producers are far
+        # taller than their glyphs); x along the span by the glyphs' advances (a formula
+        # copied as it looks keeps its edges).
+        shares = _shares(span, text)
+        step = (box[2] - box[0]) / sum(shares)
+        top, bottom = span_base - 0.8 * span.size, span_base + 0.25 * span.size
+        left = box[0]
+        style = span_style(span.font, span.flags, span.color)
+        for char, share in zip(text, shares, strict=True):
+            chars.append(char)
+            kind = GLYPH if blank_glyph else char_class(char, math_span)
+            classes.append(CODE if mono and kind != GLYPH and not char.isspace() else kind)
+            styles.append(style)
+            boxes.append((left, top, left + share * step, bottom))
+            left += share * step
+            if not char.isspace():
+                total += 1
+                mono_chars += mono
+                colors[span.color] += 1
+            if char.isalpha():
+                lead_open = lead_open and bold
+                lead_letters += lead_open
+                letters += 1
+                bold_letters += bold
+            if lead_open and (total or not char.isspace()):
+                bold_lead += 1
+        if span.text.strip() or blank_glyph:
+            # A glyph is redacted when its probe point, just above its own baseline, lies in
+            # one of these bands (translation.render.glyphs): thin bands miss the lines around.
+            tight = (box[0] + 0.1, span_base - 0.6 * span.size, box[2] - 0.1, span_base - 0.1)
+            if rects and abs(rects[-1][1] - tight[1]) < 0.5 and abs(rects[-1][3] - tight[3]) < 0.5:
+                last = rects[-1]
+                rects[-1] = (min(last[0], tight[0]), last[1], max(last[2], tight[2]), last[3])
+            else:
+                rects.append(tight)
+    glyphs = [b for b, s in piece if s.text.strip()]
+    return Row(
+        chars="".join(chars),
+        classes="".join(classes),
+        boxes=boxes,
+        bbox=union(glyphs),
+        baseline=baseline,
+        size=size,
+        rects=[frame.to_page(r) for r in rects],
+        bold=letters > 0 and bold_letters >= 0.95 * letters,
+        mono=mono_chars / total if total else 0.0,
+        color=colors.most_common(1)[0][0] if colors else 0,
+        cell=cell,
+        bold_lead=bold_lead if lead_letters else 0,
+        styles=styles,
+    )
+
+
+#: Classes of a row holding math only (formula glyphs, math characters, digits, spaces).
+MATH_ONLY_RE = re.compile(f"^[{NEUTRAL}]*[{GLYPH}{MATH}][{GLYPH}{MATH}{NEUTRAL}]*$")

@@ -1,0 +1,199 @@
+"""Running headers, footers and page numbers: the rows at a page's top and bottom edges that
+repeat from page to page or number the page, which are not translated."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from translation.read.layout import Frame, PageLayout, Rect
+from translation.read.regions.doc_stats import DocStats
+from translation.read.rows.row import Row
+from translation.read.words.word import ends_sentence
+
+_PAGE_NUMBER_RE = re.compile(r"^(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?$", re.I)
+
+
+def _normalized(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
+
+
+def mark_headers_footers(
+    rows_by_page: dict[int, list[Row]],
+    pages: Sequence[PageLayout],
+    frames: dict[int, Frame],
+    stats: DocStats,
+) -> None:
+    """Mark running headers, footers and page numbers: rows in the outer 8% of the page no
+    larger than body text; page numbers in the outer 15%; an isolated topmost row in the outer
+    13%; and rows of the outer 15% repeated on several pages (digits ignored)."""
+    band_rows: dict[int, list[tuple[Row, str]]] = {}
+    for page in pages:
+        fy0, fy1 = frames[page.index].to_frame((0.0, 0.0, page.width, page.height))[1::2]
+        height = fy1 - fy0
+        rows = [r for r in rows_by_page.get(page.index, []) if not r.drop]
+        marked: list[tuple[Row, str]] = []
+        for row in rows:
+            top = row.bottom <= fy0 + 0.08 * height
+            bottom = row.top >= fy1 - 0.08 * height
+            if (top or bottom) and row.size <= stats.body_size + 1.0:
+                row.drop = "header/footer"
+            elif _PAGE_NUMBER_RE.match(row.text) and (
+                row.bottom <= fy0 + 0.15 * height or row.top >= fy1 - 0.15 * height
+            ):
+                row.drop = "page number"
+            if row.bottom <= fy0 + 0.15 * height:
+                marked.append((row, "top"))
+            elif row.top >= fy1 - 0.15 * height:
+                marked.append((row, "bottom"))
+        live = sorted((r for r in rows if not r.drop), key=lambda r: r.top)
+        if len(live) > 1:
+            first, second = live[0], live[1]
+            if (
+                first.bottom <= fy0 + 0.13 * height
+                and first.size <= stats.body_size + 0.5
+                and second.top - first.bottom >= 1.4 * first.size
+                and len(first.text) <= 80
+            ):
+                first.drop = "header"
+        _join_band_sentences(rows, stats.body_size)
+        band_rows[page.index] = marked
+    if len(pages) < 2:
+        return
+    seen: Counter[tuple[str, str]] = Counter()
+    sizes: dict[tuple[str, str], list[float]] = {}
+    for marked in band_rows.values():
+        for key in {(where, _normalized(row.text)) for row, where in marked}:
+            seen[key] += 1
+        for row, where in marked:
+            sizes.setdefault((where, _normalized(row.text)), []).append(row.size)
+    needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
+    # Where a row cut into cells recurs with no table under it on enough pages, it is a head
+    # on every page, a table under it on some of them too (2302.07302 p11-12).
+    heads: Counter[tuple[str, str]] = Counter()
+    over_cells: set[int] = set()
+    for index, marked in band_rows.items():
+        page_rows = rows_by_page.get(index, [])
+        for row, where in marked:
+            if row.cell and _heads_cells(row, page_rows):
+                over_cells.add(id(row))
+            else:
+                heads[(where, _normalized(row.text))] += 1
+    for marked in band_rows.values():
+        for row, where in marked:
+            headed = heads[(where, _normalized(row.text))] >= needed
+            if id(row) in over_cells and not headed and not _beside_page_number(row, marked):
+                # A table's header cell recurs where the same table layout heads several
+                # pages (04: "After Perturb" over Tables 1, 2 and 4); a running head's lines
+                # never become cells (``running_head_boxes`` keeps them out of the tables),
+                # but a head line cut in two at its gap (2302.07302: the venue left, "Chang
+                # et al." right) or its last line set apart from the page number (2203.00130:
+                # "Processing" ... "3") is cut into cells with nothing of a table under them.
+                continue
+            key = (where, _normalized(row.text))
+            # A paper's title repeated small in the running head is still the title where it
+            # is set large (page 1): only the rows of the repeats' own size are the head.
+            usual = _usual_size(sizes[key])
+            if row.text and seen[key] >= needed and abs(row.size - usual) < 1.0:
+                row.drop = row.drop or "running header/footer"
+
+
+def _heads_cells(row: Row, rows: list[Row]) -> bool:
+    """Whether cells stand under ``row`` (within eight of its lines, across its width): it
+    heads a table's column, where a running head has running text under it."""
+    return any(
+        other.cell
+        and 0 <= other.top - row.bottom <= 8.0 * row.size
+        and min(other.x1, row.x1) > max(other.x0, row.x0)
+        for other in rows
+        if other is not row
+    )
+
+
+def _beside_page_number(row: Row, marked: list[tuple[Row, str]]) -> bool:
+    """Whether a page number stands on ``row``'s baseline in the same band."""
+    return any(
+        other is not row
+        and abs(other.baseline - row.baseline) < 0.5 * row.size
+        and _PAGE_NUMBER_RE.match(other.text)
+        for other, _ in marked
+    )
+
+
+def _usual_size(sizes: list[float]) -> float:
+    """The size most of a repeated row's copies have; of two as common, the smaller (a title
+    set once large and once small in the running head)."""
+    counts = Counter(round(size * 2) / 2 for size in sizes)
+    return min(counts, key=lambda size: (-counts[size], size))
+
+
+def _joins_below(upper: Row, lower: Row) -> bool:
+    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+    return (
+        abs(upper.size - lower.size) < 0.5
+        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.8 * upper.size
+        and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
+        and not ends_sentence(upper.text)
+    )
+
+
+def _join_band_sentences(rows: list[Row], body_size: float) -> None:
+    """A sentence the edge of the header/footer band cuts in two is one unit (a licence
+    note's first line above the band): small print above a dropped footer line, or below a
+    dropped header line, is dropped too; a body-size line running into the bottom band is a
+    paragraph's end and is translated with it."""
+    ordered = sorted(rows, key=lambda r: r.baseline)
+    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom
+        row = ordered[i]
+        if row.drop != "header/footer":
+            continue
+        above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
+        if above:
+            upper = above[-1]
+            if upper.size <= body_size - 0.5:
+                upper.drop = "header/footer"
+            elif upper.baseline > ordered[len(ordered) // 2].baseline:
+                row.drop = ""
+    for i, row in enumerate(ordered):  # downwards from the top
+        if row.drop != "header/footer":
+            continue
+        below = [r for r in ordered[i + 1 :] if not r.drop and _joins_below(row, r)]
+        if below and below[0].size <= body_size - 0.5:
+            below[0].drop = "header/footer"
+
+
+def running_head_boxes(
+    pages: Sequence[PageLayout], frames: Mapping[int, Frame]
+) -> dict[int, list[Rect]]:
+    """Per page index, the frame boxes of the text lines in the outer 15 % of the page (top or
+    bottom) whose words recur, digits ignored, at the same height on at least half the pages:
+    a running head's or foot's lines, read from the layout before any row is made. The table
+    finder leaves them out: a running head set in pieces far apart looks like a row of cells,
+    and over a page's first lines of text it made a table of them (07 p5: the text under
+    "JCRAI-2021 ... IOP Publishing" sent cell by cell). A table's header at the top of a few
+    pages, or its rows of numbers, are no such lines (half the pages, letters, one height).
+    """
+    if len(pages) < 2:
+        return {}
+    needed = max(2, math.ceil(len(pages) / 2))
+    found: dict[int, list[tuple[tuple[str, str, int], Rect]]] = {}
+    seen: Counter[tuple[str, str, int]] = Counter()
+    for page in pages:
+        frame = frames[page.index]
+        fy0, fy1 = frame.to_frame((0.0, 0.0, page.width, page.height))[1::2]
+        band = 0.15 * (fy1 - fy0)
+        lines = []
+        for block in page.blocks:
+            for line in block.lines:
+                box = frame.to_frame(line.bbox)
+                where = "top" if box[3] <= fy0 + band else "bottom" if box[1] >= fy1 - band else ""
+                text = _normalized("".join(span.text for span in line.spans))
+                if where and sum(c.isalpha() for c in text) >= 2:
+                    lines.append(((where, text, round((box[1] + box[3]) / 6)), box))
+        found[page.index] = lines
+        seen.update({key for key, _ in lines})
+    return {
+        index: [box for key, box in lines if seen[key] >= needed] for index, lines in found.items()
+    }

@@ -1,0 +1,28 @@
+"""Typeset logos read back as the words they are.
+
+TeX sets its own name and LaTeX's with raised, lowered and smaller letters: the small raised
+"A" of LaTeX reads as a superscript, so the logo would become a formula "LA" (copied as it
+looks) before a word "TEX" (translated): fragments of the logo in a title or a caption. Such a
+logo is the word "LaTeX", plain text the model keeps as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from translation.read.math.formulas import MATHS, TEXT
+
+# The letters of the logo as MuPDF reads them, the "A" set as a script.
+_LATEX_RE = re.compile(r"(?<![A-Za-z])LATE[Xx](?![A-Za-z])")
+
+
+def text_logos(chars: str, classes: str) -> tuple[str, str]:
+    """``chars`` and ``classes`` (one per character) with each LaTeX logo made the word
+    "LaTeX" in text: same length, so the characters' boxes still line up."""
+    for match in _LATEX_RE.finditer(chars):
+        start = match.start()
+        if classes[start + 1] not in MATHS:  # an upper-case "LATEX" of the text itself
+            continue
+        chars = chars[:start] + "LaTeX" + chars[start + 5 :]
+        classes = classes[:start] + TEXT * 5 + classes[start + 5 :]
+    return chars, classes
