@@ -1,7 +1,8 @@
 """A language, as the model knows it: parsed once where a code comes in, then carried as is.
 
 :meth:`Language.parse` accepts what users type (ISO-639-1 and BCP-47 forms, any case, ``_`` or
-``-``: ``zh-CN``, ``ko-KR``, ``pt_BR``) and keeps the model's code (``zh-Hans``, ``ko``, ``pt``).
+``-``: ``zh-CN``, ``ko-KR``, ``pt_BR``; or the English name: ``Korean``, ``Chinese``) and keeps
+the model's code (``zh-Hans``, ``ko``, ``pt``).
 The codes are the languages of TranslateGemma's training set (WMT24++: English plus 54
 language/locale pairs, which collapse to the languages below; regional variants such as
 pt-BR/pt-PT or fr-CA/fr-FR are sent as the bare language code, which every reimplementation of the
@@ -94,6 +95,18 @@ _ALIASES: dict[str, str] = {
 }
 
 _BY_LOWER = {code.lower(): code for code in LANGUAGES}
+# English names as users write them: "korean", "chinese (simplified)", "simplified chinese".
+_BY_NAME: dict[str, str] = {name.lower(): code for code, name in LANGUAGES.items()} | {
+    "chinese": "zh-Hans",
+    "simplified chinese": "zh-Hans",
+    "chinese simplified": "zh-Hans",
+    "traditional chinese": "zh-Hant",
+    "chinese traditional": "zh-Hant",
+    "tagalog": "fil",
+    "farsi": "fa",
+    "norwegian bokmål": "no",
+    "norwegian bokmal": "no",
+}
 _BCP47 = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{1,8})*")
 #: Written without spaces between words: translated pieces are joined with nothing between.
 _UNSPACED = frozenset({"zh-Hans", "zh-Hant", "ja"})
@@ -116,7 +129,8 @@ class Language:
 
     @classmethod
     def parse(cls, raw: str) -> Language:
-        """The language a user's code names: ``zh-CN`` -> ``zh-Hans``, ``ko-KR`` -> ``ko``.
+        """The language a user's code or English name means: ``zh-CN`` -> ``zh-Hans``,
+        ``ko-KR`` or ``Korean`` -> ``ko``.
 
         Case, surrounding spaces and ``_`` versus ``-`` do not matter. Raises
         ``UnsupportedLanguageError`` for a code the model does not cover (``zh-XX``, with an
@@ -128,6 +142,9 @@ class Language:
             return cls(_BY_LOWER[key])
         if key in _ALIASES:
             return cls(_ALIASES[key])
+        name = " ".join(stripped.lower().split())
+        if name in _BY_NAME:
+            return cls(_BY_NAME[name])
         base = key.split("-", 1)[0]
         if _BCP47.fullmatch(key) and base != "zh":
             if base in _BY_LOWER:
@@ -160,8 +177,10 @@ class Language:
 
 
 def _unsupported(raw: str) -> str:
+    # Short: the plugin shows the message in an alert and cuts it at 300 characters.
+    shown = raw if len(raw) <= 40 else raw[:40] + "…"
     return (
-        f"unsupported language code {raw!r}: TranslateGemma covers "
-        + ", ".join(sorted(LANGUAGES))
-        + " (zh-CN/zh-TW and region forms like de-DE are accepted)"
+        f"unsupported language {shown!r}: give a language code (ko, zh-CN, de-DE) or an English"
+        f" name (Korean); TranslateGemma covers {len(LANGUAGES)} languages, listed in the page's"
+        " From and To boxes"
     )

@@ -1,7 +1,8 @@
 """The one typed settings object.
 
 Every setting is an environment variable with the prefix ``ZT_`` (``ZT_LLM_BASE_URL`` for
-``llm_base_url``) or a key of an optional TOML file named by ``ZT_CONFIG`` or ``--config``.
+``llm_base_url``) or a key of an optional TOML file: the one named by ``--config`` or
+``ZT_CONFIG``, else the default file (:func:`default_config_path`) when it exists.
 Precedence: explicit keyword arguments > environment > TOML file > defaults.
 Build it once with :func:`load_settings` and pass it down; nothing else reads the environment.
 """
@@ -83,6 +84,13 @@ def default_data_dir() -> Path:
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg else Path.home() / ".local" / "share"
     return base / "zotero-translate"
+
+
+def default_config_path() -> Path:
+    """The config file read when neither ``--config`` nor ``ZT_CONFIG`` names one (XDG)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".config"
+    return base / "zotero-translate" / "config.toml"
 
 
 # TranslateGemma 27B on a 32 GB card (deploy/vllm/ has the 24 GB and 48 GB profiles and the
@@ -430,24 +438,37 @@ _toml_path: Path | None = None
 def load_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
     """Build the settings from overrides, ``ZT_*`` variables and a TOML file.
 
-    The TOML file is ``config`` if given, else ``$ZT_CONFIG`` if set. Raises ``ConfigError``
-    with a message naming each bad setting.
+    The TOML file is ``config`` if given, else ``$ZT_CONFIG`` if set (either must exist), else
+    :func:`default_config_path` when that file exists. Raises ``ConfigError`` with a message
+    naming each bad setting, or the file that cannot be read.
     """
     global _toml_path
+    toml = config_path(config)
+    _toml_path = toml
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        where = f" (config file {toml})" if toml is not None else ""
+        raise ConfigError(_describe(exc) + where) from None
+    except ValueError as exc:  # TOML syntax errors surface as ValueError subclasses
+        raise ConfigError(f"invalid config file {toml}: {exc}") from None
+    except OSError as exc:  # unreadable: a folder, no permission
+        raise ConfigError(f"cannot read config file {toml}: {exc.strerror or exc}") from None
+    finally:
+        _toml_path = None
+
+
+def config_path(config: Path | str | None = None) -> Path | None:
+    """The TOML file :func:`load_settings` reads (None: no file). Raises ``ConfigError`` when
+    the file named by ``config`` or ``ZT_CONFIG`` does not exist."""
     path = config if config is not None else os.environ.get(ENV_PREFIX + "CONFIG")
     if path:
         toml = Path(path).expanduser()
         if not toml.is_file():
             raise ConfigError(f"config file not found: {toml}")
-        _toml_path = toml
-    try:
-        return Settings(**overrides)
-    except ValidationError as exc:
-        raise ConfigError(_describe(exc)) from None
-    except ValueError as exc:  # TOML syntax errors surface as ValueError subclasses
-        raise ConfigError(f"invalid config file {path}: {exc}") from None
-    finally:
-        _toml_path = None
+        return toml
+    default = default_config_path()
+    return default if default.exists() else None
 
 
 def unknown_environment() -> list[str]:

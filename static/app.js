@@ -7,6 +7,7 @@ const state = {
   jobs: new Map(), files: new Set(), source: null, lastEventId: null,
   pages: new Map(), // taskId -> Map(page number -> entry of GET /api/tasks/{id}/pages)
   partial: new Map(), // taskId -> URL of the partial PDF while the job runs
+  sent: new Map(), // taskId -> the /translate body this tab sent (what Retry sends again)
 };
 const $ = (id) => document.getElementById(id);
 
@@ -40,19 +41,36 @@ function describeServer(server) {
   let text = server.state || "unknown";
   if (vllm.healthy) text = server.state === "asleep"
     ? "asleep (GPU handed back; the next paper wakes it in seconds)" : "ready";
-  if (vllm.detail && !vllm.healthy) text += " (" + vllm.detail + ")";
+  else if (vllm.detail) text = `${text}: ${vllm.detail}`;
+  if (!server.manager) text = "checking…"; // nothing read yet: no verdict to show
   const waiting = server.waiting_gpu || 0;
   if (waiting && !vllm.healthy) {
     text += ` · ${waiting} paper${waiting === 1 ? "" : "s"} waiting for the GPU`;
   }
-  if (server.manager_reason) text += " · manager: " + server.manager_reason;
-  else if (server.manager) text += " · manager: " + server.manager;
   if (server.last_error) text += " · last error: " + server.last_error;
   $("vllm-state").textContent = text;
+  $("manager-state").textContent = server.manager_reason || server.manager || "checking…";
+  describeAdvice(server.advice);
   const gpu = server.gpu;
-  $("gpu-state").textContent = gpu && gpu.message ? gpu.message
-    : (gpu && gpu.decision) || "not watched (ZT_MANAGER=none)";
+  let gpuText = "checking…";
+  if (gpu && gpu.message) gpuText = gpu.message;
+  else if (gpu && gpu.decision) gpuText = gpu.decision;
+  else if (server.manager === "none") gpuText = "not watched (this server never starts vLLM)";
+  $("gpu-state").textContent = gpuText;
   describeHosts(server.hosts);
+}
+
+// No model answers and this server will not start one: the URL tried and the real fixes.
+function describeAdvice(advice) {
+  const box = $("vllm-advice");
+  box.hidden = !advice;
+  if (!advice) return;
+  $("vllm-advice-title").textContent = advice.title;
+  $("vllm-advice-fixes").replaceChildren(...(advice.fixes || []).map((fix) => {
+    const item = document.createElement("li");
+    item.textContent = fix;
+    return item;
+  }));
 }
 
 // Several GPU hosts (ZT_HOSTS): one line each, state, holder, limit, in flight, answered.
@@ -141,11 +159,58 @@ async function cancelJob(taskId, button) {
   }
 }
 
+// Dismiss: the server forgets the finished job; its "dismissed" event takes it off every page.
+async function dismissJob(taskId, button) {
+  button.disabled = true;
+  try {
+    const response = await fetch(`/api/tasks/${encodeURIComponent(taskId)}/dismiss`, {
+      method: "POST",
+      headers: authHeaders(),
+    });
+    if (response.status === 401) askForToken();
+    if (response.ok || response.status === 404) forgetJob(taskId);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function forgetJob(taskId) {
+  state.jobs.delete(taskId);
+  state.pages.delete(taskId);
+  state.partial.delete(taskId);
+  state.sent.delete(taskId);
+  const li = document.querySelector(`li[data-task-id="${taskId}"]`);
+  if (li) li.remove();
+  countJobs();
+}
+
+// Retry: the same PDF and options again, as a new job; the failed one leaves the list.
+async function retryJob(taskId, button) {
+  const body = state.sent.get(taskId);
+  if (!body) return;
+  button.disabled = true;
+  try {
+    await sendTranslate(body);
+    await dismissJob(taskId, button);
+  } catch (err) {
+    const li = document.querySelector(`li[data-task-id="${taskId}"]`);
+    if (li) li.querySelector(".message").textContent = "retry failed: " + err.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
 function renderJob(job) {
   const li = jobElement(job);
   const cancel = li.querySelector(".cancel");
   cancel.hidden = Boolean(job.finished);
   cancel.onclick = () => cancelJob(job.taskId, cancel);
+  const retry = li.querySelector(".retry");
+  retry.hidden = !(job.stage === "failed" && state.sent.has(job.taskId));
+  retry.onclick = () => retryJob(job.taskId, retry);
+  const dismiss = li.querySelector(".dismiss");
+  dismiss.hidden = !job.finished;
+  dismiss.onclick = () => dismissJob(job.taskId, dismiss);
   li.querySelector(".when").textContent = describeWait(job);
   li.classList.toggle("done", job.stage === "done");
   li.classList.toggle("failed", job.stage === "failed");
@@ -189,11 +254,14 @@ function renderPages(taskId, numbers) {
       const after = [...strip.children].find((other) => Number(other.dataset.page) > number);
       strip.insertBefore(item, after || null);
     }
-    if (item.dataset.state === entry.state && item.dataset.preview === String(entry.preview)) continue;
-    item.dataset.state = entry.state;
+    const ended = state.jobs.get(taskId);
+    const stopped = Boolean(ended && ended.stage === "failed" && entry.state !== "done");
+    const shown = entry.state + (stopped ? ":failed" : "");
+    if (item.dataset.state === shown && item.dataset.preview === String(entry.preview)) continue;
+    item.dataset.state = shown;
     item.dataset.preview = String(entry.preview);
     item.className = entry.state;
-    item.title = `page ${number}: ${PAGE_WORDS[entry.state] || entry.state}`;
+    item.title = `page ${number}: ${stopped ? "not translated" : PAGE_WORDS[entry.state] || entry.state}`;
     const label = document.createElement("span");
     label.className = "num";
     label.textContent = String(number);
@@ -206,9 +274,13 @@ function renderPages(taskId, numbers) {
       item.onclick = () => showPage(taskId, number);
     } else {
       const text = document.createElement("span");
-      text.textContent = entry.state === "done" ? "done" : PAGE_WORDS[entry.state] || entry.state;
+      // Done with no image: set while nobody watched, and its job has ended (no more renders).
+      const viewable = entry.state === "done" && Boolean(entry.large || entry.original);
+      text.textContent = entry.state === "done" ? (viewable ? "done" : "done · no preview")
+        : stopped ? "not translated" : PAGE_WORDS[entry.state] || entry.state;
+      if (entry.state === "done" && !viewable) item.classList.add("no-preview");
       item.replaceChildren(text, label);
-      item.onclick = entry.state === "done" ? () => showPage(taskId, number) : null;
+      item.onclick = viewable ? () => showPage(taskId, number) : null;
     }
   }
 }
@@ -218,7 +290,17 @@ function showPage(taskId, number) {
   if (!entry) return;
   const job = state.jobs.get(taskId);
   $("page-view-title").textContent = `${job ? job.fileName : ""} · page ${number}`;
-  $("page-original").src = entry.original ? withToken(entry.original) : "";
+  // The original is rendered from the upload, which goes when the job ends: say so, no broken image.
+  const original = $("page-original");
+  const gone = () => {
+    original.hidden = true;
+    $("page-original-note").hidden = false;
+  };
+  original.hidden = false;
+  $("page-original-note").hidden = true;
+  original.onerror = gone;
+  if (entry.original) original.src = withToken(entry.original);
+  else { original.removeAttribute("src"); gone(); }
   // A large view asked for as its job ends is never rendered (404): show the thumbnail kept.
   const large = $("page-translated");
   large.onerror = entry.large && entry.preview
@@ -313,6 +395,15 @@ function connect() {
         ? `the server's glossary (${terms} term${terms === 1 ? "" : "s"}) applies too; this file's rows win`
         : "";
     }
+    if (snap.languages) {
+      // A pick list; the boxes still take any code or English name the server accepts.
+      $("languages").replaceChildren(...snap.languages.map((lang) => {
+        const option = document.createElement("option");
+        option.value = lang.code;
+        option.label = `${lang.name} (${lang.code})`;
+        return option;
+      }));
+    }
     describeServer(snap.server);
     renderAll();
   });
@@ -328,6 +419,7 @@ function connect() {
   });
   source.addEventListener("server", (message) => describeServer(JSON.parse(message.data)));
   source.addEventListener("page", onPageEvent);
+  source.addEventListener("dismissed", (message) => forgetJob(JSON.parse(message.data).task));
 }
 
 // --- the upload form ------------------------------------------------------------------------
@@ -345,6 +437,26 @@ function keepFile(input, file) {
   const kept = new DataTransfer();
   kept.items.add(file);
   input.files = kept.files;
+}
+
+// POST /translate (async); the new task's id. Throws with the server's message.
+async function sendTranslate(body) {
+  const response = await fetch("/translate", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-PDF2zh-Protocol": "accepted", ...authHeaders() },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => ({ message: response.statusText }));
+  if (response.status === 401) askForToken();
+  if (!response.ok || answer.status === "error") {
+    throw new Error(answer.message || "HTTP " + response.status);
+  }
+  if (answer.taskId) {
+    state.sent.set(answer.taskId, body);
+    const job = state.jobs.get(answer.taskId);
+    if (job) renderJob(job); // its events may have come first
+  }
+  return answer.taskId;
 }
 
 async function upload(event) {
@@ -374,16 +486,7 @@ async function upload(event) {
       if (glossary.size > 64 * 1024) throw new Error("the glossary file is larger than 64 KiB");
       body.glossary = await readAsDataURL(glossary); // base64: no quotes or commas in the body
     }
-    const response = await fetch("/translate", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-PDF2zh-Protocol": "accepted", ...authHeaders() },
-      body: JSON.stringify(body),
-    });
-    const answer = await response.json().catch(() => ({ message: response.statusText }));
-    if (response.status === 401) askForToken();
-    if (!response.ok || answer.status === "error") {
-      throw new Error(answer.message || "HTTP " + response.status);
-    }
+    await sendTranslate(body);
     $("upload").reset();
     if (glossary) keepFile($("glossary"), glossary); // the next paper likely wants it too
   } catch (err) {

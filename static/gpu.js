@@ -106,7 +106,8 @@ function renderProcesses(status) {
     if (proc.sleeping) row.classList.add("sleeping");
     cell(row, "PID", String(proc.pid), "num");
     cell(row, "Memory", proc.on_gpu ? gib(proc.memory_mib) : "–", "num");
-    cell(row, "Where", proc.sleeping ? where + " · vLLM asleep (residue)" : where);
+    // Asleep: its weights are in RAM; what it keeps on the card does not make the GPU busy.
+    cell(row, "Where", proc.sleeping ? where + " · vLLM asleep (memory it keeps; GPU free)" : where);
     cell(row, "Command", proc.command);
     body.appendChild(row);
   }
@@ -146,7 +147,7 @@ const TIMELINE_MS = 15000;
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#3b7dd8", "#e07b39", "#4caf7a", "#9c6ade", "#d65a8b", "#8a8f98"];
 const EVENT_WORDS = {
-  started: "vLLM started", slept: "vLLM slept", woke: "vLLM woke", stopped: "vLLM stopped",
+  started: "vLLM started", running: "vLLM already running", slept: "vLLM slept", woke: "vLLM woke", stopped: "vLLM stopped",
   waiting: "papers waiting", served: "no paper waiting",
 };
 const timeline = { samples: [], events: [], last: null, windowS: 0, fetchedAt: 0 };

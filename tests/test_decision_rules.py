@@ -111,6 +111,18 @@ def test_busy_message_names_who_holds_the_gpu() -> None:
     assert text == "GPU busy: python ComfyUI/main.py --listen (pid 4242, 19.8 GiB)"
 
 
+def test_processes_holding_no_memory_are_not_named_as_the_holder() -> None:
+    """Issue 39: a process at 0 GiB was named as the GPU's holder."""
+    idle = GPUProcess(pid=5, command="python probe.py", memory_mib=0)
+    text = describe(GPUDecision.BUSY, status(idle, COMFY), "", KEYWORDS)
+    assert text == (
+        "GPU busy: python ComfyUI/main.py --listen (pid 4242, 19.8 GiB)"
+        " (and 1 more process holding no memory)"
+    )
+    alone = describe(GPUDecision.BUSY, status(idle), "", KEYWORDS)
+    assert alone == "GPU busy: python probe.py (pid 5, 0.0 GiB)"  # nobody else to name
+
+
 def test_busy_message_without_processes_explains() -> None:
     text = describe(GPUDecision.BUSY, status(used=20000), "", KEYWORDS)
     assert "19.5 GiB in use" in text and "WSL2" in text

@@ -121,7 +121,7 @@ def test_tab_separated() -> None:
         ("source,target\ngraph,그래프\nnode\n", "line 3: expected source,target"),
         ("graph,그래프\nnode,,\n", "line 2: the target term is empty"),
         ("graph,그래프,ko,extra\n", "line 1: expected source,target[,language], found 4"),
-        ("graph,그래프,klingon\n", "line 1: unsupported language code 'klingon'"),
+        ("graph,그래프,klingon\n", "line 1: unsupported language 'klingon'"),
         ("graph,그래프\nGraph,도표\n", "line 2: 'Graph' is already on line 1"),
         ("'x',그래프\n{v1},y\n", "line 2: the source term '{v1}' may not hold braces"),
         ("--,dash\n", "line 1: the source term '--' has no letter or digit"),

@@ -14,7 +14,7 @@ from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread, v
 from tests.helpers.server import wait_until
 from vllm_manager.gpu_api import create_gpu_app
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
-from vllm_manager.timeline import Timeline
+from vllm_manager.timeline import EventKind, Timeline
 
 TOKEN = "timeline-token"
 VLLM = "python3 -m vllm.entrypoints.openai.api_server --model m"
@@ -66,6 +66,20 @@ def test_events_follow_what_the_api_sees() -> None:
     ]
     assert body["samples"][3]["processes"][0]["name"] == "vLLM"
     assert [s["t"] for s in timeline.since(140)["samples"]] == [150, 160]
+
+
+def test_a_vllm_there_at_the_first_reading_is_running_not_started() -> None:
+    """Issue 39: every vLLM already on the card when the API started was shown as started."""
+    timeline = Timeline(["vllm"], hours=1, interval_s=10)
+    timeline.observe(status(vllm(28_000, pid=7), vllm(1_000, sleeping=True, pid=8)), 0, now=100)
+    timeline.observe(status(vllm(28_000, pid=7), vllm(1_000, True, 8), vllm(0, pid=9)), 0, now=110)
+    assert [(e["t"], e["kind"], e["text"]) for e in timeline.since()["events"]] == [
+        (100, "running", "vLLM already running (pid 7)"),
+        (100, "running", "vLLM already running (pid 8)"),
+        (100, "slept", "vLLM asleep (pid 8)"),
+        (110, "started", "vLLM started (pid 9)"),
+    ]
+    assert timeline.counts[EventKind.STARTED] == 1
 
 
 def test_samples_are_bounded_by_the_window_and_processes_by_count() -> None:

@@ -42,7 +42,7 @@ def srv(settings: Settings) -> Iterator[RunningServer]:
 # --- exactly one download ------------------------------------------------------------------
 
 
-def test_a_file_in_flight_is_409_for_everyone_else_then_404(srv: RunningServer) -> None:
+def test_a_file_in_flight_is_409_for_everyone_else_then_410(srv: RunningServer) -> None:
     (name,) = srv.services.outputs.save("big", [(OutputKind.MONO, b"%PDF-" + bytes(BIG))])
     url = f"/translatedFile/{name}"
     with srv.client() as first, first.stream("GET", url) as sending:
@@ -57,7 +57,7 @@ def test_a_file_in_flight_is_409_for_everyone_else_then_404(srv: RunningServer) 
         received += sum(len(chunk) for chunk in chunks)
     assert received == BIG + 5
     with srv.client() as client:
-        assert client.get(url).status_code == 404
+        assert client.get(url).status_code == 410
 
 
 def test_fifty_overlapping_gets_deliver_the_file_once(srv: RunningServer) -> None:
@@ -79,7 +79,7 @@ def test_fifty_overlapping_gets_deliver_the_file_once(srv: RunningServer) -> Non
     for thread in threads:
         thread.join()
     assert statuses.count(200) == 1 and complete.count(True) == 1, sorted(statuses)
-    assert set(statuses) <= {200, 404, 409}
+    assert set(statuses) <= {200, 409, 410}
 
 
 def test_head_range_and_preview_never_claim_or_delete(srv: RunningServer) -> None:
@@ -94,7 +94,7 @@ def test_head_range_and_preview_never_claim_or_delete(srv: RunningServer) -> Non
             assert preview.status_code == 200 and len(preview.content) == 5005
         assert srv.services.outputs.names() == [name]
         assert client.get(url).status_code == 200
-        assert client.get(url).status_code == 404
+        assert client.get(url).status_code == 410
 
 
 # --- a full disk ---------------------------------------------------------------------------

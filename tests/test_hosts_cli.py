@@ -1,4 +1,4 @@
-"""Issue 25: `zotero-translate vllm start|stop|sleep|wake --host NAME` with two GPU hosts.
+"""Issue 25: `zotero-translate vllm start|stop|sleep|wake --gpu-host NAME` with two GPU hosts.
 
 Each host is a real local manager with its own fake nvidia-smi and its own fake vLLM command
 (``tests.helpers.manager.Rig``: a launch is logged per start); the CLI runs as a process.
@@ -78,16 +78,16 @@ def test_vllm_actions_address_the_named_host_and_stop_reaches_every_host(
     a, b = rigs
     config = _config(tmp_path, ("desk", a), ("attic", b))
 
-    unknown = cli(config, "vllm", "start", "--host", "cellar")
+    unknown = cli(config, "vllm", "start", "--gpu-host", "cellar")
     assert unknown.returncode == 2
     assert "cellar" in unknown.stderr and "desk, attic" in unknown.stderr
 
-    started = cli(config, "vllm", "start", "--host", "attic")
+    started = cli(config, "vllm", "start", "--gpu-host", "attic")
     assert started.returncode == 0, started.stderr
     assert started.stdout.startswith("attic: vLLM ready")
     assert (a.launch_count(), b.launch_count()) == (0, 1)
 
-    # Without --host, start brings up one host as a paper would: one is ready, so none more.
+    # Without --gpu-host, start brings up one host as a paper would: one is ready, so none more.
     again = cli(config, "vllm", "start")
     assert again.returncode == 0, again.stderr
     assert "attic is ready already" in again.stdout
@@ -107,7 +107,7 @@ def test_a_named_host_is_never_started_over_its_tenant(
     config = _config(tmp_path, ("desk", a), ("attic", b))
     with running(comfyui_argv(a.tmp)) as comfy:
         a.smi.set(processes=[{"pid": comfy.pid, "used_gpu_memory": COMFY_MIB}])
-        refused = cli(config, "vllm", "start", "--host", "desk")
+        refused = cli(config, "vllm", "start", "--gpu-host", "desk")
     assert refused.returncode == 1
     assert "busy" in refused.stderr.lower() or "comfy" in refused.stderr.lower(), refused.stderr
     assert (a.launch_count(), b.launch_count()) == (0, 0)
@@ -121,23 +121,23 @@ def test_sleep_and_wake_address_one_host_and_leave_the_other_serving(
         rig.smi.set(discover=[{"cmdline_contains": [rig.token, "serve"], "used_gpu_memory": 28000}])
     config = _config(tmp_path, ("desk", a), ("attic", b), idle_action="sleep")
     for name in ("desk", "attic"):
-        assert cli(config, "vllm", "start", "--host", name).returncode == 0
+        assert cli(config, "vllm", "start", "--gpu-host", name).returncode == 0
 
-    slept = cli(config, "vllm", "sleep", "--host", "attic")
+    slept = cli(config, "vllm", "sleep", "--gpu-host", "attic")
     assert slept.returncode == 0, slept.stderr
     assert slept.stdout.startswith("attic: ") and "asleep" in slept.stdout
-    assert "asleep" in cli(config, "vllm", "status", "--host", "attic").stdout
-    assert "healthy" in cli(config, "vllm", "status", "--host", "desk").stdout
+    assert "asleep" in cli(config, "vllm", "status", "--gpu-host", "attic").stdout
+    assert "healthy" in cli(config, "vllm", "status", "--gpu-host", "desk").stdout
 
-    # Without --host, wake brings up one host as a paper would: desk serves, so none.
+    # Without --gpu-host, wake brings up one host as a paper would: desk serves, so none.
     idle = cli(config, "vllm", "wake")
     assert idle.returncode == 0 and "desk is ready already" in idle.stdout
-    assert "asleep" in cli(config, "vllm", "status", "--host", "attic").stdout
+    assert "asleep" in cli(config, "vllm", "status", "--gpu-host", "attic").stdout
 
-    woken = cli(config, "vllm", "wake", "--host", "attic")
+    woken = cli(config, "vllm", "wake", "--gpu-host", "attic")
     assert woken.returncode == 0, woken.stderr
     assert woken.stdout.startswith("attic: ")
-    assert "healthy" in cli(config, "vllm", "status", "--host", "attic").stdout
+    assert "healthy" in cli(config, "vllm", "status", "--gpu-host", "attic").stdout
     assert (a.launch_count(), b.launch_count()) == (1, 1)  # woken, never launched again
 
     # The cooperative hand-back over HTTP names the card its tenant wants.
@@ -148,5 +148,5 @@ def test_sleep_and_wake_address_one_host_and_leave_the_other_serving(
         answer = httpx.post(f"{srv.url}/api/vllm/sleep", params={"host": "desk"}, timeout=30)
         assert answer.status_code == 200, answer.text
         assert answer.json()["message"].startswith("desk: ")
-    assert "asleep" in cli(config, "vllm", "status", "--host", "desk").stdout
-    assert "healthy" in cli(config, "vllm", "status", "--host", "attic").stdout
+    assert "asleep" in cli(config, "vllm", "status", "--gpu-host", "desk").stdout
+    assert "healthy" in cli(config, "vllm", "status", "--gpu-host", "attic").stdout

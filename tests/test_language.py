@@ -63,6 +63,31 @@ def test_language_names() -> None:
     assert Language.parse("en").name == "English"
 
 
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        ("Korean", "ko"),
+        ("  korean ", "ko"),
+        ("GERMAN", "de"),
+        ("Chinese", "zh-Hans"),
+        ("Chinese (Traditional)", "zh-Hant"),
+        ("traditional  chinese", "zh-Hant"),
+        ("Norwegian Bokmål", "no"),
+    ],
+)
+def test_english_names_are_accepted_as_well_as_codes(given: str, sent: str) -> None:
+    """Issue 39: "Korean" was refused, with a list of codes cut off at "..."."""
+    assert Language.parse(given).code == sent
+
+
+def test_the_refusal_is_short_and_says_what_to_give() -> None:
+    with pytest.raises(UnsupportedLanguageError) as info:
+        Language.parse("Klingon")
+    message = str(info.value)
+    assert len(message) < 200  # whole in the plugin's alert (it cuts at 300)
+    assert "give a language code (ko, zh-CN, de-DE) or an English name (Korean)" in message
+
+
 def test_only_the_models_codes_make_a_language() -> None:
     assert Language("zh-Hans") == Language.parse("zh-CN") == Language.parse("zh")
     with pytest.raises(UnsupportedLanguageError):

@@ -59,7 +59,7 @@ def test_a_completed_get_deletes_and_tells_the_page(srv: RunningServer) -> None:
     with srv.client() as client:
         assert client.get(f"/translatedFile/{name}").content == b"%PDF-dual"
         wait_until(lambda: not (srv.services.outputs.directory / name).exists())
-        assert client.get(f"/translatedFile/{name}").status_code == 404
+        assert client.get(f"/translatedFile/{name}").status_code == 410
     events = [e for e in srv.services.bus._replay if e.type is EventType.FILE_REMOVED]
     assert [e.data for e in events] == [{"name": name}]
     subscription.close()
@@ -96,7 +96,7 @@ def test_the_ttl_sweeper_removes_abandoned_and_unfetched_files(settings: Setting
         assert srv.services.outputs.names() == []
 
 
-def test_a_second_get_right_after_a_complete_one_is_404(srv: RunningServer) -> None:
+def test_a_second_get_right_after_a_complete_one_is_410(srv: RunningServer) -> None:
     """Regression: the deletion runs after the last byte, so an immediate second GET used to
     get the whole file again (2 of 6 tries in QA)."""
     with srv.client() as client:
@@ -106,8 +106,12 @@ def test_a_second_get_right_after_a_complete_one_is_404(srv: RunningServer) -> N
             )
             assert len(client.get(f"/translatedFile/{name}").content) == 200_005
             again = client.get(f"/translatedFile/{name}")
-            assert again.status_code == 404, f"attempt {attempt}"
-            assert again.json()["status"] == "error"
+            assert again.status_code == 410, f"attempt {attempt}"
+            told = again.json()
+            assert told["status"] == "error" and told["errorType"] == "AlreadyDownloaded"
+            assert told["message"].startswith(f"{name} was already downloaded at 20")
+        # A name never served stays a plain 404.
+        assert client.get("/translatedFile/never-mono.pdf").status_code == 404
 
 
 def test_an_aborted_download_leaves_the_file_for_the_retry(srv: RunningServer) -> None:

@@ -2,7 +2,8 @@
 
 Each test drives the server the way that plugin version does (docs/architecture.md §4) and
 checks what the user would: the downloaded PDF is the translation (the fake's pseudo-Korean is
-in it, the English is gone), a GET removes the file, a HEAD does not, and a second GET is a 404.
+in it, the English is gone), a GET removes the file, a HEAD does not, and a second GET is a 410
+saying when.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def test_v2_client_builds_the_names_itself(srv: RunningServer) -> None:
                 assert_dual(got.content)
         gone(srv, "paper-mono.pdf")
         gone(srv, "paper-dual.pdf")  # its delete, too, runs after its last byte
-        assert client.get("/translatedFile/paper-mono.pdf").status_code == 404
+        assert client.get("/translatedFile/paper-mono.pdf").status_code == 410
     assert srv.services.outputs.names() == []
     assert srv.services.uploads.names() == []  # the upload went when its job ended
 
@@ -119,9 +120,9 @@ def test_v3_sync_head_then_get(srv: RunningServer) -> None:
             assert got.headers["content-disposition"].startswith("attachment;")
             gone(srv, name)
             second = client.get(f"/translatedFile/{name}")
-            assert second.status_code == 404
+            assert second.status_code == 410
             assert second.json()["status"] == "error"
-            assert client.head(f"/translatedFile/{name}").status_code == 404
+            assert client.head(f"/translatedFile/{name}").status_code == 410
     assert_is_translation(contents["My Paper-mono.pdf"])
     assert_dual(contents["My Paper-dual.pdf"])
 
@@ -141,7 +142,7 @@ def test_v413_gets_with_encode_uri_component(srv: RunningServer) -> None:
         )
         assert_is_translation(got.content)
         gone(srv, mono)
-        assert client.get("/translatedFile/" + quote(mono, safe="")).status_code == 404
+        assert client.get("/translatedFile/" + quote(mono, safe="")).status_code == 410
 
 
 def test_todays_plugin_goes_async_and_polls(srv: RunningServer) -> None:
@@ -251,3 +252,19 @@ def test_an_encrypted_paper_with_its_password(srv: RunningServer, corpus_dir: Pa
         for name in answer.json()["fileList"]:
             text = pdf_text(client.get(f"/translatedFile/{name}").content)
             assert hangul_count(text) > 200, name
+
+
+def test_a_rerun_whose_names_are_taken_says_what_it_saved(srv: RunningServer) -> None:
+    """Issue 39: the second run of a paper whose files still wait is named ``-2-``, and says so."""
+    with srv.client() as client:
+        first = client.post("/translate", json=plugin_body(make_paper(), "paper.pdf", dual="false"))
+        assert first.json()["fileList"] == ["paper-mono.pdf"]
+        again = client.post("/translate", json=plugin_body(make_paper(), "paper.pdf", dual="false"))
+        assert again.json()["fileList"] == ["paper-2-mono.pdf"]
+        history = client.get("/api/history").json()["history"]
+    newest, oldest = (task["message"] for task in history)  # newest first
+    assert "saved as" not in oldest, oldest
+    assert newest.endswith(
+        "; saved as paper-2-mono.pdf: paper-mono.pdf of an earlier translation is still"
+        " waiting for download"
+    ), newest

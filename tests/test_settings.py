@@ -60,16 +60,56 @@ def test_missing_config_file(tmp_path: Path) -> None:
         load_settings(tmp_path / "nope.toml")
 
 
-def test_help_lists_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
+def test_settings_command_lists_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
     from common.settings import Settings
     from zotero_server.cli import main
 
-    for argv in (["--help"], ["translate", "--help"], ["serve", "--help"]):
-        with pytest.raises(SystemExit):
-            main(argv)
-        out = capsys.readouterr().out
-        for name in Settings.model_fields:
-            assert f"ZT_{name.upper()}" in out
+    assert main(["settings"]) == 0
+    listed = capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--help-settings"])
+    assert capsys.readouterr().out == listed
+    for name in Settings.model_fields:
+        assert f"ZT_{name.upper()}" in listed
+    # A subcommand's --help is about that command: the settings list is one command away.
+    with pytest.raises(SystemExit):
+        main(["translate", "--help"])
+    help_text = capsys.readouterr().out
+    assert "ZT_LLM_BASE_URL" not in help_text and len(help_text.splitlines()) < 45
+
+
+def test_the_default_config_file_is_read_when_present(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from common.settings import default_config_path
+
+    toml = default_config_path()
+    assert toml == tmp_path / "xdg-config" / "zotero-translate" / "config.toml"
+    assert load_settings().llm_base_url == "http://127.0.0.1:8000/v1"  # absent: defaults
+    toml.parent.mkdir(parents=True)
+    toml.write_text('llm_base_url = "http://friend:8000/v1"\nmax_jobs = 3\n')
+    assert load_settings().llm_base_url == "http://friend:8000/v1"
+    monkeypatch.setenv("ZT_MAX_JOBS", "5")  # the environment wins over the file
+    assert load_settings().max_jobs == 5
+    other = tmp_path / "other.toml"
+    other.write_text("max_jobs = 7\n")
+    monkeypatch.delenv("ZT_MAX_JOBS")
+    assert load_settings(other).max_jobs == 7  # --config wins over the default file
+    assert load_settings(other).llm_base_url == "http://127.0.0.1:8000/v1"
+
+
+def test_a_broken_default_config_file_is_named(tmp_path: Path) -> None:
+    from common.settings import default_config_path
+
+    toml = default_config_path()
+    toml.parent.mkdir(parents=True)
+    toml.write_text("max_jobs = [\n")
+    with pytest.raises(ConfigError, match=f"invalid config file {toml}"):
+        load_settings()
+    toml.write_text("max_jobs = 0\nllm_base_urll = 'x'\n")
+    with pytest.raises(ConfigError) as bad:
+        load_settings()
+    assert "ZT_LLM_BASE_URLL" in str(bad.value) and str(toml) in str(bad.value)
 
 
 def test_unknown_variables_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:

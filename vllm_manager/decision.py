@@ -142,9 +142,17 @@ def short_command(command: str, limit: int = 80) -> str:
 
 
 def _holders(processes: Sequence[GPUProcess]) -> str:
-    return ", ".join(
-        f"{short_command(p.command)} (pid {p.pid}, {gib(p.memory_mib)})" for p in processes
+    """Who holds the memory: the processes using some, largest first; those at 0 MiB (a CUDA
+    context opening, a watched process) are only counted, unless no process uses any."""
+    holding = sorted((p for p in processes if p.memory_mib > 0), key=lambda p: -p.memory_mib)
+    named = holding or list(processes)
+    text = ", ".join(
+        f"{short_command(p.command)} (pid {p.pid}, {gib(p.memory_mib)})" for p in named
     )
+    idle = len(processes) - len(named)
+    if idle:
+        text += f" (and {idle} more process{'es' if idle > 1 else ''} holding no memory)"
+    return text
 
 
 def describe(

@@ -3,7 +3,8 @@
 The GPU status API samples the card every ``ZT_GPU_TIMELINE_INTERVAL_S`` and keeps the last
 ``ZT_GPU_TIMELINE_HOURS`` (never more than ``MAX_SAMPLES`` samples, ``MAX_EVENTS`` events). The
 events are derived from what the API itself sees, so nothing else has to report them: a vLLM
-process (``ZT_VLLM_MATCH_KEYWORDS``) appearing is *started*, disappearing *stopped*; its
+process (``ZT_VLLM_MATCH_KEYWORDS``) appearing is *started* (one already there at the first
+reading is *running*: the API cannot tell when it started), disappearing *stopped*; its
 ``sleeping`` flag turning on is *slept*, off again *woke*; the papers Zotero servers say wait
 for the card (``POST /waiting``) going from none to some is *waiting*, and back *served*.
 """
@@ -28,6 +29,7 @@ MAX_PROCESSES = 12
 
 class EventKind(StrEnum):
     STARTED = "started"  # a vLLM process appeared
+    RUNNING = "running"  # a vLLM process was there at the first reading
     SLEPT = "slept"
     WOKE = "woke"
     STOPPED = "stopped"  # a vLLM process is gone
@@ -86,6 +88,7 @@ class Timeline:
         self.events: deque[TimelineEvent] = deque(maxlen=MAX_EVENTS)
         self.counts: dict[EventKind, int] = dict.fromkeys(EventKind, 0)
         self._vllms: dict[int, bool] = {}  # pid -> sleeping
+        self._first_reading = True
         self._waiting = 0
 
     def observe(self, status: GPUStatus | None, waiting: int, now: float | None = None) -> None:
@@ -136,9 +139,14 @@ class Timeline:
             for p in status.processes
             if procscan.matches(p.command, self._keywords)
         }
+        first, self._first_reading = self._first_reading, False
         for pid, sleeping in now.items():
             before = self._vllms.get(pid)
-            if before is None:
+            if before is None and first:
+                self._event(at, EventKind.RUNNING, f"vLLM already running (pid {pid})")
+                if sleeping:
+                    self._event(at, EventKind.SLEPT, f"vLLM asleep (pid {pid})")
+            elif before is None:
                 self._event(at, EventKind.STARTED, f"vLLM started (pid {pid})")
                 if sleeping:
                     self._event(at, EventKind.SLEPT, f"vLLM asleep (pid {pid})")

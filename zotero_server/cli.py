@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -12,25 +12,60 @@ from collections.abc import Sequence
 from common.errors import ConfigError, InputError, ZTError
 from common.hosts import HostPlan
 from common.progress import ProgressSink
-from common.settings import ManagerKind, Settings, load_settings, settings_help, unknown_environment
+from common.settings import (
+    ManagerKind,
+    Settings,
+    default_config_path,
+    load_settings,
+    settings_help,
+    unknown_environment,
+)
+from vllm_manager.state import VLLMState
+from zotero_server import __version__
+
+#: ``status`` / ``vllm status``: the exit status when vLLM is not serving (down, or unread).
+EXIT_VLLM_DOWN = 3
+#: Standard output closed under us (``| head``): the shell's code for SIGPIPE.
+EXIT_BROKEN_PIPE = 141
+
+
+def settings_text() -> str:
+    """``zotero-translate settings``: where settings come from, then every setting."""
+    toml = default_config_path()
+    found = "found" if toml.is_file() else "not present"
+    return (
+        "Settings are environment variables, or keys (lower case, without ZT_) of a TOML file:\n"
+        "--config FILE, else $ZT_CONFIG, else the default file "
+        f"{toml} ({found}).\n"
+        "Environment variables win over the file.\n\n" + settings_help()
+    )
+
+
+class _SettingsAction(argparse.Action):
+    """``--help-settings``: print the settings list and exit, like ``--help``."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object, **__: object) -> None:
+        print(settings_text())
+        parser.exit()
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    settings_epilog = (
-        "Settings (environment variables, or keys of the --config TOML file):\n" + settings_help()
-    )
     parser = argparse.ArgumentParser(
         prog="zotero-translate",
         description="Self-hosted paper translation for Zotero.",
-        epilog=settings_epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Settings (ZT_* variables, config file): `zotero-translate settings` lists them.",
     )
-    parser.add_argument("--config", help="TOML settings file (default $ZT_CONFIG)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    # Every command's --help lists the settings too.
-    add_parser = functools.partial(
-        sub.add_parser, epilog=settings_epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help=f"TOML settings file (default $ZT_CONFIG, else {default_config_path()} if present)",
     )
+    parser.add_argument(
+        "--help-settings", nargs=0, action=_SettingsAction, help="list every setting and exit"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_parser = sub.add_parser
 
     serve = add_parser("serve", help="the Zotero-facing HTTP server")
     serve.add_argument("--host", help="bind address (default ZT_HOST, 127.0.0.1)")
@@ -49,16 +84,24 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Start, stop, sleep, wake or show vLLM. With several GPU hosts ([[hosts]]):"
         " stop, sleep and status act on every host, start and wake bring up ONE host as a"
         " paper would (none if one is ready; else a sleeping one before a stopped one), and"
-        " --host NAME acts on that host only. Each host's gatekeeper holds: nothing is started"
-        " or woken over another tenant.",
+        " --gpu-host NAME acts on that host only. Each host's gatekeeper holds: nothing is started"
+        " or woken over another tenant. `vllm status` exits 0 when vLLM serves (or sleeps),"
+        f" {EXIT_VLLM_DOWN} when it is down.",
     )
     vllm.add_argument("action", choices=["start", "stop", "sleep", "wake", "status"])
     vllm.add_argument(
-        "--host",
+        "--gpu-host",
         metavar="NAME",
         help="the GPU host to act on (a [[hosts]] name; default: see above)",
     )
-    add_parser("status", help="GPU decision, who holds the GPU, vLLM health, start lease")
+    add_parser(
+        "status",
+        help="GPU decision, who holds the GPU, vLLM health, start lease",
+        description="Show the GPU decision, who holds the GPU, vLLM's health and the start"
+        f" lease. Exit 0 when vLLM serves (or sleeps), {EXIT_VLLM_DOWN} when it is down,"
+        " 2 on bad settings, 1 on other failures.",
+    )
+    add_parser("settings", help="list every setting (ZT_* variables, config file keys)")
 
     tr = add_parser(
         "translate",
@@ -117,8 +160,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     check_bind(settings, host)
-    # The bind address is one of the Host names the server answers to.
-    settings = settings.model_copy(update={"host": host})
+    # The bind address is one of the Host names the server answers to; the banner names both.
+    settings = settings.model_copy(update={"host": host, "port": port})
     # Before uvicorn: a second server on this data folder exits 2 with one line, not a trace.
     with DataDirLock.acquire(settings.data_dir, f"http://{host}:{port}") as lock:
         app = create_app(settings, data_lock=lock)
@@ -131,7 +174,7 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
 
     action = getattr(args, "action", None)
     several = len(settings.hosts) > 1
-    hosts = commands.chosen_hosts(settings, getattr(args, "host", None))
+    hosts = commands.chosen_hosts(settings, getattr(args, "gpu_host", None))
     if action in ("start", "wake"):
         from zotero_server.progress_display import ProgressDisplay
 
@@ -157,15 +200,18 @@ async def _manage(settings: Settings, args: argparse.Namespace) -> int:
             raise ZTError(f"vllm {action} failed on {', '.join(failed)}")
         return 0
     one = hosts[0].settings
-    snapshot = await commands.status(one)
-    print(commands.format_status(snapshot, vllm_only=action == "status"))
+    snapshot, advice = await commands.status_with_advice(one)
+    print(commands.format_status(snapshot, vllm_only=action == "status", advice=advice))
+    serving = snapshot.vllm.healthy or snapshot.state is VLLMState.ASLEEP
     if several and (action is None or len(hosts) > 1):
-        print(commands.format_hosts(await commands.hosts_status(settings)))
+        rows = await commands.hosts_status(settings)
+        print(commands.format_hosts(rows))
+        serving = any(row["state"] in ("ready", "draining", "asleep") for row in rows)
     if action != "status":  # `zotero-translate status`: the faces translations get too
         from translation.render.faces import installed
 
         print(f"fonts    {installed(one.font_dir)}")
-    return 0
+    return 0 if serving else EXIT_VLLM_DOWN
 
 
 async def _bring_up(
@@ -211,7 +257,23 @@ def _start_pdf_workers() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _main(argv)
+        finally:  # --help's SystemExit too: flush here, where a closed pipe is caught
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # `zotero-translate status | head`: the reader left; say nothing more, and keep the
+        # interpreter's last flush of the dead pipe from printing a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _build_parser().parse_args(argv)
+    if args.command == "settings":  # needs no valid settings: it is how to find the bad one
+        print(settings_text())
+        return 0
     try:
         settings = load_settings(args.config)
         for name in unknown_environment():

@@ -39,6 +39,7 @@ class EventType(StrEnum):
     FILE_REMOVED = "file_removed"  # an output was downloaded or swept
     SERVER = "server"  # vLLM / GPU state changed
     PAGE = "page"  # a page of a job was typeset or began to be (``zotero_server.previews``)
+    DISMISSED = "dismissed"  # a finished job was taken off the list (``{"task": id}``)
 
 
 TERMINAL = frozenset({EventType.DONE, EventType.FAILED})

@@ -4,11 +4,11 @@ Outputs live flat in ``settings.outputs_dir`` under the names the plugin fetches
 (``/translatedFile/<name>`` carries no job id in old plugins). A job's outputs share one stem that
 is unique among the files still waiting, so two users sending ``paper.pdf`` get ``paper-mono.pdf``
 and ``paper-2-mono.pdf`` instead of overwriting each other. A GET that sent the last byte deletes
-the file, and exactly one GET can: the first claims the file before its first byte (the others
-get 409 while it is sent, 404 once it is); an aborted transfer releases the claim, so the
-plugin's retry finds the file again. HEAD, range requests and ``?preview=true`` never claim or
-delete. Files never fetched are swept after ``ZT_OUTPUT_TTL_S``. Lookups accept bare names only,
-so nothing outside the directory can be named.
+the file, and exactly one GET can: the first claims the file before its first byte (the others get
+409 while it is sent, then 410 saying when it was downloaded); an aborted transfer releases the
+claim, so the plugin's retry finds the file again. HEAD, range requests and ``?preview=true`` never
+claim or delete. Files never fetched are swept after ``ZT_OUTPUT_TTL_S``. Lookups accept bare names
+only, so nothing outside the directory can be named.
 
 Uploads live in ``<data_dir>/uploads/<job id>.pdf`` from the POST until their job ends, across
 restarts while it has not.
@@ -35,7 +35,7 @@ import stat
 import threading
 import time
 import uuid
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -45,6 +45,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from zotero_server.file_names import MAX_NAME_BYTES, OutputKind, check_file_name
 from zotero_server.http_errors import (
+    AlreadyDownloadedError,
     DiskFullError,
     DownloadInProgressError,
     InvalidNameError,
@@ -54,6 +55,8 @@ from zotero_server.http_errors import (
 log = logging.getLogger(__name__)
 
 _TMP_SUFFIX = ".part"
+#: How many downloaded names are remembered (for the 410 of a second GET).
+DOWNLOADED_KEPT = 1000
 #: The usual file-name limit (ext4, xfs, btrfs, NTFS through WSL), in bytes; output names stay
 #: within the lower ``MAX_NAME_BYTES`` a download accepts (see ``fit_stem``).
 MAX_FILE_NAME_BYTES = 255
@@ -109,6 +112,8 @@ class OutputStore:
         # (404: a GET right after a complete one must not find it before the deletion ran).
         self._sending: set[str] = set()
         self._claimed: set[str] = set()
+        # When each file went whole to a GET (newest DOWNLOADED_KEPT): a second GET is told.
+        self._downloaded: OrderedDict[str, float] = OrderedDict()
 
     @property
     def directory(self) -> Path:
@@ -142,6 +147,7 @@ class OutputStore:
                     tmp = self._dir / f".{uuid.uuid4().hex}{_TMP_SUFFIX}"
                     write_file(tmp, data, self._dir)
                     os.replace(tmp, self._dir / name)
+                    self._downloaded.pop(name, None)  # a new file under that name
                     names.append(name)
             except BaseException:
                 for name in names:  # a job's outputs come all together or not at all
@@ -184,6 +190,13 @@ class OutputStore:
                 if name in self._sending:
                     raise DownloadInProgressError(f"file is being downloaded: {name}")
                 return name, path
+        at = self._downloaded.get(name)
+        if at is not None:
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+            raise AlreadyDownloadedError(
+                f"{name} was already downloaded at {when}; each file is sent once"
+                " (translate the paper again for another copy)"
+            )
         raise NotFoundError(f"file not found: {name}")
 
     def names(self) -> list[str]:
@@ -284,8 +297,20 @@ class OutputStore:
         the file is gone (404) for everyone else."""
         if sending:
             self._claimed.add(name)
+            self.downloaded(name)
         else:
             self._claimed.discard(name)
+            self._downloaded.pop(name, None)
+
+    def downloaded(self, name: str, at: float | None = None) -> None:
+        """``name`` went whole to a GET (its last byte is on its way, the file is deleted next):
+        later GETs hear when (410)."""
+        # Not under self._lock: save() holds it while it writes files, and this runs on the
+        # event loop; each dict operation is atomic, and save() only drops a name it rewrites.
+        self._downloaded[name] = time.time() if at is None else at
+        self._downloaded.move_to_end(name)
+        while len(self._downloaded) > DOWNLOADED_KEPT:
+            self._downloaded.popitem(last=False)
 
     def delete_when_idle(self, name: str) -> None:
         """Delete ``name`` now, or when the last download of it in flight ends."""

@@ -6,10 +6,10 @@ Every error the server answers has the body the zotero-pdf2zh plugin understands
 
 The plugin shows ``message`` in an alert, so it stays short. Status codes: 400 bad input, 401
 missing token, 404 unknown file or route, 409 an operation the file has already had (or a file
-another download is sending, or a task cancelled or already ended), 413 too large, 507 disk full
-in ZT_DATA_DIR, 502 the LLM failed, 503 (with ``Retry-After``) the GPU or the LLM cannot be
-brought up now, or the server is shutting down; anything unexpected is a 500 whose details go to
-the log only.
+another download is sending, or a task cancelled or already ended), 410 a file already downloaded
+(each goes once; the message says when), 413 too large, 507 disk full in ZT_DATA_DIR, 502 the LLM
+failed, 503 (with ``Retry-After``) the GPU or the LLM cannot be brought up now, or the server is
+shutting down; anything unexpected is a 500 whose details go to the log only.
 
 The few errors only the HTTP face raises are defined here, as a small branch of ``common.errors``.
 """
@@ -48,6 +48,12 @@ class NotFoundError(ZTError):
     """No such file waiting for download, or no such task."""
 
     error_type = "NotFound"
+
+
+class AlreadyDownloadedError(NotFoundError):
+    """The file was sent whole to a GET and then deleted (HTTP 410; the message says when)."""
+
+    error_type = "AlreadyDownloaded"
 
 
 class InvalidNameError(InputError):
@@ -111,6 +117,12 @@ class TaskFinishedError(ZTError):
     error_type = "TaskFinished"
 
 
+class TaskNotFinishedError(ZTError):
+    """Dismissing a task that has not ended yet (HTTP 409: cancel it first)."""
+
+    error_type = "TaskNotFinished"
+
+
 class NotReadyError(ZTError):
     """A page preview or partial PDF asked for before there is one (HTTP 409): the page is not
     typeset yet, or the paper is still being read."""
@@ -129,11 +141,15 @@ def status_for(exc: BaseException) -> int:
     """The HTTP status of an exception (first match wins: subclasses before their bases)."""
     if isinstance(exc, UnauthorizedError):
         return 401
+    if isinstance(exc, AlreadyDownloadedError):
+        return 410
     if isinstance(exc, NotFoundError):
         return 404
     if isinstance(exc, RequestTimeoutError):
         return 408
     if isinstance(exc, AlreadyDoneError | DownloadInProgressError | TaskFinishedError):
+        return 409
+    if isinstance(exc, TaskNotFinishedError):
         return 409
     if isinstance(exc, JobCancelledError | NotReadyError):
         return 409

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from zotero_server.events import EventBus, EventType
+from zotero_server import console
+from zotero_server.events import TERMINAL, EventBus, EventType
 from zotero_server.job import Job
 
 #: A progress event is published at most this often unless the whole percent changes.
@@ -27,7 +28,9 @@ class JobEvents:
         self._held: set[str] = set()  # jobs with a change not published yet
 
     def publish(self, job: Job, kind: EventType) -> None:
-        """``job``'s task object now, as a ``kind`` event."""
+        """``job``'s task object now, as a ``kind`` event (an end is told the terminal too)."""
+        if kind in TERMINAL:
+            console.job_ended(job)
         self._held.discard(job.id)
         self._last_event[job.id] = (time.monotonic(), int(job.percent))
         self._bus.publish(kind, job.to_task(), job_id=job.id)
@@ -42,6 +45,10 @@ class JobEvents:
             # Held back for now; the latest state still reaches the page a moment later.
             self._held.add(job.id)
             asyncio.get_running_loop().call_later(PROGRESS_EVENT_S, self._flush, job)
+
+    def dismissed(self, job: Job) -> None:
+        """``job`` was taken off the list: ``{"task": id}`` (pages drop it)."""
+        self._bus.publish(EventType.DISMISSED, {"task": job.id})
 
     def forget(self, job: Job) -> None:
         """``job`` ended: its throttling state goes."""

@@ -29,7 +29,7 @@ from translation.worker import PdfWorker
 from vllm_manager.gate import Gate
 from vllm_manager.gpu_wait import GPUWaitQueue
 from zotero_server.file_names import OutputKind
-from zotero_server.files import OutputStore, UploadStore
+from zotero_server.files import OutputStore, UploadStore, fit_stem
 from zotero_server.http_errors import NotFoundError
 from zotero_server.job import Job
 from zotero_server.jobs import Discard, JobRegistry, Work
@@ -116,6 +116,13 @@ class JobService:
             # Plugins after 4.1.7 fail a task reported finished without files: a job that
             # made none fails here, with its reason, instead.
             raise NoOutputError("the job produced no output file")
+        wanted = [kind.file_name(fit_stem(request.stem)) for kind, _ in produced]
+        if names != wanted:  # an earlier paper's files of that name still wait
+            renamed = (
+                f"saved as {', '.join(names)}: {wanted[0]} of an earlier translation is"
+                " still waiting for download"
+            )
+            job.note = f"{job.note}; {renamed}" if job.note else renamed
         if self.previews is not None:
             self.previews.outputs(job.id, names)  # previews go with the files
         return names

@@ -53,6 +53,7 @@ from contextlib import AbstractAsyncContextManager
 
 from common.errors import ZTError
 from common.progress import Progress, ProgressSink, Stage
+from zotero_server import console
 from zotero_server.events import EventBus, EventType
 from zotero_server.http_errors import (
     BusyError,
@@ -214,7 +215,7 @@ class JobRegistry:
 
     def history(self) -> list[Job]:
         """Finished jobs, newest first."""
-        return list(reversed(self._history))
+        return [job for job in reversed(self._history) if job.id in self._jobs]
 
     def all_jobs(self) -> list[Job]:
         """Every job still known, oldest first (the progress page's list)."""
@@ -336,6 +337,7 @@ class JobRegistry:
                     raise ShuttingDownError()
                 job.started_at, job.position = time.time(), None
                 job.message = "reading the PDF"
+                console.job_started(job)
                 self._persist(job)
                 self._publish(job, EventType.PROGRESS)
                 self._reposition(publish_others=True)
@@ -439,6 +441,13 @@ class JobRegistry:
         self._remember(job)
         self._reposition(publish_others=True)
         job.finished_event.set()
+
+    def dismiss(self, job: Job) -> None:
+        """Forget the finished ``job`` (the page's Dismiss); open pages hear ``dismissed``."""
+        self._jobs.pop(job.id, None)  # the history skips it; it ages out of there as usual
+        if self._store is not None:
+            self._store.delete(job.id)
+        self._events.dismissed(job)
 
     def _remember(self, job: Job) -> None:
         """Put a finished job in the history; forget the oldest beyond ``HISTORY``."""

@@ -36,6 +36,7 @@ from translation.model.glossary import Glossary
 from translation.model.llm import import_sdk_in_background
 from translation.worker import warm_up
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
+from zotero_server import console
 from zotero_server.data_lock import DataDirLock
 from zotero_server.engine import shared_http, start_engine
 from zotero_server.events import EventBus, EventType
@@ -170,6 +171,8 @@ def make_lifespan(
                 previews=previews,
             )
             app.state.services = services
+            names = [host.name for host in hosts.pool.hosts] if hosts is not None else None
+            console.print_banner(settings, manager.choice.describe(), names)
             registry.resume(jobs.resumed_work)
 
             import_sdk_in_background()  # for the first paper, not the start, to wait for

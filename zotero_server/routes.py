@@ -33,7 +33,7 @@ from zotero_server.api_token import require_token
 from zotero_server.connection_limits import timed_chunks
 from zotero_server.events import TERMINAL, EventType
 from zotero_server.files import DownloadResponse
-from zotero_server.http_errors import NotFoundError
+from zotero_server.http_errors import NotFoundError, TaskNotFinishedError
 from zotero_server.job import Job
 from zotero_server.job_service import job_spec
 from zotero_server.metrics import CONTENT_TYPE
@@ -343,6 +343,20 @@ async def task(request: Request, task_id: str) -> dict[str, Any]:
     if job is None:
         raise NotFoundError(f"no such task: {task_id[:40]}")
     return {"status": "success", "task": job.to_task()}
+
+
+@guarded.post("/api/tasks/{task_id}/dismiss")
+async def dismiss_task(request: Request, task_id: str) -> dict[str, Any]:
+    """Take a finished task off the list (the page's Dismiss): 200; 404 unknown, 409 still
+    queued or running (cancel it first)."""
+    registry = _services(request).registry
+    job = registry.get(task_id)
+    if job is None:
+        raise NotFoundError(f"no such task: {task_id[:40]}")
+    if not job.finished:
+        raise TaskNotFinishedError("the task is still running: cancel it first")
+    registry.dismiss(job)
+    return {"status": "success"}
 
 
 @guarded.delete("/api/tasks/{task_id}")

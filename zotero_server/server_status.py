@@ -20,6 +20,7 @@ from vllm_manager.gpu_wait import GPUWaitQueue
 from vllm_manager.manager import VLLMManager
 from vllm_manager.snapshot import ManagerSnapshot, SleepInfo
 from vllm_manager.state import VLLMState
+from zotero_server.down_advice import DownAdvice, down_advice
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class ServerStatus:
     manager_reason: str | None = None
     #: Several GPU hosts: one row each (``zotero_server.gpu_hosts``); None for one host.
     hosts: list[dict[str, Any]] | None = None
+    #: vLLM does not answer and this manager will not start it: what to do (the page's warning).
+    advice: DownAdvice | None = None
 
     @property
     def state(self) -> VLLMState:
@@ -111,6 +114,8 @@ class ServerStatus:
             return status
         status["last_error"] = self.last_error
         status["vllm"] = self.vllm_json()
+        if self.advice is not None:
+            status["advice"] = self.advice.to_dict()
         if self.sleep is not None:
             status["sleep"] = self.sleep.to_dict()
         if self.gpu is not None:
@@ -133,6 +138,14 @@ async def read_status(
         log.warning("status snapshot failed: %s", exc)
         return ServerStatus(StatusRead.FAILED, manager.kind, error=str(exc), manager_reason=reason)
     waiting = gpu_wait.waiting if gpu_wait is not None else None
+    advice = None
+    if not snapshot.vllm.healthy and snapshot.state is not VLLMState.ASLEEP:
+        advice = down_advice(snapshot.vllm.url, manager.choice, launches=manager.launches)
     return ServerStatus(
-        StatusRead.READ, snapshot.manager, snapshot, waiting_gpu=waiting, manager_reason=reason
+        StatusRead.READ,
+        snapshot.manager,
+        snapshot,
+        waiting_gpu=waiting,
+        manager_reason=reason,
+        advice=advice,
     )

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from common.language import LANGUAGES
 from common.settings import Settings
 from translation.model.glossary import Glossary
 from translation.pipeline import Translator
@@ -105,4 +106,6 @@ class Services:
                 "targetLang": self.settings.target_lang.code,
                 "glossaryTerms": len(self.glossary) if self.glossary else 0,
             },
+            # The page's From/To pick lists: every language the model covers, code and name.
+            "languages": [{"code": code, "name": name} for code, name in LANGUAGES.items()],
         }

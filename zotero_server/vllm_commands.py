@@ -26,6 +26,7 @@ from vllm_manager.pool import Host, HostPool, HostState, bring_up_order
 from vllm_manager.report import gpu_summary
 from vllm_manager.snapshot import ManagerSnapshot
 from vllm_manager.state import VLLMState
+from zotero_server.down_advice import DownAdvice, down_advice
 from zotero_server.manager_factory import create_manager
 
 
@@ -119,11 +120,21 @@ async def status(
 
     With ``ZT_MANAGER=none`` the GPU is read anyway (the manager itself never looks).
     """
+    return (await status_with_advice(settings, http_client=http_client))[0]
+
+
+async def status_with_advice(
+    settings: Settings, *, http_client: httpx.AsyncClient | None = None
+) -> tuple[ManagerSnapshot, DownAdvice | None]:
+    """:func:`status`, and what to do when vLLM is down and nothing here will start it."""
     manager = create_manager(settings, http_client=http_client)
     try:
         snap = await manager.snapshot()
     finally:
         await manager.aclose()
+    advice = None
+    if not snap.vllm.healthy and snap.state is not VLLMState.ASLEEP:
+        advice = down_advice(snap.vllm.url, manager.choice, launches=manager.launches)
     if snap.gpu is None:
         from vllm_manager.gpu import make_status_source
 
@@ -132,11 +143,14 @@ async def status(
         reading = await source.read()
         gpu = gpu_summary(reading.status, reading.reason, settings, lease)
         snap = replace(snap, gpu=gpu, lease=None)
-    return snap
+    return snap, advice
 
 
-def format_status(snap: ManagerSnapshot, *, vllm_only: bool = False) -> str:
-    """Human text of :func:`status`'s data (``vllm status`` shows the vLLM lines only)."""
+def format_status(
+    snap: ManagerSnapshot, *, vllm_only: bool = False, advice: DownAdvice | None = None
+) -> str:
+    """Human text of :func:`status`'s data (``vllm status`` shows the vLLM lines only), with
+    ``advice`` under the vLLM line."""
     vllm, sleep = snap.vllm, snap.sleep
     health = "healthy" if vllm.healthy else f"down ({vllm.detail})"
     if snap.state is VLLMState.ASLEEP:
@@ -154,6 +168,8 @@ def format_status(snap: ManagerSnapshot, *, vllm_only: bool = False) -> str:
         lines.append("         no vLLM launched by zotero-translate is running")
     if snap.last_error:
         lines.append(f"         last error: {snap.last_error}")
+    if advice is not None:
+        lines.append(advice.text(indent="         "))
     if sleep is not None and (sleep.sleeps or sleep.wakes):
         lines.append(
             f"         slept {sleep.sleeps}, woke {sleep.wakes} times here "
@@ -221,7 +237,7 @@ def format_hosts(rows: list[dict[str, Any]]) -> str:
 
 
 def chosen_hosts(settings: Settings, name: str | None) -> list[HostPlan]:
-    """The hosts ``--host NAME`` names (None: every configured host, in order).
+    """The hosts ``--gpu-host NAME`` names (None: every configured host, in order).
 
     Raises ``ConfigError`` naming the configured hosts when ``name`` is not one of them.
     """
@@ -238,7 +254,7 @@ def chosen_hosts(settings: Settings, name: str | None) -> list[HostPlan]:
 async def bring_up_one(
     settings: Settings, progress: ProgressSink = ignore_progress, *, asleep_only: bool = False
 ) -> tuple[HostPlan, str]:
-    """Bring up ONE host as a paper would (``vllm start``/``wake`` without ``--host``): none
+    """Bring up ONE host as a paper would (``vllm start``/``wake`` without ``--gpu-host``): none
     when one is ready already, else the cheapest (asleep, loading, stopped; the heavier first
     among equals), each through its own gatekeeper. ``asleep_only`` (``wake``): only a sleeping
     host is woken. Returns the host and a line of what was done."""
