@@ -295,7 +295,10 @@ def load_baseline(path: Path = BASELINE) -> dict[str, dict[str, int]]:
 
 def baseline_of(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The baseline file's content for ``rows`` (papers that failed keep their reason)."""
-    papers_ = {r["paper"]: ({"error": r["error"]} if "error" in r else r["figures"]) for r in rows}
+    papers_ = {
+        r["paper"]: {"error": r["error"]} if "error" in r else {"pages": r["pages"], **r["figures"]}
+        for r in rows
+    }
     total: Counter[str] = Counter({f: 0 for f in FIGURES})
     for r in rows:
         if "error" not in r:
