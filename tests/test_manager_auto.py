@@ -197,7 +197,7 @@ def test_status_says_which_manager_auto_chose_and_why(
     monkeypatch.setenv("ZT_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("ZT_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
     monkeypatch.setenv("ZT_VLLM_COMMAND", f"vllm serve {machine.model}")
-    assert cli.main(["status"]) == 0
+    assert cli.main(["status"]) == 3  # vLLM is down: status says so in its exit code too
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (
         f"manager  local (auto: {GPU_NAME} found by nvidia-smi, vLLM at {machine.bin}/vllm, "

@@ -62,7 +62,7 @@ def test_next_plugin_version_files_and_downloads(srv: RunningServer) -> None:
             assert is_complete_pdf(got.content), name
             # Fetched once: anything after is a JSON error with an error status, never a 200.
             again = client.get(url)
-            assert again.status_code == 404
+            assert again.status_code == 410  # gone: already downloaded
             assert again.headers["content-type"].startswith("application/json")
             assert again.json()["status"] == "error"
 

@@ -274,7 +274,7 @@ def test_save_glossary_offers_the_jobs_glossary_as_csv(
         ["Semantic Scholar", "시맨틱 스칼라", "ko"],
     ]
     with httpx.Client(base_url=glossary_srv.url) as client:  # fetched once, then gone
-        assert client.get("/translatedFile/p-glossary.csv").status_code == 404
+        assert client.get("/translatedFile/p-glossary.csv").status_code == 410
 
 
 @pytest.mark.corpus

@@ -6,6 +6,7 @@ Each check runs a fresh interpreter, since this process has imported everything 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,27 @@ def test_the_forkserver_preloads_what_each_worker_would_import_again(tmp_path: P
     assert _python(
         "-c", "from translation.worker import _main_imports; print(_main_imports())"
     ) == ("[]")
+
+
+def test_a_module_run_with_dash_m_is_not_preloaded_itself(tmp_path: Path) -> None:
+    # `python -m zotero_server.cli translate ...`: each worker runs the module again as
+    # __mp_main__; imported before in the forkserver, runpy warned on the worker's stderr
+    # (the CLI's first line then was that warning, not "waiting for the GPU").
+    (tmp_path / "probe_main.py").write_text(
+        "import json\n"
+        "from zotero_server.cli import main\n"
+        "from translation.worker import _main_imports\n"
+        "if __name__ == '__main__':\n"
+        "    print(json.dumps(_main_imports()))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "probe_main"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    preloaded = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "zotero_server.cli" in preloaded and "probe_main" not in preloaded

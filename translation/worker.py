@@ -91,16 +91,18 @@ def _main_imports() -> list[str]:
     (``spawn.prepare``, as ``__mp_main__``), and the command line's module imports the
     settings (pydantic-settings), 0.3-0.5 s a child on 2 busy cores, twice an upload.
 
-    A module run with ``-m`` is named (not a package's ``__main__``, which multiprocessing
-    never runs again); a script run by path (the ``zotero-translate`` entry point, which does
-    ``from zotero_server.cli import main``) is stood for by the modules of what it imported.
+    The main module is stood for by the modules of what it imported: a script run by path
+    (the ``zotero-translate`` entry point, which does ``from zotero_server.cli import main``),
+    or a module run with ``-m``, never itself (its children run it again, and runpy warns
+    on their stderr when it was imported before); a package's ``__main__`` is never run again.
     Nothing is imported that the children would not import anyway."""
     main = sys.modules.get("__main__")
     if main is None or getattr(main, "__file__", None) is None:
         return []  # ``python -c``, an interactive session: the children run nothing again
     spec = getattr(main, "__spec__", None)
-    if spec is not None and spec.name:
-        return [] if spec.name.endswith("__main__") else [spec.name]
+    own = spec.name if spec is not None and spec.name else None
+    if own is not None and own.endswith("__main__"):
+        return []
     names = {
         getattr(value, "__module__", None)
         for key, value in vars(main).items()
@@ -109,7 +111,10 @@ def _main_imports() -> list[str]:
     return sorted(
         name
         for name in names
-        if isinstance(name, str) and name in sys.modules and name not in ("__main__", "builtins")
+        if isinstance(name, str)
+        and name in sys.modules
+        and name not in ("__main__", "builtins", own)  # a module run with -m is run again as
+        # ``__mp_main__`` in each child: imported before, runpy warns on the child's stderr
     )
 
 
