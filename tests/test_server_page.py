@@ -129,6 +129,10 @@ def test_the_page_says_who_holds_the_gpu_then_translates(
                 expect(job.locator(".stage")).to_have_text("waiting for GPU", timeout=10_000)
                 expect(job.locator(".message")).to_contain_text("ComfyUI")
                 expect(job.locator(".message")).to_contain_text("19.8 GiB")
+                # Held back by the GPU (not merely passing its first look): the card counts it.
+                expect(page.locator("#vllm-state")).to_contain_text(
+                    "1 paper waiting for the GPU", timeout=5_000
+                )
                 page.screenshot(path=str(test_output_dir / "progress-page-waiting.png"))
                 assert rig.launch_count() == 0
 
@@ -140,5 +144,44 @@ def test_the_page_says_who_holds_the_gpu_then_translates(
                 assert rig.launch_count() == 1
             finally:
                 page.context.close()  # its event stream ends before the server stops
+    finally:
+        rig.reap()
+
+
+def test_while_vllm_loads_the_page_tells_one_story(browser: Any, tmp_path: Path) -> None:
+    """Issue 39: while vLLM started, the job said "starting vLLM", the vLLM card "down:
+    connection refused" and the GPU card "idle"; once it answered, the GPU card still said a
+    vLLM was loading. Each card now moves with the job."""
+    from playwright.sync_api import expect
+
+    from tests.helpers.manager import Rig
+
+    rig = Rig(tmp_path)
+    settings = rig.settings(vllm_command=rig.vllm_command(load_s=4.0), gpu_wait_s=60.0)
+    paper, _truth = make_paper(pages=2, appendix=False)
+    upload = tmp_path / "paper.pdf"
+    upload.write_bytes(paper)
+    try:
+        with run_app(settings) as server:
+            page = browser.new_page()
+            try:
+                page.goto(server.url + "/")
+                expect(page.locator("#gpu-state")).to_contain_text("GPU idle", timeout=10_000)
+                page.set_input_files("#file", str(upload))
+                page.click("#submit")
+                job = page.locator("li.job")
+                expect(job.locator(".message")).to_contain_text("vLLM loading", timeout=15_000)
+                expect(page.locator("#vllm-state")).to_have_text(
+                    "starting: vLLM is loading the model", timeout=3_000
+                )
+                expect(page.locator("#gpu-state")).to_contain_text("vLLM loading", timeout=3_000)
+                card = page.locator("#server").inner_text()
+                assert "waiting for the GPU" not in card and "GPU idle" not in card, card
+                expect(job.locator(".stage")).to_have_text("done", timeout=60_000)
+                expect(page.locator("#vllm-state")).to_have_text("ready", timeout=3_000)
+                expect(page.locator("#gpu-state")).to_contain_text("vLLM serving")
+                assert rig.launch_count() == 1
+            finally:
+                page.context.close()
     finally:
         rig.reap()
