@@ -212,9 +212,7 @@ def test_a_job_nobody_watched_shows_its_thumbnails_after_it_ended(srv: RunningSe
     auth = {"Authorization": f"Bearer {TOKEN}"}
     with srv.client(headers=auth) as client:
         task = submit(client, staged_paper(), "unwatched.pdf")
-        wait_until(
-            lambda: client.get(f"/api/tasks/{task}").json()["task"]["stage"] == "done", 120
-        )
+        wait_until(lambda: client.get(f"/api/tasks/{task}").json()["task"]["stage"] == "done", 120)
         previews = srv.services.previews.get(task) if srv.services.previews else None
         assert previews is not None and previews.thumbs == {}  # none made while it ran
         listing = pages_of(client, task)["pages"]
