@@ -103,3 +103,21 @@ def test_a_scans_first_pages_reach_the_llm_while_later_pages_are_read(
             # Nothing was asked twice: early answers were taken, not requested again.
             texts = fake.texts()
             assert len(texts) == len(set(texts))
+
+
+def test_a_text_layers_first_page_is_told_once_and_is_the_documents_own(
+    corpus_dir: Path,
+) -> None:
+    """Issue 38: with a text layer the model waited for the whole paper to be read (seconds);
+    its first page is now told as soon as the second page is read, once: the requests it
+    makes are the whole document's own, so the job claims them instead of paying twice."""
+    doc = open_document((corpus_dir / TEXT).read_bytes())
+    parts: list[list[Paragraph]] = []
+    found = extract_document(doc, on_part=parts.append)
+    assert len(parts) == 1, [len(part) for part in parts]  # one part, not a prefix per page
+    (told,) = parts
+    assert told and {p.page for p in told} == {0}
+    own = {p.text for p in found.paragraphs}
+    assert all(p.text in own for p in told), [p.text[:60] for p in told if p.text not in own]
+    first_page = [p for p in found.paragraphs if p.page == 0]
+    assert len(told) >= len(first_page) // 2  # most of the first page goes ahead

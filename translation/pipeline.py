@@ -64,6 +64,16 @@ class WaitsOutside(Protocol):
     async def would_wait(self) -> bool: ...
 
 
+def _answered(request: asyncio.Task[str] | None) -> bool:
+    """Whether an early request (claimed) came back with an answer."""
+    return (
+        request is not None
+        and request.done()
+        and not request.cancelled()
+        and (request.exception() is None)
+    )
+
+
 class _StepOut(Exception):
     """The LLM will not be had soon: wait with the PDF worker closed, then start again."""
 
@@ -330,9 +340,11 @@ class Translator:
             else await asyncio.to_thread(self._cache.get_many, keys.values(), since)
         )
         missing = []
+        answered_early = 0  # found in the cache because this job's early request put it there
         for text, key in keys.items():
             if key in found:
                 deliver(text, found[key])
+                answered_early += early is not None and _answered(early.claim(text))
             elif request.glossary is not None and glossary.only_terms(text):
                 deliver(text, text)  # a table cell "BERT": nothing for the model to translate
             else:
@@ -348,10 +360,11 @@ class Translator:
             request=request,
             progress=progress,
             total=len(by_text),
-            cached=done,
+            cached=done - answered_early,
             done=done,
             ensure_ready=ensure_ready,
         )
+        run.llm_calls += answered_early
         if not missing:
             progress(Progress(Stage.TRANSLATING, "all paragraphs cached", run.done, run.total))
             return run

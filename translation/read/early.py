@@ -1,5 +1,7 @@
 """Paragraphs to send before the whole document is read: a scan is read by OCR for minutes,
-and its first pages can be translated meanwhile.
+and its first pages can be translated meanwhile; a paper with a text layer is read in seconds,
+and its first page's paragraphs are sent as soon as the next page is read (one part only, see
+:data:`TEXT_PARTS`), so the model starts within a second of the upload.
 
 The pages read so far are segmented as a document of their own, and the paragraphs of its
 pages that the next page no longer changes (a paragraph running on to the next page, a
@@ -24,6 +26,11 @@ from translation.read.segment import segment_document
 
 #: Pages read past a page before its paragraphs are handed on.
 LOOKAHEAD = 1
+
+#: Parts handed on while pages with a text layer are read: each segments a prefix again, and
+#: the whole document follows in seconds; one part (the first page) is the head start that
+#: counts, more would read the document about three times over.
+TEXT_PARTS = 1
 
 #: Told the new paragraphs read early, in reading order.
 OnPart = Callable[[list[Paragraph]], None]
@@ -50,6 +57,15 @@ class EarlyParagraphs:
         self._settled = 0  # pages before this one were handed on
         self._next = 1 + LOOKAHEAD  # the number of pages read that triggers the next part
         self._told: set[str] = set()
+        self._text_parts = 0  # parts handed on from pages read from their text layer
+
+    def read_text_page(self, layouts: Sequence[PageLayout]) -> None:
+        """:meth:`read` for pages read from their text layer: the first :data:`TEXT_PARTS`
+        parts only."""
+        if self._text_parts >= TEXT_PARTS or len(layouts) < self._next:
+            return
+        self._text_parts += 1
+        self.read(layouts)
 
     def read(self, layouts: Sequence[PageLayout]) -> None:
         """``layouts`` are the pages read so far, from the first, in order."""

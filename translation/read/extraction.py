@@ -142,6 +142,8 @@ def _read_pages(
             scanned.append(i)
         else:  # at once: a page over the limits stops the reading there
             tally.add(layouts[-1])
+            if early is not None and not scanned:  # the first pages, all from their text
+                early = _told_early(early, layouts, text=True)
     if not scanned:
         return layouts
     turns = [OcrTurn(page=i, nth=k, of=len(scanned)) for k, i in enumerate(scanned, 1)]
@@ -170,11 +172,17 @@ def _read_pages(
     return layouts
 
 
-def _told_early(early: EarlyParagraphs, layouts: Sequence[PageLayout]) -> EarlyParagraphs | None:
-    """``early`` told of ``layouts``; None (no more early parts) when that failed: a head start
-    must never fail the reading (the whole document's segmentation says what is wrong)."""
+def _told_early(
+    early: EarlyParagraphs, layouts: Sequence[PageLayout], *, text: bool = False
+) -> EarlyParagraphs | None:
+    """``early`` told of ``layouts`` (``text``: read from their text layer); None (no more
+    early parts) when that failed: a head start must never fail the reading (the whole
+    document's segmentation says what is wrong)."""
     try:
-        early.read(layouts)
+        if text:
+            early.read_text_page(layouts)
+        else:
+            early.read(layouts)
     except Exception:
         return None
     return early
@@ -215,8 +223,9 @@ def extract_document(
     ``ocr`` says (``translation.read.ocr``), ``ocr.processes`` at once
     (``translation.read.ocr.pool``); ``on_ocr(turn, done)`` is told as each page's turn starts
     and ends, one page after the other in page order (``turn``: page k of the n read by OCR).
-    While pages are read by OCR, ``on_part`` is told paragraphs of the pages read so far, to
-    send ahead (``translation.read.early``); the result alone is what the document holds.
+    While pages are read, ``on_part`` is told paragraphs of the pages read so far, to send
+    ahead (``translation.read.early``: the first page of a text layer, the pages read so far
+    of a scan); the result alone is what the document holds.
     """
     return read_document(doc, pages, include_references, limits, ocr, on_ocr, on_part)[0]
 
