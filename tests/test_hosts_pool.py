@@ -191,7 +191,9 @@ def test_a_dead_host_mid_paper_its_unanswered_requests_go_to_the_other(
     settings: Settings, factory: FakeVLLMFactory, corpus_cut: CorpusCut
 ) -> None:
     a = factory.start("--fake-latency-ms", LATENCY_MS)
-    b = factory.start("--fake-latency-ms", LATENCY_MS, "--fake-die-after", "6")
+    # 51 requests, the first page's 12 sent ahead while the rest is read: b dies well into
+    # the job's own requests (about half of them go to it), with some of them in flight.
+    b = factory.start("--fake-latency-ms", LATENCY_MS, "--fake-die-after", "16")
     configured = pool_settings(
         settings,
         {"name": "a", "llm_base_url": a.base_url, "manager": "none"},

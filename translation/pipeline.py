@@ -426,8 +426,8 @@ class Translator:
     ) -> str:
         """``text``'s answer: from whichever host the router gives (several hosts), else under
         the shared limiter. Not sent once ``run``'s job failed or the translator drains
-        (``Aborted``). With ``run`` (not for an early request, whose failure is left to the
-        job's own request), a host that went away under it is marked lost and ``Elsewhere``
+        (``Aborted``). A host that went away under it is marked lost; with ``run`` (not for
+        an early request, whose failure is left to the job's own request) ``Elsewhere`` is then
         raised while another is ready, ``LLMUnavailableError`` when none is."""
         if self._router is None:
             async with self._limiter.slot(request.owner):
@@ -438,9 +438,11 @@ class Translator:
             try:
                 answer = await lane.llm.translate(text, request.source_lang, request.target_lang)
             except LLMError as exc:
-                if run is None or not host_gone(lane, exc):
+                if not host_gone(lane, exc):
                     raise
-                self._router.lost(lane, str(exc))
+                self._router.lost(lane, str(exc))  # an early request's host too: it is gone
+                if run is None:
+                    raise
                 run.moved += 1
                 if self._router.any_ready() and run.moved <= MAX_MOVES:
                     raise Elsewhere from exc
