@@ -14,8 +14,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.helpers.rendered import paper_bytes, render_page, translation_glyphs
-from tests.test_inline_formulas import _Page
+from tests.helpers.pdfgen.sheet import Sheet
+from tests.helpers.pdfgen.typeset import paper_bytes, render_page, translation_glyphs
 from translation.read.paragraph import Paragraph
 
 _BOLD = pymupdf.Font("tibo")
@@ -29,7 +29,7 @@ def _front() -> bytes:
     """A title, bold author names with raised marks, an affiliation of two lines that starts
     with a raised "1", as Word sets it (the mark's box starts a few hundred-thousandths of a
     point right of the paragraph's left edge, as 07 p1's does), an e-mail line, an abstract."""
-    p = _Page()
+    p = Sheet()
     p.put(70.92, 180.0, "A Novel Approach to Event Detection with Graphs", 17.05, _BOLD)
     x = p.put(141.7157, 241.2462, "Yuqi Xi", 11.05, _BOLD)
     x = p.put(x, 237.25, "1", 7.45)
@@ -112,7 +112,7 @@ def _author_grid() -> bytes:
     """An ACM author block: three columns of cells, each a name over an e-mail address over
     an affiliation and a city, centred on its column; the third column's second cell beside
     the abstract's heading line of a two-column body."""
-    p = _Page()
+    p = Sheet()
     p.put(120.0, 80.0, "Augmenting Citations in Scientific Papers", 17.0, _BOLD)
     cells = [
         (150.0, 120.0, ["Joseph Chee Chang", "josephc@allenai.org", "Allen Institute for AI"]),

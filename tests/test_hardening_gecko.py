@@ -25,12 +25,11 @@ from typing import Any
 import pytest
 
 from tests.helpers.gecko import gecko
-from tests.helpers.server import RunningServer, make_paper, plugin_body
+from tests.helpers.server import API_KEY, LLM_API, RunningServer, make_paper, plugin_body
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
-from tests.test_server_plugin_llm_api import API_KEY, LLM_API
 from zotero_server.file_names import OutputKind
 
 pytestmark = [pytest.mark.browser]

@@ -14,9 +14,9 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.rendered import paper_bytes as _paper
-from tests.helpers.rendered import render_page as _render
-from tests.helpers.rendered import translation_glyphs
+from tests.helpers.pdfgen.typeset import paper_bytes as _paper
+from tests.helpers.pdfgen.typeset import render_page as _render
+from tests.helpers.pdfgen.typeset import translation_glyphs
 from translation.read.paragraph import Align, ParagraphKind
 from translation.read.style.style_marks import without_tags
 

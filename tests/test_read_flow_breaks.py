@@ -10,7 +10,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from tests.test_read_flow import LEADING, OUTRO, SIZE, TEXT, TOP, WIDE, Sheet, read, wrap
+from tests.helpers.pdfgen.columns import OUTRO, TEXT, TOP, WIDE
+from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, read, wrap
 from translation.read.flow.passage import Passage, passages
 
 FILLER = (
@@ -46,13 +47,13 @@ def cut_before_a_float(last_lines: str, first_lines: str) -> bytes:
     while y < 680:
         y = justified(first, f"{FILLER} {FILLER}", WIDE, y)
     justified(first, last_lines, WIDE, y)
-    first.done()
+    first.write()
     second = Sheet(doc)
     second.figure(WIDE, TOP, TOP + 120)
     y = second.paragraph("Figure 3: The reading tool.", WIDE, TOP + 136, indent=False)
     y = second.paragraph(first_lines, WIDE, y + 12, indent=False)
     second.paragraph(OUTRO, WIDE, y)
-    second.done()
+    second.write()
     return bytes(doc.tobytes())
 
 
@@ -104,11 +105,11 @@ def test_a_footnote_mark_after_the_comma_leaves_the_sentence_open() -> None:
     end = TEXT.text_length("Many resources support research over papers, such as arXiv,", SIZE)
     first.writer.append((WIDE[0] + 12.0 + end, y - LEADING - 4.0), "2", TEXT, 7.0)
     first.writer.append((WIDE[0], 780.0), "2 https://arxiv.org", TEXT, 7.0)
-    first.done()
+    first.write()
     second = Sheet(doc)
     y = second.paragraph("PubMed Central and the ACL Anthology.", WIDE, TOP, indent=False)
     second.paragraph(OUTRO, WIDE, y)
-    second.done()
+    second.write()
 
     found = passages(read(bytes(doc.tobytes())))
     passage = whole(found, "Many resources")

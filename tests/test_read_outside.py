@@ -5,22 +5,10 @@ from __future__ import annotations
 
 import pymupdf
 
-from tests.test_read_flow import (
-    INTRO,
-    LEADING,
-    LEFT,
-    OUTRO,
-    RIGHT,
-    SIZE,
-    TEXT,
-    TOP,
-    WIDE,
-    Sheet,
-    wrap,
-)
-from tests.test_read_flow import read as read_paragraphs
-from tests.test_read_regions import REGULAR, put, read
-from tests.test_tables import _block, _page, _row
+from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, WIDE
+from tests.helpers.pdfgen.layouts import cell_row, lines_block
+from tests.helpers.pdfgen.layouts import page as layout_page
+from tests.helpers.pdfgen.sheet import LEADING, SIZE, TIMES, Sheet, put_runs, read, read_doc, wrap
 from translation.read.flow.passage import passages
 from translation.read.layout import Line
 from translation.read.segment import segment
@@ -49,8 +37,8 @@ def test_a_wide_captions_short_last_line_stays_with_it() -> None:
     for column in (LEFT, RIGHT):
         below = sheet.paragraph(INTRO, column, top)
         sheet.paragraph(OUTRO, column, below + 4)
-    sheet.done()
-    found = read_paragraphs(doc.tobytes())
+    sheet.write()
+    found = read(doc.tobytes())
     texts = [" ".join(p.text.split()) for p in found]
     captions = [t for t in texts if "All results" in t or "average of five" in t]
     assert captions == [" ".join(CAPTION)], captions
@@ -64,9 +52,9 @@ def _two_more_rows(page: pymupdf.Page, xs: tuple[float, float, float], y: float)
         ("Layout", "Segments doc into visual", "The layout predictor wraps vision models."),
         ("Logical", "Segments doc into units", "The token predictor wraps token classifiers."),
     ):
-        put(page, x_use, y, [(name, False)], 9)
-        put(page, x_what, y, [(gist, False)], 9)
-        put(page, x_how, y, [(example, False)], 9)
+        put_runs(page, x_use, y, [(name, False)], 9)
+        put_runs(page, x_what, y, [(gist, False)], 9)
+        put_runs(page, x_how, y, [(example, False)], 9)
         y += 18
 
 
@@ -78,9 +66,9 @@ def test_a_word_cut_in_a_table_cell_whose_rows_are_blocks_of_their_own_is_joined
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     x_use, x_what, x_how = 77.0, 128.0, 234.0
-    put(page, x_use, 85, [("Use case", True)], 9)
-    put(page, x_what, 85, [("Description", True)], 9)
-    put(page, x_how, 85, [("Examples", True)], 9)
+    put_runs(page, x_use, 85, [("Use case", True)], 9)
+    put_runs(page, x_what, 85, [("Description", True)], 9)
+    put_runs(page, x_how, 85, [("Examples", True)], 9)
     use = ["Linguistic/", "Semantic"]
     what = ["Segments doc into text", "units often used for down-", "stream models."]
     how = [
@@ -91,14 +79,14 @@ def test_a_word_cut_in_a_table_cell_whose_rows_are_blocks_of_their_own_is_joined
     ]
     y = 102.0
     for k, line in enumerate(how):
-        put(page, x_how, y + k * 10, [(line, False)], 9)
+        put_runs(page, x_how, y + k * 10, [(line, False)], 9)
         if k < len(use):
-            put(page, x_use, y + k * 10, [(use[k], False)], 9)
+            put_runs(page, x_use, y + k * 10, [(use[k], False)], 9)
         if k < len(what):
-            put(page, x_what, y + k * 10, [(what[k], False)], 9)
+            put_runs(page, x_what, y + k * 10, [(what[k], False)], 9)
     y += 10 * len(how) + 8
     _two_more_rows(page, (x_use, x_what, x_how), y)
-    texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
+    texts = [" ".join(without_tags(p.text).split()) for p in read_doc(doc)]
     assert not [t for t in texts if t.endswith("down-") or t.startswith("stream")], texts
     assert any(t.endswith("units often used for downstream models.") for t in texts), texts
     # From the sentence's start on, the cell's lines are one request (the first line ends
@@ -120,8 +108,8 @@ def test_a_footnotes_short_last_line_left_of_its_indented_first_line_goes_with_i
     sheet.writer.append((RIGHT[0] + 12, y - 3), "20", TEXT, 6.0)
     sheet.writer.append((RIGHT[0] + 18, y), line, TEXT, small)
     sheet.writer.append((RIGHT[0], y + 10), "sions", TEXT, small)
-    sheet.done()
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     notes = [t for t in texts if "page number" in t or "sions" in t]
     assert len(notes) == 1 and notes[0].endswith("the page dimensions"), texts
 
@@ -156,8 +144,8 @@ def test_citation_years_beside_stretched_spaces_stay_in_the_sentence() -> None:
     for line in wrap(after, LEFT[1] - LEFT[0]):
         sheet.writer.append((LEFT[0], y), line, TEXT, SIZE)
         y += LEADING
-    sheet.done()
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     whole = " ".join([before, *pieces, after])
     assert whole in texts, texts
 
@@ -206,8 +194,8 @@ def test_a_justified_paragraph_with_stretched_spaces_around_formulas_is_no_table
     y += LEADING
     spread("Overall the general input prompt will be:")
     sheet.paragraph(OUTRO, RIGHT, TOP)
-    sheet.done()
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     start = "We can further generalize the input prompt format by formalizing a generic sequence"
     found = [t for t in texts if t.startswith(start)]
     assert len(found) == 1, texts
@@ -235,25 +223,26 @@ def test_table_rows_go_on_below_a_row_whose_wide_cell_makes_most_of_it() -> None
         x += 4.5 * len(word) + 4.6
 
     def cell(x: float, base: float, *lines: str) -> list[Line]:
-        return [ln for k, text in enumerate(lines) for ln in _row([(text, x)], base + 10 * k)]
+        return [ln for k, text in enumerate(lines) for ln in cell_row([(text, x)], base + 10 * k)]
 
-    page = _page(
-        _block(_row([("Use case", use), ("Description", what), ("Examples", how)], 84)),
-        _block(cell(use, 101, "Linguistic/", "Semantic")),
-        _block(
+    page = layout_page(
+        0,
+        lines_block(cell_row([("Use case", use), ("Description", what), ("Examples", how)], 84)),
+        lines_block(cell(use, 101, "Linguistic/", "Semantic")),
+        lines_block(
             cell(
                 what, 101, "Segments doc into text", "units often used for down-", "stream models."
             )
         ),
-        _block(
-            _row(spread, 101)
+        lines_block(
+            cell_row(spread, 101)
             + cell(how, 111, example, example, last)
             + cell(use, 152, "Layout", "Set")
         ),
-        _block(cell(what, 152, "Segments doc into visual", "block regions.")),
-        _block(cell(how, 152, example, example, last) + cell(use, 184, "Logical", "Set")),
-        _block(cell(what, 184, "Segments doc into units", "like titles and captions.")),
-        _block(cell(how, 184, example, last)),
+        lines_block(cell(what, 152, "Segments doc into visual", "block regions.")),
+        lines_block(cell(how, 152, example, example, last) + cell(use, 184, "Logical", "Set")),
+        lines_block(cell(what, 184, "Segments doc into units", "like titles and captions.")),
+        lines_block(cell(how, 184, example, last)),
     )
     stream = page.blocks[2].lines[2].bbox
     assert stream[2] - stream[0] < 0.3 * (page.blocks[3].lines[2].bbox[2] - stream[0])
@@ -286,7 +275,7 @@ def test_a_line_end_hyphen_is_decided_by_the_words_the_document_prints_whole() -
         for i, text in enumerate(lines):
             if text:
                 page.insert_text((72, 120 + i * 12.0), text, fontsize=10.0, fontname="tiro")
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     (cut,) = [t for t in texts if t.startswith("Faithfulness")]
     assert "by Kryscinski and others" in cut, cut
     assert "a Transformer-based checker with multi-task objectives" in cut, cut
@@ -318,24 +307,29 @@ def test_a_wrapped_cell_whose_lines_all_have_cells_beside_them_is_one_request() 
             ],
         ),
     ]
-    blocks = [_block(_row([("Use case", use), ("Description", what), ("Examples", how)], 84))]
+    blocks = [
+        lines_block(cell_row([("Use case", use), ("Description", what), ("Examples", how)], 84))
+    ]
     base = 101.0
     for cells in rows:
         for k in range(max(len(lines) for lines in cells)):
             xs = zip((use, what, how), cells, strict=True)
-            blocks.append(_block(_row([(ls[k], x) for x, ls in xs if k < len(ls)], base)))
+            row = cell_row([(ls[k], x) for x, ls in xs if k < len(ls)], base)
+            blocks.append(lines_block(row))
             base += 10
         base += 21
-    texts = [" ".join(p.text.split()) for p in segment([_page(*blocks)])]
+    texts = [" ".join(p.text.split()) for p in segment([layout_page(0, *blocks)])]
     for _, description, examples in rows:
         assert " ".join(description) in texts, texts
         assert " ".join(examples) in texts, texts
     names = ["precision of spans", "recall of spans", "mean over tasks"]
-    data = [_row([("Metric", use), ("Base", 200.0), ("Ours", 250.0)], 84)]
+    data = [cell_row([("Metric", use), ("Base", 200.0), ("Ours", 250.0)], 84)]
     data += [
-        _row([(n, use), ("81.0", 200.0), ("82.4", 250.0)], 96 + 12 * k) for k, n in enumerate(names)
+        cell_row([(n, use), ("81.0", 200.0), ("82.4", 250.0)], 96 + 12 * k)
+        for k, n in enumerate(names)
     ]
-    texts = [" ".join(p.text.split()) for p in segment([_page(*map(_block, data))])]
+    layout = layout_page(0, *map(lines_block, data))
+    texts = [" ".join(p.text.split()) for p in segment([layout])]
     assert all(name in texts for name in names), texts
 
 
@@ -348,7 +342,7 @@ def test_a_name_cut_by_the_page_is_joined_where_the_references_print_it_whole() 
     while y < 700:  # a full page of text before the cut paragraph
         y = first.paragraph(INTRO, WIDE, y)
     first.paragraph("Our checks of factual consistency follow the protocol of Kryscin-", WIDE, y)
-    first.done()
+    first.write()
     second = Sheet(doc)
     y = second.paragraph(
         "ski and others, who label each summary sentence against its source.",
@@ -363,8 +357,8 @@ def test_a_name_cut_by_the_page_is_joined_where_the_references_print_it_whole() 
         y + LEADING,
         indent=False,
     )
-    second.done()
-    texts = [passage.text for passage in passages(read_paragraphs(doc.tobytes()))]
+    second.write()
+    texts = [passage.text for passage in passages(read(doc.tobytes()))]
     (cut,) = [t for t in texts if "factual consistency" in t]
     assert "the protocol of Kryscinski and others, who label" in cut, cut
 
@@ -391,8 +385,8 @@ def test_a_paragraph_opening_with_a_table_label_that_goes_on_a_sentence_is_body_
     )
     y = sheet.paragraph(run_on, RIGHT, TOP + 106, indent=False)
     sheet.paragraph(OUTRO, RIGHT, y)
-    sheet.done()
-    found = passages(read_paragraphs(doc.tobytes()))
+    sheet.write()
+    found = passages(read(doc.tobytes()))
     texts = [" ".join(p.text.split()) for p in found]
     assert any("bibliography linking in Table 4. On average, the parses" in t for t in texts), texts
     assert caption in texts
@@ -404,7 +398,7 @@ def _wrapped(text: str, width: float, size: float) -> list[str]:
     """``text`` cut into lines at most ``width`` wide in Times at ``size``."""
     lines: list[str] = []
     for word in text.split():
-        if lines and REGULAR.text_length(f"{lines[-1]} {word}", size) <= width:
+        if lines and TIMES.text_length(f"{lines[-1]} {word}", size) <= width:
             lines[-1] += f" {word}"
         else:
             lines.append(word)
@@ -421,7 +415,7 @@ def test_a_short_question_cell_close_to_its_long_answer_cell_is_its_own_cell() -
     page = doc.new_page(width=612, height=792)
     xs, size = (84.0, 131.0, 226.0, 364.0), 9.0
     for x, head in zip(xs, ("Source", "Question", "Extracted Answer", "Plain Answer"), strict=True):
-        put(page, x, 106, [(head, True)], size)
+        put_runs(page, x, 106, [(head, True)], size)
     answer = (
         "The next paragraphs go over the current evidence on the drugs of this class, what"
         " was found in the trials and which of them are now studied in larger groups..."
@@ -446,11 +440,11 @@ def test_a_short_question_cell_close_to_its_long_answer_cell_is_its_own_cell() -
         ]
         for x, lines in zip(xs, cells, strict=True):
             for i, line in enumerate(lines):
-                put(page, x, y + 11 * i, [(line, False)], size)
+                put_runs(page, x, y + 11 * i, [(line, False)], size)
         y += 11 * max(len(c) for c in cells) + 11
-    do = xs[1] + REGULAR.text_length("What did the paper do?", size)
+    do = xs[1] + TIMES.text_length("What did the paper do?", size)
     assert xs[2] - do < 1.5 * size  # closer than a wide gap
-    found = read(doc)
+    found = read_doc(doc)
     texts = [" ".join(without_tags(p.text).split()) for p in found]
     assert "What did the paper do?" in texts, texts
     assert not [t for t in texts if "do? The next" in t], texts
@@ -468,27 +462,27 @@ def test_a_tables_header_row_below_a_running_head_is_cut_into_cells() -> None:
     cells (each on its column), not one string set across the columns."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    put(page, 54, 69, [("CHI 23, April 23-28, 2023, Hamburg, Germany", False)], 7)
-    put(page, 523, 69, [("Chang et al.", False)], 7)
+    put_runs(page, 54, 69, [("CHI 23, April 23-28, 2023, Hamburg, Germany", False)], 7)
+    put_runs(page, 523, 69, [("Chang et al.", False)], 7)
     columns = [127.0, 149.0, 170.0, 191.0, 212.0, 233.0, 256.0, 280.0]
     heads = ["P1", "P2", "P3", "P4", "P5", "P6", "AVG", "SD"]
-    put(page, 59, 93, [("Action", True)], 8)
+    put_runs(page, 59, 93, [("Action", True)], 8)
     for x, head in zip(columns, heads, strict=True):
-        put(page, x, 93, [(head, True)], 8)
+        put_runs(page, x, 93, [(head, True)], 8)
     labels = ["Paper Opens", "Card Opens", "- Familiar", "- Seen again", "- No mark", "Saves"]
     for k, label in enumerate(labels):
         base = 103.0 + 10 * k
-        put(page, 59, base, [(label, False)], 8)
+        put_runs(page, 59, base, [(label, False)], 8)
         for i, x in enumerate(columns):
-            put(page, x, base, [(f"{(17 * k + 7 * i) % 90 + 10}", False)], 8)
+            put_runs(page, x, base, [(f"{(17 * k + 7 * i) % 90 + 10}", False)], 8)
     right = (
         "In particular, one participant described changing her way of working over the week"
         " of the study, and she built up her paper library and reading history while the"
         " system went on to show her the citations she had seen before in other papers."
     )
     for i, line in enumerate(_wrapped(right, 240, 9)):
-        put(page, 318, 96 + 11 * i, [(line, False)], 9)
-    texts = [" ".join(without_tags(p.text).split()) for p in read(doc)]
+        put_runs(page, 318, 96 + 11 * i, [(line, False)], 9)
+    texts = [" ".join(without_tags(p.text).split()) for p in read_doc(doc)]
     # "AVG" and "SD" are notation, printed as they are: merged into a row they were sent.
     assert not [t for t in texts if "AVG" in t or t.endswith(" SD")], texts
     assert "Action" in texts, texts
@@ -512,7 +506,7 @@ def test_a_quoted_title_wrapped_in_title_case_is_one_cell() -> None:
     ]
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_font(fontname="serif", fontbuffer=REGULAR.buffer)  # with its curly quotes
+    page.insert_font(fontname="serif", fontbuffer=TIMES.buffer)  # with its curly quotes
     for k, text in enumerate(wrap(f"{INTRO} {OUTRO}", RIGHT[1] - RIGHT[0])):
         page.insert_text((RIGHT[0], TOP + k * LEADING), text, fontsize=SIZE, fontname="serif")
     page.draw_line((310, 270), (530, 270))
@@ -524,18 +518,18 @@ def test_a_quoted_title_wrapped_in_title_case_is_one_cell() -> None:
         for k, text in enumerate(title):
             words = text.split()
             if k == 0 and len(title) > 1:  # justified to the cell's right edge, as in the PDF
-                room = 514.4 - 358.5 - sum(REGULAR.text_length(w, 9.0) for w in words)
+                room = 514.4 - 358.5 - sum(TIMES.text_length(w, 9.0) for w in words)
                 gap, x = room / (len(words) - 1), 358.5
                 for word in words:
                     page.insert_text((x, base), word, fontsize=9.0, fontname="serif")
-                    x += REGULAR.text_length(word, 9.0) + gap
+                    x += TIMES.text_length(word, 9.0) + gap
             else:
                 page.insert_text((358.5, base + 10 * k), text, fontsize=9.0, fontname="serif")
         base += 10 * max(1, len(title)) + (5 if title else 6)
     page.draw_line((310, base - 4), (530, base - 4))
     caption = "Table 7: Sampled papers in clusters from the embedding space in Figure 3."
     page.insert_text((RIGHT[0], base + 20), caption, fontsize=SIZE, fontname="serif")
-    texts = [" ".join(p.text.split()) for p in read(doc)]
+    texts = [" ".join(p.text.split()) for p in read_doc(doc)]
     for category, title in rows:
         assert category in texts, texts
         if title:  # a hyphen at a line's end goes or stays as the paper's vocabulary says
@@ -568,7 +562,7 @@ def test_short_example_lines_keep_their_breaks() -> None:
     page = doc.new_page(width=595, height=842)
     for k, text in enumerate(lines):
         page.insert_text((WIDE[0], TOP + k * LEADING), text, fontsize=SIZE, fontname="tiro")
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     assert [*summaries, remark] == [t for t in texts if t in [*summaries, remark]], texts
     assert INTRO in texts and OUTRO in texts, texts
 
@@ -613,10 +607,10 @@ def test_a_caption_under_a_picture_pasted_larger_than_its_clip_is_sent() -> None
     sheet.paragraph(INTRO, WIDE, below + 10)
     for column in (LEFT, RIGHT):  # the page's body text, under the picture's page
         sheet.paragraph(OUTRO, column, sheet.paragraph(INTRO, column, 400) + 4)
-    sheet.done()
+    sheet.write()
     drawn = [d for d in sheet.page.get_drawings() if d.get("fill") == (1.0, 1.0, 1.0)]
     assert drawn and drawn[0]["rect"].y1 > below + 2 * LEADING  # it does reach over both
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     assert " ".join(caption.split()) in texts, texts
     assert sum("Automatic evaluation" in t for t in texts) == 3, texts
 
@@ -631,7 +625,7 @@ def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None
         y = TOP
         while y < 700:
             y = text.paragraph(OUTRO, column, text.paragraph(INTRO, column, y) + 4) + 4
-    text.done()
+    text.write()
     sheet = Sheet(doc)
     below = sheet.paragraph(INTRO, LEFT, TOP)
     sheet.writer.append((LEFT[0], below + 14), "References", pymupdf.Font("tibo"), 12)
@@ -659,8 +653,8 @@ def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None
         (LEFT[0] + 6, foot), "The Kaggle CORD-19 and TREC-COVID competitions.", TEXT, 9
     )
     sheet.writer.append((LEFT[0], foot + 11), "See Wang et al. (2020) for details.", TEXT, 9)
-    sheet.done()
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     assert (
         "The Kaggle CORD-19 and TREC-COVID competitions. See Wang et al. (2020) for details."
         in texts
@@ -675,12 +669,12 @@ def _justified_cell_table() -> pymupdf.Document:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     x_use, x_what, x_how, edge = 77.0, 128.0, 234.0, 540.0
-    put(page, x_use, 85, [("Use case", True)], 9)
-    put(page, x_what, 85, [("Description", True)], 9)
-    put(page, x_how, 85, [("Examples", True)], 9)
+    put_runs(page, x_use, 85, [("Use case", True)], 9)
+    put_runs(page, x_what, 85, [("Description", True)], 9)
+    put_runs(page, x_how, 85, [("Examples", True)], 9)
     first = ["SentencePredictor", "wraps", "sciSpaCy", "(Neumann", "et", "al.,", "2019)", "and"]
     mono = pymupdf.Font("cour")
-    widths = [(mono if k == 0 else REGULAR).text_length(w, 9) for k, w in enumerate(first)]
+    widths = [(mono if k == 0 else TIMES).text_length(w, 9) for k, w in enumerate(first)]
     space = (edge - x_how - sum(widths)) / (len(first) - 1)
     assert 9 < space < 1.15 * 9  # stretched past a font size, as on the paper
     x = x_how
@@ -693,11 +687,11 @@ def _justified_cell_table() -> pymupdf.Document:
         "the last one is a set of rules on top of both layout and logical structure models.",
     ]
     for k, line in enumerate(rest, start=1):
-        put(page, x_how, 102 + 10 * k, [(line, False)], 9)
-    put(page, x_use, 102, [("Linguistic/", False)], 9)
-    put(page, x_use, 112, [("Semantic", False)], 9)
+        put_runs(page, x_how, 102 + 10 * k, [(line, False)], 9)
+    put_runs(page, x_use, 102, [("Linguistic/", False)], 9)
+    put_runs(page, x_use, 112, [("Semantic", False)], 9)
     for k, line in enumerate(["Segments doc into text", "units used downstream."]):
-        put(page, x_what, 102 + 10 * k, [(line, False)], 9)
+        put_runs(page, x_what, 102 + 10 * k, [(line, False)], 9)
     y = 102.0 + 10 * len(rest) + 14
     _two_more_rows(page, (x_use, x_what, x_how), y)
     return doc
@@ -708,7 +702,7 @@ def test_a_cells_justified_line_with_a_citation_is_one_sentence() -> None:
     a citation's bracket and year too: the line is not cut into cells there ("SentencePredictor
     wraps sciSpaCy" | "(Neumann et al.," | "2019)" | "and"), the cell's sentence is one
     request with its year."""
-    texts = [" ".join(without_tags(p.text).split()) for p in read(_justified_cell_table())]
+    texts = [" ".join(without_tags(p.text).split()) for p in read_doc(_justified_cell_table())]
     cell = [t for t in texts if "sciSpaCy" in t or "Neumann" in t or t == "and"]
     assert len(cell) == 1, texts
     assert "wraps sciSpaCy (Neumann et al., 2019) and PySBD (Sadvilkar" in cell[0], texts
@@ -734,9 +728,9 @@ def test_a_figure_reference_on_a_paragraphs_last_line_is_no_caption() -> None:
         y += LEADING
     sheet.paragraph(OUTRO, LEFT, y)
     sheet.paragraph(INTRO, RIGHT, TOP)
-    sheet.done()
-    texts = [" ".join(p.text.split()) for p in read_paragraphs(doc.tobytes())]
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     assert f"{text} Fig. 2." in texts, texts
     assert OUTRO in texts, texts
-    found = passages(read_paragraphs(doc.tobytes()))
+    found = passages(read(doc.tobytes()))
     assert not [p.text for p in found if "displayed in" in p.text and "judgments" in p.text]

@@ -16,7 +16,7 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_words
-from tests.helpers.table_pages import by_text, hangul, spans, translate
+from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
 SIZE = 9.0

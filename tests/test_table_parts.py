@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pymupdf
 from pymupdf import mupdf
 
-from tests.helpers.table_pages import by_text, hangul, spans, translate
+from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
 SIZE = 9.0

@@ -1,11 +1,15 @@
-"""Corpus pages translated with the pseudo translator, and the translation's glyphs on them:
-what the style, fit and polish tests look at."""
+"""Pages read, translated with the pseudo translator and set again, and what a reader of the
+translation sees on them: the translation's glyphs, the spans in an area, the text.
+
+:func:`render_page` sends each passage as one request, as the pipeline does (corpus pages and
+constructed ones); :func:`translate` sends each paragraph alone (the constructed table pages,
+whose cells are paragraphs of their own)."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pymupdf
 
@@ -14,6 +18,7 @@ from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.flow.passage import translated
+from translation.read.math.formulas import restore
 from translation.read.paragraph import Paragraph
 
 
@@ -60,4 +65,41 @@ def glyph_boxes(page: pymupdf.Page, font: str, chars: str) -> list[pymupdf.Rect]
         if font in t["font"]
         for c in t["chars"]
         if chr(c[0]) in chars
+    ]
+
+
+def translate(data: bytes, lang: str) -> tuple[list[Paragraph], pymupdf.Page]:
+    """The paragraphs of a one-page PDF and its page translated into ``lang``."""
+    paras = extract_paragraphs(open_document(data))
+    wanted = {p.id: restore(pseudo_translate(p.text, lang), p) for p in paras}
+    out = pymupdf.open(stream=render_mono(open_document(data), paras, wanted, lang))
+    return paras, out[0]
+
+
+def spans(page: pymupdf.Page, clip: tuple[float, float, float, float]) -> list[dict[str, Any]]:
+    """The spans with text on ``page`` inside ``clip``."""
+    return [
+        span
+        for block in page.get_text("dict", clip=clip)["blocks"]
+        for line in block.get("lines", [])
+        for span in line["spans"]
+        if span["text"].strip()
+    ]
+
+
+def hangul(text: str) -> bool:
+    return any("\uac00" <= c <= "\ud7a3" for c in text)
+
+
+def by_text(paras: list[Paragraph]) -> dict[str, Paragraph]:
+    """The paragraphs by their text, spaces normalised."""
+    return {" ".join(p.text.split()): p for p in paras}
+
+
+def times_words(page: pymupdf.Page, clip: pymupdf.Rect) -> list[str]:
+    """The words of the source's text font (Times) still on the page inside ``clip``."""
+    return [
+        "".join(chr(c[0]) for c in t["chars"]).strip()
+        for t in page.get_texttrace()
+        if "Times" in t["font"] and pymupdf.Rect(t["bbox"]).intersects(clip)
     ]
