@@ -20,12 +20,10 @@ import pytest
 from common.progress import ProgressSink
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.manager import eventually
-from tests.helpers.server import (
-    make_paper,
-    plugin_body,
-    run_app,
-    wait_until,
-)
+
+# The fixture ``fake_llm`` (pytest finds it by this import).
+from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
+from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from zotero_server.events import EventBus
 from zotero_server.job import Job

@@ -56,6 +56,30 @@ def translation_glyphs(page: pymupdf.Page) -> list[Glyph]:
     ]  # fmt: skip
 
 
+class PlacedGlyph(NamedTuple):
+    char: str
+    bbox: pymupdf.Rect
+    origin: tuple[float, float]
+    size: float
+    color: tuple[float, ...]
+    stroked: bool  # drawn with an outline: fake bold
+
+
+def placed_glyphs(page: pymupdf.Page, area: pymupdf.Rect | None = None) -> list[PlacedGlyph]:
+    """The characters of the translation (set in the bundled fonts) whose centre is inside
+    ``area`` (all when None), with their origins."""
+    found = [
+        PlacedGlyph(chr(c[0]), pymupdf.Rect(c[3]), tuple(c[2]), t["size"],
+                    tuple(round(v, 1) for v in t["color"]), t["type"] == 1)
+        for t in page.get_texttrace()
+        if "Droid" in t["font"] or "Noto" in t["font"]
+        for c in t["chars"]
+    ]  # fmt: skip
+    if area is None:
+        return found
+    return [g for g in found if area.contains(g.bbox.tl + (g.bbox.br - g.bbox.tl) * 0.5)]
+
+
 def glyph_boxes(page: pymupdf.Page, font: str, chars: str) -> list[pymupdf.Rect]:
     """The boxes of the glyphs of ``chars`` drawn on ``page`` in a font whose name holds
     ``font``, in drawing order."""
