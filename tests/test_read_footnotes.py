@@ -6,7 +6,7 @@ from __future__ import annotations
 import pymupdf
 
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
-from tests.helpers.pdfgen.sheet import Sheet, read, wrap
+from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, read, wrap
 
 
 def test_a_footnotes_short_last_line_left_of_its_indented_first_line_goes_with_it() -> None:
@@ -46,7 +46,7 @@ def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None
     text.write()
     sheet = Sheet(doc)
     below = sheet.paragraph(INTRO, LEFT, TOP)
-    sheet.writer.append((LEFT[0], below + 14), "References", pymupdf.Font("tibo"), 12)
+    sheet.writer.append((LEFT[0], below + 14), "References", TIMES_BOLD, 12)
     y = below + 34
     entries = [
         f"Ann Lee, Bo Chen, and Cy Diaz. 20{10 + k}. A method for task {k} of many kinds. In"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from tests.helpers.pdfgen.sheet import HELV, Sheet
 from tests.helpers.pdfgen.typeset import PlacedGlyph, placed_glyphs, translation_glyphs
 from tests.helpers.pdfgen.typeset import paper_bytes as _paper
 from tests.helpers.pdfgen.typeset import render_page as _render
@@ -111,12 +112,10 @@ _NOTE = (
 
 def _generated_page() -> bytes:
     """Body text, a bulleted list with a hanging indent, a footnote with a raised marker."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+    sheet = Sheet()
 
     def put(x: float, y: float, text: str, size: float = 10.0) -> None:
-        writer.append((x, y), text, font=font, fontsize=size)
+        sheet.put(x, y, text, size, HELV)
 
     y = 100.0
     for line in _BODY:
@@ -131,9 +130,7 @@ def _generated_page() -> bytes:
     put(72, 700, "1", 5.6)
     put(76, 703, _NOTE[0], 8)
     put(72, 713, _NOTE[1], 8)
-    writer.write_text(page)
-    data: bytes = doc.tobytes()
-    return data
+    return sheet.done()
 
 
 def test_a_generated_list_and_footnote_keep_their_look() -> None:
@@ -165,32 +162,27 @@ def test_a_generated_list_and_footnote_keep_their_look() -> None:
 _LETTERED = ("a. Case type", "b. Case name", "c. Filing year", "d. Court and judge")
 
 
-def _body_page() -> tuple[pymupdf.Document, pymupdf.Page, pymupdf.TextWriter, pymupdf.Font, float]:
-    """A new page with a paper's body at 10 pt written (not yet drawn): the document, the
-    page, its writer and font, and the baseline below the body."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+def _body_page() -> tuple[Sheet, float]:
+    """A new page with a paper's body at 10 pt set (not yet drawn), and the baseline below
+    the body."""
+    sheet = Sheet()
     y = 100.0
     for line in (*_BODY, *_BODY, *_BODY):
-        writer.append((72, y), line, font=font, fontsize=10)
+        sheet.put(72, y, line, 10, HELV)
         y += 12.5
-    return doc, page, writer, font, y
+    return sheet, y
 
 
 def _lettered_page() -> bytes:
     """A paper's body at 10 pt, then a list of short lettered items set at 11 pt (larger, not
     bold: a datasheet appended in another face)."""
-    doc, page, writer, font, y = _body_page()
-    writer.append((72, y + 10), "We record these facts for every case in the set:", font=font,
-                  fontsize=11)  # fmt: skip
+    sheet, y = _body_page()
+    sheet.put(72, y + 10, "We record these facts for every case in the set:", 11, HELV)
     for i, item in enumerate(_LETTERED):
         label, text = item.split(" ", 1)
-        writer.append((90, y + 24 + 14 * i), label, font=font, fontsize=11)
-        writer.append((104, y + 24 + 14 * i), text, font=font, fontsize=11)
-    writer.write_text(page)
-    data: bytes = doc.tobytes()
-    return data
+        sheet.put(90, y + 24 + 14 * i, label, 11, HELV)
+        sheet.put(104, y + 24 + 14 * i, text, 11, HELV)
+    return sheet.done()
 
 
 def test_short_lettered_items_set_large_keep_their_labels() -> None:
@@ -226,18 +218,18 @@ _NUMBERED = (
 def _numbered_page() -> bytes:
     """A paper's body at 10 pt, then a datasheet's numbered list at 11 pt (larger, not bold):
     a one-line item ending in a comma, a two-line item, a one-line item; a rule under it."""
-    doc, page, writer, font, y = _body_page()
-    writer.append((72, y + 10), "We show that the data can be used for training models that can:",
-                  font=font, fontsize=11)  # fmt: skip
+    sheet, y = _body_page()
+    sheet.put(72, y + 10, "We show that the data can be used for training models that can:", 11,
+              HELV)  # fmt: skip
     y += 24
     for label, lines in _NUMBERED:
-        writer.append((90, y), label, font=font, fontsize=11)
+        sheet.put(90, y, label, 11, HELV)
         for line in lines:
-            writer.append((104, y), line, font=font, fontsize=11)
+            sheet.put(104, y, line, 11, HELV)
             y += 13.5
-    writer.write_text(page)
-    page.draw_line((72, y + 4), (523, y + 4))
-    data: bytes = doc.tobytes()
+    sheet.write()
+    sheet.page.draw_line((72, y + 4), (523, y + 4))
+    data: bytes = sheet.doc.tobytes()
     return data
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from tests.helpers.pdfgen.sheet import HELV, Sheet
 from tests.helpers.pdfgen.typeset import paper_bytes as _paper
 from tests.helpers.pdfgen.typeset import placed_glyphs
 from tests.helpers.pdfgen.typeset import render_page as _render
@@ -182,11 +183,11 @@ _BOXED = (
 
 
 def _justified(
-    writer: pymupdf.TextWriter, words: list[str], x0: float, x1: float, y: float, rows: int
+    sheet: Sheet, words: list[str], x0: float, x1: float, y: float, rows: int
 ) -> list[str]:
     """Set ``rows`` lines of ``words`` from x0 to x1 exactly (every line full, the last one
     too), 12.5 apart from baseline ``y``; the words left over."""
-    font, size = pymupdf.Font("helv"), 10.0
+    font, size = HELV, 10.0
     for row in range(rows):
         line: list[str] = []
         while words and font.text_length(" ".join([*line, words[0]]), size) < x1 - x0:
@@ -195,7 +196,7 @@ def _justified(
         gap = (x1 - x0 - sum(widths)) / (len(line) - 1)
         x = x0
         for word, width in zip(line, widths, strict=True):
-            writer.append((x, y + 12.5 * row), word, font=font, fontsize=size)
+            sheet.put(x, y + 12.5 * row, word, size, font)
             x += width + gap
     return words
 
@@ -203,16 +204,14 @@ def _justified(
 def _framed_page() -> bytes:
     """Body text from 72 to 523; between two rules from 90 to 505, a paragraph of three full
     justified lines from 96 to 499 (inset on both sides, so on the column's axis)."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    writer = pymupdf.TextWriter(page.rect)
-    rest = _justified(writer, list(_PROSE), 72, 523, 100, 4)
-    _justified(writer, list(_BOXED), 96, 499, 180, 3)
-    _justified(writer, rest, 72, 523, 260, 3)
-    writer.write_text(page)
+    sheet = Sheet()
+    rest = _justified(sheet, list(_PROSE), 72, 523, 100, 4)
+    _justified(sheet, list(_BOXED), 96, 499, 180, 3)
+    _justified(sheet, rest, 72, 523, 260, 3)
+    sheet.write()
     for y in (165, 220):
-        page.draw_line((90, y), (505, y), width=0.8)
-    data: bytes = doc.tobytes()
+        sheet.page.draw_line((90, y), (505, y), width=0.8)
+    data: bytes = sheet.doc.tobytes()
     return data
 
 

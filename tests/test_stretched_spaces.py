@@ -5,7 +5,7 @@ from __future__ import annotations
 import pymupdf
 
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
-from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, read, wrap
+from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, math_font, read, wrap
 from translation.read.words.stretched_spaces import stretched_gaps
 
 
@@ -94,16 +94,14 @@ def test_a_justified_paragraph_with_stretched_spaces_around_formulas_is_no_table
     "ing"), not cells sent one by one.
 
     Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
-    data, size = pymupdf.mupdf.fz_lookup_noto_math_font()
-    math = pymupdf.Font(fontbuffer=pymupdf.mupdf.raw_to_python_bytes(data, size))
+    math = math_font()
     x0, x1 = 60.0, 300.0
     doc = pymupdf.open()
     sheet = Sheet(doc)
     y = sheet.paragraph(INTRO, (x0, x1), TOP) + 2
 
     def put(x: float, text: str, font: pymupdf.Font = TEXT) -> float:
-        sheet.writer.append((x, y), text, font, SIZE)
-        return x + float(font.text_length(text, SIZE))
+        return sheet.put(x, y, text, SIZE, font)
 
     def spread(line: str) -> None:  # edge to edge, the spaces stretched alike
         widths = [TEXT.text_length(w, SIZE) for w in line.split()]

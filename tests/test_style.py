@@ -13,6 +13,7 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, TIMES_ITALIC, Sheet
 from tests.helpers.pdfgen.typeset import paper_bytes as _paper
 from tests.helpers.pdfgen.typeset import placed_glyphs
 from tests.helpers.pdfgen.typeset import render_page as _render
@@ -226,17 +227,12 @@ def test_links_follow_their_translated_text(corpus_dir: Path, number: str, page:
 
 def _styled_page() -> bytes:
     """A page with a paragraph opening with a bold 'RQ1:' and an italic paragraph."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=400, height=200)
-    writer = pymupdf.TextWriter(page.rect)
-    writer.append((40, 60), "RQ1:", font=pymupdf.Font("tibo"), fontsize=10)
+    sheet = Sheet(width=400, height=200)
+    sheet.put(40, 60, "RQ1:", 10, TIMES_BOLD)
     text = " Does the model generalize across domains and tasks? We test it."
-    writer.append((62, 60), text, font=pymupdf.Font("tiro"), fontsize=10)
-    writer.append(
-        (40, 100), "An italic sentence stands alone.", font=pymupdf.Font("tiit"), fontsize=10
-    )
-    writer.write_text(page)
-    return bytes(doc.tobytes())
+    sheet.put(62, 60, text, 10, TIMES)
+    sheet.put(40, 100, "An italic sentence stands alone.", 10, TIMES_ITALIC)
+    return sheet.done()
 
 
 def test_a_bold_lead_and_an_italic_paragraph_keep_their_style() -> None:

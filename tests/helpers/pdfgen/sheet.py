@@ -15,6 +15,8 @@ from translation.read.paragraph import Paragraph
 WIDTH, HEIGHT = 595.0, 842.0  # A4, in points
 TIMES = pymupdf.Font("tiro")
 TIMES_BOLD = pymupdf.Font("tibo")
+TIMES_ITALIC = pymupdf.Font("tiit")
+HELV = pymupdf.Font("helv")  # Helvetica: a sans-serif face
 SIZE = 10.0  # a paper's body text, in points
 LEADING = 12.0  # from baseline to baseline
 
