@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import make_paper
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running
 from tests.helpers.net import free_port
+from tests.helpers.pdfgen.textbox import make_paper
 
 REPO = Path(__file__).resolve().parent.parent
 FAKE_VLLM = REPO / "tests" / "fakes" / "fake_vllm.py"

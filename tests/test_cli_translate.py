@@ -7,18 +7,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.helpers.cli import (
-    PARAGRAPHS,
-    found_share,
-    make_paper,
-    page_text,
-    paragraph,
-    requests_made,
-    run_cli,
-)
 from tests.helpers.cli import env as env
 from tests.helpers.cli import fake_vllm as fake_vllm
+from tests.helpers.cli import found_share, page_text, requests_made, run_cli
 from tests.helpers.net import free_port
+from tests.helpers.pdfgen.textbox import PARAGRAPHS, make_paper, paragraph
 
 
 def test_translate_writes_mono_and_dual(

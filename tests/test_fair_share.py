@@ -17,8 +17,8 @@ import pytest
 from common.language import Language
 from common.progress import Progress
 from common.settings import ConcurrencyMode, Settings
-from tests.helpers.cli import make_paper
 from tests.helpers.pdfgen import join_pages
+from tests.helpers.pdfgen.textbox import make_paper
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pipeline import Translator

@@ -30,11 +30,8 @@ def _sum_line() -> bytes:
     centred on the axis).
     The content draws the line's words before the Σ, then the Σ, then the rest, as TeX does:
     MuPDF sets the three pieces apart."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
     before = Sheet()
-    before.page, before.doc = page, doc
-    before.writer = pymupdf.TextWriter(page.rect)
+    doc, page = before.doc, before.page
     before.put(72, _BASE - 13, "Some words of the line above the formula, set long enough to be")
     x = before.put(72, _BASE, "and the score of a system is defined as") + 4
     before.put(x + 2.5, _BASE - 4.3, "1", 8, MATH)  # the fraction 1/n before the sum
@@ -49,9 +46,7 @@ def _sum_line() -> bytes:
         doc, page, "P", sigma, bbox="-24 -2960 1454 772", width=1056, x=sigma_x, y=origin,
         size=_SIZE,
     )  # fmt: skip
-    after = Sheet()
-    after.page, after.doc = page, doc
-    after.writer = pymupdf.TextWriter(page.rect)
+    after = Sheet(doc, page=page)
     x = after.put(sigma_x + 11.6, _BASE + 3.2, "i∈I", 8, MATH)  # the sum's subscript
     x = after.put(x + 1, _BASE, "F", _SIZE, MATH)
     x = after.put(x, _BASE + 1.6, "i", 8, MATH)

@@ -12,7 +12,8 @@ from common.errors import LLMError
 from common.language import Language
 from common.progress import Progress, Stage
 from common.settings import Settings
-from tests.helpers.cli import found_share, make_paper, paragraph
+from tests.helpers.cli import found_share
+from tests.helpers.pdfgen.textbox import make_paper, paragraph
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.request import TranslationRequest

@@ -9,9 +9,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.helpers.cli import PARAGRAPHS, run_cli
 from tests.helpers.cli import env as env
 from tests.helpers.cli import fake_vllm as fake_vllm
+from tests.helpers.cli import run_cli
+from tests.helpers.pdfgen.textbox import PARAGRAPHS
 from tests.helpers.server import RunningServer, plugin_body
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture

@@ -16,38 +16,9 @@ import pytest
 from tests.fakes.pseudo import pseudo_words
 from tests.helpers.net import free_port, wait_for_port
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 FAKE_VLLM = REPO / "tests" / "fakes" / "fake_vllm.py"
 MODEL = "google/translategemma-27b-it"
-
-PARAGRAPHS = [
-    "Scientific papers are written for experts, and reading them in a second language costs"
-    " time that researchers would rather spend on the ideas themselves.",
-    "We describe a server that translates each paragraph with a dedicated translation model"
-    " and writes the result back into the original layout of the page.",
-    "The method keeps figures, tables and equations where they were, and it replaces only the"
-    " running text of the body with its translation.",
-]
-
-
-def paragraph(page_no: int, index: int) -> str:
-    """Body text that differs from page to page (repeated text would look like a header)."""
-    return PARAGRAPHS[(index + page_no) % len(PARAGRAPHS)] + f" This holds in section {page_no}."
-
-
-def make_paper(path: Path, pages: int = 2) -> Path:
-    """A small one-column paper with three body paragraphs per page."""
-    doc = pymupdf.open()
-    for page_no in range(pages):
-        page = doc.new_page()
-        y = 90.0 + 20 * page_no
-        for index in range(len(PARAGRAPHS)):
-            rect = pymupdf.Rect(72, y, 523, y + 70)
-            page.insert_textbox(rect, paragraph(page_no, index), fontsize=11)
-            y += 90
-    doc.save(path)
-    doc.close()
-    return path
 
 
 def found_share(text: str, source: str) -> float:

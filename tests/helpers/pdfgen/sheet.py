@@ -47,14 +47,19 @@ def wrap(text: str, width: float, indent: float = 0.0) -> list[str]:
 
 
 class Sheet:
-    """A new page of ``doc`` (a new document when None) being written: :meth:`put` sets text,
-    :meth:`write` draws what was set, :meth:`done` draws it and returns the document's bytes."""
+    """A new page of ``doc`` (a new document when None) being written, or ``page`` of ``doc``
+    written again over what it holds: :meth:`put` sets text, :meth:`write` draws what was set,
+    :meth:`done` draws it and returns the document's bytes."""
 
     def __init__(
-        self, doc: pymupdf.Document | None = None, width: float = WIDTH, height: float = HEIGHT
+        self,
+        doc: pymupdf.Document | None = None,
+        width: float = WIDTH,
+        height: float = HEIGHT,
+        page: pymupdf.Page | None = None,
     ) -> None:
         self.doc = pymupdf.open() if doc is None else doc
-        self.page = self.doc.new_page(width=width, height=height)
+        self.page = self.doc.new_page(width=width, height=height) if page is None else page
         self.writer = pymupdf.TextWriter(self.page.rect)
 
     def put(
