@@ -34,6 +34,7 @@ from pydantic_settings import (
 
 from common.errors import ConfigError, UnsupportedLanguageError
 from common.language import Language
+from common.vllm_identity import VLLMKeywords, command_port
 
 ENV_PREFIX = "ZT_"
 
@@ -391,8 +392,10 @@ class Settings(BaseSettings):
         return _split_csv(self.gpu_watch_keywords)
 
     @property
-    def vllm_keywords(self) -> list[str]:
-        return _split_csv(self.vllm_match_keywords)
+    def vllm_keywords(self) -> VLLMKeywords:
+        """The keywords, and the port our launch command names: a vLLM on another port is
+        someone else's (``common.vllm_identity``)."""
+        return VLLMKeywords(_split_csv(self.vllm_match_keywords), command_port(self.vllm_command))
 
     @property
     def cache_path(self) -> Path:

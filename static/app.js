@@ -41,6 +41,8 @@ function describeServer(server) {
   let text = server.state || "unknown";
   if (vllm.healthy) text = server.state === "asleep"
     ? "asleep (GPU handed back; the next paper wakes it in seconds)" : "ready";
+  // While it loads, "connection refused" is expected, not news: say what is happening.
+  else if (server.state === "starting") text = "starting: vLLM is loading the model";
   else if (vllm.detail) text = `${text}: ${vllm.detail}`;
   if (!server.manager) text = "checking…"; // nothing read yet: no verdict to show
   const waiting = server.waiting_gpu || 0;

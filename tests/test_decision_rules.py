@@ -149,6 +149,34 @@ def test_loading_message_also_names_who_else_holds_the_gpu() -> None:
     snapshot = status(loading, COMFY)
     assert decide(snapshot, None, KEYWORDS, 1024, NOW) is GPUDecision.VLLM_LOADING
     text = describe(GPUDecision.VLLM_LOADING, snapshot, "", KEYWORDS)
-    assert text.startswith("vLLM present: vllm serve m (pid 5)")
+    assert text.startswith("vLLM loading: vllm serve m (pid 5, not on the GPU yet)")
     assert "also on the GPU: python …/ComfyUI/main.py" not in text  # short paths stay whole
     assert "ComfyUI/main.py --listen (pid 4242, 19.8 GiB)" in text
+
+
+def test_a_vllm_serving_another_port_is_someone_elses_and_holds_the_gpu() -> None:
+    """Issue 39: a colleague's vLLM on port 8001 was taken for ours (port 8000), so a paper
+    waited for it to answer at our URL until the wait ran out, never saying who held the GPU."""
+    from common.settings import load_settings
+
+    settings = load_settings(vllm_command="vllm serve google/translategemma-27b-it --port 8000")
+    keywords = settings.vllm_keywords
+    assert keywords.port == 8000
+    theirs = GPUProcess(
+        pid=77, command="vllm serve Qwen/Qwen3-8B --port=8001", memory_mib=20000, on_gpu=True
+    )
+    ours = GPUProcess(
+        pid=78, command="vllm serve google/translategemma-27b-it --port 8000", memory_mib=900
+    )
+    engine = GPUProcess(pid=79, command="VLLM::EngineCore", memory_mib=20000, on_gpu=True)
+    assert decide(status(theirs, used=20000), None, keywords, 1024, NOW) is GPUDecision.BUSY
+    text = describe(GPUDecision.BUSY, status(theirs, used=20000), "", keywords)
+    assert text.startswith("GPU busy: vllm serve Qwen/Qwen3-8B --port=8001 (pid 77, 19.5 GiB)")
+    # Ours (same port), and an engine process naming no port, are still ours to wait for.
+    assert decide(status(ours), None, keywords, 1024, NOW) is GPUDecision.VLLM_LOADING
+    assert decide(status(engine, used=20000), None, keywords, 1024, NOW) is (
+        GPUDecision.VLLM_LOADING
+    )
+    # Without a port in our own command there is no port rule.
+    plain = load_settings(vllm_command="vllm serve google/translategemma-27b-it").vllm_keywords
+    assert decide(status(theirs, used=20000), None, plain, 1024, NOW) is GPUDecision.VLLM_LOADING

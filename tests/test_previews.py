@@ -179,3 +179,35 @@ def test_no_thumbnail_is_rendered_while_nobody_watches(srv: RunningServer) -> No
         assert thumb.status_code == 200 and png_size(thumb.content)[0] == 160
         wait_until(lambda: client.get(f"/api/tasks/{task}").json()["task"]["stage"] == "done")
         assert sorted(previews.thumbs) == [0, 1, 2]  # watched: the rest came with their pages
+
+
+def test_a_job_nobody_watched_shows_its_thumbnails_after_it_ended(srv: RunningServer) -> None:
+    """Issue 39: a plugin's job (nobody watched it run) showed blank "done" boxes once it had
+    ended. The first thumbnail asked for draws them all from the translated file, which is
+    what each one shows; once the files are downloaded there is nothing left to draw."""
+    from translation.render.preview import THUMB_WIDTH, page_png
+
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with srv.client(headers=auth) as client:
+        task = submit(client, staged_paper(), "unwatched.pdf")
+        wait_until(lambda: client.get(f"/api/tasks/{task}").json()["task"]["stage"] == "done", 120)
+        previews = srv.services.previews.get(task) if srv.services.previews else None
+        assert previews is not None and previews.thumbs == {}  # none made while it ran
+        listing = pages_of(client, task)["pages"]
+        assert [entry["state"] for entry in listing] == ["done"] * 3
+        assert all(entry["preview"] for entry in listing)
+        thumbs = [client.get(entry["preview"]) for entry in listing]
+        assert [t.status_code for t in thumbs] == [200] * 3
+        assert all(png_size(t.content)[0] == THUMB_WIDTH for t in thumbs)
+        files = client.get(f"/api/tasks/{task}").json()["task"]["fileList"]
+        mono_name = next(name for name in files if name.endswith("-mono.pdf"))
+        mono = client.get(f"/translatedFile/{mono_name}").content
+        with pymupdf.open(stream=mono, filetype="pdf") as doc:
+            for number, thumb in enumerate(thumbs):
+                assert thumb.content == page_png(doc[number], THUMB_WIDTH, colour_managed=False)
+        for name in files:
+            if name != mono_name:
+                client.get(f"/translatedFile/{name}")
+        # The files are gone: the job's previews went with them.
+        assert pages_of(client, task)["pages"] == []
+        assert client.get(listing[0]["preview"]).status_code == 404

@@ -311,3 +311,45 @@ def test_a_split_keeps_each_piece_s_formulas_on_its_side_and_cuts_chinese_anywhe
         and all(chinese)
         and "".join(chinese) == "分数在每次运行中都更高而且更稳定"
     )
+
+
+def test_an_answer_goes_back_to_its_boxes_by_sentence() -> None:
+    """Issue 35: a request of several boxes had its answer cut back by character proportion,
+    which moved words of a sentence into the other box ("...있습니다. 세" | "번째 ...")."""
+    first = piece("A first sentence stands here. A second one is here too. The third", {})
+    second = piece("one ends in the next column.", {})
+    passage = Passage(f"{first.text} {second.text}", (first, second))
+    # As many sentences as the source: the cut sentence goes whole to the box that held most.
+    korean = (
+        "첫 번째 문장이 여기에 있습니다. 두 번째 문장도 여기에 있습니다."
+        " 세 번째 문장은 다음 단에서 끝납니다."
+    )
+    assert passage.split(korean) == [
+        "첫 번째 문장이 여기에 있습니다. 두 번째 문장도 여기에 있습니다.",
+        "세 번째 문장은 다음 단에서 끝납니다.",
+    ]
+    chinese = "第一句话在这里。第二句话也在这里。第三句话在下一栏结束。"
+    assert passage.split(chinese) == [
+        "第一句话在这里。第二句话也在这里。",
+        "第三句话在下一栏结束。",
+    ]
+    # The model merged two sentences: the sentence end nearest the boxes' meeting point.
+    merged = "Ein erster Satz steht hier und ein zweiter auch. Der dritte endet in der Spalte."
+    assert passage.split(merged)[1] == "Der dritte endet in der Spalte."
+
+
+def test_one_sentence_over_two_boxes_is_cut_at_a_clause_then_at_a_word() -> None:
+    first = piece("The scores rose in every run of the test, and the judges", {})
+    second = piece("agreed on most of the pairs they saw.", {})
+    passage = Passage(f"{first.text} {second.text}", (first, second))
+    clause = (
+        "Die Werte stiegen in jedem einzelnen Lauf des Tests, und die Richter stimmten bei den"
+        " meisten Paaren überein."
+    )
+    assert passage.split(clause) == [
+        "Die Werte stiegen in jedem einzelnen Lauf des Tests,",
+        "und die Richter stimmten bei den meisten Paaren überein.",
+    ]
+    plain = "하나 둘 셋 넷 다섯 여섯 일곱 여덟 아홉 열 열하나 열둘"
+    parts = passage.split(plain)
+    assert len(parts) == 2 and all(parts) and " ".join(parts) == plain

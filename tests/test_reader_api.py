@@ -129,6 +129,34 @@ def test_openai_client_chat(srv: RunningServer) -> None:
     assert text == pseudo_translate(TEXT, "ko")
 
 
+def test_a_streamed_chat_answer_comes_piece_by_piece(
+    srv: RunningServer, fake_llm: FakeVLLMProcess
+) -> None:
+    """``stream: true`` sent the whole translation in one chunk once it was known; the pieces
+    now come as the model makes them, a placeholder never shown half put back, and the whole
+    answer is cached (asked again, it comes in one piece, without the model)."""
+    client = openai.OpenAI(base_url=srv.url + "/v1", api_key="unused")
+    ask = "Translate into German: The weights α of every layer sum to one, as https://x.org says."
+
+    def pieces() -> list[str]:
+        stream = client.chat.completions.create(
+            model="any", messages=[{"role": "user", "content": ask}], stream=True
+        )
+        return [
+            c.choices[0].delta.content for c in stream if c.choices and c.choices[0].delta.content
+        ]
+
+    first = pieces()
+    sent = pseudo_translate("The weights {v1} of every layer sum to one, as {v2} says.", "de")
+    whole = sent.replace("{v1}", "α").replace("{v2}", "https://x.org")
+    assert "".join(first) == whole
+    assert len(first) >= 4, first  # word by word, not one chunk
+    assert not any("{" in piece or "v1" in piece for piece in first)
+    asked = len(fake_llm.requests(status=200))
+    assert pieces() == [whole]  # from the cache
+    assert len(fake_llm.requests(status=200)) == asked
+
+
 def test_libretranslate_html_keeps_tags(srv: RunningServer) -> None:
     html = '<p class="x">The <a href="https://x.org">encoder</a> maps tokens.</p>'
     with srv.client() as client:

@@ -123,3 +123,25 @@ async def test_interactive_requests_pass_a_paper() -> None:
     release.set()
     await asyncio.gather(*tasks)
     assert order.index("s2") < order.index("p2")
+
+
+def test_a_streamed_answer_shows_only_what_has_settled() -> None:
+    """Pieces as the model makes them: a placeholder half written and the word being made are
+    held back; the pieces shown, joined, are the restored whole answer (Chinese: no spaces)."""
+    from translation.snippet import StreamedAnswer
+
+    DE, ZH = Language("de"), Language("zh-Hans")
+    snippet = protect_snippet("Weights α sum to one.", EN, DE)
+    ((key, value),) = snippet.placeholders.items()
+    shown = StreamedAnswer(snippet, DE)
+    out = [shown.add(piece) for piece in ["Die ", "Gewichte ", key[:2], key[2:] + " ", "ergeben "]]
+    assert out == ["Die", " Gewichte", "", f" {value}", " ergeben"]
+    assert not any("{" in piece for piece in out)
+    whole = f"Die Gewichte {key} ergeben eins."
+    rest = shown.end(whole)
+    assert (
+        "".join(out) + rest == restore_snippet(whole, snippet, DE) == "Die Gewichte α ergeben eins."
+    )
+    chinese = StreamedAnswer(protect_snippet("Weights sum to one.", EN, ZH), ZH)
+    assert [chinese.add(p) for p in ["权重", "之和", "为一。"]] == ["权", "重之", "和为一"]
+    assert chinese.end("权重之和为一。") == "。"

@@ -5,7 +5,7 @@ Screenshots go to test-output/ (desktop and phone widths).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ import pytest
 from pydantic import SecretStr
 
 from common.settings import Settings
-from tests.helpers.browser import BROWSER_MARKS, browser_fixture, launch, module_browser_fixture
+from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
 from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import RunningServer, plugin_body, run_app
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
@@ -130,6 +130,10 @@ def test_the_page_says_who_holds_the_gpu_then_translates(
                 expect(job.locator(".stage")).to_have_text("waiting for GPU", timeout=10_000)
                 expect(job.locator(".message")).to_contain_text("ComfyUI")
                 expect(job.locator(".message")).to_contain_text("19.8 GiB")
+                # Held back by the GPU (not merely passing its first look): the card counts it.
+                expect(page.locator("#vllm-state")).to_contain_text(
+                    "1 paper waiting for the GPU", timeout=5_000
+                )
                 page.screenshot(path=str(test_output_dir / "progress-page-waiting.png"))
                 assert rig.launch_count() == 0
 
@@ -141,6 +145,45 @@ def test_the_page_says_who_holds_the_gpu_then_translates(
                 assert rig.launch_count() == 1
             finally:
                 page.context.close()  # its event stream ends before the server stops
+    finally:
+        rig.reap()
+
+
+def test_while_vllm_loads_the_page_tells_one_story(browser: Any, tmp_path: Path) -> None:
+    """Issue 39: while vLLM started, the job said "starting vLLM", the vLLM card "down:
+    connection refused" and the GPU card "idle"; once it answered, the GPU card still said a
+    vLLM was loading. Each card now moves with the job."""
+    from playwright.sync_api import expect
+
+    from tests.helpers.manager import Rig
+
+    rig = Rig(tmp_path)
+    settings = rig.settings(vllm_command=rig.vllm_command(load_s=4.0), gpu_wait_s=60.0)
+    paper, _truth = make_paper(pages=2, appendix=False)
+    upload = tmp_path / "paper.pdf"
+    upload.write_bytes(paper)
+    try:
+        with run_app(settings) as server:
+            page = browser.new_page()
+            try:
+                page.goto(server.url + "/")
+                expect(page.locator("#gpu-state")).to_contain_text("GPU idle", timeout=10_000)
+                page.set_input_files("#file", str(upload))
+                page.click("#submit")
+                job = page.locator("li.job")
+                expect(job.locator(".message")).to_contain_text("vLLM loading", timeout=15_000)
+                expect(page.locator("#vllm-state")).to_have_text(
+                    "starting: vLLM is loading the model", timeout=3_000
+                )
+                expect(page.locator("#gpu-state")).to_contain_text("vLLM loading", timeout=3_000)
+                card = page.locator("#server").inner_text()
+                assert "waiting for the GPU" not in card and "GPU idle" not in card, card
+                expect(job.locator(".stage")).to_have_text("done", timeout=60_000)
+                expect(page.locator("#vllm-state")).to_have_text("ready", timeout=3_000)
+                expect(page.locator("#gpu-state")).to_contain_text("vLLM serving")
+                assert rig.launch_count() == 1
+            finally:
+                page.context.close()
     finally:
         rig.reap()
 
@@ -159,40 +202,29 @@ def token_srv(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
             yield running
 
 
-def browser_test(test: Callable[..., None]) -> Callable[..., None]:
-    """A test that drives headless Chromium (marked, skipped without it)."""
-    for mark in BROWSER_MARKS:
-        test = mark(test)
-    return test
-
-
-@browser_test
-def test_page_opened_at_the_token_path_uses_that_token(token_srv: RunningServer) -> None:
+def test_page_opened_at_the_token_path_uses_that_token(
+    token_srv: RunningServer, browser: Any
+) -> None:
     """docs/api.md: give the plugin ``http://HOST:8890/t/<token>``; the same address in a browser
     served the page, but its event stream and polls went to ``/events`` without the token (401)
     and the page asked for a token it had just been given in its own URL.
 
     Origin: QA, a bug found by using the product end to end."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     with token_srv.client(headers={"Authorization": f"Bearer {TOKEN}"}) as client:
         answer = client.post("/translate", json=plugin_body(make_paper()[0], "p.pdf", dual="false"))
         assert answer.status_code == 200, answer.text
 
-    with sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = browser.new_page()
-            refused: list[str] = []
-            page.on("response", lambda r: refused.append(r.url) if r.status == 401 else None)
-            page.goto(f"{token_srv.url}/t/{TOKEN}/")
-            expect(page.locator("#live")).to_have_text("live")
-            expect(page.locator("#token-box")).to_be_hidden()
-            link = page.locator("li.job .files a")
-            expect(link).to_have_text("p-mono.pdf")
-            with page.expect_download() as download_info:
-                link.click()
-            assert Path(download_info.value.path()).read_bytes().startswith(b"%PDF")
-            assert refused == []
-        finally:
-            browser.close()
+    page = browser.new_page()  # the module's Chromium: one sync playwright at a time
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(r.url) if r.status == 401 else None)
+    page.goto(f"{token_srv.url}/t/{TOKEN}/")
+    expect(page.locator("#live")).to_have_text("live")
+    expect(page.locator("#token-box")).to_be_hidden()
+    link = page.locator("li.job .files a")
+    expect(link).to_have_text("p-mono.pdf")
+    with page.expect_download() as download_info:
+        link.click()
+    assert Path(download_info.value.path()).read_bytes().startswith(b"%PDF")
+    assert refused == []

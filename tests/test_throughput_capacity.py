@@ -140,6 +140,11 @@ def test_a_lone_request_takes_one_step_per_answer_token(fake_vllm: FakeVLLMFacto
     assert [(e["prompt_tokens"], e["completion_tokens"]) for e in logged] == [
         (usage["prompt_tokens"], tokens)
     ]
+    # The first token comes with the step that prefilled it, before the answer's last one.
+    (entry,) = logged
+    first_step = model.step_s(1, usage["prompt_tokens"])
+    assert entry["first_token_at"] >= entry["arrived_at"] + first_step * 0.9
+    assert entry["first_token_at"] <= entry["time"] - (tokens - 1) * model.step_s(1, 0) * 0.9
 
 
 def test_the_stats_say_where_the_modelled_time_went(fake_vllm: FakeVLLMFactory) -> None:

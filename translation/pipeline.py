@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import httpx
@@ -31,7 +31,7 @@ from translation.document_run import (
     host_gone,
 )
 from translation.early_requests import EarlyRequests, early_requests
-from translation.model import glossary
+from translation.model import glossary, prompts
 from translation.model.cache import CacheKey, TranslationCache
 from translation.model.dispatch import Dispatcher
 from translation.model.fair_slots import INTERACTIVE
@@ -46,7 +46,7 @@ from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.render.preview import PageWatch
 from translation.request import TranslationRequest, TranslationResult
-from translation.snippet import Snippet, protect_snippet, restore_snippet
+from translation.snippet import Snippet, StreamedAnswer, protect_snippet, restore_snippet
 from translation.worker import PdfWorker, WorkerConfig
 
 if TYPE_CHECKING:
@@ -487,6 +487,46 @@ class Translator:
                 answer = await lane.llm.translate(snippet.text, source_lang, target_lang)
         await asyncio.to_thread(self._cache.put, key, answer)
         return restore_snippet(answer, snippet, target_lang)
+
+    async def stream_snippet(
+        self,
+        text: str,
+        source_lang: Language,
+        target_lang: Language,
+        glossary: Glossary | None = None,
+        owner: str = INTERACTIVE,
+    ) -> AsyncIterator[str]:
+        """:meth:`translate_snippet`, its answer handed out as it is made (``stream: true``):
+        the pieces joined are that method's answer. A cache hit, a text with nothing to
+        translate and a model whose answer cannot stream (``LLMClient.streams``) come whole; a
+        failure before the first piece is recovered as :meth:`translate_snippet` recovers
+        (retried); after it, ``LLMError``. The answer is cached when it is whole."""
+        snippet, key = self._snippet_key(text, source_lang, target_lang, glossary, False)
+        found = None if key is None else await asyncio.to_thread(self._cache.get, key)
+        whole = found is not None or self._router is not None or not self._llm.streams
+        if key is None or whole:
+            yield await self.translate_snippet(text, source_lang, target_lang, glossary, owner)
+            return
+        if self._draining:
+            raise Aborted
+        shown = StreamedAnswer(snippet, target_lang)
+        pieces: list[str] = []
+        async with self._limiter.slot(owner):
+            try:
+                async for piece in self._llm.stream(snippet.text, source_lang, target_lang):
+                    pieces.append(piece)
+                    if new := shown.add(piece):
+                        yield new
+            except LLMError:
+                if pieces:
+                    raise
+                pieces = [await self._llm.translate(snippet.text, source_lang, target_lang)]
+        answer = prompts.strip_think("".join(pieces))
+        if not answer:
+            raise LLMError("the model gave an empty answer")
+        await asyncio.to_thread(self._cache.put, key, answer)
+        if rest := shown.end(answer):
+            yield rest
 
     def _snippet_key(
         self,

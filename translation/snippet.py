@@ -88,12 +88,73 @@ def restore_snippet(answer: str, snippet: Snippet, target: Language) -> str:
     missing = [value for key, value in snippet.placeholders.items() if key not in seen]
     if missing:
         text = " ".join([text.rstrip(), *missing]) if text.strip() else " ".join(missing)
-    if target.is_korean:
-        terms = [
-            value
-            for key, value in snippet.placeholders.items()
-            if int(key[2:-1]) > glossaries.PLACEHOLDER_BASE
-        ]
-        if terms:
-            text = glossaries.particles_agree(text, terms)
-    return text
+    return _particles_agree(text, snippet, target)
+
+
+def _particles_agree(text: str, snippet: Snippet, target: Language) -> str:
+    """Korean particles after a glossary term agree with it (``glossary.particles_agree``)."""
+    if not target.is_korean:
+        return text
+    terms = [
+        value
+        for key, value in snippet.placeholders.items()
+        if int(key[2:-1]) > glossaries.PLACEHOLDER_BASE
+    ]
+    return glossaries.particles_agree(text, terms) if terms else text
+
+
+class StreamedAnswer:
+    """An answer arriving in pieces, shown as it settles: :meth:`add` returns what may be shown
+    now beyond what was shown before, :meth:`end` the rest (``restore_snippet`` of the whole).
+
+    Held back until the answer goes on: the word being made (a Korean particle after a glossary
+    term may still change; in Chinese and Japanese, which have no spaces, the last character)
+    and a placeholder half written (``{v``). What was shown is never taken back: should the
+    whole answer not begin with it (it always does: placeholders only grow into their text),
+    the rest is what follows their common beginning."""
+
+    def __init__(self, snippet: Snippet, target: Language) -> None:
+        self._snippet = snippet
+        self._target = target
+        self._raw = ""
+        self.shown = ""
+
+    def add(self, piece: str) -> str:
+        self._raw += piece
+        head = self._raw
+        brace = head.rfind("{")
+        if brace != -1 and "}" not in head[brace:]:
+            head = head[:brace]
+        cut = max(head.rfind(" "), head.rfind("\n")) if self._target.spaced else len(head) - 1
+        if cut <= 0:
+            return ""
+        settled = _put_back(head[:cut], self._snippet, self._target)
+        return self._show(settled)
+
+    def end(self, whole: str) -> str:
+        """The rest of ``whole`` (the model's whole answer, as cached)."""
+        return self._show(restore_snippet(whole, self._snippet, self._target), final=True)
+
+    def _show(self, text: str, final: bool = False) -> str:
+        if text.startswith(self.shown):
+            new = text[len(self.shown) :]
+        elif final:
+            common = 0
+            for a, b in zip(text, self.shown, strict=False):
+                if a != b:
+                    break
+                common += 1
+            new = text[common:]
+        else:
+            return ""
+        self.shown += new
+        return new
+
+
+def _put_back(answer: str, snippet: Snippet, target: Language) -> str:
+    """``restore_snippet`` of an answer's beginning: placeholders it holds put back; those it
+    does not hold yet are not appended (they may come)."""
+    text = MANGLED_RE.sub(
+        lambda m: snippet.placeholders.get(f"{{v{int(m.group(1) or m.group(2))}}}", ""), answer
+    )
+    return _particles_agree(text, snippet, target)

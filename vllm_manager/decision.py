@@ -5,7 +5,8 @@ passes ``now``). Rules, in order (issue 4):
 
 1. no status at all                                                  -> UNKNOWN
 2. a process whose command line contains a vLLM keyword
-   (``vllm``, ``VLLM::``, ``translategemma``; case-insensitive)      -> VLLM_LOADING
+   (``vllm``, ``VLLM::``, ``translategemma``; case-insensitive) and
+   names no other ``--port`` than our launch command                 -> VLLM_LOADING
 3. any other process on the GPU (or a watched Python service about to
    take it), or memory in use without processes                     -> BUSY
 4. otherwise idle; but inside an unexpired start lease               -> VLLM_LOADING
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from common.redact import mask_secrets
+from common.vllm_identity import VLLMKeywords
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
 
 
@@ -51,9 +53,13 @@ class LeaseInfo:
 
 
 def is_vllm(command: str, keywords: Iterable[str]) -> bool:
-    """Whether a command line belongs to vLLM (case-insensitive substring match)."""
+    """Whether a command line belongs to our vLLM: a case-insensitive keyword match, and not
+    one that names another port than ours (``VLLMKeywords``: someone else's vLLM is another
+    tenant of the GPU, never one to wait for)."""
     lowered = command.lower()
-    return any(k.lower() in lowered for k in keywords if k)
+    if not any(k.lower() in lowered for k in keywords if k):
+        return False
+    return not (isinstance(keywords, VLLMKeywords) and keywords.serves_elsewhere(command))
 
 
 def foreign_processes(status: GPUStatus, keywords: Sequence[str]) -> list[GPUProcess]:
@@ -178,9 +184,11 @@ def describe(
     if decision is GPUDecision.VLLM_LOADING:
         found = vllm_processes(status, keywords)
         if found:
-            text = f"vLLM present: {short_command(found[0].command)} (pid {found[0].pid})"
+            top = found[0]
+            where = f"{gib(top.memory_mib)} on the GPU" if top.on_gpu else "not on the GPU yet"
+            text = f"vLLM loading: {short_command(top.command)} (pid {top.pid}, {where})"
         else:
-            text = "vLLM start in progress (start lease held)"
+            text = "vLLM starting: a start was asked for, not on the GPU yet"
         others = foreign_processes(status, keywords)
         if others:
             # It will not fit beside them: say who holds the memory, not only who waits.

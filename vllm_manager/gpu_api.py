@@ -359,7 +359,7 @@ def prometheus_text(status: GPUStatus | None) -> str:
     family(
         "zt_gpu_vllm_sleeping",
         "gauge",
-        "vLLM processes asleep (sleep mode): their memory is the residue they leave",
+        "vLLM processes asleep (sleep mode); the memory they still hold stays on the card",
         [("", sum(1 for p in status.processes if p.sleeping))],
     )
     family(

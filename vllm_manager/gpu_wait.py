@@ -167,6 +167,12 @@ class GPUWaitQueue:
         return len(self._waiters)
 
     @property
+    def held_back(self) -> int:
+        """Papers the GPU really holds back now (it was found busy or unknown for them), not
+        the ones passing through a free GPU's first look: what a page says is "waiting"."""
+        return sum(1 for w in self._waiters if w.blocked.done()) if self._blocked else 0
+
+    @property
     def polling(self) -> bool:
         """Whether the poll loop runs (only while someone waits)."""
         return self._poller is not None and not self._poller.done()

@@ -335,7 +335,9 @@ class VLLMManager:
         gpu: dict[str, Any] = {}
         if e.gpu is not None:
             reading = await e.gpu.read()
-            gpu = gpu_summary(reading.status, reading.reason, self.settings, lease)
+            gpu = gpu_summary(
+                reading.status, reading.reason, self.settings, lease, vllm_healthy=health.ok
+            )
         record = e.book.read(vllm.pid)
         cycle = self._cycle
         sleep = SleepInfo(

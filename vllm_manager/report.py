@@ -15,19 +15,31 @@ from vllm_manager.decision import (
     foreign_processes,
     gib,
     short_command,
+    vllm_processes,
 )
 from vllm_manager.gpu_model import GPUStatus
 
 
 def gpu_summary(
-    status: GPUStatus | None, reason: str, settings: Settings, lease: LeaseInfo | None
+    status: GPUStatus | None,
+    reason: str,
+    settings: Settings,
+    lease: LeaseInfo | None,
+    *,
+    vllm_healthy: bool = False,
 ) -> dict[str, Any]:
-    """The GPU part of a snapshot: decision, its message, who holds the GPU, memory."""
+    """The GPU part of a snapshot: decision, its message, who holds the GPU, memory.
+
+    ``vllm_healthy``: our vLLM answered its health check at this read, so a vLLM on the GPU is
+    serving, not loading (the decision alone cannot tell; the page must not say both)."""
     keywords = settings.vllm_keywords
     decision = decide(status, lease, keywords, settings.gpu_idle_mib, time.time())
+    message = describe(decision, status, reason, keywords)
+    if vllm_healthy and decision is GPUDecision.VLLM_LOADING:
+        message = serving_message(status, keywords)
     return {
         "decision": decision.value,
-        "message": describe(decision, status, reason, keywords),
+        "message": message,
         "holders": holders(status, keywords),
         "memory_used_mib": status.memory_used_mib if status else None,
         "memory_total_mib": status.memory_total_mib if status else None,
@@ -35,6 +47,20 @@ def gpu_summary(
         "sleeping_vllm": [p.pid for p in status.processes if p.sleeping] if status else [],
         "reason": reason,
     }
+
+
+def serving_message(status: GPUStatus | None, keywords: list[str]) -> str:
+    """The GPU line while our vLLM answers: which process serves, and what it holds."""
+    found = vllm_processes(status, keywords) if status is not None else []
+    if not found:
+        return "vLLM serving"
+    top = max(found, key=lambda p: p.memory_mib)
+    text = f"vLLM serving: {short_command(top.command)} (pid {top.pid}"
+    text += f", {gib(top.memory_mib)})" if top.memory_mib else ")"
+    others = foreign_processes(status, keywords) if status is not None else []
+    if others:
+        text += f"; {len(others)} other process{'es' if len(others) > 1 else ''} on the GPU"
+    return text
 
 
 def holders(status: GPUStatus | None, keywords: list[str]) -> list[dict[str, Any]]:

@@ -45,6 +45,10 @@ class EventType(StrEnum):
 TERMINAL = frozenset({EventType.DONE, EventType.FAILED})
 
 
+#: The events after which vLLM's or the GPU's state may have changed too.
+_JOB_MOVES = frozenset({EventType.STAGE, EventType.DONE, EventType.FAILED})
+
+
 @dataclass(frozen=True)
 class Event:
     seq: int
@@ -100,6 +104,9 @@ class EventBus:
         self._replay: deque[Event] = deque(maxlen=replay)
         self._subscribers: set[Subscription] = set()
         self._closed = False
+        #: Set when a job changes stage: the server-status watcher looks again at once, so the
+        #: page's vLLM and GPU cards move with the job ("starting the LLM" beside "down").
+        self.job_moved = asyncio.Event()
 
     @property
     def last_seq(self) -> int:
@@ -132,6 +139,8 @@ class EventBus:
         self._seq += 1
         event = Event(self._seq, kind, data, job_id)
         self._replay.append(event)
+        if kind in _JOB_MOVES:
+            self.job_moved.set()
         for subscriber in list(self._subscribers):
             subscriber._offer(event)
         return event

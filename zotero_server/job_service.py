@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -24,6 +24,7 @@ from translation.model.glossary import Glossary
 from translation.pipeline import Translator
 from translation.read.ocr import OcrMode
 from translation.render.faces import FontFamily
+from translation.render.preview import THUMB_WIDTH, thumbnails_of_file
 from translation.request import DualMode, TranslationRequest, TranslationResult
 from translation.worker import PdfWorker
 from vllm_manager.gate import Gate
@@ -33,7 +34,7 @@ from zotero_server.files import OutputStore, UploadStore, fit_stem
 from zotero_server.http_errors import NotFoundError
 from zotero_server.job import Job
 from zotero_server.jobs import Discard, JobRegistry, Work
-from zotero_server.previews import PreviewBoard
+from zotero_server.previews import PreviewBoard, ThumbnailsAfter
 from zotero_server.protocol import PluginRequest
 
 
@@ -123,9 +124,37 @@ class JobService:
                 " still waiting for download"
             )
             job.note = f"{job.note}; {renamed}" if job.note else renamed
-        if self.previews is not None:
-            self.previews.outputs(job.id, names)  # previews go with the files
+        if self.previews is not None:  # previews go with the files
+            thumbnails = self._thumbnails_after(request, pages, produced, names)
+            self.previews.outputs(job.id, names, thumbnails)
         return names
+
+    def _thumbnails_after(
+        self,
+        request: PluginRequest,
+        pages: tuple[int, ...] | None,
+        produced: list[tuple[OutputKind, bytes]],
+        names: list[str],
+    ) -> ThumbnailsAfter | None:
+        """How an ended job's missing thumbnails are drawn: from its translated (mono) file,
+        while it waits for download, in a PDF worker of its own; None without that file."""
+        kinds = [kind for kind, _ in produced]
+        if OutputKind.MONO not in kinds or len(names) != len(kinds):
+            return None
+        path = str(self.outputs.directory / names[kinds.index(OutputKind.MONO)])
+        # A file cut to the translated pages holds them in order; otherwise every page.
+        order = sorted(pages) if request.only_translated_pages and pages is not None else None
+        translator = self.translator
+
+        async def draw(numbers: Sequence[int]) -> dict[int, bytes]:
+            if order is None:
+                index = {n: n for n in numbers}
+            else:
+                index = {n: order.index(n) for n in numbers if n in order}
+            async with translator.pdf_worker() as worker:
+                return await worker.call(thumbnails_of_file, path, index, THUMB_WIDTH)
+
+        return draw
 
     def work_for(
         self, job: Job, request: PluginRequest, pages: tuple[int, ...] | None

@@ -30,6 +30,7 @@ from typing import Any
 from fastapi import FastAPI
 from sse_starlette.sse import AppStatus
 
+from common.progress import Stage
 from common.redact import redact_access_log
 from common.settings import Settings
 from translation.model.glossary import Glossary
@@ -51,16 +52,32 @@ from zotero_server.services import Services
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
 
+#: How often the status is read while a job waits for the GPU or for vLLM to load: the page's
+#: vLLM and GPU cards must not lag the job's own line by a whole ``status_poll_s``.
+BRING_UP_POLL_S = 1.0
+_BRING_UP = frozenset({Stage.WAITING_GPU, Stage.STARTING_LLM})
+
+
 async def _watch_status(services: Services, interval_s: float) -> None:
-    """Publish vLLM/GPU state changes while someone watches the page."""
+    """Publish vLLM/GPU state changes while someone watches the page: every ``interval_s``,
+    every :data:`BRING_UP_POLL_S` while a job waits on the GPU or on vLLM, and at once after a
+    job changes stage."""
     last: dict[str, Any] | None = None
+    moved = services.bus.job_moved
     while True:
+        moved.clear()
         if services.bus.subscriber_count > 0:
             status = (await services.refresh_status()).to_dict()
             if status != last:
                 services.bus.publish(EventType.SERVER, status)
                 last = status
-        await asyncio.sleep(interval_s)
+        bringing_up = any(
+            job.stage in _BRING_UP for job in services.registry.all_jobs() if not job.finished
+        )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                moved.wait(), min(interval_s, BRING_UP_POLL_S) if bringing_up else interval_s
+            )
 
 
 async def _stop_jobs(services: Services, grace_s: float) -> None:

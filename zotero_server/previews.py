@@ -11,7 +11,9 @@ the partial PDF). A page event (``EventType.PAGE``, ``{"task": id, "pages": [ent
 typesetting, ``make bench``) only while someone watches the job: an event-stream subscriber
 (``/events`` or the job's own) or a ``GET /api/tasks/{id}/pages`` less than ``POLL_WATCH_S``
 ago. Pages set while nobody watched get their thumbnail on first request instead, from the
-typeset page the worker keeps, as long as the job runs.
+typeset page the worker keeps, as long as the job runs. After the job has ended, the first
+thumbnail asked for of a page that has none renders all of them at once, in a PDF worker, from
+the job's translated file while it waits for download (a plugin's job: nobody watched it run).
 
 **Unguessable.** Every job has a random key (``secrets``); image URLs carry it, the listing of
 that job alone hands it out, and a wrong key is the same 404 as a page that does not exist. The
@@ -32,10 +34,10 @@ import asyncio
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from common.errors import PDFProcessingError
+from common.errors import PDFProcessingError, ZTError
 from translation.render.preview import LARGE_WIDTH, THUMB_WIDTH, PageImages, PageState
 from zotero_server.events import EventBus, EventType
 from zotero_server.http_errors import NotFoundError, NotReadyError, TaskFinishedError
@@ -46,6 +48,10 @@ POLL_WATCH_S = 30.0
 MAX_BYTES = 64 * 1024 * 1024
 MAX_LARGE = 12
 MAX_JOBS = 40
+
+#: Renders the thumbnails of the given pages (0-based) from an ended job's translated file;
+#: the pages it could not draw are left out.
+ThumbnailsAfter = Callable[[Sequence[int]], Awaitable[dict[int, bytes]]]
 
 
 class View:
@@ -67,8 +73,11 @@ class JobPreviews:
         self._rendering: dict[tuple[int, str], asyncio.Future[bytes]] = {}
         self._partial: tuple[int, bytes] | None = None
         self._partial_lock = asyncio.Lock()
-        #: Set once the job's worker is gone: nothing more is rendered.
+        #: Set once the job's worker is gone: nothing more is rendered but ``_after`` (once).
         self.ended = False
+        #: After the end: renders the missing thumbnails from the translated file, once.
+        self._after: ThumbnailsAfter | None = None
+        self._filling: asyncio.Future[None] | None = None
 
     # --- the pipeline's PageWatch --------------------------------------------------------------
 
@@ -116,6 +125,8 @@ class JobPreviews:
         kept = self._kept(number, view)
         if kept is not None:
             return kept
+        if self._images is None and view == View.THUMB and self._after is not None:
+            return await self._thumbnail_after(number)
         if self._images is None:
             raise NotFoundError(
                 f"no preview of page {page} was kept; the task has ended (its PDF has every page)"
@@ -148,7 +159,42 @@ class JobPreviews:
                 self._partial = (done, data)
             return data
 
+    def thumbnails_after(self, render: ThumbnailsAfter) -> None:
+        """After the end: how to draw the thumbnails the running job did not (nobody watched)."""
+        if self.ended and any(
+            state is PageState.DONE and number not in self.thumbs
+            for number, state in self.states.items()
+        ):
+            self._after = render
+            self._publish(sorted(self.states))  # their listings now offer a thumbnail
+
     # --- inside --------------------------------------------------------------------------------
+
+    async def _thumbnail_after(self, number: int) -> bytes:
+        """One worker call draws every missing thumbnail (a page opened late asks for all)."""
+        if self._filling is None:
+            self._filling = asyncio.ensure_future(self._fill_thumbnails())
+        await asyncio.shield(self._filling)
+        kept = self.thumbs.get(number)
+        if kept is None:
+            raise NotFoundError(f"no preview of page {number + 1} was kept; the task has ended")
+        return kept
+
+    async def _fill_thumbnails(self) -> None:
+        render, self._after = self._after, None  # once: a failure is not retried per request
+        missing = [
+            number
+            for number, state in sorted(self.states.items())
+            if state is PageState.DONE and number not in self.thumbs
+        ]
+        if render is None or not missing:
+            return
+        try:
+            drawn = await render(missing)
+        except ZTError:  # the file went (downloaded) or could not be drawn
+            return
+        for number, data in drawn.items():
+            self._board.keep(self, number, None, data)
 
     def _kept(self, number: int, view: str) -> bytes | None:
         if view == View.THUMB:
@@ -179,10 +225,12 @@ class JobPreviews:
         def url(view: str, kept: bool) -> str | None:
             return f"{base}&view={view}" if live or kept else None
 
+        filling = self._filling is not None and not self._filling.done()
+        drawable = number in self.thumbs or self._after is not None or filling
         return {
             "page": number + 1,
             "state": state.value,
-            "preview": url(View.THUMB, number in self.thumbs) if done else None,
+            "preview": url(View.THUMB, drawable) if done else None,
             "large": url(View.LARGE, (number, False) in self.large) if done else None,
             "original": url(View.ORIGINAL, (number, True) in self.large),
         }
@@ -229,10 +277,15 @@ class PreviewBoard:
     def watching(self, job_id: str) -> bool:
         return self.bus.watching(job_id) or self._looked.get(job_id, 0.0) > time.monotonic()
 
-    def outputs(self, job_id: str, names: Sequence[str]) -> None:
-        """The job's output files: its previews go when the last of them is gone."""
+    def outputs(
+        self, job_id: str, names: Sequence[str], thumbnails: ThumbnailsAfter | None = None
+    ) -> None:
+        """The job's output files: its previews go when the last of them is gone.
+        ``thumbnails`` draws, from one of them, the thumbnails nobody watched being set."""
         if job_id in self._jobs and names:
             self._files[job_id] = set(names)
+            if thumbnails is not None:
+                self._jobs[job_id].thumbnails_after(thumbnails)
 
     def file_removed(self, name: str) -> None:
         for job_id, names in list(self._files.items()):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -54,6 +55,8 @@ from zotero_server.http_errors import (
     status_for,
 )
 from zotero_server.services import Services
+
+log = logging.getLogger(__name__)
 
 #: Most texts one request may carry (a LibreTranslate list, DeepL's ``texts``).
 MAX_TEXTS = 64
@@ -158,18 +161,23 @@ async def _ensure_ready(services: Services) -> None:
         ) from None
 
 
-async def translate_texts(services: Services, ask: rp.TextAsk) -> tuple[list[str], bool]:
-    """``ask``'s texts translated, and whether every one came from the cache (a cached
-    selection needs no GPU at all: the model is brought up only for a miss)."""
-    settings = services.settings
+def _check_size(services: Services, ask: rp.TextAsk) -> None:
+    """A selection, not a book: :data:`MAX_TEXTS` texts, ``ZT_READER_MAX_CHARS`` characters."""
+    limit = services.settings.reader_max_chars
     if len(ask.texts) > MAX_TEXTS:
         raise InputError(f"at most {MAX_TEXTS} texts per request")
     chars = sum(len(text) for text in ask.texts)
-    if chars > settings.reader_max_chars:
+    if chars > limit:
         raise TooLargeError(
-            f"{chars} characters is more than a selection may be ({settings.reader_max_chars},"
+            f"{chars} characters is more than a selection may be ({limit},"
             " ZT_READER_MAX_CHARS); translate the paper instead"
         )
+
+
+async def translate_texts(services: Services, ask: rp.TextAsk) -> tuple[list[str], bool]:
+    """``ask``'s texts translated, and whether every one came from the cache (a cached
+    selection needs no GPU at all: the model is brought up only for a miss)."""
+    _check_size(services, ask)
     translator, glossary = services.translator, services.glossary
     results: list[str] = []
     ready = False
@@ -388,8 +396,8 @@ async def models(request: Request) -> dict[str, Any]:
 @guarded.post("/v1/chat/completions")
 async def chat_completions(request: Request) -> Response:
     """An ordinary chat request: the text and languages found by ``reader_protocols.chat_ask``,
-    sent to the model in TranslateGemma's own format; ``stream: true`` answers as SSE chunks
-    (the whole translation in one content chunk once it is known)."""
+    sent to the model in TranslateGemma's own format; ``stream: true`` answers as SSE chunks,
+    the translation's pieces as the model makes them (:func:`_stream_translation`)."""
     try:
         body = await _small_json(request)
     except InputError as exc:
@@ -399,13 +407,14 @@ async def chat_completions(request: Request) -> Response:
         source, target = services.settings.source_lang, services.settings.target_lang
         chat_target = services.settings.chat_target_lang or target
         ask = rp.chat_ask(body, source, chat_target)
-        texts, cached = await translate_texts(services, ask)
         model = body.get("model") if isinstance(body.get("model"), str) else None
-        answer = _completion(texts[0], model or services.settings.llm_model)
+        name = model or services.settings.llm_model
         chars = sum(len(text) for text in ask.texts)
         if body.get("stream") is True:
-            return _stream(answer), chars, cached
-        return JSONResponse(answer), chars, cached
+            streamed, cached = await _stream_translation(services, ask, name)
+            return streamed, chars, cached
+        texts, cached = await translate_texts(services, ask)
+        return JSONResponse(_completion(texts[0], name)), chars, cached
 
     return await _answer(request, "openai_chat", body, work)
 
@@ -427,23 +436,59 @@ def _completion(text: str, model: str) -> dict[str, Any]:
     }
 
 
-def _stream(answer: dict[str, Any]) -> StreamingResponse:
-    text = answer["choices"][0]["message"]["content"]
-    base = {k: answer[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+async def _stream_translation(
+    services: Services, ask: rp.TextAsk, model: str
+) -> tuple[StreamingResponse, bool]:
+    """The chat answer as SSE chunks (OpenAI's ``chat.completion.chunk``), each piece of the
+    translation as the model makes it (``Translator.stream_snippet``). The checks and the wait
+    for the GPU come first, so a refusal is still an HTTP error in the protocol's shape; a
+    failure once the stream has begun is an ``error`` event (the openai client raises it)."""
+    _check_size(services, ask)
+    (text,) = ask.texts
+    translator = services.translator
+    cached = await translator.cached_snippet(text, ask.source, ask.target, services.glossary)
+    if cached is None:
+        await _ensure_ready(services)
+    base = {
+        "id": "chatcmpl-" + secrets.token_hex(12),
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None) -> str:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
         return "data: " + json.dumps(base | {"choices": [choice]}, ensure_ascii=False) + "\n\n"
 
+    async def pieces() -> AsyncIterator[str]:
+        if cached is not None or not text.strip():
+            yield cached if cached is not None else text
+            return
+        async with services.jobs.manager.work():
+            async for piece in translator.stream_snippet(
+                text, ask.source, ask.target, services.glossary
+            ):
+                yield piece
+
     async def events() -> AsyncIterator[str]:
         yield chunk({"role": "assistant", "content": ""}, None)
-        yield chunk({"content": text}, None)
+        try:
+            async for piece in pieces():
+                yield chunk({"content": piece}, None)
+        except Exception as exc:  # the status line is sent: the error goes in the stream
+            status = status_for(exc)
+            if status == 500:
+                log.exception("a streamed selection failed")
+            error = {"message": public_message(exc), "type": error_type_of(exc), "code": status}
+            yield "data: " + json.dumps({"error": error}, ensure_ascii=False) + "\n\n"
+            return
         yield chunk({}, "stop")
         yield "data: [DONE]\n\n"
 
-    return StreamingResponse(
+    response = StreamingResponse(
         events(), media_type="text/event-stream", headers={"cache-control": "no-cache"}
     )
+    return response, cached is not None
 
 
 router.include_router(guarded)

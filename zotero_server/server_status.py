@@ -50,7 +50,7 @@ class ServerStatus:
     manager: str | None = None
     snapshot: ManagerSnapshot | None = None
     error: str | None = None
-    #: Async jobs waiting for the GPU; None without a patient GPU queue.
+    #: Async jobs the GPU holds back (busy or unknown); None without a patient GPU queue.
     waiting_gpu: int | None = None
     #: Why this manager ("local (auto: ... found ...)"); None before the first read.
     manager_reason: str | None = None
@@ -137,7 +137,7 @@ async def read_status(
     except Exception as exc:  # a status page must not fail because a probe did
         log.warning("status snapshot failed: %s", exc)
         return ServerStatus(StatusRead.FAILED, manager.kind, error=str(exc), manager_reason=reason)
-    waiting = gpu_wait.waiting if gpu_wait is not None else None
+    waiting = gpu_wait.held_back if gpu_wait is not None else None
     advice = None
     if not snapshot.vllm.healthy and snapshot.state is not VLLMState.ASLEEP:
         advice = down_advice(snapshot.vllm.url, manager.choice, launches=manager.launches)

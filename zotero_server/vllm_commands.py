@@ -141,7 +141,9 @@ async def status_with_advice(
         source = make_status_source(settings, http_client=http_client)
         lease = StartLease(settings.manager_dir, settings.vllm_lease_s).read()
         reading = await source.read()
-        gpu = gpu_summary(reading.status, reading.reason, settings, lease)
+        gpu = gpu_summary(
+            reading.status, reading.reason, settings, lease, vllm_healthy=snap.vllm.healthy
+        )
         snap = replace(snap, gpu=gpu, lease=None)
     return snap, advice
 

@@ -412,6 +412,8 @@ class Job:
     temperature: float | None
     stream: bool = False
     arrived_at: float = field(default_factory=time.time)  # wall time the request was parsed
+    #: Wall time of its first token (the capacity model's engine step; None without it).
+    first_token_at: float | None = None
 
 
 @dataclass
@@ -503,6 +505,7 @@ class _Sequence:
     blocks: int = 0  # KV blocks held; 0 while waiting (a preempted sequence keeps `generated`)
     admitted_before: bool = False
     done: threading.Event = field(default_factory=threading.Event)
+    first_token_at: float | None = None  # wall time the step that made its first token ended
 
 
 #: The stepped clock may fall this far behind the model (a busy CPU) before it gives up catching
@@ -617,6 +620,7 @@ class Engine:
             self.tail_loss_s, self.tail_busy_s, self.tail_steps = 0.0, 0.0, 0
             self._ready.notify()
         sequence.done.wait()
+        job.first_token_at = sequence.first_token_at
         return result
 
     def _run_steps(self, model: CapacityModel) -> None:
@@ -721,8 +725,11 @@ class Engine:
     def _finish_step(self) -> None:
         """Every sequence in the batch made one token; the finished ones leave it."""
         still: list[_Sequence] = []
+        now = time.time()
         for sequence in self._batch:
             sequence.generated += 1
+            if sequence.first_token_at is None:
+                sequence.first_token_at = now
             if sequence.generated >= sequence.target_tokens:
                 self._free_blocks += sequence.blocks
                 sequence.blocks = 0
@@ -1123,6 +1130,7 @@ class FakeVLLM:
             "max_tokens": job.max_tokens,
             "status": status,
             "arrived_at": job.arrived_at,
+            "first_token_at": job.first_token_at,
         }
         if result is not None:
             entry["prompt_tokens"] = result.prompt_tokens

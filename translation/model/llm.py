@@ -26,7 +26,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
@@ -238,6 +238,70 @@ class LLMClient:
             except openai.APIError as exc:
                 return None, f"failed: {_describe(exc)}"
             return prompts.strip_think(answer.text), None
+
+    @property
+    def streams(self) -> bool:
+        """Whether :meth:`stream` hands out the answer as it comes: TranslateGemma's answer is
+        the translation alone; a chat model's may open with reasoning, which only the whole
+        answer can have taken off (``prompts.strip_think``)."""
+        return self.prompt_format is PromptFormat.TRANSLATEGEMMA
+
+    async def stream(
+        self, text: str, source_lang: Language, target_lang: Language
+    ) -> AsyncIterator[str]:
+        """The translation of ``text`` as the model makes it, in pieces (a reader's selection
+        with ``stream: true``). One request, neither retried nor split: the caller recovers
+        from a failure before the first piece (:meth:`translate`); after it, ``LLMError``.
+        Raises as :meth:`translate` does; counted in ``self.stats`` when it ends."""
+        text = text.strip()
+        max_tokens = 2 * prompts.estimate_tokens(text) + 64
+        timeout = self._timeout_s
+        pieces: list[str] = []
+        finish: str | None = None
+        try:
+            if self._use_completions:
+                completions = await self._openai.completions.create(
+                    model=self.model,
+                    prompt=prompts.render_translategemma(text, source_lang, target_lang),
+                    max_tokens=max_tokens,
+                    temperature=0,
+                    timeout=timeout,
+                    stream=True,
+                )
+                async for chunk in completions:
+                    for choice in chunk.choices[:1]:
+                        finish = choice.finish_reason or finish
+                        if choice.text:
+                            pieces.append(choice.text)
+                            yield choice.text
+            else:
+                messages = prompts.translategemma_messages(text, source_lang, target_lang)
+                chat = await self._openai.chat.completions.create(
+                    model=self.model,
+                    messages=cast("list[ChatCompletionMessageParam]", messages),
+                    max_tokens=max_tokens,
+                    temperature=0,
+                    timeout=timeout,
+                    stream=True,
+                )
+                async for part in chat:
+                    for delta in part.choices[:1]:
+                        finish = delta.finish_reason or finish
+                        if delta.delta.content:
+                            pieces.append(delta.delta.content)
+                            yield delta.delta.content
+        except openai.APIConnectionError as exc:
+            self.stats.failed(exc)
+            raise LLMUnavailableError(f"the LLM server went away: {_describe(exc)}") from None
+        except openai.APIStatusError as exc:
+            self.stats.failed(exc)
+            raise self._rejected(exc) from None
+        except openai.APIError as exc:
+            self.stats.failed(exc)
+            raise LLMError(f"unexpected answer from the LLM server: {exc}") from None
+        self.stats.answered("".join(pieces), finish, None)
+        if finish == "length":
+            raise LLMError(f"the model's answer was cut off at {max_tokens} tokens")
 
     async def aclose(self) -> None:
         """Close the HTTP connections, unless the ``http_client`` was the caller's."""

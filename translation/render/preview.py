@@ -109,3 +109,17 @@ def partial_pdf(doc: pymupdf.Document, strip: Callable[[pymupdf.Document], None]
         return bytes(copy.tobytes(garbage=3, deflate=True, encryption=pymupdf.PDF_ENCRYPT_NONE))
     finally:
         copy.close()
+
+
+def thumbnails_of_file(path: str, pages: dict[int, int], width: int) -> dict[int, bytes]:
+    """Thumbnails drawn from a finished PDF on disk (a worker command): ``pages`` maps a page
+    number of the job (0-based) to its index in the file; indices the file lacks are skipped."""
+    doc = pymupdf.open(path)
+    try:
+        return {
+            number: page_png(doc[index], width, colour_managed=False)
+            for number, index in pages.items()
+            if 0 <= index < doc.page_count
+        }
+    finally:
+        doc.close()

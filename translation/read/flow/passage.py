@@ -9,10 +9,20 @@ piece, its text unchanged.
 
 The answer is cut back into one text per piece: at each such placeholder where the model kept
 it (the equation itself stays on the page, untouched; the label is put back by
-``translation.read.math.formulas.restore``), and elsewhere in
-proportion to how much of the source each box held, at a word boundary (between two characters
-in Chinese or Japanese), keeping each piece's own placeholders on its side where the model left
-them in order. Every word of the answer goes to exactly one piece.
+``translation.read.math.formulas.restore``), and elsewhere by sentence, keeping each piece's own
+placeholders on its side where the model left them in order. Every word of the answer goes to
+exactly one piece. Between two boxes the cut is, first that holds:
+
+1. the answer's sentence end that matches the source's: when the answer has as many sentences as
+   the source, the sentence a box boundary cuts in the source goes, whole, to the box that held
+   most of it;
+2. the answer's sentence end nearest the point where the boxes' shares of the source meet;
+3. its nearest clause end (comma, semicolon, colon, their CJK forms);
+4. its nearest word boundary (between two characters in Chinese or Japanese): a single long
+   sentence without a comma, split over two columns.
+
+An end is taken only within :data:`SHARE_SLACK` of the meeting point, so a box is never handed
+far more text than it held (words then move between boxes only at a sentence or clause end).
 """
 
 from __future__ import annotations
@@ -24,11 +34,19 @@ from dataclasses import dataclass
 from translation.read.math.formulas import MANGLED_RE, PLACEHOLDER_RE, restore
 from translation.read.paragraph import Paragraph
 from translation.read.words.lexicon import joins_at_break
+from translation.read.words.sentences import clause_ends, sentence_ends
 from translation.read.words.word import hangul_cut
 
 _WIDE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 # Punctuation that never opens a line or a box (it stays with the character before it).
 _NO_START = set("、。，．！？：；）」』】〕》〉…・ー,.!?:;)]}%")
+#: How far (a fraction of the answer's length) a sentence or clause end may lie from the point
+#: where the boxes' shares of the source meet and still be the cut: a box set with a fifth more
+#: or less than it held still fits after the renderer's small shrink or growth.
+SHARE_SLACK = 0.2
+#: A matched sentence end (rule 1) may lie this much further off: it is the right cut whatever
+#: the lengths, as long as the box can hold it.
+MATCHED_SLACK = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +135,11 @@ def _break_cuts(answer: str, pieces: Sequence[Paragraph]) -> dict[int, tuple[int
 
 def _weight(piece: Paragraph) -> int:
     """How much of the source the piece's box held: its characters, formulas as printed."""
-    text = PLACEHOLDER_RE.sub(lambda m: piece.placeholders.get(m.group(0), ""), piece.text)
-    return max(1, len(" ".join(text.split())))
+    return max(1, len(" ".join(_printed(piece).split())))
 
 
 def _spread(text: str, pieces: Sequence[Paragraph]) -> list[str]:
-    """``text`` cut into ``len(pieces)`` parts in proportion to the pieces' weights."""
+    """``text`` cut into ``len(pieces)`` parts, by sentence (the module docstring's rules)."""
     text = text.strip()
     if len(pieces) == 1:
         return [text]
@@ -130,19 +147,88 @@ def _spread(text: str, pieces: Sequence[Paragraph]) -> list[str]:
     weights = [_weight(p) for p in pieces]
     total = sum(weights)
     keys = [_own_keys(text, piece) for piece in pieces]
+    inside = {i for m in MANGLED_RE.finditer(text) for i in range(m.start() + 1, m.end())}
+    sentences = [e for e in sentence_ends(text) if e not in inside]
+    clauses = [e for e in clause_ends(text) if e not in inside]
+    matched = _matched_ends(text, sentences, pieces)
     parts: list[str] = []
     start = 0
     for index in range(1, len(pieces)):
-        target = len(text) * sum(weights[:index]) / total
         # Each piece's placeholders stay on its side, where the model kept them in order.
         low = max([start, *(end for k in keys[:index] for _, end in k)])
         high = min([len(text), *(begin for k in keys[index:] for begin, _ in k)])
-        allowed = [b for b in bounds if b >= start and (low <= b <= high or low > high)]
-        cut = min(allowed, key=lambda b: abs(b - target), default=len(text))
+        window = _Window(len(text) * sum(weights[:index]) / total, start, low, high, len(text))
+        cut = _first_cut(window, matched[index - 1] if matched else None, sentences, clauses)
+        if cut is None:
+            cut = min(
+                (b for b in bounds if window.holds(b)),
+                key=lambda b: abs(b - window.target),
+                default=len(text),
+            )
         parts.append(text[start:cut].strip())
         start = cut
     parts.append(text[start:].strip())
     return parts
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """Where one cut between two pieces may fall: after ``start`` and between ``low`` and
+    ``high`` (the pieces' placeholders), near ``target`` (where their source shares meet)."""
+
+    target: float
+    start: int
+    low: int
+    high: int
+    length: int
+
+    def holds(self, cut: int) -> bool:
+        return cut >= self.start and (self.low <= cut <= self.high or self.low > self.high)
+
+    def near(self, cut: int, slack: float) -> bool:
+        return (
+            cut > self.start and self.holds(cut) and abs(cut - self.target) <= slack * self.length
+        )
+
+
+def _first_cut(
+    window: _Window, matched: int | None, sentences: list[int], clauses: list[int]
+) -> int | None:
+    """Rules 1-3 of the module docstring; None leaves rule 4 (a word boundary)."""
+    if matched is not None and window.near(matched, MATCHED_SLACK):
+        return matched
+    for ends in (sentences, clauses):
+        near = [b for b in ends if window.near(b, SHARE_SLACK)]
+        if near:
+            return min(near, key=lambda b: abs(b - window.target))
+    return None
+
+
+def _matched_ends(text: str, ends: list[int], pieces: Sequence[Paragraph]) -> list[int] | None:
+    """Rule 1 of the module docstring: for each boundary between two pieces, the answer's
+    sentence end that matches the source's; None when the answer and the source do not have
+    the same number of sentences."""
+    sources = [" ".join(_printed(piece).split()) for piece in pieces]
+    source = " ".join(sources)
+    source_ends = sentence_ends(source)
+    if len(source_ends) != len(ends) or not ends:
+        return None
+    starts = [0, *source_ends, len(source)]
+    matched = []
+    offset = 0
+    for own in sources[:-1]:
+        offset += len(own) + 1  # where the next piece begins in ``source``
+        # The source sentence the boundary falls in: index ``k`` spans starts[k]..starts[k+1].
+        k = max(i for i, begin in enumerate(starts[:-1]) if begin <= offset)
+        before, after = offset - starts[k], starts[k + 1] - offset
+        whole = k if after >= before else k + 1  # sentences before the cut in the answer
+        matched.append(0 if whole == 0 else len(text) if whole > len(ends) else ends[whole - 1])
+    return matched
+
+
+def _printed(piece: Paragraph) -> str:
+    """The piece's text with its formulas as printed (how much of the box they take)."""
+    return PLACEHOLDER_RE.sub(lambda m: piece.placeholders.get(m.group(0), ""), piece.text)
 
 
 def _own_keys(text: str, piece: Paragraph) -> list[tuple[int, int]]:
