@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from common.settings import Settings
 from tests.conftest import REPO_ROOT
+from tests.helpers.server import run_app
 from translation.model.cache import CacheError, CacheKey, TranslationCache
 
 
@@ -257,3 +259,16 @@ def test_use_after_close_is_a_cache_error(tmp_path: Path) -> None:
     cache.close()  # twice is fine
     with pytest.raises(CacheError):
         cache.get(key())
+
+
+def test_the_server_starts_on_a_damaged_cache(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Origin: hardening, issue 20 (durable state)."""
+    settings.cache_path.parent.mkdir(parents=True, exist_ok=True)
+    settings.cache_path.write_bytes(b"not a database at all " * 500)
+    with caplog.at_level(logging.WARNING), run_app(settings) as srv, srv.client() as client:
+        assert client.get("/health").json()["status"] == "ok"
+    assert "translation cache" in caplog.text and "moved it to" in caplog.text
+    name = settings.cache_path.name
+    assert any(p.name.startswith(name + ".broken-") for p in settings.cache_path.parent.iterdir())

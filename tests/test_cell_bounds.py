@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from tests.helpers.table_pages import by_text, hangul, spans, translate
+from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
 from translation.read.math.quantities import is_quantity
 from translation.read.paragraph import ParagraphKind
 

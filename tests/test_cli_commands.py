@@ -20,7 +20,7 @@ import pytest
 
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running
 from tests.helpers.net import free_port
-from tests.test_cli_translate import make_paper
+from tests.helpers.pdfgen.textbox import make_paper
 
 REPO = Path(__file__).resolve().parent.parent
 FAKE_VLLM = REPO / "tests" / "fakes" / "fake_vllm.py"

@@ -18,9 +18,9 @@ from common.language import Language
 from common.progress import Progress
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.pdfgen import join_pages
+from tests.helpers.pdfgen.textbox import make_paper
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
-from tests.test_cli_translate import make_paper
 from translation.pipeline import Translator
 from translation.request import TranslationRequest
 from zotero_server.job import Job

@@ -9,10 +9,10 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.rendered import Glyph
-from tests.helpers.rendered import paper_bytes as _paper
-from tests.helpers.rendered import render_page as _render
-from tests.helpers.rendered import translation_glyphs as _glyphs
+from tests.helpers.pdfgen.typeset import Glyph
+from tests.helpers.pdfgen.typeset import paper_bytes as _paper
+from tests.helpers.pdfgen.typeset import render_page as _render
+from tests.helpers.pdfgen.typeset import translation_glyphs as _glyphs
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs, read_layout

@@ -19,9 +19,9 @@ import functools
 import pymupdf
 import pytest
 
-from tests.helpers.rendered import glyph_boxes, render_page
-from tests.helpers.type3 import draw_cmex_glyph
-from tests.test_inline_formulas import _MATH, _Page
+from tests.helpers.pdfgen.sheet import MATH, Sheet
+from tests.helpers.pdfgen.type3 import draw_cmex_glyph
+from tests.helpers.pdfgen.typeset import glyph_boxes, render_page
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.pages.glyph_advances import advances
@@ -81,7 +81,7 @@ def test_vertical_text_advances_along_its_direction() -> None:
 def _transistor_names() -> bytes:
     """A paragraph naming transistors M3 and M4: each "M" ends a span of words in the text
     face, its subscript digit a span of its own."""
-    p = _Page()
+    p = Sheet()
     p.put(
         72,
         100,
@@ -122,7 +122,7 @@ def _equation_piece() -> bytes:
     """Two lines of text, a display equation whose first glyph "V" carries a superscript "th"
     and a subscript "n,2" (MuPDF keeps "V" and "th" in a line of their own), and a line of
     text below."""
-    p = _Page()
+    p = Sheet()
     p.put(
         72,
         100,
@@ -134,12 +134,12 @@ def _equation_piece() -> bytes:
     x = p.put(120, y, "V", 12, _ITALIC)
     p.put(x + 0.8, y - 5, "th", 8, _ITALIC)
     after = p.put(x, y + 3, "n", 8, _ITALIC)
-    after = p.put(after, y + 3, ",", 8, _MATH)
+    after = p.put(after, y + 3, ",", 8, MATH)
     after = p.put(after, y + 3, "2", 8)
-    after = p.put(after + 3, y, "+", 12, _MATH)
+    after = p.put(after + 3, y, "+", 12, MATH)
     after = p.put(after + 3, y, "RI", 12, _ITALIC)
     after = p.put(after, y + 2, "D", 8, _ITALIC)
-    after = p.put(after + 3, y, "=", 12, _MATH)
+    after = p.put(after + 3, y, "=", 12, MATH)
     after = p.put(after + 3, y, "V", 12, _ITALIC)
     p.put(after + 0.8, y - 5, "th", 8, _ITALIC)
     p.put(after, y + 3, "n", 8, _ITALIC)
@@ -176,7 +176,7 @@ def _hanging_parentheses() -> bytes:
     Type 3 font named like TeX's math extension font, whose box (0.056 em above the origin,
     0.438 below: txex's ascent and descent) is all MuPDF tells of them, their ink hanging
     1.3 em from their origins 0.93 em above the line's baseline."""
-    p = _Page()
+    p = Sheet()
     p.put(
         72,
         100,
@@ -186,7 +186,7 @@ def _hanging_parentheses() -> bytes:
     x = p.put(76.5, 106.5, "W", 7, _ITALIC)
     p.put(x - 5, 117.5, "L", 7, _ITALIC)
     x = p.put(x + 4.5, 114.5, "i", 7, _ITALIC)
-    x = p.put(x + 1, 112, "μC", _SIZE, _MATH)
+    x = p.put(x + 1, 112, "μC", _SIZE, MATH)
     p.put(
         x + 3, 112, "with the index standing for the electrons or the holes of the channel,", _SIZE
     )

@@ -14,11 +14,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.helpers.rendered import paper_bytes, render_page, translation_glyphs
-from tests.test_inline_formulas import _Page
+from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, Sheet
+from tests.helpers.pdfgen.typeset import paper_bytes, render_page, translation_glyphs
 from translation.read.paragraph import Paragraph
 
-_BOLD = pymupdf.Font("tibo")
 _BODY = (
     "Event detection is a task that requires capturing deep semantic information in text to "
     "correctly identify specific types of events in a sentence or a document of any length."
@@ -29,11 +28,11 @@ def _front() -> bytes:
     """A title, bold author names with raised marks, an affiliation of two lines that starts
     with a raised "1", as Word sets it (the mark's box starts a few hundred-thousandths of a
     point right of the paragraph's left edge, as 07 p1's does), an e-mail line, an abstract."""
-    p = _Page()
-    p.put(70.92, 180.0, "A Novel Approach to Event Detection with Graphs", 17.05, _BOLD)
-    x = p.put(141.7157, 241.2462, "Yuqi Xi", 11.05, _BOLD)
+    p = Sheet()
+    p.put(70.92, 180.0, "A Novel Approach to Event Detection with Graphs", 17.05, TIMES_BOLD)
+    x = p.put(141.7157, 241.2462, "Yuqi Xi", 11.05, TIMES_BOLD)
     x = p.put(x, 237.25, "1", 7.45)
-    x = p.put(x + 3, 241.2462, "and Jiamin Lu", 11.05, _BOLD)
+    x = p.put(x + 3, 241.2462, "and Jiamin Lu", 11.05, TIMES_BOLD)
     p.put(x, 237.25, "1", 7.45)
     x = p.put(141.715744, 268.0035, "1", 7.45)
     p.put(x, 271.9642, "Key Laboratory of Water Big Data Technology of Ministry", 11.05)
@@ -105,15 +104,12 @@ def test_centred_affiliations_keep_their_marks_beside_their_first_words(corpus_d
     assert all(-0.5 < gap < 3.0 for gap in gaps.values()), gaps
 
 
-_SERIF = pymupdf.Font("tiro")
-
-
 def _author_grid() -> bytes:
     """An ACM author block: three columns of cells, each a name over an e-mail address over
     an affiliation and a city, centred on its column; the third column's second cell beside
     the abstract's heading line of a two-column body."""
-    p = _Page()
-    p.put(120.0, 80.0, "Augmenting Citations in Scientific Papers", 17.0, _BOLD)
+    p = Sheet()
+    p.put(120.0, 80.0, "Augmenting Citations in Scientific Papers", 17.0, TIMES_BOLD)
     cells = [
         (150.0, 120.0, ["Joseph Chee Chang", "josephc@allenai.org", "Allen Institute for AI"]),
         (300.0, 120.0, ["Amy X. Zhang", "axz@cs.uw.edu", "University of Washington"]),
@@ -125,12 +121,12 @@ def _author_grid() -> bytes:
     for axis, top, lines in cells:
         for k, text in enumerate(lines):
             size = 9.0 if "@" in text or "Institute" in text or "Univ" in text else 11.0
-            p.put(axis - _SERIF.text_length(text, size) / 2, top + 12.0 * k, text, size, _SERIF)
-    p.put(60.0, 250.0, "ABSTRACT", 10.0, _BOLD)
+            p.put(axis - TIMES.text_length(text, size) / 2, top + 12.0 * k, text, size, TIMES)
+    p.put(60.0, 250.0, "ABSTRACT", 10.0, TIMES_BOLD)
     y = 264.0
     for _ in range(6):
-        p.put(60.0, y, _BODY[:60], 9.0, _SERIF)
-        p.put(310.0, y, _BODY[60:120], 9.0, _SERIF)
+        p.put(60.0, y, _BODY[:60], 9.0, TIMES)
+        p.put(310.0, y, _BODY[60:120], 9.0, TIMES)
         y += 11.0
     return p.done()
 

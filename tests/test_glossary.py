@@ -277,7 +277,7 @@ def test_only_terms() -> None:
 async def test_a_cell_of_terms_only_is_not_sent(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory
 ) -> None:
-    from tests.test_pipeline_translator import translator_for
+    from tests.helpers.translator import translator_for
     from translation.request import TranslationRequest
 
     fake = fake_vllm_factory.start()

@@ -7,16 +7,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
-from pydantic import SecretStr
 
 from common.settings import Settings
-from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread, vllm_serve_argv
+from tests.helpers.gpu import (
+    TOKEN,
+    FakeSmi,
+    api_settings,
+    comfyui_argv,
+    running,
+    serve_in_thread,
+    vllm_serve_argv,
+)
 from tests.helpers.server import wait_until
 from vllm_manager.gpu_api import create_gpu_app
 from vllm_manager.gpu_model import GPUProcess, GPUStatus
 from vllm_manager.timeline import EventKind, Timeline
 
-TOKEN = "timeline-token"
 VLLM = "python3 -m vllm.entrypoints.openai.api_server --model m"
 COMFY = "python3 /opt/ComfyUI/main.py --listen"
 
@@ -93,17 +99,6 @@ def test_samples_are_bounded_by_the_window_and_processes_by_count() -> None:
     names = [p["name"] for p in samples[-1]["processes"]]
     assert len(names) == 12 and names[-1] == "others"
     assert sum(p["memory_mib"] for p in samples[-1]["processes"]) == sum(p.memory_mib for p in many)
-
-
-def api_settings(settings: Settings, fake: FakeSmi, marker: str) -> Settings:
-    return settings.model_copy(
-        update={
-            "nvidia_smi": fake.path,
-            "gpu_watch_keywords": marker,
-            "gpu_api_token": SecretStr(TOKEN),
-            "gpu_timeline_interval_s": 0.1,
-        }
-    )
 
 
 def test_timeline_and_metrics_over_http(settings: Settings, tmp_path: Path) -> None:

@@ -7,9 +7,16 @@ from pathlib import Path
 
 from common.settings import Settings
 from tests.helpers.browser import BROWSER_MARKS, launch
-from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread, vllm_serve_argv
+from tests.helpers.gpu import (
+    TOKEN,
+    FakeSmi,
+    api_settings,
+    comfyui_argv,
+    running,
+    serve_in_thread,
+    vllm_serve_argv,
+)
 from tests.helpers.server import wait_until
-from tests.test_gpu_timeline import TOKEN, api_settings
 from vllm_manager.gpu_api import create_gpu_app
 
 pytestmark = BROWSER_MARKS

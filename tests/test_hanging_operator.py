@@ -14,9 +14,9 @@ import functools
 
 import pymupdf
 
-from tests.helpers.rendered import glyph_boxes, render_page
-from tests.helpers.type3 import draw_cmex_glyph
-from tests.test_inline_formulas import _MATH, _Page, _times_words
+from tests.helpers.pdfgen.sheet import MATH, Sheet
+from tests.helpers.pdfgen.type3 import draw_cmex_glyph
+from tests.helpers.pdfgen.typeset import glyph_boxes, render_page, times_words
 from translation.read.paragraph import Paragraph
 
 _BASE = 113.0  # the formula line's baseline
@@ -30,15 +30,12 @@ def _sum_line() -> bytes:
     centred on the axis).
     The content draws the line's words before the Σ, then the Σ, then the rest, as TeX does:
     MuPDF sets the three pieces apart."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    before = _Page()
-    before.page, before.doc = page, doc
-    before.writer = pymupdf.TextWriter(page.rect)
+    before = Sheet()
+    doc, page = before.doc, before.page
     before.put(72, _BASE - 13, "Some words of the line above the formula, set long enough to be")
     x = before.put(72, _BASE, "and the score of a system is defined as") + 4
-    before.put(x + 2.5, _BASE - 4.3, "1", 8, _MATH)  # the fraction 1/n before the sum
-    sigma_x = before.put(x, _BASE + 3.9, "|n|", 8, _MATH) + 3
+    before.put(x + 2.5, _BASE - 4.3, "1", 8, MATH)  # the fraction 1/n before the sum
+    sigma_x = before.put(x, _BASE + 3.9, "|n|", 8, MATH) + 3
     before.done()
     sigma = (
         b"1056 0 0 -1000 1056 0 d1 "
@@ -49,12 +46,10 @@ def _sum_line() -> bytes:
         doc, page, "P", sigma, bbox="-24 -2960 1454 772", width=1056, x=sigma_x, y=origin,
         size=_SIZE,
     )  # fmt: skip
-    after = _Page()
-    after.page, after.doc = page, doc
-    after.writer = pymupdf.TextWriter(page.rect)
-    x = after.put(sigma_x + 11.6, _BASE + 3.2, "i∈I", 8, _MATH)  # the sum's subscript
-    x = after.put(x + 1, _BASE, "F", _SIZE, _MATH)
-    x = after.put(x, _BASE + 1.6, "i", 8, _MATH)
+    after = Sheet(doc, page=page)
+    x = after.put(sigma_x + 11.6, _BASE + 3.2, "i∈I", 8, MATH)  # the sum's subscript
+    x = after.put(x + 1, _BASE, "F", _SIZE, MATH)
+    x = after.put(x, _BASE + 1.6, "i", 8, MATH)
     after.put(x + 3, _BASE, "where the sum runs over the set.", _SIZE)
     after.put(72, _BASE + 13, "The line below ends the paragraph after the formula line.")
     return after.done()
@@ -90,4 +85,4 @@ def test_a_hanging_sum_is_erased_and_drawn_once_before_its_summand() -> None:
     assert 0.7 < scale <= 1.0, (sums[0], before)
     assert abs((summand.x0 - sums[0].x0) - scale * (was.x0 - before.x0)) < 0.5, (sums, summand)
     assert abs((summand.y0 - sums[0].y0) - scale * (was.y0 - before.y0)) < 0.5, (sums, summand)
-    assert not [w for w in _times_words(page, page.rect) if w]
+    assert not [w for w in times_words(page, page.rect) if w]

@@ -22,56 +22,24 @@ import sys
 from pathlib import Path
 
 import pymupdf
-from pymupdf import mupdf
 
 from tests.helpers.ocr import needs_ocr
-from tests.helpers.rendered import render_page
-from tests.helpers.type3 import draw_cmex_glyph
+from tests.helpers.pdfgen.sheet import MATH, TIMES, Sheet
+from tests.helpers.pdfgen.type3 import draw_cmex_glyph
+from tests.helpers.pdfgen.typeset import render_page, times_words
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph, ParagraphKind
 
-_TIMES = pymupdf.Font("tiro")
 
-
-def _math() -> pymupdf.Font:
-    data, size = mupdf.fz_lookup_noto_math_font()
-    return pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
-
-
-_MATH = _math()
-
-
-class _Page:
-    def __init__(self) -> None:
-        self.doc = pymupdf.open()
-        self.page = self.doc.new_page(width=595, height=842)
-        self.writer = pymupdf.TextWriter(self.page.rect)
-
-    def put(
-        self, x: float, y: float, text: str, size: float = 11, font: pymupdf.Font = _TIMES
-    ) -> float:
-        self.writer.append((x, y), text, font=font, fontsize=size)
-        return x + float(font.text_length(text, size))
-
-    def words(self, x: float, y: float, text: str, gap: float = 5.6) -> float:
-        """Words set one by one a justified space apart, as Word writes them."""
-        for word in text.split():
-            x = self.put(x, y, word) + gap
-        return x
-
+class _Page(Sheet):
     def pair(self, x: float, y: float, name: str) -> float:
         """``name′(w_i, w_j)`` in the math font, its subscripts lowered."""
-        x = self.put(x, y, f"{name}′(w", 11, _MATH)
-        x = self.put(x, y + 2, "i", 8, _MATH)
-        x = self.put(x, y, ",w", 11, _MATH)
-        x = self.put(x, y + 2, "j", 8, _MATH)
-        return self.put(x, y, ")", 11, _MATH)
-
-    def done(self) -> bytes:
-        self.writer.write_text(self.page)
-        data: bytes = self.doc.tobytes()
-        return data
+        x = self.put(x, y, f"{name}′(w", 11, MATH)
+        x = self.put(x, y + 2, "i", 8, MATH)
+        x = self.put(x, y, ",w", 11, MATH)
+        x = self.put(x, y + 2, "j", 8, MATH)
+        return self.put(x, y, ")", 11, MATH)
 
 
 def _word_line() -> bytes:
@@ -84,12 +52,12 @@ def _word_line() -> bytes:
     p.put(274, 79, "2188 (2022) 012011", 10)
     p.put(367, 79, "doi:10.1088/1742-6596/2188", 10)
     x = p.words(71, 124, "dependency edge information into an edge matrix")
-    x = p.put(x, 124, "A", 11, _MATH)
-    x = p.put(x, 126, "e", 8, _MATH)
+    x = p.put(x, 124, "A", 11, MATH)
+    x = p.put(x, 126, "e", 8, MATH)
     x = p.words(x + 3, 124, ", where")
-    x = p.put(x, 124, "A", 11, _MATH)
-    x = p.put(x, 126, "e", 8, _MATH)
-    p.put(x, 127.5, "ij", 6.5, _MATH)
+    x = p.put(x, 124, "A", 11, MATH)
+    x = p.put(x, 126, "e", 8, MATH)
+    p.put(x, 127.5, "ij", 6.5, MATH)
     p.words(393, 124, "represents the corresponding")
     x = p.words(p.pair(71, 140, "L") + 8, 140, "(if")
     p.words(p.pair(x, 140, "E") + 8, 140, "exists).")
@@ -123,19 +91,19 @@ def _matrix_line(paths: bool) -> bytes:
         shape.finish(width=0.6, color=(0, 0, 0), closePath=False)  # a path of its own
         x += 5
     else:
-        x = p.put(x, y + 4, "[", 24, _MATH)
+        x = p.put(x, y + 4, "[", 24, MATH)
     left = x
-    x = p.put(left, y - 5, "cos", 9, _MATH)
-    p.put(left, y + 6, "sin", 9, _MATH)
+    x = p.put(left, y - 5, "cos", 9, MATH)
+    p.put(left, y + 6, "sin", 9, MATH)
     right = x + 3
-    x = p.put(right, y - 5, "−sin", 9, _MATH)
-    p.put(right, y + 6, "cos", 9, _MATH)
+    x = p.put(right, y - 5, "−sin", 9, MATH)
+    p.put(right, y + 6, "cos", 9, MATH)
     x += 1
     if paths:
         shape.draw_polyline([(x, y - 15), (x + 3, y - 15), (x + 3, y + 7), (x, y + 7)])
         x += 5
     else:
-        x = p.put(x, y + 4, "]", 24, _MATH)
+        x = p.put(x, y + 4, "]", 24, MATH)
     shape.finish(width=0.6, color=(0, 0, 0), closePath=False)
     shape.commit()
     p.put(x + 3, y, "and it turns every point", 10)
@@ -152,15 +120,15 @@ def _matrix_line(paths: bool) -> bytes:
 def _tex_formula(p: _Page, x: float, y: float, name: str, sub: str, space: float) -> None:
     """``name_sub  =  (name_1, name_2, name_3, name_t)``, its "=" in the text font ``space``
     apart (a relation's stretched space), the rest in the math font."""
-    x = p.put(x, y, name, 10, _MATH)
-    x = p.put(x, y + 2, sub, 7, _MATH) + space
+    x = p.put(x, y, name, 10, MATH)
+    x = p.put(x, y + 2, sub, 7, MATH) + space
     x = p.put(x, y, "=", 10) + space
-    x = p.put(x, y, "(", 10, _MATH)
+    x = p.put(x, y, "(", 10, MATH)
     for k in ("1", "2", "3", sub[-1]):
-        x = p.put(x, y, name, 10, _MATH)
-        x = p.put(x, y + 2, k, 7, _MATH)
-        x = p.put(x, y, ",", 10, _MATH) + 1.5
-    p.put(x, y, ")", 10, _MATH)
+        x = p.put(x, y, name, 10, MATH)
+        x = p.put(x, y + 2, k, 7, MATH)
+        x = p.put(x, y, ",", 10, MATH) + 1.5
+    p.put(x, y, ")", 10, MATH)
 
 
 def _tex_paragraph() -> bytes:
@@ -200,8 +168,8 @@ def _denominator() -> bytes:
     p = _Page()
     p.put(72, 100, "Some words of the line above the formula, set long enough to be prose,")
     x = p.put(72, 113, "and the total hidden size is")
-    p.put(x + 8, 108.6, "d", 7, _MATH)
-    p.put(x + 8, 118.8, "2", 7, _MATH)
+    p.put(x + 8, 108.6, "d", 7, MATH)
+    p.put(x + 8, 118.8, "2", 7, MATH)
     p.put(x + 24, 113, "wide, as the model of the next section says. The")
     p.put(72, 126, "line below ends the paragraph after the formula.")
     return p.done()
@@ -232,7 +200,7 @@ def _fraction_bar() -> bytes:
     data = _denominator()
     doc = pymupdf.open(stream=data)
     page = doc[0]
-    x = 72 + float(_TIMES.text_length("and the total hidden size is", 11)) + 7.5
+    x = 72 + float(TIMES.text_length("and the total hidden size is", 11)) + 7.5
     stream = doc.get_new_xref()
     doc.update_object(stream, "<<>>")
     doc.update_stream(
@@ -270,15 +238,6 @@ def _holding(paragraphs: list[Paragraph], word: str) -> Paragraph:
     return found
 
 
-def _times_words(page: pymupdf.Page, clip: pymupdf.Rect) -> list[str]:
-    """The words of the source's text font still on the page inside ``clip``."""
-    return [
-        "".join(chr(c[0]) for c in t["chars"]).strip()
-        for t in page.get_texttrace()
-        if "Times" in t["font"] and pymupdf.Rect(t["bbox"]).intersects(clip)
-    ]
-
-
 def test_a_word_line_with_inline_formulas_is_one_paragraph_not_cells() -> None:
     paragraphs, _ = _read("word")
     para = _holding(paragraphs, "dependency")
@@ -291,7 +250,7 @@ def test_a_word_line_with_inline_formulas_is_one_paragraph_not_cells() -> None:
 
 def test_no_word_of_the_formula_line_stays_in_english() -> None:
     _, page = _read("word")
-    assert not [w for w in _times_words(page, pymupdf.Rect(60, 100, 540, 150)) if w]
+    assert not [w for w in times_words(page, pymupdf.Rect(60, 100, 540, 150)) if w]
 
 
 def _math_chars(page: pymupdf.Page, clip: pymupdf.Rect) -> str:
@@ -352,7 +311,7 @@ def test_a_justified_paragraph_set_word_by_word_is_one_paragraph_not_a_table() -
         assert words in text, text
     assert not [p.text for p in paragraphs if p.kind == ParagraphKind.CELL and "prompt" in p.text]
     # Every line of the paragraph is translated: no word of it stays in English.
-    assert not [w for w in _times_words(page, pymupdf.Rect(40, 194, 300, 258)) if w.isalpha()]
+    assert not [w for w in times_words(page, pymupdf.Rect(40, 194, 300, 258)) if w.isalpha()]
 
 
 def test_a_hanging_delimiter_stays_in_its_line_and_is_moved_with_it() -> None:
@@ -373,7 +332,7 @@ def test_a_hanging_delimiter_stays_in_its_line_and_is_moved_with_it() -> None:
         for c in t["chars"]
     ]
     assert len(brackets) == 1 and abs(brackets[0].x0 - before.x0) > 2, (brackets, before)
-    assert not [w for w in _times_words(page, page.rect) if w]
+    assert not [w for w in times_words(page, page.rect) if w]
 
 
 def test_the_line_below_a_fraction_keeps_its_words() -> None:
@@ -442,12 +401,12 @@ def test_an_equation_between_named_quantities_is_not_sent() -> None:
         p.put(72, y, line, 10)
         y += 12.0
     x = p.put(220, y + 10, "iBLEU", 10)
-    x = p.put(x + 3, y + 10, "= α·", 10, _MATH)
+    x = p.put(x + 3, y + 10, "= α·", 10, MATH)
     x = p.put(x, y + 10, "BLEU", 10)
-    x = p.put(x + 3, y + 10, "− (1−α)·", 10, _MATH)
+    x = p.put(x + 3, y + 10, "− (1−α)·", 10, MATH)
     p.put(x, y + 10, "self-BLEU", 10)
     x = p.put(72, y + 34, "where", 10)
-    x = p.put(x + 3, y + 34, "α", 10, _MATH)
+    x = p.put(x + 3, y + 34, "α", 10, MATH)
     p.put(x + 3, y + 34, "weighs the two scores against each other in every run.", 10)
     paras = extract_paragraphs(open_document(p.done()))
     sent = [para.text for para in paras]
@@ -462,11 +421,11 @@ def test_the_e_of_a_number_in_scientific_notation_stays_in_its_formula() -> None
     x = p.put(72, 100, "The effect was significant for the first baseline (", 10)
     # As LaTeX with the Libertine fonts sets it: digits in the text face, the point and the
     # relation in math fonts, the "e" in the text face, a space before the minus.
-    x = p.put(x, 100, "𝑝 =", 10, _MATH)
+    x = p.put(x, 100, "𝑝 =", 10, MATH)
     x = p.put(x + 2.5, 100, "5", 10)
-    x = p.put(x, 100, ".", 10, _MATH)
+    x = p.put(x, 100, ".", 10, MATH)
     x = p.put(x, 100, "8e", 10)
-    x = p.put(x + 2.5, 100, "−", 10, _MATH)
+    x = p.put(x + 2.5, 100, "−", 10, MATH)
     x = p.put(x, 100, "3", 10)
     p.put(x, 100, ") while the others were not.", 10)
     (para,) = extract_paragraphs(open_document(p.done()))
@@ -479,9 +438,9 @@ def test_an_accent_over_a_math_letter_stays_in_its_formula() -> None:
     sent the tilde as text ("{v1} ˜ {v2}") and printed it twice."""
     p = _Page()
     x = p.put(72, 100, "Participants agreed that they found what they needed (", 10)
-    x = p.put(x, 100, "𝑥", 10, _MATH)
+    x = p.put(x, 100, "𝑥", 10, MATH)
     x = p.put(x - 4.0, 97, "˜", 10)
-    x = p.put(x + 2.5, 100, "= 4.00", 10, _MATH)
+    x = p.put(x + 2.5, 100, "= 4.00", 10, MATH)
     p.put(x, 100, ") in the papers they read.", 10)
     (para,) = extract_paragraphs(open_document(p.done()))
     assert "˜" not in para.text, para.text
@@ -500,7 +459,7 @@ def test_a_sentences_last_line_of_mostly_math_goes_with_it() -> None:
     for k, line in enumerate(lines):
         p.put(72, 100 + 12 * k, line, 10)
     x = p.put(72, 124, "within", 10)
-    x = p.put(x + 2.5, 124, "{128, 256, 512}", 10, _MATH)
+    x = p.put(x + 2.5, 124, "{128, 256, 512}", 10, MATH)
     p.put(x, 124, ".", 10)
     p.put(72, 150, "The rest of the settings are the ones the original papers report.", 10)
     paras = extract_paragraphs(open_document(p.done()))

@@ -2,19 +2,28 @@
 a job's LLM requests are queued it hands its slot on, so a short paper sent behind a long one
 starts at once (and the fair limiter serves it first) even with one slot; at most
 ``2 * max_jobs`` jobs run at a time, since each keeps a PDF worker process alive.
+
+Uploads read at once are bounded (``ZT_MAX_UPLOADS``), jobs waiting are bounded
+(``ZT_MAX_QUEUED``), both answered 503 with ``Retry-After``, and a graceful stop leaves no upload
+of a job that will never run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from common.progress import ProgressSink
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.manager import eventually
-from tests.helpers.server import plugin_body, run_app, wait_until
+
+# The fixture ``fake_llm`` (pytest finds it by this import).
+from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
+from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from zotero_server.events import EventBus
 from zotero_server.job import Job
@@ -94,3 +103,66 @@ def test_with_one_job_slot_a_short_paper_sent_behind_a_long_one_finishes_first(
             )
             wait_until(lambda: finished(ids[0]), timeout=120, what="the long paper")
             assert long_job.error is None, long_job.error
+
+
+def test_uploads_beyond_max_uploads_get_a_503_with_retry_after(
+    settings: Settings, fake_llm: Any
+) -> None:
+    """Origin: hardening, issue 12 finding 4 (bounded work per queue)."""
+    configured = settings.model_copy(update={"llm_base_url": fake_llm.base_url, "max_uploads": 1})
+    with run_app(configured) as srv:
+        # One upload that is still arriving holds the only place.
+        slow = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        try:
+            slow.sendall(
+                b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n"
+                b'{"fileName": "slow.pdf", "fileContent": "'
+            )
+            wait_until(lambda: srv.services.uploading == 1, what="the slow upload to begin")
+            with srv.client() as client:
+                body = plugin_body(make_paper(), "paper.pdf", asyncJob="true")
+                busy = client.post("/translate", json=body)
+                assert busy.status_code == 503
+                assert busy.json()["errorType"] == "ServerBusy"
+                assert int(busy.headers["retry-after"]) > 0
+        finally:
+            slow.close()
+        wait_until(lambda: srv.services.uploading == 0, what="the slow upload to be dropped")
+        with srv.client() as client:
+            assert client.post("/translate", json=body).status_code == 200
+
+
+def test_a_full_queue_is_a_503_and_a_stop_keeps_only_the_uploads_of_jobs_to_resume(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Origin: hardening, issue 12 finding 4 (bounded work per queue)."""
+    with FakeVLLMFactory(tmp_path) as factory:
+        slow = factory.start("--fake-latency-ms", "30000")  # every answer takes 30 s
+        configured = settings.model_copy(
+            update={"llm_base_url": slow.base_url, "max_jobs": 1, "max_queued": 1}
+        )
+        uploads = configured.data_dir / "uploads"
+        with run_app(configured) as srv, srv.client() as client:
+            registry = srv.services.registry
+
+            def post(name: str) -> Any:
+                body = plugin_body(make_paper(), name, asyncJob="true")
+                return client.post("/translate", json=body)
+
+            first = post("running.pdf")
+            assert first.status_code == 200
+            wait_until(lambda: registry.counts()["running"] == 1, what="the first job to run")
+            second = post("queued.pdf")
+            assert second.status_code == 200
+            assert registry.counts()["queued"] == 1
+            full = post("refused.pdf")
+            assert full.status_code == 503, full.text
+            assert full.json()["errorType"] == "ServerBusy"
+            assert "ZT_MAX_QUEUED" in full.json()["message"]
+            assert int(full.headers["retry-after"]) > 0
+            assert len(list(uploads.iterdir())) == 2  # the refused upload was never kept
+        # Graceful stop: both async jobs stay unfinished and run again at the next start, so
+        # their uploads stay, and nothing else does.
+        kept = sorted(p.name for p in uploads.iterdir())
+        assert kept == sorted(f"{r.json()['taskId']}.pdf" for r in (first, second))

@@ -3,6 +3,7 @@ about waiting: its place in line and the time left at its own pace."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -12,13 +13,19 @@ from typing import Any
 import httpx
 import pytest
 
-from common.progress import Stage
+from common.progress import ProgressSink, Stage
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.browser import BROWSER_MARKS, launch
 from tests.helpers.pdfgen import make_paper
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
+from zotero_server.events import EventBus
+from zotero_server.file_names import OutputKind
+from zotero_server.files import OutputStore
+from zotero_server.http_errors import TaskFinishedError
 from zotero_server.job import Job
+from zotero_server.job_store import JobStore
+from zotero_server.jobs import JobRegistry
 
 CONCURRENCY = 2
 LATENCY_S = 0.2
@@ -203,3 +210,86 @@ def test_the_page_cancels_a_job_and_shows_the_line(
             expect(waiting.locator(".stage")).to_have_text("failed")
         finally:
             browser.close()
+
+
+def job() -> Job:
+    return Job(file_name="p.pdf", operation="translate", config={}, resumable=True)
+
+
+async def test_a_cancel_while_a_finished_job_cleans_up_is_already_finished(tmp_path: Path) -> None:
+    """Origin: hardening, issue 20 (durable state)."""
+    reg = JobRegistry(EventBus(), max_jobs=1, output_dir="/out", store=JobStore(tmp_path / "j"))
+    cleaning, release = asyncio.Event(), asyncio.Event()
+
+    async def work(job: Job, sink: ProgressSink) -> list[str]:
+        return ["p-mono.pdf"]
+
+    async def discard() -> None:  # the upload's removal, slow
+        cleaning.set()
+        await release.wait()
+
+    running = reg.submit(job(), work, discard)
+    await asyncio.wait_for(cleaning.wait(), 10)
+    with pytest.raises(TaskFinishedError, match="already finished"):
+        reg.cancel(running.id)
+    release.set()
+    done = await reg.wait(running)
+    assert done.to_task()["status"] == "完成" and done.files == ["p-mono.pdf"]
+
+
+async def test_a_cancel_before_the_outputs_are_claimed_wins_and_leaves_no_output(
+    tmp_path: Path,
+) -> None:
+    """Origin: hardening, issue 20 (durable state)."""
+    outputs = OutputStore(tmp_path / "out", 3600.0)
+    outputs.prepare()
+    reg = JobRegistry(EventBus(), max_jobs=1, output_dir="/out", store=JobStore(tmp_path / "j"))
+    about_to_claim, go = threading.Event(), threading.Event()
+
+    async def work(job: Job, sink: ProgressSink) -> list[str]:
+        claim = reg.claimer(job)
+
+        def slow_claim(names: list[str]) -> None:  # the thread is slow to get there
+            about_to_claim.set()
+            go.wait(10)
+            claim(names)
+
+        data = [(OutputKind.MONO, b"%PDF-mono")]
+        return await asyncio.to_thread(outputs.save, "p", data, slow_claim)
+
+    running = reg.submit(job(), work)
+    await asyncio.to_thread(about_to_claim.wait, 10)
+    reg.cancel(running.id)  # wins: the claim comes after it
+    go.set()
+    await asyncio.wait_for(running.finished_event.wait(), 10)
+    assert running.to_task()["errorType"] == "Cancelled"
+    await asyncio.sleep(0.2)  # the writing thread finishes after the job ended
+    assert list(outputs.directory.iterdir()) == []
+
+
+async def test_a_cancel_after_the_outputs_are_claimed_is_already_finished(tmp_path: Path) -> None:
+    """Origin: hardening, issue 20 (durable state)."""
+    outputs = OutputStore(tmp_path / "out", 3600.0)
+    outputs.prepare()
+    reg = JobRegistry(EventBus(), max_jobs=1, output_dir="/out", store=JobStore(tmp_path / "j"))
+    claimed, go = threading.Event(), threading.Event()
+
+    async def work(job: Job, sink: ProgressSink) -> list[str]:
+        claim = reg.claimer(job)
+
+        def claim_then_wait(names: list[str]) -> None:
+            claim(names)
+            claimed.set()
+            go.wait(10)  # the bytes are on their way
+
+        data = [(OutputKind.MONO, b"%PDF-mono")]
+        return await asyncio.to_thread(outputs.save, "p", data, claim_then_wait)
+
+    running = reg.submit(job(), work)
+    await asyncio.to_thread(claimed.wait, 10)
+    with pytest.raises(TaskFinishedError):
+        reg.cancel(running.id)
+    go.set()
+    done = await reg.wait(running)
+    assert done.files == ["p-mono.pdf"]
+    assert (outputs.directory / "p-mono.pdf").read_bytes() == b"%PDF-mono"

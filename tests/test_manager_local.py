@@ -11,52 +11,30 @@ import asyncio
 import os
 import signal
 import subprocess
-from typing import Any
 
 import httpx
 import pytest
-from openai import AsyncOpenAI
 
 from common.errors import GPUBusyError, GPUStatusUnknownError, LLMUnavailableError, VLLMStartError
 from common.progress import Stage
 from tests.helpers.gpu import comfyui_argv
-from tests.helpers.manager import MODEL, Recorder, Rig, eventually
+from tests.helpers.manager import (
+    GUARD_S,
+    MODEL,
+    Recorder,
+    Rig,
+    eventually,
+    pid_of,
+    ready,
+    translate_one,
+)
 
 # The fixtures ``rig`` and ``make_manager`` (pytest finds them by these imports).
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
 from vllm_manager import detach
 from vllm_manager.local import LocalLauncher
-from vllm_manager.manager import VLLMManager
 from vllm_manager.none import NoLauncher
-
-GUARD_S = 30.0  # a hung ensure_ready fails the test instead of hanging the suite
-
-
-def pid_of(rig: Rig) -> int | None:
-    return detach.read_pid_file(rig.data_dir / "vllm" / "vllm.pid")
-
-
-async def ready(manager: VLLMManager, sink: Any = None) -> None:
-    if sink is None:
-        await asyncio.wait_for(manager.ensure_ready(), GUARD_S)
-    else:
-        await asyncio.wait_for(manager.ensure_ready(sink), GUARD_S)
-
-
-async def translate_one(rig: Rig, text: str = "Hello world") -> str:
-    messages: list[Any] = [
-        {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": text, "source_lang_code": "en", "target_lang_code": "ko"}
-            ],
-        }
-    ]
-    async with AsyncOpenAI(base_url=f"{rig.base_url}/v1", api_key="x", max_retries=0) as client:
-        answer = await client.chat.completions.create(model=MODEL, messages=messages, temperature=0)
-    return answer.choices[0].message.content or ""
-
 
 # --- 1. cold start --------------------------------------------------------------------------
 

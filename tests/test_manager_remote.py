@@ -7,16 +7,16 @@ terminals API: every launch, probe, signal and log read of the JupyterLauncher g
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from common.errors import JupyterError, VLLMStartError
-from common.settings import Settings
-from tests.helpers.jupyter import JupyterServer, run_jupyter
-from tests.helpers.manager import Recorder, Rig, eventually
+
+# The module-scoped JupyterLab fixture ``jupyter``.
+from tests.helpers.jupyter import jupyter_fixture as jupyter_fixture
+from tests.helpers.manager import Recorder, Rig, eventually, remote_settings
 
 # The fixtures ``rig`` and ``make_manager`` (pytest finds them by these imports).
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
@@ -29,23 +29,6 @@ from vllm_manager.manager import VLLMManager
 from vllm_manager.remote import JupyterLauncher
 
 GUARD_S = 30.0
-
-
-@pytest.fixture(scope="module")
-def jupyter(tmp_path_factory) -> Iterator[JupyterServer]:
-    with run_jupyter(tmp_path_factory.mktemp("jupyter")) as server:
-        yield server
-
-
-def remote_settings(rig: Rig, jupyter: JupyterServer, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "manager": "remote",
-        "jupyter_url": jupyter.url,
-        "jupyter_token": jupyter.token,
-        "vllm_workdir": str(rig.tmp / "remote-home" / "vllm"),
-    }
-    values.update(overrides)
-    return rig.settings(**values)
 
 
 def remote_pid(rig: Rig) -> int | None:

@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.pdfgen import BODY_WORDS, COLUMN, GUTTER, MARGIN_X, make_paper
+from tests.helpers.pdfgen.paper import BODY_WORDS, COLUMN, GUTTER, MARGIN_X, make_paper
 from translation.outputs import compare, crop_columns, crop_compare
 from translation.pdf import render_mono
 from translation.read.document import open_document

@@ -24,7 +24,7 @@ from common.errors import (
     PasswordRequiredError,
 )
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
-from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, make_paper
+from tests.helpers.pdfgen.paper import BODY_WORDS, REFERENCE_WORDS, Truth, make_paper
 from translation.outputs import render_dual
 from translation.pdf import render_mono
 from translation.read.document import open_document

@@ -11,27 +11,12 @@ import pytest
 from common.errors import LLMError
 from common.language import Language
 from common.progress import Progress, Stage
-from common.settings import ConcurrencyMode, Settings
+from common.settings import Settings
+from tests.helpers.cli import found_share
+from tests.helpers.pdfgen.textbox import make_paper, paragraph
+from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
-from tests.test_cli_translate import found_share, make_paper, paragraph
-from translation.pipeline import Translator
 from translation.request import TranslationRequest
-
-
-async def ready(_: object) -> None:
-    """The LLM is already up (the fake was started by the test)."""
-
-
-def translator_for(settings: Settings, base_url: str, concurrency: int = 2) -> Translator:
-    configured = settings.model_copy(
-        update={
-            "llm_base_url": base_url,
-            "concurrency": concurrency,
-            "concurrency_mode": ConcurrencyMode.FIXED,
-            "llm_max_attempts": 1,
-        }
-    )
-    return Translator.from_settings(configured, ready)
 
 
 async def test_pages_are_typeset_while_others_translate(

@@ -16,9 +16,9 @@ from pydantic import SecretStr
 
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
+from tests.helpers.pdfgen.textbox import staged_paper
 from tests.helpers.server import RunningServer, hangul_count, run_app
 from tests.helpers.vllm import FakeVLLMFactory
-from tests.test_previews import staged_paper
 
 pytestmark = BROWSER_MARKS
 __all__ = ["browser_fixture", "module_browser_fixture"]

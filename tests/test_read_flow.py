@@ -9,35 +9,20 @@ import re
 from pathlib import Path
 
 import pymupdf
-from pymupdf import mupdf
 
 from common.language import Language
 from common.settings import Settings
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, WIDE
+from tests.helpers.pdfgen.sheet import SIZE, Sheet, read
+from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
-from tests.test_pipeline_translator import translator_for
 from translation.pdf import render_mono
 from translation.read.document import open_document
-from translation.read.extraction import extract_paragraphs
 from translation.read.flow.passage import Passage, passages, translated
 from translation.read.paragraph import Paragraph
 from translation.request import TranslationRequest
 
-SIZE = 10.0
-LEADING = 12.0
-LEFT, RIGHT, WIDE = (60.0, 285.0), (310.0, 535.0), (72.0, 523.0)
-TOP = 100.0
-TEXT = pymupdf.Font("tiro")
-
-INTRO = (
-    "Automatic evaluation of summaries has a long history in the field. Many studies compare"
-    " the output of a system with references written by people, and they report the agreement"
-    " of the metrics with the judgments of experts on a sample of documents."
-)
-OUTRO = (
-    "We therefore collect new judgments for every system. The annotators read each summary"
-    " with its source document and rate it on a scale from one to five."
-)
 BEFORE_CUT = (
     "Human evaluation is considered the gold standard for the quality of a summary, but the"
     " protocols used in earlier work differ a lot, and the results of the gold standard for"
@@ -47,65 +32,6 @@ AFTER_CUT = (
     "maries are not reproducible across studies, since the guidelines and the scales differ"
     " from one paper to the next one."
 )
-
-
-def wrap(text: str, width: float, indent: float = 0.0) -> list[str]:
-    """``text`` broken into lines of at most ``width`` points (the first ``indent`` less)."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        trial = f"{line} {word}".strip()
-        room = width - (indent if not lines else 0.0)
-        if line and TEXT.text_length(trial, SIZE) > room:
-            lines.append(line)
-            line = word
-        else:
-            line = trial
-    return [*lines, line] if line else lines
-
-
-class Sheet:
-    """A page being written line by line, in columns."""
-
-    def __init__(self, doc: pymupdf.Document) -> None:
-        self.page = doc.new_page(width=595, height=842)
-        self.writer = pymupdf.TextWriter(self.page.rect)
-
-    def paragraph(
-        self, text: str, column: tuple[float, float], top: float, indent: bool = True
-    ) -> float:
-        """Set ``text`` in ``column`` from ``top``; return the baseline after its last line."""
-        first = 12.0 if indent else 0.0
-        y = top
-        for i, row in enumerate(wrap(text, column[1] - column[0], first)):
-            self.writer.append((column[0] + (first if i == 0 else 0.0), y), row, TEXT, SIZE)
-            y += LEADING
-        return y
-
-    def equation(self, column: tuple[float, float], baseline: float) -> None:
-        data, size = mupdf.fz_lookup_noto_math_font()
-        math = pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
-        formula = "ℒ = ∑ α β + γ δ"
-        width = math.text_length(formula, SIZE)
-        self.writer.append(((column[0] + column[1] - width) / 2, baseline), formula, math, SIZE)
-        self.writer.append((column[1] - 14, baseline), "(1)", TEXT, SIZE)
-
-    def figure(self, column: tuple[float, float], top: float, bottom: float) -> None:
-        shape = self.page.new_shape()
-        shape.draw_rect(pymupdf.Rect(column[0] + 40, top, column[1] - 40, bottom))
-        shape.finish(color=(0, 0, 0.6), fill=(0.85, 0.9, 1.0), width=0.8)
-        shape.commit()
-
-    def done(self) -> None:
-        self.writer.write_text(self.page)
-
-
-def read(data: bytes) -> list[Paragraph]:
-    doc = open_document(data)
-    try:
-        return extract_paragraphs(doc)
-    finally:
-        doc.close()
 
 
 def passage_with(found: list[Passage], words: str) -> Passage:
@@ -179,11 +105,11 @@ def _cut_by_the_page(last_lines: str, first_lines: str) -> bytes:
     while y < 700:  # a full page of text before the cut paragraph
         y = first.paragraph(INTRO, WIDE, y)
     first.paragraph(last_lines, WIDE, y)
-    first.done()
+    first.write()
     second = Sheet(doc)
     y = second.paragraph(first_lines, WIDE, TOP, indent=False)
     second.paragraph(OUTRO, WIDE, y)
-    second.done()
+    second.write()
     data: bytes = doc.tobytes()
     return data
 
@@ -222,7 +148,7 @@ def test_a_paragraph_goes_on_after_a_figure_and_its_caption() -> None:
         "them, so that the ranking follows the judgments of the experts.", WIDE, y + 12, False
     )
     sheet.paragraph(OUTRO, WIDE, y)
-    sheet.done()
+    sheet.write()
     data = doc.tobytes()
 
     paragraphs = read(data)
@@ -251,7 +177,7 @@ def test_a_sentence_around_a_display_equation_is_one_request() -> None:
         indent=False,
     )
     sheet.paragraph(OUTRO, LEFT, y)
-    sheet.done()
+    sheet.write()
     data = doc.tobytes()
 
     paragraphs = read(data)
@@ -272,7 +198,7 @@ def test_the_answer_is_split_at_the_equation_or_in_proportion() -> None:
     y = sheet.paragraph("For every pair of systems we can write", LEFT, y)
     sheet.equation(LEFT, y + 8)
     sheet.paragraph("where both scores come from the same judges.", LEFT, y + 28, False)
-    sheet.done()
+    sheet.write()
     passage = passage_with(passages(read(doc.tobytes())), "we can write")
     key = passage.pieces[1].break_before
     # The model moved the equation: it is cut there all the same.
@@ -293,7 +219,7 @@ def column_break_paper() -> bytes:
     sheet.paragraph(BEFORE_CUT, LEFT, y)
     y = sheet.paragraph(AFTER_CUT, RIGHT, TOP, indent=False)
     sheet.paragraph(OUTRO, RIGHT, y)
-    sheet.done()
+    sheet.write()
     return bytes(doc.tobytes())
 
 
@@ -338,7 +264,7 @@ def test_a_list_that_a_sentence_opens_is_one_request_with_its_labels_kept() -> N
         sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
         y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
     sheet.paragraph(OUTRO, WIDE, y + 6)
-    sheet.done()
+    sheet.write()
     data = doc.tobytes()
 
     paragraphs = read(data)

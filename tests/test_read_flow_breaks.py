@@ -10,7 +10,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from tests.test_read_flow import LEADING, OUTRO, SIZE, TEXT, TOP, WIDE, Sheet, read, wrap
+from tests.helpers.pdfgen.columns import INTRO, OUTRO, TEXT, TOP, WIDE
+from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, read, wrap
 from translation.read.flow.passage import Passage, passages
 
 FILLER = (
@@ -46,13 +47,13 @@ def cut_before_a_float(last_lines: str, first_lines: str) -> bytes:
     while y < 680:
         y = justified(first, f"{FILLER} {FILLER}", WIDE, y)
     justified(first, last_lines, WIDE, y)
-    first.done()
+    first.write()
     second = Sheet(doc)
     second.figure(WIDE, TOP, TOP + 120)
     y = second.paragraph("Figure 3: The reading tool.", WIDE, TOP + 136, indent=False)
     y = second.paragraph(first_lines, WIDE, y + 12, indent=False)
     second.paragraph(OUTRO, WIDE, y)
-    second.done()
+    second.write()
     return bytes(doc.tobytes())
 
 
@@ -104,11 +105,11 @@ def test_a_footnote_mark_after_the_comma_leaves_the_sentence_open() -> None:
     end = TEXT.text_length("Many resources support research over papers, such as arXiv,", SIZE)
     first.writer.append((WIDE[0] + 12.0 + end, y - LEADING - 4.0), "2", TEXT, 7.0)
     first.writer.append((WIDE[0], 780.0), "2 https://arxiv.org", TEXT, 7.0)
-    first.done()
+    first.write()
     second = Sheet(doc)
     y = second.paragraph("PubMed Central and the ACL Anthology.", WIDE, TOP, indent=False)
     second.paragraph(OUTRO, WIDE, y)
-    second.done()
+    second.write()
 
     found = passages(read(bytes(doc.tobytes())))
     passage = whole(found, "Many resources")
@@ -137,3 +138,35 @@ def test_a_figure_number_opening_a_line_is_no_list_label() -> None:
             x += width + gap
     texts = [(p.label, " ".join(p.text.split())) for p in read(bytes(doc.tobytes()))]
     assert texts == [("", " ".join(lines))], texts
+
+
+def test_short_example_lines_keep_their_breaks() -> None:
+    """03 p20: after a paragraph, lines led by one word and a number ("Summary 2 ...",
+    "Summary 3 ...") each end a sentence, one of them nearly at the column's edge; a remark in
+    parentheses ends its line with room for the next line's first word. Each is a paragraph
+    of its own, not run into one flowing paragraph with the text around it.
+
+    Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
+    width = 420.0
+    summaries = [
+        "Summary 2 (snippet shown) = Albert Szent-Gyorgyi won the 1955 Nobel Prize for"
+        " finding Vitamin C.",
+        "Summary 3 (snippet shown) = Vitamin C was the first chemically produced Vitamin.",
+        "Summary 4 (snippet shown) = Apple contains vitamin C.",
+    ]
+    remark = (
+        "(This is an illustrative example only, the actual annotation task has much longer"
+        " summaries.)"
+    )
+    after = "The rating scale is from 0 to 5, where 0 is the lowest possible rating " * 3
+    lines = [*wrap(INTRO, width), *summaries, *wrap(OUTRO, width), remark, *wrap(after, width)]
+    # "Summary 2" ends near the column's edge, the others and the remark within a quarter.
+    assert width - 2 * SIZE < TEXT.text_length(summaries[0], SIZE) < width
+    assert TEXT.text_length(remark, SIZE) > 0.75 * width
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for k, text in enumerate(lines):
+        page.insert_text((WIDE[0], TOP + k * LEADING), text, fontsize=SIZE, fontname="tiro")
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    assert [*summaries, remark] == [t for t in texts if t in [*summaries, remark]], texts
+    assert INTRO in texts and OUTRO in texts, texts

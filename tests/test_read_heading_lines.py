@@ -8,10 +8,10 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from tests.test_read_flow import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, Sheet, read
+from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
+from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, read
 from translation.read.paragraph import ParagraphKind
 
-BOLD = pymupdf.Font("tibo")
 HEADING = 10.0
 
 
@@ -35,11 +35,11 @@ def test_a_numbered_heading_on_two_lines_is_one_heading(
     y = sheet.paragraph(OUTRO, LEFT, y)
     y = sheet.paragraph(INTRO, RIGHT, TOP)
     y += 14.0
-    sheet.writer.append((RIGHT[0], y), first, BOLD, HEADING)
-    indent = BOLD.text_length("3 ", HEADING) if hanging else 0.0
-    sheet.writer.append((RIGHT[0] + indent, y + 13.0), second, BOLD, HEADING)
+    sheet.writer.append((RIGHT[0], y), first, TIMES_BOLD, HEADING)
+    indent = TIMES_BOLD.text_length("3 ", HEADING) if hanging else 0.0
+    sheet.writer.append((RIGHT[0] + indent, y + 13.0), second, TIMES_BOLD, HEADING)
     sheet.paragraph(OUTRO, RIGHT, y + 30.0)
-    sheet.done()
+    sheet.write()
 
     texts = _texts(bytes(doc.tobytes()))
     headings = [text for kind, text in texts if kind == ParagraphKind.HEADING]
@@ -58,7 +58,7 @@ def test_a_title_s_centred_second_line_is_one_heading_with_its_first() -> None:
     sheet.paragraph(OUTRO, LEFT, y)
     y = sheet.paragraph(INTRO, RIGHT, TOP + 20)
     sheet.paragraph(OUTRO, RIGHT, y)
-    sheet.done()
+    sheet.write()
 
     texts = _texts(bytes(doc.tobytes()))
     assert texts[0] == (ParagraphKind.HEADING, f"{first} {second}"), texts

@@ -4,7 +4,10 @@ sent to the model as the letters PyMuPDF reads their codes as ("x y z { |")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
+import pytest
 
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -78,3 +81,20 @@ def test_the_rule_on_plain_data() -> None:
     codes = unmapped_codes(names, lambda name: meaning.get(name, 0xFFFD))
     assert codes == {"x", "y"}
     assert is_mark("x y", codes) and not is_mark("xz", codes) and not is_mark(" ", codes)
+
+
+@pytest.mark.corpus
+def test_korean_words_with_footnote_marks_are_translated(corpus_dir: Path) -> None:
+    """09 p1 (ko -> en): "상해1)나 재해2)로" (footnote marks 1) and 2) raised) went to the
+    PDF untranslated: one or two Hangul syllables glued to a raised mark were taken for a
+    variable name, so the words between the marks became part of one formula.
+
+    Origin: QA, a bug found by using the product end to end."""
+    from translation.read.document import open_document
+    from translation.read.extraction import extract_paragraphs
+
+    data = (corpus_dir / "09_ko_nars_issue_brief_2020_korean.pdf").read_bytes()
+    paragraphs = extract_paragraphs(open_document(data), pages=[0])
+    (para,) = [p for p in paragraphs if "코로나-19를 과연" in p.text]
+    assert "상해" in para.text and "재해" in para.text
+    assert sorted(para.placeholders.values()) == ["1)", "2)"]

@@ -7,27 +7,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from translation.read.document import open_document
-from translation.read.extraction import extract_paragraphs
-from translation.read.paragraph import Paragraph
+from tests.helpers.pdfgen.sheet import TIMES, put_runs, read_doc
 from translation.read.style.style_marks import without_tags
-
-REGULAR = pymupdf.Font("tiro")
-BOLD = pymupdf.Font("tibo")
-
-
-def put(
-    page: pymupdf.Page, x: float, y: float, parts: list[tuple[str, bool]], size: float
-) -> float:
-    """Set ``parts`` (text, bold) one after the other on a line; returns where it ends."""
-    for text, bold in parts:
-        page.insert_text((x, y), text, fontsize=size, fontname="tibo" if bold else "tiro")
-        x += (BOLD if bold else REGULAR).text_length(text, size)
-    return x
-
-
-def read(doc: pymupdf.Document) -> list[Paragraph]:
-    return extract_paragraphs(open_document(bytes(doc.tobytes())))
 
 
 def test_a_bold_run_in_lead_over_two_lines_stays_with_its_paragraph() -> None:
@@ -42,8 +23,8 @@ def test_a_bold_run_in_lead_over_two_lines_stays_with_its_paragraph() -> None:
         [("of the study, and so the hints do not help the readers very much at all.", False)],
     ]
     for i, parts in enumerate(lines):
-        put(page, 72, 120 + i * 12, parts, 10)
-    first, second = read(doc)
+        put_runs(page, 72, 120 + i * 12, parts, 10)
+    first, second = read_doc(doc)
     lead = "Highlighted hints have almost no effect on the evaluating of long-form summaries:"
     assert first.text.endswith("with a full stop at its end.")
     assert without_tags(second.text).startswith(
@@ -64,8 +45,8 @@ def test_a_question_lead_keeps_its_own_mark() -> None:
         [("provide a description of each of them, with the number of instances.", False)],
     ]
     for i, parts in enumerate(lines):
-        put(page, 72, 120 + i * 12, parts, 10)
-    (para,) = read(doc)
+        put_runs(page, 72, 120 + i * 12, parts, 10)
+    (para,) = read_doc(doc)
     assert without_tags(para.text).startswith("What do the instances")
     assert "photos)? Are there" in without_tags(para.text)  # no stop added after the question mark
     assert para.lead.endswith("photos)?")
@@ -107,24 +88,24 @@ def test_a_multi_line_table_cell_is_one_request() -> None:
     ]
     y = 120.0
     for x, head in ((72, "Type"), (160, "Docs"), (220, "Description")):
-        put(page, x, y, [(head, True)], 9)
+        put_runs(page, x, y, [(head, True)], 9)
     y += 16
     for name, number, description in rows:
         middle = y + (len(description) - 1) * 11 / 2  # name and number centred on the cell
-        put(page, 72, middle, [(name, False)], 9)
-        put(page, 160, middle, [(number, False)], 9)
+        put_runs(page, 72, middle, [(name, False)], 9)
+        put_runs(page, 160, middle, [(number, False)], 9)
         for k, text in enumerate(description):
-            put(page, 220, y + k * 11, [(text, False)], 9)
+            put_runs(page, 220, y + k * 11, [(text, False)], 9)
         y += len(description) * 11 + 6
     # A cell whose lines each have a neighbour (a name set over two lines beside them): the
     # word cut at its line's end says it goes on.
-    put(page, 72, y, [("Internal", False)], 9)
-    put(page, 72, y + 11, [("Memorandum", False)], 9)
-    put(page, 160, y + 5.5, [("0.01", False)], 9)
+    put_runs(page, 72, y, [("Internal", False)], 9)
+    put_runs(page, 72, y + 11, [("Memorandum", False)], 9)
+    put_runs(page, 160, y + 5.5, [("0.01", False)], 9)
     memo = ["An internal memo of an organization (unlike the litigation docu-", "ments)."]
     for k, text in enumerate(memo):
-        put(page, 220, y + k * 11, [(text, False)], 9)
-    texts = [p.text for p in read(doc)]
+        put_runs(page, 220, y + k * 11, [(text, False)], 9)
+    texts = [p.text for p in read_doc(doc)]
     for name, _, description in rows:
         assert " ".join(description) in texts
         assert name in texts
@@ -152,10 +133,10 @@ def test_table_columns_set_as_blocks_side_by_side_are_read_one_after_the_other()
     ]
     for i, text in enumerate(left):
         if text:
-            put(page, 72, 120 + i * 11, [(text, False)], 9)
+            put_runs(page, 72, 120 + i * 11, [(text, False)], 9)
     for i, text in enumerate(right):
-        put(page, 210, 120 + i * 11, [(text, False)], 8)
-    texts = [p.text for p in read(doc)]
+        put_runs(page, 210, 120 + i * 11, [(text, False)], 8)
+    texts = [p.text for p in read_doc(doc)]
     assert "Q: Did you find the highlighted hints useful while making your judgment?" in texts
     assert "TL;DR: four of the five annotators said they sometimes did." in texts
     assert any(t.startswith("With summaries that had poor") and "annotators." in t for t in texts)
@@ -165,17 +146,17 @@ def test_a_drop_cap_joins_its_word() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     cap = 31.0
-    width = REGULAR.text_length("W", cap)
+    width = TIMES.text_length("W", cap)
     lines = [
         "ITH a recent advance in the methods of machine learning, the",
         "field of translation has changed in a way that few of the old",
         "papers foresaw, and so the readers of this journal will find that",
         "the results below are stated with a care that the topic deserves.",
     ]
-    put(page, 72, 132, [("W", False)], cap)  # set down over the first two lines
+    put_runs(page, 72, 132, [("W", False)], cap)  # set down over the first two lines
     for i, text in enumerate(lines):
-        put(page, 72 + width + 2 if i < 2 else 72, 120 + i * 12, [(text, False)], 10)
-    (para,) = read(doc)
+        put_runs(page, 72 + width + 2 if i < 2 else 72, 120 + i * 12, [(text, False)], 10)
+    (para,) = read_doc(doc)
     assert para.text == "W" + " ".join(lines)
 
 
@@ -191,11 +172,13 @@ def test_a_margin_note_is_its_own_request_and_the_body_stays_whole(side: str) ->
     ]
     note = ["A side note", "in the margin."]
     body_x = 150.0 if side == "left" else 72.0
-    ends = [put(page, body_x, 120 + i * 12, [(text, False)], 10) for i, text in enumerate(body)]
+    ends = [
+        put_runs(page, body_x, 120 + i * 12, [(text, False)], 10) for i, text in enumerate(body)
+    ]
     note_x = 72.0 if side == "left" else max(ends) + 12  # a little over a font size apart
     for i, text in enumerate(note):
-        put(page, note_x, 132 + i * 12, [(text, False)], 8)
-    texts = sorted(p.text for p in read(doc))
+        put_runs(page, note_x, 132 + i * 12, [(text, False)], 8)
+    texts = sorted(p.text for p in read_doc(doc))
     assert texts == sorted([" ".join(body), " ".join(note)])
 
 
@@ -207,7 +190,7 @@ def test_glyphs_inside_a_figure_never_join_its_sub_captions() -> None:
         "lines are long enough to fill the text block from edge to edge.",
     ]
     for i, text in enumerate(body):
-        put(page, 72, 120 + i * 12, [(text, False)], 10)
+        put_runs(page, 72, 120 + i * 12, [(text, False)], 10)
     for x in (72, 240):  # two panels of vector art, a letter inside each, near its bottom
         shape = page.new_shape()
         shape.draw_rect(pymupdf.Rect(x, 160, x + 150, 260))
@@ -215,12 +198,14 @@ def test_glyphs_inside_a_figure_never_join_its_sub_captions() -> None:
         shape.draw_line((x + 10, 250), (x + 140, 170))
         shape.finish(color=(0, 0, 0), fill=(0.8, 0.9, 1.0))
         shape.commit()
-    put(page, 140, 256, [("A", False)], 9)
-    put(page, 308, 256, [("B", False)], 9)
-    put(page, 110, 282, [("(a) Image of the scene", False)], 9)
-    put(page, 270, 282, [("(b) Map of the scene", False)], 9)
-    put(page, 72, 302, [("Figure 1: Two views of one scene, the image and its map.", False)], 9)
-    texts = [p.text for p in read(doc)]
+    put_runs(page, 140, 256, [("A", False)], 9)
+    put_runs(page, 308, 256, [("B", False)], 9)
+    put_runs(page, 110, 282, [("(a) Image of the scene", False)], 9)
+    put_runs(page, 270, 282, [("(b) Map of the scene", False)], 9)
+    put_runs(
+        page, 72, 302, [("Figure 1: Two views of one scene, the image and its map.", False)], 9
+    )
+    texts = [p.text for p in read_doc(doc)]
     assert "(a) Image of the scene" in texts
     assert "(b) Map of the scene" in texts
     assert "Figure 1: Two views of one scene, the image and its map." in texts
@@ -237,14 +222,14 @@ def test_a_title_line_ending_in_a_colon_is_sent_not_taken_for_author_names() -> 
         (90, "Beyond Summarization:"),
         (110, "Designing AI Support for Real-World Expository Writing Tasks"),
     ):
-        width = REGULAR.text_length(text, 17)
+        width = TIMES.text_length(text, 17)
         page.insert_text(((612 - width) / 2, y), text, fontsize=17, fontname="tiro")
-    put(page, 200, 140, [("Zejiang Shen, Tal August, Kyle Lo", False)], 12)
-    put(page, 72, 175, [("ABSTRACT", True)], 10)
+    put_runs(page, 200, 140, [("Zejiang Shen, Tal August, Kyle Lo", False)], 12)
+    put_runs(page, 72, 175, [("ABSTRACT", True)], 10)
     body = "Large language models have introduced new opportunities in writing support tools."
     for i in range(4):
-        put(page, 72, 190 + 12 * i, [(body, False)], 10)
-    texts = [without_tags(p.text) for p in read(doc)]
+        put_runs(page, 72, 190 + 12 * i, [(body, False)], 10)
+    texts = [without_tags(p.text) for p in read_doc(doc)]
     assert any(t.startswith("Beyond Summarization:") for t in texts), texts
 
 
@@ -259,7 +244,9 @@ def test_a_caption_under_a_picture_placed_larger_than_its_clip_is_sent() -> None
     (xref,) = page.get_contents()
     stream = doc.xref_stream(xref).replace(b"q\n", b"q\n72 582 300 100 re W n\n", 1)
     doc.update_stream(xref, stream)
-    put(page, 72, 120, [("The body of the page runs in one column above the figure.", False)], 10)
+    put_runs(
+        page, 72, 120, [("The body of the page runs in one column above the figure.", False)], 10
+    )
     caption = "Figure 2: Readers' ratings of the four variants, in the order they were shown."
-    put(page, 72, 282, [(caption, False)], 9)
-    assert caption in [p.text for p in read(doc)]
+    put_runs(page, 72, 282, [(caption, False)], 9)
+    assert caption in [p.text for p in read_doc(doc)]

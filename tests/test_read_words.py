@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pymupdf
 
+from tests.helpers.pdfgen.columns import INTRO, OUTRO, TOP, WIDE
+from tests.helpers.pdfgen.sheet import LEADING, Sheet, read
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
+from translation.read.flow.passage import passages
 from translation.read.words.lexicon import is_word, joins_at_break
 from translation.read.words.word import hangul_cut
 
@@ -67,3 +70,66 @@ def test_a_korean_word_wrapped_inside_is_one_word_again() -> None:
     assert not hangul_cut("제1712호", "발행일")
     assert not hangul_cut("감염병", "그러나 이번에")
     assert not hangul_cut("a word", "다음")
+
+
+def test_a_line_end_hyphen_is_decided_by_the_words_the_document_prints_whole() -> None:
+    """A name cut at a line's end ("Kryscin-" + "ski": "ski" is a word) is joined because the
+    references print it whole; a compound the word list would join ("multi-" + "task") and one
+    it would keep ("Transformer-" + "based") keep their hyphens because the document prints
+    them hyphenated inside a line.
+
+    Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
+    doc = pymupdf.open()
+    first = [
+        "Faithfulness of summaries was studied at length by Kryscin-",
+        "ski and others, who trained a Transformer-",
+        "based checker with multi-",
+        "task objectives on a large set of weakly labelled pairs.",
+    ]
+    second = [
+        "We also train the Transformer-based checker with multi-task objectives of our own.",
+        "",
+        "Wojciech Kryscinski, Bryan McCann, Caiming Xiong, and Richard Socher. 2020.",
+        "Evaluating the factual consistency of abstractive text summarization.",
+    ]
+    for lines in (first, second):
+        page = doc.new_page(width=595, height=842)
+        for i, text in enumerate(lines):
+            if text:
+                page.insert_text((72, 120 + i * 12.0), text, fontsize=10.0, fontname="tiro")
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    (cut,) = [t for t in texts if t.startswith("Faithfulness")]
+    assert "by Kryscinski and others" in cut, cut
+    assert "a Transformer-based checker with multi-task objectives" in cut, cut
+
+
+def test_a_name_cut_by_the_page_is_joined_where_the_references_print_it_whole() -> None:
+    """A passage cut by the page at "Kryscin-" + "ski" (the word list would keep the hyphen:
+    "ski" is a word) is one request with the name whole, since the references print it so.
+
+    Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
+    doc = pymupdf.open()
+    first = Sheet(doc)
+    y = TOP
+    while y < 700:  # a full page of text before the cut paragraph
+        y = first.paragraph(INTRO, WIDE, y)
+    first.paragraph("Our checks of factual consistency follow the protocol of Kryscin-", WIDE, y)
+    first.write()
+    second = Sheet(doc)
+    y = second.paragraph(
+        "ski and others, who label each summary sentence against its source.",
+        WIDE,
+        TOP,
+        indent=False,
+    )
+    y = second.paragraph(OUTRO, WIDE, y)
+    second.paragraph(
+        "Wojciech Kryscinski, Bryan McCann, Caiming Xiong, and Richard Socher. 2020.",
+        WIDE,
+        y + LEADING,
+        indent=False,
+    )
+    second.write()
+    texts = [passage.text for passage in passages(read(doc.tobytes()))]
+    (cut,) = [t for t in texts if "factual consistency" in t]
+    assert "the protocol of Kryscinski and others, who label" in cut, cut

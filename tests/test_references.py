@@ -10,8 +10,8 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.layouts import block, line, span
-from tests.helpers.pdfgen import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
+from tests.helpers.pdfgen.layouts import block, line, span
+from tests.helpers.pdfgen.paper import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document, extract_paragraphs

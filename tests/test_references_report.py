@@ -9,12 +9,13 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from tests.helpers.cli import env as env
+from tests.helpers.cli import fake_vllm as fake_vllm
+from tests.helpers.cli import run_cli
+from tests.helpers.pdfgen.textbox import PARAGRAPHS
 from tests.helpers.server import RunningServer, plugin_body
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
-from tests.test_cli_translate import PARAGRAPHS, run_cli
-from tests.test_cli_translate import env as env
-from tests.test_cli_translate import fake_vllm as fake_vllm
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
 from translation.read.paragraph import ParagraphKind

@@ -15,8 +15,8 @@ import functools
 
 import pymupdf
 
-from tests.helpers.rendered import glyph_boxes, render_page
-from tests.test_inline_formulas import _MATH, _Page, _times_words
+from tests.helpers.pdfgen.sheet import MATH, Sheet
+from tests.helpers.pdfgen.typeset import glyph_boxes, render_page, times_words
 from translation.read.flow.passage import passages
 from translation.read.paragraph import Paragraph
 
@@ -26,13 +26,13 @@ _NAMES = ("SLE", "PDF", "SD", "QA")
 def _scripted_line() -> bytes:
     """A paragraph whose middle line holds four formulas ``β`` with a superscript name and a
     subscript digit, the subscript drawn last, back under the superscript (as TeX does)."""
-    p = _Page()
+    p = Sheet()
     y = 200.0
     p.put(72, y - 14, "We report all the estimated coefficients in Table 3 and we read them", 10)
 
     def beta(x: float, name: str, digit: str) -> float:
-        x = p.put(x, y, "β", 10, _MATH)
-        end = p.put(x + 0.3, y - 3.5, name, 7, _MATH)
+        x = p.put(x, y, "β", 10, MATH)
+        end = p.put(x + 0.3, y - 3.5, name, 7, MATH)
         p.put(x + 0.3, y + 3.3, digit, 7)
         return end
 
@@ -85,7 +85,7 @@ def test_every_glyph_of_the_scripted_line_is_drawn_once_and_no_word_stays() -> N
             digit,
             betas,
         )
-    assert not [w for w in _times_words(page, page.rect) if w.isalpha()]
+    assert not [w for w in times_words(page, page.rect) if w.isalpha()]
     # No glyph of the source stands where the translation is set.
     kept = [
         pymupdf.Rect(c[3])

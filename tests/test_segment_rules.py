@@ -5,12 +5,10 @@ from __future__ import annotations
 import pytest
 
 from common.errors import InputError
-from tests.helpers.layouts import block, line, span
+from tests.helpers.pdfgen.layouts import H, W, block, line, page, span, text_block
 from translation.read.segment import (
     PLACEHOLDER_RE,
-    Block,
     Line,
-    PageLayout,
     Paragraph,
     ParagraphKind,
     Span,
@@ -22,18 +20,6 @@ from translation.read.segment import (
     restore,
     segment,
 )
-
-W, H = 600.0, 800.0
-
-
-def text_block(rows: list[str], x: float, top: float, size: float = 10.0, **kw: str) -> Block:
-    return block(*(line(span(r, x, top + i * 1.2 * size, size, **kw)) for i, r in enumerate(rows)))
-
-
-def page(
-    index: int, *blocks: Block, figures: tuple[tuple[float, float, float, float], ...] = ()
-) -> PageLayout:
-    return PageLayout(index=index, width=W, height=H, blocks=blocks, figures=figures)
 
 
 def texts(paragraphs: list[Paragraph]) -> list[str]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from common.settings import Settings
@@ -121,3 +123,61 @@ def test_an_aborted_download_leaves_the_file_for_the_retry(srv: RunningServer) -
         wait_until(lambda: srv.services.outputs.active_downloads == 0, what="abort noticed")
         retry = client.get(f"/translatedFile/{name}")
         assert retry.status_code == 200 and len(retry.content) == BIG + 5
+
+
+def test_a_file_in_flight_is_409_for_everyone_else_then_410(srv: RunningServer) -> None:
+    """Origin: hardening, issue 12 finding 5 (exactly one download)."""
+    (name,) = srv.services.outputs.save("big", [(OutputKind.MONO, b"%PDF-" + bytes(BIG))])
+    url = f"/translatedFile/{name}"
+    with srv.client() as first, first.stream("GET", url) as sending:
+        assert sending.status_code == 200
+        chunks = sending.iter_bytes()
+        received = len(next(chunks))
+        with srv.client() as others:
+            for method in ("GET", "GET", "HEAD"):
+                busy = others.request(method, url)
+                assert busy.status_code == 409, (method, busy.status_code)
+            assert others.get(url).json()["errorType"] == "DownloadInProgress"
+        received += sum(len(chunk) for chunk in chunks)
+    assert received == BIG + 5
+    with srv.client() as client:
+        assert client.get(url).status_code == 410
+
+
+def test_fifty_overlapping_gets_deliver_the_file_once(srv: RunningServer) -> None:
+    """Origin: hardening, issue 12 finding 5 (exactly one download)."""
+    (name,) = srv.services.outputs.save("p", [(OutputKind.MONO, b"%PDF-" + bytes(BIG // 4))])
+    start = threading.Barrier(50)
+    statuses: list[int] = []
+    complete: list[bool] = []
+
+    def fetch() -> None:
+        with httpx.Client(base_url=srv.url, timeout=60) as client:
+            start.wait()
+            got = client.get(f"/translatedFile/{name}")
+        statuses.append(got.status_code)
+        complete.append(got.status_code == 200 and len(got.content) == BIG // 4 + 5)
+
+    threads = [threading.Thread(target=fetch) for _ in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses.count(200) == 1 and complete.count(True) == 1, sorted(statuses)
+    assert set(statuses) <= {200, 409, 410}
+
+
+def test_head_range_and_preview_never_claim_or_delete(srv: RunningServer) -> None:
+    """Origin: hardening, issue 12 finding 5 (exactly one download)."""
+    (name,) = srv.services.outputs.save("p", [(OutputKind.MONO, b"%PDF-" + b"x" * 5000)])
+    url = f"/translatedFile/{name}"
+    with srv.client() as client:
+        for _ in range(2):
+            assert client.head(url).status_code == 200
+            whole_range = client.get(url, headers={"Range": "bytes=0-"})
+            assert whole_range.status_code == 206 and len(whole_range.content) == 5005
+            preview = client.get(url, params={"preview": "true"})
+            assert preview.status_code == 200 and len(preview.content) == 5005
+        assert srv.services.outputs.names() == [name]
+        assert client.get(url).status_code == 200
+        assert client.get(url).status_code == 410

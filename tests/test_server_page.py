@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from common.settings import Settings
 from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
 from tests.helpers.pdfgen import make_paper
-from tests.helpers.server import RunningServer, run_app
+from tests.helpers.server import RunningServer, plugin_body, run_app
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 
 pytestmark = BROWSER_MARKS
@@ -185,3 +186,45 @@ def test_while_vllm_loads_the_page_tells_one_story(browser: Any, tmp_path: Path)
                 page.context.close()
     finally:
         rig.reap()
+
+
+TOKEN = "qa-secret"
+
+
+@pytest.fixture
+def token_srv(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start()
+        configured = settings.model_copy(
+            update={"llm_base_url": fake.base_url, "api_token": SecretStr(TOKEN)}
+        )
+        with run_app(configured) as running:
+            yield running
+
+
+def test_page_opened_at_the_token_path_uses_that_token(
+    token_srv: RunningServer, browser: Any
+) -> None:
+    """docs/api.md: give the plugin ``http://HOST:8890/t/<token>``; the same address in a browser
+    served the page, but its event stream and polls went to ``/events`` without the token (401)
+    and the page asked for a token it had just been given in its own URL.
+
+    Origin: QA, a bug found by using the product end to end."""
+    from playwright.sync_api import expect
+
+    with token_srv.client(headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        answer = client.post("/translate", json=plugin_body(make_paper()[0], "p.pdf", dual="false"))
+        assert answer.status_code == 200, answer.text
+
+    page = browser.new_page()  # the module's Chromium: one sync playwright at a time
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(r.url) if r.status == 401 else None)
+    page.goto(f"{token_srv.url}/t/{TOKEN}/")
+    expect(page.locator("#live")).to_have_text("live")
+    expect(page.locator("#token-box")).to_be_hidden()
+    link = page.locator("li.job .files a")
+    expect(link).to_have_text("p-mono.pdf")
+    with page.expect_download() as download_info:
+        link.click()
+    assert Path(download_info.value.path()).read_bytes().startswith(b"%PDF")
+    assert refused == []

@@ -17,6 +17,8 @@ from urllib.parse import quote
 import pytest
 
 from tests.helpers.server import (
+    API_KEY,
+    LLM_API,
     RunningServer,
     hangul_count,
     make_paper,
@@ -27,22 +29,6 @@ from tests.helpers.server import (
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
-
-API_KEY = "sk-live-0123456789abcdefSECRETKEY"
-
-#: What ``getActiveLLMApiConfig`` builds for an active "openailiked" entry.
-LLM_API: dict[str, Any] = {
-    "service": "openailiked",
-    "model": "gpt-4o-mini",
-    "apiKey": API_KEY,
-    "apiUrl": "https://api.example.invalid/v1",
-    "extraData": {
-        "openai_compatible_temperature": "0.2",
-        "openai_compatible_send_temprature": "true",
-        "openai_compatible_reasoning": "",
-        "openai_compatible_timeout": "120",
-    },
-}
 
 
 def _files_hold_key(data_dir: Path) -> list[str]:

@@ -1,13 +1,26 @@
-"""The output store and upload store on a real directory."""
+"""The output store and upload store on a real directory, and on a full disk.
+
+Full disks are real here: the file a store is about to write is made a symlink to ``/dev/full``,
+whose writes fail with ENOSPC in the kernel. The only thing the tests reach into is the name of
+that file (the job id or the ``.part`` name, from ``uuid4``), so they know where to put the link.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
+import httpx
 import pytest
 
+from common.settings import Settings
+from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
+from zotero_server import files, job
 from zotero_server.file_names import OutputKind
 from zotero_server.files import (
     OutputStore,
@@ -15,7 +28,7 @@ from zotero_server.files import (
     content_disposition,
     sweep_interval,
 )
-from zotero_server.http_errors import InvalidNameError, NotFoundError, status_for
+from zotero_server.http_errors import DiskFullError, InvalidNameError, NotFoundError, status_for
 
 MONO_DUAL = [(OutputKind.MONO, b"%PDF mono"), (OutputKind.DUAL, b"%PDF dual")]
 
@@ -152,3 +165,120 @@ def test_sweep_interval_is_bounded() -> None:
     assert sweep_interval(86400) == 60.0
     assert sweep_interval(1.0) == 0.25
     assert sweep_interval(0.001) == 0.05
+
+
+needs_dev_full = pytest.mark.skipif(
+    not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)"
+)
+
+
+@pytest.fixture
+def srv(settings: Settings) -> Iterator[RunningServer]:
+    with run_app(settings) as running:
+        yield running
+
+
+def fixed_uuids(*hexes: str) -> SimpleNamespace:
+    """A stand-in for a module's ``uuid``: ``uuid4()`` gives these ids in turn."""
+    ids = iter(hexes)
+    return SimpleNamespace(uuid4=lambda: uuid.UUID(hex=next(ids)))
+
+
+def assert_disk_full(response: httpx.Response) -> None:
+    assert response.status_code == 507, response.text
+    body = response.json()
+    assert body["errorType"] == "DiskFull" and "disk full in ZT_DATA_DIR" in body["message"]
+
+
+@needs_dev_full
+def test_a_full_disk_during_the_upload_is_507_and_leaves_nothing(
+    srv: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Origin: hardening, issue 12 finding 7 (a full disk)."""
+    job_id = uuid.uuid4().hex
+    monkeypatch.setattr(job, "uuid", fixed_uuids(job_id))
+    uploads = srv.services.settings.data_dir / "uploads"
+    (uploads / f"{job_id}.pdf").symlink_to("/dev/full")
+    with srv.client() as client:
+        assert_disk_full(client.post("/crop", json=plugin_body(make_paper(), "paper.pdf")))
+    assert list(uploads.iterdir()) == []
+
+
+@needs_dev_full
+def test_a_full_disk_while_writing_outputs_is_507_and_leaves_nothing(
+    srv: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Origin: hardening, issue 12 finding 7 (a full disk)."""
+    part = uuid.uuid4().hex
+    monkeypatch.setattr(files, "uuid", fixed_uuids(part))
+    outputs = srv.services.outputs.directory
+    (outputs / f".{part}.part").symlink_to("/dev/full")
+    with srv.client() as client:
+        answer = client.post("/crop", json=plugin_body(make_paper(), "paper.pdf"))
+    assert_disk_full(answer)
+    assert list(outputs.iterdir()) == []
+    assert list((srv.services.settings.data_dir / "uploads").iterdir()) == []
+
+
+@needs_dev_full
+def test_a_job_stores_all_its_outputs_or_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Origin: hardening, issue 12 finding 7 (a full disk)."""
+    store = OutputStore(tmp_path / "out", 60.0)
+    store.prepare()
+    first, second = uuid.uuid4().hex, uuid.uuid4().hex
+    monkeypatch.setattr(files, "uuid", fixed_uuids(first, second))
+    (store.directory / f".{second}.part").symlink_to("/dev/full")
+    with pytest.raises(DiskFullError, match="disk full in ZT_DATA_DIR"):
+        store.save("paper", [(OutputKind.MONO, b"%PDF-mono"), (OutputKind.DUAL, b"%PDF-dual")])
+    assert list(store.directory.iterdir()) == []
+
+
+@needs_dev_full
+def test_an_upload_that_does_not_fit_leaves_no_empty_file(tmp_path: Path) -> None:
+    """Origin: hardening, issue 12 finding 7 (a full disk)."""
+    uploads = UploadStore(tmp_path / "uploads")
+    uploads.prepare()
+    job_id = uuid.uuid4().hex
+    (uploads._dir / f"{job_id}.pdf").symlink_to("/dev/full")
+    with pytest.raises(DiskFullError):
+        uploads.save(job_id, b"%PDF-" + bytes(100_000))
+    assert uploads.names() == []
+
+
+def test_the_sweeper_skips_bad_entries_and_sweeps_stale_parts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Origin: hardening, issue 12 finding 7 (a full disk)."""
+    store = OutputStore(tmp_path / "out", 60.0)
+    store.prepare()
+    directory = store.directory
+    (directory / "x.pdf").mkdir()
+    (directory / "x.pdf" / "inside").write_bytes(b"kept")
+    old = [store.save(f"old{i}", [(OutputKind.MONO, b"%PDF-")])[0] for i in range(5)]
+    (directory / ".stale.part").write_bytes(b"half")
+    (directory / ".writing.part").write_bytes(b"half")  # being written now: kept
+    past = time.time() - 3600
+    for name in [*old, "x.pdf", ".stale.part"]:
+        os.utime(directory / name, (past, past))
+    with caplog.at_level(logging.WARNING, logger="zotero_server.files"):
+        assert sorted(store.sweep()) == sorted(old)
+        assert store.sweep() == []
+    assert sorted(p.name for p in directory.iterdir()) == [".writing.part", "x.pdf"]
+    warnings = [r.getMessage() for r in caplog.records if "x.pdf" in r.getMessage()]
+    assert len(warnings) == 1 and "not a regular file" in warnings[0]  # once, not every sweep
+
+
+def test_the_upload_limit_is_reported_in_mib(settings: Settings) -> None:
+    """ZT_MAX_UPLOAD_MB is enforced in MiB (1,048,576 bytes): the message says so too.
+
+    Origin: hardening, issue 12 finding 7 (a full disk)."""
+    limited = settings.model_copy(update={"max_upload_mb": 1.0})
+    big = make_paper() + b"%" + b"x" * 1_100_000  # 1.05 MiB: over, however it is counted
+    with run_app(limited) as srv, srv.client() as client:
+        answer = client.post("/crop", json=plugin_body(big, "big.pdf"))
+    assert answer.status_code == 413
+    message = answer.json()["message"]
+    assert "1.0 MiB" in message and "ZT_MAX_UPLOAD_MB" in message, message
+    assert limited.upload_limit_bytes == 1_048_576

@@ -24,14 +24,22 @@ from common.settings import Settings
 from tests.helpers.deploy import PROFILES, clean_env
 from tests.helpers.gpu import comfyui_argv
 from tests.helpers.jupyter import JupyterServer
-from tests.helpers.manager import Recorder, Rig, eventually
+
+# The module-scoped JupyterLab fixture ``jupyter``.
+from tests.helpers.jupyter import jupyter_fixture as jupyter_fixture
+from tests.helpers.manager import (
+    Recorder,
+    Rig,
+    eventually,
+    pid_of,
+    ready,
+    remote_settings,
+    translate_one,
+)
 
 # The fixtures ``rig`` and ``make_manager`` (pytest finds them by these imports).
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
-from tests.test_manager_local import pid_of, ready, translate_one
-from tests.test_manager_remote import jupyter as jupyter  # the module's JupyterLab fixture
-from tests.test_manager_remote import remote_settings
 from vllm_manager import detach
 from vllm_manager.decision import GPUDecision, decide_wake
 from vllm_manager.gpu import probe_gpu

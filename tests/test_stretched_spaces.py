@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pymupdf
+
+from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
+from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, math_font, read, wrap
 from translation.read.words.stretched_spaces import stretched_gaps
 
 
@@ -43,3 +47,96 @@ def test_a_row_longer_than_any_line_is_not_searched() -> None:
         x += width + 9.4
     assert stretched_gaps(words[:40], 9.0)  # a line's worth is searched and found
     assert stretched_gaps(words, 9.0) == set()
+
+
+def test_citation_years_beside_stretched_spaces_stay_in_the_sentence() -> None:
+    """A justified line of running text that the PDF sets in pieces, its spaces stretched
+    beside citations' years ("1983;   Kozlowski, McCoy, and Vijay-Shanker   2003;"): the
+    years are no table cells, the sentence is one request with its years.
+
+    Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    before = (
+        "Paraphrase generation - Traditionally rule-based systems were used for paraphrase"
+        " generation in many of the early studies of the field (McKeown"
+    )
+    after = (
+        "Hassan et al. 2007). Quirk, Brockett, and Dolan (2004) used statistical machine"
+        " translation methods for paraphrasing, and later work used neural models."
+    )
+    y = TOP
+    for line in wrap(before, LEFT[1] - LEFT[0]):
+        sheet.writer.append((LEFT[0], y), line, TEXT, SIZE)
+        y += LEADING
+    pieces = ["1983;", "Kozlowski, McCoy, and Vijay-Shanker", "2003;"]
+    widths = [TEXT.text_length(p, SIZE) for p in pieces]
+    gap = (LEFT[1] - LEFT[0] - sum(widths)) / 2
+    assert gap > SIZE  # stretched past a word space
+    x = LEFT[0]
+    for piece, width in zip(pieces, widths, strict=True):
+        sheet.writer.append((x, y), piece, TEXT, SIZE)
+        x += width + gap
+    y += LEADING
+    for line in wrap(after, LEFT[1] - LEFT[0]):
+        sheet.writer.append((LEFT[0], y), line, TEXT, SIZE)
+        y += LEADING
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    whole = " ".join([before, *pieces, after])
+    assert whole in texts, texts
+
+
+def test_a_justified_paragraph_with_stretched_spaces_around_formulas_is_no_table() -> None:
+    """A justified paragraph whose lines are set a word at a time, or with the spaces around an
+    inline formula's "=" stretched, below a display of three pieces: the gaps line up like a
+    table's columns, yet it is running text, one request with every word whole ("denot-" |
+    "ing"), not cells sent one by one.
+
+    Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
+    math = math_font()
+    x0, x1 = 60.0, 300.0
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, (x0, x1), TOP) + 2
+
+    def put(x: float, text: str, font: pymupdf.Font = TEXT) -> float:
+        return sheet.put(x, y, text, SIZE, font)
+
+    def spread(line: str) -> None:  # edge to edge, the spaces stretched alike
+        widths = [TEXT.text_length(w, SIZE) for w in line.split()]
+        gap = (x1 - x0 - sum(widths)) / (len(widths) - 1)
+        assert gap > SIZE  # wider than a word space
+        x = x0
+        for word in line.split():
+            x = put(x, word) + gap
+
+    def formula(text: str, name: str, tail: str) -> None:  # "... as p  =  (p, q, r, s)"
+        assert put(put(x0, text), name, math) < 204 - 0.5 * SIZE
+        put(204, "=")
+        put(x1 - math.text_length(tail, SIZE), tail, math)
+
+    for x, piece in ((x0, "“Input:"), (110, "Paraphrase:"), (226, "”.")):
+        put(x, piece)
+    y += LEADING
+    put(x0 + 10, "We can further generalize the input prompt format")
+    y += LEADING
+    put(x0, "by formalizing a generic sequence of tokens denot-")
+    y += LEADING
+    formula("ing the prompt prefix of it as ", "𝑝", "(𝑝, 𝑞, 𝑟, 𝑠, 𝑡, 𝑢, 𝑣, 𝑤)")
+    y += LEADING
+    spread("and a generic sequence of tokens denoting")
+    y += LEADING
+    formula("the prompt infix of the model as ", "𝑞", "(𝑞, 𝑟, 𝑠, 𝑡, 𝑢, 𝑣, 𝑤, 𝑥)")
+    y += LEADING
+    spread("Overall the general input prompt will be:")
+    sheet.paragraph(OUTRO, RIGHT, TOP)
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    start = "We can further generalize the input prompt format by formalizing a generic sequence"
+    found = [t for t in texts if t.startswith(start)]
+    assert len(found) == 1, texts
+    assert "of tokens denoting the prompt prefix of it as" in found[0], found
+    assert "and a generic sequence of tokens denoting the prompt infix of the model as" in found[0]
+    assert found[0].endswith("Overall the general input prompt will be:"), found
+    assert not [t for t in texts if t.startswith(("ing ", "and a", "Overall", "="))], texts

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.layouts import block, line, span
-from tests.test_segment_rules import H, page, text_block
+from tests.helpers.pdfgen.layouts import H, block, line, page, span, text_block
 from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
 from translation.read.blocks.roles import list_label
 from translation.read.document import open_document

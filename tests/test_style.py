@@ -13,9 +13,11 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.rendered import paper_bytes as _paper
-from tests.helpers.rendered import render_page as _render
-from tests.helpers.rendered import translation_glyphs as _glyphs
+from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, TIMES_ITALIC, Sheet
+from tests.helpers.pdfgen.typeset import paper_bytes as _paper
+from tests.helpers.pdfgen.typeset import placed_glyphs
+from tests.helpers.pdfgen.typeset import render_page as _render
+from tests.helpers.pdfgen.typeset import translation_glyphs as _glyphs
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -27,6 +29,7 @@ from translation.read.style.paragraph_style import (
     style_code,
     with_lead_stop,
 )
+from translation.read.style.style_marks import without_tags
 from translation.render.links import locate
 from translation.render.typeset import char_styles
 
@@ -224,17 +227,12 @@ def test_links_follow_their_translated_text(corpus_dir: Path, number: str, page:
 
 def _styled_page() -> bytes:
     """A page with a paragraph opening with a bold 'RQ1:' and an italic paragraph."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=400, height=200)
-    writer = pymupdf.TextWriter(page.rect)
-    writer.append((40, 60), "RQ1:", font=pymupdf.Font("tibo"), fontsize=10)
+    sheet = Sheet(width=400, height=200)
+    sheet.put(40, 60, "RQ1:", 10, TIMES_BOLD)
     text = " Does the model generalize across domains and tasks? We test it."
-    writer.append((62, 60), text, font=pymupdf.Font("tiro"), fontsize=10)
-    writer.append(
-        (40, 100), "An italic sentence stands alone.", font=pymupdf.Font("tiit"), fontsize=10
-    )
-    writer.write_text(page)
-    return bytes(doc.tobytes())
+    sheet.put(62, 60, text, 10, TIMES)
+    sheet.put(40, 100, "An italic sentence stands alone.", 10, TIMES_ITALIC)
+    return sheet.done()
 
 
 def test_a_bold_lead_and_an_italic_paragraph_keep_their_style() -> None:
@@ -288,3 +286,38 @@ def test_bold_and_italic_are_read_from_flags_and_font_names() -> None:
     assert span_style("ABCDEF+KoPubDotumMedium", 4, 0) == PLAIN
     assert span_style("NimbusRomNo9L-ReguItal", 4, 0) == style_code(0, False, True)
     assert span_style("Arial", 16 | 2, 0xFF0000) == style_code(0xFF0000, True, True)
+
+
+@pytest.mark.corpus
+def test_translated_coloured_answers_stay_coloured(corpus_dir: Path) -> None:
+    """04 p1 Figure 1 (b): 'TAPAS: Spain' has a red 'Spain', 'TABLEFORMER: Spain, Ukraine' a
+    green answer; their translations are red and green too (and the lead is not).
+
+    Origin: polish round, issue 10 parts 3-5 (what the translated page lost)."""
+    paragraphs, out = _render(_paper(corpus_dir, "04"), 0)
+    texts = [without_tags(p.text) for p in paragraphs]
+    for line, color in (
+        ("TAPAS: Spain", (1.0, 0.0, 0.0)),
+        ("TABLEFORMER w/o a proposed structural bias: Spain", (1.0, 0.0, 0.0)),
+        ("TABLEFORMER: Spain, Ukraine", (0.0, 0.5, 0.0)),
+    ):
+        para = paragraphs[texts.index(line)]
+        glyphs = placed_glyphs(out, pymupdf.Rect(para.bbox) + (-1, -1, 1, 1))
+        answer = pseudo_translate(line.split(": ")[1], "ko").replace(" ", "")
+        coloured = "".join(g.char for g in glyphs if g.color == color and not g.stroked)
+        assert answer.strip(",") in coloured.replace(" ", "")
+        assert not any(g.color == color for g in glyphs if g.stroked)
+
+
+@pytest.mark.corpus
+def test_a_url_broken_after_its_scheme_stays_whole(corpus_dir: Path) -> None:
+    """02 p3 footnote 2: 'http://' ends a line and 'allenai.org/software/.' starts the next;
+    the URL is one protected unit with its closing slash, and the output prints it whole.
+
+    Origin: polish round, issue 10 parts 3-5 (what the translated page lost)."""
+    paragraphs, out = _render(_paper(corpus_dir, "02"), 2)
+    note = next(p for p in paragraphs if p.text.startswith("The ScienceParse"))
+    assert "http://allenai.org/software/" in note.placeholders.values()
+    assert "allenai" not in note.text and "software" not in note.text
+    printed = out.get_text("text", clip=pymupdf.Rect(note.bbox) + (-2, -2, 2, 30))
+    assert "http://allenai.org/software/" in "".join(printed.split())

@@ -16,7 +16,8 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_words
-from tests.helpers.table_pages import by_text, hangul, spans, translate
+from tests.helpers.pdfgen.sheet import TIMES
+from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
 SIZE = 9.0
@@ -186,7 +187,7 @@ def test_a_dark_header_fill_and_coloured_cells_stay_readable() -> None:
 def test_a_right_aligned_column_keeps_its_alignment() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    font = pymupdf.Font("tiro")
+    font = TIMES
     rows = [("Model", "Params", "Score"), ("Small model", "12", "71.3")]
     rows += [("Medium sized model", "110", "78.9"), ("Large", "340", "83.0")]
     for i, row in enumerate(rows):
@@ -245,7 +246,7 @@ def _number_table() -> tuple[bytes, list[float]]:
     last two set as one string). Returns the page and the columns' right edges."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    font = pymupdf.Font("tiro")
+    font = TIMES
     ends, x = [], 200.0
     for word in NUMBER_HEADER.split():
         x += font.text_length(word, SIZE)

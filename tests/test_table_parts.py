@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pymupdf
-from pymupdf import mupdf
 
-from tests.helpers.table_pages import by_text, hangul, spans, translate
+from tests.helpers.pdfgen.sheet import TIMES, math_font
+from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
 SIZE = 9.0
@@ -22,7 +22,7 @@ SIZE = 9.0
 def _numbers_table(page: pymupdf.Page, top: float, rows: Sequence[tuple[str, ...]]) -> float:
     """A LaTeX-style table (one line a row, rules above and below, numbers flush right in
     their columns) from ``top``; returns the y of its bottom rule."""
-    font = pymupdf.Font("tiro")
+    font = TIMES
     page.draw_line((110, top), (500, top), width=0.5)
     y = top + 12
     for row in rows:
@@ -87,7 +87,7 @@ def test_a_table_footnote_keeps_no_english_line_under_its_translation() -> None:
 def _justified(page: pymupdf.Page, y: float, text: str, label: float = 0.0) -> None:
     """A caption line set justified from x 110 to 400 (``label``: extra room after the
     first two words, "Table 4:")."""
-    font = pymupdf.Font("tiro")
+    font = TIMES
     words = text.split()
     widths = [font.text_length(w, 10.0) for w in words]
     gap = (290 - sum(widths) - label) / (len(words) - 1)
@@ -98,7 +98,7 @@ def _justified(page: pymupdf.Page, y: float, text: str, label: float = 0.0) -> N
 
 
 def _narrow_table(page: pymupdf.Page, top: float, rows: Sequence[tuple[str, ...]]) -> float:
-    font = pymupdf.Font("tiro")
+    font = TIMES
     page.draw_line((110, top), (400, top), width=0.5)
     y = top + 12
     for row in rows:
@@ -167,11 +167,6 @@ def test_caption_words_lining_up_with_columns_stay_in_the_caption() -> None:
 # --- a formula cell ----------------------------------------------------------------------------
 
 
-def _math_font() -> bytes:
-    data, size = mupdf.fz_lookup_noto_math_font()
-    return bytes(mupdf.raw_to_python_bytes(data, size))
-
-
 FORMULA_ROWS = [
     ("Precision", "𝑃 = 𝑡𝑝 / (𝑡𝑝 + 𝑓𝑝)", "predicted items"),
     ("Recall", "𝑅 = 𝑡𝑝 / (𝑡𝑝 + 𝑓𝑛)", "true items"),
@@ -183,7 +178,7 @@ FORMULA_ROWS = [
 def test_a_formula_cell_stays_in_its_column_and_no_rows_merge() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_font(fontname="math", fontbuffer=_math_font())
+    page.insert_font(fontname="math", fontbuffer=math_font().buffer)
     page.insert_text(
         (76, 90),
         "The measures are defined in the table below.",
@@ -277,7 +272,7 @@ def test_a_word_table_with_merged_cells_keeps_each_translation_inside_its_cell()
 def test_a_row_whose_numbers_touch_its_label_is_not_sent_with_them() -> None:
     # 01 p8 Table 3: the longest label runs up to its first number, one word space apart, so
     # MuPDF reads label and numbers as one line; the other rows' numbers stand apart.
-    font = pymupdf.Font("tiro")
+    font = TIMES
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     longest = "Encoder fine-tuned on co-citation"

@@ -21,9 +21,11 @@ from bench.tables import (
     text_runs,
     translate_pages,
 )
+from tests.helpers.pdfgen.layouts import CELL_SIZE, cell_row, cell_span, lines_block
+from tests.helpers.pdfgen.layouts import page as layout_page
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.layout import Block, Frame, Line, PageLayout, Span
+from translation.read.layout import Frame, Line, PageLayout, Span
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.page_rows import page_rows
 from translation.read.rows.visual import visual_rows
@@ -32,42 +34,6 @@ from translation.read.style.style_marks import without_tags
 from translation.read.tables.cell_stacks import StackLine, stacked, stacks
 from translation.read.tables.detect import find_tables
 from translation.read.tables.table_rows import Table, crosses, words
-
-SIZE = 9.0
-
-
-def _span(text: str, x: float, base: float, size: float = SIZE) -> Span:
-    width = 0.5 * size * len(text)
-    return Span(
-        text,
-        (x, base - 0.8 * size, x + width, base + 0.2 * size),
-        "Times-Roman",
-        size,
-        origin=(x, base),
-    )
-
-
-def _row(cells: list[tuple[str, float]], base: float) -> list[Line]:
-    """One MuPDF line per cell, as LaTeX tables come out."""
-    return [Line(spans=(s,), bbox=s.bbox) for s in (_span(t, x, base) for t, x in cells)]
-
-
-def _block(lines: list[Line]) -> Block:
-    boxes = [ln.bbox for ln in lines]
-    return Block(
-        lines=tuple(lines),
-        bbox=(
-            min(b[0] for b in boxes),
-            min(b[1] for b in boxes),
-            max(b[2] for b in boxes),
-            max(b[3] for b in boxes),
-        ),
-    )
-
-
-def _page(*blocks: Block) -> PageLayout:
-    return PageLayout(index=0, width=600.0, height=800.0, blocks=blocks)
-
 
 #: Data rows of a table: a label and three numbers at fixed columns (x 100, 200, 250, 300).
 DATA = [
@@ -79,7 +45,7 @@ DATA = [
 
 def _table(header: list[tuple[str, float]], *extra: list[tuple[str, float]]) -> PageLayout:
     rows = [header, *extra, *DATA]
-    return _page(*(_block(_row(r, 100.0 + 12.0 * i)) for i, r in enumerate(rows)))
+    return layout_page(0, *(lines_block(cell_row(r, 100.0 + 12.0 * i)) for i, r in enumerate(rows)))
 
 
 def _texts(paras: list[Paragraph]) -> list[str]:
@@ -100,47 +66,47 @@ def test_label_set_close_to_its_numbers_keeps_them_apart() -> None:
     # The first number 0.6 font sizes after the label, in one MuPDF line with it; the other
     # rows show the column (a gutter between the labels and the numbers).
     label = "First k Sent"
-    tight = 100.0 + 0.5 * SIZE * len(label) + 0.6 * SIZE
+    tight = 100.0 + 0.5 * CELL_SIZE * len(label) + 0.6 * CELL_SIZE
     rows = [
         [("Model", 100.0), ("R-1", tight), ("R-2", 200.0), ("Words", 250.0)],
         [("BART", 100.0), ("40.79", tight), ("20.01", 200.0), ("203.8", 250.0)],
         [("PEGASUS", 100.0), ("48.79", tight), ("23.78", 200.0), ("351.3", 250.0)],
     ]
-    blocks = [_block(_row(r, 100.0 + 12.0 * i)) for i, r in enumerate(rows)]
+    blocks = [lines_block(cell_row(r, 100.0 + 12.0 * i)) for i, r in enumerate(rows)]
     first = Line(
-        spans=(_span(label, 100.0, 136.0), _span("30.41", tight, 136.0)),
+        spans=(cell_span(label, 100.0, 136.0), cell_span("30.41", tight, 136.0)),
         bbox=(100.0, 128.0, tight + 22.5, 138.0),
     )
-    numbers = [_span(t, x, 136.0) for t, x in (("9.67", 200.0), ("813.7", 250.0))]
+    numbers = [cell_span(t, x, 136.0) for t, x in (("9.67", 200.0), ("813.7", 250.0))]
     rest = [Line(spans=(s,), bbox=s.bbox) for s in numbers]
-    paras = segment([_page(*blocks, _block([first, *rest]))])
+    paras = segment([layout_page(0, *blocks, lines_block([first, *rest]))])
     assert label in _texts(paras)
     assert not any("30.41" in t for t in _texts(paras))
 
 
 def test_header_spanning_columns_keeps_its_word_space() -> None:
     # "Before Perturb" runs over the gutter between two number columns.
-    spanning = [("Before", 196.0), ("Perturb", 196.0 + 3 * SIZE + 0.3 * SIZE)]
+    spanning = [("Before", 196.0), ("Perturb", 196.0 + 3 * CELL_SIZE + 0.3 * CELL_SIZE)]
     header = [("Model", 100.0), ("dev", 200.0), ("test", 250.0), ("simple", 300.0)]
     line = Line(
-        spans=tuple(_span(t, x, 88.0) for t, x in spanning),
-        bbox=(196.0, 80.0, 196.0 + 7 * SIZE, 90.0),
+        spans=tuple(cell_span(t, x, 88.0) for t, x in spanning),
+        bbox=(196.0, 80.0, 196.0 + 7 * CELL_SIZE, 90.0),
     )
     page = _table(header)
-    page = _page(_block([line]), *page.blocks)
+    page = layout_page(0, lines_block([line]), *page.blocks)
     assert "Before Perturb" in _texts(segment([page]))
 
 
 def test_an_arrow_between_two_words_of_a_header_keeps_them_one_cell() -> None:
     # 05 p6: "Source →Target" over columns of numbers; the arrow (a span " →" of a symbol
     # font) stands a word space after "Source", at the gutter after the "test" column.
-    arrow = Span(" →", (244.0, 93.0, 256.0, 102.0), "SFRB1000", SIZE, origin=(244.0, 100.0))
-    spans = (_span("Source", 217.0, 100.0), arrow, _span("Target", 256.0, 100.0))
-    model = _span("Model", 100.0, 100.0)
+    arrow = Span(" →", (244.0, 93.0, 256.0, 102.0), "SFRB1000", CELL_SIZE, origin=(244.0, 100.0))
+    spans = (cell_span("Source", 217.0, 100.0), arrow, cell_span("Target", 256.0, 100.0))
+    model = cell_span("Model", 100.0, 100.0)
     first = [Line(spans=(model,), bbox=model.bbox), Line(spans=spans, bbox=(217, 92.8, 283, 102))]
-    second = _row([("dev", 200.0), ("test", 250.0), ("simple", 300.0)], 112.0)
-    data = [_block(_row(r, 124.0 + 12.0 * i)) for i, r in enumerate(DATA)]
-    paras = segment([_page(_block(first), _block(second), *data)])
+    second = cell_row([("dev", 200.0), ("test", 250.0), ("simple", 300.0)], 112.0)
+    data = [lines_block(cell_row(r, 124.0 + 12.0 * i)) for i, r in enumerate(DATA)]
+    paras = segment([layout_page(0, lines_block(first), lines_block(second), *data)])
     headers = [p for p in paras if p.kind == ParagraphKind.CELL and p.bbox[3] < 103.0]
     assert [without_tags(p.text).replace("{v1}", "→") for p in headers] == [
         "Model",
@@ -153,13 +119,13 @@ def test_aligned_word_spaces_of_running_text_are_not_columns() -> None:
     lines = [
         [
             Line(
-                spans=(_span("alpha beta gamma delta", 100.0, 100.0 + 12.0 * i),),
+                spans=(cell_span("alpha beta gamma delta", 100.0, 100.0 + 12.0 * i),),
                 bbox=(100.0, 92.0 + 12.0 * i, 199.0, 102.0 + 12.0 * i),
             )
         ]
         for i in range(3)
     ]
-    page = _page(*(_block(ln) for ln in lines))
+    page = layout_page(0, *(lines_block(ln) for ln in lines))
     rows = [
         (
             sorted(((s.bbox, s) for ln in b.lines for s in ln.spans), key=lambda it: it[0][0]),
@@ -176,29 +142,31 @@ def test_a_cell_in_small_caps_with_a_subscript_keeps_its_main_size() -> None:
     # and a word after it (the name alone is notation, not sent).
     base = 100.0 + 12.0 * 4
     spans = (
-        _span("T", 100.0, base),
-        _span("APAS", 104.5, base, 7.2),
-        _span("LARGE", 119.0, base + 1.0, 6.0),
-        _span(" tuned", 134.0, base),
+        cell_span("T", 100.0, base),
+        cell_span("APAS", 104.5, base, 7.2),
+        cell_span("LARGE", 119.0, base + 1.0, 6.0),
+        cell_span(" tuned", 134.0, base),
     )
     label = Line(spans=spans, bbox=(100.0, base - 7.2, 160.0, base + 3.2))
-    numbers = _row([("74.7", 200.0), ("74.5", 250.0), ("86.6", 300.0)], base)
+    numbers = cell_row([("74.7", 200.0), ("74.5", 250.0), ("86.6", 300.0)], base)
     header = [("Model", 100.0), ("dev", 200.0), ("test", 250.0), ("simple", 300.0)]
     page = _table(header)
-    paras = segment([_page(*page.blocks, _block([label, *numbers]))])
+    paras = segment([layout_page(0, *page.blocks, lines_block([label, *numbers]))])
     (cell,) = [p for p in paras if p.text.startswith("TAPAS")]
-    assert cell.font_size == SIZE
-    assert cell.bbox[3] == pytest.approx(base + 0.25 * SIZE)  # on the main baseline
+    assert cell.font_size == CELL_SIZE
+    assert cell.bbox[3] == pytest.approx(base + 0.25 * CELL_SIZE)  # on the main baseline
 
 
 def test_two_columns_of_names_and_numbers_are_a_table() -> None:
     # 02 p5: "Description | F1" set 1.4 font sizes apart over names and their scores.
-    f1 = 100.0 + 0.5 * SIZE * len("Description") + 1.4 * SIZE
+    f1 = 100.0 + 0.5 * CELL_SIZE * len("Description") + 1.4 * CELL_SIZE
     rows = [[("Description", 100.0), ("F1", f1)]] + [
         [(name, 100.0), (score, f1)]
         for name, score in (("Without LM", "49.9"), ("With LM", "54.1"))
     ]
-    paras = segment([_page(*(_block(_row(r, 100.0 + 12.0 * i)) for i, r in enumerate(rows)))])
+    paras = segment(
+        [layout_page(0, *(lines_block(cell_row(r, 100.0 + 12.0 * i)) for i, r in enumerate(rows)))]
+    )
     assert _texts(paras) == ["Description", "Without LM", "With LM"]
 
 
@@ -207,10 +175,10 @@ def test_a_bullet_list_is_no_table() -> None:
     # "The": one column gap, and word spaces, make no table.
     items = ["The word vector of each token", "The label vector of each", "The type vector"]
     blocks = [
-        _block(
+        lines_block(
             [
-                Line(spans=(_span("•", 90.0, 100.0 + 12.0 * i),), bbox=(90.0, 0, 94.5, 0)),
-                Line(spans=(_span(t, 107.0, 100.0 + 12.0 * i),), bbox=(107.0, 0, 300.0, 0)),
+                Line(spans=(cell_span("•", 90.0, 100.0 + 12.0 * i),), bbox=(90.0, 0, 94.5, 0)),
+                Line(spans=(cell_span(t, 107.0, 100.0 + 12.0 * i),), bbox=(107.0, 0, 300.0, 0)),
             ]
         )
         for i, t in enumerate(items)
@@ -238,7 +206,7 @@ def test_find_tables_reports_the_gutters_between_columns() -> None:
 
 
 def test_words_cuts_spans_at_spaces_with_estimated_boxes() -> None:
-    span = _span("ab cd", 100.0, 100.0)  # 22.5 wide: 4.5 letters, a space counting half
+    span = cell_span("ab cd", 100.0, 100.0)  # 22.5 wide: 4.5 letters, a space counting half
     (a, first), (b, second) = words([(span.bbox, span)])
     assert (first.text, second.text) == ("ab", "cd")
     assert a[0] == 100.0 and a[2] == pytest.approx(110.0)
@@ -258,15 +226,22 @@ def test_cell_may_grow_to_halfway_to_its_neighbours() -> None:
 
 def test_header_row_of_separate_lines_outside_a_table_is_cut() -> None:
     # A lone header row (its cells below are blocks of their own): lines 1.7 sizes apart.
-    line = _row(
-        [("Question and answer", 80.0), ("Response snippets", 80.0 + 9.5 * SIZE + 1.7 * SIZE)], 80.0
+    line = cell_row(
+        [
+            ("Question and answer", 80.0),
+            ("Response snippets", 80.0 + 9.5 * CELL_SIZE + 1.7 * CELL_SIZE),
+        ],
+        80.0,
     )
-    assert _texts(segment([_page(_block(line))])) == ["Question and answer", "Response snippets"]
+    assert _texts(segment([layout_page(0, lines_block(line))])) == [
+        "Question and answer",
+        "Response snippets",
+    ]
 
 
 def _stack_line(text: str, x: float, base: float, lone: bool) -> StackLine:
     return StackLine(
-        (x, base - 7.0, x + 4.5 * len(text), base + 2.0), base, SIZE, False, lone, text
+        (x, base - 7.0, x + 4.5 * len(text), base + 2.0), base, CELL_SIZE, False, lone, text
     )
 
 
@@ -362,7 +337,7 @@ def _table_pdf() -> bytes:
     ]
     for i, row in enumerate(rows):
         for j, text in enumerate(row):
-            page.insert_text((60 + 60 * j if j else 40, 60 + 14 * i), text, fontsize=SIZE)
+            page.insert_text((60 + 60 * j if j else 40, 60 + 14 * i), text, fontsize=CELL_SIZE)
     return bytes(doc.tobytes())
 
 
@@ -444,12 +419,14 @@ def _table_beside_a_figure(legend_x: float) -> PageLayout:
     """The table of ``_table`` with a figure's legend labels of the right column ("pred_hints",
     "gold_hints") on the baselines of its last two rows, ``legend_x`` points to the right."""
     page = _table([("Model", 100.0), ("dev", 200.0), ("test", 250.0), ("simple", 300.0)])
-    body = [_block(_row([(t, 330.0)], 67.0 + 12.0 * i)) for i, t in enumerate(RIGHT_COLUMN)]
+    body = [
+        lines_block(cell_row([(t, 330.0)], 67.0 + 12.0 * i)) for i, t in enumerate(RIGHT_COLUMN)
+    ]
     legend = [
-        _block(_row([(label, legend_x)], base))
+        lines_block(cell_row([(label, legend_x)], base))
         for label, base in (("pred_hints", 124.0), ("gold_hints", 136.0))
     ]
-    return _page(*page.blocks, *body, *legend)
+    return layout_page(0, *page.blocks, *body, *legend)
 
 
 def test_a_legend_label_beside_a_table_row_does_not_stretch_the_table() -> None:
@@ -488,7 +465,7 @@ def test_a_piece_of_the_other_columns_formula_is_no_cell_of_a_text_line() -> Non
     line stands between them at that height, so the two are no cells of one table row (with
     the formula rows below they made a table across both columns, and the paragraph was
     sent as cells)."""
-    text = _block(
+    text = lines_block(
         [
             _piece(
                 "By Kirchhoff's law and the saturation current relation (by",
@@ -497,9 +474,9 @@ def test_a_piece_of_the_other_columns_formula_is_no_cell_of_a_text_line() -> Non
             _piece("neglecting the Early effect)", (37.6, 485.4, 145.5, 495.8)),
         ]
     )
-    formula = _block([_piece("= 4(Vov,9)2((Vov,9)2 - 2ID,2", (413.1, 466.9, 519.4, 484.7))])
+    formula = lines_block([_piece("= 4(Vov,9)2((Vov,9)2 - 2ID,2", (413.1, 466.9, 519.4, 484.7))])
     # The denominator and the formula's number, in one block of two rows.
-    piece = _block(
+    piece = lines_block(
         [
             _piece("β0 ),", (505.7, 473.6, 526.9, 490.5), "rtxmi"),
             _piece("(B.7)", (536.9, 474.0, 557.7, 484.0)),

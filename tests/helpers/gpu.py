@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from pydantic import SecretStr
 
+from common.settings import Settings
 from tests.fakes.fake_nvidia_smi import DEFAULT_STATE
 from tests.helpers.net import free_port, wait_for_port
 
@@ -170,3 +172,17 @@ def serve_in_thread(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10.0)
+
+
+TOKEN = "timeline-token"  # the GPU API's token in the timeline tests
+
+
+def api_settings(settings: Settings, fake: FakeSmi, marker: str) -> Settings:
+    return settings.model_copy(
+        update={
+            "nvidia_smi": fake.path,
+            "gpu_watch_keywords": marker,
+            "gpu_api_token": SecretStr(TOKEN),
+            "gpu_timeline_interval_s": 0.1,
+        }
+    )

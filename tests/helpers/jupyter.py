@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.helpers.net import free_port
 
@@ -105,3 +106,10 @@ def _wait_ready(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
     raise TimeoutError(
         f"jupyter server not up after {JUPYTER_START_TIMEOUT_S} s:\n{log.read_text()}"
     )
+
+
+@pytest.fixture(name="jupyter", scope="module")
+def jupyter_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    """A JupyterLab server for the tests of one module."""
+    with run_jupyter(tmp_path_factory.mktemp("jupyter")) as server:
+        yield server

@@ -21,17 +21,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from openai import AsyncOpenAI
 
 from common.progress import Progress
 from common.settings import Settings, load_settings
 from tests.helpers.gpu import FakeSmi
+from tests.helpers.jupyter import JupyterServer
 from tests.helpers.net import free_port
+from vllm_manager import detach
 from vllm_manager.manager import VLLMManager
 from zotero_server.manager_factory import create_manager
 
 FAKES = Path(__file__).resolve().parent.parent / "fakes"
 FAKE_VLLM = FAKES / "fake_vllm.py"
 MODEL = "google/translategemma-27b-it"
+GUARD_S = 30.0  # a hung ensure_ready fails the test instead of hanging the suite
 
 # Timing knobs: tiny, so the whole manager suite stays fast.
 GPU_POLL_S = 0.2
@@ -196,3 +200,39 @@ async def make_manager_fixture() -> AsyncIterator[Callable[[Settings], VLLMManag
     yield make
     for manager in made:
         await manager.aclose()
+
+
+def pid_of(rig: Rig) -> int | None:
+    return detach.read_pid_file(rig.data_dir / "vllm" / "vllm.pid")
+
+
+async def ready(manager: VLLMManager, sink: Any = None) -> None:
+    if sink is None:
+        await asyncio.wait_for(manager.ensure_ready(), GUARD_S)
+    else:
+        await asyncio.wait_for(manager.ensure_ready(sink), GUARD_S)
+
+
+async def translate_one(rig: Rig, text: str = "Hello world") -> str:
+    messages: list[Any] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": text, "source_lang_code": "en", "target_lang_code": "ko"}
+            ],
+        }
+    ]
+    async with AsyncOpenAI(base_url=f"{rig.base_url}/v1", api_key="x", max_retries=0) as client:
+        answer = await client.chat.completions.create(model=MODEL, messages=messages, temperature=0)
+    return answer.choices[0].message.content or ""
+
+
+def remote_settings(rig: Rig, jupyter: JupyterServer, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "manager": "remote",
+        "jupyter_url": jupyter.url,
+        "jupyter_token": jupyter.token,
+        "vllm_workdir": str(rig.tmp / "remote-home" / "vllm"),
+    }
+    values.update(overrides)
+    return rig.settings(**values)

@@ -99,6 +99,23 @@ def srv_fixture(settings: Settings, fake_llm: FakeVLLMProcess) -> Iterator[Runni
         yield running
 
 
+API_KEY = "sk-live-0123456789abcdefSECRETKEY"
+
+#: What ``getActiveLLMApiConfig`` builds for an active "openailiked" entry.
+LLM_API: dict[str, Any] = {
+    "service": "openailiked",
+    "model": "gpt-4o-mini",
+    "apiKey": API_KEY,
+    "apiUrl": "https://api.example.invalid/v1",
+    "extraData": {
+        "openai_compatible_temperature": "0.2",
+        "openai_compatible_send_temprature": "true",
+        "openai_compatible_reasoning": "",
+        "openai_compatible_timeout": "120",
+    },
+}
+
+
 def data_url(pdf: bytes) -> str:
     return "data:application/pdf;base64," + base64.b64encode(pdf).decode()
 

@@ -1,4 +1,5 @@
-"""Issue 20, item 2: no output carries an action that runs code or launches anything.
+"""Active content in every output the server writes: none carries an action that runs code or
+launches anything.
 
 Security bar: ``test_no_output_carries_active_content_in_any_shape`` (item 2).
 
@@ -161,6 +162,7 @@ def active_objects(pdf: bytes) -> list[str]:
 
 
 def test_the_hostile_paper_has_every_shape() -> None:
+    """Origin: hardening, issue 20 item 2 (a PDF built to hurt)."""
     pdf = hostile_paper()
     found = "\n".join(active_objects(pdf))
     for action in FORBIDDEN_ACTIONS:
@@ -176,6 +178,7 @@ def test_the_hostile_paper_has_every_shape() -> None:
 
 @pytest.mark.parametrize("dual_mode", ["LR", "TB"])
 def test_no_output_carries_active_content_in_any_shape(srv: RunningServer, dual_mode: str) -> None:
+    """Origin: hardening, issue 20 item 2 (a PDF built to hurt)."""
     body = plugin_body(hostile_paper(), "hostile.pdf", dualMode=dual_mode)
     with srv.client() as client:
         answer = client.post("/translate", json=body)

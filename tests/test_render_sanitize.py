@@ -1,6 +1,6 @@
-"""Issue 12, finding 8: the translated PDF carries none of the input's active content (open
-action and name-tree JavaScript, Launch and ``javascript:`` links, embedded files), while its
-ordinary links and annotations stay."""
+"""Sanitizing (translation/render/sanitize.py): the translated PDF carries none of the input's
+active content (open action and name-tree JavaScript, Launch and ``javascript:`` links,
+embedded files), while its ordinary links and annotations stay."""
 
 from __future__ import annotations
 
@@ -54,6 +54,7 @@ def objects(doc: pymupdf.Document) -> str:
 
 
 def test_the_hostile_input_has_what_the_output_must_not() -> None:
+    """Origin: hardening, issue 12 finding 8 (active content in outputs)."""
     with pymupdf.open(stream=hostile_paper()) as doc:
         assert doc.embfile_names() == ["payload.exe"]
         assert len(doc[0].get_links()) == 3
@@ -63,6 +64,7 @@ def test_the_hostile_input_has_what_the_output_must_not() -> None:
 
 
 def test_mono_output_carries_no_active_content_but_keeps_links_and_notes() -> None:
+    """Origin: hardening, issue 12 finding 8 (active content in outputs)."""
     data = hostile_paper()
     paragraphs = extract_paragraphs(open_document(data))
     assert paragraphs
@@ -116,6 +118,7 @@ def _glyph_and_image_named_a() -> pymupdf.Document:
 
 
 def test_a_type3_glyph_and_an_image_named_like_an_action_key_survive() -> None:
+    """Origin: hardening, issue 12 finding 8 (active content in outputs)."""
     from translation.render.sanitize import strip_active_content
 
     doc = _glyph_and_image_named_a()

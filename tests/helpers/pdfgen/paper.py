@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
-from pymupdf import mupdf
+
+from tests.helpers.pdfgen.sheet import math_font
 
 WIDTH, HEIGHT = 595.0, 842.0
 MARGIN_X, TOP, BOTTOM = 60.0, 80.0, 770.0
@@ -72,12 +73,6 @@ class Truth:
     def kept_texts(self, kind: str) -> list[tuple[int, str, tuple[float, float, float, float]]]:
         """Untranslated elements of one kind: header, footer, label, number, equation."""
         return [k for k in self.kept if k[1].startswith(kind + ":")]
-
-
-def math_font() -> pymupdf.Font:
-    """Noto Sans Math, which ships inside PyMuPDF."""
-    data, size = mupdf.fz_lookup_noto_math_font()
-    return pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
 
 
 class _Writer:

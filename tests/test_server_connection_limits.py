@@ -1,4 +1,4 @@
-"""Issue 20, item 9: a half-sent request is cut off; the server keeps serving everyone else.
+"""Connection limits: a half-sent request is cut off; the server keeps serving everyone else.
 
 Security bar: ``test_a_stalled_body_is_cut_off_with_408_and_others_are_served`` and
 ``test_a_stalled_request_head_is_cut_off`` (item 9, half-sent requests).
@@ -44,6 +44,7 @@ def _read_until_closed(sock: socket.socket) -> bytes:
 
 
 def test_a_stalled_body_is_cut_off_with_408_and_others_are_served(srv: RunningServer) -> None:
+    """Origin: hardening, issue 20 item 9 (half-sent requests)."""
     head = (
         "POST /translate HTTP/1.1\r\n"
         f"Host: 127.0.0.1:{srv.port}\r\n"
@@ -67,6 +68,7 @@ def test_a_stalled_body_is_cut_off_with_408_and_others_are_served(srv: RunningSe
     "sent", [b"", b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "], ids=["none", "half"]
 )
 def test_a_stalled_request_head_is_cut_off(srv: RunningServer, sent: bytes) -> None:
+    """Origin: hardening, issue 20 item 9 (half-sent requests)."""
     with socket.create_connection(("127.0.0.1", srv.port)) as stalled:
         stalled.sendall(sent)
         with httpx.Client(base_url=srv.url, timeout=WAIT_S) as other:
@@ -77,6 +79,7 @@ def test_a_stalled_request_head_is_cut_off(srv: RunningServer, sent: bytes) -> N
 def test_a_kept_alive_connection_that_stalls_in_its_next_head_is_cut_off(
     srv: RunningServer,
 ) -> None:
+    """Origin: hardening, issue 20 item 9 (half-sent requests)."""
     with socket.create_connection(("127.0.0.1", srv.port)) as conn:
         conn.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n\r\n".encode())
         conn.settimeout(WAIT_S)
@@ -89,7 +92,9 @@ def test_a_kept_alive_connection_that_stalls_in_its_next_head_is_cut_off(
 
 def test_the_gpu_status_api_cuts_off_a_stalled_head_too(settings: Settings) -> None:
     """The GPU status API runs with the same limits (``vllm_manager.gpu_api.gpu_api_config``):
-    on a GPU host it faces the LAN, and a half-sent head must not hold a connection for ever."""
+    on a GPU host it faces the LAN, and a half-sent head must not hold a connection for ever.
+
+    Origin: hardening, issue 20 item 9 (half-sent requests)."""
     import threading
 
     import uvicorn

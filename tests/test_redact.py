@@ -1,11 +1,19 @@
-"""Issue 12, finding 1: secrets on command lines never leave the process.
+"""Secrets masked wherever they could leave the process (common/redact.py): command lines
+read from /proc, the GPU API's ``/status``, ``/health``, the page's events, the access log and
+404 bodies, including the shapes a first pass missed.
 
-The open ``/health`` carries no command line at all; the GPU API's ``/status``, the page's
-``server`` events and ``gpu.message`` show command lines with secret values masked.
+Security bar: ``test_tokens_are_masked_in_the_access_log_and_404_bodies`` (item 9, tokens in
+percent-encoded query keys and failed paths) and ``test_mask_secrets_second_pass`` (item 9,
+secret shapes of command lines).
+
+The access log showed ``?%74oken=<token>`` and ``/T/<token>/...`` in clear, and the 404 body
+echoed the path it did not find. Command lines leaked ``-H "Authorization: Bearer …"``, JSON
+given as an option, ``--apikey:x`` and a secret value that starts with ``-``.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import uuid
@@ -17,7 +25,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from common.redact import MASK, mask_secrets
+from common.redact import MASK, mask_argv, mask_secrets
 from common.settings import Settings
 from tests.helpers.gpu import FakeSmi, running, serve_in_thread
 from tests.helpers.server import RunningServer, read_sse, run_app
@@ -27,6 +35,83 @@ from vllm_manager.procscan import read_cmdline
 from vllm_manager.report import gpu_summary
 from vllm_manager.snapshot import ManagerSnapshot, VLLMInfo
 from vllm_manager.state import VLLMState
+
+TOKEN = "s3cret-tok"
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def test_tokens_are_masked_in_the_access_log_and_404_bodies(settings: Settings) -> None:
+    """Origin: hardening, issue 20 item 9 (secret shapes a first pass missed)."""
+    guarded = settings.model_copy(update={"api_token": SecretStr(TOKEN)})
+    access = logging.getLogger("uvicorn.access")
+    records = _Records()
+    with run_app(guarded) as srv:
+        level = access.level
+        access.setLevel(logging.INFO)  # the test server runs at "warning"
+        access.addHandler(records)
+        try:
+            with srv.client() as client:
+                assert client.get(f"/api/history?%74oken={TOKEN}").status_code == 200
+                assert client.get(f"/api/history?%54OKEN=%73{TOKEN[1:]}").status_code == 401
+                not_found = [
+                    client.get(f"/T/{TOKEN}/api/tasks"),
+                    client.get(f"/nowhere/{TOKEN}"),
+                    client.get(f"/nowhere/%73{TOKEN[1:]}/x"),
+                    client.get(f"/api/tasks/{TOKEN}", params={"token": TOKEN}),
+                    client.get(f"/translatedFile/{TOKEN}.pdf", params={"token": TOKEN}),
+                ]
+        finally:
+            access.removeHandler(records)
+            access.setLevel(level)
+    for response in not_found:
+        assert response.status_code == 404
+        assert "not found" in response.json()["message"] or "no such" in response.text
+        assert TOKEN not in response.text, response.text
+    logged = "\n".join(records.lines)
+    assert logged.count("/api/history") == 2 and "/nowhere/" in logged, logged
+    assert f"%74oken={MASK}" in logged and f"/T/{MASK}/api/tasks" in logged, logged
+    assert TOKEN not in logged and TOKEN[1:] not in logged, logged
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (
+            'curl -H "Authorization: Bearer sk-abc123" http://h/v1',
+            f'curl -H "Authorization: Bearer {MASK}" http://h/v1',
+        ),
+        ("curl -H X-Api-Key:sk-abc123 http://h", f"curl -H X-Api-Key:{MASK} http://h"),
+        (
+            """app --config '{"api_key": "sk-abc123", "n": 1}'""",
+            f"""app --config '{{"api_key": "{MASK}", "n": 1}}'""",
+        ),
+        ('app --config {"hf_token":"hf_abc123"}', f'app --config {{"hf_token":"{MASK}"}}'),
+        ("app --apikey:sk-abc123 --port 1", f"app --apikey:{MASK} --port 1"),
+        ("app --api-key -sk-abc123 --port 1", f"app --api-key {MASK} --port 1"),
+        ("app --use-auth -v --port 1", "app --use-auth -v --port 1"),  # flags stay
+    ],
+)
+def test_mask_secrets_second_pass(command: str, expected: str) -> None:
+    """Origin: hardening, issue 20 item 9 (secret shapes a first pass missed)."""
+    assert mask_secrets(command) == expected
+    assert mask_secrets(expected) == expected  # idempotent
+
+
+def test_an_authorization_header_argument_is_masked_in_an_argv() -> None:
+    """Origin: hardening, issue 20 item 9 (secret shapes a first pass missed)."""
+    argv = ["curl", "-H", "Authorization: Bearer sk-abc123", "-H", "Accept: */*", "http://h"]
+    assert mask_argv(argv) == [
+        "curl", "-H", f"Authorization: Bearer {MASK}", "-H", "Accept: */*", "http://h"
+    ]  # fmt: skip
+
 
 SECRETS = ("Sk-APIKEY-1", "hf_TOKEN_2", "PaSsWoRd3", "urlpass4", "envtoken5")
 
@@ -72,11 +157,13 @@ def assert_masked(text: str) -> None:
     ],
 )
 def test_mask_secrets(command: str, expected: str) -> None:
+    """Origin: hardening, issue 12 finding 1 (secrets on command lines)."""
     assert mask_secrets(command) == expected
     assert mask_secrets(expected) == expected  # idempotent
 
 
 def test_the_command_line_read_from_proc_is_masked() -> None:
+    """Origin: hardening, issue 12 finding 1 (secrets on command lines)."""
     marker = f"zt-secret-test-{uuid.uuid4().hex[:8]}"
     with running(secret_argv(marker)) as proc:
         command = read_cmdline(proc.pid).command
@@ -86,6 +173,7 @@ def test_the_command_line_read_from_proc_is_masked() -> None:
 
 
 def test_gpu_api_status_masks_every_process_command(settings: Settings, tmp_path: Path) -> None:
+    """Origin: hardening, issue 12 finding 1 (secrets on command lines)."""
     marker = f"zt-secret-test-{uuid.uuid4().hex[:8]}"
     fake = FakeSmi(tmp_path / "smi")
     api_settings = settings.model_copy(
@@ -142,6 +230,7 @@ def srv_with_busy_gpu(settings: Settings, tmp_path: Path) -> Iterator[RunningSer
 
 
 def test_health_carries_no_command_lines(srv_with_busy_gpu: RunningServer) -> None:
+    """Origin: hardening, issue 12 finding 1 (secrets on command lines)."""
     with srv_with_busy_gpu.client() as client:
         health = client.get("/health")
     assert health.status_code == 200
@@ -152,6 +241,7 @@ def test_health_carries_no_command_lines(srv_with_busy_gpu: RunningServer) -> No
 
 
 def test_server_events_and_gpu_message_are_masked(srv_with_busy_gpu: RunningServer) -> None:
+    """Origin: hardening, issue 12 finding 1 (secrets on command lines)."""
     with (
         srv_with_busy_gpu.client(timeout=30) as client,
         client.stream("GET", "/events") as stream,
@@ -162,3 +252,28 @@ def test_server_events_and_gpu_message_are_masked(srv_with_busy_gpu: RunningServ
     assert "train.py" in gpu["message"] and "train.py" in gpu["holders"][0]["command"]
     assert f"--api-key={MASK}" in gpu["holders"][0]["command"]
     assert_masked(str(events))
+
+
+def test_the_access_log_shows_no_tokens(settings: Settings) -> None:
+    """Finding 6: a real uvicorn server's access log, captured.
+
+    Origin: hardening, issue 12 finding 6 (the access log)."""
+    guarded = settings.model_copy(update={"api_token": SecretStr("s3cret-tok")})
+    access = logging.getLogger("uvicorn.access")
+    records = _Records()
+    with run_app(guarded) as srv:
+        level = access.level
+        access.setLevel(logging.INFO)  # the test server runs at "warning"
+        access.addHandler(records)
+        try:
+            with srv.client() as client:
+                assert client.get("/t/s3cret-tok/api/tasks").status_code == 200
+                assert client.get("/api/history", params={"token": "s3cret-tok"}).is_success
+                client.get("/t/s3cret-tok//health")
+        finally:
+            access.removeHandler(records)
+            access.setLevel(level)
+    logged = "\n".join(records.lines)
+    assert "/api/tasks" in logged and "/api/history" in logged and "/health" in logged, logged
+    assert "/t/***/api/tasks" in logged and "token=***" in logged
+    assert "s3cret-tok" not in logged

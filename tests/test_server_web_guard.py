@@ -1,16 +1,22 @@
-"""Issue 12, findings 3 and 6 (and the redirect of 7): what a web page in the user's browser can
-make the server do, and what the access log tells.
+"""The web guard: what a web page in the user's browser, or a hostile client, can make the
+server do (requests from other sites, DNS rebinding, binding beyond loopback, headers).
 
 Without a token a cross-site page could queue jobs (a ``text/plain`` form POST), download and so
 delete outputs (a navigation) and read the task list through DNS rebinding (any ``Host``). The
 plugin sends no ``Origin``/``Sec-Fetch-Site`` and JSON bodies; the progress page sends its own
 origin. The server must not bind beyond loopback without a token unless told so.
+
+Security bar: ``test_a_bad_last_event_id_is_ignored_never_a_500`` (issue 20 item 9,
+Last-Event-ID) and ``test_a_cross_site_referer_alone_cannot_download_delete_or_submit``
+(item 9, Referer). ``str.isdigit`` accepts "²" and "①", and ``int`` refuses them and 5,000
+digits: a ``Last-Event-ID`` like that was a 500 with a traceback. A browser without Fetch
+Metadata that navigates from another site sends only a ``Referer``: the download went through
+(and deleted the file).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -23,7 +29,7 @@ from pydantic import SecretStr
 
 from common.settings import Settings
 from tests.helpers.net import free_port
-from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
+from tests.helpers.server import RunningServer, SSEReader, make_paper, plugin_body, run_app
 from zotero_server.file_names import OutputKind
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,7 +59,9 @@ def assert_refused(response: httpx.Response, status: int, error_type: str) -> No
 
 
 def test_a_cross_site_text_plain_post_queues_nothing(srv: RunningServer) -> None:
-    """A form on any web site can POST ``text/plain`` without a CORS preflight."""
+    """A form on any web site can POST ``text/plain`` without a CORS preflight.
+
+    Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     with srv.client() as client:
         plain = client.post(
             "/crop",
@@ -77,6 +85,7 @@ def test_a_cross_site_text_plain_post_queues_nothing(srv: RunningServer) -> None
 
 
 def test_a_cross_site_navigation_cannot_download(srv: RunningServer) -> None:
+    """Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     (name,) = srv.services.outputs.save("p", [(OutputKind.MONO, b"%PDF-mono")])
     with srv.client() as client:
         for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": EVIL}):
@@ -89,7 +98,9 @@ def test_a_cross_site_navigation_cannot_download(srv: RunningServer) -> None:
 
 
 def test_the_page_and_the_plugin_keep_working(srv: RunningServer) -> None:
-    """Same-origin POSTs (the progress page) and header-less JSON POSTs (the plugin) go."""
+    """Same-origin POSTs (the progress page) and header-less JSON POSTs (the plugin) go.
+
+    Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     origin = f"http://127.0.0.1:{srv.port}"
     page_headers = {"Origin": origin, "Sec-Fetch-Site": "same-origin"}
     with srv.client() as client:
@@ -110,6 +121,7 @@ def test_the_page_and_the_plugin_keep_working(srv: RunningServer) -> None:
 
 @pytest.mark.parametrize("path", ["/api/tasks", "/health", "/translatedFile/p-mono.pdf"])
 def test_dns_rebinding_names_are_refused(srv: RunningServer, path: str) -> None:
+    """Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     srv.services.outputs.save("p", [(OutputKind.MONO, b"%PDF-mono")])
     with srv.client() as client:
         rebound = client.get(path, headers={"Host": f"evil.example:{srv.port}"})
@@ -123,6 +135,7 @@ def test_dns_rebinding_names_are_refused(srv: RunningServer, path: str) -> None:
 
 
 def test_allowed_hosts_are_answered(settings: Settings) -> None:
+    """Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     configured = settings.model_copy(update={"allowed_hosts": "zt.example.org, other.lan"})
     with run_app(configured) as srv, srv.client() as client:
         for host in ("zt.example.org", "ZT.example.org:8890", "other.lan"):
@@ -150,6 +163,7 @@ def serve(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.Co
 
 
 def test_no_open_bind_without_a_token(tmp_path: Path) -> None:
+    """Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     refused = serve(["--host", "0.0.0.0", "--port", str(free_port())], {}, tmp_path)
     assert refused.returncode == 2, refused.stderr
     assert "ZT_API_TOKEN" in refused.stderr and "ZT_ALLOW_OPEN_BIND" in refused.stderr
@@ -158,6 +172,7 @@ def test_no_open_bind_without_a_token(tmp_path: Path) -> None:
 
 
 def test_open_bind_with_a_token_or_when_told(settings: Settings) -> None:
+    """Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     from zotero_server.web_guard import check_bind
 
     check_bind(settings, "127.0.0.1")
@@ -168,6 +183,7 @@ def test_open_bind_with_a_token_or_when_told(settings: Settings) -> None:
 
 
 def test_a_redirect_keeps_the_token_in_the_path(settings: Settings) -> None:
+    """Origin: hardening, issue 12 findings 3 and 6 (and the redirect of 7)."""
     guarded = settings.model_copy(update={"api_token": SecretStr("s3cret")})
     with run_app(guarded) as srv, srv.client() as client:
         moved = client.get("/t/s3cret/api/tasks/")
@@ -177,33 +193,49 @@ def test_a_redirect_keeps_the_token_in_the_path(settings: Settings) -> None:
         assert followed.status_code == 200 and followed.json()["status"] == "success"
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
+BAD_SEQUENCES = ("²", "①", "9" * 5000, "１２", "-1", "1e3")
 
 
-def test_the_access_log_shows_no_tokens(settings: Settings) -> None:
-    """Finding 6: a real uvicorn server's access log, captured."""
-    guarded = settings.model_copy(update={"api_token": SecretStr("s3cret-tok")})
-    access = logging.getLogger("uvicorn.access")
-    records = _Records()
-    with run_app(guarded) as srv:
-        level = access.level
-        access.setLevel(logging.INFO)  # the test server runs at "warning"
-        access.addHandler(records)
-        try:
-            with srv.client() as client:
-                assert client.get("/t/s3cret-tok/api/tasks").status_code == 200
-                assert client.get("/api/history", params={"token": "s3cret-tok"}).is_success
-                client.get("/t/s3cret-tok//health")
-        finally:
-            access.removeHandler(records)
-            access.setLevel(level)
-    logged = "\n".join(records.lines)
-    assert "/api/tasks" in logged and "/api/history" in logged and "/health" in logged, logged
-    assert "/t/***/api/tasks" in logged and "token=***" in logged
-    assert "s3cret-tok" not in logged
+def _first_event(client: httpx.Client, **kwargs: object) -> dict[str, object]:
+    with client.stream("GET", "/events", **kwargs) as response:  # type: ignore[arg-type]
+        assert response.status_code == 200, response.read()
+        (event,) = SSEReader(response).until(lambda e: e["event"] != "comment")[-1:]
+        return event
+
+
+def test_a_bad_last_event_id_is_ignored_never_a_500(srv: RunningServer) -> None:
+    """Origin: hardening, issue 20 item 9 (headers a hostile client sends)."""
+    with srv.client() as client:
+        boot = str(_first_event(client)["id"]).partition(".")[0]
+        for seq in BAD_SEQUENCES:
+            value = f"{boot}.{seq}"
+            by_query = _first_event(client, params={"lastEventId": value})
+            assert by_query["event"] == "snapshot", seq[:10]
+            raw = value.encode("latin-1", "replace") if len(value) < 100 else value.encode()
+            by_header = _first_event(client, headers={"Last-Event-ID": raw})
+            assert by_header["event"] == "snapshot", seq[:10]
+        assert client.get("/health").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "referer", ["https://evil.example/page", "http://127.0.0.1:1/x", "not a url", "http://[::1"]
+)
+def test_a_cross_site_referer_alone_cannot_download_delete_or_submit(
+    srv: RunningServer, referer: str
+) -> None:
+    """Origin: hardening, issue 20 item 9 (headers a hostile client sends)."""
+    (name,) = srv.services.outputs.save("paper", [(OutputKind.MONO, b"%PDF-1.7 mono")])
+    refused = {"Referer": referer}
+    with srv.client() as client:
+        for method in ("GET", "HEAD"):
+            response = client.request(method, f"/translatedFile/{name}", headers=refused)
+            assert response.status_code == 403, (method, response.status_code)
+        assert client.get(f"/translatedFile/{name}", headers=refused).json()["errorType"] == (
+            "CrossSiteRequest"
+        )
+        posted = client.post("/crop", json=plugin_body(make_paper(), "p.pdf"), headers=refused)
+        assert posted.status_code == 403
+        assert srv.services.outputs.names() == [name]  # not downloaded, not deleted
+        own = {"Referer": f"{srv.url}/"}
+        got = client.get(f"/translatedFile/{name}", headers=own)
+        assert got.status_code == 200 and got.content == b"%PDF-1.7 mono"

@@ -1,4 +1,5 @@
-"""Issue 20, item 5: every output of an accepted file name can be downloaded by its name.
+"""Output file names: every output of an accepted file name can be downloaded by its name,
+and every name fits a file system's 255 bytes.
 
 Security bar: ``test_a_240_byte_korean_name_is_translated_and_every_output_downloads``
 (item 5).
@@ -12,15 +13,19 @@ sync answer's ``fileList`` and the task objects announce the shortened names.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+import pytest
 
 from tests.helpers.server import RunningServer, make_paper, plugin_body
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
-from zotero_server.file_names import MAX_NAME_BYTES
+from zotero_server.file_names import MAX_NAME_BYTES, OutputKind
+from zotero_server.files import MAX_FILE_NAME_BYTES, OutputStore
 
 #: 78 Hangul syllables and "ab": a 236-byte stem, 240 bytes with ".pdf".
 KOREAN_NAME = "".join(chr(0xAC00 + 37 * i) for i in range(78)) + "ab.pdf"
@@ -66,6 +71,7 @@ def _wait_task(srv: RunningServer, body: dict[str, Any]) -> dict[str, Any]:
 def test_a_240_byte_korean_name_is_translated_and_every_output_downloads(
     srv: RunningServer,
 ) -> None:
+    """Origin: hardening, issue 20 item 5 (long file names)."""
     assert len(KOREAN_NAME.encode()) == 240
     body = plugin_body(make_paper(pages=2), KOREAN_NAME, **EVERY_OUTPUT)
     with srv.client() as client:
@@ -81,3 +87,23 @@ def test_a_240_byte_korean_name_is_translated_and_every_output_downloads(
     assert task["status"] == "完成", task
     assert len(task["fileList"]) == 6
     _download_all(srv, task["fileList"])
+
+
+@pytest.mark.parametrize("stem", ["n" * 236, "論文" * 39 + "x", "é" * 118])
+def test_every_output_name_fits_255_bytes(tmp_path: Path, stem: str) -> None:
+    """A 236-byte stem made the second ``-single-compare.pdf`` 257 bytes long: ENAMETOOLONG
+    after the translation was paid for.
+
+    Origin: hardening, issue 12 finding 7 (files and disk)."""
+    store = OutputStore(tmp_path / "out", 60.0)
+    store.prepare()
+    kinds = [OutputKind.COMPARE, OutputKind.SINGLE_COMPARE, OutputKind.CROP_COMPARE]
+    saved = [
+        name
+        for _ in range(12)  # -2 ... -12: the suffix grows a digit
+        for name in store.save(stem, [(kind, b"%PDF-") for kind in kinds])
+    ]
+    assert len(set(saved)) == 36
+    assert all(len(name.encode()) <= MAX_FILE_NAME_BYTES for name in saved)
+    assert sorted(saved) == sorted(store.names())
+    assert saved[0].startswith(stem[:50]) and saved[-1].endswith("-12-crop-compare.pdf")

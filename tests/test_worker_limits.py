@@ -1,4 +1,4 @@
-"""Issue 12, finding 2: one hostile PDF must not stall everybody.
+"""Worker limits: one hostile PDF must not stall everybody.
 
 PDF work runs in a worker process with a memory and a time limit, hard limits turn monstrous
 pages into a clear 400, the server keeps answering ``/health`` while a hostile PDF is read, and a
@@ -70,18 +70,21 @@ def page_number_only_pdf() -> bytes:
 
 
 def test_a_page_of_too_many_spans_is_refused_clearly() -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     doc = open_document(tiny_spans_pdf(1, 3000))
     with pytest.raises(PDFTooComplexError, match="page 1 .*ZT_PDF_MAX_PAGE_SPANS"):
         extract_document(doc, limits=PdfLimits(max_page_spans=1000))
 
 
 def test_too_much_text_in_all_is_refused_clearly() -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     doc = open_document(make_paper(pages=3))
     with pytest.raises(PDFTooComplexError, match="ZT_PDF_MAX_TEXT_CHARS"):
         extract_document(doc, limits=PdfLimits(max_text_chars=500))
 
 
 def test_too_many_pages_are_refused_before_any_page_is_read() -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     doc = pymupdf.open()
     for _ in range(30):
         doc.new_page()
@@ -94,6 +97,7 @@ def test_too_many_pages_are_refused_before_any_page_is_read() -> None:
 
 
 async def test_a_step_over_the_time_limit_kills_the_worker_and_says_why() -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     async with PdfWorker(WorkerConfig(timeout_s=0.5)) as worker:
         assert await worker.call(len, b"ab") == 2
         first = worker.pid
@@ -106,6 +110,7 @@ async def test_a_step_over_the_time_limit_kills_the_worker_and_says_why() -> Non
 
 
 async def test_a_step_over_the_memory_limit_fails_clearly() -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     async with PdfWorker(WorkerConfig(memory_mb=1024)) as worker:
         with pytest.raises(PDFProcessingError, match="ZT_PDF_WORKER_MEMORY_MB"):
             await worker.call(bytearray, 2 * 1024**3)
@@ -120,6 +125,7 @@ def out_of_memory_inside_the_engine() -> None:
 
 
 async def test_running_out_of_memory_is_named_even_when_the_engine_wraps_it() -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     async with PdfWorker(WorkerConfig(memory_mb=1024)) as worker:
         with pytest.raises(PDFProcessingError, match="ZT_PDF_WORKER_MEMORY_MB"):
             await worker.call(out_of_memory_inside_the_engine)
@@ -138,7 +144,9 @@ def engine_footprint() -> tuple[bool, bool, int]:
 
 async def test_the_worker_carries_no_layout_model_into_its_memory_limit() -> None:
     """PyMuPDF 2 loads an ONNX layout model on import (hundreds of MB of address space against
-    ZT_PDF_WORKER_MEMORY_MB); nothing here uses it, so no PDF worker carries it."""
+    ZT_PDF_WORKER_MEMORY_MB); nothing here uses it, so no PDF worker carries it.
+
+    Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     async with PdfWorker() as worker:
         layout, onnx, size_kib = await worker.call(engine_footprint)
     assert not layout and not onnx
@@ -146,6 +154,7 @@ async def test_the_worker_carries_no_layout_model_into_its_memory_limit() -> Non
 
 
 async def test_the_worker_refuses_a_hostile_page_under_the_default_limits() -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     async with PdfWorker() as worker:
         with pytest.raises(PDFTooComplexError, match="ZT_PDF_MAX_PAGE_SPANS"):
             await worker.open(tiny_spans_pdf(1, 60_000), None, None, False, Language.parse("ko"))
@@ -156,6 +165,7 @@ async def _never_ready(_: object) -> None:
 
 
 async def test_a_paper_with_nothing_to_translate_says_so(settings: Settings) -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     translator = Translator.from_settings(settings, _never_ready)
     try:
         with pytest.raises(NothingToTranslateError, match="nothing to translate"):
@@ -176,6 +186,7 @@ async def test_a_paper_with_nothing_to_translate_says_so(settings: Settings) -> 
 def test_health_and_other_posts_stay_fast_while_a_hostile_pdf_is_read(
     srv: RunningServer, tmp_path: Path
 ) -> None:
+    """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
     hostile = tiny_spans_pdf(2, 100_000)
     latencies: list[float] = []
     stop = threading.Event()

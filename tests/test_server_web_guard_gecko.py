@@ -1,4 +1,4 @@
-"""Issue 20, item 10: Zotero's own requests pass the web guard; a web page's do not.
+"""The web guard in a real Gecko: Zotero's own requests pass it; a web page's do not.
 
 Security bar: ``test_the_plugin_in_geckos_privileged_context_is_served`` and
 ``test_a_page_of_another_origin_is_refused`` (item 10).
@@ -25,12 +25,11 @@ from typing import Any
 import pytest
 
 from tests.helpers.gecko import gecko
-from tests.helpers.server import RunningServer, make_paper, plugin_body
+from tests.helpers.server import API_KEY, LLM_API, RunningServer, make_paper, plugin_body
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
-from tests.test_server_plugin_llm_api import API_KEY, LLM_API
 from zotero_server.file_names import OutputKind
 
 pytestmark = [pytest.mark.browser]
@@ -140,6 +139,7 @@ def access() -> Iterator[_Access]:
 def test_the_plugin_in_geckos_privileged_context_is_served(
     srv: RunningServer, tmp_path: Path
 ) -> None:
+    """Origin: hardening, issue 20 item 10 (Zotero's privileged requests)."""
     body = plugin_body(make_paper(), "paper.pdf", llm_api=LLM_API)
     with gecko(tmp_path) as browser:
         browser.set_context(browser.CONTEXT_CHROME)
@@ -159,6 +159,7 @@ def test_the_plugin_in_geckos_privileged_context_is_served(
 def test_a_page_of_another_origin_is_refused(
     srv: RunningServer, tmp_path: Path, other_site: str, access: _Access
 ) -> None:
+    """Origin: hardening, issue 20 item 10 (Zotero's privileged requests)."""
     (name,) = srv.services.outputs.save("victim", [(OutputKind.MONO, b"%PDF-1.7 victim")])
     body = plugin_body(make_paper(), "paper.pdf", llm_api=LLM_API)
     with gecko(tmp_path) as browser:

@@ -1,0 +1,138 @@
+"""The page builder every constructed test page uses: a :class:`Sheet` is one A4 page whose
+text is set with a ``TextWriter`` at baselines a test names (drawn on the page by
+:meth:`Sheet.write`), and whose rules and shapes are drawn on ``sheet.page`` directly. The
+fonts ship with PyMuPDF; nothing is downloaded."""
+
+from __future__ import annotations
+
+import pymupdf
+from pymupdf import mupdf
+
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.paragraph import Paragraph
+
+WIDTH, HEIGHT = 595.0, 842.0  # A4, in points
+TIMES = pymupdf.Font("tiro")
+TIMES_BOLD = pymupdf.Font("tibo")
+TIMES_ITALIC = pymupdf.Font("tiit")
+HELV = pymupdf.Font("helv")  # Helvetica: a sans-serif face
+SIZE = 10.0  # a paper's body text, in points
+LEADING = 12.0  # from baseline to baseline
+
+
+def math_font() -> pymupdf.Font:
+    """Noto Sans Math, which ships inside PyMuPDF."""
+    data, size = mupdf.fz_lookup_noto_math_font()
+    return pymupdf.Font(fontbuffer=mupdf.raw_to_python_bytes(data, size))
+
+
+MATH = math_font()
+
+
+def wrap(text: str, width: float, indent: float = 0.0) -> list[str]:
+    """``text`` broken into lines of at most ``width`` points (the first ``indent`` less), set
+    in Times at :data:`SIZE`."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        room = width - (indent if not lines else 0.0)
+        if line and TIMES.text_length(trial, SIZE) > room:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return [*lines, line] if line else lines
+
+
+class Sheet:
+    """A new page of ``doc`` (a new document when None) being written, or ``page`` of ``doc``
+    written again over what it holds: :meth:`put` sets text, :meth:`write` draws what was set,
+    :meth:`done` draws it and returns the document's bytes."""
+
+    def __init__(
+        self,
+        doc: pymupdf.Document | None = None,
+        width: float = WIDTH,
+        height: float = HEIGHT,
+        page: pymupdf.Page | None = None,
+    ) -> None:
+        self.doc = pymupdf.open() if doc is None else doc
+        self.page = self.doc.new_page(width=width, height=height) if page is None else page
+        self.writer = pymupdf.TextWriter(self.page.rect)
+
+    def put(
+        self, x: float, y: float, text: str, size: float = 11.0, font: pymupdf.Font = TIMES
+    ) -> float:
+        """Set ``text`` with its baseline's left end at ``x``, ``y``; return where it ends."""
+        self.writer.append((x, y), text, font=font, fontsize=size)
+        return x + float(font.text_length(text, size))
+
+    def words(self, x: float, y: float, text: str, gap: float = 5.6) -> float:
+        """Words set one by one a justified space apart, as Word writes them."""
+        for word in text.split():
+            x = self.put(x, y, word) + gap
+        return x
+
+    def paragraph(
+        self, text: str, column: tuple[float, float], top: float, indent: bool = True
+    ) -> float:
+        """Set ``text`` in ``column`` (its left and right x) from baseline ``top``, its first
+        line indented when ``indent``; return the baseline after its last line."""
+        first = 12.0 if indent else 0.0
+        y = top
+        for i, row in enumerate(wrap(text, column[1] - column[0], first)):
+            self.writer.append((column[0] + (first if i == 0 else 0.0), y), row, TIMES, SIZE)
+            y += LEADING
+        return y
+
+    def equation(self, column: tuple[float, float], baseline: float) -> None:
+        """A display equation centred in ``column``, its number "(1)" at the right edge."""
+        math = math_font()
+        formula = "ℒ = ∑ α β + γ δ"
+        width = math.text_length(formula, SIZE)
+        self.writer.append(((column[0] + column[1] - width) / 2, baseline), formula, math, SIZE)
+        self.writer.append((column[1] - 14, baseline), "(1)", TIMES, SIZE)
+
+    def figure(self, column: tuple[float, float], top: float, bottom: float) -> None:
+        """A filled box across ``column`` from ``top`` to ``bottom``: a figure with no text."""
+        shape = self.page.new_shape()
+        shape.draw_rect(pymupdf.Rect(column[0] + 40, top, column[1] - 40, bottom))
+        shape.finish(color=(0, 0, 0.6), fill=(0.85, 0.9, 1.0), width=0.8)
+        shape.commit()
+
+    def write(self) -> None:
+        """Draw the text set so far on the page."""
+        self.writer.write_text(self.page)
+
+    def done(self) -> bytes:
+        """Draw the text and return the whole document as a PDF."""
+        self.write()
+        data: bytes = self.doc.tobytes()
+        return data
+
+
+def put_runs(
+    page: pymupdf.Page, x: float, y: float, parts: list[tuple[str, bool]], size: float
+) -> float:
+    """Set ``parts`` (text, bold) one after the other on a line of ``page`` with the base-14
+    Times (``insert_text``, drawn at once); return where the line ends."""
+    for text, bold in parts:
+        page.insert_text((x, y), text, fontsize=size, fontname="tibo" if bold else "tiro")
+        x += (TIMES_BOLD if bold else TIMES).text_length(text, size)
+    return x
+
+
+def read(data: bytes) -> list[Paragraph]:
+    """The paragraphs the reader finds in the PDF ``data``."""
+    doc = open_document(data)
+    try:
+        return extract_paragraphs(doc)
+    finally:
+        doc.close()
+
+
+def read_doc(doc: pymupdf.Document) -> list[Paragraph]:
+    """The paragraphs the reader finds in the document a test built."""
+    return extract_paragraphs(open_document(bytes(doc.tobytes())))

@@ -1,0 +1,64 @@
+"""Papers of text boxes (``insert_textbox``: PyMuPDF wraps each paragraph in its box), for
+the tests that follow a job rather than a reading rule: :func:`make_paper` writes a small
+one-column paper to a file (the CLI's and the pipeline's tests), :func:`staged_paper` one of
+long paragraphs then short ones (the previews')."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+LONG = (
+    "The committee reviewed the archival evidence gathered over three field seasons and"
+    " concluded that the settlement patterns along the river valley changed gradually rather"
+    " than abruptly, which contradicts the earlier account of a sudden collapse. {}"
+)
+SHORT = "Results for setting {} are listed below."
+
+
+def staged_paper(pages: int = 3) -> bytes:
+    """Page 1: three long paragraphs; pages 2..: ten short ones each."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for i in range(3):
+        box = pymupdf.Rect(72, 100 + i * 200, 523, 280 + i * 200)
+        page.insert_textbox(box, LONG.format(f"Paragraph {i + 1} ends here."), fontsize=11)
+    for p in range(1, pages):
+        page = doc.new_page(width=595, height=842)
+        for i in range(10):
+            box = pymupdf.Rect(72, 80 + i * 70, 523, 130 + i * 70)
+            page.insert_textbox(box, SHORT.format(f"{p}.{i + 1}"), fontsize=11)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+PARAGRAPHS = [
+    "Scientific papers are written for experts, and reading them in a second language costs"
+    " time that researchers would rather spend on the ideas themselves.",
+    "We describe a server that translates each paragraph with a dedicated translation model"
+    " and writes the result back into the original layout of the page.",
+    "The method keeps figures, tables and equations where they were, and it replaces only the"
+    " running text of the body with its translation.",
+]
+
+
+def paragraph(page_no: int, index: int) -> str:
+    """Body text that differs from page to page (repeated text would look like a header)."""
+    return PARAGRAPHS[(index + page_no) % len(PARAGRAPHS)] + f" This holds in section {page_no}."
+
+
+def make_paper(path: Path, pages: int = 2) -> Path:
+    """A small one-column paper with three body paragraphs per page."""
+    doc = pymupdf.open()
+    for page_no in range(pages):
+        page = doc.new_page()
+        y = 90.0 + 20 * page_no
+        for index in range(len(PARAGRAPHS)):
+            rect = pymupdf.Rect(72, y, 523, y + 70)
+            page.insert_textbox(rect, paragraph(page_no, index), fontsize=11)
+            y += 90
+    doc.save(path)
+    doc.close()
+    return path

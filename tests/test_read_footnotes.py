@@ -1,0 +1,80 @@
+"""Footnotes read as footnotes, on constructed pages: a footnote whose last line is short
+and left of its indented first line, and a note at the foot of the references column."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
+from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, read, wrap
+
+
+def test_a_footnotes_short_last_line_left_of_its_indented_first_line_goes_with_it() -> None:
+    """A footnote whose first line is indented (its mark hangs before the text) ends with a
+    word cut at the line's end and a short last line at the column's edge ("dimen-" |
+    "sions"): that short line lies mostly left of the first one, yet it is the same footnote,
+    one request with the word whole.
+
+    Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    below = sheet.paragraph(INTRO, RIGHT, TOP)
+    sheet.paragraph(OUTRO, RIGHT, below + 4)
+    small, y = 9.0, 760.0
+    line = "Used to determine the PDF page number and the page dimen-"
+    sheet.writer.append((RIGHT[0] + 12, y - 3), "20", TEXT, 6.0)
+    sheet.writer.append((RIGHT[0] + 18, y), line, TEXT, small)
+    sheet.writer.append((RIGHT[0], y + 10), "sions", TEXT, small)
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    notes = [t for t in texts if "page number" in t or "sions" in t]
+    assert len(notes) == 1 and notes[0].endswith("the page dimensions"), texts
+
+
+def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None:
+    """The last page of the text, its references begun under it: the note at the foot of that
+    column (a raised marker, small print, under a short rule) is the paper's own footnote and
+    is translated; the entries above it and beside it are not.
+
+    Origin: a paper outside the corpus (issue 22), the layout that broke a request."""
+    doc = pymupdf.open()
+    text = Sheet(doc)  # the page before: the paper's text, in two columns
+    for column in (LEFT, RIGHT):
+        y = TOP
+        while y < 700:
+            y = text.paragraph(OUTRO, column, text.paragraph(INTRO, column, y) + 4) + 4
+    text.write()
+    sheet = Sheet(doc)
+    below = sheet.paragraph(INTRO, LEFT, TOP)
+    sheet.writer.append((LEFT[0], below + 14), "References", TIMES_BOLD, 12)
+    y = below + 34
+    entries = [
+        f"Ann Lee, Bo Chen, and Cy Diaz. 20{10 + k}. A method for task {k} of many kinds. In"
+        f" Proceedings of the {k}th Conference on Methods, pages {k}1-{k}9."
+        for k in range(1, 13)
+    ]
+    for k, entry in enumerate(entries):
+        column = LEFT if k < 5 else RIGHT
+        if k == 5:
+            y = TOP
+        for i, line in enumerate(wrap(entry, column[1] - column[0] - 8)):
+            sheet.writer.append((column[0] + (8 if i else 0), y), line, TEXT, 9)
+            y += 11
+        y += 5
+    foot = 760.0
+    shape = sheet.page.new_shape()
+    shape.draw_line((LEFT[0], foot - 14), (LEFT[0] + 70, foot - 14))
+    shape.finish(color=(0, 0, 0), width=0.4)
+    shape.commit()
+    sheet.writer.append((LEFT[0], foot - 3), "19", TEXT, 6)
+    sheet.writer.append(
+        (LEFT[0] + 6, foot), "The Kaggle CORD-19 and TREC-COVID competitions.", TEXT, 9
+    )
+    sheet.writer.append((LEFT[0], foot + 11), "See Wang et al. (2020) for details.", TEXT, 9)
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    assert (
+        "The Kaggle CORD-19 and TREC-COVID competitions. See Wang et al. (2020) for details."
+        in texts
+    ), texts
+    assert not [t for t in texts if "Ann Lee" in t or "Proceedings" in t], texts
