@@ -21,8 +21,9 @@ exactly one piece. Between two boxes the cut is, first that holds:
 4. its nearest word boundary (between two characters in Chinese or Japanese): a single long
    sentence without a comma, split over two columns.
 
-An end is taken only within :data:`SHARE_SLACK` of the meeting point, so a box is never handed
-far more text than it held (words then move between boxes only at a sentence or clause end).
+An end is taken only within :data:`SHARE_SLACK` (of the smaller box's share) of the meeting
+point, so a box is never handed much more text than it held: it would be set smaller than the
+paragraphs beside it.
 """
 
 from __future__ import annotations
@@ -40,13 +41,12 @@ from translation.read.words.word import hangul_cut
 _WIDE_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 # Punctuation that never opens a line or a box (it stays with the character before it).
 _NO_START = set("、。，．！？：；）」』】〕》〉…・ー,.!?:;)]}%")
-#: How far (a fraction of the answer's length) a sentence or clause end may lie from the point
-#: where the boxes' shares of the source meet and still be the cut: a box set with a fifth more
-#: or less than it held still fits after the renderer's small shrink or growth.
-SHARE_SLACK = 0.2
-#: A matched sentence end (rule 1) may lie this much further off: it is the right cut whatever
-#: the lengths, as long as the box can hold it.
-MATCHED_SLACK = 0.35
+#: How far a sentence or clause end may lie from the point where the boxes' shares of the
+#: source meet and still be the cut, as a part of the smaller box's share: a box given a tenth
+#: more than it held is set about 5 % smaller, as close as its neighbours' sizes agree.
+SHARE_SLACK = 0.1
+#: A matched sentence end (rule 1) may lie a little further off: it is the right cut.
+MATCHED_SLACK = 0.15
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +157,9 @@ def _spread(text: str, pieces: Sequence[Paragraph]) -> list[str]:
         # Each piece's placeholders stay on its side, where the model kept them in order.
         low = max([start, *(end for k in keys[:index] for _, end in k)])
         high = min([len(text), *(begin for k in keys[index:] for begin, _ in k)])
-        window = _Window(len(text) * sum(weights[:index]) / total, start, low, high, len(text))
+        share = [len(text) * sum(weights[:i]) / total for i in (index - 1, index, index + 1)]
+        room = min(share[1] - share[0], share[2] - share[1])  # the smaller box's share
+        window = _Window(share[1], start, low, high, len(text), room)
         cut = _first_cut(window, matched[index - 1] if matched else None, sentences, clauses)
         if cut is None:
             cut = min(
@@ -181,14 +183,15 @@ class _Window:
     low: int
     high: int
     length: int
+    #: The share of the smaller of the two boxes (characters): the slack is a part of it.
+    room: float
 
     def holds(self, cut: int) -> bool:
         return cut >= self.start and (self.low <= cut <= self.high or self.low > self.high)
 
     def near(self, cut: int, slack: float) -> bool:
-        return (
-            cut > self.start and self.holds(cut) and abs(cut - self.target) <= slack * self.length
-        )
+        inner = self.start < cut < self.length
+        return inner and self.holds(cut) and abs(cut - self.target) <= slack * self.room
 
 
 def _first_cut(
