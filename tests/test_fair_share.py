@@ -8,14 +8,13 @@ paper waited for all of the 51-page one's paragraphs (20.8 s instead of 6.3 s al
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from common.language import Language
-from common.progress import Progress
+from common.progress import Progress, Stage
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.pdfgen import join_pages
 from tests.helpers.pdfgen.textbox import make_paper
@@ -86,10 +85,15 @@ def test_a_short_paper_behind_a_long_one_finishes_about_as_fast_as_alone(
 
             long_id = _submit(client, long_pdf, "long.pdf")
             limiter = srv.services.translator.limiter
-            # The short paper must arrive while the long one's paragraphs fill the queue (its
-            # extraction alone can take 2 s on a busy CI machine): 2 s after its first request.
-            wait_until(lambda: limiter.held(long_id) > 0, timeout=60, what="the long job's LLM")
-            time.sleep(2.0)
+
+            # The short paper must arrive while the long one's paragraphs fill the queue: its
+            # first page goes ahead while the rest is read, so wait for the whole paper's
+            # requests (the job translating, its queue full), not for its first request.
+            def long_queue_full() -> bool:
+                translating = _job(srv, long_id).stage is Stage.TRANSLATING
+                return translating and limiter.waiting(long_id) > SLOTS
+
+            wait_until(long_queue_full, timeout=120, what="the long job's queue")
             short_id = _submit(client, short_pdf, "short-again.pdf", force="true")
             wait_until(lambda: limiter.held(short_id) > 0, timeout=60, what="the short job's LLM")
             long_waiting = limiter.waiting(long_id)
