@@ -14,6 +14,18 @@ import re
 
 from translation.read.math.formulas import GLYPH
 from translation.read.numbering.captions import caption_label
+from translation.read.numbering.grammar import (
+    CIRCLED,
+    LETTER,
+    LETTER_ITEM,
+    NUMBER,
+    NUMBERING_START,
+    ROMAN,
+    ROMAN_ITEM,
+    ROMAN_ITEMS,
+    SECTION,
+    SUBSECTIONS,
+)
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.word import (
@@ -26,26 +38,25 @@ from translation.read.words.word import (
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(
-    r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|[\u2460-\u2473\u3251-\u325f]\s*|"
-    r"(?:\(?\d{1,2}[.)]|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\)|[IVX]{1,5}\.|\[\d{1,3}\])\s+)"
+    rf"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|{CIRCLED}\s*|"
+    rf"(?:\(?{NUMBER}[.)]|\(?{LETTER_ITEM}[.)]|\({ROMAN_ITEM}\)|{ROMAN_ITEM}\)|{ROMAN}\.|"
+    r"\[\d{1,3}\])\s+)"
 )
 # Items no heading is numbered with: bullets, "a." "(b)" "c)" "(iv)" "iv)".
-_LETTER_ITEM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?[a-z][.)]\s|\(?[ivx]{1,5}\)\s)")
+_LETTER_ITEM_RE = re.compile(
+    rf"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?{LETTER_ITEM}[.)]\s|\(?{ROMAN_ITEM}\)\s)"
+)
 # A number, then a word in lower case: "1. produce summaries ...", "2) perform ...".
-_LOWER_ITEM_RE = re.compile(r"^\s*\(?\d{1,2}[.)]\s+[a-z]")
+_LOWER_ITEM_RE = re.compile(rf"^\s*\(?{NUMBER}[.)]\s+[a-z]")
 # Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
 # colon, a semicolon, or another item (a line of prose can start with "(2)").
-_NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
+_NUMBERING_RE = re.compile(rf"^\s*{NUMBERING_START}")
 # Footnote markers of a small-print row: "1)", "(1)", "①", "*", "†"; a bare "1 " too.
-_FOOTNOTE_RE = re.compile(
-    r"^\s*(?:\(?\d{1,2}\)\s*|[\u2460-\u2473\u3251-\u325f]\s*|[*∗†‡§¶]{1,3}\s*|\d{1,2}\s+)"
-)
+_FOOTNOTE_RE = re.compile(rf"^\s*(?:\(?{NUMBER}\)\s*|{CIRCLED}\s*|[*∗†‡§¶]{{1,3}}\s*|{NUMBER}\s+)")
 _MARK_CHARS = set("0123456789*∗†‡§¶abcdefghij,")
 # "3.1 Encoding module", "B.1 Fine-grained", "4 Entity Extraction"; "A Appendix".
-_HEADING_NUMBER_RE = re.compile(
-    r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z](?:\.\d{1,2}){1,3}\.?)\s+\S"
-)
-_MULTI_LEVEL_RE = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?\s+\S")
+_HEADING_NUMBER_RE = re.compile(rf"^\s*(?:{SECTION}\.?|{LETTER}{SUBSECTIONS}\.?)\s+\S")
+_MULTI_LEVEL_RE = re.compile(rf"^\s*(?:{NUMBER}|{LETTER}){SUBSECTIONS}\.?\s+\S")
 _ALGO_LINE_RE = re.compile(
     r"^\s*(?:\d{1,3}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
     r"\s*:\s*)"
@@ -99,8 +110,8 @@ def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
 
 
 # An enumeration's marker closed by a bracket: "ii)", "(b)", "3)".
-_BRACKET_MARK_RE = re.compile(r"^(\(?)([ivx]{1,5}|[a-z]|\d{1,2})\)$")
-_ROMANS = "i ii iii iv v vi vii viii ix x xi xii".split()
+_BRACKET_MARK_RE = re.compile(rf"^(\(?)({ROMAN_ITEM}|{LETTER_ITEM}|{NUMBER})\)$")
+_ROMANS = ROMAN_ITEMS
 
 
 def _run_in_enumeration(label: str, para: list[Row]) -> bool:
@@ -386,7 +397,7 @@ def boxed_number(row: Row) -> str:
     """A heading's number printed apart from its title in another colour (a white "2" on a
     blue box, the title beside it), with the spaces after it; "" for none. It is then the
     heading's label: printed as it is, in its colour, the title set where it was."""
-    match = re.match(r"\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5}|[A-Z])\.?\s+", row.chars)
+    match = re.match(rf"\s*(?:{SECTION}|{ROMAN}|{LETTER})\.?\s+", row.chars)
     if not match or len(row.styles) != len(row.chars) or len(row.boxes) != len(row.chars):
         return ""
     number = match.group(0).rstrip()

@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from translation.read.numbering.grammar import ENTRY_NUMBER, LETTER, LEVEL, NUMBER, ROMAN_SECTION
 from translation.read.words.word import WORD_RE, ends_sentence
 
 REFS_HEADING_RE = re.compile(
@@ -38,16 +39,18 @@ APPENDIX_RE = re.compile(
 
 # Section numbering: "3.", "3.2", "B.", "B.1", "II." (a letter or Roman numeral needs its dot:
 # "A Study of..." is a title, not section A).
-_ARABIC_RE = re.compile(r"^(\d{1,2}(?:\.\d{1,2})*)\.?\s+\S")
-_ROMAN_RE = re.compile(r"^([IVXL]{1,5})\.\s+\S")
-_LETTER_RE = re.compile(r"^([A-Z])(?:((?:\.\d{1,2})+)\.?|\.)\s+\S")
+_ARABIC_RE = re.compile(rf"^({NUMBER}(?:{LEVEL})*)\.?\s+\S")
+_ROMAN_RE = re.compile(rf"^({ROMAN_SECTION})\.\s+\S")
+_LETTER_RE = re.compile(rf"^({LETTER})(?:((?:{LEVEL})+)\.?|\.)\s+\S")
 # After a bibliography, "A Dataset release" is appendix A (ACL and NeurIPS set no dot).
-_SECTION_LETTER_RE = re.compile(r"^[A-Z](?:\.\d{1,2})*\.?\s+[A-Z]")
+_SECTION_LETTER_RE = re.compile(rf"^{LETTER}(?:{LEVEL})*\.?\s+[A-Z]")
 
 # "2018. His research..." opens a line that goes on a sentence ("... in fall"): a year with its
 # full stop is not an entry's number.
-_LABEL_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|(?!(?:19|20)\d\d\.)\d{1,4}\.(?=\s+\S))\s*")
-_LABEL_ONLY_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.)\s*$")
+_LABEL_RE = re.compile(
+    rf"^\s*(?:\[{ENTRY_NUMBER}\]|\({ENTRY_NUMBER}\)|(?!(?:19|20)\d\d\.){ENTRY_NUMBER}\.(?=\s+\S))\s*"
+)
+_LABEL_ONLY_RE = re.compile(rf"^\s*(?:\[{ENTRY_NUMBER}\]|\({ENTRY_NUMBER}\)|{ENTRY_NUMBER}\.)\s*$")
 _NAME = r"(?:[A-Z][\w'’`´¨˚ˇ.-]*|van|von|der|de|den|da|di|du|del|dos|le|la)"
 _AUTHOR_RE = re.compile(
     rf"""^(?:

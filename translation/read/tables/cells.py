@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
+from translation.read.numbering.grammar import LETTER
 from translation.read.tables.number_columns import lines_up
 from translation.read.tables.table_rows import crosses
 from translation.read.words.stretched_spaces import stretched_gaps
@@ -15,7 +16,7 @@ from translation.read.words.word import has_letters
 
 # A section number or list marker set apart from its text is a label, not a table cell.
 _LABEL_RE = re.compile(
-    r"^\s*(\d+(\.\d+)*\.?|[A-Z](\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
+    rf"^\s*(\d+(\.\d+)*\.?|{LETTER}(\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
     r"\(?[a-z0-9]{1,3}[.)])\s*$"
 )
 _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
