@@ -26,6 +26,17 @@ INK_TOP = 0.75
 #: ... and descenders this far below it; also where a baseline lies over a line box's foot.
 INK_FOOT = 0.22
 
+# --- sub- and superscripts, spaces ----------------------------------------------------------
+
+#: A span smaller than this share of a line's size is set as a script (TeX sets them at 0.7,
+#: Word at 0.65), when it also stands off the baseline ...
+SCRIPT = 0.85
+#: ... by more than this share of the line's size.
+SCRIPT_SHIFT = 0.12
+#: Glyphs this far apart (of the size) are two words: a thin space is a sixth of an em, the
+#: tracking inside a word far less.
+WORD_SPACE = 0.15
+
 # --- indented -----------------------------------------------------------------------------------
 
 #: A line is indented when it starts this far right of the line it is read against: a first
