@@ -79,6 +79,11 @@ def line_step(upper: OnBaseline, lower: OnBaseline) -> float:
 
 #: Points within which two sizes are one size (a size rounded or scaled apart by the producer).
 SAME_SIZE = 0.3
+#: Points within which two lines are set in one size: lines of one paragraph, cell or list
+#: (their sizes rounded apart, a script raising a line's size).
+ONE_SIZE = 0.5
 #: Points by which a size must differ from another to be another size of type (a heading over
 #: body text, small print under it).
 SIZE_STEP = 0.8
+#: Points by which a line smaller than the body text is small print (a footnote, a credit).
+SMALL_PRINT = 0.5

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from translation.read.math.formulas import GLYPH
+from translation.read.measures import ONE_SIZE, SIZE_STEP, SMALL_PRINT, indented
 from translation.read.numbering.captions import caption_label
 from translation.read.numbering.grammar import (
     CIRCLED,
@@ -69,11 +70,16 @@ _KEYWORDS = frozenset(
 _URL_START_RE = re.compile(r"https?://|www\.")
 
 
+#: A short line ends this many font sizes before its column's right edge, or this share of
+#: the column's width if more (ragged-right text can end a line a few letters early).
+SHORT_SIZES, SHORT_SHARE = 2.0, 0.25
+
+
 def _short(row: Row) -> bool:
     """The line ends well before its column's right edge (a last line, a heading)."""
     col0, col1 = row.col_range
     col1 = max(col1, row.x1)
-    return row.x1 < col1 - max(2.0 * row.size, 0.25 * (col1 - col0))
+    return row.x1 < col1 - max(SHORT_SIZES * row.size, SHORT_SHARE * (col1 - col0))
 
 
 def list_label(text: str) -> str:
@@ -148,7 +154,7 @@ _EQUATION_WORD_RE = re.compile(r"(?:eqs?|equations?|formulas?)\.?$", re.IGNORECA
 def footnote_label(row: Row, body_size: float) -> str:
     """The footnote marker a row of small print starts with ("" if none): a superscript
     number or symbol, or "1)", "①", "*", "†". The marker comes with its trailing spaces."""
-    if row.size > body_size - 0.5 or not row.text:
+    if row.size > body_size - SMALL_PRINT or not row.text:
         return ""
     start = len(row.chars) - len(row.chars.lstrip())
     end = start
@@ -181,7 +187,7 @@ def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
         return True
     return (
         ends_sentence(prev.text)
-        or abs(prev.size - cur.size) > 0.5
+        or abs(prev.size - cur.size) > ONE_SIZE
         or bool(footnote_label(first, body_size))
     )
 
@@ -239,6 +245,9 @@ def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
     return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
 
 
+_FILLED = 0.5  # font sizes: a line ending this near its column's right edge filled it
+
+
 def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
     """A bold run-in lead that filled its line alone goes on in ``cur``: the paragraph so far
     is that one bold line, closed by a full stop or a colon, reaching the column's right edge
@@ -249,7 +258,7 @@ def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
     if cur.bold or len(para) != 1 or not prev.bold or not prev.text.endswith((".", ":", "：")):
         return False
     col1 = max(prev.col_range[1], prev.x1)
-    if prev.x1 < col1 - 0.5 * prev.size:
+    if prev.x1 < col1 - _FILLED * prev.size:
         return False
     spaces = _word_spaces(prev)
     return bool(spaces) and sorted(spaces)[len(spaces) // 2] > _STRETCHED * prev.size
@@ -320,7 +329,7 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     if algorithm_label(cur.text) or (is_algorithm_caption(prev.text) and caption_start(prev)):
         return True
     if algorithm_label(prev.text):  # a wrapped algorithm line goes on indented
-        return cur.x0 <= prev.x0 + 0.8 * prev.size
+        return not indented(cur.x0, prev.x0, prev.size)
     if caption_start(cur) and not _runs_into(prev):
         return True
     if run_in_start(prev, cur) or _code_edge(prev, cur, para[0]):
@@ -334,15 +343,18 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     )
 
 
+_UNDER_TITLE = 0.5  # font sizes: a heading's second line starts this near under its title
+
+
 def _title_goes_on(heading: Row, cur: Row) -> bool:
     """Whether ``cur`` is the second line of the numbered heading ``heading``: it starts under
     the title, past the number ("3 DESIGNING AI SUPPORTS FOR" | "   EXPOSITORY WRITING"), or
     both are bold and the heading stops on a word no title ends with ("of", "for"); in the
     heading's size and weight, and short (a paragraph's first line runs to the column's edge)."""
-    if abs(cur.size - heading.size) > 0.5 or cur.bold != heading.bold or not _short(cur):
+    if abs(cur.size - heading.size) > ONE_SIZE or cur.bold != heading.bold or not _short(cur):
         return False
     match = _HEADING_NUMBER_RE.match(heading.chars)
-    if match and abs(cur.x0 - heading.boxes[match.end() - 1][0]) < 0.5 * heading.size:
+    if match and abs(cur.x0 - heading.boxes[match.end() - 1][0]) < _UNDER_TITLE * heading.size:
         return True
     words = heading.text.split()
     return heading.bold and bool(words) and words[-1].lower() in DANGLING_WORDS
@@ -355,17 +367,27 @@ def _runs_into(prev: Row) -> bool:
     return not _short(prev) and dangles(prev.text)
 
 
+_CODE_MONO = 0.8  # a line with this share of monospaced characters is code ...
+_PROSE_MONO = 0.5  # ... after one with less of them (prose) ...
+_PROSE_AFTER_CODE = 0.2  # ... and a line with less than this share is prose after code
+
+
 def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     """Where a block of code set in a monospaced font begins (after "... as follows:" or a
     finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
     identifiers filling a line inside a sentence are no block: a monospaced line that prose
     led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...")."""
-    if cur.mono >= 0.8 and prev.mono < 0.5 and not URL_TAIL_RE.search(prev.text):
+    if cur.mono >= _CODE_MONO and prev.mono < _PROSE_MONO and not URL_TAIL_RE.search(prev.text):
         if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
             return False
         return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
-    block = first.mono >= 0.8
-    return block and prev.mono >= 0.8 and cur.mono < 0.2 and not prev.text.endswith(",")
+    block = first.mono >= _CODE_MONO
+    return (
+        block
+        and prev.mono >= _CODE_MONO
+        and cur.mono < _PROSE_AFTER_CODE
+        and not prev.text.endswith(",")
+    )
 
 
 def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
@@ -378,7 +400,7 @@ def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, s
     label = footnote_label(first, body_size)
     if label:
         return ParagraphKind.FOOTNOTE, label
-    heading = len(rows) <= 2 and (first.bold or first.size >= body_size + 0.8)
+    heading = len(rows) <= 2 and (first.bold or first.size >= body_size + SIZE_STEP)
     # Large but not bold, a bullet or a letter label makes an item of a list set in a larger
     # face than the paper's body (05's datasheet: "a. Case type"), not a heading.
     lettered = not first.bold and bool(_LETTER_ITEM_RE.match(first.chars))
@@ -391,6 +413,9 @@ def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, s
         return (ParagraphKind.HEADING, label) if label else (None, "")
     label = list_label(first.chars)
     return (ParagraphKind.LIST_ITEM, label) if label else (None, "")
+
+
+_NUMBER_APART = 0.6  # font sizes: a boxed heading number stands this far from its title
 
 
 def boxed_number(row: Row) -> str:
@@ -411,4 +436,4 @@ def boxed_number(row: Row) -> str:
     if row.styles[first] != row.styles[last]:
         return ""
     gap = row.boxes[after][0] - row.boxes[last][2]
-    return match.group(0) if gap > 0.6 * row.size else ""
+    return match.group(0) if gap > _NUMBER_APART * row.size else ""
