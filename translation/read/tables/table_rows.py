@@ -14,7 +14,7 @@ from translation.read.layout import Rect, Span
 from translation.read.math.formulas import is_math_font
 from translation.read.numbering.captions import caption_label
 from translation.read.style.paragraph_style import is_bold, span_style
-from translation.read.words.stretched_spaces import stretched_gaps
+from translation.read.words.stretched_spaces import EVEN_SLACK, EVEN_SPACES, stretched_gaps
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
 #: MuPDF lines it is made of, sorted.
@@ -29,7 +29,6 @@ _INTO = 0.25  # of a box's height: how far it must reach into a table to be in i
 _CELL_GAP = 1.5  # font sizes: a gap this wide in one line parts two cells
 _WIDEST_CELL = 0.7  # of the row's extent: a row of cells has none wider
 _FORMULA_SHARE = 0.5  # of a row's characters: math beyond this share makes a formula row
-_EVEN_SPACES = 0.05  # font sizes: a justified line's word spaces differ by at most this
 _STRETCHED_MOST = 2.0  # a justified line's widest gap is at most this many stretched spaces
 _AT_START = 0.01  # points: a box starting this close after a column's start is in it
 _TOUCHING = 0.3  # points: words this close are one extent
@@ -215,7 +214,7 @@ def _justified(
     plain = [t.strip().strip("\u201c\u201d\"'(),.;:-") for t in texts]
     letters = [t.isalpha() for t in plain]
     between = [g for k, g in enumerate(gaps) if letters[k] and letters[k + 1]]
-    if len(between) < 3 or max(between) - min(between) > max(EDGE_SLACK, _EVEN_SPACES * size):
+    if len(between) < 3 or max(between) - min(between) > max(EVEN_SLACK, EVEN_SPACES * size):
         return False
     widths = [b - a for a, b in extents]
     if max(widths) - min(widths) < size:  # words of one width: a table's uniform cells
