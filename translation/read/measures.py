@@ -75,6 +75,9 @@ def line_step(upper: OnBaseline, lower: OnBaseline) -> float:
     return lower.baseline - upper.baseline
 
 
+#: Points: the body size assumed where none is known (a typical paper's).
+USUAL_SIZE = 10.0
+
 # --- one size or two --------------------------------------------------------------------------
 
 #: Points within which two sizes are one size (a size rounded or scaled apart by the producer).

@@ -11,14 +11,12 @@ from dataclasses import dataclass
 
 from translation.read.layout import PageLayout, Vector, axis
 from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
-from translation.read.measures import DEFAULT_LEADING, SAME_SIZE
+from translation.read.measures import DEFAULT_LEADING, SAME_SIZE, USUAL_SIZE
 from translation.read.words.word import cjk_weight, has_wide
 
 #: Baseline distances of two lines, of their size, that are a line pitch (less: lines set over
 #: each other; more: a gap between paragraphs or blocks).
 _PITCH_LEAST, _PITCH_MOST = 1.0, 2.5
-#: The body size, in points, of a document without a long line of text (a typical one).
-_BODY_SIZE = 10.0
 
 
 @dataclass(slots=True)
@@ -64,7 +62,7 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                         if width >= 40:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
-    body_size = sizes.most_common(1)[0][0] if sizes else _BODY_SIZE
+    body_size = sizes.most_common(1)[0][0] if sizes else USUAL_SIZE
     text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
     cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
     leading = statistics.median(pitches) if pitches else DEFAULT_LEADING
