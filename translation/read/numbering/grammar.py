@@ -34,5 +34,7 @@ CIRCLED = r"[\u2460-\u2473\u3251-\u325f]"
 #: How a list's numbering begins, a bracket perhaps, then a digit, a letter or a Roman
 #: numeral: "1." "(a)" "[3]" "iv)".
 NUMBERING_START = r"[(\[]?[\divxIVXa-z]"
+#: A page's number: up to four digits, or small Roman numerals (a front matter's "xiv").
+PAGE_NUMBER = r"\d{1,4}|[ivxlcdm]{1,7}"
 #: A bibliography entry's number: up to four digits ("[1234]").
 ENTRY_NUMBER = r"\d{1,4}"

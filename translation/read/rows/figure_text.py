@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from translation.read.layout import Frame, PageLayout, Rect
+from translation.read.numbering.captions import TABLE_CJK, TABLE_LATIN
 from translation.read.rows.row import Row
 
 
@@ -22,7 +23,7 @@ def mark_figure_text(
             row.drop = "figure"
 
 
-_TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|Tab\.|表|표|\[표|<표|〈표)\s*\d", re.IGNORECASE)
+_TABLE_CAPTION_RE = re.compile(rf"^\s*(?:{TABLE_LATIN}|{TABLE_CJK})\s*\d", re.IGNORECASE)
 _FIGURE_CAPTION_RE = re.compile(
     r"^\s*(?:Figure|Fig\.|图|圖|図|그림|\[그림|<그림)\s*\d", re.IGNORECASE
 )

@@ -10,11 +10,12 @@ from collections.abc import Mapping, Sequence
 
 from translation.read.layout import Frame, PageLayout, Rect
 from translation.read.measures import line_step
+from translation.read.numbering.grammar import PAGE_NUMBER
 from translation.read.regions.doc_stats import DocStats
 from translation.read.rows.row import Row
 from translation.read.words.word import ends_sentence
 
-_PAGE_NUMBER_RE = re.compile(r"^(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?$", re.I)
+_PAGE_NUMBER_RE = re.compile(rf"^(page\s*)?[-–—]?\s*({PAGE_NUMBER})\s*[-–—]?$", re.I)
 
 
 _HEAD_BAND = 0.08  # of the page's height: rows this near its top or foot are running heads ...
