@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from translation.read.layout import Frame, PageLayout, Rect
-from translation.read.numbering.captions import TABLE_CJK, TABLE_LATIN
+from translation.read.numbering.captions import FIGURE_CJK, FIGURE_LATIN, TABLE_CJK, TABLE_LATIN
 from translation.read.rows.row import Row
 
 
@@ -24,9 +24,7 @@ def mark_figure_text(
 
 
 _TABLE_CAPTION_RE = re.compile(rf"^\s*(?:{TABLE_LATIN}|{TABLE_CJK})\s*\d", re.IGNORECASE)
-_FIGURE_CAPTION_RE = re.compile(
-    r"^\s*(?:Figure|Fig\.|图|圖|図|그림|\[그림|<그림)\s*\d", re.IGNORECASE
-)
+_FIGURE_CAPTION_RE = re.compile(rf"^\s*(?:{FIGURE_LATIN}|{FIGURE_CJK})\s*\d", re.IGNORECASE)
 
 
 _CAPTION_NEAR = 2.5  # font sizes: a caption this near a shaded area is its table's

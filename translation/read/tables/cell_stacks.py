@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from translation.read.layout import Rect
 from translation.read.measures import line_step
+from translation.read.numbering.grammar import CIRCLED
 from translation.read.tables.table_rows import EDGE_SLACK
 
 T = TypeVar("T")
@@ -222,7 +223,7 @@ def _aligned(line: StackLine, up: StackLine) -> bool:
 
 #: A list item's mark opening a cell's line: a bullet, a dash, a note's asterisk or a
 #: circled number, set apart from its text.
-_MARK_RE = re.compile(r"^[•◦▪‣●○■□*\-–—·※\u2460-\u2473]\s")
+_MARK_RE = re.compile(rf"^(?:[•◦▪‣●○■□*\-–—·※]|{CIRCLED})\s")
 
 
 def _hanging(line: StackLine, up: StackLine) -> bool:
