@@ -17,6 +17,7 @@ from translation.read.measures import ONE_SIZE, SIZE_STEP, SMALL_PRINT, indented
 from translation.read.numbering.captions import caption_label
 from translation.read.numbering.grammar import (
     CIRCLED,
+    CJK_SECTION,
     LETTER,
     LETTER_ITEM,
     NUMBER,
@@ -56,8 +57,12 @@ _NUMBERING_RE = re.compile(rf"^\s*{NUMBERING_START}")
 _FOOTNOTE_RE = re.compile(rf"^\s*(?:\(?{NUMBER}\)\s*|{CIRCLED}\s*|[*∗†‡§¶]{{1,3}}\s*|{NUMBER}\s+)")
 _MARK_CHARS = set("0123456789*∗†‡§¶abcdefghij,")
 # "3.1 Encoding module", "B.1 Fine-grained", "4 Entity Extraction"; "A Appendix".
-_HEADING_NUMBER_RE = re.compile(rf"^\s*(?:{SECTION}\.?|{LETTER}{SUBSECTIONS}\.?)\s+\S")
+_HEADING_NUMBER_RE = re.compile(
+    rf"^\s*(?:(?:{SECTION}\.?|{LETTER}{SUBSECTIONS}\.?)\s+|{CJK_SECTION}\s*)\S"
+)
 _MULTI_LEVEL_RE = re.compile(rf"^\s*(?:{NUMBER}|{LETTER}){SUBSECTIONS}\.?\s+\S")
+# A CJK section number ("第三节", "一、", "（二）"), like a multi-level one, numbers no list.
+_CJK_SECTION_RE = re.compile(rf"^\s*{CJK_SECTION}\s*\S")
 _ALGO_LINE_RE = re.compile(
     r"^\s*(?:\d{1,3}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
     r"\s*:\s*)"
@@ -200,7 +205,8 @@ def heading_number(row: Row) -> bool:
         return False
     if len(text.split()) > 12:
         return False
-    return (bool(_MULTI_LEVEL_RE.match(text)) and _short(row)) or row.bold
+    distinct = _MULTI_LEVEL_RE.match(text) or _CJK_SECTION_RE.match(text)
+    return (bool(distinct) and _short(row)) or row.bold
 
 
 def caption_start(row: Row) -> bool:

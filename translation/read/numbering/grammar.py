@@ -31,6 +31,10 @@ LETTER = r"[A-Z]"
 LETTER_ITEM = r"[a-z]"
 #: Circled numbers, ① to ⑳ and ㉑ to ㉟ (East Asian lists and footnotes).
 CIRCLED = r"[\u2460-\u2473\u3251-\u325f]"
+#: A number in CJK numerals, one to ninety-nine ("三", "十二", "二十一").
+CJK_NUMERAL = r"[一二三四五六七八九十]{1,3}"
+#: A CJK section number, the title straight after it: "第三节", "一、", "（二）" (or "(二)").
+CJK_SECTION = rf"(?:第{CJK_NUMERAL}[章节節]|{CJK_NUMERAL}、|[（(]{CJK_NUMERAL}[)）])"
 #: How a list's numbering begins, a bracket perhaps, then a digit, a letter or a Roman
 #: numeral: "1." "(a)" "[3]" "iv)".
 NUMBERING_START = r"[(\[]?[\divxIVXa-z]"
