@@ -178,8 +178,8 @@ def _wordy(text: str) -> bool:
 
 #: Of the page's width: a gutter lies between these shares of it ...
 _GUTTER_FROM, _GUTTER_TO = 0.3, 0.7
-#: ... and is at most this share of it wide.
-_GUTTER_WIDEST = 0.12
+#: ... and is from these points to this share of the page wide.
+_GUTTER_NARROWEST, _GUTTER_WIDEST = 4, 0.12
 
 
 def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, float] | None:
@@ -209,7 +209,8 @@ def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, f
             if best is None or x - start > best[1] - best[0]:
                 best = (start, x)
             start = None
-    if best is None or not 4 <= best[1] - best[0] <= _GUTTER_WIDEST * width:  # wider: no columns
+    # A wider run: no columns.
+    if best is None or not _GUTTER_NARROWEST <= best[1] - best[0] <= _GUTTER_WIDEST * width:
         return None
     return (lo + best[0], lo + best[1])
 
