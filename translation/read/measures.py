@@ -22,8 +22,7 @@ DESCENT = 0.25
 GLYPH_HEIGHT = ASCENT + DESCENT
 #: The ink of a row's main-size glyphs, tighter than their boxes (where a row is, not where a
 #: character's box is; taking ASCENT and DESCENT instead changes how 55 corpus papers read):
-#: capitals reach this far
-#: above the baseline (a tall box from sub- or superscripts does not count) ...
+#: capitals reach this far above the baseline (a tall box from scripts does not count) ...
 INK_TOP = 0.75
 #: ... and descenders this far below it; also where a baseline lies over a line box's foot.
 INK_FOOT = 0.22
