@@ -208,6 +208,17 @@ def test_numbered_heading_is_its_own_paragraph() -> None:
     assert got[3].text.startswith("The encoding module")
 
 
+def test_a_short_line_with_a_cjk_section_number_is_a_heading() -> None:
+    """A Chinese report's section numbers ("一、", "（二）") number no list: a short line they
+    open is a heading, not the first line of the body text under it (corpus2 135 p6, whose
+    "（二）重大资产出售事项进展" ran into the paragraph below)."""
+    body = "公司于二〇一七年召开董事会会议，审议通过了公司重大资产出售方案，公司下属两家全资子"
+    rows = [("（二）重大资产出售事项进展", 60), (body, 60), ("公司拟将所持有的股权出售。", 60)]
+    got = segment([page(0, rows_block(rows, 100))])
+    assert [p.kind for p in got] == [ParagraphKind.HEADING, ParagraphKind.BODY]
+    assert got[0].text == "（二）重大资产出售事项进展"
+
+
 def test_a_full_line_starting_with_a_date_is_no_heading() -> None:
     rows = [
         ("이와 관련하여 세계보건기구(WHO)는 지난 2020.", 75),

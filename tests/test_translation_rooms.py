@@ -95,8 +95,9 @@ READ_STAGES = (
     "paragraphs",
     "flow",
 )
-#: Concepts every stage shares (plain data, math, words, style, numbering): they use no stage.
-READ_SHARED = ("layout", "paragraph", "math", "words", "style", "numbering")
+#: Concepts every stage shares (plain data, measures of type, math, words, style, numbering):
+#: they use no stage.
+READ_SHARED = ("layout", "measures", "paragraph", "math", "words", "style", "numbering")
 #: The modules that open a document and run the stages: they may use every stage.
 READ_RUNNERS = ("pipeline", "segment", "extraction", "early", "document", "request_audit")
 

@@ -22,6 +22,7 @@ from translation.read.layout import (
     visible_images,
 )
 from translation.read.math.formulas import font_base
+from translation.read.measures import USUAL_SIZE
 from translation.read.ocr import (
     DEFAULT_OCR,
     OcrMode,
@@ -269,6 +270,6 @@ def _cover_tall_boxes(found: Segmentation, layouts: Sequence[PageLayout]) -> Seg
     paragraphs = []
     for para in found.paragraphs:
         boxes = tall.get(para.page, ())
-        bands = tall_box_bands(para.bbox, para.font_size or 10.0, boxes) if boxes else []
+        bands = tall_box_bands(para.bbox, para.font_size or USUAL_SIZE, boxes) if boxes else []
         paragraphs.append(dataclasses.replace(para, rects=(*para.rects, *bands)) if bands else para)
     return dataclasses.replace(found, paragraphs=paragraphs)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 Rect = tuple[float, float, float, float]
 Vector = tuple[float, float]
+#: The reading direction of ordinary horizontal text.
+HORIZONTAL: Vector = (1.0, 0.0)
 
 # --- input: what the PDF reader saw --------------------------------------------------------
 
@@ -71,12 +73,18 @@ class PageLayout:
 # --- geometry -------------------------------------------------------------------------------
 
 
+#: Points to the inch in PDF user space.
+POINTS_PER_INCH = 72.0
+#: A direction whose cosine with an axis is at least this (within about 11 degrees) is along it.
+AXIS_ALIGNED = 0.98
+
+
 def axis(direction: Vector) -> Vector | None:
     """The axis direction closest to ``direction``, or None for slanted text."""
     dx, dy = direction
-    if abs(dx) > 0.98:
+    if abs(dx) > AXIS_ALIGNED:
         return (1.0 if dx > 0 else -1.0, 0.0)
-    if abs(dy) > 0.98:
+    if abs(dy) > AXIS_ALIGNED:
         return (0.0, 1.0 if dy > 0 else -1.0)
     return None
 
@@ -159,6 +167,18 @@ def _touch(a: Sequence[float], b: Sequence[float], gap: float) -> bool:
     return a[0] <= b[2] + gap and a[2] >= b[0] - gap and a[1] <= b[3] + gap and a[3] >= b[1] - gap
 
 
+#: Of the page's area: a box covering more is a background, not a figure.
+_BACKGROUND = 0.6
+#: Points: paths this close are clustered into one figure.
+_CLUSTER_GAP = 3.0
+#: Points: a path at most this thick is a line (a rule), not a two-dimensional shape.
+_THIN = 2.0
+#: A figure holds at least this many paths, this many of them two-dimensional ...
+_FIGURE_PATHS, _FIGURE_SHAPES = 4, 2
+#: ... and covers at least this many square points (an image, this many).
+_FIGURE_AREA, _IMAGE_AREA = 900, 100
+
+
 def figure_regions(
     paths: Sequence[Rect],
     images: Sequence[Rect],
@@ -174,8 +194,8 @@ def figure_regions(
     are backgrounds, not figures, and so are highlights: paths one line of ``text_lines`` high
     lying behind that line (marked words; shaded table rows).
     """
-    big = 0.6 * page_width * page_height
-    gap = 3.0
+    big = _BACKGROUND * page_width * page_height
+    gap = _CLUSTER_GAP
     lines = sorted(text_lines, key=lambda r: r[1])
     line_tops = [r[1] for r in lines]
     tallest = max((r[3] - r[1] for r in lines), default=0.0)
@@ -186,7 +206,7 @@ def figure_regions(
         w, h = rect[2] - rect[0], rect[3] - rect[1]
         if w * h > big:
             continue
-        two_d = 1.0 if (w > 2.0 and h > 2.0) else 0.0
+        two_d = 1.0 if (w > _THIN and h > _THIN) else 0.0
         for cluster in clusters:
             if _touch(rect, cluster, gap):
                 cluster[:4] = [*union([rect, (cluster[0], cluster[1], cluster[2], cluster[3])])]
@@ -212,17 +232,25 @@ def figure_regions(
     regions: list[Rect] = []
     for x0, y0, x1, y1, count, count2d in clusters:
         area = (x1 - x0) * (y1 - y0)
-        if count >= 4 and count2d >= 2 and 900 <= area < big:
+        if count >= _FIGURE_PATHS and count2d >= _FIGURE_SHAPES and _FIGURE_AREA <= area < big:
             regions.append((x0, y0, x1, y1))
     for rect in images:
-        if 100 <= (rect[2] - rect[0]) * (rect[3] - rect[1]) < big:
+        if _IMAGE_AREA <= (rect[2] - rect[0]) * (rect[3] - rect[1]) < big:
             regions.append(rect)
     return regions
 
 
+#: A highlight is from this many to this many line heights high ...
+_HIGHLIGHT_LEAST, _HIGHLIGHT_MOST = 0.6, 1.6
+#: ... overlaps this share of the lower of it and the line ...
+_HIGHLIGHT_OVERLAP = 0.7
+#: ... and lies behind the line for more than this share of its width.
+_HIGHLIGHT_ALONG = 0.5
+
+
 def _is_highlight(rect: Rect, lines: Sequence[Rect], tops: Sequence[float], tallest: float) -> bool:
     height = rect[3] - rect[1]
-    if height <= 2.0:
+    if height <= _THIN:
         return False
     for line in lines[bisect.bisect_left(tops, rect[1] - tallest) :]:
         if line[1] > rect[3]:
@@ -230,15 +258,22 @@ def _is_highlight(rect: Rect, lines: Sequence[Rect], tops: Sequence[float], tall
         line_h = line[3] - line[1]
         overlap = min(rect[3], line[3]) - max(rect[1], line[1])
         if (
-            0.6 * line_h <= height <= 1.6 * line_h
-            and overlap >= 0.7 * min(height, line_h)
-            and min(rect[2], line[2]) - max(rect[0], line[0]) > 0.5 * (rect[2] - rect[0])
+            _HIGHLIGHT_LEAST * line_h <= height <= _HIGHLIGHT_MOST * line_h
+            and overlap >= _HIGHLIGHT_OVERLAP * min(height, line_h)
+            and min(rect[2], line[2]) - max(rect[0], line[0])
+            > _HIGHLIGHT_ALONG * (rect[2] - rect[0])
         ):
             return True
     return False
 
 
 # --- page geometry for /crop and /crop-compare ----------------------------------------------
+
+
+#: Points a box may reach past the text area's middle and still lie wholly on its side.
+_MIDDLE_SLACK = 4
+#: Of the text's characters: each column of a two-column page holds at least this share.
+_COLUMN_SHARE = 0.15
 
 
 def column_split(page: PageLayout) -> float | None:
@@ -249,7 +284,7 @@ def column_split(page: PageLayout) -> float | None:
     """
     boxes: list[tuple[Rect, int]] = []
     for block in page.blocks:
-        lines = [ln for ln in block.lines if axis(ln.direction) == (1.0, 0.0)]
+        lines = [ln for ln in block.lines if axis(ln.direction) == HORIZONTAL]
         count = sum(len(s.text.strip()) for ln in lines for s in ln.spans)
         if count:
             boxes.append((union(ln.bbox for ln in lines), count))
@@ -258,10 +293,13 @@ def column_split(page: PageLayout) -> float | None:
     x0 = min(b[0] for b, _ in boxes)
     x1 = max(b[2] for b, _ in boxes)
     mid = (x0 + x1) / 2
-    left = [(b, n) for b, n in boxes if b[2] < mid + 4]
-    right = [(b, n) for b, n in boxes if b[0] > mid - 4]
+    left = [(b, n) for b, n in boxes if b[2] < mid + _MIDDLE_SLACK]
+    right = [(b, n) for b, n in boxes if b[0] > mid - _MIDDLE_SLACK]
     total = sum(n for _, n in boxes)
-    if sum(n for _, n in left) < 0.15 * total or sum(n for _, n in right) < 0.15 * total:
+    if (
+        sum(n for _, n in left) < _COLUMN_SHARE * total
+        or sum(n for _, n in right) < _COLUMN_SHARE * total
+    ):
         return None
     left_edge = max(b[2] for b, _ in left)
     right_edge = min(b[0] for b, _ in right)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from translation.read.layout import Rect, Vector
+from translation.read.measures import DEFAULT_LEADING
 
 # --- output ---------------------------------------------------------------------------------
 
@@ -55,7 +56,7 @@ class Paragraph:
     direction: Vector = (1.0, 0.0)
     align: Align = Align.LEFT
     kind: ParagraphKind = ParagraphKind.BODY
-    line_pitch: float = 1.2  # baseline distance of the source lines / font size
+    line_pitch: float = DEFAULT_LEADING  # baseline distance of the source lines / font size
     line_count: int = 1
     formula_boxes: dict[str, tuple[Rect, ...]] = field(default_factory=dict)
     #: Formulas to copy as their original glyphs (math fonts, sub/superscripts), and for each

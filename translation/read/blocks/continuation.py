@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 
+from translation.read import measures
 from translation.read.blocks import roles
 from translation.read.math.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
+from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
 from translation.read.references.entries import REFS_HEADING_RE, is_entry
 from translation.read.rows.row import Row
 from translation.read.words.word import WORD_RE, ends_sentence
@@ -16,6 +18,21 @@ _REFS_RE = REFS_HEADING_RE
 
 #: A quotation's closing mark and its credit: a dash and a short name ("” – P4", "" — Smith").
 _CREDIT_RE = re.compile(r"[”\"’']\s*[–—-]\s*[\w.]{1,24}$")
+
+
+_BACK_TO_EDGE = 2.0  # font sizes: a line starting this far left of the paragraph is back
+_OVERLAP = 0.5  # of the narrower: a line below overlaps the paragraph this much
+_BELOW = 0.5  # font sizes: a line less far below is beside, not below
+_LEAST_LEADING = 1.0  # font sizes: the least usual leading a line step is measured against
+_PARAGRAPH_GAP = 0.5  # font sizes: a line step past the leading by more parts paragraphs
+_JUMP = 3.0  # font sizes: a line starting this far from the one above is another block ...
+_CENTRED = 6.0  # ... unless their centres lie within these points (a centred block)
+_SPACE = 0.3  # font sizes: a word space, for whether the next line's first word fits
+_ROOM_SLACK = 0.5  # points kept from the edge by a line's first word that fits
+_ALIGNED = 0.5  # font sizes: lines starting this close line up
+_NEXT_LINE = 2.0  # font sizes: the next line of a series stands at most this far below
+_RAISED = 0.1  # font sizes: a footnote mark's glyph ends this far above the baseline
+_FULL = 1.5  # font sizes: a line reaching this near both column edges is a full line
 
 
 def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: float = 0.0) -> bool:
@@ -27,27 +44,28 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     if cur.mathy and not _closing_math_line(prev, cur):
         return False
     if display_row(prev) or (
-        display_row(cur) and (ends_sentence(prev.text) or cur.x0 > prev.x0 + 0.8 * prev.size)
+        display_row(cur)
+        and (ends_sentence(prev.text) or measures.indented(cur.x0, prev.x0, prev.size))
     ):
         return False
     if _REFS_RE.match(prev.text) or _REFS_RE.match(cur.text):
         return False
     left = min(r.x0 for r in para)
     right = max(r.x1 for r in para)
-    if left - 2.0 * prev.size <= cur.x0 < left:
+    if left - _BACK_TO_EDGE * prev.size <= cur.x0 < left:
         # Back to the column's edge below an indented first line (a paragraph's indent, a
         # footnote's mark hanging before it): a short last line there lies mostly left of
         # the line above, and is still that paragraph's ("dimen-" | "sions").
         left = cur.x0
     overlap = min(right, cur.x1) - max(left, cur.x0)
-    if overlap < 0.5 * min(right - left, cur.x1 - cur.x0):
+    if overlap < _OVERLAP * min(right - left, cur.x1 - cur.x0):
         return False
     size = prev.size
-    if cur.baseline < prev.baseline + 0.5 * size:  # not below: another column, or back up
+    if cur.baseline < prev.baseline + _BELOW * size:  # not below: another column, or back up
         return False
-    if cur.baseline - prev.baseline > (max(leading, 1.0) + 0.5) * size:
+    if line_step(prev, cur) > (max(leading, _LEAST_LEADING) + _PARAGRAPH_GAP) * size:
         return False
-    if abs(cur.size - prev.size) > 0.8:
+    if abs(cur.size - prev.size) > SIZE_STEP:
         return False
     if (
         prev.bold != cur.bold
@@ -58,15 +76,17 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
         return False
     if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
         return False
-    jump = abs(cur.x0 - prev.x0) > 3.0 * size
-    centered = abs((cur.x0 + cur.x1) - (prev.x0 + prev.x1)) < 6.0
+    jump = abs(cur.x0 - prev.x0) > _JUMP * size
+    centered = abs((cur.x0 + cur.x1) - (prev.x0 + prev.x1)) < _CENTRED
     if jump and not centered:  # a different block that happens to sit below (authors, cells)
         return False
     col_left, col_right = prev.col_range
     col_right = max(right, col_right)
     # The last line of a paragraph ends well before the column's edge (ragged-right text
     # can end a line a few letters early, so "well" is a quarter of the column).
-    short = prev.x1 < col_right - max(2.0 * size, 0.25 * (col_right - col_left))
+    short = prev.x1 < col_right - max(
+        roles.SHORT_SIZES * size, roles.SHORT_SHARE * (col_right - col_left)
+    )
     # A full line ending in a colon goes on ("... three modules:" / "encoding module, ...").
     unmarked = _unmarked(prev)
     ended = ends_sentence(unmarked) and (short or not unmarked.endswith((":", "：")))
@@ -74,10 +94,10 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     # (its name may stand alone on the last line: "... CiteSee]” –" | "P5")
     tail = " ".join([*(r.text for r in para[-2:-1]), unmarked]).rstrip()
     ended = ended or bool(_CREDIT_RE.search(tail))
-    indented = cur.x0 > prev.x0 + 0.8 * size
+    indented = measures.indented(cur.x0, prev.x0, size)
     # Back to the column's edge after a paragraph's indented first line is no new paragraph.
     first_line = len(para) == 1 and not roles.list_label(prev.chars)
-    outdented = cur.x0 < prev.x0 - 0.8 * size and not first_line
+    outdented = measures.outdented(cur.x0, prev.x0, size) and not first_line
     hanging = indented and len(para) == 1 and not short  # a reference entry's second line
     # Room left for the next line's first word: the line was ended on purpose ("(This is an
     # illustrative example only.)" | "The rating scale ...", 03 p20).
@@ -91,7 +111,7 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     ends = [r.x1 for r in para[:-1]]
     if ends and max(ends) - min(ends) > size:
         edge = max(edge, cur.x1)
-    room = prev.x1 + 0.3 * size + _first_word(cur) < edge - 0.5
+    room = prev.x1 + _SPACE * size + _first_word(cur) < edge - _ROOM_SLACK
     room = room and not (len(para) <= _ENTRY_ROWS and is_entry(" ".join(r.text for r in para)))
     # A dotted date or number broken after its year ("지난 2020." | "3.11. 코로나-19가 ...").
     room = room and not (_NUMBER_END_RE.search(prev.text) and cur.text[:1].isdigit())
@@ -115,7 +135,7 @@ def _closing_math_line(prev: Row, cur: Row) -> bool:
         not ends_sentence(prev.text)
         and bool(_LEAD_WORD_RE.match(cur.text))
         and ends_sentence(cur.text)
-        and abs(cur.x0 - prev.x0) < 0.5 * prev.size
+        and abs(cur.x0 - prev.x0) < _ALIGNED * prev.size
     )
 
 
@@ -136,9 +156,9 @@ def opens_led_series(para: list[Row], nxt: Row) -> bool:
     return (
         ends_sentence(_unmarked(para[-2]))
         and nxt.col == last.col
-        and abs(nxt.x0 - last.x0) < 0.5 * size
-        and abs(nxt.size - size) < 0.5
-        and 0 < nxt.baseline - last.baseline < 2.0 * size
+        and abs(nxt.x0 - last.x0) < _ALIGNED * size
+        and abs(nxt.size - size) < ONE_SIZE
+        and 0 < line_step(last, nxt) < _NEXT_LINE * size
     )
 
 
@@ -185,7 +205,7 @@ def _unmarked(row: Row) -> str:
         at > 0
         and row.classes[at - 1] in MATHS
         and row.chars[at - 1] in _NOTE_MARKS
-        and row.boxes[at - 1][3] < row.baseline - 0.1 * row.size
+        and row.boxes[at - 1][3] < row.baseline - _RAISED * row.size
     ):
         at -= 1
     return row.chars[:at].strip() if at < end else row.text
@@ -204,5 +224,5 @@ def display_row(row: Row) -> bool:
         return False
     last = next((k for c, k in reversed(pairs) if k != NEUTRAL), TEXT)
     col0, col1 = row.col_range
-    full = row.x0 <= col0 + 1.5 * row.size and row.x1 >= col1 - 1.5 * row.size
+    full = row.x0 <= col0 + _FULL * row.size and row.x1 >= col1 - _FULL * row.size
     return last in MATHS and not full

@@ -4,6 +4,7 @@ top line of a page that finishes the previous page's sentence."""
 from __future__ import annotations
 
 from translation.read.blocks.roles import footnote_label
+from translation.read.measures import line_step
 from translation.read.rows.row import Row
 from translation.read.words.word import (
     ends_sentence,
@@ -45,16 +46,20 @@ def _rescue_footnotes(rows: list[Row], body_size: float) -> None:
                 member.drop = ""
 
 
+_SAME_SIZE = 0.6  # points: rows of one text across the page's edge differ in size by less
+_STEP_LEAST, _STEP_MOST = 0.5, 1.9  # font sizes: the line step between two such rows
+
+
 def _below(upper: Row, lower: Row) -> bool:
     return (
-        abs(upper.size - lower.size) < 0.6
-        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.9 * upper.size
+        abs(upper.size - lower.size) < _SAME_SIZE
+        and _STEP_LEAST * upper.size < line_step(upper, lower) < _STEP_MOST * upper.size
         and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
     )
 
 
 def _rescue_continuation(rows: list[Row], previous: list[Row], body_size: float) -> None:
-    live = [r for r in previous if not r.drop and abs(r.size - body_size) < 0.6]
+    live = [r for r in previous if not r.drop and abs(r.size - body_size) < _SAME_SIZE]
     if not live:
         return
     # The page's last line of body text: the lowest of its rightmost column.
@@ -64,7 +69,7 @@ def _rescue_continuation(rows: list[Row], previous: list[Row], body_size: float)
     for row in rows:
         if (
             row.drop == "header"
-            and abs(row.size - last.size) < 0.6
+            and abs(row.size - last.size) < _SAME_SIZE
             and not ends_sentence(last.text)
         ):
             row.drop = ""

@@ -57,6 +57,10 @@ def front_matter_end(rows: list[Row]) -> Row | None:
     )
 
 
+_FRONT_LARGER = 1.0  # points: a short front-matter line at most this larger than the body ...
+_SHORT = 0.15  # ... ending this share of its column before the edge is one unit of its own
+
+
 def front_break(prev: Row, cur: Row, body_size: float) -> bool:
     """In the front matter every affiliation, address and e-mail line is its own unit."""
     if _AFFILIATION_MARK_RE.match(cur.chars) or (cur.classes.lstrip("n")[:1] == GLYPH):
@@ -64,7 +68,7 @@ def front_break(prev: Row, cur: Row, body_size: float) -> bool:
     if _EMAIL_RE.search(cur.text) or _EMAIL_RE.search(prev.text):
         return True
     col0, col1 = prev.col_range
-    return prev.size <= body_size + 1.0 and prev.x1 < col1 - 0.15 * (col1 - col0)
+    return prev.size <= body_size + _FRONT_LARGER and prev.x1 < col1 - _SHORT * (col1 - col0)
 
 
 def looks_like_names(text: str, alone: bool = False) -> bool:

@@ -18,6 +18,7 @@ from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.math.notation import only_citation, only_notation
 from translation.read.math.operator_names import only_operator_names
 from translation.read.math.quantities import is_quantity
+from translation.read.measures import SIZE_STEP
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.style.style_marks import without_tags
@@ -55,9 +56,12 @@ def _no_words(f: Facts) -> bool:
     return not f.words
 
 
+_SHORT_MONO = 0.6  # a few words with this share of monospaced characters are code
+
+
 def _short_mono(f: Facts) -> bool:
     """Code: a few words set monospaced (a sentence around a long URL is not)."""
-    return f.mono >= 0.6 and len(f.words) < 4
+    return f.mono >= _SHORT_MONO and len(f.words) < 4
 
 
 def _code_text(f: Facts) -> bool:
@@ -130,10 +134,15 @@ def _labelled(f: Facts) -> bool:
     return bool(f.label)
 
 
+_FRONT_LARGER = 2.5  # points: a light front-matter line larger than the body by more is a title
+
+
 def _front_line(f: Facts) -> bool:
     """A light line or two of the front matter (not a title set in a large light face)."""
     first = f.rows[0]
-    return f.front and not first.bold and len(f.rows) <= 2 and first.size < f.body_size + 2.5
+    return (
+        f.front and not first.bold and len(f.rows) <= 2 and first.size < f.body_size + _FRONT_LARGER
+    )
 
 
 def _heading(f: Facts) -> bool:
@@ -143,7 +152,7 @@ def _heading(f: Facts) -> bool:
     return (
         len(rows) <= 2
         and len(f.words) <= 15
-        and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + 0.8)
+        and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)
         and not roles.colon_lead(rows[0])
     ) or (len(rows) <= 2 and roles.heading_number(rows[0]))

@@ -3,7 +3,11 @@ the hanging indent of the lines after it."""
 
 from __future__ import annotations
 
+from translation.read.measures import DESCENT, GLYPH_HEIGHT, SCRIPT, SCRIPT_SHIFT
 from translation.read.rows.row import Row
+
+_TAB = 0.6  # font sizes: a gap after a label this wide is a tab; lines this near line up
+_HANG_LEAST = 0.5  # font sizes: continuation lines indented at least this much hang
 
 # --- how a label looks ----------------------------------------------------------------------
 
@@ -23,12 +27,16 @@ def label_look(rows: list[Row], label: str) -> tuple[int | None, float, float, f
     boxes = first.boxes[start:end]
     styles = first.styles[start:end] if len(first.styles) == len(first.chars) else []
     style = styles[0] if styles and all(s == styles[0] for s in styles) else None
-    # A character box spans 0.8 x size above its span's baseline to 0.25 x size below it.
-    sizes = [(b[3] - b[1]) / 1.05 for b in boxes]
+    # A character box spans ASCENT x size above its span's baseline to DESCENT x size below it.
+    sizes = [(b[3] - b[1]) / GLYPH_HEIGHT for b in boxes]
     size = max(sizes) if sizes else first.size
-    base = max(b[3] for b in boxes) - 0.25 * size if boxes else first.baseline
+    base = max(b[3] for b in boxes) - DESCENT * size if boxes else first.baseline
     scale, rise = 1.0, 0.0
-    if first.size and size < 0.85 * first.size and first.baseline - base > 0.12 * first.size:
+    if (
+        first.size
+        and size < SCRIPT * first.size
+        and first.baseline - base > SCRIPT_SHIFT * first.size
+    ):
         scale = round(size / first.size, 2)
         rise = round((first.baseline - base) / first.size, 2)
     hang = 0.0
@@ -36,9 +44,9 @@ def label_look(rows: list[Row], label: str) -> tuple[int | None, float, float, f
     if text_at < len(first.boxes):
         under = first.boxes[text_at][0]  # where the text after the label starts
         later = min((r.x0 for r in rows[1:]), default=under)
-        wide = under - first.boxes[end - 1][2] > 0.6 * first.size  # a tab after the label
+        wide = under - first.boxes[end - 1][2] > _TAB * first.size  # a tab after the label
         if len(rows) == 1 and wide:
             hang = round(under - first.x0, 2)
-        elif later > first.x0 + 0.5 * first.size and abs(later - under) < 0.6 * first.size:
+        elif later > first.x0 + _HANG_LEAST * first.size and abs(later - under) < _TAB * first.size:
             hang = round(later - first.x0, 2)
     return style, scale, rise, hang

@@ -13,7 +13,21 @@ from __future__ import annotations
 import re
 
 from translation.read.math.formulas import GLYPH
+from translation.read.measures import ONE_SIZE, SIZE_STEP, SMALL_PRINT, indented
 from translation.read.numbering.captions import caption_label
+from translation.read.numbering.grammar import (
+    CIRCLED,
+    CJK_SECTION,
+    LETTER,
+    LETTER_ITEM,
+    NUMBER,
+    NUMBERING_START,
+    ROMAN,
+    ROMAN_ITEM,
+    ROMAN_ITEMS,
+    SECTION,
+    SUBSECTIONS,
+)
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.word import (
@@ -26,26 +40,29 @@ from translation.read.words.word import (
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(
-    r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|[\u2460-\u2473\u3251-\u325f]\s*|"
-    r"(?:\(?\d{1,2}[.)]|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\)|[IVX]{1,5}\.|\[\d{1,3}\])\s+)"
+    rf"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|{CIRCLED}\s*|"
+    rf"(?:\(?{NUMBER}[.)]|\(?{LETTER_ITEM}[.)]|\({ROMAN_ITEM}\)|{ROMAN_ITEM}\)|{ROMAN}\.|"
+    r"\[\d{1,3}\])\s+)"
 )
 # Items no heading is numbered with: bullets, "a." "(b)" "c)" "(iv)" "iv)".
-_LETTER_ITEM_RE = re.compile(r"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?[a-z][.)]\s|\(?[ivx]{1,5}\)\s)")
+_LETTER_ITEM_RE = re.compile(
+    rf"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?{LETTER_ITEM}[.)]\s|\(?{ROMAN_ITEM}\)\s)"
+)
 # A number, then a word in lower case: "1. produce summaries ...", "2) perform ...".
-_LOWER_ITEM_RE = re.compile(r"^\s*\(?\d{1,2}[.)]\s+[a-z]")
+_LOWER_ITEM_RE = re.compile(rf"^\s*\(?{NUMBER}[.)]\s+[a-z]")
 # Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
 # colon, a semicolon, or another item (a line of prose can start with "(2)").
-_NUMBERING_RE = re.compile(r"^\s*[(\[]?[\divxIVXa-z]")
+_NUMBERING_RE = re.compile(rf"^\s*{NUMBERING_START}")
 # Footnote markers of a small-print row: "1)", "(1)", "①", "*", "†"; a bare "1 " too.
-_FOOTNOTE_RE = re.compile(
-    r"^\s*(?:\(?\d{1,2}\)\s*|[\u2460-\u2473\u3251-\u325f]\s*|[*∗†‡§¶]{1,3}\s*|\d{1,2}\s+)"
-)
+_FOOTNOTE_RE = re.compile(rf"^\s*(?:\(?{NUMBER}\)\s*|{CIRCLED}\s*|[*∗†‡§¶]{{1,3}}\s*|{NUMBER}\s+)")
 _MARK_CHARS = set("0123456789*∗†‡§¶abcdefghij,")
 # "3.1 Encoding module", "B.1 Fine-grained", "4 Entity Extraction"; "A Appendix".
 _HEADING_NUMBER_RE = re.compile(
-    r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z](?:\.\d{1,2}){1,3}\.?)\s+\S"
+    rf"^\s*(?:(?:{SECTION}\.?|{LETTER}{SUBSECTIONS}\.?)\s+|{CJK_SECTION}\s*)\S"
 )
-_MULTI_LEVEL_RE = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?\s+\S")
+_MULTI_LEVEL_RE = re.compile(rf"^\s*(?:{NUMBER}|{LETTER}){SUBSECTIONS}\.?\s+\S")
+# A CJK section number ("第三节", "一、", "（二）"), like a multi-level one, numbers no list.
+_CJK_SECTION_RE = re.compile(rf"^\s*{CJK_SECTION}\s*\S")
 _ALGO_LINE_RE = re.compile(
     r"^\s*(?:\d{1,3}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
     r"\s*:\s*)"
@@ -58,11 +75,16 @@ _KEYWORDS = frozenset(
 _URL_START_RE = re.compile(r"https?://|www\.")
 
 
+#: A short line ends this many font sizes before its column's right edge, or this share of
+#: the column's width if more (ragged-right text can end a line a few letters early).
+SHORT_SIZES, SHORT_SHARE = 2.0, 0.25
+
+
 def _short(row: Row) -> bool:
     """The line ends well before its column's right edge (a last line, a heading)."""
     col0, col1 = row.col_range
     col1 = max(col1, row.x1)
-    return row.x1 < col1 - max(2.0 * row.size, 0.25 * (col1 - col0))
+    return row.x1 < col1 - max(SHORT_SIZES * row.size, SHORT_SHARE * (col1 - col0))
 
 
 def list_label(text: str) -> str:
@@ -99,8 +121,8 @@ def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
 
 
 # An enumeration's marker closed by a bracket: "ii)", "(b)", "3)".
-_BRACKET_MARK_RE = re.compile(r"^(\(?)([ivx]{1,5}|[a-z]|\d{1,2})\)$")
-_ROMANS = "i ii iii iv v vi vii viii ix x xi xii".split()
+_BRACKET_MARK_RE = re.compile(rf"^(\(?)({ROMAN_ITEM}|{LETTER_ITEM}|{NUMBER})\)$")
+_ROMANS = ROMAN_ITEMS
 
 
 def _run_in_enumeration(label: str, para: list[Row]) -> bool:
@@ -137,7 +159,7 @@ _EQUATION_WORD_RE = re.compile(r"(?:eqs?|equations?|formulas?)\.?$", re.IGNORECA
 def footnote_label(row: Row, body_size: float) -> str:
     """The footnote marker a row of small print starts with ("" if none): a superscript
     number or symbol, or "1)", "①", "*", "†". The marker comes with its trailing spaces."""
-    if row.size > body_size - 0.5 or not row.text:
+    if row.size > body_size - SMALL_PRINT or not row.text:
         return ""
     start = len(row.chars) - len(row.chars.lstrip())
     end = start
@@ -170,7 +192,7 @@ def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
         return True
     return (
         ends_sentence(prev.text)
-        or abs(prev.size - cur.size) > 0.5
+        or abs(prev.size - cur.size) > ONE_SIZE
         or bool(footnote_label(first, body_size))
     )
 
@@ -183,7 +205,8 @@ def heading_number(row: Row) -> bool:
         return False
     if len(text.split()) > 12:
         return False
-    return (bool(_MULTI_LEVEL_RE.match(text)) and _short(row)) or row.bold
+    distinct = _MULTI_LEVEL_RE.match(text) or _CJK_SECTION_RE.match(text)
+    return (bool(distinct) and _short(row)) or row.bold
 
 
 def caption_start(row: Row) -> bool:
@@ -228,6 +251,9 @@ def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
     return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
 
 
+_FILLED = 0.5  # font sizes: a line ending this near its column's right edge filled it
+
+
 def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
     """A bold run-in lead that filled its line alone goes on in ``cur``: the paragraph so far
     is that one bold line, closed by a full stop or a colon, reaching the column's right edge
@@ -238,7 +264,7 @@ def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
     if cur.bold or len(para) != 1 or not prev.bold or not prev.text.endswith((".", ":", "：")):
         return False
     col1 = max(prev.col_range[1], prev.x1)
-    if prev.x1 < col1 - 0.5 * prev.size:
+    if prev.x1 < col1 - _FILLED * prev.size:
         return False
     spaces = _word_spaces(prev)
     return bool(spaces) and sorted(spaces)[len(spaces) // 2] > _STRETCHED * prev.size
@@ -309,7 +335,7 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     if algorithm_label(cur.text) or (is_algorithm_caption(prev.text) and caption_start(prev)):
         return True
     if algorithm_label(prev.text):  # a wrapped algorithm line goes on indented
-        return cur.x0 <= prev.x0 + 0.8 * prev.size
+        return not indented(cur.x0, prev.x0, prev.size)
     if caption_start(cur) and not _runs_into(prev):
         return True
     if run_in_start(prev, cur) or _code_edge(prev, cur, para[0]):
@@ -323,15 +349,18 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     )
 
 
+_UNDER_TITLE = 0.5  # font sizes: a heading's second line starts this near under its title
+
+
 def _title_goes_on(heading: Row, cur: Row) -> bool:
     """Whether ``cur`` is the second line of the numbered heading ``heading``: it starts under
     the title, past the number ("3 DESIGNING AI SUPPORTS FOR" | "   EXPOSITORY WRITING"), or
     both are bold and the heading stops on a word no title ends with ("of", "for"); in the
     heading's size and weight, and short (a paragraph's first line runs to the column's edge)."""
-    if abs(cur.size - heading.size) > 0.5 or cur.bold != heading.bold or not _short(cur):
+    if abs(cur.size - heading.size) > ONE_SIZE or cur.bold != heading.bold or not _short(cur):
         return False
     match = _HEADING_NUMBER_RE.match(heading.chars)
-    if match and abs(cur.x0 - heading.boxes[match.end() - 1][0]) < 0.5 * heading.size:
+    if match and abs(cur.x0 - heading.boxes[match.end() - 1][0]) < _UNDER_TITLE * heading.size:
         return True
     words = heading.text.split()
     return heading.bold and bool(words) and words[-1].lower() in DANGLING_WORDS
@@ -344,17 +373,27 @@ def _runs_into(prev: Row) -> bool:
     return not _short(prev) and dangles(prev.text)
 
 
+_CODE_MONO = 0.8  # a line with this share of monospaced characters is code ...
+_PROSE_MONO = 0.5  # ... after one with less of them (prose) ...
+_PROSE_AFTER_CODE = 0.2  # ... and a line with less than this share is prose after code
+
+
 def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     """Where a block of code set in a monospaced font begins (after "... as follows:" or a
     finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
     identifiers filling a line inside a sentence are no block: a monospaced line that prose
     led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...")."""
-    if cur.mono >= 0.8 and prev.mono < 0.5 and not URL_TAIL_RE.search(prev.text):
+    if cur.mono >= _CODE_MONO and prev.mono < _PROSE_MONO and not URL_TAIL_RE.search(prev.text):
         if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
             return False
         return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
-    block = first.mono >= 0.8
-    return block and prev.mono >= 0.8 and cur.mono < 0.2 and not prev.text.endswith(",")
+    block = first.mono >= _CODE_MONO
+    return (
+        block
+        and prev.mono >= _CODE_MONO
+        and cur.mono < _PROSE_AFTER_CODE
+        and not prev.text.endswith(",")
+    )
 
 
 def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
@@ -367,7 +406,7 @@ def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, s
     label = footnote_label(first, body_size)
     if label:
         return ParagraphKind.FOOTNOTE, label
-    heading = len(rows) <= 2 and (first.bold or first.size >= body_size + 0.8)
+    heading = len(rows) <= 2 and (first.bold or first.size >= body_size + SIZE_STEP)
     # Large but not bold, a bullet or a letter label makes an item of a list set in a larger
     # face than the paper's body (05's datasheet: "a. Case type"), not a heading.
     lettered = not first.bold and bool(_LETTER_ITEM_RE.match(first.chars))
@@ -382,11 +421,14 @@ def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, s
     return (ParagraphKind.LIST_ITEM, label) if label else (None, "")
 
 
+_NUMBER_APART = 0.6  # font sizes: a boxed heading number stands this far from its title
+
+
 def boxed_number(row: Row) -> str:
     """A heading's number printed apart from its title in another colour (a white "2" on a
     blue box, the title beside it), with the spaces after it; "" for none. It is then the
     heading's label: printed as it is, in its colour, the title set where it was."""
-    match = re.match(r"\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5}|[A-Z])\.?\s+", row.chars)
+    match = re.match(rf"\s*(?:{SECTION}|{ROMAN}|{LETTER})\.?\s+", row.chars)
     if not match or len(row.styles) != len(row.chars) or len(row.boxes) != len(row.chars):
         return ""
     number = match.group(0).rstrip()
@@ -400,4 +442,4 @@ def boxed_number(row: Row) -> str:
     if row.styles[first] != row.styles[last]:
         return ""
     gap = row.boxes[after][0] - row.boxes[last][2]
-    return match.group(0) if gap > 0.6 * row.size else ""
+    return match.group(0) if gap > _NUMBER_APART * row.size else ""

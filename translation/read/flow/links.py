@@ -31,9 +31,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from translation.read import measures
 from translation.read.blocks.draft import Draft
 from translation.read.flow.passage import hyphen_break
 from translation.read.math.formulas import PLACEHOLDER_RE
+from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.lexicon import joins_at_break
@@ -97,31 +99,34 @@ def _display(draft: Draft) -> bool:
     )
 
 
+_DISPLAY_REACH = 5.0  # font sizes: a display equation between two pieces stands this near
+
+
 def _interrupts(displays: Sequence[Draft], prev: Draft, nxt: Draft) -> bool:
     """Whether a display equation of ``displays`` stands in the sentence between ``prev`` and
     ``nxt``: set just above ``nxt`` in its column, or at the text's size just below ``prev``
     in its column; both when the two pieces share a column. A formula of a table or of a
     footnote somewhere between is no part of the sentence."""
     first, last = nxt.rows[0], prev.rows[-1]
-    reach = 5.0 * first.size
+    reach = _DISPLAY_REACH * first.size
     above = [
         d
         for d in displays
         if d.page == nxt.page
         and _overlaps(d.rows[0], first)
-        and 0 < first.baseline - d.rows[-1].baseline < reach
+        and 0 < line_step(d.rows[-1], first) < reach
     ]
     below = [
         d
         for d in displays
         if d.page == prev.page
         and _overlaps(d.rows[0], last)
-        and 0 < d.rows[0].baseline - last.baseline < reach
+        and 0 < line_step(last, d.rows[0]) < reach
     ]
     if prev.page == nxt.page and _overlaps(last, first):
         return bool(above and below)
     # At a column's foot, a formula set smaller than the text is a footnote's.
-    return bool(above) or any(d.rows[0].size >= last.size - 0.8 for d in below)
+    return bool(above) or any(d.rows[0].size >= last.size - SIZE_STEP for d in below)
 
 
 def _overlaps(row: Row, other: Row) -> bool:
@@ -132,13 +137,13 @@ def _overlaps(row: Row, other: Row) -> bool:
 
 def _smaller(draft: Draft, than: Draft) -> bool:
     """Whether ``draft`` is set smaller than the end of ``than`` (a table, a float's text)."""
-    return draft.rows[0].size < than.rows[-1].size - 0.8
+    return draft.rows[0].size < than.rows[-1].size - SIZE_STEP
 
 
 def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     """Whether ``nxt`` continues the sentence that ``prev`` leaves open (module doc);
     ``equation``: a display equation stands between them."""
-    if nxt.front or abs(prev.rows[-1].size - nxt.rows[0].size) > 0.8:
+    if nxt.front or abs(prev.rows[-1].size - nxt.rows[0].size) > SIZE_STEP:
         return False
     text = nxt.text.lstrip("([“‘\"' ")
     # A footnote mark set right after a comma leaves the comma the sentence's last mark.
@@ -166,8 +171,12 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     # fall" | "2018. His ..."), unless the next piece opens with an indented first line (a new
     # paragraph).
     first = nxt.rows[0]
-    indented = len(nxt.rows) > 1 and first.x0 > nxt.rows[1].x0 + 0.8 * first.size
+    indented = len(nxt.rows) > 1 and measures.indented(first.x0, nxt.rows[1].x0, first.size)
     return (dangles(tail) or _runs_full(prev)) and not indented
+
+
+_FULL_AS_OTHERS = 0.5  # font sizes: a full last line ends this near the other lines' end ...
+_FULL = 1.5  # ... and this near its column's edge
 
 
 def _runs_full(draft: Draft) -> bool:
@@ -177,7 +186,10 @@ def _runs_full(draft: Draft) -> bool:
         return False
     last = draft.rows[-1]
     edge = max(r.x1 for r in draft.rows[:-1])
-    return last.x1 >= edge - 0.5 * last.size and last.x1 >= last.col_range[1] - 1.5 * last.size
+    return (
+        last.x1 >= edge - _FULL_AS_OTHERS * last.size
+        and last.x1 >= last.col_range[1] - _FULL * last.size
+    )
 
 
 def _closes_bracket(tail: str, text: str) -> bool:
@@ -205,7 +217,7 @@ def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
             or before.kind != ParagraphKind.BODY
             or before.page < draft.page - 1
             or not dangles(before.text.rstrip())
-            or abs(before.rows[-1].size - draft.rows[0].size) > 0.5
+            or abs(before.rows[-1].size - draft.rows[0].size) > ONE_SIZE
         ):
             continue
         after = _neighbour(drafts, range(j + 1, len(drafts)))

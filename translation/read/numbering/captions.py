@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import re
 
+#: The words that label a table's caption and a figure's, in Latin and in CJK script (a Korean
+#: label may stand in brackets: "[표 1]", "<그림 2>").
+TABLE_LATIN, TABLE_CJK = r"Table|Tab\.", r"表|표|\[표|<표|〈표"
+FIGURE_LATIN, FIGURE_CJK = r"Figure|Fig\.", r"图|圖|図|그림|\[그림|<그림|〈그림"
+
 _CAPTION_RE = re.compile(
-    r"^\s*(?:(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
+    rf"^\s*(?:(?:{FIGURE_LATIN}|{TABLE_LATIN}|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
     r"[A-Z]?\d+(?:\.\d+)?(?P<end>\s*[:.：。]|\s)|"
     # A CJK label needs no stop: prose glues a particle to the number ("表1に", "표 1은").
-    r"(?:图|表|圖|図|그림|표|\[표|\[그림|<표|〈표|<그림|〈그림)\s*[\d０-９]+(?:[.-][\d０-９]+)?"
+    rf"(?:{FIGURE_CJK}|{TABLE_CJK})\s*[\d０-９]+(?:[.-][\d０-９]+)?"
     r"(?P<cjk>\s*[:.：。．\]>〉]|\s))",
     re.IGNORECASE,
 )

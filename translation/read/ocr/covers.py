@@ -14,10 +14,19 @@ from collections.abc import Sequence
 
 import pymupdf
 
-from translation.read.layout import Rect
+from translation.read.layout import POINTS_PER_INCH, Rect
 
 #: Largest skew (degrees) the covers allow for.
 MAX_SKEW_DEG = 1.0
+
+
+#: Points: a tall box overlapping a paragraph across by less is not its line ...
+_NARROWEST = 1.0
+#: ... nor one overlapping it down by less than this share of the font size.
+_HOLDS = 0.4
+#: A cover (cover_boxes, no skew) is this many band heights high, reaching this many below
+#: the band's foot, and this many inside the band's ends.
+_COVER_BANDS, _COVER_BELOW, _COVER_SIDE = 2.3, 0.8, 0.3
 
 
 def tall_box_bands(bbox: Rect, size: float, tall_boxes: Sequence[Rect]) -> list[Rect]:
@@ -31,13 +40,27 @@ def tall_box_bands(bbox: Rect, size: float, tall_boxes: Sequence[Rect]) -> list[
     for box in tall_boxes:
         x0, x1 = max(box[0], bbox[0]), min(box[2], bbox[2])
         top, bottom = box[1], box[3]
-        if x1 - x0 < 1.0 or min(bottom, bbox[3]) - max(top, bbox[1]) < 0.4 * size:
+        if x1 - x0 < _NARROWEST or min(bottom, bbox[3]) - max(top, bbox[1]) < _HOLDS * size:
             continue
         # cover_boxes: from y1 - 1.5 h to y1 + 0.8 h for a band of height h (no skew).
-        h = (bottom - top) / 2.3
-        y1 = bottom - 0.8 * h
-        out.append((x0 + 0.3 * h, y1 - h, x1 - 0.3 * h, y1))
+        h = (bottom - top) / _COVER_BANDS
+        y1 = bottom - _COVER_BELOW * h
+        out.append((x0 + _COVER_SIDE * h, y1 - h, x1 - _COVER_SIDE * h, y1))
     return out
+
+
+#: A redaction band (rows.row) is half a font size high: the size is this many band heights ...
+_BAND_SIZES = 2.0
+#: ... and its foot lies this share of the size above the baseline.
+_BAND_FOOT = 0.1
+#: Of the font size: a cover reaches this far above the baseline (ascenders) ...
+_ASCENDERS = 0.85
+#: ... this far below it (descenders) ...
+_DESCENDERS = 0.3
+#: ... this far past the band's ends, and rises with the skew by at most this much.
+_WIDER, _RISE_MOST = 0.15, 0.5
+#: The skew in degrees to radians, as first written (math.pi differs in the ninth place).
+_PI, _HALF_TURN = 3.14159265, 180.0
 
 
 def cover_boxes(rects: Sequence[Rect], skew_deg: float = MAX_SKEW_DEG) -> list[Rect]:
@@ -45,21 +68,27 @@ def cover_boxes(rects: Sequence[Rect], skew_deg: float = MAX_SKEW_DEG) -> list[R
     ``rects`` (``rows.make_row``: half a font size high, its bottom a tenth of a size above the
     baseline): from the ascenders to the descenders, wide by a little, and high by the rise of
     a line of that width skewed by ``skew_deg``."""
-    tilt = abs(skew_deg) * 3.14159265 / 180.0
+    tilt = abs(skew_deg) * _PI / _HALF_TURN
     out = []
     for x0, y0, x1, y1 in rects:
-        size = 2.0 * (y1 - y0)
-        baseline = y1 + 0.1 * size
-        rise = min(0.5 * size, 0.5 * (x1 - x0) * tilt)
+        size = _BAND_SIZES * (y1 - y0)
+        baseline = y1 + _BAND_FOOT * size
+        rise = min(_RISE_MOST * size, 0.5 * (x1 - x0) * tilt)
         out.append(
             (
-                x0 - 0.15 * size,
-                baseline - 0.85 * size - rise,
-                x1 + 0.15 * size,
-                baseline + 0.3 * size + rise,
+                x0 - _WIDER * size,
+                baseline - _ASCENDERS * size - rise,
+                x1 + _WIDER * size,
+                baseline + _DESCENDERS * size + rise,
             )
         )
     return out
+
+
+#: The largest value of an 8-bit colour channel.
+_CHANNEL = 255.0
+#: Points outside a word box the background is sampled at.
+_RING_MARGIN = 2.0
 
 
 def background(pixels: Sequence[tuple[int, int, int]]) -> tuple[float, float, float]:
@@ -74,10 +103,12 @@ def background(pixels: Sequence[tuple[int, int, int]]) -> tuple[float, float, fl
     counts = Counter((r // 16, g // 16, b // 16) for r, g, b in pixels)
     best = counts.most_common(1)[0][0]
     chosen = [p for p in pixels if (p[0] // 16, p[1] // 16, p[2] // 16) == best]
-    return tuple(statistics.fmean(p[i] for p in chosen) / 255.0 for i in range(3))  # type: ignore[return-value]
+    return tuple(statistics.fmean(p[i] for p in chosen) / _CHANNEL for i in range(3))  # type: ignore[return-value]
 
 
-def ring(box: Rect, scale: float, width: int, height: int, margin: float = 2.0) -> list[int]:
+def ring(
+    box: Rect, scale: float, width: int, height: int, margin: float = _RING_MARGIN
+) -> list[int]:
     """Pixel indices (row-major, ``width`` x ``height`` at ``scale`` pixels per point) of
     the outline ``margin`` points outside ``box``."""
     x0 = max(0, min(width - 1, int((box[0] - margin) * scale)))
@@ -103,7 +134,7 @@ def paint_covers(page: pymupdf.Page, rects: Sequence[Rect]) -> int:
         return 0
     pix = page.get_pixmap(dpi=SAMPLE_DPI, colorspace=pymupdf.csRGB, alpha=False)
     samples, n = pix.samples, pix.n
-    scale = SAMPLE_DPI / 72.0
+    scale = SAMPLE_DPI / POINTS_PER_INCH
     origin = page.rect
     shape = page.new_shape()
     for box in boxes:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from translation.read.layout import Rect
-from translation.read.ocr.sizes import INK_HEIGHT
+from translation.read.measures import GLYPH_HEIGHT
 
 #: Dark pixels in each pixel row of an area of the page, top to bottom (``INK_SCALE`` rows a
 #: point).
@@ -16,6 +16,10 @@ INK_SCALE = 2.0
 #: How much the ink in the spaces between a line's words counts against a band (see
 #: :func:`cut_to_ink`): spaces are about a tenth of a line's length.
 SPACE_WEIGHT = 4
+#: A line box this many times as high as its text is stretched over its neighbours.
+_TALL = 1.3
+#: Two boxes overlap across and down by this share of the narrower and the lower: one band.
+_SAME_BAND = 0.5
 
 
 def cut_to_ink(
@@ -24,15 +28,15 @@ def cut_to_ink(
     ink: Ink,
     spaces: Sequence[Sequence[tuple[float, float]]] = (),
 ) -> list[Rect]:
-    """Each line box much taller than its text (``INK_HEIGHT`` x its size) cut down to the
+    """Each line box much taller than its text (``GLYPH_HEIGHT`` x its size) cut down to the
     band of its text's height that holds the most ``ink``, not counting the ink inside the
     boxes of the lines beside it that are as high as their text: Tesseract stretches a line
     box over its neighbour lines, whose ink would pull the band onto them, leaving the line's
     own words uncovered. ``spaces`` are the x ranges between a line's words: blank in the
     rows of its own text, and a band of another line across them is scored down by the ink
     found there (``SPACE_WEIGHT`` times). Two stretched lines never end on one band."""
-    text_heights = [INK_HEIGHT * size for size in sizes]
-    tall = [b[3] - b[1] > 1.3 * h for b, h in zip(boxes, text_heights, strict=True)]
+    text_heights = [GLYPH_HEIGHT * size for size in sizes]
+    tall = [b[3] - b[1] > _TALL * h for b, h in zip(boxes, text_heights, strict=True)]
 
     def cut(i: int, taken: Sequence[Rect]) -> Rect:
         box = boxes[i]
@@ -80,7 +84,7 @@ def _same_band(boxes: Sequence[Rect], among: Sequence[int]) -> list[tuple[int, i
             y = min(a[3], b[3]) - max(a[1], b[1])
             narrow = min(a[2] - a[0], b[2] - b[0])
             low = min(a[3] - a[1], b[3] - b[1])
-            if x > 0.5 * narrow and y > 0.5 * low:
+            if x > _SAME_BAND * narrow and y > _SAME_BAND * low:
                 pairs.append((i, j))
     return pairs
 

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from translation.read.layout import Block, Line, PageLayout, Rect, Span, union
+from translation.read.measures import ASCENT, DESCENT, GLYPH_HEIGHT
 from translation.read.ocr.equations import is_equation
 from translation.read.ocr.ink import Ink, cut_to_ink
 from translation.read.ocr.sizes import (
-    INK_HEIGHT,
     cap_by_pitch,
     even_sizes,
     foot_print,
@@ -33,8 +33,6 @@ OCR_FONT = "GlyphLessFont"
 #: rules keep the line out of the text as they do a typeset formula (never sent as prose).
 OCR_MATH_FONT = "GlyphLessMath"
 
-#: Descender depth / font size: how far the ink box's bottom lies below the baseline.
-DESCENT = 0.25
 
 Word = tuple[str, Rect]
 
@@ -110,6 +108,8 @@ _SCRAP_CHARS = 8
 _SCRAP_SHARE = 0.35
 #: ...and lies over that line by this share of the lower height, within its width.
 _SCRAP_OVERLAP = 0.3
+#: Of a scrap's width: the line it overlaps covers at least this much of it.
+_SCRAP_ACROSS = 0.5
 
 
 def overlapping_scraps(chars: Sequence[int], boxes: Sequence[Rect]) -> set[int]:
@@ -129,7 +129,7 @@ def overlapping_scraps(chars: Sequence[int], boxes: Sequence[Rect]) -> set[int]:
             x = min(box[2], line[2]) - max(box[0], line[0])
             y = min(box[3], line[3]) - max(box[1], line[1])
             low = min(box[3] - box[1], line[3] - line[1])
-            if x >= 0.5 * width and y >= _SCRAP_OVERLAP * low:
+            if x >= _SCRAP_ACROSS * width and y >= _SCRAP_OVERLAP * low:
                 out.add(n)
                 break
     return out
@@ -176,6 +176,12 @@ def _wordy(text: str) -> bool:
     return any(c.isalnum() for c in text)
 
 
+#: Of the page's width: a gutter lies between these shares of it ...
+_GUTTER_FROM, _GUTTER_TO = 0.3, 0.7
+#: ... and is from these points to this share of the page wide.
+_GUTTER_NARROWEST, _GUTTER_WIDEST = 4, 0.12
+
+
 def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, float] | None:
     """The page's column gutter (x0, x1): the widest run of x in the middle 40% of the page
     that the words of at most a fifth of the lines reach into (the title, authors and footer
@@ -184,7 +190,7 @@ def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, f
     gutter (a page of a few lines)."""
     if len(lines) < 8 or width <= 0:  # too few lines to tell a gutter from a margin
         return None
-    lo, hi = int(0.3 * width), int(0.7 * width)
+    lo, hi = int(_GUTTER_FROM * width), int(_GUTTER_TO * width)
     reach = [0] * (hi - lo + 1)
     for words in lines:
         hit: set[int] = set()
@@ -203,7 +209,8 @@ def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, f
             if best is None or x - start > best[1] - best[0]:
                 best = (start, x)
             start = None
-    if best is None or not 4 <= best[1] - best[0] <= 0.12 * width:  # wider: no columns
+    # A wider run: no columns.
+    if best is None or not _GUTTER_NARROWEST <= best[1] - best[0] <= _GUTTER_WIDEST * width:
         return None
     return (lo + best[0], lo + best[1])
 
@@ -239,13 +246,26 @@ def split_line(words: Sequence[Word], gutter: tuple[float, float] | None) -> lis
     return pieces
 
 
+#: A gap between OCR'd words from these points to this share of the size is a word space ...
+_SPACE_LEAST, _SPACE_MOST = 0.5, 0.6
+#: ... inset by these points.
+_SPACE_INSET = 0.2
+#: A line this many times as high as the usual line is stretched over its neighbours.
+_TALL = 1.5
+#: Points within which two pieces of one line have their box's top and foot ...
+_LEVEL = 0.5
+#: ... the second starting at most this many points left of the first's end or this many of
+#: its heights right of it.
+_PIECE_OVERLAP, _PIECE_GAP = 1.0, 1.5
+
+
 def word_spaces(words: Sequence[Word], size: float) -> list[tuple[float, float]]:
     """The x ranges between the ``words`` of a line set at ``size`` that are as narrow as a
     space (a wider one may hold a word Tesseract did not read), inset by a fifth of a point."""
     out = []
     for (_, left), (_, right) in zip(words, words[1:], strict=False):
-        if 0.5 <= right[0] - left[2] <= 0.6 * size:
-            out.append((left[2] + 0.2, right[0] - 0.2))
+        if _SPACE_LEAST <= right[0] - left[2] <= _SPACE_MOST * size:
+            out.append((left[2] + _SPACE_INSET, right[0] - _SPACE_INSET))
     return out
 
 
@@ -258,7 +278,7 @@ def drop_inner_scraps(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
     if not boxes:
         return []
     usual = statistics.median(b[3] - b[1] for b in boxes)
-    tall = [b for b in boxes if b[3] - b[1] > 1.5 * usual]
+    tall = [b for b in boxes if b[3] - b[1] > _TALL * usual]
     out = []
     for words, box in zip(lines, boxes, strict=True):
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
@@ -281,9 +301,9 @@ def join_fragments(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
             last = line[-1][1]
             height = last[3] - last[1]
             if (
-                abs(first[1] - last[1]) <= 0.5
-                and abs(first[3] - last[3]) <= 0.5
-                and -1.0 <= first[0] - last[2] <= 1.5 * height
+                abs(first[1] - last[1]) <= _LEVEL
+                and abs(first[3] - last[3]) <= _LEVEL
+                and -_PIECE_OVERLAP <= first[0] - last[2] <= _PIECE_GAP * height
             ):
                 line.extend(words)
                 break
@@ -295,7 +315,7 @@ def join_fragments(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
 def _line(words: Sequence[Word], box: Rect, size: float) -> Line:
     # The ink box's bottom is a descent below the baseline at the line's lower end; a slanted
     # line's baseline runs through the middle of the extra height the slant adds.
-    slant = max(0.0, (box[3] - box[1]) - INK_HEIGHT * size)
+    slant = max(0.0, (box[3] - box[1]) - GLYPH_HEIGHT * size)
     baseline = box[3] - DESCENT * size - slant / 2
     font = OCR_MATH_FONT if is_equation(" ".join(text for text, _ in words)) else OCR_FONT
     spans = []
@@ -324,6 +344,15 @@ def _cjk(char: str) -> str:
     return ""
 
 
+#: Font sizes: a gap between two Korean words this wide is a space (a third of an em).
+_KOREAN_SPACE = 0.2
+#: A line joins a block whose last line it overlaps across by this share of the narrower and
+#: reaches above by at most this share of its height.
+_BLOCK_ACROSS, _BLOCK_OVERLAP = 0.5, 0.5
+#: Font sizes: a line's text band reaches this far below its estimated baseline.
+_BAND_FOOT = 0.3
+
+
 def word_space(left: str, right: str, gap: float, size: float) -> bool:
     """Whether two OCR words ``gap`` apart are separated by a space. Tesseract splits Korean
     and Chinese text into words of one character: Chinese and Japanese use no spaces, Korean
@@ -333,7 +362,7 @@ def word_space(left: str, right: str, gap: float, size: float) -> bool:
         return True
     if a == "han" or b == "han":
         return False
-    return gap >= 0.2 * size
+    return gap >= _KOREAN_SPACE * size
 
 
 def group_blocks(lines: Sequence[Line]) -> list[Block]:
@@ -345,9 +374,8 @@ def group_blocks(lines: Sequence[Line]) -> list[Block]:
         for group in blocks:
             last = group[-1].bbox
             overlap = min(x1, last[2]) - max(x0, last[0])
-            if overlap > 0.5 * min(x1 - x0, last[2] - last[0]) and -0.5 * (y1 - y0) < y0 - last[
-                3
-            ] < (y1 - y0):
+            across = overlap > _BLOCK_ACROSS * min(x1 - x0, last[2] - last[0])
+            if across and -_BLOCK_OVERLAP * (y1 - y0) < y0 - last[3] < (y1 - y0):
                 group.append(line)
                 break
         else:
@@ -360,4 +388,4 @@ def text_band(line: Line) -> Rect:
     take in a drawing beside them)."""
     span = line.spans[0]
     base = span.origin[1] if span.origin else line.bbox[3]
-    return (line.bbox[0], base - 0.8 * span.size, line.bbox[2], base + 0.3 * span.size)
+    return (line.bbox[0], base - ASCENT * span.size, line.bbox[2], base + _BAND_FOOT * span.size)

@@ -9,13 +9,16 @@ import pymupdf
 from translation.read.layout import Rect
 from translation.read.ocr.options import OcrMode
 
+#: Of the page: images covering this much of a page without text make it a scan.
+_SCANNED_SHARE = 0.5
+
 
 def is_scanned(text_chars: int, images: Sequence[Rect], width: float, height: float) -> bool:
     """Whether a page is a scan: no text, and images covering at least half of it."""
     if text_chars or width <= 0 or height <= 0:
         return False
     covered = sum(max(0.0, r[2] - r[0]) * max(0.0, r[3] - r[1]) for r in images)
-    return covered >= 0.5 * width * height
+    return covered >= _SCANNED_SHARE * width * height
 
 
 def needs_ocr(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool:

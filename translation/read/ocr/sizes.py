@@ -7,11 +7,20 @@ import statistics
 from collections.abc import Sequence
 
 from translation.read.layout import Rect
+from translation.read.measures import DEFAULT_LEADING, GLYPH_HEIGHT
 
-#: Ink box height / font size of a line of Latin text (ascender top to descender bottom).
-INK_HEIGHT = 1.05
-#: Baseline distance / font size assumed when the size comes from the neighbour lines.
-LEADING = 1.2
+#: A size from this share of the body size to this one is the body size (OCR's jitter).
+_BODY_LEAST, _BODY_MOST = 0.72, 1.25
+#: Of the narrower line: two lines overlapping this much across stand in one column ...
+_ABOVE = 0.5
+#: ... and centres further apart than this share of a line's height are two lines.
+_OTHER_LINE = 0.4
+#: Line heights within which the next line of a column is looked for.
+_NEXT_REACH = 2.0
+#: A short line's size is at most this many times the size its width tells ...
+_BY_WIDTH_MOST = 1.15
+#: ... and a shorter one's the size by width when its height is more than this many times it.
+_TALL_FOR_WIDTH = 1.8
 
 
 def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
@@ -24,7 +33,7 @@ def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
         return list(sizes)
     body = statistics.median(long)
     return [
-        body if 0.72 * body <= s <= 1.25 * body or n < 4 else s
+        body if _BODY_LEAST * body <= s <= _BODY_MOST * body or n < 4 else s
         for s, n in zip(sizes, chars, strict=True)
     ]
 
@@ -34,7 +43,7 @@ def cap_by_pitch(
 ) -> list[float]:
     """``sizes`` with each size above the page's body size (see :func:`even_sizes`) cut down
     to the distance from its line to the nearest line above or below it (half overlapping it)
-    over ``LEADING``, but not below the body size (and to it when within 125% of it). A
+    over ``DEFAULT_LEADING``, but not below the body size (and to it when within 125% of it). A
     line's size from its advance per character is too large where Tesseract misread it with
     fewer characters than printed ("To oil an then" for "To give an example for the"); a line
     set at body pitch among others is body text however it reads, and a heading has room
@@ -53,12 +62,12 @@ def cap_by_pitch(
             for j, other in enumerate(boxes)
             if j != i
             and min(box[2], other[2]) - max(box[0], other[0])
-            > 0.5 * min(box[2] - box[0], other[2] - other[0])
-            and abs((other[1] + other[3]) / 2 - centre) > 0.4 * height
+            > _ABOVE * min(box[2] - box[0], other[2] - other[0])
+            and abs((other[1] + other[3]) / 2 - centre) > _OTHER_LINE * height
         ]
         if pitches:
-            capped = min(size, max(body, min(pitches) / LEADING))
-            out[i] = body if capped <= 1.25 * body else capped  # as even_sizes does
+            capped = min(size, max(body, min(pitches) / DEFAULT_LEADING))
+            out[i] = body if capped <= _BODY_MOST * body else capped  # as even_sizes does
     return out
 
 
@@ -67,13 +76,13 @@ def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
 
     A box grows taller than its text with the skew, and Tesseract sometimes gives a line next
     to a figure the height of two; neither the distance between lines nor the advance per
-    character changes. So the page's body size is its usual line pitch / ``LEADING`` or its
-    usual line height / ``INK_HEIGHT``, whichever is less (Korean is set with more leading), the
+    character changes. So the page's body size is its usual line pitch / ``DEFAULT_LEADING`` or its
+    usual line height / ``GLYPH_HEIGHT``, whichever is less (Korean is set with more leading), the
     advance of a character of that size the median over the long lines (it depends on the
     script and typeface), and a long line's size is its advance per character over that. A
-    shorter line's is its height / ``INK_HEIGHT``, unless its advance says it is smaller.
+    shorter line's is its height / ``GLYPH_HEIGHT``, unless its advance says it is smaller.
     """
-    heights = [(b[3] - b[1]) / INK_HEIGHT for b in boxes]
+    heights = [(b[3] - b[1]) / GLYPH_HEIGHT for b in boxes]
     advances = [(b[2] - b[0]) / n if n else 0.0 for b, n in zip(boxes, chars, strict=True)]
     typical = statistics.median(heights or [0.0])
     pitch = body_size(boxes)
@@ -89,30 +98,30 @@ def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
             sizes.append(by_width)
             continue
         if n >= 6:
-            sizes.append(min(height, 1.15 * by_width))
+            sizes.append(min(height, _BY_WIDTH_MOST * by_width))
             continue
-        sizes.append(by_width if n >= 4 and height > 1.8 * by_width else height)
+        sizes.append(by_width if n >= 4 and height > _TALL_FOR_WIDTH * by_width else height)
     return sizes
 
 
 def body_size(boxes: Sequence[Rect]) -> float | None:
     """The page's usual distance between a line and the next one below it in its column,
-    over ``LEADING``; None when no two lines follow each other."""
+    over ``DEFAULT_LEADING``; None when no two lines follow each other."""
     centres = sorted(((b[1] + b[3]) / 2, b) for b in boxes)
     pitches = []
     for i, (cy, box) in enumerate(centres):
         height = box[3] - box[1]
         for cy2, other in centres[i + 1 :]:
-            if cy2 - cy > 2.0 * height:
+            if cy2 - cy > _NEXT_REACH * height:
                 break
             overlap = min(box[2], other[2]) - max(box[0], other[0])
             if (
-                overlap > 0.5 * min(box[2] - box[0], other[2] - other[0])
-                and cy2 - cy > 0.4 * height
+                overlap > _ABOVE * min(box[2] - box[0], other[2] - other[0])
+                and cy2 - cy > _OTHER_LINE * height
             ):
                 pitches.append(cy2 - cy)
                 break
-    return statistics.median(pitches) / LEADING if len(pitches) >= 3 else None
+    return statistics.median(pitches) / DEFAULT_LEADING if len(pitches) >= 3 else None
 
 
 #: Lines closer to each other than this share of the page's line pitch are small print...
@@ -141,14 +150,14 @@ def foot_print(boxes: Sequence[Rect], sizes: Sequence[float]) -> list[float]:
         run, pitches, line = [foot], [], foot
         while (
             line in above
-            and above[line][1] < SMALL_PITCH * page * LEADING
+            and above[line][1] < SMALL_PITCH * page * DEFAULT_LEADING
             and boxes[above[line][0]][2] - boxes[above[line][0]][0] >= FOOT_MIN_WIDTH
         ):
             line, pitch = above[line]
             run.append(line)
             pitches.append(pitch)
         if pitches:
-            size = statistics.median(pitches) / LEADING
+            size = statistics.median(pitches) / DEFAULT_LEADING
             for n in run:
                 out[n] = min(out[n], size)
     return out
@@ -163,13 +172,13 @@ def _next_lines(boxes: Sequence[Rect]) -> list[tuple[int, int, float]]:
         box = boxes[n]
         height = box[3] - box[1]
         for cy2, m in centres[a + 1 :]:
-            if cy2 - cy > 2.0 * height:
+            if cy2 - cy > _NEXT_REACH * height:
                 break
             other = boxes[m]
             overlap = min(box[2], other[2]) - max(box[0], other[0])
             if (
-                overlap > 0.5 * min(box[2] - box[0], other[2] - other[0])
-                and cy2 - cy > 0.4 * height
+                overlap > _ABOVE * min(box[2] - box[0], other[2] - other[0])
+                and cy2 - cy > _OTHER_LINE * height
             ):
                 out.append((n, m, cy2 - cy))
                 break

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import pymupdf
 
-from translation.read.layout import PageLayout, Rect
+from translation.read.layout import POINTS_PER_INCH, PageLayout, Rect
 from translation.read.ocr.drawings import GRAPHIC_SCALE, graphic_regions, with_labels
 from translation.read.ocr.ink import INK_SCALE, Ink
 from translation.read.ocr.languages import tessdata, tesseract_language
@@ -77,7 +77,7 @@ def _without_rules(page: pymupdf.Page, dpi: int) -> Iterator[pymupdf.Page]:
     if page.rotation or pix.stride != pix.width:
         yield page
         return
-    scale = dpi / 72.0
+    scale = dpi / POINTS_PER_INCH
     horizontal, vertical = rule_pixels(
         pix.samples,
         pix.width,

@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import pymupdf
 
+#: One point per unit: a page without /UserUnit.
+_NO_UNIT = 1.0
+#: How far from 1 MuPDF's rounding of the page rectangle puts the unit (no /UserUnit).
+_ROUNDING = 1e-3
+
 
 def user_unit(page: pymupdf.Page) -> float:
     """How many page-space points one PDF unit of ``page`` spans (``/UserUnit``; 1 without)."""
     box = page.cropbox
     across = box.height if page.rotation % 180 else box.width
     if across <= 0:
-        return 1.0
+        return _NO_UNIT
     unit = float(page.rect.width) / float(across)
     # MuPDF's own rounding of the page rectangle is no unit.
-    return 1.0 if abs(unit - 1.0) < 1e-3 else unit
+    return _NO_UNIT if abs(unit - _NO_UNIT) < _ROUNDING else unit
 
 
 def page_size(page: pymupdf.Page) -> tuple[float, float]:

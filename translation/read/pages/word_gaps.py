@@ -18,6 +18,9 @@ import re
 import statistics
 from typing import Any
 
+from translation.read.layout import AXIS_ALIGNED
+from translation.read.measures import USUAL_SIZE
+
 #: A word gap is wider than this share of the font size...
 MIN_GAP = 0.1
 #: ...and than the line's usual gap between letters by this share of it.
@@ -61,9 +64,13 @@ def with_gap_spaces(page: Page) -> Page:
     return page
 
 
+#: A line whose direction rises or falls by less than this (a sine) runs level.
+_LEVEL = 0.02
+
+
 def _horizontal(line: Page) -> bool:
     dx, dy = line.get("dir", (1.0, 0.0))
-    return bool(dx > 0.98 and abs(dy) < 0.02)
+    return bool(dx > AXIS_ALIGNED and abs(dy) < _LEVEL)
 
 
 def _gap_ends(spans: list[Page]) -> set[tuple[int, int]]:
@@ -80,7 +87,7 @@ def _gap_ends(spans: list[Page]) -> set[tuple[int, int]]:
     usual = statistics.median(gaps)
     ends = set()
     for (a, b), gap in zip(pairs, gaps, strict=True):
-        size = spans[a[0]].get("size") or 10.0
+        size = spans[a[0]].get("size") or USUAL_SIZE
         if gap <= max(MIN_GAP * size, usual + OVER_USUAL * size):
             continue
         if _NO_SPACE_RE.match(a[2]["c"]) and _NO_SPACE_RE.match(b[2]["c"]):

@@ -10,6 +10,7 @@ from collections import Counter
 from translation.read.blocks.draft import Draft
 from translation.read.blocks.label_look import label_look
 from translation.read.layout import Rect
+from translation.read.measures import ASCENT, DEFAULT_LEADING, DESCENT, line_step
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.style.paragraph_style import (
@@ -18,6 +19,16 @@ from translation.read.style.paragraph_style import (
 )
 from translation.read.style.style_marks import BOLD, ITALIC, marked
 from translation.read.tables.cell_align import centred_lines
+
+_AXIS_SLACK = 3.0  # points: centred lines' centres lie this near the column's axis ...
+_HEADING_AXIS = 0.4  # ... or this share of its size for a heading kept well off the edge
+_INSET = 2.0  # font sizes: a heading starting further right is kept well off the edge
+_NARROW = 0.85  # of the column: centred rows are narrower ...
+_OFF_EDGE = 1.5  # ... or keep this many sizes off its left edge ...
+_RAGGED = 2.0  # ... or differ in width (or in their left edges) by more sizes than this
+_JUSTIFIED = 1.5  # font sizes: justified lines but the last end this near the rightmost
+_PITCH_LEAST, _PITCH_MOST = 1.0, 2.0  # font sizes: the line pitch set, from least to most
+_INDENT_LEAST, _INDENT_MOST = 0.5, 4  # font sizes: a first-line indent kept for the setting
 
 
 def _align(rows: list[Row], heading: bool = False) -> Align:
@@ -34,13 +45,13 @@ def _align(rows: list[Row], heading: bool = False) -> Align:
         # A heading kept well off its column's left edge may have its axis a little off the
         # column's (a frame's rules set the column a few points off the text's): within 0.4
         # of its size.
-        inset = min(r.x0 for r in rows) > col0 + 2.0 * rows[0].size
-        reach = max(3.0, 0.4 * rows[0].size) if heading and inset else 3.0
+        inset = min(r.x0 for r in rows) > col0 + _INSET * rows[0].size
+        reach = max(_AXIS_SLACK, _HEADING_AXIS * rows[0].size) if heading and inset else _AXIS_SLACK
         if all(abs((r.x0 + r.x1) / 2 - center) < reach for r in rows) and (
             heading
-            or max(widths) < 0.85 * (col1 - col0)
-            or (min(r.x0 for r in rows) > col0 + 1.5 * rows[0].size and not inset_box)
-            or max(widths) - min(widths) > 2.0 * rows[0].size
+            or max(widths) < _NARROW * (col1 - col0)
+            or (min(r.x0 for r in rows) > col0 + _OFF_EDGE * rows[0].size and not inset_box)
+            or max(widths) - min(widths) > _RAGGED * rows[0].size
         ):
             return Align.CENTER
     if len(rows) > 3:  # a long centred caption: every row on one axis, ragged on both sides
@@ -48,23 +59,23 @@ def _align(rows: list[Row], heading: bool = False) -> Align:
         axis = centers[len(centers) // 2]
         lefts = [r.x0 for r in rows]
         if (
-            all(abs(c - axis) < 3.0 for c in centers)
-            and max(lefts) - min(lefts) > 2.0 * rows[0].size
+            all(abs(c - axis) < _AXIS_SLACK for c in centers)
+            and max(lefts) - min(lefts) > _RAGGED * rows[0].size
         ):
             return Align.CENTER
     if len(rows) >= 2 and not heading:  # a heading's words are never spread to the edge
         right = max(r.x1 for r in rows)
-        if all(right - r.x1 < 1.5 * r.size for r in rows[:-1]):
+        if all(right - r.x1 < _JUSTIFIED * r.size for r in rows[:-1]):
             return Align.JUSTIFY
     return Align.LEFT
 
 
 def _line_pitch(rows: list[Row]) -> float:
-    gaps = [b.baseline - a.baseline for a, b in zip(rows, rows[1:], strict=False)]
+    gaps = [line_step(a, b) for a, b in zip(rows, rows[1:], strict=False)]
     gaps = [g for g in gaps if g > 0]
     if not gaps:
-        return 1.2
-    return max(1.0, min(2.0, statistics.median(gaps) / rows[0].size))
+        return DEFAULT_LEADING
+    return max(_PITCH_LEAST, min(_PITCH_MOST, statistics.median(gaps) / rows[0].size))
 
 
 def _first_indent(rows: list[Row], kind: ParagraphKind) -> float:
@@ -72,7 +83,11 @@ def _first_indent(rows: list[Row], kind: ParagraphKind) -> float:
     if len(rows) < 2 or kind not in (ParagraphKind.BODY, ParagraphKind.FOOTNOTE):
         return 0.0
     indent = rows[0].x0 - min(r.x0 for r in rows[1:])
-    return round(indent, 2) if 0.5 * rows[0].size < indent < 4 * rows[0].size else 0.0
+    return (
+        round(indent, 2)
+        if _INDENT_LEAST * rows[0].size < indent < _INDENT_MOST * rows[0].size
+        else 0.0
+    )
 
 
 def to_paragraph(draft: Draft, number: int) -> Paragraph:
@@ -83,9 +98,9 @@ def to_paragraph(draft: Draft, number: int) -> Paragraph:
     # descenders (line boxes of some producers are far taller than the glyphs).
     box = (
         min(r.x0 for r in rows),
-        rows[0].baseline - 0.8 * rows[0].size,
+        rows[0].baseline - ASCENT * rows[0].size,
         max(r.x1 for r in rows),
-        rows[-1].baseline + 0.25 * rows[-1].size,
+        rows[-1].baseline + DESCENT * rows[-1].size,
     )
     text, label = draft.text, draft.label
     states: list[int | None] = list(draft.states)

@@ -25,6 +25,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from translation.read.measures import ONE_SIZE
+from translation.read.numbering.grammar import ENTRY_NUMBER, LETTER, LEVEL, NUMBER, ROMAN_SECTION
 from translation.read.words.word import WORD_RE, ends_sentence
 
 REFS_HEADING_RE = re.compile(
@@ -38,16 +40,18 @@ APPENDIX_RE = re.compile(
 
 # Section numbering: "3.", "3.2", "B.", "B.1", "II." (a letter or Roman numeral needs its dot:
 # "A Study of..." is a title, not section A).
-_ARABIC_RE = re.compile(r"^(\d{1,2}(?:\.\d{1,2})*)\.?\s+\S")
-_ROMAN_RE = re.compile(r"^([IVXL]{1,5})\.\s+\S")
-_LETTER_RE = re.compile(r"^([A-Z])(?:((?:\.\d{1,2})+)\.?|\.)\s+\S")
+_ARABIC_RE = re.compile(rf"^({NUMBER}(?:{LEVEL})*)\.?\s+\S")
+_ROMAN_RE = re.compile(rf"^({ROMAN_SECTION})\.\s+\S")
+_LETTER_RE = re.compile(rf"^({LETTER})(?:((?:{LEVEL})+)\.?|\.)\s+\S")
 # After a bibliography, "A Dataset release" is appendix A (ACL and NeurIPS set no dot).
-_SECTION_LETTER_RE = re.compile(r"^[A-Z](?:\.\d{1,2})*\.?\s+[A-Z]")
+_SECTION_LETTER_RE = re.compile(rf"^{LETTER}(?:{LEVEL})*\.?\s+[A-Z]")
 
 # "2018. His research..." opens a line that goes on a sentence ("... in fall"): a year with its
 # full stop is not an entry's number.
-_LABEL_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|(?!(?:19|20)\d\d\.)\d{1,4}\.(?=\s+\S))\s*")
-_LABEL_ONLY_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.)\s*$")
+_LABEL_RE = re.compile(
+    rf"^\s*(?:\[{ENTRY_NUMBER}\]|\({ENTRY_NUMBER}\)|(?!(?:19|20)\d\d\.){ENTRY_NUMBER}\.(?=\s+\S))\s*"
+)
+_LABEL_ONLY_RE = re.compile(rf"^\s*(?:\[{ENTRY_NUMBER}\]|\({ENTRY_NUMBER}\)|{ENTRY_NUMBER}\.)\s*$")
 _NAME = r"(?:[A-Z][\w'’`´¨˚ˇ.-]*|van|von|der|de|den|da|di|du|del|dos|le|la)"
 _AUTHOR_RE = re.compile(
     rf"""^(?:
@@ -79,6 +83,14 @@ _LONG_LIST = 5
 _SIZE_SLACK = 1.0
 #: A section covering more than this share of the pages before the appendix is checked twice.
 _PLAUSIBLE_SHARE = 1 / 3
+#: Of a section's first paragraphs, the share that must read like entries (two at least).
+_SAMPLE_SHARE = 0.5
+#: Of a long list's paragraphs, the share that must be entries.
+_LONG_LIST_SHARE = 0.8
+#: Of a section checked page by page, the share of entries each page needs ...
+_PAGE_SHARE = 0.6
+#: ... and the share of entries of the whole section.
+_ENTRY_SHARE = 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,12 +190,12 @@ class _Section:
     def holds_entries(self) -> bool:
         sample = self.entries[:_SAMPLE]
         found = sum(e.is_entry for e in sample)
-        return found >= 2 and found >= 0.5 * len(sample)
+        return found >= 2 and found >= _SAMPLE_SHARE * len(sample)
 
     def long_list(self) -> bool:
         """Many entries and little else: a bibliography wherever it stands."""
         found = sum(e.is_entry for e in self.entries)
-        return found >= _LONG_LIST and found >= 0.8 * len(self.entries)
+        return found >= _LONG_LIST and found >= _LONG_LIST_SHARE * len(self.entries)
 
     def plausible(self, pieces: Sequence[Piece]) -> bool:
         """A bibliography rarely covers more than a third of the pages before the appendix
@@ -195,9 +207,9 @@ class _Section:
             return True
         for page in range(first, last + 1):
             here = [e for e in self.entries if pieces[e.pieces[0]].page == page]
-            if here and sum(e.is_entry for e in here) < 0.6 * len(here):
+            if here and sum(e.is_entry for e in here) < _PAGE_SHARE * len(here):
                 return False
-        return sum(e.is_entry for e in self.entries) >= 0.7 * len(self.entries)
+        return sum(e.is_entry for e in self.entries) >= _ENTRY_SHARE * len(self.entries)
 
 
 def _ranks(pieces: Sequence[Piece]) -> dict[_Number, int]:
@@ -223,7 +235,9 @@ def _appendix(pieces: Sequence[Piece], j: int, start: int, ranks: dict[_Number, 
     number = _numbering(piece.text)
     if number is not None and ranks.get(number, -1) > start:
         return True
-    return bool(_SECTION_LETTER_RE.match(piece.text)) and piece.size >= pieces[start].size - 0.5
+    return (
+        bool(_SECTION_LETTER_RE.match(piece.text)) and piece.size >= pieces[start].size - ONE_SIZE
+    )
 
 
 def _ends(pieces: Sequence[Piece], j: int, start: int, ranks: dict[_Number, int]) -> bool:
@@ -239,7 +253,7 @@ def _ends(pieces: Sequence[Piece], j: int, start: int, ranks: dict[_Number, int]
     mine = _numbering(opening.text)
     if mine is not None and theirs is not None and mine in ranks:
         return ranks[theirs] <= ranks[mine]
-    return heading.size >= opening.size - 0.5
+    return heading.size >= opening.size - ONE_SIZE
 
 
 def _section(pieces: Sequence[Piece], start: int, ranks: dict[_Number, int]) -> _Section:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
+from translation.read.numbering.grammar import ENTRY_NUMBER
 from translation.read.references.entries import REFS_HEADING_RE, Piece, is_entry, starts_entry
 from translation.read.words.word import WORD_RE, ends_sentence
 
@@ -25,8 +26,10 @@ MIN_ENTRIES = 5
 #: Of the entries, the share that must read like references, and the share that must name
 #: their authors first.
 _ENTRY_SHARE, _AUTHOR_SHARE = 0.8, 0.6
-_NUMBER_RE = re.compile(r"^\s*(?:\[(\d{1,4})\]|\((\d{1,4})\)|(\d{1,4})\.(?=\s))\s*")
-_LABEL_ONLY_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.)\s*$")
+_NUMBER_RE = re.compile(
+    rf"^\s*(?:\[({ENTRY_NUMBER})\]|\(({ENTRY_NUMBER})\)|({ENTRY_NUMBER})\.(?=\s))\s*"
+)
+_LABEL_ONLY_RE = re.compile(rf"^\s*(?:\[{ENTRY_NUMBER}\]|\({ENTRY_NUMBER}\)|{ENTRY_NUMBER}\.)\s*$")
 
 
 def _number(text: str) -> int | None:

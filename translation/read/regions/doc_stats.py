@@ -11,7 +11,12 @@ from dataclasses import dataclass
 
 from translation.read.layout import PageLayout, Vector, axis
 from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
+from translation.read.measures import DEFAULT_LEADING, SAME_SIZE, USUAL_SIZE
 from translation.read.words.word import cjk_weight, has_wide
+
+#: Baseline distances of two lines, of their size, that are a line pitch (less: lines set over
+#: each other; more: a gap between paragraphs or blocks).
+_PITCH_LEAST, _PITCH_MOST = 1.0, 2.5
 
 
 @dataclass(slots=True)
@@ -19,7 +24,7 @@ class DocStats:
     body_size: float
     cm_is_math: bool
     directions: dict[int, Vector]
-    leading: float = 1.2  # usual baseline distance of consecutive lines / font size
+    leading: float = DEFAULT_LEADING  # usual baseline distance of consecutive lines / font size
     #: Fonts (names without subset prefix) that set CJK characters somewhere in the document.
     #: Such a font sets every ideograph on one em, so it reports itself fixed-pitch (MS Gothic,
     #: MS Mincho, GulimChe, BatangChe): that says nothing about code, in any of its characters.
@@ -37,9 +42,9 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
         for block in page.blocks:
             for a, b in zip(block.lines, block.lines[1:], strict=False):
                 sa, sb = a.spans[0], b.spans[0]
-                if sa.origin and sb.origin and abs(sa.size - sb.size) < 0.3 and sa.size > 0:
+                if sa.origin and sb.origin and abs(sa.size - sb.size) < SAME_SIZE and sa.size > 0:
                     ratio = abs(sb.origin[1] - sa.origin[1]) / sa.size
-                    if 1.0 <= ratio <= 2.5:
+                    if _PITCH_LEAST <= ratio <= _PITCH_MOST:
                         pitches.append(round(ratio, 2))
             for line in block.lines:
                 line_axis = axis(line.direction)
@@ -57,8 +62,8 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                         if width >= 40:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
-    body_size = sizes.most_common(1)[0][0] if sizes else 10.0
+    body_size = sizes.most_common(1)[0][0] if sizes else USUAL_SIZE
     text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
     cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
-    leading = statistics.median(pitches) if pitches else 1.2
+    leading = statistics.median(pitches) if pitches else DEFAULT_LEADING
     return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts))

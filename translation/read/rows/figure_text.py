@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from translation.read.layout import Frame, PageLayout, Rect
+from translation.read.numbering.captions import FIGURE_CJK, FIGURE_LATIN, TABLE_CJK, TABLE_LATIN
 from translation.read.rows.row import Row
 
 
@@ -22,10 +23,16 @@ def mark_figure_text(
             row.drop = "figure"
 
 
-_TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|Tab\.|表|표|\[표|<표|〈표)\s*\d", re.IGNORECASE)
-_FIGURE_CAPTION_RE = re.compile(
-    r"^\s*(?:Figure|Fig\.|图|圖|図|그림|\[그림|<그림)\s*\d", re.IGNORECASE
-)
+_TABLE_CAPTION_RE = re.compile(rf"^\s*(?:{TABLE_LATIN}|{TABLE_CJK})\s*\d", re.IGNORECASE)
+_FIGURE_CAPTION_RE = re.compile(rf"^\s*(?:{FIGURE_LATIN}|{FIGURE_CJK})\s*\d", re.IGNORECASE)
+
+
+_CAPTION_NEAR = 2.5  # font sizes: a caption this near a shaded area is its table's
+_BODY_SIZED = 0.9  # of the body size: text on a background is at least this large ...
+_BODY_SHARE = 0.8  # ... in this share of its rows
+_BAR_LINES = 3.0  # font sizes: a bar behind a heading is at most this high ...
+_BAR_LONG = 4.0  # ... and this many times as wide as high
+_ACROSS = 0.6  # of a box's width: a line running across it is at least this wide
 
 
 def _inside(row: Row, box: Rect) -> bool:
@@ -48,16 +55,19 @@ def _text_background(box: Rect, rows: list[Row], body_size: float) -> bool:
         r
         for r in rows
         if min(r.x1, box[2]) > max(r.x0, box[0])
-        and (0 <= box[1] - r.bottom < 2.5 * r.size or 0 <= r.top - box[3] < 2.5 * r.size)
+        and (
+            0 <= box[1] - r.bottom < _CAPTION_NEAR * r.size
+            or 0 <= r.top - box[3] < _CAPTION_NEAR * r.size
+        )
     ]
     if any(_TABLE_CAPTION_RE.match(r.text) for r in near) and not any(
         _FIGURE_CAPTION_RE.match(r.text) for r in near
     ):
         return True
-    if sum(r.size >= 0.9 * body_size for r in inside) < 0.8 * len(inside):
+    if sum(r.size >= _BODY_SIZED * body_size for r in inside) < _BODY_SHARE * len(inside):
         return False
     width, height = box[2] - box[0], box[3] - box[1]
-    if height <= 3.0 * max(r.size for r in inside) and width >= 4.0 * height:
+    if height <= _BAR_LINES * max(r.size for r in inside) and width >= _BAR_LONG * height:
         return True
-    wide = [r for r in inside if r.x1 - r.x0 >= 0.6 * width]
+    wide = [r for r in inside if r.x1 - r.x0 >= _ACROSS * width]
     return len(wide) >= 2 and 2 * len(wide) >= len(inside)

@@ -23,6 +23,10 @@ from translation.read.tables.table_rows import LINE_GAP, RowSpans
 _NARROW = 0.3  # a block this narrow (share of the page's text width) may be one cell
 _SHORT = 4  # rows of running text a wrapped cell beside a cell holds at most
 _SAME_SIZE = 1.0  # points: the cells of one row share a font size about this closely
+_BELOW_SLACK = 0.2  # font sizes: a row from this far above a table's foot is below it
+_LEVEL = 0.7  # of the lower height: rows side by side overlap this much in height
+_APART = 0.5  # points: a row reaching at most this far into a gap is not in it
+_AT_HEIGHT = 0.5  # of the gap's height: a row in the gap overlaps more of it
 
 
 def page_rows(blocks: Sequence[Sequence[RowSpans]]) -> list[RowSpans]:
@@ -101,7 +105,7 @@ def _header_joins(flat: Sequence[tuple[int, RowSpans]]) -> list[tuple[int, int]]
             (
                 i
                 for i, (_, row) in enumerate(flat)
-                if _box(row)[1] >= bottom - 0.2 * size and _box(row)[2] > left
+                if _box(row)[1] >= bottom - _BELOW_SLACK * size and _box(row)[2] > left
             ),
             key=lambda i: _box(flat[i][1])[1],
         )
@@ -202,7 +206,7 @@ def _beside(a: RowSpans, b: RowSpans) -> bool:
         return False
     overlap = min(box_a[3], box_b[3]) - max(box_a[1], box_b[1])
     height = min(box_a[3] - box_a[1], box_b[3] - box_b[1])
-    return overlap > 0.7 * height and (box_a[2] <= box_b[0] or box_b[2] <= box_a[0])
+    return overlap > _LEVEL * height and (box_a[2] <= box_b[0] or box_b[2] <= box_a[0])
 
 
 def _between(a: RowSpans, b: RowSpans, flat: Sequence[tuple[int, RowSpans]]) -> bool:
@@ -216,9 +220,9 @@ def _between(a: RowSpans, b: RowSpans, flat: Sequence[tuple[int, RowSpans]]) -> 
         if row is a or row is b:
             continue
         box = _box(row)
-        if min(right, box[2]) - max(left, box[0]) <= 0.5:
+        if min(right, box[2]) - max(left, box[0]) <= _APART:
             continue
-        if min(bottom, box[3]) - max(top, box[1]) > 0.5 * (bottom - top):
+        if min(bottom, box[3]) - max(top, box[1]) > _AT_HEIGHT * (bottom - top):
             return True
     return False
 

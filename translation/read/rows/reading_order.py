@@ -7,10 +7,22 @@ from collections import Counter
 
 from translation.read.layout import union
 from translation.read.math.formulas import NEUTRAL
+from translation.read.measures import SIZE_STEP, WORD_SPACE, line_step
 from translation.read.rows.row import Row
 from translation.read.words.word import ends_sentence
 
 # --- reading order --------------------------------------------------------------------------
+
+
+_SPANS = 0.2  # of the half width: a row reaching this far into both halves spans them
+_COLUMN_SHARE = 0.15  # of the characters: a column holding less is none (one column)
+_ALIGNED = 0.5  # font sizes: rows starting this close line up
+_CLEAR = 0.5  # font sizes: a row of one side stays this clear of the gutter
+_STEP_LEAST, _STEP_MOST = 0.5, 2.0  # font sizes: the line step to the next line of a text
+_BESIDE = 0.7  # font sizes: baselines this close are beside each other
+_ONE_LINE = 0.4  # font sizes: baselines further apart are two lines
+_OVERLAP = 1.0  # font sizes: a piece may start this far left of the one before it ...
+_PIECE_GAP = 1.0  # ... and at most this far right of it, to be one line with it
 
 
 def reading_order(rows: list[Row]) -> list[Row]:
@@ -30,7 +42,7 @@ def reading_order(rows: list[Row]) -> list[Row]:
     for row in live:
         left = min(row.x1, mid) - row.x0
         right = row.x1 - max(row.x0, mid)
-        if left > 0.2 * half and right > 0.2 * half:
+        if left > _SPANS * half and right > _SPANS * half:
             row.col = 2
         else:
             row.col = 0 if (row.x0 + row.x1) / 2 < mid else 1
@@ -38,7 +50,7 @@ def reading_order(rows: list[Row]) -> list[Row]:
     for row in live:
         chars[row.col] += len(row.text)
     total = sum(chars) or 1
-    if chars[0] < 0.15 * total or chars[1] < 0.15 * total:
+    if chars[0] < _COLUMN_SHARE * total or chars[1] < _COLUMN_SHARE * total:
         for row in live:
             row.col, row.col_range = 0, (x0, x1)
         return _top_down(live)
@@ -74,11 +86,13 @@ def _spanning_tails(rows: list[Row]) -> None:
         if prev.col != 2 or row.col == 2 or ends_sentence(prev.text):
             continue
         centred = abs((row.x0 + row.x1) - (prev.x0 + prev.x1)) < size
-        if (abs(row.x0 - prev.x0) > 0.5 * size and not centred) or abs(row.size - size) > 0.8:
+        if (abs(row.x0 - prev.x0) > _ALIGNED * size and not centred) or abs(
+            row.size - size
+        ) > SIZE_STEP:
             continue
-        if not 0.5 * size < row.baseline - prev.baseline < 2.0 * size:
+        if not _STEP_LEAST * size < line_step(prev, row) < _STEP_MOST * size:
             continue
-        if any(r is not row and abs(r.baseline - row.baseline) < 0.7 * size for r in rows):
+        if any(r is not row and abs(line_step(row, r)) < _BESIDE * size for r in rows):
             continue
         row.col = 2
 
@@ -113,7 +127,7 @@ def _side_run(rows: list[Row]) -> tuple[int, int, list[Row], list[Row]] | None:
     for i, a in enumerate(rows):
         for j in range(i + 1, len(rows)):
             b = rows[j]
-            if b.baseline - a.baseline > 0.7 * a.size:  # not beside it
+            if line_step(a, b) > _BESIDE * a.size:  # not beside it
                 break
             first, second = (a, b) if a.x0 <= b.x0 else (b, a)
             size = max(a.size, b.size)
@@ -134,7 +148,7 @@ def _grow_run(
     def place(k: int) -> bool:
         nonlocal g0, g1
         row = rows[k]
-        gap = 0.5 * row.size
+        gap = _CLEAR * row.size
         if row.cell:
             return False
         if row.x1 <= g1 - gap:
@@ -167,7 +181,7 @@ def _grow_run(
         and above.x0 < first_gap[1]
         and above.x1 > first_gap[0]
         and above.x0 < max(r.x1 for r in left)
-        and rows[lo].baseline - above.baseline < 2.0 * above.size
+        and line_step(above, rows[lo]) < _STEP_MOST * above.size
     ):
         return None  # a line crossing the gutter right above: the rows of one region go on
     return lo, hi + 1, left, right
@@ -182,7 +196,7 @@ def _lines(rows: list[Row]) -> list[Row]:
     ordered: list[Row] = []
     line: list[Row] = []
     for row in rows:
-        if line and abs(row.baseline - line[0].baseline) > 0.4 * line[0].size:
+        if line and abs(line_step(line[0], row)) > _ONE_LINE * line[0].size:
             ordered.extend(_join_pieces(sorted(line, key=lambda r: r.x0)))
             line = []
         line.append(row)
@@ -199,10 +213,10 @@ def _join_pieces(line: list[Row]) -> list[Row]:
             and not prev.cell
             and not row.cell
             and prev.col == row.col
-            and row.x0 >= prev.x1 - 1.0 * prev.size
-            and row.x0 - prev.x1 < 1.0 * max(prev.size, row.size)
+            and row.x0 >= prev.x1 - _OVERLAP * prev.size
+            and row.x0 - prev.x1 < _PIECE_GAP * max(prev.size, row.size)
         ):
-            gap = row.x0 - prev.x1 > 0.15 * prev.size and not prev.chars[-1:].isspace()
+            gap = row.x0 - prev.x1 > WORD_SPACE * prev.size and not prev.chars[-1:].isspace()
             joined[-1] = Row(
                 chars=prev.chars + (" " if gap else "") + row.chars,
                 classes=prev.classes + (NEUTRAL if gap else "") + row.classes,

@@ -23,6 +23,17 @@ from translation.read.math.formulas import (
     font_base,
     is_math_font,
 )
+from translation.read.measures import (
+    ASCENT,
+    DESCENT,
+    GLYPH_HEIGHT,
+    INK_FOOT,
+    INK_TOP,
+    SAME_SIZE,
+    SCRIPT,
+    SCRIPT_SHIFT,
+    WORD_SPACE,
+)
 from translation.read.regions.doc_stats import DocStats
 from translation.read.style.paragraph_style import span_style
 from translation.read.words.word import WORD_RE
@@ -72,11 +83,11 @@ class Row:
     @property
     def top(self) -> float:
         """Top of the main-size glyphs (a tall box from sub/superscripts does not count)."""
-        return self.baseline - 0.75 * self.size
+        return self.baseline - INK_TOP * self.size
 
     @property
     def bottom(self) -> float:
-        return self.baseline + 0.22 * self.size
+        return self.baseline + INK_FOOT * self.size
 
     @property
     def mathy(self) -> bool:
@@ -87,7 +98,7 @@ class Row:
             return False
         # Math that is all sub- and superscripts is a name's index ("BERT" + "LARGE", 04 p5:
         # a paragraph's last line "BERTLARGE."), never a formula of its own.
-        script = 0.85 * 1.05 * self.size  # a character's box is 1.05 times its span's size
+        script = SCRIPT * GLYPH_HEIGHT * self.size
         if all(
             b[3] - b[1] < script
             for b, k in zip(self.boxes, self.classes, strict=True)
@@ -100,6 +111,13 @@ class Row:
         return len(prose) <= 1 and sum(len(w) for w in words) < math
 
 
+#: A span hangs from its origin when the origin lies in the top quarter of its box, not on
+#: the box's foot.
+_HANGING_TOP = 0.25
+#: TeX's least big operator (a text-style sum) has its origin this far over the baseline.
+_HANGING_ORIGIN = 0.75
+
+
 def hangs(span: Span, frame: Frame) -> bool:
     """Whether a span's glyphs hang from its origin: a big delimiter of TeX's math extension
     font (a floor bracket around a fraction) has its origin at its top, a line above the
@@ -107,7 +125,7 @@ def hangs(span: Span, frame: Frame) -> bool:
     if span.origin is None:
         return False
     box = frame.to_frame(span.bbox)
-    return frame.point(*span.origin)[1] < box[1] + 0.25 * (box[3] - box[1])
+    return frame.point(*span.origin)[1] < box[1] + _HANGING_TOP * (box[3] - box[1])
 
 
 def line_baseline(line: Line, frame: Frame) -> tuple[float, float]:
@@ -116,14 +134,14 @@ def line_baseline(line: Line, frame: Frame) -> tuple[float, float]:
     size = max(s.size for s in line.spans)
     hanging = []
     for span in line.spans:
-        if span.size >= size - 0.3 and span.origin is not None and span.text.strip():
+        if span.size >= size - SAME_SIZE and span.origin is not None and span.text.strip():
             if not hangs(span, frame):
                 return frame.point(*span.origin)[1], size
             hanging.append(span)
     if hanging:
         return hanging_base(hanging, frame), size
     box = frame.to_frame(line.bbox)
-    return box[3] - 0.22 * size, size
+    return box[3] - INK_FOOT * size, size
 
 
 def hanging_base(spans: Sequence[Span], frame: Frame) -> float:
@@ -133,7 +151,7 @@ def hanging_base(spans: Sequence[Span], frame: Frame) -> float:
     three quarters of a size over it. Not the foot of their boxes: the math extension
     font's box reaches three sizes below the origin (corpus 03 p4), two lines too low."""
     top, size = min((frame.point(*s.origin)[1], s.size) for s in spans if s.origin is not None)
-    return top + 0.75 * size
+    return top + _HANGING_ORIGIN * size
 
 
 #: Names of functions set in a formula's text font.
@@ -164,6 +182,10 @@ _FF_RE = re.compile(r"(?<=[A-Za-z])\u21b5|\u21b5(?=[a-z])")
 _TEX_SYMBOLS_RE = re.compile(r"cmsy|sy[a-z]?\d*$|^mt2sy|txsy|pxsy", re.IGNORECASE)
 
 
+#: Points a bullet stands apart from the words after it when no space separates them.
+_BULLET_GAP = 0.2
+
+
 def _bullet(span: Span, piece: list[tuple[Rect, Span]], before: list[str]) -> bool:
     """``span`` is a glyph without Unicode of a TeX symbol font (its bullet, 0x0F, reads as
     U+FFFD) opening a row, with words after it: a list's bullet."""
@@ -173,8 +195,12 @@ def _bullet(span: Span, piece: list[tuple[Rect, Span]], before: list[str]) -> bo
     if at + 1 >= len(piece):
         return False
     after = "".join(s.text for _, s in piece[at + 1 :])
-    apart = after[:1].isspace() or piece[at + 1][0][0] - piece[at][0][2] > 0.2 * span.size
+    apart = after[:1].isspace() or piece[at + 1][0][0] - piece[at][0][2] > _BULLET_GAP * span.size
     return apart and bool(WORD_RE.match(after.lstrip()))
+
+
+#: Smaller capitals are set at this share of their capital's size, from the least to the most.
+_SMALL_CAPS_LEAST, _SMALL_CAPS_MOST = 0.6, 0.85
 
 
 def _small_caps(capital: Span, span: Span) -> bool:
@@ -182,7 +208,7 @@ def _small_caps(capital: Span, span: Span) -> bool:
     word it ends ("T" + "ABLE"), or words of their own ("for" + "COARSE", 03 p6)."""
     text = span.text.strip()
     return (
-        0.6 * capital.size <= span.size <= 0.85 * capital.size
+        _SMALL_CAPS_LEAST * capital.size <= span.size <= _SMALL_CAPS_MOST * capital.size
         and any(c.isalpha() for c in capital.text)
         and text[:1].isupper()
         and text.replace(" ", "").isalpha()
@@ -203,24 +229,37 @@ def _carrier_size(
     size = weights.most_common(1)[0][0]
     if weights[size] > _FEW_SCRIPTS:
         return size
-    scripts = [s for _, s in piece if abs(s.size - size) < 0.3 and s.text.strip()]
+    scripts = [s for _, s in piece if abs(s.size - size) < SAME_SIZE and s.text.strip()]
     if all(s.mark or is_math_font(s.font, cm_is_math) for s in scripts):
         return size
     standing = [
         (s.size, frame.point(*s.origin)[1])
         for _, s in piece
-        if s.origin and s.text.strip() and s.size * 0.85 > size and not hangs(s, frame)
+        if s.origin and s.text.strip() and s.size * SCRIPT > size and not hangs(s, frame)
     ]
     if not standing:
         return size
     carrier = max(standing, key=lambda item: weights[item[0]])[0]
-    base = statistics.median(y for s, y in standing if abs(s - carrier) < 0.3)
-    if all(s.origin and abs(frame.point(*s.origin)[1] - base) > 0.12 * carrier for s in scripts):
+    base = statistics.median(y for s, y in standing if abs(s - carrier) < SAME_SIZE)
+    if all(
+        s.origin and abs(frame.point(*s.origin)[1] - base) > SCRIPT_SHIFT * carrier for s in scripts
+    ):
         return carrier
     return size
 
 
 _FEW_SCRIPTS = 8  # characters: more are words of a smaller size, not scripts of a glyph
+
+
+#: A row's redaction bands: from this share of its size above each span's baseline ...
+_BAND_TOP = 0.6
+#: ... to this many points above it, inset as much at either end (thin bands miss the lines
+#: above and below).
+_BAND_INSET = 0.1
+#: Points within which the bands of two spans in a row lie level and make one band.
+_BAND_JOIN = 0.5
+#: A row is bold when this share of its letters is.
+BOLD_SHARE = 0.95
 
 
 def make_row(
@@ -251,7 +290,7 @@ def make_row(
     standing = [
         (s, s.origin)
         for _, s in piece
-        if s.origin and abs(s.size - size) < 0.3 and not hangs(s, frame)
+        if s.origin and abs(s.size - size) < SAME_SIZE and not hangs(s, frame)
     ]
     bases = [frame.point(*o)[1] for s, o in standing if not s.text[:1].isspace()] or [
         frame.point(*o)[1] for _, o in standing
@@ -261,7 +300,7 @@ def make_row(
     elif all(hangs(s, frame) for _, s in piece):
         baseline = hanging_base([s for _, s in piece], frame)
     else:
-        baseline = piece[0][0][3] - 0.22 * size
+        baseline = piece[0][0][3] - INK_FOOT * size
     chars: list[str] = []
     classes: list[str] = []
     boxes: list[Rect] = []
@@ -279,20 +318,20 @@ def make_row(
             continue
         # MuPDF lines of one row meet without a space: add one where the glyphs are apart.
         if right is not None and chars and not chars[-1].isspace() and not text[0].isspace():
-            if box[0] - right > 0.15 * size:
+            if box[0] - right > WORD_SPACE * size:
                 chars.append(" ")
                 classes.append(NEUTRAL)
-                boxes.append((right, baseline - 0.8 * size, box[0], baseline + 0.25 * size))
+                boxes.append((right, baseline - ASCENT * size, box[0], baseline + DESCENT * size))
                 styles.append(styles[-1] if styles else 0)
         right = box[2] if right is None else max(right, box[2])
         span_base = frame.point(*span.origin)[1] if span.origin else baseline
         if hangs(span, frame):
             span_base = baseline  # a big delimiter: its origin is at its top
-        if text[0].isspace() and abs(span.size - size) < 0.3:
+        if text[0].isspace() and abs(span.size - size) < SAME_SIZE:
             # MuPDF puts a span's leading space on the glyph before it: after a raised
             # footnote marker its origin is the marker's, not this text's baseline.
             span_base = baseline
-        script = span.size < 0.85 * size and abs(span_base - baseline) > 0.12 * size
+        script = span.size < SCRIPT * size and abs(span_base - baseline) > SCRIPT_SHIFT * size
         math_span = script or span.mark or is_math_font(span.font, stats.cm_is_math)
         # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a
         # bold vector name) is a glyph of the formula, not a word gap.
@@ -307,7 +346,7 @@ def make_row(
         # copied as it looks keeps its edges).
         shares = _shares(span, text)
         step = (box[2] - box[0]) / sum(shares)
-        top, bottom = span_base - 0.8 * span.size, span_base + 0.25 * span.size
+        top, bottom = span_base - ASCENT * span.size, span_base + DESCENT * span.size
         left = box[0]
         style = span_style(span.font, span.flags, span.color)
         for char, share in zip(text, shares, strict=True):
@@ -331,8 +370,17 @@ def make_row(
         if span.text.strip() or blank_glyph:
             # A glyph is redacted when its probe point, just above its own baseline, lies in
             # one of these bands (translation.render.glyphs): thin bands miss the lines around.
-            tight = (box[0] + 0.1, span_base - 0.6 * span.size, box[2] - 0.1, span_base - 0.1)
-            if rects and abs(rects[-1][1] - tight[1]) < 0.5 and abs(rects[-1][3] - tight[3]) < 0.5:
+            tight = (
+                box[0] + _BAND_INSET,
+                span_base - _BAND_TOP * span.size,
+                box[2] - _BAND_INSET,
+                span_base - _BAND_INSET,
+            )
+            if (
+                rects
+                and abs(rects[-1][1] - tight[1]) < _BAND_JOIN
+                and abs(rects[-1][3] - tight[3]) < _BAND_JOIN
+            ):
                 last = rects[-1]
                 rects[-1] = (min(last[0], tight[0]), last[1], max(last[2], tight[2]), last[3])
             else:
@@ -346,7 +394,7 @@ def make_row(
         baseline=baseline,
         size=size,
         rects=[frame.to_page(r) for r in rects],
-        bold=letters > 0 and bold_letters >= 0.95 * letters,
+        bold=letters > 0 and bold_letters >= BOLD_SHARE * letters,
         mono=mono_chars / total if total else 0.0,
         color=colors.most_common(1)[0][0] if colors else 0,
         cell=cell,

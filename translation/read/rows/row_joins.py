@@ -6,7 +6,19 @@ from __future__ import annotations
 
 from translation.read.layout import union
 from translation.read.math.formulas import GLYPH, MATH, NEUTRAL
-from translation.read.rows.row import MATH_ONLY_RE, Row
+from translation.read.measures import ASCENT, GLYPH_HEIGHT, SCRIPT, WORD_SPACE, line_step
+from translation.read.rows.row import BOLD_SHARE, MATH_ONLY_RE, Row
+
+_SCRIPT_REACH = 0.75  # font sizes: a script's baseline lies this near its host's
+_SCRIPT_BESIDE = 0.5  # font sizes: a script stands this near its host's ends or inside
+_DROP_CAP = 1.8  # a drop cap is this many times the size of the text it begins ...
+_DROP_CAP_INTO, _DROP_CAP_GAP = 0.2, 1.5  # ... whose row starts this near its right (sizes)
+_DROP_CAP_FOOT = 0.3  # font sizes: that row's baseline lies at most this far below the cap's
+_PIECE_GAP = 0.6  # font sizes: pieces of one line stand at most this far apart ...
+_PIECE_OVERLAP = 0.5  # ... or overlap by at most this much
+_LEVEL = 0.2  # font sizes: pieces whose baselines lie this close are level
+_SCRIPT_LEFT = 0.1  # font sizes: a lead script may start this far left of its piece
+_ENTRIES_SIZE = 0.7  # a matrix's entries are at least this share of the line's size
 
 
 def attach_scripts(rows: list[Row]) -> list[Row]:
@@ -24,11 +36,11 @@ def attach_scripts(rows: list[Row]) -> list[Row]:
             near = [
                 h
                 for h in hosts
-                if row.size < 0.85 * h.size
+                if row.size < SCRIPT * h.size
                 and h.cell == row.cell
-                and abs(row.baseline - h.baseline) < 0.75 * h.size
-                and row.x0 <= h.x1 + 0.5 * h.size
-                and row.x1 >= h.x0 - 0.5 * h.size
+                and abs(line_step(h, row)) < _SCRIPT_REACH * h.size
+                and row.x0 <= h.x1 + _SCRIPT_BESIDE * h.size
+                and row.x1 >= h.x0 - _SCRIPT_BESIDE * h.size
                 and (math or _after_formula(h, row.x0))
             ]
             host = min(near, key=lambda h: abs(row.baseline - h.baseline), default=None)
@@ -66,9 +78,11 @@ def attach_drop_caps(rows: list[Row]) -> list[Row]:
                 r
                 for r in rows
                 if r is not cap
-                and cap.size >= 1.8 * r.size
-                and cap.x1 - 0.2 * r.size <= r.x0 <= cap.x1 + 1.5 * r.size
-                and cap.baseline - 0.8 * cap.size <= r.baseline <= cap.baseline + 0.3 * r.size
+                and cap.size >= _DROP_CAP * r.size
+                and cap.x1 - _DROP_CAP_INTO * r.size <= r.x0 <= cap.x1 + _DROP_CAP_GAP * r.size
+                and cap.baseline - ASCENT * cap.size
+                <= r.baseline
+                <= cap.baseline + _DROP_CAP_FOOT * r.size
             ]
             host = min(beside, key=lambda r: r.baseline, default=None)
         if host is None:
@@ -103,7 +117,7 @@ def join_pieces(rows: list[Row]) -> list[Row]:
             grew = False
             for j in range(i + 1, len(rows)):
                 b = rows[j]
-                if b.x0 - a.x1 >= 0.6 * max(a.size, b.size):
+                if b.x0 - a.x1 >= _PIECE_GAP * max(a.size, b.size):
                     break  # sorted by x0: the rest start further right still
                 if alive[j] and _same_line(a, b):
                     _append(a, b)
@@ -123,13 +137,13 @@ def _same_line(a: Row, b: Row) -> bool:
         return True
     lead = _lead_scripts(a, b)
     start = b.boxes[lead][0] if lead else b.x0
-    if not -0.5 * size < start - a.x1 < 0.6 * size:
+    if not -_PIECE_OVERLAP * size < start - a.x1 < _PIECE_GAP * size:
         return False
-    if abs(a.baseline - b.baseline) < 0.2 * size and min(a.size, b.size) >= 0.85 * size:
+    if abs(line_step(b, a)) < _LEVEL * size and min(a.size, b.size) >= SCRIPT * size:
         return True
     return any(
         MATH_ONLY_RE.match(m.classes) is not None
-        and m.size >= 0.85 * o.size  # an operator at text size, not a script mark
+        and m.size >= SCRIPT * o.size  # an operator at text size, not a script mark
         and m.bbox[1] < o.baseline < m.bbox[3]
         for m, o in ((a, b), (b, a))
     )
@@ -144,13 +158,13 @@ def _lead_scripts(line: Row, piece: Row) -> int:
     if start is None:
         return 0
     x0, size = line.boxes[start][0], line.size
-    script = 0.85 * 1.05 * size  # a character's box is 1.05 times its span's size (Row.mathy)
+    script = SCRIPT * GLYPH_HEIGHT * size  # as Row.mathy
     count = 0
     for char, kind, box in zip(piece.chars, piece.classes, piece.boxes, strict=True):
         if not char.isspace() and (
             kind not in (GLYPH, MATH, NEUTRAL)
             or box[3] - box[1] >= script
-            or not x0 - 0.1 * size <= box[0] < line.x1
+            or not x0 - _SCRIPT_LEFT * size <= box[0] < line.x1
         ):
             break
         count += 1
@@ -176,20 +190,20 @@ def _stacked_entries(line: Row, entries: Row) -> bool:
     size = line.size
     if MATH_ONLY_RE.match(entries.classes) is None or MATH_ONLY_RE.match(line.classes):
         return False
-    if entries.size < 0.7 * size or abs(entries.baseline - line.baseline) >= 0.75 * size:
+    if entries.size < _ENTRIES_SIZE * size or abs(line_step(line, entries)) >= _SCRIPT_REACH * size:
         return False
     start = _formula_start(line)
     if start is None:
         return False  # the line does not end in a formula
     formula_x0 = line.boxes[start][0]
-    return formula_x0 - 0.5 * size <= entries.x0 <= line.x1 + 0.6 * size
+    return formula_x0 - _PIECE_OVERLAP * size <= entries.x0 <= line.x1 + _PIECE_GAP * size
 
 
 def _append(a: Row, b: Row) -> None:
     if MATH_ONLY_RE.match(a.classes) and not MATH_ONLY_RE.match(b.classes):
         a.baseline, a.size = b.baseline, b.size  # the text's line, not the operator's
     # Apart, or stacked under the row's end (an array's entries): a space between them.
-    if abs(b.x0 - a.x1) > 0.15 * a.size and not a.chars[-1:].isspace():
+    if abs(b.x0 - a.x1) > WORD_SPACE * a.size and not a.chars[-1:].isspace():
         a.chars += " "
         a.classes += NEUTRAL
         a.boxes.append((min(a.x1, b.x0), a.bbox[1], max(a.x1, b.x0), a.bbox[3]))
@@ -198,7 +212,7 @@ def _append(a: Row, b: Row) -> None:
     # the plain words after it is no bold line: 02 p5).
     letters = [sum(c.isalpha() for c in r.chars) for r in (a, b)]
     bold = letters[0] * a.bold + letters[1] * b.bold
-    a.bold = sum(letters) > 0 and bold >= 0.95 * sum(letters)
+    a.bold = sum(letters) > 0 and bold >= BOLD_SHARE * sum(letters)
     a.chars += b.chars
     a.classes += b.classes
     a.boxes.extend(b.boxes)

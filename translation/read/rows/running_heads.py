@@ -9,11 +9,27 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from translation.read.layout import Frame, PageLayout, Rect
+from translation.read.measures import line_step
+from translation.read.numbering.grammar import PAGE_NUMBER
 from translation.read.regions.doc_stats import DocStats
 from translation.read.rows.row import Row
 from translation.read.words.word import ends_sentence
 
-_PAGE_NUMBER_RE = re.compile(r"^(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?$", re.I)
+_PAGE_NUMBER_RE = re.compile(rf"^(page\s*)?[-–—]?\s*({PAGE_NUMBER})\s*[-–—]?$", re.I)
+
+
+_HEAD_BAND = 0.08  # of the page's height: rows this near its top or foot are running heads ...
+_HEAD_LARGER = 1.0  # ... unless larger than the body text by more points than this
+_NUMBER_BAND = 0.15  # of the page's height: page numbers and repeated heads lie this near
+_TOP_BAND = 0.13  # of the page's height: an isolated topmost row this near is a head ...
+_TOP_LARGER = 0.5  # ... when at most this many points larger than the body text ...
+_TOP_APART = 1.4  # ... and this many of its sizes above the next row
+_REPEAT_SIZE = 1.0  # points: a repeated head keeps its size this closely
+_CELLS_BELOW = 8.0  # font sizes: a head over a table's cells stands at most this far above
+_SAME_LINE = 0.5  # font sizes: baselines this close are one line
+_JOIN_SIZE = 0.5  # points: two band rows of one sentence differ in size by less ...
+_JOIN_STEP_LEAST, _JOIN_STEP_MOST = 0.5, 1.8  # ... and stand a line step apart (font sizes)
+_SMALL_PRINT = 0.5  # points: rows smaller than the body text by this much are small print
 
 
 def _normalized(text: str) -> str:
@@ -36,25 +52,25 @@ def mark_headers_footers(
         rows = [r for r in rows_by_page.get(page.index, []) if not r.drop]
         marked: list[tuple[Row, str]] = []
         for row in rows:
-            top = row.bottom <= fy0 + 0.08 * height
-            bottom = row.top >= fy1 - 0.08 * height
-            if (top or bottom) and row.size <= stats.body_size + 1.0:
+            top = row.bottom <= fy0 + _HEAD_BAND * height
+            bottom = row.top >= fy1 - _HEAD_BAND * height
+            if (top or bottom) and row.size <= stats.body_size + _HEAD_LARGER:
                 row.drop = "header/footer"
             elif _PAGE_NUMBER_RE.match(row.text) and (
-                row.bottom <= fy0 + 0.15 * height or row.top >= fy1 - 0.15 * height
+                row.bottom <= fy0 + _NUMBER_BAND * height or row.top >= fy1 - _NUMBER_BAND * height
             ):
                 row.drop = "page number"
-            if row.bottom <= fy0 + 0.15 * height:
+            if row.bottom <= fy0 + _NUMBER_BAND * height:
                 marked.append((row, "top"))
-            elif row.top >= fy1 - 0.15 * height:
+            elif row.top >= fy1 - _NUMBER_BAND * height:
                 marked.append((row, "bottom"))
         live = sorted((r for r in rows if not r.drop), key=lambda r: r.top)
         if len(live) > 1:
             first, second = live[0], live[1]
             if (
-                first.bottom <= fy0 + 0.13 * height
-                and first.size <= stats.body_size + 0.5
-                and second.top - first.bottom >= 1.4 * first.size
+                first.bottom <= fy0 + _TOP_BAND * height
+                and first.size <= stats.body_size + _TOP_LARGER
+                and second.top - first.bottom >= _TOP_APART * first.size
                 and len(first.text) <= 80
             ):
                 first.drop = "header"
@@ -96,7 +112,7 @@ def mark_headers_footers(
             # A paper's title repeated small in the running head is still the title where it
             # is set large (page 1): only the rows of the repeats' own size are the head.
             usual = _usual_size(sizes[key])
-            if row.text and seen[key] >= needed and abs(row.size - usual) < 1.0:
+            if row.text and seen[key] >= needed and abs(row.size - usual) < _REPEAT_SIZE:
                 row.drop = row.drop or "running header/footer"
 
 
@@ -105,7 +121,7 @@ def _heads_cells(row: Row, rows: list[Row]) -> bool:
     heads a table's column, where a running head has running text under it."""
     return any(
         other.cell
-        and 0 <= other.top - row.bottom <= 8.0 * row.size
+        and 0 <= other.top - row.bottom <= _CELLS_BELOW * row.size
         and min(other.x1, row.x1) > max(other.x0, row.x0)
         for other in rows
         if other is not row
@@ -116,7 +132,7 @@ def _beside_page_number(row: Row, marked: list[tuple[Row, str]]) -> bool:
     """Whether a page number stands on ``row``'s baseline in the same band."""
     return any(
         other is not row
-        and abs(other.baseline - row.baseline) < 0.5 * row.size
+        and abs(line_step(row, other)) < _SAME_LINE * row.size
         and _PAGE_NUMBER_RE.match(other.text)
         for other, _ in marked
     )
@@ -132,8 +148,8 @@ def _usual_size(sizes: list[float]) -> float:
 def _joins_below(upper: Row, lower: Row) -> bool:
     """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
     return (
-        abs(upper.size - lower.size) < 0.5
-        and 0.5 * upper.size < lower.baseline - upper.baseline < 1.8 * upper.size
+        abs(upper.size - lower.size) < _JOIN_SIZE
+        and _JOIN_STEP_LEAST * upper.size < line_step(upper, lower) < _JOIN_STEP_MOST * upper.size
         and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
         and not ends_sentence(upper.text)
     )
@@ -152,7 +168,7 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
         above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
         if above:
             upper = above[-1]
-            if upper.size <= body_size - 0.5:
+            if upper.size <= body_size - _SMALL_PRINT:
                 upper.drop = "header/footer"
             elif upper.baseline > ordered[len(ordered) // 2].baseline:
                 row.drop = ""
@@ -160,7 +176,7 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
         if row.drop != "header/footer":
             continue
         below = [r for r in ordered[i + 1 :] if not r.drop and _joins_below(row, r)]
-        if below and below[0].size <= body_size - 0.5:
+        if below and below[0].size <= body_size - _SMALL_PRINT:
             below[0].drop = "header/footer"
 
 
@@ -183,7 +199,7 @@ def running_head_boxes(
     for page in pages:
         frame = frames[page.index]
         fy0, fy1 = frame.to_frame((0.0, 0.0, page.width, page.height))[1::2]
-        band = 0.15 * (fy1 - fy0)
+        band = _NUMBER_BAND * (fy1 - fy0)
         lines = []
         for block in page.blocks:
             for line in block.lines:

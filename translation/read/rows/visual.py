@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from translation.read.layout import Block, Frame, Line, axis, union
+from translation.read.measures import SCRIPT
 from translation.read.regions.doc_stats import DocStats
 from translation.read.rows.row import Row, line_baseline, make_row
 from translation.read.tables.cell_align import centred_over
@@ -124,8 +125,12 @@ def _peers(
     lines of text, not through a fraction's denominator hanging below them (the next line of
     the paragraph would join the formula's row); through its scripts only where it has
     nothing else."""
-    peers = [other for other in group if other[1] >= 0.85 * item[1]]
+    peers = [other for other in group if other[1] >= SCRIPT * item[1]]
     return peers or group
+
+
+_SAME_ROW = 0.5  # font sizes: baselines of one row lie this close ...
+_SCRIPT_ROW = 0.75  # ... or this close when one line is script-size
 
 
 def _same_row(a: tuple[float, float, Line], b: tuple[float, float, Line]) -> bool:
@@ -133,7 +138,7 @@ def _same_row(a: tuple[float, float, Line], b: tuple[float, float, Line]) -> boo
     a font size, or within three quarters when one is script-size (a label stacked over an
     arrow, a fraction's numerator, limits sit higher or lower than a superscript would)."""
     small, large = sorted((a[1], b[1]))
-    reach = 0.5 if small >= 0.85 * large else 0.75
+    reach = _SAME_ROW if small >= SCRIPT * large else _SCRIPT_ROW
     return abs(a[0] - b[0]) < reach * large
 
 

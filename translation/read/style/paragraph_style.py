@@ -133,6 +133,10 @@ def paragraph_style(
     return ParagraphStyle(color, bold, italic, lead, first if lead else 0, tuple(runs))
 
 
+#: A paragraph is bold (italic) when this share of its word characters is.
+_STYLED_SHARE = 0.9
+
+
 def _body(chars: Sequence[str], codes: Sequence[int | None]) -> tuple[int, bool, bool]:
     """(colour, bold, italic) of most of the text: colour by characters, bold and italic by
     letters and digits (a dagger or a comma in another font does not count)."""
@@ -141,8 +145,8 @@ def _body(chars: Sequence[str], codes: Sequence[int | None]) -> tuple[int, bool,
         return 0, False, False
     words = [c for ch, c in zip(chars, codes, strict=True) if c is not None and ch.isalnum()]
     total = len(words) or 1
-    bold = bool(words) and sum(is_bold(c) for c in words) >= 0.9 * total
-    italic = bool(words) and sum(is_italic(c) for c in words) >= 0.9 * total
+    bold = bool(words) and sum(is_bold(c) for c in words) >= _STYLED_SHARE * total
+    italic = bool(words) and sum(is_italic(c) for c in words) >= _STYLED_SHARE * total
     return colors.most_common(1)[0][0], bold, italic
 
 

@@ -84,6 +84,7 @@ def _neighbours(cells: Sequence[tuple[Rect, float]], i: int) -> list[int]:
 
 _AXIS = 0.4  # font sizes: how near a spanning cell's centre lies to its columns' centre
 _INSET = 1.0  # font sizes: how far inside its columns' edges a centred cell keeps
+_SPREAD = 0.5  # font sizes: lines whose left edges spread further are centred, not flush
 
 
 def centred_over(box: Rect, size: float, columns: Sequence[tuple[float, float]]) -> bool:
@@ -123,4 +124,4 @@ def centred_lines(boxes: Sequence[Rect], size: float) -> bool:
     lefts = spread([b[0] for b in boxes])
     rights = spread([b[2] for b in boxes])
     axes = spread([(b[0] + b[2]) / 2 for b in boxes])
-    return lefts >= 0.5 * size and axes < min(lefts, rights, _AXIS * size)
+    return lefts >= _SPREAD * size and axes < min(lefts, rights, _AXIS * size)

@@ -15,11 +15,17 @@ from collections import Counter
 from collections.abc import Sequence
 
 from translation.read.layout import Rect
+from translation.read.tables.table_rows import EDGE_SLACK
 
 _THIN = 2.0  # points: a rule is at most this thick
 _PAD = 1.5  # points kept clear of a rule
 _CELL_LINES = 4  # lines a ruled frame holds at most to be one cell
 _WIDEN = 6.0  # font sizes: how far past its found room a cell's room may reach a rule
+_ALONG = 0.7  # of the glyphs' height: a vertical rule beside a cell runs along this much
+_UNDER = 0.5  # of the glyphs' width: a horizontal rule under a cell runs under this much
+_BELOW = 0.5  # font sizes: such a rule lies at most this far below the cell's room
+_STEP_LEAST, _STEP_MOST = 0.5, 1.6  # font sizes: the line step of one ruled cell's lines
+_SAME_SIZE = 0.5  # points: the lines of one cell differ in size by less
 
 
 def rules_of(paths: Sequence[Rect]) -> list[Rect]:
@@ -48,15 +54,15 @@ def ruled_room(
     below: float | None = None
     for r in rules:
         vertical = r[2] - r[0] <= _THIN
-        if vertical and min(r[3], gy1) - max(r[1], gy0) >= 0.7 * height:
+        if vertical and min(r[3], gy1) - max(r[1], gy0) >= _ALONG * height:
             mid = (r[0] + r[2]) / 2
             if x0 - _WIDEN * size <= mid <= gx0 and (left is None or mid > left):
                 left = mid
             elif gx1 <= mid <= x1 + _WIDEN * size and (right is None or mid < right):
                 right = mid
-        elif not vertical and min(r[2], gx1) - max(r[0], gx0) > 0.5 * (gx1 - gx0):
+        elif not vertical and min(r[2], gx1) - max(r[0], gx0) > _UNDER * (gx1 - gx0):
             mid = (r[1] + r[3]) / 2
-            if gy1 <= mid <= y1 + 0.5 * size and (below is None or mid < below):
+            if gy1 <= mid <= y1 + _BELOW * size and (below is None or mid < below):
                 below = mid
     if left is not None:
         edge = min(left + _PAD, gx0)
@@ -111,8 +117,8 @@ def ruled_cells(
                 or above.rstrip().endswith(("-", "/", ","))
             )
             if (
-                0.5 * size <= step <= 1.6 * size
-                and abs(size - up_size) < 0.5
+                _STEP_LEAST * size <= step <= _STEP_MOST * size
+                and abs(size - up_size) < _SAME_SIZE
                 and bold == up_bold
                 and frames[j] == frame
                 and reads_on
@@ -129,13 +135,15 @@ def _frame(box: Rect, rules: Sequence[Rect]) -> Rect | None:
     left = right = top = bottom = None
     for r in rules:
         if r[2] - r[0] <= _THIN:  # vertical
-            if r[1] <= box[1] + 0.5 and r[3] >= box[3] - 0.5:
+            if r[1] <= box[1] + EDGE_SLACK and r[3] >= box[3] - EDGE_SLACK:
                 mid = (r[0] + r[2]) / 2
                 if mid <= box[0] and (left is None or mid > left):
                     left = mid
                 elif mid >= box[2] and (right is None or mid < right):
                     right = mid
-        elif r[0] <= box[0] + 0.5 and r[2] >= box[2] - 0.5:  # horizontal, running along it
+        elif (
+            r[0] <= box[0] + EDGE_SLACK and r[2] >= box[2] - EDGE_SLACK
+        ):  # horizontal, running along it
             mid = (r[1] + r[3]) / 2
             if mid <= box[1] and (top is None or mid > top):
                 top = mid

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from translation.read.layout import Rect
+from translation.read.measures import line_step
+from translation.read.numbering.grammar import CIRCLED
+from translation.read.tables.table_rows import EDGE_SLACK
 
 T = TypeVar("T")
 
@@ -36,6 +39,17 @@ _OPEN_END_RE = re.compile(
 _QUOTES = {"“": "”", "‘": "’", "«": "»"}
 
 
+_STEP_LEAST, _STEP_MOST = 0.8, 1.6  # font sizes: a wrapped cell's line step, least to most
+_STEP_FLOOR = 0.5  # font sizes: a smaller step is no step between lines (one line's pieces)
+_SAME_SIZE = 0.5  # points: lines of one cell differ in size by less
+_PADDED = 1.3  # steps wider than the tightest by this factor are padded rows ...
+_PADDED_LEAST = 2.0  # ... when at least this many (and a quarter of the steps) are
+_PITCH_MOST = 1.15  # a line further below than this many wrapped-cell steps starts a row
+_SPACE = 0.25  # font sizes: a word space, for whether a word fits the line above
+_ALIGN_REACH = 0.5  # font sizes: lines starting this close line up
+_HANG_LEAST, _HANG_MOST = 0.3, 2.0  # font sizes: a hanging indent under a list mark
+
+
 def stacks(
     lines: Sequence[StackLine], gutters: Sequence[tuple[float, float]]
 ) -> list[tuple[float, float] | None]:
@@ -56,7 +70,7 @@ def stacks(
     get None."""
     keys: list[tuple[float, float] | None] = [None] * len(lines)
     order = sorted(range(len(lines)), key=lambda i: lines[i].baseline)
-    columns = [sum(1 for g in gutters if g[1] <= line.bbox[0] + 0.5) for line in lines]
+    columns = [sum(1 for g in gutters if g[1] <= line.bbox[0] + EDGE_SLACK) for line in lines]
     rights: dict[int, float] = {}
     for line, column in zip(lines, columns, strict=True):
         rights[column] = max(rights.get(column, line.bbox[2]), line.bbox[2])
@@ -70,7 +84,7 @@ def stacks(
         if j is None:
             continue
         up = lines[j]
-        step = line.baseline - up.baseline
+        step = line_step(up, line)
         text, above = line.text, up.text
         reads_on = (
             text[:1].islower()
@@ -92,8 +106,8 @@ def stacks(
             any(c.isalpha() for c in text)
             and any(c.isalpha() for c in above)
             and (_aligned(line, up) or _hyphen_cut(line, up) or _hanging(line, up))
-            and 0.8 * line.size <= step <= 1.6 * line.size
-            and abs(line.size - up.size) < 0.5
+            and _STEP_LEAST * line.size <= step <= _STEP_MOST * line.size
+            and abs(line.size - up.size) < _SAME_SIZE
             and line.bold == up.bold
             and (
                 line.lone
@@ -140,16 +154,16 @@ def _tightest(
     between such pairs of the table in its font size (within half a point), more than half a
     size: how far apart the table sets the lines of one cell (no more than its rows)."""
     steps = [
-        (lines[i].size, lines[i].baseline - lines[j].baseline)
+        (lines[i].size, line_step(lines[j], lines[i]))
         for i, j in pairs
-        if j is not None and abs(lines[i].size - lines[j].size) < 0.5
+        if j is not None and abs(lines[i].size - lines[j].size) < _SAME_SIZE
     ]
     by_size: dict[float, float | None] = {}
     out: dict[int, float] = {}
     for i, _ in pairs:
         size = lines[i].size
         if size not in by_size:
-            near = [s for z, s in steps if abs(z - size) < 0.5 and s > 0.5 * size]
+            near = [s for z, s in steps if abs(z - size) < _SAME_SIZE and s > _STEP_FLOOR * size]
             by_size[size] = min(near, default=None)
         low = by_size[size]
         if low is not None:
@@ -174,12 +188,12 @@ def _line_pitch(lines: Sequence[StackLine]) -> float | None:
     there)."""
     bases = sorted(line.baseline for line in lines)
     size = min((line.size for line in lines), default=0.0)
-    steps = [b - a for a, b in zip(bases, bases[1:], strict=False) if b - a > 0.5 * size]
+    steps = [b - a for a, b in zip(bases, bases[1:], strict=False) if b - a > _STEP_FLOOR * size]
     if not steps:
         return None
     low = min(steps)
-    wide = sum(s > 1.3 * low for s in steps)
-    return low if wide >= max(2.0, len(steps) / 4) else None
+    wide = sum(s > _PADDED * low for s in steps)
+    return low if wide >= max(_PADDED_LEAST, len(steps) / 4) else None
 
 
 def _wrapped(line: StackLine, up: StackLine, right: float, pitch: float | None) -> bool:
@@ -189,18 +203,18 @@ def _wrapped(line: StackLine, up: StackLine, right: float, pitch: float | None) 
     ``up`` (``right``: the right edge of their column's widest line)."""
     if pitch is None or not line.text[:1].islower() or _ENDS_RE.search(up.text):
         return False
-    if line.baseline - up.baseline > 1.15 * pitch:
+    if line_step(up, line) > _PITCH_MOST * pitch:
         return False
     first = line.text.split()[0]
     width = (line.bbox[2] - line.bbox[0]) * len(first) / max(1, len(line.text))
-    return up.bbox[2] + 0.25 * line.size + width > right
+    return up.bbox[2] + _SPACE * line.size + width > right
 
 
 def _aligned(line: StackLine, up: StackLine) -> bool:
     """Whether two lines of a cell line up: they start together, or both stand alone on
     their rows and are centred on one axis or end together (a cell set centred or flush
     right, wrapped in its box)."""
-    reach = 0.5 * line.size
+    reach = _ALIGN_REACH * line.size
     if abs(line.bbox[0] - up.bbox[0]) < reach:
         return True
     centred = abs(line.bbox[0] + line.bbox[2] - up.bbox[0] - up.bbox[2]) < 2 * reach
@@ -209,7 +223,7 @@ def _aligned(line: StackLine, up: StackLine) -> bool:
 
 #: A list item's mark opening a cell's line: a bullet, a dash, a note's asterisk or a
 #: circled number, set apart from its text.
-_MARK_RE = re.compile(r"^[•◦▪‣●○■□*\-–—·※\u2460-\u2473]\s")
+_MARK_RE = re.compile(rf"^(?:[•◦▪‣●○■□*\-–—·※]|{CIRCLED})\s")
 
 
 def _hanging(line: StackLine, up: StackLine) -> bool:
@@ -220,7 +234,7 @@ def _hanging(line: StackLine, up: StackLine) -> bool:
     if not _MARK_RE.match(up.text) or _MARK_RE.match(line.text):
         return False
     indent = line.bbox[0] - up.bbox[0]
-    return 0.3 * line.size <= indent <= 2.0 * line.size
+    return _HANG_LEAST * line.size <= indent <= _HANG_MOST * line.size
 
 
 def _hyphen_cut(line: StackLine, up: StackLine) -> bool:
@@ -229,7 +243,7 @@ def _hyphen_cut(line: StackLine, up: StackLine) -> bool:
     them (the one-line header cells of that row sit between their baselines)."""
     if not (_HYPHEN_CUT_RE.search(up.text) and line.text[:1].isalpha()):
         return False
-    reach = 0.5 * line.size
+    reach = _ALIGN_REACH * line.size
     centred = abs(line.bbox[0] + line.bbox[2] - up.bbox[0] - up.bbox[2]) < 2 * reach
     return centred or abs(line.bbox[0] - up.bbox[0]) < reach
 

@@ -8,14 +8,15 @@ import unicodedata
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
+from translation.read.numbering.grammar import LETTER
 from translation.read.tables.number_columns import lines_up
-from translation.read.tables.table_rows import crosses
+from translation.read.tables.table_rows import EDGE_SLACK, crosses
 from translation.read.words.stretched_spaces import stretched_gaps
 from translation.read.words.word import has_letters
 
 # A section number or list marker set apart from its text is a label, not a table cell.
 _LABEL_RE = re.compile(
-    r"^\s*(\d+(\.\d+)*\.?|[A-Z](\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
+    rf"^\s*(\d+(\.\d+)*\.?|{LETTER}(\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
     r"\(?[a-z0-9]{1,3}[.)])\s*$"
 )
 _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
@@ -26,6 +27,12 @@ _RELATIONS = frozenset("=<>≤≥≈≃∼≡≠±×→←↔∈∉⊂⊆∝+−
 _ARROWS = frozenset("→←↔⇒⇐⇔⟶⟵⟷↦")
 # A citation's year with its punctuation ("1983;", "(2020)", "2007).").
 _CITED_YEAR_RE = re.compile(r"^\(?(1[89]|20)\d\d[a-z]?\)?[.,;:)]*$")
+
+_TOUCHING = 0.3  # points: spans this close are one word
+_WIDE_GAP = 2.5  # font sizes: a wider gap parts two cells ...
+_NUMBER_GAP = 1.0  # ... and this wide one where a number stands beside it
+_SPACE = 0.4  # font sizes: a gap in a column gutter wider than this is no word space ...
+_WIDE_SPACE = 0.75  # ... and than this between two full-width letters
 
 
 def _full_width(text: str) -> bool:
@@ -41,7 +48,9 @@ def cell_gaps(
     Graph Representation?  arXiv preprint", 04 p10)."""
     kept = []
     for gap in gaps:
-        left = [(box[2], s.text) for box, s in spans if box[2] <= gap[0] + 0.5 and s.text.strip()]
+        left = [
+            (box[2], s.text) for box, s in spans if box[2] <= gap[0] + EDGE_SLACK and s.text.strip()
+        ]
         if not left or max(left)[1].rstrip()[-1:] not in ".?!;:,":
             kept.append(gap)
     return kept
@@ -84,7 +93,11 @@ def _stretched_spaces(
     for k, (box, span) in enumerate(spans):
         if not span.text.strip():
             continue
-        if words and box[0] <= words[-1][1] + 0.3 and not crosses(gutters, words[-1][1], box[0]):
+        if (
+            words
+            and box[0] <= words[-1][1] + _TOUCHING
+            and not crosses(gutters, words[-1][1], box[0])
+        ):
             x0, x1, text, size, first = words[-1]
             words[-1] = (x0, max(x1, box[2]), text + span.text, max(size, span.size), first)
         else:
@@ -137,7 +150,7 @@ def split_cells(
             label = len(pieces) == 1 and _LABEL_RE.match(before)
             # A relation sign set apart in a justified cell ("WxL      =") is no number cell.
             numeric = numeric and not _beside_relation(before, span.text)
-            wide = gap > 2.5 * span.size or (gap > 1.0 * span.size and numeric)
+            wide = gap > _WIDE_GAP * span.size or (gap > _NUMBER_GAP * span.size and numeric)
             # A justified line of a cell's running text stretches all its word spaces alike,
             # those beside a bracket or a year too ("sciSpaCy   (Neumann   et   al.,   2019)").
             wide = wide and k not in stretched
@@ -145,20 +158,28 @@ def split_cells(
                 wide = False
             # A justified line stretches its spaces beside a citation's year too ("(McKeown
             # 1983;   Kozlowski, McCoy, and Vijay-Shanker   2003;"): no number cell in prose.
-            if prose and gap <= 2.5 * span.size and _cited_year(before, span.text):
+            if prose and gap <= _WIDE_GAP * span.size and _cited_year(before, span.text):
                 wide = False
             # TeX stretches the spaces around a relation in an inline formula with the line's
             # ("as p1:s   =   (p1, ..., ps)"): an operator there is no number cell in prose.
-            if prose and gap <= 2.5 * span.size and _beside_relation(before, span.text):
+            if prose and gap <= _WIDE_GAP * span.size and _beside_relation(before, span.text):
                 wide = False
             # An ampersand is a word of the sentence, no number cell ("Row, Column,   &   Global
             # Positional IDs.", a justified bold lead: 04 p7).
-            if prose and gap <= 2.5 * span.size and "&" in (before.strip()[-1:], span.text.strip()):
+            if (
+                prose
+                and gap <= _WIDE_GAP * span.size
+                and "&" in (before.strip()[-1:], span.text.strip())
+            ):
                 wide = False
             # In a table, a gap in a column gutter divides cells unless it is a word space
             # (a header spanning columns).
             # (A word space between two full-width letters is estimated at half a letter.)
-            space = 0.75 if _full_width(before.rstrip()[-1:]) and _full_width(span.text) else 0.4
+            space = (
+                _WIDE_SPACE
+                if _full_width(before.rstrip()[-1:]) and _full_width(span.text)
+                else _SPACE
+            )
             column = (gap > space * span.size and crosses(gutters, right, box[0])) or (
                 aligned and crosses(tight, right, box[0])
             )

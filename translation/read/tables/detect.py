@@ -18,13 +18,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from translation.read.layout import Rect, Span, union
+from translation.read.measures import DEFAULT_LEADING
 from translation.read.tables.gutter_scan import STEP as _STEP
 from translation.read.tables.gutter_scan import open_runs
 from translation.read.tables.label_tables import label_tables
 from translation.read.tables.number_columns import number_columns, number_gutters
 from translation.read.tables.table_rows import (
+    EDGE_SLACK,
     GUTTER_WIDTH,
     LINE_GAP,
+    OVERLAP,
     RowItem,
     RowSpans,
     Table,
@@ -36,6 +39,21 @@ from translation.read.tables.table_rules import ALONG, framed, ruled_share
 _BRIDGE = 8  # one-cell rows between two rows of cells of one table (a cell's running text)
 _FAR_GUTTER = 3.0  # a gutter this much wider than the others: lone pieces past it are no column
 #: A list item's mark: a bullet or a dash.
+_EDGE = 1.0  # points: a box starting this close to a row's word lines up with it
+_ALIGNED_WIDTH = 0.75  # of the cluster's width: a narrower box lined up is a cell
+_NUMBER_ROWS = 0.6  # of the rows: numbers after a gutter in this share make a column
+_RUNNING_EDGE = 0.15  # font sizes: a row of running text fills the cluster to this close
+_FITS = 0.6  # of the wider: a box overlapping this much of a cluster fits it
+_LONE_WIDE = 0.6  # of the cluster's width: a row of cells narrower is not of a lone wide row
+_STRONG_WIDE = 0.5  # of the cluster's width: a lone row's gap wider makes most of it
+_FAR_GUTTER_LEAST = 6.0  # font sizes: a far gutter is at least this wide
+_OVERHANG_RANK = 0.6  # where most rows end: this far up the order of their right ends
+_OVERHANG_REACH = 0.5  # font sizes: a gutter starting this close past that edge overhangs
+_GAP_SHARE = 0.3  # of the spans: a gutter needs gaps in this share of them (at least two)
+_ROOM_LINES = 3.0  # lines below a cell its room may reach (at the usual leading)
+_ROOM_SLACK = 0.2  # font sizes: boxes from this far above a room's foot may stop it
+_ROOM_BELOW = 0.5  # font sizes: a box this far below a room's top stops it
+_ROOM_CLEAR = 0.15  # font sizes: a room stops this far above the box that stops it
 _ITEM_MARK_RE = re.compile(r"^[•·∙◦▪‣●○■□*※\-–—]$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
@@ -82,8 +100,8 @@ def find_tables(
                     # A line of a cell's running text starts where a cell starts and is
                     # narrower than the table; other rows of one cell (group labels) may
                     # stand between rows of cells two at a time at most.
-                    aligned = box[2] - box[0] <= 0.75 * (cluster.x1 - cluster.x0) and any(
-                        abs(box[0] - e[0]) < 1.0 for row in cluster.rows for e in row
+                    aligned = box[2] - box[0] <= _ALIGNED_WIDTH * (cluster.x1 - cluster.x0) and any(
+                        abs(box[0] - e[0]) < _EDGE for row in cluster.rows for e in row
                     )
                     if aligned and len(cluster.tail) < _BRIDGE:
                         tight = box[1] - cluster.reach <= size
@@ -159,10 +177,10 @@ class _Cluster:
         """Whether most rows hold a number right of ``gutter``: two columns are a table of
         names and values, not a list (markers, reference numbers, bullets) or labels."""
         rows = sum(
-            any(b[0] >= gutter[1] - 0.5 and _NUMBER_RE.match(s.text) for b, s in found)
+            any(b[0] >= gutter[1] - EDGE_SLACK and _NUMBER_RE.match(s.text) for b, s in found)
             for found in self.words
         )
-        return rows >= max(2, 0.6 * len(self.words))
+        return rows >= max(2, _NUMBER_ROWS * len(self.words))
 
     def marks_before(
         self, gutter: tuple[float, float], gutters: Sequence[tuple[float, float]]
@@ -173,8 +191,12 @@ class _Cluster:
         start = max((g[1] for g in gutters if g[1] <= gutter[0]), default=-math.inf)
         rows = 0
         for found in self.words:
-            before = [s.text for b, s in found if start - 0.5 <= b[0] and b[2] <= gutter[0] + 0.5]
-            after = [s.text for b, s in found if b[0] >= gutter[1] - 0.5]
+            before = [
+                s.text
+                for b, s in found
+                if start - EDGE_SLACK <= b[0] and b[2] <= gutter[0] + EDGE_SLACK
+            ]
+            after = [s.text for b, s in found if b[0] >= gutter[1] - EDGE_SLACK]
             if not before:
                 continue
             if not all(_ITEM_MARK_RE.match(t) for t in before) or len(before) > 1:
@@ -196,7 +218,10 @@ class _Cluster:
         for box, size, found in zip(self.boxes, self.sizes, self.words, strict=True):
             first, last = found[0][1].text, found[-1][1].text
             numbers += bool(_NUMBER_RE.match(last.rstrip(".,;:")))
-            edges = abs(box[0] - self.x0) <= 0.15 * size and abs(box[2] - self.x1) <= 0.15 * size
+            edges = (
+                abs(box[0] - self.x0) <= _RUNNING_EDGE * size
+                and abs(box[2] - self.x1) <= _RUNNING_EDGE * size
+            )
             flush += edges and first[:1].islower()
         return flush >= max(2, len(self.boxes) / 2) and numbers <= len(self.boxes) / 4
 
@@ -205,7 +230,7 @@ class _Cluster:
         one column below a caption under one over both columns is not)."""
         width, own = self.x1 - self.x0, box[2] - box[0]
         overlap = min(self.x1, box[2]) - max(self.x0, box[0])
-        return overlap >= 0.6 * max(width, own)
+        return overlap >= _FITS * max(width, own)
 
     def lone_wide(self, box: Rect) -> bool:
         """Whether this cluster is one row of two pieces set far apart (a gap making most of
@@ -216,13 +241,13 @@ class _Cluster:
         ("(words)" under "source" and "summary") is narrow too, but its first line is no
         such row."""
         width = self.x1 - self.x0
-        if len(self.rows) != 1 or len(self.strong) != 1 or box[2] - box[0] >= 0.6 * width:
+        if len(self.rows) != 1 or len(self.strong) != 1 or box[2] - box[0] >= _LONE_WIDE * width:
             return False
-        return self.strong[0][1] - self.strong[0][0] > 0.5 * width
+        return self.strong[0][1] - self.strong[0][0] > _STRONG_WIDE * width
 
     def shares(self, strong: Sequence[tuple[float, float]]) -> bool:
         """Whether one of the ``strong`` gaps of a row overlaps one of this table's."""
-        return any(min(b, d) - max(a, c) > 0.1 for a, b in strong for c, d in self.strong)
+        return any(min(b, d) - max(a, c) > OVERLAP for a, b in strong for c, d in self.strong)
 
     def without(self, far: Callable[[float, float], bool]) -> _Cluster:
         """This cluster without the words whose x-range is ``far`` (and the gaps before or
@@ -274,11 +299,11 @@ def _without_far_cells(
         g0, g1 = gutters[-1] if last else gutters[0]
         others = gutters[:-1] if last else gutters[1:]
         widths = sorted(b - a for a, b in others)
-        if g1 - g0 < max(_FAR_GUTTER * widths[len(widths) // 2], 6.0 * size):
+        if g1 - g0 < max(_FAR_GUTTER * widths[len(widths) // 2], _FAR_GUTTER_LEAST * size):
             continue
 
         def far(x0: float, x1: float, g0: float = g0, g1: float = g1, last: bool = last) -> bool:
-            return x0 >= g1 - 0.5 if last else x1 <= g0 + 0.5
+            return x0 >= g1 - EDGE_SLACK if last else x1 <= g0 + EDGE_SLACK
 
         held = [i for i, row in enumerate(cluster.rows) if any(far(*e) for e in row)]
         split = any(far(*gap) for i in held for gap in cluster.row_gaps[i])
@@ -302,7 +327,7 @@ def _without_overhang(
     cells and set over the table); a row lying wholly there is left out."""
     size = sizes[len(sizes) // 2]
     ends = sorted(b[2] for b in boxes)
-    right = ends[int(0.6 * len(ends))] if len(ends) >= 3 else ends[-1]
+    right = ends[int(_OVERHANG_RANK * len(ends))] if len(ends) >= 3 else ends[-1]
     out: list[Rect] = []
     for box, strong in zip(boxes, gaps, strict=True):
         if box[2] <= right + size:
@@ -312,8 +337,8 @@ def _without_overhang(
             continue  # a row of the next page column
         x1 = box[2]
         for g0, g1 in strong:
-            column = any(g0 - 0.5 < g[0] and g[1] < g1 + 0.5 for g in gutters)
-            if g0 <= right + 0.5 * size and g1 > right + size and not column:
+            column = any(g0 - EDGE_SLACK < g[0] and g[1] < g1 + EDGE_SLACK for g in gutters)
+            if g0 <= right + _OVERHANG_REACH * size and g1 > right + size and not column:
                 x1 = min(x1, g0)
         out.append((box[0], box[1], x1, box[3]))
     return out or list(boxes)
@@ -353,8 +378,8 @@ def _gutters(
     result: list[tuple[float, float]] = []
     for i, j in open_runs(cover, gaps, allowed):
         lo, hi = x0 + i * _STEP, x0 + j * _STEP
-        backed = any(min(hi, b) - max(lo, a) > 0.1 for a, b in strong)
-        enough = any(gaps[k] >= max(2, math.ceil(0.3 * spans[k])) for k in range(i, j))
+        backed = any(min(hi, b) - max(lo, a) > OVERLAP for a, b in strong)
+        enough = any(gaps[k] >= max(2, math.ceil(_GAP_SHARE * spans[k])) for k in range(i, j))
         if enough and hi - lo >= width and backed:
             # Where a few rows' glyphs reach into it, the gutter is its least crossed part
             # (a column's middle, a cell's room, lies there, not over those glyphs).
@@ -374,12 +399,16 @@ def cell_rooms(cells: Sequence[tuple[Rect, float]], others: Sequence[Rect]) -> l
     tops = [r[1] for r in ordered]
     result = []
     for room, size in cells:
-        limit = room[3] + 3.0 * 1.2 * size
-        for other in ordered[bisect.bisect_left(tops, room[3] - 0.2 * size) :]:
+        limit = room[3] + _ROOM_LINES * DEFAULT_LEADING * size
+        for other in ordered[bisect.bisect_left(tops, room[3] - _ROOM_SLACK * size) :]:
             if other[1] >= limit:
                 break
-            if other[0] < room[2] and other[2] > room[0] and other[1] > room[1] + 0.5 * size:
-                limit = other[1] - 0.15 * size
+            if (
+                other[0] < room[2]
+                and other[2] > room[0]
+                and other[1] > room[1] + _ROOM_BELOW * size
+            ):
+                limit = other[1] - _ROOM_CLEAR * size
                 break
         result.append(max(room[3], limit))
     return result

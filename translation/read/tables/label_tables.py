@@ -10,12 +10,24 @@ import re
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, union
-from translation.read.tables.table_rows import CHUNK_GAP, GUTTER_WIDTH, LINE_GAP, RowItem, Table
+from translation.read.tables.table_rows import (
+    CHUNK_GAP,
+    EDGE_SLACK,
+    GUTTER_WIDTH,
+    LINE_GAP,
+    RowItem,
+    Table,
+)
 
 #: A list's marker or a reference's label: a bullet, "1.", "(ii)", "a)", "[12]", "[Smi20]".
 _MARKER_RE = re.compile(
     r"^(?:[•·∙◦▪‣–—*-]|\(?[0-9ivxIVX]{1,4}[.)\]]|\[[^\]]{1,12}\]|\(?[a-zA-Z][.)])$"
 )
+
+
+_EDGE = 1.0  # points: labels and texts starting this close line up
+_GROUP_LABEL = 0.5  # of the labels' width: a group label over them is at most this wide
+_NARROW_LABELS = 0.45  # of the rows' width: a column of labels is at most this wide
 
 
 def label_tables(items: Sequence[RowItem], found: Sequence[Table]) -> list[Table]:
@@ -49,7 +61,7 @@ def _label_gap(item: RowItem, most: int = 3) -> tuple[float, float] | None:
     first = gaps[0]
     if first[1] - first[0] < CHUNK_GAP * item.size:
         return None
-    before = [span for box, span in item.found if box[2] <= first[0] + 0.5]
+    before = [span for box, span in item.found if box[2] <= first[0] + EDGE_SLACK]
     if not before or len(before) > most:
         return None
     return first
@@ -65,7 +77,7 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
     text_x = gap[1]
     gutter = gap
     boxes = [first.box]
-    labels = [[s.text for b, s in first.found if b[2] <= gap[0] + 0.5]]
+    labels = [[s.text for b, s in first.found if b[2] <= gap[0] + EDGE_SLACK]]
     reach, x1 = first.box[3], first.box[2]
     lines = 0  # lines of a cell (or group labels) since the last label row
     captioned = _caption_above(items, start, size)
@@ -86,21 +98,21 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
         # Below the first label row, a label of more words ("(Smith et al., 2019)") counts
         # where its gap lines up with the first's (and it is short: see ``short``).
         own = _label_gap(other, most=8)
-        if own is not None and abs(box[0] - left) <= 1.0 and abs(own[1] - text_x) <= 1.0:
+        if own is not None and abs(box[0] - left) <= _EDGE and abs(own[1] - text_x) <= _EDGE:
             gutter = (max(gutter[0], own[0]), min(gutter[1], own[1]))
-            labels.append([s.text for b, s in other.found if b[2] <= own[0] + 0.5])
+            labels.append([s.text for b, s in other.found if b[2] <= own[0] + EDGE_SLACK])
             lines = 0
         elif lines >= 4:
             break
         elif (
-            abs(box[0] - text_x) <= 1.0
+            abs(box[0] - text_x) <= _EDGE
             and (box[2] <= x1 + size or not (other.strong or other.apart))
             and box[1] - reach <= size
         ):
             lines += 1  # a line of the text cell above (one piece: it may be its widest)
         elif (
-            abs(box[0] - left) <= 1.0
-            and box[2] - box[0] <= 0.5 * (x1 - left)
+            abs(box[0] - left) <= _EDGE
+            and box[2] - box[0] <= _GROUP_LABEL * (x1 - left)
             and not other.strong
             and not other.apart
         ):
@@ -113,7 +125,7 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
     # its letters.
     short = all(len(" ".join(t)) <= 24 or len("".join(t)) <= 20 for t in labels)
     markers = all(_MARKER_RE.match(" ".join(t)) for t in labels)
-    narrow = gutter[0] - left <= 0.45 * (x1 - left)
+    narrow = gutter[0] - left <= _NARROW_LABELS * (x1 - left)
     if len(labels) >= 3 and captioned and short and narrow and not markers:
         if gutter[1] - gutter[0] >= GUTTER_WIDTH * size:
             return Table(union(boxes), (gutter,)), last
@@ -130,8 +142,8 @@ def _group_label_above(items: Sequence[RowItem], start: int) -> Rect | None:
             continue
         near = first.box[1] - box[3] <= first.size
         lone = not items[k].strong and not items[k].apart and not items[k].caption
-        short = box[2] - box[0] <= 0.5 * (first.box[2] - first.box[0])
-        if near and lone and short and abs(box[0] - first.box[0]) <= 1.0:
+        short = box[2] - box[0] <= _GROUP_LABEL * (first.box[2] - first.box[0])
+        if near and lone and short and abs(box[0] - first.box[0]) <= _EDGE:
             return box
         return None
     return None
@@ -147,7 +159,7 @@ def _caption_above(items: Sequence[RowItem], start: int, size: float) -> bool:
     for k in range(start - 1, -1, -1):
         other = items[k]
         box = other.box
-        if box[2] <= first.box[0] or box[0] >= first.box[2] or box[3] > top + 0.5:
+        if box[2] <= first.box[0] or box[0] >= first.box[2] or box[3] > top + EDGE_SLACK:
             continue
         if top - box[3] > limit or seen > 3:
             return False

@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from translation.read.layout import Rect, Span
 from translation.read.tables.gutter_scan import STEP as _STEP
 from translation.read.tables.gutter_scan import open_runs
+from translation.read.tables.table_rows import OVERLAP
 
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 _COLUMN = 2.0  # font sizes: the narrowest column of numbers between two gutters
 _NARROWEST = 0.15  # a gap between two numbers at least this wide (x font size) parts them
+_MOST_ROWS = 0.5  # of the rows: a column of numbers needs numbers in this share (two at least)
 
 
 def number_gutters(
@@ -45,7 +47,7 @@ def number_gutters(
             for i in range(math.ceil((a[2] - x0) / _STEP), min(n, int((b[0] - x0) / _STEP))):
                 gaps[i] += 1
     allowed = len(rows) // 5
-    needed = max(2, math.ceil(0.5 * len(rows)))
+    needed = max(2, math.ceil(_MOST_ROWS * len(rows)))
     result: list[tuple[float, float]] = []
     for i, j in open_runs(cover, gaps, allowed):
         lo, hi = x0 + i * _STEP, x0 + j * _STEP
@@ -112,4 +114,6 @@ def lines_up(
     if not inside or len(inside) + len(wide) < 2:
         return False
     gaps = [(a[2], b[0]) for (a, _), (b, _) in zip(words, words[1:], strict=False)]
-    return all(any(min(g1, b) - max(g0, a) > 0.1 for a, b in gaps) for g0, g1 in [*inside, *wide])
+    return all(
+        any(min(g1, b) - max(g0, a) > OVERLAP for a, b in gaps) for g0, g1 in [*inside, *wide]
+    )

@@ -14,7 +14,7 @@ from translation.read.layout import Rect, Span
 from translation.read.math.formulas import is_math_font
 from translation.read.numbering.captions import caption_label
 from translation.read.style.paragraph_style import is_bold, span_style
-from translation.read.words.stretched_spaces import stretched_gaps
+from translation.read.words.stretched_spaces import EVEN_SLACK, EVEN_SPACES, stretched_gaps
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
 #: MuPDF lines it is made of, sorted.
@@ -23,6 +23,16 @@ RowSpans = tuple[list[tuple[Rect, Span]], tuple[tuple[float, float], ...]]
 CHUNK_GAP = 0.5  # a gap between words this wide (x font size) may separate two cells
 LINE_GAP = 3.5  # rows of one table stand at most this far apart (x font size)
 GUTTER_WIDTH = 0.45  # the narrowest gutter (x font size): wider than a word space
+EDGE_SLACK = 0.5  # points: edges this close line up (a producer's rounding)
+OVERLAP = 0.1  # points: ranges sharing more than this overlap
+_INTO = 0.25  # of a box's height: how far it must reach into a table to be in it
+_CELL_GAP = 1.5  # font sizes: a gap this wide in one line parts two cells
+_WIDEST_CELL = 0.7  # of the row's extent: a row of cells has none wider
+_FORMULA_SHARE = 0.5  # of a row's characters: math beyond this share makes a formula row
+_STRETCHED_MOST = 2.0  # a justified line's widest gap is at most this many stretched spaces
+_AT_START = 0.01  # points: a box starting this close after a column's start is in it
+_TOUCHING = 0.3  # points: words this close are one extent
+_WORD_RUN_GAP = 1.6  # font sizes: a gap wider than this ends a run of words
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +52,7 @@ class Table:
         of the gutter before it to the middle of the one after (or the table's edges)."""
         left, right = self.bbox[0], self.bbox[2]
         for g0, g1 in self.gutters:
-            if g1 <= box[0] + 0.5:
+            if g1 <= box[0] + EDGE_SLACK:
                 left = (g0 + g1) / 2
             elif g0 >= box[0]:
                 right = (g0 + g1) / 2
@@ -55,7 +65,7 @@ class Table:
         higher than the one-line header cells beside it) it reaches a quarter of its height
         into the table's top row."""
         cy = (box[1] + box[3]) / 2
-        into = box[3] - self.bbox[1] >= 0.25 * (box[3] - box[1])
+        into = box[3] - self.bbox[1] >= _INTO * (box[3] - box[1])
         return (
             (self.bbox[1] <= cy or into)
             and cy <= self.bbox[3]
@@ -135,7 +145,7 @@ def row_item(
     extents = word_extents(found)
     gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
     cuts = [k for k, g in enumerate(gaps) if g >= CHUNK_GAP * size]
-    cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= 1.5 * size)
+    cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= _CELL_GAP * size)
     cells = cells and not _justified(found, extents, gaps, size)
     pieces = cells
     formula = False
@@ -148,8 +158,8 @@ def row_item(
         widest = max(b - a for a, b in zip(starts, ends, strict=True))
         maths = sum(len(s.text) for _, s in found if is_math_font(s.font))
         text = sum(len(s.text) for _, s in found)
-        cells = widest <= 0.7 * (extents[-1][1] - extents[0][0])
-        formula = maths >= 0.5 * text
+        cells = widest <= _WIDEST_CELL * (extents[-1][1] - extents[0][0])
+        formula = maths >= _FORMULA_SHARE * text
         if formula:
             cells = cells and any(
                 c.isalpha() for _, s in found if not is_math_font(s.font) for c in s.text
@@ -170,8 +180,10 @@ def row_item(
         and (
             b[0] - a[1] >= size
             or not (
-                any(x0 <= a[1] + 0.5 and x1 >= b[0] - 0.5 for x0, x1 in lines)
-                or any(abs(e - a[1]) < 0.5 or abs(e - b[0]) < 0.5 for e in formula_edges)
+                any(x0 <= a[1] + EDGE_SLACK and x1 >= b[0] - EDGE_SLACK for x0, x1 in lines)
+                or any(
+                    abs(e - a[1]) < EDGE_SLACK or abs(e - b[0]) < EDGE_SLACK for e in formula_edges
+                )
             )
         )
     ]
@@ -202,13 +214,13 @@ def _justified(
     plain = [t.strip().strip("\u201c\u201d\"'(),.;:-") for t in texts]
     letters = [t.isalpha() for t in plain]
     between = [g for k, g in enumerate(gaps) if letters[k] and letters[k + 1]]
-    if len(between) < 3 or max(between) - min(between) > max(0.5, 0.05 * size):
+    if len(between) < 3 or max(between) - min(between) > max(EVEN_SLACK, EVEN_SPACES * size):
         return False
     widths = [b - a for a, b in extents]
     if max(widths) - min(widths) < size:  # words of one width: a table's uniform cells
         return False
     stretched = sum(between) / len(between)
-    return max(gaps) <= 2.0 * stretched
+    return max(gaps) <= _STRETCHED_MOST * stretched
 
 
 def _extent_texts(
@@ -219,7 +231,7 @@ def _extent_texts(
     texts = ["" for _ in extents]
     starts = [a for a, _ in extents]
     for box, span in found:
-        k = bisect.bisect_right(starts, box[0] + 0.01) - 1
+        k = bisect.bisect_right(starts, box[0] + _AT_START) - 1
         texts[max(k, 0)] += math if math and is_math_font(span.font) else span.text
     return texts
 
@@ -239,7 +251,7 @@ def word_extents(items: Sequence[tuple[Rect, Span]]) -> list[tuple[float, float]
     """x-ranges of the words of a row, touching pieces (a subscript) merged."""
     result: list[list[float]] = []
     for box, _ in sorted(items, key=lambda it: it[0][0]):
-        if result and box[0] <= result[-1][1] + 0.3:
+        if result and box[0] <= result[-1][1] + _TOUCHING:
             result[-1][1] = max(result[-1][1], box[2])
         else:
             result.append([box[0], box[2]])
@@ -254,7 +266,7 @@ def line_gaps(lines: Sequence[tuple[float, float]], size: float) -> list[tuple[f
     result: list[tuple[float, float]] = []
     right: float | None = None
     for x0, x1 in lines:
-        if right is not None and x0 - right > 1.6 * size:
+        if right is not None and x0 - right > _WORD_RUN_GAP * size:
             result.append((right, x0))
         right = x1 if right is None else max(right, x1)
     return result
@@ -263,4 +275,4 @@ def line_gaps(lines: Sequence[tuple[float, float]], size: float) -> list[tuple[f
 def crosses(gutters: Sequence[tuple[float, float]], left: float, right: float) -> bool:
     """Whether the gap from ``left`` to ``right`` lies in one of the ``gutters``."""
     k = bisect.bisect_left(gutters, (left,))
-    return any(min(right, g[1]) - max(left, g[0]) > 0.1 for g in gutters[max(0, k - 1) : k + 1])
+    return any(min(right, g[1]) - max(left, g[0]) > OVERLAP for g in gutters[max(0, k - 1) : k + 1])

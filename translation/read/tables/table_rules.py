@@ -19,6 +19,7 @@ _THIN = 2.0  # points: a rule is at most this thick
 _TOUCH = 1.0  # points: the pieces of one rule (a border drawn cell by cell) meet this close
 _OUT = 3.0  # font sizes: how far out of the rows' glyphs a side of the frame may stand
 _REACH = 10.0  # font sizes (some eight lines): how far above or below them its ends may
+_EDGE_SLACK = 0.5  # points: a rule this close inside the glyphs still frames them
 #: The share of a table's height a rule beside it, or one parting its columns, runs along.
 ALONG = 0.8
 
@@ -43,9 +44,9 @@ def framed(box: Rect, size: float, rules: Sequence[Rect]) -> Rect | None:
         x, y0, y1 = rule
         if min(y1, box[3]) - max(y0, box[1]) < ALONG * height:
             continue
-        if box[0] - _OUT * size <= x <= box[0] + 0.5 and (left is None or x > left[0]):
+        if box[0] - _OUT * size <= x <= box[0] + _EDGE_SLACK and (left is None or x > left[0]):
             left = rule
-        elif box[2] - 0.5 <= x <= box[2] + _OUT * size and (right is None or x < right[0]):
+        elif box[2] - _EDGE_SLACK <= x <= box[2] + _OUT * size and (right is None or x < right[0]):
             right = rule
         elif box[0] < x < box[2] and (inner is None or y1 - y0 > inner[2] - inner[1]):
             inner = rule

@@ -16,6 +16,9 @@ _MIN_SPACES = 3
 #: Words a line may hold for its spaces to be looked at: no line of a page holds more, and
 #: the search is quadratic in them (a crafted row of thousands of words would stall it).
 _MOST_WORDS = 400
+#: Stretched spaces of one line differ by at most this many points, or this share of the font
+#: size if more.
+EVEN_SLACK, EVEN_SPACES = 0.5, 0.05
 
 
 def stretched_gaps(words: Sequence[tuple[float, float, str]], size: float) -> set[int]:
@@ -33,7 +36,7 @@ def stretched_gaps(words: Sequence[tuple[float, float, str]], size: float) -> se
     letters = [
         _has_letters(a[2]) and _has_letters(b[2]) for a, b in zip(words, words[1:], strict=False)
     ]
-    slack = max(0.5, 0.05 * size)
+    slack = max(EVEN_SLACK, EVEN_SPACES * size)
     found: set[int] = set()
     start = 0
     while start < len(gaps):

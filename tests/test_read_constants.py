@@ -1,0 +1,118 @@
+"""Every geometric or typographic threshold of ``translation/read/`` is a named constant.
+
+A rule compares a measure against a constant that says what it stands for
+(``INDENT = 0.8  # of the body size: ...``), defined at module level in the module that owns
+the concept (``translation.read.measures`` for what several stages measure alike). A bare
+float in a rule hides which concept it belongs to, so a rule written for one paper cannot be
+seen as a case of one that exists. The scan below holds the line with :mod:`ast`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from translation.read import measures
+from translation.read.numbering import grammar
+
+READ = Path(__file__).resolve().parent.parent / "translation" / "read"
+
+#: Floats a rule may write bare outside a comparison: zero and one (defaults, identities,
+#: clamps at zero), halves and doubles (midpoints, half a width). Inside a comparison only
+#: zero: anything compared against is a threshold and is named.
+ARITHMETIC = frozenset({0.0, 0.5, 1.0, 2.0})
+COMPARED = frozenset({0.0})
+
+
+def _constant_nodes(tree: ast.Module) -> set[int]:
+    """The nodes of the module-level assignments: where constants are defined."""
+    held: set[int] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            held.update(id(node) for node in ast.walk(statement))
+    return held
+
+
+def bare_floats(source: str) -> list[tuple[int, float]]:
+    """(line, value) of each float literal of ``source`` outside a module-level assignment
+    that is not plain arithmetic: inside a comparison any but ``COMPARED``, elsewhere any
+    but ``ARITHMETIC`` (a factor assigned to a name and compared later is a threshold too)."""
+    tree = ast.parse(source)
+    held = _constant_nodes(tree)
+    compared: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            compared.update(id(sub) for sub in ast.walk(node))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or type(node.value) is not float:
+            continue
+        if id(node) in held:
+            continue
+        allowed = COMPARED if id(node) in compared else ARITHMETIC
+        if node.value not in allowed:
+            found.append((node.lineno, node.value))
+    return sorted(found)
+
+
+def test_read_has_no_bare_thresholds() -> None:
+    found = [
+        f"{path.relative_to(READ.parent.parent)}:{line}: {value}"
+        for path in sorted(READ.rglob("*.py"))
+        for line, value in bare_floats(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(x, s):\n    return x > 0.8 * s\n", [(2, 0.8)]),
+        ("def f(x):\n    return x <= 1.0\n", [(2, 1.0)]),
+        ("def f(s):\n    reach = 0.3 * s\n    return reach\n", [(2, 0.3)]),
+        ("def f(a, b):\n    return (a + b) / 2.0\n", []),
+        ("def f(x):\n    return max(0.0, x) > 0.0\n", []),
+        ("INDENT = 0.8  # of the size\n\ndef f(x, s):\n    return x > INDENT * s\n", []),
+        ("class C:\n    leading: float = 1.2\n", [(2, 1.2)]),
+    ],
+)
+def test_the_scan_tells_thresholds_from_arithmetic(
+    source: str, expected: list[tuple[int, float]]
+) -> None:
+    assert bare_floats(source) == expected
+
+
+def test_one_glyph_height() -> None:
+    """A character's box is its ascent over the baseline and its descent under it."""
+    assert measures.GLYPH_HEIGHT == measures.ASCENT + measures.DESCENT == 1.05
+    assert measures.INK_TOP < measures.ASCENT and measures.INK_FOOT < measures.DESCENT
+
+
+def test_indented_is_one_indent_either_way() -> None:
+    assert measures.indented(109.0, 100.0, 10.0)
+    assert not measures.indented(107.0, 100.0, 10.0)
+    assert measures.outdented(91.0, 100.0, 10.0)
+    assert not measures.outdented(93.0, 100.0, 10.0)
+
+
+@pytest.mark.parametrize(
+    ("piece", "text", "matches"),
+    [
+        (grammar.SECTION, "3.2.1", True),
+        (grammar.SECTION, "3.2.1.4.5", False),
+        (grammar.SECTION, "123", False),
+        (grammar.ROMAN, "XIV", True),
+        (grammar.ROMAN, "XL", False),
+        (grammar.ROMAN_SECTION, "XL", True),
+        (grammar.ROMAN_ITEM, "iv", True),
+        (grammar.CIRCLED, "⑳", True),
+        (grammar.CIRCLED, "㉟", True),
+        (grammar.LETTER + grammar.SUBSECTIONS, "B.1", True),
+        (grammar.ENTRY_NUMBER, "1234", True),
+    ],
+)
+def test_the_numbering_grammar(piece: str, text: str, matches: bool) -> None:
+    assert (re.fullmatch(piece, text) is not None) is matches
