@@ -85,8 +85,27 @@ def test_output_dir() -> Path:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests share one pytest-xdist worker (``--dist loadgroup``, `make test`): one
-    browser at a time beside the other workers' tests keeps their waits within bounds."""
+    """Groups for pytest-xdist's ``--dist loadgroup`` (`make test`), each run on one worker.
+
+    Browser tests share one: one browser at a time beside the other workers' tests keeps their
+    waits within bounds. The tests of a module that share a module-scoped fixture (a scan read
+    by OCR, a JupyterLab, rendered papers) share one too, so the fixture is built once, not
+    once per worker. Everything else is handed out a test at a time.
+    """
     for item in items:
         if item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.xdist_group("browser"))
+        elif _shares_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module:{item.nodeid.split('::')[0]}"))
+
+
+def _shares_module_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a fixture built once per module (or class)."""
+    info = getattr(item, "_fixtureinfo", None)  # pytest.Function's; other items have none
+    if info is None:
+        return False
+    return any(
+        definition.scope in ("module", "class", "package")
+        for definitions in info.name2fixturedefs.values()
+        for definition in definitions
+    )
