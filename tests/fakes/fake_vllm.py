@@ -28,6 +28,7 @@ appends one JSON line per completion request (with its prompt and completion tok
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
 started listening and got its first completion request; ``GET /fake/steps`` (capacity model)
 lists each engine step as ``[wall time, batch, waiting]``. ``--fake-no-metrics``: /metrics is 404.
+``--fake-hold-after N``: completion requests after the Nth wait until ``POST /fake/release``.
 
 SLEEP MODE (issue 11). With ``--enable-sleep-mode``
 AND ``VLLM_SERVER_DEV_MODE=1`` in the environment (either alone: the routes are 404, as in vLLM):
@@ -205,6 +206,7 @@ class Config:
     sleep_s: float = 0.0  # how long /sleep takes (weights copied to host RAM)
     wake_s: float = 0.0  # how long /wake_up takes
     garbage_after_wake: bool = False  # woken engines answer health checks but write garbage
+    hold_after: int = 0  # completions after the Nth wait for ``POST /fake/release`` (0: none)
 
 
 def _int_with_suffix(value: str) -> int:
@@ -273,6 +275,12 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--fake-no-metrics", action="store_true", help="/metrics answers 404")
     fake.add_argument("--fake-sleep-s", type=float, default=0.0, help="time /sleep takes")
     fake.add_argument("--fake-wake-s", type=float, default=0.0, help="time /wake_up takes")
+    fake.add_argument(
+        "--fake-hold-after",
+        type=int,
+        default=0,
+        help="completions after the Nth wait until POST /fake/release",
+    )
     fake.add_argument(
         "--fake-garbage-after-wake",
         action="store_true",
@@ -346,6 +354,7 @@ def parse_config(argv: list[str]) -> Config:
         sleep_s=args.fake_sleep_s,
         wake_s=args.fake_wake_s,
         garbage_after_wake=args.fake_garbage_after_wake,
+        hold_after=args.fake_hold_after,
     )
 
 
@@ -941,6 +950,8 @@ class FakeVLLM:
         self.created = int(time.time())
         self.listening_at: float | None = None
         self.first_request_at: float | None = None
+        self.arrivals = 0
+        self.released = threading.Event()  # set by POST /fake/release (--fake-hold-after)
 
     # parsing -----------------------------------------------------------------------------
 
@@ -1101,9 +1112,15 @@ class FakeVLLM:
         return None
 
     def arrived(self) -> None:
+        """Count a completion request; past ``--fake-hold-after`` wait for ``/fake/release``
+        (a test decides when the rest is answered: no race with the machine's load)."""
         with self.lock:
             if self.first_request_at is None:
                 self.first_request_at = time.time()
+            self.arrivals += 1
+            held = 0 < self.config.hold_after < self.arrivals
+        if held:
+            self.released.wait()
 
     def stats(self) -> dict[str, Any]:
         """Engine figures plus wall-clock times (``time.time()``) of listening and 1st request."""
@@ -1217,6 +1234,10 @@ class Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         if path in _SLEEP_ROUTES and self.fake.config.sleep_mode:
             self._sleep_route(path, query)
+            return
+        if path == "/fake/release":
+            self.fake.released.set()
+            self._json(200, {})
             return
         if path not in ("/v1/chat/completions", "/v1/completions"):
             self._json(404, {"detail": "Not Found"})
