@@ -28,7 +28,8 @@ appends one JSON line per completion request (with its prompt and completion tok
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
 started listening and got its first completion request; ``GET /fake/steps`` (capacity model)
 lists each engine step as ``[wall time, batch, waiting]``. ``--fake-no-metrics``: /metrics is 404.
-``--fake-hold-after N``: completion requests after the Nth wait until ``POST /fake/release``.
+``--fake-hold-after N``: completion requests after the Nth wait until ``POST /fake/release``;
+``--fake-gather N``: the first N wait until all N have come, then reach the engine together.
 
 SLEEP MODE (issue 11). With ``--enable-sleep-mode``
 AND ``VLLM_SERVER_DEV_MODE=1`` in the environment (either alone: the routes are 404, as in vLLM):
@@ -207,6 +208,7 @@ class Config:
     wake_s: float = 0.0  # how long /wake_up takes
     garbage_after_wake: bool = False  # woken engines answer health checks but write garbage
     hold_after: int = 0  # completions after the Nth wait for ``POST /fake/release`` (0: none)
+    gather: int = 0  # the first N completions wait for each other, then go on together (0: none)
 
 
 def _int_with_suffix(value: str) -> int:
@@ -282,6 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="completions after the Nth wait until POST /fake/release",
     )
     fake.add_argument(
+        "--fake-gather",
+        type=int,
+        default=0,
+        help="the first N completions wait for each other, then go on at once",
+    )
+    fake.add_argument(
         "--fake-garbage-after-wake",
         action="store_true",
         help="after a wake every answer is garbage (health and the one-token probe still pass)",
@@ -355,6 +363,7 @@ def parse_config(argv: list[str]) -> Config:
         wake_s=args.fake_wake_s,
         garbage_after_wake=args.fake_garbage_after_wake,
         hold_after=args.fake_hold_after,
+        gather=args.fake_gather,
     )
 
 
@@ -952,6 +961,7 @@ class FakeVLLM:
         self.first_request_at: float | None = None
         self.arrivals = 0
         self.released = threading.Event()  # set by POST /fake/release (--fake-hold-after)
+        self.gathered = threading.Barrier(max(1, config.gather))  # --fake-gather
 
     # parsing -----------------------------------------------------------------------------
 
@@ -1112,13 +1122,17 @@ class FakeVLLM:
         return None
 
     def arrived(self) -> None:
-        """Count a completion request; past ``--fake-hold-after`` wait for ``/fake/release``
-        (a test decides when the rest is answered: no race with the machine's load)."""
+        """Count a completion request; wait for ``--fake-gather``'s company and, past
+        ``--fake-hold-after``, for ``/fake/release`` (a test decides what runs together and
+        when the rest is answered: no race with the machine's load)."""
         with self.lock:
             if self.first_request_at is None:
                 self.first_request_at = time.time()
             self.arrivals += 1
             held = 0 < self.config.hold_after < self.arrivals
+            gathering = self.arrivals <= self.config.gather
+        if gathering:
+            self.gathered.wait()
         if held:
             self.released.wait()
 
