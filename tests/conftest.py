@@ -90,8 +90,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     Browser tests share one: one browser at a time beside the other workers' tests keeps their
     waits within bounds. The tests of a module that share a module-scoped fixture (a scan read
     by OCR, a JupyterLab, rendered papers) share one too, so the fixture is built once, not
-    once per worker. Everything else is handed out a test at a time.
+    once per worker. Everything else is handed out a test at a time, the ``slow`` ones first:
+    a long test handed out last keeps one worker busy while the other has nothing left to do.
     """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # a stable sort
     for item in items:
         if item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.xdist_group("browser"))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from common.language import Language
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.pdfgen import make_paper
@@ -16,6 +18,7 @@ IN_FLIGHT = 110
 KOREAN = Language.parse("ko")
 
 
+@pytest.mark.slow
 async def test_a_health_check_answers_while_more_answers_than_the_shared_pool_holds_are_out(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory
 ) -> None:

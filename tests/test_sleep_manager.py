@@ -448,6 +448,7 @@ def cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.slow
 def test_cli_vllm_sleep_wake_and_status(rig: Rig) -> None:
     vllm_on_gpu(rig)
     env = {**rig.env(sleepy(rig)), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
