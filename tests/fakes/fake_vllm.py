@@ -28,8 +28,9 @@ appends one JSON line per completion request (with its prompt and completion tok
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
 started listening and got its first completion request; ``GET /fake/steps`` (capacity model)
 lists each engine step as ``[wall time, batch, waiting]``. ``--fake-no-metrics``: /metrics is 404.
-``--fake-hold-after N``: completion requests after the Nth wait until ``POST /fake/release``;
-``--fake-gather N``: the first N wait until all N have come, then reach the engine together.
+``--fake-hold-after N``: generations after the Nth run, their slots held, until
+``POST /fake/release`` (without a capacity model); ``--fake-gather N``: the first N completion
+requests wait until all N have come, then reach the engine together.
 
 SLEEP MODE (issue 11). With ``--enable-sleep-mode``
 AND ``VLLM_SERVER_DEV_MODE=1`` in the environment (either alone: the routes are 404, as in vLLM):
@@ -207,7 +208,7 @@ class Config:
     sleep_s: float = 0.0  # how long /sleep takes (weights copied to host RAM)
     wake_s: float = 0.0  # how long /wake_up takes
     garbage_after_wake: bool = False  # woken engines answer health checks but write garbage
-    hold_after: int = 0  # completions after the Nth wait for ``POST /fake/release`` (0: none)
+    hold_after: int = 0  # generations after the Nth wait for ``POST /fake/release`` (0: none)
     gather: int = 0  # the first N completions wait for each other, then go on together (0: none)
 
 
@@ -281,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--fake-hold-after",
         type=int,
         default=0,
-        help="completions after the Nth wait until POST /fake/release",
+        help="generations after the Nth hold their slot until POST /fake/release",
     )
     fake.add_argument(
         "--fake-gather",
@@ -576,6 +577,8 @@ class Engine:
     _queue: deque[_Sequence] = field(init=False, default_factory=deque)
     _batch: list[_Sequence] = field(init=False, default_factory=list)
     _free_blocks: int = field(init=False, default=0)
+    #: Set by ``POST /fake/release``: generations past ``--fake-hold-after`` go on.
+    released: threading.Event = field(init=False, default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         self.slots = threading.Semaphore(self.config.max_num_seqs)
@@ -609,6 +612,8 @@ class Engine:
             self.generated += 1
             number = self.generated
         try:
+            if 0 < self.config.hold_after < number:
+                self.released.wait()  # running, its slot held, until POST /fake/release
             if self.config.latency_s > 0:
                 time.sleep(self.config.latency_s)
             result = self._answer(job, number)
@@ -960,7 +965,6 @@ class FakeVLLM:
         self.listening_at: float | None = None
         self.first_request_at: float | None = None
         self.arrivals = 0
-        self.released = threading.Event()  # set by POST /fake/release (--fake-hold-after)
         self.gathered = threading.Barrier(max(1, config.gather))  # --fake-gather
 
     # parsing -----------------------------------------------------------------------------
@@ -1122,19 +1126,15 @@ class FakeVLLM:
         return None
 
     def arrived(self) -> None:
-        """Count a completion request; wait for ``--fake-gather``'s company and, past
-        ``--fake-hold-after``, for ``/fake/release`` (a test decides what runs together and
-        when the rest is answered: no race with the machine's load)."""
+        """Count a completion request; the first ``--fake-gather`` wait for each other (a test
+        decides what reaches the engine together: no race with the machine's load)."""
         with self.lock:
             if self.first_request_at is None:
                 self.first_request_at = time.time()
             self.arrivals += 1
-            held = 0 < self.config.hold_after < self.arrivals
             gathering = self.arrivals <= self.config.gather
         if gathering:
             self.gathered.wait()
-        if held:
-            self.released.wait()
 
     def stats(self) -> dict[str, Any]:
         """Engine figures plus wall-clock times (``time.time()``) of listening and 1st request."""
@@ -1250,7 +1250,7 @@ class Handler(BaseHTTPRequestHandler):
             self._sleep_route(path, query)
             return
         if path == "/fake/release":
-            self.fake.released.set()
+            self.fake.engine.released.set()
             self._json(200, {})
             return
         if path not in ("/v1/chat/completions", "/v1/completions"):
