@@ -84,7 +84,8 @@ def test_output_dir() -> Path:
     return TEST_OUTPUT
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)  # around xdist's hook, which reads the groups into node ids
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Groups for pytest-xdist's ``--dist loadgroup`` (`make test`), each run on one worker.
 
     Browser tests share one: one browser at a time beside the other workers' tests keeps their
@@ -99,6 +100,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group("browser"))
         elif _shares_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(f"module:{item.nodeid.split('::')[0]}"))
+    yield
+    _carry_group_suffixes(items)
+
+
+def _carry_group_suffixes(items: list[pytest.Item]) -> None:
+    """Carry the ``@group`` xdist wrote into the node id pytest reads.
+
+    pytest 9.2 keeps a structured node id (``_id``) while xdist 3.8 still writes the old string
+    field (``_nodeid``), so ``--dist loadgroup`` silently stopped grouping: pytest-xdist#1386,
+    whose fix (#1388) is not released. A no-op once xdist writes the id itself, or without it.
+    """
+    for item in items:
+        legacy = item.__dict__.get("_nodeid")
+        structured = getattr(item, "_id", None)
+        if isinstance(legacy, str) and structured is not None and str(structured) != legacy:
+            item._id = type(structured).parse(legacy)
 
 
 def _shares_module_fixture(item: pytest.Item) -> bool:
