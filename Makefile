@@ -33,11 +33,12 @@ lint: $(VENV)/.stamp-test
 # Two workers: most tests wait on servers, browsers and subprocesses, so even 2 cores finish in
 # about half the time of one (13 -> 7 min here). Four were faster still but starved the tests
 # that wait on timing (a limiter's signals, a browser's download). Browser tests share one
-# worker (tests/conftest.py). PYTEST_WORKERS=0 runs serially.
+# worker (tests/conftest.py). PYTEST_WORKERS=0 runs serially. The 15 slowest tests are listed
+# at the end: the run must stay under 10 minutes on 2 cores.
 PYTEST_WORKERS ?= 2
 
 test: lint
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
 
 bench: $(VENV)/.stamp-test
 	$(PY) -m bench

@@ -36,6 +36,7 @@ def test_translate_writes_mono_and_dual(
     assert len(requests_made(fake_vllm[1])) == 2 * len(PARAGRAPHS)
 
 
+@pytest.mark.slow
 def test_second_run_uses_the_cache_and_force_ignores_it(
     tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
 ) -> None:

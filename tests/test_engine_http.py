@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from common.language import Language
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.pdfgen import make_paper
@@ -13,9 +15,11 @@ from zotero_server.engine import shared_http, start_engine
 
 #: More answers in flight than httpx's default pool (100 connections, the shared client's cap).
 IN_FLIGHT = 110
+HEALTH_GUARD_S = 30.0  # a health check answers in milliseconds, even on a busy machine
 KOREAN = Language.parse("ko")
 
 
+@pytest.mark.slow
 async def test_a_health_check_answers_while_more_answers_than_the_shared_pool_holds_are_out(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory
 ) -> None:
@@ -23,8 +27,10 @@ async def test_a_health_check_answers_while_more_answers_than_the_shared_pool_ho
     shared client may open connections: the answers go through the LLM client's own pool, so
     they all reach vLLM at once (through the shared pool no more than 100 could), and the
     manager's health check is not queued behind them (a busy vLLM must not look unreachable)."""
+    # Every answer but the first is held until the health check is done: the answers are out
+    # however slowly this machine sends them (a fixed latency had to outlast a busy CPU).
     fake = fake_vllm_factory.start(
-        "--fake-latency-ms", "6000", "--max-num-seqs", "256", "--disable-uvicorn-access-log"
+        "--fake-hold-after", "1", "--max-num-seqs", "256", "--disable-uvicorn-access-log"
     )
     configured = settings.model_copy(
         update={
@@ -48,8 +54,10 @@ async def test_a_health_check_answers_while_more_answers_than_the_shared_pool_ho
             if peak >= IN_FLIGHT or paper.done():
                 break
             await asyncio.sleep(0.02)
-        health = await http.get(f"{fake.root_url}/health")
+        # Queued behind the held answers, the health check would wait for ever: bounded here.
+        health = await asyncio.wait_for(http.get(f"{fake.root_url}/health"), HEALTH_GUARD_S)
         order.append(f"health {health.status_code}")
+        (await http.post(f"{fake.root_url}/fake/release")).raise_for_status()
         result = await paper
         await engine.aclose()
     assert peak >= IN_FLIGHT, f"at most {peak:g} answers reached vLLM at once"

@@ -54,6 +54,7 @@ def _wait_done(srv: RunningServer, job_id: str) -> float:
     return job.finished_at - job.created_at
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_a_short_paper_behind_a_long_one_finishes_about_as_fast_as_alone(
     corpus_dir: Path, settings: Settings, tmp_path: Path

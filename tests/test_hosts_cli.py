@@ -113,6 +113,7 @@ def test_a_named_host_is_never_started_over_its_tenant(
     assert (a.launch_count(), b.launch_count()) == (0, 0)
 
 
+@pytest.mark.slow
 def test_sleep_and_wake_address_one_host_and_leave_the_other_serving(
     rigs: tuple[Rig, Rig], tmp_path: Path
 ) -> None:

@@ -64,6 +64,7 @@ async def test_a_job_that_hands_its_slot_on_lets_one_more_start_and_no_more() ->
     assert all(job.error is None for job in jobs.values())
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_with_one_job_slot_a_short_paper_sent_behind_a_long_one_finishes_first(
     corpus_dir: Path, settings: Settings, tmp_path: Path

@@ -55,6 +55,7 @@ def probes(srv: RunningServer) -> dict[str, float]:
     }
 
 
+@pytest.mark.slow
 def test_a_woken_engine_writing_garbage_is_replaced(rig: Rig) -> None:
     settings = rig.settings(
         vllm_idle_action="sleep",

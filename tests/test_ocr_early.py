@@ -62,6 +62,7 @@ def _task(client: httpx.Client, task_id: str) -> dict[str, Any]:
     return task
 
 
+@pytest.mark.slow
 @needs_ocr("en")
 def test_a_scans_first_pages_reach_the_llm_while_later_pages_are_read(
     corpus_dir: Path, settings: Settings, tmp_path: Path

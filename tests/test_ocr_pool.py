@@ -56,6 +56,7 @@ def test_pages_read_at_once_are_bounded_by_cores_and_memory() -> None:
     assert ocr_processes(OCR_PROCESS_MB // 2, cores=8) == 1  # always one
 
 
+@pytest.mark.slow
 @needs_ocr("en")
 @pytest.mark.corpus
 def test_pages_read_at_once_come_out_as_pages_read_one_by_one(corpus_dir: Path) -> None:
@@ -76,6 +77,7 @@ def test_pages_read_at_once_come_out_as_pages_read_one_by_one(corpus_dir: Path) 
     assert {page for page, _ in results[1]} == {0, 1, 2}
 
 
+@pytest.mark.slow
 @needs_ocr("en")
 @pytest.mark.corpus
 @pytest.mark.skipif(ocr_processes(0) < 2, reason="one core: pages are read one at a time")

@@ -51,6 +51,7 @@ def test_rules_are_long_thin_runs_and_glyphs_and_fills_are_not() -> None:
     assert clean[70 * width + 150] == 0  # the fill stays
 
 
+@pytest.mark.slow
 @needs_ocr("en")
 @pytest.mark.corpus
 def test_a_scanned_ruled_table_keeps_its_numbers_and_sends_its_labels_as_cells(

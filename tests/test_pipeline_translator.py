@@ -3,8 +3,11 @@ cache short-cuts everything, and a failed LLM leaves nothing half-written."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
+import httpx
 import pymupdf
 import pytest
 
@@ -16,27 +19,65 @@ from tests.helpers.cli import found_share
 from tests.helpers.pdfgen.textbox import make_paper, paragraph
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
+from translation.render.preview import PageImages
 from translation.request import TranslationRequest
+
+GUARD_S = 60.0  # far more than the test takes; reached only when pages wait for the end
+
+
+class FirstTypeset:
+    """A page watch that sets :attr:`seen` as the first page is typeset."""
+
+    def __init__(self) -> None:
+        self.seen = asyncio.Event()
+
+    def begin(self, pages: Sequence[int], images: PageImages) -> None:
+        pass
+
+    def thumbnail_width(self) -> int:
+        return 0
+
+    def typesetting(self, number: int) -> None:
+        pass
+
+    def typeset(self, number: int, thumbnail: bytes | None) -> None:
+        self.seen.set()
+
+    def end(self, failed: bool) -> None:
+        pass
 
 
 async def test_pages_are_typeset_while_others_translate(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
 ) -> None:
-    fake = fake_vllm_factory.start("--fake-latency-ms", "40")
+    # 5 pages of 3 paragraphs: once 11 are answered, some page has all of its own (at most 2
+    # of each page's otherwise). The last 4 are held until a page is typeset, so the overlap
+    # does not depend on how fast this machine typesets.
+    fake = fake_vllm_factory.start("--fake-latency-ms", "40", "--fake-hold-after", "11")
     paper = make_paper(tmp_path / "paper.pdf", pages=5).read_bytes()
     translator = translator_for(settings, fake.base_url)
     events: list[Progress] = []
+    watch = FirstTypeset()
+
+    async def release_once_typeset() -> None:
+        await watch.seen.wait()
+        async with httpx.AsyncClient() as client:
+            (await client.post(f"{fake.root_url}/fake/release")).raise_for_status()
+
+    release = asyncio.create_task(release_once_typeset())
     try:
-        result = await translator.translate(
-            TranslationRequest(
-                pdf=paper,
-                source_lang=Language.parse("en"),
-                target_lang=Language.parse("ko"),
-                dual=False,
-            ),
-            events.append,
+        request = TranslationRequest(
+            pdf=paper,
+            source_lang=Language.parse("en"),
+            target_lang=Language.parse("ko"),
+            dual=False,
         )
+        # Pages typeset only at the end would never release the held answers.
+        translating = translator.translate(request, events.append, watch=watch)
+        result = await asyncio.wait_for(translating, GUARD_S)
+        await release
     finally:
+        release.cancel()
         await translator.aclose()
 
     assert result.pages_rendered_early >= 1

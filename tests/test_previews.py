@@ -2,7 +2,8 @@
 
 A real server, the real PDF worker and the fake vLLM slowed down, so a job is seen half done:
 page 1 holds a few long paragraphs (sent first, longest first) and the other pages many short
-ones, so page 1 is typeset seconds before the rest.
+ones, so page 1 is typeset seconds before the rest. Where the test looks at the half-done job at
+length, the fake holds the other pages' answers until it is done looking.
 """
 
 from __future__ import annotations
@@ -46,6 +47,24 @@ def srv(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
             yield running
 
 
+@pytest.fixture
+def staged_srv(settings: Settings, tmp_path: Path) -> Iterator[tuple[RunningServer, str]]:
+    """The server and its fake vLLM's URL; the fake answers the first three paragraphs (page 1
+    of :func:`staged_paper`, sent first) and holds the rest until ``POST /fake/release``: the
+    job is seen half done however long this machine takes to look at it."""
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start("--fake-hold-after", "3")
+        configured = settings.model_copy(
+            update={
+                "llm_base_url": fake.base_url,
+                "concurrency": 1,
+                "api_token": SecretStr(TOKEN),
+            }
+        )
+        with run_app(configured) as running:
+            yield running, fake.root_url
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:16]
     width, height = struct.unpack(">II", data[16:24])
@@ -66,7 +85,10 @@ def pages_of(client: httpx.Client, task_id: str) -> dict[str, Any]:
     return body
 
 
-def test_pages_arrive_as_they_are_set_and_the_partial_pdf_has_them(srv: RunningServer) -> None:
+def test_pages_arrive_as_they_are_set_and_the_partial_pdf_has_them(
+    staged_srv: tuple[RunningServer, str],
+) -> None:
+    srv, fake_url = staged_srv
     auth = {"Authorization": f"Bearer {TOKEN}"}
     with srv.client(headers=auth) as client:
         task = submit(client, staged_paper(), "staged.pdf")
@@ -107,6 +129,7 @@ def test_pages_arrive_as_they_are_set_and_the_partial_pdf_has_them(srv: RunningS
             assert "Results for setting 2.10" in doc[2].get_text()
         assert srv.services.outputs.names() == []  # a preview is no download
 
+        httpx.post(f"{fake_url}/fake/release", timeout=10).raise_for_status()
         wait_until(lambda: client.get(f"/api/tasks/{task}").json()["task"]["stage"] == "done")
         after = pages_of(client, task)
         assert after["partial"] is None

@@ -82,6 +82,7 @@ def test_corpus_bibliographies_are_still_kept(corpus_dir: Path, name: str) -> No
     assert {p.page for p in refs} == set(pages)
 
 
+@pytest.mark.slow
 def test_cli_summary_names_the_pages_kept(tmp_path: Path, env: dict[str, str]) -> None:
     paper = make_paper(tmp_path / "paper.pdf")
     result = run_cli(["translate", str(paper), "--no-dual"], env, tmp_path)
@@ -120,6 +121,7 @@ def test_the_jobs_final_message_names_the_pages_kept(srv: RunningServer, tmp_pat
     assert message.startswith("done: 1 file; references kept as they are: page 2; set in ")
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_a_page_range_ending_where_the_bibliography_starts_keeps_it(corpus_dir: Path) -> None:
     """Page 10 of LongEval holds the end of the body and the first entries: read alone (with

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.helpers.net import free_port, wait_for_port
 from tests.helpers.server import make_paper, plugin_body, wait_until
@@ -33,6 +34,7 @@ LAUNCHER = (
 )
 
 
+@pytest.mark.slow
 def test_ctrl_c_fails_running_jobs_and_never_touches_vllm(tmp_path: Path) -> None:
     with FakeVLLMFactory(tmp_path) as factory:
         slow = factory.start("--fake-latency-ms", "30000")  # every answer takes 30 s

@@ -67,18 +67,23 @@ def test_one_task_stream_ends_after_its_last_event(srv: RunningServer) -> None:
 def test_last_event_id_resumes_exactly_where_the_client_left(srv: RunningServer) -> None:
     with srv.client(timeout=30) as client:
         with client.stream("GET", "/events") as stream:
-            (snapshot,) = read_sse(stream, lambda e: e["event"] == "snapshot")
+            # A first watcher gets the snapshot, then the server's state once the status loop
+            # sees it (within a poll). Leaving after both is leaving at a known place: after the
+            # snapshot alone, the state event would fall before the job's or among them.
+            seen = read_sse(stream, lambda e: e["event"] == "server")
+        left_at = [e for e in seen if e["event"] != "comment"]
+        assert [e["event"] for e in left_at] == ["snapshot", "server"]
         task_id = submit(srv)
         job = srv.services.registry.get(task_id)
         assert job is not None
         wait_until(lambda: job.finished, what="the job")
-        headers = {"Last-Event-ID": snapshot["id"]}
+        headers = {"Last-Event-ID": left_at[-1]["id"]}
         with client.stream("GET", "/events", headers=headers) as stream:
             missed = read_sse(stream, done_for(task_id))
         missed = [e for e in missed if e["event"] != "comment"]
         assert missed[0]["event"] == "stage" and missed[0]["data"]["stage"] == "queued"
         assert missed[-1]["event"] == "done"
-        first_id = int(snapshot["id"].split(".")[1])
+        first_id = int(left_at[-1]["id"].split(".")[1])
         assert [int(e["id"].split(".")[1]) for e in missed] == list(
             range(first_id + 1, first_id + 1 + len(missed))
         )

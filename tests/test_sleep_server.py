@@ -59,6 +59,7 @@ def health_state(srv: RunningServer) -> str:
     return str(httpx.get(f"{srv.url}/health", timeout=10).json()["vllm"]["state"])
 
 
+@pytest.mark.slow
 def test_server_sleeps_vllm_when_idle_and_the_next_paper_wakes_it(rig: Rig) -> None:
     settings = rig.settings(
         vllm_idle_action="sleep",

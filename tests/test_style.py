@@ -153,6 +153,7 @@ def test_a_centred_title_stays_centred(corpus_dir: Path) -> None:
         assert abs(min(xs) - x0) > 5.0  # the translation is not as wide as the source line
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_highlights_never_lie_over_other_text(corpus_dir: Path) -> None:
     """05 p3: the marked spans of Table 1 are taken off with their text; one that comes back

@@ -286,6 +286,7 @@ def test_stacked_reads_each_stack_top_to_bottom_where_it_begins() -> None:
 PAGES = {"01": [6], "03": [2, 7], "04": [5], "05": [6]}
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_every_table_of_the_named_pages_is_right(corpus_dir: Path) -> None:
     assert all(page in KNOWN_TABLES[paper] for paper, pages in PAGES.items() for page in pages)

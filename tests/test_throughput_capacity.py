@@ -203,9 +203,10 @@ async def test_a_full_cache_preempts_the_newest_and_recomputes_it(
     fake_vllm: FakeVLLMFactory,
 ) -> None:
     # 1,024 tokens of KV: three prompts of ~270 tokens fit on arrival, not their answers too.
+    # They reach the engine together: one sent late on a busy machine found the cache free.
     model = CapacityModel(max_num_seqs=16, kv_tokens=1024, token_ms=20.0, time_scale=0.02)
-    server = fake_vllm.start(*model.flags(), max_model_len=768)
     texts = [text_of(90, seed) for seed in range(4)]
+    server = fake_vllm.start(*model.flags(), "--fake-gather", str(len(texts)), max_model_len=768)
     answers = await chat_all(server, texts, max_tokens=400)
 
     # Preemption slows requests down, never fails or changes them.

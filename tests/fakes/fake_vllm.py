@@ -28,6 +28,9 @@ appends one JSON line per completion request (with its prompt and completion tok
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
 started listening and got its first completion request; ``GET /fake/steps`` (capacity model)
 lists each engine step as ``[wall time, batch, waiting]``. ``--fake-no-metrics``: /metrics is 404.
+``--fake-hold-after N``: generations after the Nth run, their slots held, until
+``POST /fake/release`` (without a capacity model); ``--fake-gather N``: the first N completion
+requests wait until all N have come, then reach the engine together.
 
 SLEEP MODE (issue 11). With ``--enable-sleep-mode``
 AND ``VLLM_SERVER_DEV_MODE=1`` in the environment (either alone: the routes are 404, as in vLLM):
@@ -205,6 +208,8 @@ class Config:
     sleep_s: float = 0.0  # how long /sleep takes (weights copied to host RAM)
     wake_s: float = 0.0  # how long /wake_up takes
     garbage_after_wake: bool = False  # woken engines answer health checks but write garbage
+    hold_after: int = 0  # generations after the Nth wait for ``POST /fake/release`` (0: none)
+    gather: int = 0  # the first N completions wait for each other, then go on together (0: none)
 
 
 def _int_with_suffix(value: str) -> int:
@@ -273,6 +278,18 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--fake-no-metrics", action="store_true", help="/metrics answers 404")
     fake.add_argument("--fake-sleep-s", type=float, default=0.0, help="time /sleep takes")
     fake.add_argument("--fake-wake-s", type=float, default=0.0, help="time /wake_up takes")
+    fake.add_argument(
+        "--fake-hold-after",
+        type=int,
+        default=0,
+        help="generations after the Nth hold their slot until POST /fake/release",
+    )
+    fake.add_argument(
+        "--fake-gather",
+        type=int,
+        default=0,
+        help="the first N completions wait for each other, then go on at once",
+    )
     fake.add_argument(
         "--fake-garbage-after-wake",
         action="store_true",
@@ -346,6 +363,8 @@ def parse_config(argv: list[str]) -> Config:
         sleep_s=args.fake_sleep_s,
         wake_s=args.fake_wake_s,
         garbage_after_wake=args.fake_garbage_after_wake,
+        hold_after=args.fake_hold_after,
+        gather=args.fake_gather,
     )
 
 
@@ -561,6 +580,8 @@ class Engine:
     _queue: deque[_Sequence] = field(init=False, default_factory=deque)
     _batch: list[_Sequence] = field(init=False, default_factory=list)
     _free_blocks: int = field(init=False, default=0)
+    #: Set by ``POST /fake/release``: generations past ``--fake-hold-after`` go on.
+    released: threading.Event = field(init=False, default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         self.slots = threading.Semaphore(self.config.max_num_seqs)
@@ -594,6 +615,8 @@ class Engine:
             self.generated += 1
             number = self.generated
         try:
+            if 0 < self.config.hold_after < number:
+                self.released.wait()  # running, its slot held, until POST /fake/release
             if self.config.latency_s > 0:
                 time.sleep(self.config.latency_s)
             result = self._answer(job, number)
@@ -948,6 +971,8 @@ class FakeVLLM:
         self.created = int(time.time())
         self.listening_at: float | None = None
         self.first_request_at: float | None = None
+        self.arrivals = 0
+        self.gathered = threading.Barrier(max(1, config.gather))  # --fake-gather
 
     # parsing -----------------------------------------------------------------------------
 
@@ -1108,9 +1133,15 @@ class FakeVLLM:
         return None
 
     def arrived(self) -> None:
+        """Count a completion request; the first ``--fake-gather`` wait for each other (a test
+        decides what reaches the engine together: no race with the machine's load)."""
         with self.lock:
             if self.first_request_at is None:
                 self.first_request_at = time.time()
+            self.arrivals += 1
+            gathering = self.arrivals <= self.config.gather
+        if gathering:
+            self.gathered.wait()
 
     def stats(self) -> dict[str, Any]:
         """Engine figures plus wall-clock times (``time.time()``) of listening and 1st request."""
@@ -1225,6 +1256,10 @@ class Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         if path in _SLEEP_ROUTES and self.fake.config.sleep_mode:
             self._sleep_route(path, query)
+            return
+        if path == "/fake/release":
+            self.fake.engine.released.set()
+            self._json(200, {})
             return
         if path not in ("/v1/chat/completions", "/v1/completions"):
             self._json(404, {"detail": "Not Found"})
