@@ -1,6 +1,6 @@
 """Document-wide measures the reading rules share: the body text's size, whether Computer
 Modern is the math or the text face, each page's main text direction, the usual leading, and
-the fonts that set CJK text."""
+the fonts that set CJK text, and which faces are monospaced (measured from their glyphs)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from translation.read.layout import PageLayout, Vector, axis
 from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
+from translation.read.pages.monospace import Pitches, layout_samples, measure
 from translation.read.words.word import cjk_weight, has_wide
 
 
@@ -24,6 +25,9 @@ class DocStats:
     #: Such a font sets every ideograph on one em, so it reports itself fixed-pitch (MS Gothic,
     #: MS Mincho, GulimChe, BatangChe): that says nothing about code, in any of its characters.
     cjk_fonts: frozenset[str] = frozenset()
+    #: Which faces (names without subset prefix) are monospaced, measured from their glyphs'
+    #: advances (:mod:`translation.read.pages.monospace`), never told by their names.
+    pitches: Pitches = Pitches()
 
 
 def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
@@ -61,4 +65,5 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
     text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
     cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
     leading = statistics.median(pitches) if pitches else 1.2
-    return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts))
+    faces = measure(layout_samples(pages, font_base))
+    return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts), faces)
