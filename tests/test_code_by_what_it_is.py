@@ -141,6 +141,16 @@ def test_markup_is_measured_against_the_words_of_its_own_script(text: str, code:
     assert looks_like_code(text) is code
 
 
+def test_a_listing_with_comments_in_chinese_is_code_line_by_line() -> None:
+    listing = [
+        "\\newtheorem{thm}{Theorem}[section] %如果不采用章节号做前缀，则不用[section]",
+        "\\newtheorem{defn}[thm]{Definition} %这句定义使得defn环境和thm共享编号",
+    ]
+    assert looks_like_code(listing)
+    prose = ["模板的选项可以用\\fdusetup 设置，", "也可以用\\documentclass 的可选参数设置。"]
+    assert not looks_like_code(prose)
+
+
 BODY = (
     "Shift work changes the time a family spends together, and the studies of it agree",
     "that its effects reach beyond the worker to the partner and the children at home.",
@@ -258,3 +268,11 @@ def test_a_page_of_author_year_references_without_its_heading_is_not_sent() -> N
     for name in ("Bostic, B.", "Greenhaus, J.H.", "Pleck, J.", "Zedeck, S."):
         assert name not in sent
     assert "Professor of Management" in sent
+
+
+@pytest.mark.corpus
+def test_a_korean_manual_sends_its_english_line_set_in_computer_modern() -> None:
+    """A Korean manual whose Latin text is in Computer Modern (its listings in CMTT): that is
+    the text face, so an English sentence of it is prose, not an equation."""
+    sent = " ".join(p.text for p in read(_corpus2("145_ko_cjk_ko_manual_dvipdfmx.pdf", [0])))
+    assert "For introduction in English, please see" in sent

@@ -62,8 +62,13 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
     body_size = sizes.most_common(1)[0][0] if sizes else 10.0
-    text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
+    faces = measure(layout_samples(pages, font_base))
+    # The face of the running Latin text: not a CJK face (in a Chinese, Japanese or Korean
+    # paper it sets most characters, its Latin words may be in Computer Modern, which is then
+    # text), nor a typewriter face (a manual's listings may outnumber its prose).
+    texts = [f for f, _ in fonts.most_common() if not is_math_font(f)]
+    plain = [f for f in texts if f not in cjk_fonts and f not in faces.mono]
+    text_font = next(iter(plain), texts[0] if texts else "")
     cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
     leading = statistics.median(pitches) if pitches else 1.2
-    faces = measure(layout_samples(pages, font_base))
     return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts), faces)
