@@ -26,8 +26,10 @@ from translation.read.segment import (
 W, H = 600.0, 800.0
 
 
-def text_block(rows: list[str], x: float, top: float, size: float = 10.0, **kw: str) -> Block:
-    return block(*(line(span(r, x, top + i * 1.2 * size, size, **kw)) for i, r in enumerate(rows)))
+def text_block(
+    rows: list[str], x: float, top: float, size: float = 10.0, font: str = "Times-Roman"
+) -> Block:
+    return block(*(line(span(r, x, top + i * 1.2 * size, size, font)) for i, r in enumerate(rows)))
 
 
 def page(
