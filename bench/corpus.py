@@ -39,9 +39,11 @@ Requests
   ``glued``      body requests holding a caption's label ("Table 2:", "Figure 3.", "表 1",
                  "그림 2") after a sentence's end or after a word no label follows in prose
                  (``request_audit.glued_caption``).
-  ``code_sent``  requests 60 % or more of whose source glyphs are set in a monospaced face
-                 (measured: the face's Latin glyphs all advance alike, over six characters or
-                 more, a narrow and a wide one among them; never told by the face's name), or
+  ``code_sent``  requests 60 % or more of whose source glyphs sent as text (code kept as a
+                 placeholder inside a sentence is not) are set in a monospaced face (measured
+                 as the reader does, ``translation.read.pages.monospace``: the face's letters
+                 and digits all advance alike, over six or more, a narrow and a wide one
+                 among them; never told by the face's name), or
                  whose text has more code tokens than half its words and three at least
                  (``request_audit.code_like``).
   ``refs_sent``  requests that are bibliography entries: a reference paragraph sent, or a text

@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
+from translation.read.pages.monospace import layout_samples, measure
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.request_audit import (
     PROSE_WORDS,
@@ -31,13 +32,6 @@ from translation.read.style.style_marks import without_tags
 #: Request figures, in the order printed.
 REQUEST_FIGURES = ("cut", "frag", "cutword", "spliced", "glued", "code_sent", "refs_sent")
 
-#: A face is monospaced when the advances of its Latin glyphs, per unit of size, stay within
-#: this share of each other (measured on the page, never told by the font's name) ...
-_MONO_SPREAD = 1.04
-#: ... over at least this many different characters, a narrow and a wide one among them.
-_MONO_CHARS = 6
-_NARROW = frozenset("iljtf.,:;!|1I'")
-_WIDE = frozenset("mwMW@")
 #: A text is code when this share of its characters or more is set in monospaced faces.
 CODE_SHARE = 0.6
 #: How far outside the body's frame (in body sizes) a glyph is margin material, and the gap
@@ -144,25 +138,6 @@ def source_lines(layouts: Sequence[PageLayout]) -> list[SourceLine]:
                 if glyphs:
                     lines.append(SourceLine(layout.index, glyphs, line.bbox))
     return lines
-
-
-def monospaced_faces(lines: Iterable[SourceLine]) -> frozenset[str]:
-    """The faces whose Latin glyphs all advance alike, as measured on the pages (see
-    :data:`_MONO_SPREAD`); a face that shows too few different glyphs is not known to be."""
-    advances: dict[str, dict[str, float]] = defaultdict(dict)
-    for line in lines:
-        for g in line.glyphs:
-            if g.char.isascii() and not g.char.isspace() and g.size > 0:
-                advances[g.font].setdefault(g.char, (g.box[2] - g.box[0]) / g.size)
-    mono = set()
-    for font, widths in advances.items():
-        chars = set(widths)
-        if len(chars) < _MONO_CHARS or not (chars & _NARROW and chars & _WIDE):
-            continue
-        values = [w for w in widths.values() if w > 0]
-        if values and max(values) <= _MONO_SPREAD * min(values):
-            mono.add(font)
-    return frozenset(mono)
 
 
 class RectIndex:
@@ -344,7 +319,8 @@ class Reading:
     ) -> Reading:
         reading = cls(layouts, paragraphs, tuple(reference_pages))
         reading.lines = source_lines(layouts)
-        reading.mono = monospaced_faces(reading.lines)
+        # Monospaced as the reader measures it (from the glyphs' advances, never the name).
+        reading.mono = measure(layout_samples(layouts)).mono
         reading.size = body_size(reading.lines)
         reading.frames = body_frames(reading.lines, reading.size)
         heights = {layout.index: layout.height for layout in layouts}
@@ -370,12 +346,25 @@ class Reading:
         return held
 
 
-def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str]) -> float:
+def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) -> float:
     """The share of ``glyphs`` set monospaced: Latin glyphs of a monospaced face (a CJK
-    face's Latin may be, its CJK characters are no code for it)."""
+    face's Latin may be, its CJK characters are no code for it); ``kept``: how many of them
+    went as placeholders, never translated (code inside a sentence), which are no code sent."""
     visible = [g for g in glyphs if not g.char.isspace()]
     coded = sum(g.font in mono and not _CJK_RE.match(g.char) for g in visible)
-    return coded / len(visible) if visible else 0.0
+    kept = min(kept, coded)
+    sent = len(visible) - kept
+    return (coded - kept) / sent if sent > 0 else 0.0
+
+
+def _kept_code(pieces: Sequence[Paragraph]) -> int:
+    """The characters (spaces aside) of the code that ``pieces`` send as placeholders."""
+    return sum(
+        sum(not c.isspace() for c in piece.placeholders[key])
+        for piece in pieces
+        for key in piece.code_formulas
+        if key in piece.placeholders
+    )
 
 
 _TRAILING_RE = re.compile(r"(?:\s*(?:\{v\d+\}|</?[bi]>))+\s*$")
@@ -417,6 +406,7 @@ def audit_requests(
         glyph_keys = [key for piece in passage.pieces for key in held.get(piece.id, ())]
         glyphs = [reading.lines[i].glyphs[k] for i, k in glyph_keys]
         spliced = _spliced(reading, glyph_keys)
+        kept = _kept_code(passage.pieces)
         for n, text in enumerate(pieces, 1):
             record = RequestRecord(
                 ident if len(pieces) == 1 else f"{ident}.{n}", text, first.kind, first.page
@@ -441,7 +431,7 @@ def audit_requests(
                 record.marks.add("spliced")
             if first.kind is ParagraphKind.BODY and glued_caption(text):
                 record.marks.add("glued")
-            if _mono_share(glyphs, reading.mono) >= CODE_SHARE or code_like(text):
+            if _mono_share(glyphs, reading.mono, kept) >= CODE_SHARE or code_like(text):
                 record.marks.add("code_sent")
             if first.kind is ParagraphKind.REFERENCE or looks_like_reference(text):
                 record.marks.add("refs_sent")

@@ -184,6 +184,28 @@ def test_code_sent_counts_a_listing_in_a_monospaced_face_known_by_no_name() -> N
     assert kept["code_sent"] == 0 and kept["unsent"] == 0  # kept as code: a stated reason
 
 
+def test_code_kept_as_a_placeholder_inside_a_sentence_is_no_code_sent() -> None:
+    """A Chinese sentence naming commands set in a monospaced face: the commands go as
+    placeholders, never translated, so the request sends prose, not code."""
+    commands = "\\setCJKmainfont \\setmathfont \\listoffigures"
+    lines: list[TextLine] = [
+        (72.0, 100.0, "用", "china-s", SIZE),
+        (84.0, 100.0, commands, "cour", SIZE),
+        (84.0 + 0.6 * SIZE * len(commands), 100.0, "生成目录。", "china-s", SIZE),
+    ]
+    (layout,) = _layout(_page([*lines, *_body_page(top=200.0)]))
+    renamed = _renamed_face(layout, "Courier", "Xq7Face")
+    raw = _para("p0-b0", f"用{commands}生成目录。", _band(100, 1))
+    assert _request_figures([renamed], [raw], "zh")["code_sent"] == 1
+    kept = dataclasses.replace(
+        raw,
+        text="用{v1}生成目录。",
+        placeholders={"{v1}": commands},
+        code_formulas=frozenset({"{v1}"}),
+    )
+    assert _request_figures([renamed], [kept], "zh")["code_sent"] == 0
+
+
 def _renamed_face(layout: PageLayout, old: str, new: str) -> PageLayout:
     blocks = tuple(
         dataclasses.replace(

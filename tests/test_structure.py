@@ -26,11 +26,19 @@ from translation.read.words.word import WORD_RE
 
 
 def rows_block(
-    rows: Sequence[tuple[str, float]], top: float, size: float = 10.0, font: str = "Times-Roman"
+    rows: Sequence[tuple[str, float]],
+    top: float,
+    size: float = 10.0,
+    font: str = "Times-Roman",
+    fixed: bool = False,
 ) -> Block:
-    """One block of rows given as (text, x), 1.2 sizes apart."""
+    """One block of rows given as (text, x), 1.2 sizes apart (``fixed``: in a typewriter
+    face, see ``tests.helpers.pdfgen.layouts.span``)."""
     return block(
-        *(line(span(t, x, top + i * 1.2 * size, size, font)) for i, (t, x) in enumerate(rows))
+        *(
+            line(span(t, x, top + i * 1.2 * size, size, font, fixed))
+            for i, (t, x) in enumerate(rows)
+        )
     )
 
 
@@ -150,7 +158,7 @@ def test_footnotes_are_separate_with_their_marker_first_and_no_letter_lost() -> 
         ),
         line(span("which disambiguates all mentions deterministically.", 60, 610, 8.0)),
         line(span("5", 60, 617, 6.0), span("The TagMe APIs are at https://sobigdata.", 63, 620, 8)),
-        line(span("d4science.org/web/tagme/tagme-help", 60, 630, 8.0, "Courier")),
+        line(span("d4science.org/web/tagme/tagme-help", 60, 630, 8.0, "F31", fixed=True)),
     )
     got = segment([page(0, body, notes)])
     kinds = [p.kind for p in got]
@@ -298,7 +306,7 @@ def test_front_matter_names_affiliations_and_e_mails() -> None:
         130,
         12.0,
     )
-    mail = block(line(span("{ann,bob}@allenai.org", 242, 160, 11.0, "Courier")))
+    mail = block(line(span("{ann,bob}@allenai.org", 242, 160, 11.0, "F31", fixed=True)))
     abstract = text_block(["Abstract"], 276, 200, 12.0, font="Times-Bold")
     body = text_block([" ".join(FILLER)[:96]] * 3, 60, 220)
     got = segment([page(0, title, names, affiliations, mail, abstract, body)])
@@ -374,12 +382,16 @@ def test_brace_grouped_e_mails_are_one_placeholder_and_come_back_whole() -> None
 
 def test_code_is_not_sent_and_identifiers_in_prose_are_placeholders() -> None:
     code = rows_block(
-        [("{'window': [5, 10, 15],", 60), ("'epochs': [50, 100, 200]},", 66)], 100, 10, "Courier"
+        [("{'window': [5, 10, 15],", 60), ("'epochs': [50, 100, 200]},", 66)],
+        100,
+        10,
+        "F31",
+        fixed=True,
     )
     prose = block(
         line(
             span("The other parameters were set as follows:", 60, 150),
-            span("vector_size=300", 270, 150, font="NimbusMonL-Regu"),
+            span("vector_size=300", 270, 150, font="F32", fixed=True),
             span(", which we kept.", 345, 150),
         )
     )
@@ -524,7 +536,8 @@ def test_a_code_block_after_prose_is_not_sent_and_the_prose_around_it_is() -> No
         [("model = Model(dim=300, layers=4)", 60), ("model.fit(train_data, epochs=10)", 60)],
         112,
         10.0,
-        "Courier",
+        "F31",
+        fixed=True,
     )
     after = rows_block([("We then evaluate the trained model on the held-out set.", 60)], 136)
     got = segment([page(0, block(*prose.lines, *code.lines, *after.lines))])
@@ -544,7 +557,7 @@ def test_a_line_of_identifiers_inside_a_sentence_goes_on_in_prose() -> None:
         ("(Figure 1). Each Layer is a sequence of content units.", 60),
     ]
     lines = [
-        rows_block([row], 100 + 12 * i, 10.0, "Courier" if i == 1 else "Times-Roman")
+        rows_block([row], 100 + 12 * i, 10.0, "F31" if i == 1 else "Times-Roman", i == 1)
         for i, row in enumerate(rows)
     ]
     got = segment([page(0, block(*(ln for b in lines for ln in b.lines)))])

@@ -12,14 +12,25 @@ W, H = 600.0, 800.0
 CELL_SIZE = 9.0  # a table's text, in points
 
 
-def span(text: str, x: float, base: float, size: float = 10.0, font: str = "Times-Roman") -> Span:
+def span(
+    text: str,
+    x: float,
+    base: float,
+    size: float = 10.0,
+    font: str = "Times-Roman",
+    fixed: bool = False,
+) -> Span:
+    """A span of ``text``; ``fixed``: set in a typewriter face, which is what its glyphs say
+    (each advancing alike, the PDF's fixed-pitch flag set), whatever its name."""
     width = 0.5 * size * len(text)
     return Span(
         text=text,
         bbox=(x, base - 0.8 * size, x + width, base + 0.2 * size),
         font=font,
         size=size,
+        flags=8 if fixed else 0,
         origin=(x, base),
+        advances=(0.5 * size,) * len(text) if fixed else (),
     )
 
 
@@ -36,9 +47,11 @@ def lines_block(lines: Sequence[Line]) -> Block:
     return block(*lines)
 
 
-def text_block(rows: list[str], x: float, top: float, size: float = 10.0, **kw: str) -> Block:
+def text_block(
+    rows: list[str], x: float, top: float, size: float = 10.0, font: str = "Times-Roman"
+) -> Block:
     """A block of one line per row from ``top``, 1.2 sizes apart."""
-    return block(*(line(span(r, x, top + i * 1.2 * size, size, **kw)) for i, r in enumerate(rows)))
+    return block(*(line(span(r, x, top + i * 1.2 * size, size, font)) for i, r in enumerate(rows)))
 
 
 def page(

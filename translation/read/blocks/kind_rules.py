@@ -65,8 +65,8 @@ def _short_mono(f: Facts) -> bool:
 
 
 def _code_text(f: Facts) -> bool:
-    """LaTeX source or a command line in a face not flagged monospaced."""
-    return looks_like_code(f.chars)
+    """LaTeX source or a command line in a face not measured monospaced, line by line."""
+    return looks_like_code([row.text for row in f.rows])
 
 
 def _mostly_math(f: Facts) -> bool:

@@ -1,9 +1,9 @@
 """Math protection: character classes, placeholders for inline math and URLs, and restoring
 them after translation.
 
-Inline math and symbols (math fonts, math Unicode, Greek, sub/superscripts), URLs and e-mail
-addresses become placeholders ``{v1}``, ``{v2}``... (:data:`PLACEHOLDER_RE`) that :func:`restore`
-puts back after translation.
+Inline math and symbols (math fonts, math Unicode, Greek, sub/superscripts), URLs, e-mail
+addresses and TeX commands named in a sentence become placeholders ``{v1}``, ``{v2}``...
+(:data:`PLACEHOLDER_RE`) that :func:`restore` puts back after translation.
 """
 
 from __future__ import annotations
@@ -36,11 +36,6 @@ _MATH_FONT_RE = re.compile(
 )
 # Computer Modern text fonts: math in a paper set in Times, text in a paper set in CM.
 CM_TEXT_FONT_RE = re.compile(r"^(CMR|CMBX|CMTI|CMSL|CMSS|CMCSC|SFRM|LMRoman)", re.IGNORECASE)
-MONO_FONT_RE = re.compile(
-    r"(Mono|NimbusMon|Courier|Consol|Code|CMTT|SFTT|t1xtt|txtt|Inconsolata|Menlo|Typewriter|"
-    r"LetterGothic|Monaco)",
-    re.I,
-)
 _SUBSET_PREFIX_RE = re.compile(r"^[A-Z]{6}\+")
 
 _MATH_RANGES = (
@@ -74,6 +69,13 @@ _URL_RE = re.compile(
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     # An address's owner named after it: "roisin@uclouvain.be (Nicolas Roisin)".
     r"(?:\s\((?:[A-Z][\w'’-]+\s){1,3}[A-Z][\w'’-]+\))?"
+)
+#: A TeX command named in a text ("\\listoffigures", "\\nocite{*}", "\\setCJKmainfont"), with
+#: the arguments glued to it that hold no space and no CJK word: kept as a placeholder, so a
+#: sentence that names commands (in any script) is sent without them being translated.
+COMMAND_RE = re.compile(
+    r"\\[A-Za-z@]+\*?(?:\{[^{}\s\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]*\}"
+    r"|\[[^\[\]\s\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]*\])*"
 )
 # Ligatures, and the bullets of the Symbol font that arrive as private-use characters.
 LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
@@ -131,7 +133,7 @@ def char_class(char: str, span_is_math: bool) -> str:
 
 
 def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[int, int]]]:
-    """Replace math runs, code and URLs in ``chars`` with placeholders.
+    """Replace math runs, code, URLs and TeX commands in ``chars`` with placeholders.
 
     ``classes`` holds one class per character: ``m`` or ``g`` (math), ``c`` (code), ``n``
     (neutral: digits, spaces, operators, brackets, punctuation) or ``t`` (text). A math run is a
@@ -145,7 +147,7 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
     if len(chars) != len(classes):
         raise ValueError("one class per character is needed")
     marks = list(classes)
-    for pattern in (_URL_RE, MANGLED_RE, TAG_RE):
+    for pattern in (_URL_RE, MANGLED_RE, TAG_RE, COMMAND_RE):
         for match in pattern.finditer(chars):
             marks[match.start() : match.end()] = [MATH] * (match.end() - match.start())
     out: list[str] = []

@@ -133,6 +133,12 @@ def starts_entry(text: str) -> bool:
     return len(rest) < len(text) or bool(_AUTHOR_RE.match(rest))
 
 
+def has_venue(text: str) -> bool:
+    """Whether ``text`` names where a work appeared: "In Proceedings", a journal, pages, a
+    volume, a DOI or a URL, a publisher."""
+    return _VENUE_RE.search(text) is not None
+
+
 def is_entry(text: str, labelled: bool = False) -> bool:
     """Whether a text reads like one or more bibliography entries: it starts with a label (or
     follows one set apart: ``labelled``) or an author list, and holds a year or a venue ("In

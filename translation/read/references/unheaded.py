@@ -1,15 +1,19 @@
 """A bibliography without a heading: a numbered list of entries ("[1] A. Author, J. Phys. 12,
-345 (2001).", "[2] ...") that no "References" heading opens (letters, short communications,
-a Word document's endnotes).
+345 (2001).", "[2] ...") or an author-year list ("Burke, R.J. (1988), "Some antecedents ...",
+Journal of ...", often set hanging) that no "References" heading opens (letters, short
+communications, a Word document's endnotes, a page cut out of a paper).
 
 :func:`find_unheaded_references` finds such lists among a document's classified paragraphs
 (:class:`~translation.read.references.entries.Piece`), apart from the sections
 :func:`~translation.read.references.entries.find_references` found and the lists a references
-heading
-opens (that decision is its own). A list counts when it is numbered
-from 1 without a gap, holds at least :data:`MIN_ENTRIES` entries, and its entries read like
+heading opens (that decision is its own). A numbered list counts when it is numbered from 1
+without a gap, holds at least :data:`MIN_ENTRIES` entries, and its entries read like
 references: a year or a venue each, most of them an author list after the number. A numbered
-list of the body (steps, findings) has no author lists. Pure logic, no PyMuPDF.
+list of the body (steps, findings) has no author lists. An author-year list counts when
+:data:`MIN_ENTRIES` paragraphs or more in a row each open with an author list and give a year
+within their first words (:data:`_YEAR_HEAD`), most of them a venue too: a paragraph of the
+body may open with names ("The Transformer, ...") but seldom with a year after them, five
+times in a row. Pure logic, no PyMuPDF.
 """
 
 from __future__ import annotations
@@ -18,7 +22,13 @@ import re
 from collections.abc import Collection, Sequence
 
 from translation.read.numbering.grammar import ENTRY_NUMBER
-from translation.read.references.entries import REFS_HEADING_RE, Piece, is_entry, starts_entry
+from translation.read.references.entries import (
+    REFS_HEADING_RE,
+    Piece,
+    has_venue,
+    is_entry,
+    starts_entry,
+)
 from translation.read.words.word import WORD_RE, ends_sentence
 
 #: The fewest entries a list without a heading needs to be taken for a bibliography.
@@ -30,6 +40,10 @@ _NUMBER_RE = re.compile(
     rf"^\s*(?:\[({ENTRY_NUMBER})\]|\(({ENTRY_NUMBER})\)|({ENTRY_NUMBER})\.(?=\s))\s*"
 )
 _LABEL_ONLY_RE = re.compile(rf"^\s*(?:\[{ENTRY_NUMBER}\]|\({ENTRY_NUMBER}\)|{ENTRY_NUMBER}\.)\s*$")
+#: An author-year entry gives its year within this many characters of its start (after the
+#: authors' names: "Folkard, S., Waterhouse, J.M. and Minors, D.S. (1985), ...").
+_YEAR_HEAD = 160
+_YEAR_RE = re.compile(r"(?<![\d.])(?:1[5-9]|20)\d\d[a-z]?(?!\d)")
 
 
 def _number(text: str) -> int | None:
@@ -45,19 +59,57 @@ def find_unheaded_references(pieces: Sequence[Piece], taken: Collection[int]) ->
     spans: list[range] = []
     i = 0
     while i < len(pieces):
-        if (
-            i not in taken
-            and not pieces[i].skipped
-            and _number(pieces[i].text) == 1
-            and not _under_references_heading(pieces, i)
-        ):
-            span = _list_from(pieces, i, taken)
+        if i not in taken and not pieces[i].skipped and not _under_references_heading(pieces, i):
+            span = (
+                _list_from(pieces, i, taken)
+                if _number(pieces[i].text) == 1
+                else _author_year_from(pieces, i, taken)
+            )
             if span is not None:
                 spans.append(span)
                 i = span.stop
                 continue
         i += 1
     return spans
+
+
+def _author_year(piece: Piece) -> bool:
+    """Whether ``piece`` opens an author-year entry: an author list first, a year soon."""
+    return (
+        not piece.heading
+        and _number(piece.text) is None
+        and starts_entry(piece.text)
+        and _YEAR_RE.search(piece.text[:_YEAR_HEAD]) is not None
+    )
+
+
+def _author_year_from(pieces: Sequence[Piece], start: int, taken: Collection[int]) -> range | None:
+    """The author-year list of entries that begins at ``start``, if it reads as a
+    bibliography (module doc). An entry may go on in the next paragraphs (a page or column
+    break inside it)."""
+    if not _author_year(pieces[start]):
+        return None
+    texts: list[str] = []
+    stop = start
+    for j in range(start, len(pieces)):
+        piece = pieces[j]
+        if j in taken:
+            break
+        if piece.skipped:
+            continue
+        if _author_year(piece):
+            texts.append(piece.text)
+            stop = j + 1
+        elif texts and _goes_on(texts[-1], piece):
+            texts[-1] += " " + piece.text
+            stop = j + 1
+        else:
+            break
+    if len(texts) < MIN_ENTRIES:
+        return None
+    if sum(has_venue(text) for text in texts) < _ENTRY_SHARE * len(texts):
+        return None
+    return range(start, stop)
 
 
 def _under_references_heading(pieces: Sequence[Piece], start: int) -> bool:

@@ -1,6 +1,6 @@
 """Document-wide measures the reading rules share: the body text's size, whether Computer
 Modern is the math or the text face, each page's main text direction, the usual leading, and
-the fonts that set CJK text."""
+the fonts that set CJK text, and which faces are monospaced (measured from their glyphs)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from translation.read.layout import PageLayout, Vector, axis
 from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
 from translation.read.measures import DEFAULT_LEADING, SAME_SIZE, USUAL_SIZE
+from translation.read.pages.monospace import Pitches, layout_samples, measure
 from translation.read.words.word import cjk_weight, has_wide
 
 #: Baseline distances of two lines, of their size, that are a line pitch (less: lines set over
@@ -29,6 +30,9 @@ class DocStats:
     #: Such a font sets every ideograph on one em, so it reports itself fixed-pitch (MS Gothic,
     #: MS Mincho, GulimChe, BatangChe): that says nothing about code, in any of its characters.
     cjk_fonts: frozenset[str] = frozenset()
+    #: Which faces (names without subset prefix) are monospaced, measured from their glyphs'
+    #: advances (:mod:`translation.read.pages.monospace`), never told by their names.
+    pitches: Pitches = Pitches()
 
 
 def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
@@ -63,7 +67,13 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
     body_size = sizes.most_common(1)[0][0] if sizes else USUAL_SIZE
-    text_font = next((f for f, _ in fonts.most_common() if not is_math_font(f)), "")
+    faces = measure(layout_samples(pages, font_base))
+    # The face of the running Latin text: not a CJK face (in a Chinese, Japanese or Korean
+    # paper it sets most characters, its Latin words may be in Computer Modern, which is then
+    # text), nor a typewriter face (a manual's listings may outnumber its prose).
+    texts = [f for f, _ in fonts.most_common() if not is_math_font(f)]
+    plain = [f for f in texts if f not in cjk_fonts and f not in faces.mono]
+    text_font = next(iter(plain), texts[0] if texts else "")
     cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
     leading = statistics.median(pitches) if pitches else DEFAULT_LEADING
-    return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts))
+    return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts), faces)

@@ -16,7 +16,6 @@ from translation.read.math.formulas import (
     GLYPH,
     LIGATURES,
     MATH,
-    MONO_FONT_RE,
     NEUTRAL,
     TEXT,
     char_class,
@@ -36,7 +35,7 @@ from translation.read.measures import (
 )
 from translation.read.regions.doc_stats import DocStats
 from translation.read.style.paragraph_style import span_style
-from translation.read.words.word import WORD_RE
+from translation.read.words.word import WORD_RE, has_wide
 
 
 @dataclass(slots=True)
@@ -337,9 +336,14 @@ def make_row(
         # bold vector name) is a glyph of the formula, not a word gap.
         blank_glyph = script and not span.text.strip()
         base = font_base(span.font)
-        # A CJK face's fixed pitch is no sign of code; one named so ("D2Coding") is.
-        fixed = bool(span.flags & 8) and base not in stats.cjk_fonts
-        mono = fixed or bool(MONO_FONT_RE.search(base))
+        # Monospaced as measured from the face's glyphs, whatever its name (its own flag
+        # where it shows too few to tell). A CJK face sets its ideographs on one em and
+        # flags itself fixed-pitch: no sign of code; its Latin measured monospaced (a coding
+        # face's) is, in a run without CJK characters.
+        if base in stats.cjk_fonts:
+            mono = base in stats.pitches.mono and not has_wide(span.text)
+        else:
+            mono = stats.pitches.is_mono(base, bool(span.flags & 8))
         bold = bool(span.flags & 16) or "Bold" in span.font
         # Glyph area around the span's own baseline (line boxes of some producers are far
         # taller than their glyphs); x along the span by the glyphs' advances (a formula

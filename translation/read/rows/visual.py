@@ -14,6 +14,7 @@ from translation.read.tables.cell_align import centred_over
 from translation.read.tables.cell_stacks import StackLine, stacks
 from translation.read.tables.cells import cell_gaps, split_cells
 from translation.read.tables.table_rows import RowSpans, Table, line_gaps, words
+from translation.read.words.stretched_spaces import justified_edge, justified_line
 
 
 def visual_rows(block: Block, frame: Frame) -> list[RowSpans]:
@@ -79,6 +80,7 @@ def rows_of_block(
     # Lines set apart part cells only in a block of one or two rows (a lone header row): in a
     # paragraph they are the stretched spaces of a justified line (Word sets words apart).
     lone = len(found) <= 2
+    edge = None if lone else _justified_edge(found)
     for spans, lines in found:
         glyphs = [b for b, s in spans if s.text.strip()]
         if not glyphs:
@@ -89,7 +91,13 @@ def rows_of_block(
         size = max(s.size for _, s in spans)
         gaps = table.gutters if table else cell_gaps(spans, line_gaps(lines, size)) if lone else []
         tight, numbers = (table.tight, table.numbers) if table else ((), ())
-        cut = split_cells(spans, gaps, table is None and not lone, tight, numbers)
+        # A justified line of the paragraph is cut at none of its stretched spaces, however
+        # wide (a line of a few words before one too long to fit on it).
+        words_at = [(b[0], b[2], s.text) for b, s in spans if s.text.strip()]
+        if table is None and edge is not None and justified_line(words_at, size, edge):
+            cut = [spans]
+        else:
+            cut = split_cells(spans, gaps, table is None and not lone, tight, numbers)
         pieces = [p for p in cut if any(s.text.strip() for _, s in p)]
         for i, piece in enumerate(pieces):
             # A table cell's size is its main text's, not its subscripts' ("TAPAS_LARGE" in
@@ -116,6 +124,18 @@ def rows_of_block(
     if not gathered:
         _stack_cells(in_table)
     return rows
+
+
+def _justified_edge(found: Sequence[RowSpans]) -> tuple[float, float] | None:
+    """The left and right edges of a block of running text set justified (its rows ending at
+    one right edge, see ``justified_edge``), or None."""
+    rows = [[b for b, s in spans if s.text.strip()] for spans, _ in found]
+    rows = [boxes for boxes in rows if boxes]
+    if not rows:
+        return None
+    size = max(s.size for spans, _ in found for _, s in spans)
+    right = justified_edge([max(b[2] for b in boxes) for boxes in rows], size)
+    return None if right is None else (min(boxes[0][0] for boxes in rows), right)
 
 
 def _peers(
