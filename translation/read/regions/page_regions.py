@@ -1,0 +1,119 @@
+"""Each page cut into its regions before any row is made: the body's blocks, the margin's
+blocks (labels, side notes, margin columns: read on their own), and what is kept as it is
+(line numbers taken out of every block; running heads, footers and page numbers, whose rows
+the rows stage marks as not read), each with the reason it is kept.
+
+Pure: page layouts in, regions out; the later stages read the body and the margin apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from translation.read.layout import Block, Frame, Line, PageLayout, Rect, union
+from translation.read.regions.body_frame import body_ranges
+from translation.read.regions.furniture import furniture
+from translation.read.regions.line_numbers import SpanKey, line_number_spans
+from translation.read.regions.margins import margin_spans
+
+LINE_NUMBER = "line number"
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """Text of a page left as it stands, and why: its page, box (page space), text and
+    reason (``line number``, ``running head``, ``page number``, ``figure text``, ...)."""
+
+    page: int
+    rect: Rect
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageRegions:
+    """One page's regions: ``body`` the blocks of its body (line numbers and margin material
+    taken out), ``margin`` the blocks of its margin material (one a line's run of margin
+    spans, in the order read), ``kept`` its line numbers and furniture (furniture lines stay
+    in ``body``: the rows stage marks their rows)."""
+
+    body: tuple[Block, ...]
+    margin: tuple[Block, ...] = ()
+    kept: tuple[Kept, ...] = ()
+
+
+def _line_of(line: Line, keep: Sequence[int]) -> Line | None:
+    spans = tuple(line.spans[k] for k in keep)
+    if not any(s.text.strip() for s in spans):
+        return None
+    return Line(spans, union(s.bbox for s in spans), line.direction)
+
+
+def _split(page: PageLayout, numbers: set[SpanKey], margin: set[SpanKey]) -> PageRegions:
+    body: list[Block] = []
+    aside: list[Block] = []
+    kept: list[Kept] = []
+    for b, block in enumerate(page.blocks):
+        lines: list[Line] = []
+        for n, line in enumerate(block.lines):
+            ks = range(len(line.spans))
+            for k in ks:
+                if (b, n, k) in numbers:
+                    span = line.spans[k]
+                    kept.append(Kept(page.index, span.bbox, span.text.strip(), LINE_NUMBER))
+            outside = [k for k in ks if (b, n, k) in margin]
+            inside = [k for k in ks if (b, n, k) not in margin and (b, n, k) not in numbers]
+            if len(inside) == len(line.spans):
+                lines.append(line)
+                continue
+            if (kept_line := _line_of(line, inside)) is not None:
+                lines.append(kept_line)
+            # The runs at the line's start and at its end are two things (two margins).
+            for run in _runs(outside):
+                if (piece := _line_of(line, run)) is not None:
+                    aside.append(Block((piece,), piece.bbox))
+        if lines:
+            body.append(Block(tuple(lines), union(ln.bbox for ln in lines)))
+    return PageRegions(tuple(body), tuple(aside), tuple(kept))
+
+
+def _runs(indices: Sequence[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for k in indices:
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return runs
+
+
+def page_regions(
+    pages: Sequence[PageLayout], frames: Mapping[int, Frame], body_size: float
+) -> dict[int, PageRegions]:
+    """Per page index, its regions (see :class:`PageRegions`): the body's range measured over
+    the document, line-number runs and margin material told against it, running heads,
+    footers and page numbers told across pages."""
+    ranges = body_ranges(pages, frames, body_size)
+    heads = furniture(pages, frames)
+    found: dict[int, PageRegions] = {}
+    for page in pages:
+        body = ranges.get(page.index)
+        numbers = line_number_spans(page, body, body_size)
+        furnished = heads.get(page.index, {})
+        taken = numbers | {
+            (b, n, k) for (b, n) in furnished for k in range(len(page.blocks[b].lines[n].spans))
+        }
+        margin = margin_spans(page, body, body_size, taken) - taken
+        split = _split(page, numbers, margin)
+        furniture_kept = tuple(
+            Kept(
+                page.index,
+                page.blocks[b].lines[n].bbox,
+                "".join(s.text for s in page.blocks[b].lines[n].spans).strip(),
+                reason,
+            )
+            for (b, n), reason in furnished.items()
+        )
+        found[page.index] = PageRegions(split.body, split.margin, split.kept + furniture_kept)
+    return found
