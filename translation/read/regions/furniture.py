@@ -97,15 +97,19 @@ def furniture(
 
 def _set_apart(page: PageLayout, lines: dict[LineKey, str]) -> None:
     """Keep in ``lines`` only those set apart from the page's other text: no line that is
-    not furniture stands beside or just above or below one (a paragraph's line that recurs
-    on a few pages, a test's or a form's, goes on from its neighbour)."""
+    not furniture stands just above or below one (a paragraph's line that recurs on a few
+    pages goes on from its neighbour), nor level with it or further out towards the page's
+    edge (a label in the margin beside the first line of the text)."""
     boxes = {(b, n): ln.bbox for b, blk in enumerate(page.blocks) for n, ln in enumerate(blk.lines)}
     for key in list(lines):
         x0, y0, x1, y1 = boxes[key]
         near = APART * (y1 - y0)
+        top = y1 <= page.height / 2
         for other, (a0, b0, a1, b1) in boxes.items():
-            if other in lines or a1 < x0 or a0 > x1:
+            if other in lines:
                 continue
-            if max(b0 - y1, y0 - b1) < near:
+            beside = a1 >= x0 and a0 <= x1 and max(b0 - y1, y0 - b1) < near
+            outer = b0 < y1 if top else b1 > y0
+            if beside or outer:
                 del lines[key]
                 break

@@ -16,7 +16,7 @@ from translation.read.regions.body_frame import LEFT_TO_RIGHT, Range
 from translation.read.regions.line_numbers import SpanKey
 
 #: How far outside the body's range (in body sizes) margin material lies at least.
-OUTSIDE = 0.5
+OUTSIDE = 0.3
 #: The gap (in body sizes) that parts margin material from the body text of its line.
 APART = 1.0
 #: Letters margin material holds at least (a hung bullet or section number has none).

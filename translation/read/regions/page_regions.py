@@ -52,7 +52,7 @@ def _line_of(line: Line, keep: Sequence[int]) -> Line | None:
 
 def _split(page: PageLayout, numbers: set[SpanKey], margin: set[SpanKey]) -> PageRegions:
     body: list[Block] = []
-    aside: list[Block] = []
+    aside: list[Line] = []
     kept: list[Kept] = []
     for b, block in enumerate(page.blocks):
         lines: list[Line] = []
@@ -72,10 +72,42 @@ def _split(page: PageLayout, numbers: set[SpanKey], margin: set[SpanKey]) -> Pag
             # The runs at the line's start and at its end are two things (two margins).
             for run in _runs(outside):
                 if (piece := _line_of(line, run)) is not None:
-                    aside.append(Block((piece,), piece.bbox))
+                    aside.append(piece)
         if lines:
             body.append(Block(tuple(lines), union(ln.bbox for ln in lines)))
-    return PageRegions(tuple(body), tuple(aside), tuple(kept))
+    return PageRegions(tuple(body), _gathered(aside), tuple(kept))
+
+
+#: Lines of margin material are one block when they stand this many of their sizes apart at
+#: most: above one another, or on one baseline (a note's words set wide apart).
+GATHER_BELOW = 1.0
+GATHER_BESIDE = 3.0
+
+
+def _near(line: Line, block: list[Line]) -> bool:
+    size = max(s.size for s in line.spans)
+    x0, y0, x1, y1 = line.bbox
+    for other in block:
+        a0, b0, a1, b1 = other.bbox
+        level = min(y1, b1) - max(y0, b0) > 0.5 * (y1 - y0)
+        if level and max(a0 - x1, x0 - a1) <= GATHER_BESIDE * size:
+            return True
+        if min(x1, a1) > max(x0, a0) and 0 <= y0 - b1 <= GATHER_BELOW * size:
+            return True
+    return False
+
+
+def _gathered(lines: Sequence[Line]) -> tuple[Block, ...]:
+    """The margin's lines as blocks: the lines of one note, label or caption together (so
+    that its rows are made as a block's are), each apart from the others."""
+    blocks: list[list[Line]] = []
+    for line in sorted(lines, key=lambda ln: (ln.bbox[1], ln.bbox[0])):
+        block = next((b for b in reversed(blocks) if _near(line, b)), None)
+        if block is None:
+            blocks.append([line])
+        else:
+            block.append(line)
+    return tuple(Block(tuple(b), union(ln.bbox for ln in b)) for b in blocks)
 
 
 def _runs(indices: Sequence[int]) -> list[list[int]]:
