@@ -198,7 +198,9 @@ def blocks(rows: Rows) -> Blocks:
             elif (
                 last
                 and last[-1].region == row.region
-                and continues(last[-1], row, last, stats.leading, stats.body_size)
+                # A margin block (a note, a label, a caption) is one unit; the body's lines
+                # go on by the continuation rules.
+                and (row.region or continues(last[-1], row, last, stats.leading, stats.body_size))
                 and not (front and front_break(last[-1], row, stats.body_size))
             ):
                 last.append(row)
@@ -291,10 +293,14 @@ def read(
 
 
 def _regions(rows: list[Row]) -> list[list[Row]]:
-    """A page's rows by region: the body's, then the margin's (each read in its own order)."""
-    body = [r for r in rows if not r.region]
-    aside = [r for r in rows if r.region]
-    return [body, aside] if aside else [body]
+    """A page's rows by region: the body's, then each margin block's, from the top (each read
+    in its own order)."""
+    found: dict[str, list[Row]] = {"": []}
+    for row in rows:
+        found.setdefault(row.region, []).append(row)
+    body = found.pop("")
+    aside = sorted(found.values(), key=lambda block: min(r.top for r in block))
+    return [body, *aside]
 
 
 def _kept(kinds: Kinds, position: dict[int, int]) -> tuple[Kept, ...]:

@@ -60,11 +60,12 @@ def body_ranges(
     pages: Sequence[PageLayout], frames: Mapping[int, Frame], body_size: float
 ) -> dict[int, Range]:
     """Per page index (left-to-right pages only), the body's x-range: the range measured over
+    the page's own full lines where it has :data:`PARITY_LINES` of them (a page set wider or
+    narrower than the others: a wide table, a column beside a margin of captions), else over
     the pages of its parity (over all pages where one page alone is of that parity), widened
-    by the page's own where it has enough full lines (a page set wider than the others keeps
-    its text in the body). A range is measured over two pages at least: on a paper of one
-    page a table's label column looks like a margin; nothing there is told margin
-    material."""
+    by the page's own where it has a few (a page set wider keeps its text in the body). A
+    range is measured over two pages at least: on a paper of one page a table's label column
+    looks like a margin; nothing there is told margin material."""
     own: dict[int, list[Range]] = {}
     by_parity: dict[int, list[Range]] = {0: [], 1: []}
     counted: dict[int, int] = {0: 0, 1: 0}
@@ -89,6 +90,10 @@ def body_ranges(
     }
     found: dict[int, Range] = {}
     for index, edges in own.items():
+        measured = _measure(edges, PARITY_LINES)
+        if measured is not None:  # a page of running text is its own measure
+            found[index] = measured
+            continue
         ranges = [r for r in (parity[index % 2], _measure(edges, PAGE_LINES)) if r is not None]
         if ranges:
             found[index] = (min(r[0] for r in ranges), max(r[1] for r in ranges))

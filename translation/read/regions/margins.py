@@ -27,9 +27,6 @@ LARGER = 0.5
 #: A line within this many body sizes above or below margin material that starts in its
 #: margin and reaches into the body makes it part of something set wider than the column.
 NEIGHBOUR = 1.5
-#: A rule reaching this far into the body (in body sizes) from under margin material makes
-#: it part of something set wider than the column (a table, a figure): not margin material.
-RULE_REACH = 2.0
 
 
 def _outside(spans: Sequence[tuple[int, Span]], body: Range, size: float, left: bool) -> int:
@@ -44,18 +41,6 @@ def _outside(spans: Sequence[tuple[int, Span]], body: Range, size: float, left: 
         else:
             break
     return count
-
-
-def _wider_than_body(box: Rect, rules: Sequence[Rect], body: Range, size: float) -> bool:
-    """Whether a horizontal rule runs from under ``box`` well into the body: a table or a
-    figure set wider than the column, whose cells outside it are no margin material."""
-    reach = RULE_REACH * size
-    for x0, y0, x1, y1 in rules:
-        if y1 - y0 > x1 - x0:
-            continue
-        if x0 <= box[2] and x1 >= box[0] and (x1 >= body[0] + reach and x0 <= body[1] - reach):
-            return True
-    return False
 
 
 def _part_of_wider(box: Rect, lines: Sequence[Rect], body: Range, size: float) -> bool:
@@ -123,12 +108,8 @@ def margin_spans(
             skip = {k for (bb, nn, k) in taken if (bb, nn) == (b, n)}
             for run in _margin_part(line, body, body_size, skip):
                 box = union(line.spans[k].bbox for k in run)
-                if (
-                    _inside(box, page.figures)
-                    or _wider_than_body(box, page.rules, body, body_size)
-                    or _part_of_wider(
-                        box, [r for k, r in boxes.items() if k != (b, n)], body, body_size
-                    )
+                if _inside(box, page.figures) or _part_of_wider(
+                    box, [r for k, r in boxes.items() if k != (b, n)], body, body_size
                 ):
                     continue
                 found.update((b, n, k) for k in run)

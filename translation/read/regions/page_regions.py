@@ -79,7 +79,8 @@ def _split(page: PageLayout, numbers: set[SpanKey], margin: set[SpanKey]) -> Pag
 
 
 #: Lines of margin material are one block when they stand this many of their sizes apart at
-#: most: above one another, or on one baseline (a note's words set wide apart).
+#: most: above one another (their boxes may overlap by half a size), or on one baseline (a
+#: note's words set wide apart).
 GATHER_BELOW = 1.0
 GATHER_BESIDE = 3.0
 
@@ -92,7 +93,7 @@ def _near(line: Line, block: list[Line]) -> bool:
         level = min(y1, b1) - max(y0, b0) > 0.5 * (y1 - y0)
         if level and max(a0 - x1, x0 - a1) <= GATHER_BESIDE * size:
             return True
-        if min(x1, a1) > max(x0, a0) and 0 <= y0 - b1 <= GATHER_BELOW * size:
+        if min(x1, a1) > max(x0, a0) and -0.5 * size <= y0 - b1 <= GATHER_BELOW * size:
             return True
     return False
 

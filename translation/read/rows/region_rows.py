@@ -11,17 +11,22 @@ from translation.read.regions.page_regions import LINE_NUMBER, Kept, PageRegions
 from translation.read.rows.row import Row
 from translation.read.rows.visual import rows_of_page
 
-#: The region of a margin row (``Row.region``); body rows have ``""``.
+#: The region of a margin row (``Row.region``: this, then the number of its margin block,
+#: the unit it is read in); body rows have ``""``.
 MARGIN = "margin"
 #: Points of slack when a row's rects are looked for inside a furniture line's box.
 SLACK = 1.0
 
 
 def margin_rows(region: PageRegions, frame: Frame, stats: DocStats) -> list[Row]:
-    """The rows of the page's margin material, each of region :data:`MARGIN`."""
-    rows = rows_of_page(region.margin, frame, stats)
-    for row in rows:
-        row.region = MARGIN
+    """The rows of the page's margin material, each of the region of its margin block (a
+    note, a label, a caption: read as one unit, see ``regions.page_regions``)."""
+    rows: list[Row] = []
+    for n, block in enumerate(region.margin):
+        found = rows_of_page((block,), frame, stats)
+        for row in found:
+            row.region = f"{MARGIN} {n}"
+        rows.extend(found)
     return rows
 
 
