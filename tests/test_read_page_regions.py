@@ -165,7 +165,7 @@ def test_a_side_note_is_one_request_beside_the_paragraph_it_annotates() -> None:
             y, _ = body(page, y, text)
             if p == 0 and k == 1:
                 for n, line in enumerate(note):
-                    page.insert_text((30, start + n * 10), line, fontname="tiro", fontsize=8)
+                    page.insert_text((30, start + n * LEADING), line, fontname="tiro", fontsize=8)
     data, found = read(doc)
     sent = requests(found)
     assert " ".join(note) in sent

@@ -24,6 +24,9 @@ INNER_GAP = 1.5
 #: Full lines needed to measure a range, over a parity of pages and on one page.
 PARITY_LINES = 10
 PAGE_LINES = 5
+#: A page's own range stands for it when it is this share of its parity's width or more
+#: (narrower, it is one column of a page whose other column is set in another size).
+OWN = 0.75
 #: The percentiles of the lines' starts and ends taken as the range's edges (of 20ths).
 EDGE_TWENTIETH = 1
 
@@ -56,12 +59,22 @@ def _measure(edges: Sequence[Range], needed: int) -> Range | None:
     return (lefts[EDGE_TWENTIETH - 1], rights[-EDGE_TWENTIETH])
 
 
+def _narrowed(own: Range, usual: Range, body_size: float) -> bool:
+    """Whether a page's own range is its parity's narrowed on one side only, and by little
+    (a margin column of captions beside the text): else it is no measure of the page."""
+    same_left = abs(own[0] - usual[0]) <= body_size
+    same_right = abs(own[1] - usual[1]) <= body_size
+    wide = own[1] - own[0] >= OWN * (usual[1] - usual[0])
+    return wide and (same_left or same_right)
+
+
 def body_ranges(
     pages: Sequence[PageLayout], frames: Mapping[int, Frame], body_size: float
 ) -> dict[int, Range]:
     """Per page index (left-to-right pages only), the body's x-range: the range measured over
-    the page's own full lines where it has :data:`PARITY_LINES` of them (a page set wider or
-    narrower than the others: a wide table, a column beside a margin of captions), else over
+    the page's own full lines where it has :data:`PARITY_LINES` of them and that range is its
+    parity's narrowed on one side by little (see :func:`_narrowed`: a column beside a margin
+    of captions), else over
     the pages of its parity (over all pages where one page alone is of that parity), widened
     by the page's own where it has a few (a page set wider keeps its text in the body). A
     range is measured over two pages at least: on a paper of one page a table's label column
@@ -91,10 +104,11 @@ def body_ranges(
     found: dict[int, Range] = {}
     for index, edges in own.items():
         measured = _measure(edges, PARITY_LINES)
-        if measured is not None:  # a page of running text is its own measure
-            found[index] = measured
+        usual = parity[index % 2]
+        if measured is not None and (usual is None or _narrowed(measured, usual, body_size)):
+            found[index] = measured  # a page of running text is its own measure
             continue
-        ranges = [r for r in (parity[index % 2], _measure(edges, PAGE_LINES)) if r is not None]
+        ranges = [r for r in (usual, _measure(edges, PAGE_LINES)) if r is not None]
         if ranges:
             found[index] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
     return found

@@ -24,9 +24,9 @@ MAX_STEP = 10
 ALIGN = 1.5
 #: A number parted from the text of its line by this share of its size stands apart.
 APART = 0.5
-#: The run lies outside the body's range, or reaches into it by at most this share of the
-#: body size (the numbers set flush against the column).
-REACH = 0.5
+#: The run lies outside the body's range by this share of the body size at least (a
+#: contents list's section numbers, at the column's edge, count up too).
+OUTSIDE = 0.3
 #: Digits a line number has at most, and the size over the body's it may have.
 DIGITS = 4
 LARGER = 0.5
@@ -104,8 +104,8 @@ def _runs(group: Sequence[_Number]) -> list[list[_Number]]:
 def _in_margin(run: Sequence[_Number], body: Range | None, body_size: float) -> bool:
     if body is None:
         return False
-    reach = REACH * body_size
-    return max(n.x1 for n in run) <= body[0] + reach or min(n.x0 for n in run) >= body[1] - reach
+    out = OUTSIDE * body_size
+    return max(n.x1 for n in run) <= body[0] - out or min(n.x0 for n in run) >= body[1] + out
 
 
 def line_number_spans(page: PageLayout, body: Range | None, body_size: float) -> set[SpanKey]:

@@ -27,6 +27,11 @@ LARGER = 0.5
 #: A line within this many body sizes above or below margin material that starts in its
 #: margin and reaches into the body makes it part of something set wider than the column.
 NEIGHBOUR = 1.5
+#: A rule reaching this far into the body (in body sizes) from under margin material makes
+#: it part of something set wider than the column (a table, a figure): not margin material.
+RULE_REACH = 2.0
+#: A table's top and bottom rules stand this many body sizes apart at most.
+RULE_SPAN = 30.0
 
 
 def _outside(spans: Sequence[tuple[int, Span]], body: Range, size: float, left: bool) -> int:
@@ -57,6 +62,30 @@ def _part_of_wider(box: Rect, lines: Sequence[Rect], body: Range, size: float) -
         if not left and other[2] > body[1] + out and other[0] < body[1] - reach:
             return True
     return False
+
+
+def _wider_than_body(box: Rect, rules: Sequence[Rect], body: Range, size: float) -> bool:
+    """Whether ``box`` lies inside something set wider than the column: between two
+    horizontal rules (a table's top and bottom, :data:`RULE_SPAN` body sizes apart at most)
+    that run from over and under it well into the body, or just under or over one; its
+    cells outside the body are no margin material (a caption in a margin column beside a
+    table ruled across both stays with the table; a rule across the whole page's head
+    makes no table of what is far below it)."""
+    reach = RULE_REACH * size
+    heights = [
+        (y0 + y1) / 2
+        for x0, y0, x1, y1 in rules
+        if y1 - y0 <= x1 - x0
+        and x0 <= box[2]
+        and x1 >= box[0]
+        and x1 >= body[0] + reach
+        and x0 <= body[1] - reach
+    ]
+    above = [y for y in heights if y <= box[1] + size]
+    below = [y for y in heights if y >= box[3] - size]
+    if any(box[1] - y <= size for y in above) or any(y - box[3] <= size for y in below):
+        return True
+    return bool(above and below and min(below) - max(above) <= RULE_SPAN * size)
 
 
 def _inside(box: Rect, areas: Sequence[Rect]) -> bool:
@@ -108,8 +137,11 @@ def margin_spans(
             skip = {k for (bb, nn, k) in taken if (bb, nn) == (b, n)}
             for run in _margin_part(line, body, body_size, skip):
                 box = union(line.spans[k].bbox for k in run)
-                if _inside(box, page.figures) or _part_of_wider(
-                    box, [r for k, r in boxes.items() if k != (b, n)], body, body_size
+                others = [r for k, r in boxes.items() if k != (b, n)]
+                if (
+                    _inside(box, page.figures)
+                    or _wider_than_body(box, page.rules, body, body_size)
+                    or _part_of_wider(box, others, body, body_size)
                 ):
                     continue
                 found.update((b, n, k) for k in run)

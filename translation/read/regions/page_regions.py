@@ -121,6 +121,24 @@ def _runs(indices: Sequence[int]) -> list[list[int]]:
     return runs
 
 
+#: Margin material holds at most this share of a page's characters: more is a column of the
+#: page the body's range missed (a column of another size), read as body.
+MARGIN_SHARE = 0.2
+
+
+def _bounded(page: PageLayout, margin: set[SpanKey]) -> set[SpanKey]:
+    """``margin``, or nothing where it holds more than :data:`MARGIN_SHARE` of the page."""
+    spans = [
+        ((b, n, k), len(s.text.strip()))
+        for b, block in enumerate(page.blocks)
+        for n, line in enumerate(block.lines)
+        for k, s in enumerate(line.spans)
+    ]
+    total = sum(count for _, count in spans)
+    held = sum(count for key, count in spans if key in margin)
+    return margin if held <= MARGIN_SHARE * total else set()
+
+
 def page_regions(
     pages: Sequence[PageLayout], frames: Mapping[int, Frame], body_size: float
 ) -> dict[int, PageRegions]:
@@ -137,7 +155,7 @@ def page_regions(
         taken = numbers | {
             (b, n, k) for (b, n) in furnished for k in range(len(page.blocks[b].lines[n].spans))
         }
-        margin = margin_spans(page, body, body_size, taken) - taken
+        margin = _bounded(page, margin_spans(page, body, body_size, taken) - taken)
         split = _split(page, numbers, margin)
         furniture_kept = tuple(
             Kept(
