@@ -253,3 +253,43 @@ def test_a_todo_note_of_corpus2_is_its_own_request() -> None:
     sent = requests(found)
     assert "An example that uses all of the color options is given below." in sent
     assert any(text.startswith("Anything but default colors") for text in sent), sent
+
+
+# --- coverage the reader accounts for ---------------------------------------------------------
+
+
+def test_every_line_is_sent_or_kept_with_its_reason(tmp_path: Path) -> None:
+    """On pages with a running head, page numbers, line numbers and a code listing, every
+    line of the page is in a request or in the reader's list of what it kept, with a reason;
+    ``bench.corpus --write`` prints that list."""
+    from bench.corpus import _write
+
+    doc = pymupdf.open()
+    listing = ["for x in items:", "    total = total + x", "print(total)"]
+    number = 1
+    for p in range(3):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        page.insert_text((LEFT, 60), EVEN_HEAD, fontname="tiit", fontsize=9)
+        page.insert_text((290, 800), str(p + 1), fontname="tiro", fontsize=9)
+        y, baselines = body(page, 100.0, " ".join(sentence(9 * p + s) for s in range(5)))
+        for line in listing:
+            page.insert_text((LEFT + 20, y), line, fontname="cour", fontsize=9)
+            y += 11
+        for baseline in baselines:
+            x = 80 - pymupdf.get_text_length(str(number), "tiro", 7)
+            page.insert_text((x, baseline), str(number), fontname="tiro", fontsize=7)
+            number += 1
+    data, found = read(doc)
+    sent = " ".join(p.text for p in found.paragraphs)
+    reasons = {k.reason for k in found.kept}
+    kept = " ".join(k.text for k in found.kept)
+    for page in pymupdf.open(stream=data):
+        for block in page.get_text("dict")["blocks"]:
+            for line in block.get("lines", []):
+                text = "".join(s["text"] for s in line["spans"]).strip()
+                assert text in sent or text in kept, text
+    assert {"line number", "running head", "page number"} <= reasons
+    assert all(k.reason for k in found.kept)
+    _write(tmp_path, "paper", [], [], [], None, None, found.kept)
+    listed = (tmp_path / "paper-requests.txt").read_text(encoding="utf-8")
+    assert "line number" in listed and EVEN_HEAD in listed
