@@ -6,7 +6,10 @@ the committed baseline (``bench/corpus-baseline.json``).
     python -m bench.corpus [DIR ...]                  the table (default: corpus/ and corpus2/)
     python -m bench.corpus --write OUT [DIR ...]      also, per paper, OUT/<paper>-requests.txt
                                                       (every request a line, flagged; then the
-                                                      lines that reached none, with the reason)
+                                                      lines that reached none, with the reason;
+                                                      then the text the reader itself kept,
+                                                      each block with its stated reason: line
+                                                      number, running head, code, ...)
                                                       and OUT/<paper>/page-NN.png (original |
                                                       translation) of each page a page figure
                                                       flags, with OUT/<paper>-pages.txt saying why
@@ -175,7 +178,7 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     for page in pages:
         figures.update(page.counts)
     if write is not None:
-        _write(write, path.stem, records, kept, pages, source, out)
+        _write(write, path.stem, records, kept, pages, source, out, found.kept)
     return {
         "paper": path.stem,
         "pages": source.page_count,
@@ -193,6 +196,7 @@ def _write(
     pages: Sequence[Any],
     source: Any,
     translated: Any,
+    reader_kept: Sequence[Any] = (),
 ) -> None:
     from bench.visual import pair_image
 
@@ -206,6 +210,10 @@ def _write(
     lines.append("# prose lines that reached no request: page, reason (blank: unsent), text")
     for k in kept:
         lines.append(f"p{k.page + 1:<3} {k.reason or 'UNSENT':<11} {k.text}")
+    lines.append("")
+    lines.append("# text the reader kept, with its own reason: page, reason, text")
+    for k in reader_kept:
+        lines.append(f"p{k.page + 1:<3} {k.reason:<21} {' '.join(k.text.split())}")
     (out_dir / f"{stem}-requests.txt").write_text(
         "\n".join(lines) + "\n", encoding="utf-8", errors="replace"
     )

@@ -31,14 +31,16 @@ from translation.read.blocks.front_matter import front_break, front_matter_end
 from translation.read.blocks.reference_drafts import reference_drafts
 from translation.read.flow import links as flows
 from translation.read.flow.passage import Passage, passages
-from translation.read.layout import Frame, PageLayout, Rect
+from translation.read.layout import Frame, PageLayout, Rect, union
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.paragraphs.from_draft import to_paragraph
 from translation.read.regions.doc_stats import DocStats, doc_stats
+from translation.read.regions.page_regions import LINE_NUMBER, Kept, PageRegions, page_regions
 from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells
 from translation.read.rows.figure_text import mark_figure_text
 from translation.read.rows.page_rows import page_rows
 from translation.read.rows.reading_order import reading_order
+from translation.read.rows.region_rows import margin_rows, mark_furniture
 from translation.read.rows.row import Row
 from translation.read.rows.row_joins import attach_drop_caps, attach_scripts, join_pieces
 from translation.read.rows.running_heads import mark_headers_footers, running_head_boxes
@@ -55,6 +57,8 @@ class Segmentation:
 
     paragraphs: list[Paragraph]
     reference_pages: tuple[int, ...] = ()
+    #: The text of the wanted pages that reached no paragraph, each with why it is kept.
+    kept: tuple[Kept, ...] = ()
 
 
 # --- the values passed from stage to stage ---------------------------------------------------
@@ -74,13 +78,15 @@ class Reading:
 @dataclass(frozen=True, slots=True)
 class Regions:
     """The document's measures (body size, leading, directions), its vocabulary, each page's
-    frame (its reading direction) and the boxes of its running heads and feet."""
+    frame (its reading direction), the boxes of its running heads and feet, and each page's
+    regions (its body's blocks, its margin's blocks, its line numbers and furniture)."""
 
     reading: Reading
     stats: DocStats
     seen: Vocabulary
     frames: dict[int, Frame]
     heads: dict[int, list[Rect]]
+    areas: dict[int, PageRegions]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +132,17 @@ class Paragraphs:
 
 def regions(reading: Reading) -> Regions:
     """Page regions. Receives the page layouts; decides the document's measures, each page's
-    reading direction and where its running heads and feet may lie. Must not decide what a
-    line is, nor any line's role (thin for now: body columns, margins and floats are still
-    told by the stages after it)."""
+    reading direction, where its running heads and feet may lie, and its regions: the body
+    column's range, the margin's line numbers (kept) and labels, side notes and columns (read
+    on their own), running heads, footers and page numbers told across pages (kept). Must not
+    decide what a line is, nor any line's role (floats are still told by the stages after
+    it)."""
     pages = reading.pages
     stats = doc_stats(pages)
     frames = {p.index: Frame(stats.directions[p.index]) for p in pages}
-    return Regions(reading, stats, vocabulary(pages), frames, running_head_boxes(pages, frames))
+    heads = running_head_boxes(pages, frames)
+    areas = page_regions(pages, frames, stats.body_size)
+    return Regions(reading, stats, vocabulary(pages), frames, heads, areas)
 
 
 def rows(regions: Regions) -> Rows:
@@ -144,14 +154,17 @@ def rows(regions: Regions) -> Rows:
     by_page: dict[int, list[Row]] = {}
     for page in pages:
         frame = frames[page.index]
-        visual = page_rows([visual_rows(block, frame) for block in page.blocks])
+        area = regions.areas[page.index]
+        visual = page_rows([visual_rows(block, frame) for block in area.body])
         rules = [frame.to_frame(r) for r in page.rules]
         tables = find_tables(visual, regions.heads.get(page.index, ()), rules)
-        found = rows_of_page(page.blocks, frame, stats, tables)
+        found = rows_of_page(area.body, frame, stats, tables)
         found = attach_drop_caps(join_pieces(attach_scripts(found)))
         if rules:
             stack_ruled_cells(found, rules)
         grow_cells(found, rules)
+        found.extend(margin_rows(area, frame, stats))
+        mark_furniture(found, area)
         mark_figure_text(found, page, frame, stats.body_size)
         by_page[page.index] = found
     mark_headers_footers(by_page, pages, frames, stats)
@@ -169,9 +182,12 @@ def blocks(rows: Rows) -> Blocks:
     for page in rows.regions.reading.pages:
         first = len(drafts)
         # The lines of a multi-line table cell are read together (cell_stacks.stacked).
-        ordered = stacked(
-            reading_order(rows.by_page[page.index]), lambda r: r.stack, lambda r: r.baseline
-        )
+        # The body is read first, then the margin's material on its own (never joined to it).
+        ordered = [
+            row
+            for region in _regions(rows.by_page[page.index])
+            for row in stacked(reading_order(region), lambda r: r.stack, lambda r: r.baseline)
+        ]
         end = front_matter_end(ordered) if page.index == 0 else None
         front = end is not None
         for row in ordered:
@@ -181,7 +197,10 @@ def blocks(rows: Rows) -> Blocks:
                 last.append(row)  # the next line of a multi-line table cell
             elif (
                 last
-                and continues(last[-1], row, last, stats.leading, stats.body_size)
+                and last[-1].region == row.region
+                # A margin block (a note, a label, a caption) is one unit; the body's lines
+                # go on by the continuation rules.
+                and (row.region or continues(last[-1], row, last, stats.leading, stats.body_size))
                 and not (front and front_break(last[-1], row, stats.body_size))
             ):
                 last.append(row)
@@ -241,7 +260,8 @@ def flow(paragraphs: Paragraphs) -> Segmentation:
     after = {position[i]: (position[j], eq) for i, (j, eq) in found.items()}
     chained = flows.chain(paragraphs.paragraphs, after)
     seen = kinds.blocks.rows.regions.seen
-    return Segmentation(flows.hyphens_decided(chained, seen), paragraphs.reference_pages)
+    kept = _kept(kinds, position)
+    return Segmentation(flows.hyphens_decided(chained, seen), paragraphs.reference_pages, kept)
 
 
 def requests(segmentation: Segmentation) -> list[Passage]:
@@ -270,6 +290,46 @@ def read(
     """
     reading = Reading(pages, wanted, include_references)
     return flow(paragraphs(kinds(blocks(rows(regions(reading))))))
+
+
+def _regions(rows: list[Row]) -> list[list[Row]]:
+    """A page's rows by region: the body's, then each margin block's, from the top (each read
+    in its own order)."""
+    found: dict[str, list[Row]] = {"": []}
+    for row in rows:
+        found.setdefault(row.region, []).append(row)
+    body = found.pop("")
+    aside = sorted(found.values(), key=lambda block: min(r.top for r in block))
+    return [body, *aside]
+
+
+def _kept(kinds: Kinds, position: dict[int, int]) -> tuple[Kept, ...]:
+    """The text of the wanted pages that reached no paragraph, each with its reason: the
+    regions' line numbers, the rows not read (their ``drop``: running heads, figure text,
+    ...), the drafts not sent (their ``skip``: code, an equation, ...; or the references
+    section)."""
+    regions = kinds.blocks.rows.regions
+    wanted = regions.reading.wanted
+    found: list[Kept] = []
+
+    def add(page: int, reason: str, rows: Sequence[Row]) -> None:
+        if wanted is None or page in wanted:
+            box = regions.frames[page].to_page(union(r.bbox for r in rows))
+            text = " ".join(r.text for r in rows)
+            found.append(Kept(page, box, text, reason))
+
+    for index, area in regions.areas.items():
+        if wanted is None or index in wanted:
+            found.extend(k for k in area.kept if k.reason == LINE_NUMBER)
+    for index, on_page in kinds.blocks.rows.by_page.items():
+        for row in on_page:
+            if row.drop:
+                add(index, row.drop, [row])
+    for i, draft in enumerate(kinds.blocks.drafts):
+        reason = "reference" if i in kinds.references else draft.skip
+        if i not in position and reason and draft.rows:
+            add(draft.page, reason, draft.rows)
+    return tuple(found)
 
 
 def _split_led_series(drafts: list[Draft], first: int) -> None:

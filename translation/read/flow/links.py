@@ -64,11 +64,15 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
     for i, draft in enumerate(drafts):
         if not sent(i) or draft.kind not in _OPEN or draft.front or _closed(draft.text):
             continue
+        if draft.rows[0].region:
+            continue  # margin material (a side note, a label) goes on in no other box
         displays: list[Draft] = []
         for j in range(i + 1, len(drafts)):
             nxt = drafts[j]
             if nxt.page > draft.page + 1:
                 break
+            if nxt.rows[0].region:
+                continue  # the body's sentence goes on past the margin's material
             if nxt.skip:
                 if _display(nxt):
                     displays.append(nxt)

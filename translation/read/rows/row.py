@@ -66,6 +66,9 @@ class Row:
     stack: tuple[float, float] | None = None  # the lines of one multi-line cell share this
     flush_right: bool | None = None  # a cell of a column set flush right/left (cell_align)
     centred: bool = False  # a cell centred over the columns of numbers it spans (cell_align)
+    #: The page region the row was read in ("": the body; "margin": margin material, read
+    #: on its own and never joined to a body row, see ``rows.region_rows``).
+    region: str = ""
 
     @property
     def text(self) -> str:

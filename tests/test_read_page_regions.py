@@ -1,0 +1,295 @@
+"""The region stage (issue 35 item 1): margin material is told apart from the body before
+rows become paragraphs. A line-numbered manuscript, margin labels, a side note and a running
+head over a sentence that goes on across pages are set as real PDF pages with PyMuPDF; the
+asserts are on what a user sees: the requests sent, what the reader kept and why, and the
+text on the translated page. Two real pages of ``corpus2/`` close it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from tests.conftest import CORPUS_DIR
+from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.paper import BODY_WORDS
+from translation.pdf import render_mono
+from translation.read.document import open_document
+from translation.read.extraction import extract_document
+from translation.read.flow.passage import passages, translated
+from translation.read.pipeline import Segmentation
+
+WIDTH, HEIGHT = 595.0, 842.0
+LEFT, RIGHT = 110.0, 500.0
+SIZE, LEADING = 10.0, 12.5
+HANGUL_RE = re.compile("[\uac00-\ud7a3]")
+
+
+def sentence(seed: int, words: int = 14) -> str:
+    """A sentence of body words, different for each ``seed``, with a capital and a stop."""
+    chosen = [BODY_WORDS[(seed * 7 + 3 * k) % len(BODY_WORDS)] for k in range(words)]
+    return " ".join(chosen).capitalize() + "."
+
+
+def wrap(text: str, width: float = RIGHT - LEFT, size: float = SIZE) -> list[str]:
+    lines: list[str] = []
+    for word in text.split():
+        trial = f"{lines[-1]} {word}" if lines else word
+        if lines and pymupdf.get_text_length(trial, "tiro", size) <= width:
+            lines[-1] = trial
+        else:
+            lines.append(word)
+    return lines
+
+
+def body(page: pymupdf.Page, y: float, text: str) -> tuple[float, list[float]]:
+    """Set ``text`` as a paragraph of the body from ``y``; where it ends and its baselines."""
+    baselines = []
+    for line in wrap(text):
+        page.insert_text((LEFT, y), line, fontname="tiro", fontsize=SIZE)
+        baselines.append(y)
+        y += LEADING
+    return y + 6, baselines
+
+
+def read(doc: pymupdf.Document) -> tuple[bytes, Segmentation]:
+    data = bytes(doc.tobytes())
+    return data, extract_document(open_document(data))
+
+
+def requests(found: Segmentation) -> list[str]:
+    return [p.text for p in passages(found.paragraphs)]
+
+
+def translated_page(data: bytes, found: Segmentation, number: int) -> pymupdf.Page:
+    doc = open_document(data)
+    texts = translated(found.paragraphs, lambda text: pseudo_translate(text, "ko"))
+    return pymupdf.open(stream=render_mono(doc, found.paragraphs, texts, "ko"))[number]
+
+
+def words_at(page: pymupdf.Page) -> list[tuple[float, float, float, float, str]]:
+    return [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words")]
+
+
+# --- a line-numbered manuscript ---------------------------------------------------------------
+
+
+def test_line_numbers_are_kept_on_the_page_and_never_join_the_text() -> None:
+    """ "211 Authors can use ... 212 extra information ...": every line of two pages carries
+    its number in the left margin; the requests hold none of them, a heading stays its own
+    request, and the numbers stand on the translated page where they were."""
+    doc = pymupdf.open()
+    number = 211
+    paragraphs = []
+    for p in range(2):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 90.0
+        for k in range(4):
+            if k == 2:
+                page.insert_text((LEFT, y), f"{p + 2}. Results", fontname="tibo", fontsize=12)
+                x = 80 - pymupdf.get_text_length(str(number), "tiro", 7)
+                page.insert_text((x, y), str(number), fontname="tiro", fontsize=7)
+                number += 1
+                y += 2 * LEADING
+            text = " ".join(sentence(10 * p + 3 * k + s) for s in range(4))
+            paragraphs.append(text)
+            y, baselines = body(page, y, text)
+            for baseline in baselines:
+                label = str(number)
+                x = 80 - pymupdf.get_text_length(label, "tiro", 7)  # flush right, as lineno
+                page.insert_text((x, baseline), label, fontname="tiro", fontsize=7)
+                number += 1
+    data, found = read(doc)
+    sent = requests(found)
+    for text in paragraphs:
+        assert text in sent  # whole, and nothing beside it
+    assert "2. Results" in sent and "3. Results" in sent
+    assert not any(re.search(r"\b2\d\d\b", text) for text in sent), sent
+    numbers = [k for k in found.kept if k.reason == "line number"]
+    assert {k.text for k in numbers} == {str(n) for n in range(211, number)}
+    out = words_at(translated_page(data, found, 0))
+    assert any(w[4] == "211" and w[2] <= LEFT for w in out)
+    assert any(HANGUL_RE.search(w[4]) and w[0] >= LEFT - 1 for w in out)
+
+
+# --- margin labels and a side note ------------------------------------------------------------
+
+
+LABELS = (("Background", "Overview", "Findings"), ("Premise", "Outlook", "Summary"))
+
+
+def test_a_margin_label_is_its_own_request_set_in_the_margin() -> None:
+    """A command's name set in the left margin beside the first line of its description:
+    the description is one request, whole (no word cut at the label's line, no label in it),
+    the label another, and its translation stands in the margin, not over the body."""
+    doc = pymupdf.open()
+    descriptions = []
+    for p in range(2):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 100.0
+        for k, label in enumerate(LABELS[p]):
+            text = " ".join(sentence(20 * p + 5 * k + s) for s in range(3))
+            descriptions.append(text)
+            page.insert_text((40, y), label, fontname="tiit", fontsize=8)
+            y, _ = body(page, y, text)
+            y += 8
+    data, found = read(doc)
+    sent = requests(found)
+    for text in descriptions:
+        assert text in sent
+    everyone = {label for page in LABELS for label in page}
+    assert all(sent.count(label) == 1 for label in everyone), sent
+    labels = [p for p in found.paragraphs if p.text in everyone]
+    assert len(labels) == len(everyone) and all(p.bbox[2] <= LEFT for p in labels)
+    out = words_at(translated_page(data, found, 0))
+    margin = [w for w in out if w[0] < LEFT - 1]
+    assert len(margin) >= len(LABELS[0])
+    assert all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in margin), margin
+
+
+def test_a_side_note_is_one_request_beside_the_paragraph_it_annotates() -> None:
+    """A note of three lines set in the margin beside a paragraph: the note is one request of
+    its own, the paragraph another, whole; translated, neither is set over the other."""
+    doc = pymupdf.open()
+    paragraphs = []
+    note = ["Check these", "numbers again", "before sending."]
+    for p in range(2):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 100.0
+        for k in range(3):
+            text = " ".join(sentence(30 * p + 4 * k + s) for s in range(4))
+            paragraphs.append(text)
+            start = y
+            y, _ = body(page, y, text)
+            if p == 0 and k == 1:
+                for n, line in enumerate(note):
+                    page.insert_text((30, start + n * LEADING), line, fontname="tiro", fontsize=8)
+    data, found = read(doc)
+    sent = requests(found)
+    assert " ".join(note) in sent
+    for text in paragraphs:
+        assert text in sent
+    out = words_at(translated_page(data, found, 0))
+    notes = [w for w in out if w[0] < LEFT - 1]
+    assert notes and all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in notes), notes
+
+
+# --- a running head over a sentence that goes on across pages -------------------------------
+
+
+EVEN_HEAD = "Notes on Synthetic Reading Order"
+ODD_HEAD = "Careful Layouts for Testing"
+
+
+def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
+    """Odd and even pages carry their own running head and page number, below the top edge;
+    each page ends inside a sentence that the next page finishes. The sentence is one request
+    over the page break with no head in it; the heads are kept, as running heads, and stand
+    on the translated page."""
+    doc = pymupdf.open()
+    breaks = []  # (the words a page ends with, the words the next page starts with)
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        head = EVEN_HEAD if p % 2 else ODD_HEAD
+        page.insert_text((LEFT, 84), str(p + 1), fontname="tiro", fontsize=SIZE)
+        page.insert_text((200, 84), head, fontname="tiit", fontsize=SIZE)
+        y = 120.0
+        text = " ".join(sentence(6 * p + s) for s in range(3))
+        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
+        if p:
+            text = f"{opening} {text}"
+        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
+        text = f"{text} {' '.join(closing).capitalize()}"
+        breaks.append((" ".join(closing[-5:]), opening))
+        for line in wrap(text):
+            page.insert_text((LEFT, y), line, fontname="tiro", fontsize=SIZE)
+            y += LEADING
+    data, found = read(doc)
+    sent = requests(found)
+    assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
+    heads = [k for k in found.kept if k.reason == "running head"]
+    assert {re.sub(r"^\d+ ", "", k.text) for k in heads} == {EVEN_HEAD, ODD_HEAD}
+    assert {k.page for k in heads} == set(range(6))
+    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
+        assert any(f"{end} {start}" in text for text in sent), (end, start)
+    out = translated_page(data, found, 1).get_text()
+    assert EVEN_HEAD in out
+
+
+# --- real pages of corpus2 ----------------------------------------------------------------------
+
+
+CORPUS2 = CORPUS_DIR.parent / "corpus2"
+
+
+def corpus2(prefix: str) -> Path:
+    found = sorted(CORPUS2.glob(f"{prefix}_*.pdf")) if CORPUS2.is_dir() else []
+    if not found:
+        pytest.skip(f"corpus2 paper {prefix} not found at {CORPUS2}")
+    return found[0]
+
+
+@pytest.mark.corpus
+def test_a_line_numbered_manuscript_of_corpus2_sends_no_line_number() -> None:
+    """corpus2 130 (``lineno`` in the left margin): no request carries a run of line numbers,
+    and the numbers are listed as kept, with their reason."""
+    found = extract_document(open_document(corpus2("130").read_bytes()), pages=[1, 2])
+    for text in requests(found):
+        words = re.sub(r"\{v\d+\}", " ", text)  # placeholders are no numbers
+        numbers = [int(n) for n in re.findall(r"(?<![\d.])\d{1,3}(?![\d.])", words)]
+        assert not any(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False)), text
+    kept = {k.text for k in found.kept if k.reason == "line number"}
+    assert {"38", "39", "40"} <= kept
+
+
+@pytest.mark.corpus
+def test_a_todo_note_of_corpus2_is_its_own_request() -> None:
+    """corpus2 133 (``todonotes``): the note set in the margin beside "An example that uses
+    all of the color options is given below." is one request of its own, and that sentence
+    another, with no word of the note in it."""
+    found = extract_document(open_document(corpus2("133").read_bytes()), pages=[5])
+    sent = requests(found)
+    assert "An example that uses all of the color options is given below." in sent
+    assert any(text.startswith("Anything but default colors") for text in sent), sent
+
+
+# --- coverage the reader accounts for ---------------------------------------------------------
+
+
+def test_every_line_is_sent_or_kept_with_its_reason(tmp_path: Path) -> None:
+    """On pages with a running head, page numbers, line numbers and a code listing, every
+    line of the page is in a request or in the reader's list of what it kept, with a reason;
+    ``bench.corpus --write`` prints that list."""
+    from bench.corpus import _write
+
+    doc = pymupdf.open()
+    listing = ["for x in items:", "    total = total + x", "print(total)"]
+    number = 1
+    for p in range(3):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        page.insert_text((LEFT, 60), EVEN_HEAD, fontname="tiit", fontsize=9)
+        page.insert_text((290, 800), str(p + 1), fontname="tiro", fontsize=9)
+        y, baselines = body(page, 100.0, " ".join(sentence(9 * p + s) for s in range(5)))
+        for line in listing:
+            page.insert_text((LEFT + 20, y), line, fontname="cour", fontsize=9)
+            y += 11
+        for baseline in baselines:
+            x = 80 - pymupdf.get_text_length(str(number), "tiro", 7)
+            page.insert_text((x, baseline), str(number), fontname="tiro", fontsize=7)
+            number += 1
+    data, found = read(doc)
+    sent = " ".join(p.text for p in found.paragraphs)
+    reasons = {k.reason for k in found.kept}
+    kept = " ".join(k.text for k in found.kept)
+    for page in pymupdf.open(stream=data):
+        for block in page.get_text("dict")["blocks"]:
+            for line in block.get("lines", []):
+                text = "".join(s["text"] for s in line["spans"]).strip()
+                assert text in sent or text in kept, text
+    assert {"line number", "running head", "page number"} <= reasons
+    assert all(k.reason for k in found.kept)
+    _write(tmp_path, "paper", [], [], [], None, None, found.kept)
+    listed = (tmp_path / "paper-requests.txt").read_text(encoding="utf-8")
+    assert "line number" in listed and EVEN_HEAD in listed
