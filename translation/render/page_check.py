@@ -1,0 +1,263 @@
+"""The renderer's own check of a page it has just set: geometry on the boxes it placed, never
+a second rendering.
+
+After a page's translations are laid out (``translation.render.typeset``) and before they are
+written, each paragraph's set lines are checked against what is still on the page and against
+each other. A paragraph breaks the page when
+
+- ``overprint``: one of its lines lies over text still standing on the page (not a source line
+  of a translated paragraph) or over a line of another translation;
+- ``unerased``: one of its lines lies over a source glyph standing inside a translated
+  paragraph's own lines (its source was not erased);
+- ``tiny``: it is set below :data:`MIN_SCALE` of its source size;
+- ``outside``: a line reaches past its page, or past its column and the box it was given (and
+  the room it may grow into) by half its source size;
+- ``unset``: nothing, or only part, of its text could be set (its source is gone).
+
+Such a paragraph *falls back*: its translation is not written and its source is put back as it
+was (:func:`settle` decides which; ``translation.pdf`` puts them back). A source put back is
+text standing again, so a translation lying over it falls back too, until nothing does.
+
+Two inks overlap when they share :data:`OVERLAP` of the smaller one's area; an ink is the part
+of a line where its glyphs' ink lies (0.7 of the size above its baseline to 0.1 below), the
+measure ``bench.corpus_pages`` counts a reader's findings with, so the renderer holds what
+the audit counts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from translation.read.layout import Rect
+from translation.read.paragraph import Paragraph
+from translation.read.style.style_marks import is_mark
+
+#: The smallest share of its source size a translation may be set at.
+MIN_SCALE = 0.6
+#: Two inks overlap when they share this share of the smaller one's area.
+OVERLAP = 0.3
+#: How far (source sizes) a line may reach past its column and box.
+SLACK = 0.5
+#: How many rounds of "a source put back breaks a translation beside it" are followed.
+_ROUNDS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class SetBlock:
+    """What the check needs of one paragraph as set: its lines' boxes (page space, one per
+    line, from ``Placement.rects``), the size it was set at, whether all its characters were
+    placed, and the area it was given (``fitting.plan``'s, else its own box)."""
+
+    para: Paragraph
+    lines: tuple[Rect, ...]
+    size: float
+    complete: bool
+    area: Rect
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The check's result for one page: the paragraphs that fall back, each with its reasons
+    (rule names, in the order found)."""
+
+    fallen: dict[str, list[str]] = field(default_factory=dict)
+
+    def fall(self, para_id: str, reason: str) -> bool:
+        reasons = self.fallen.setdefault(para_id, [])
+        if reason not in reasons:
+            reasons.append(reason)
+        return len(reasons) == 1
+
+
+def block_of(
+    para: Paragraph, text: str, boxes: Sequence[Rect | None], size: float, area: Rect
+) -> SetBlock:
+    """A :class:`SetBlock` from a placement's text and character ``boxes``."""
+    lines: list[Rect] = []
+    complete = True
+    for char, box in zip(text, boxes, strict=True):
+        if box is None:
+            complete = complete and (char.isspace() or is_mark(char))
+            continue
+        if lines and abs(lines[-1][3] - box[3]) < 0.5 and box[0] >= lines[-1][0] - 0.5:
+            last = lines[-1]
+            lines[-1] = (last[0], min(last[1], box[1]), max(last[2], box[2]), last[3])
+        else:
+            lines.append(box)
+    return SetBlock(para, tuple(lines), size, complete and bool(lines), area)
+
+
+def line_ink(box: Rect, size: float) -> Rect:
+    """The ink of a set line whose box runs from 0.8 of ``size`` above its baseline to 0.2
+    below (``typeset.Placement``)."""
+    return (box[0], box[1] + 0.1 * size, box[2], box[3] - 0.1 * size)
+
+
+def band_ink(band: Rect) -> Rect:
+    """The ink of a source line from its redaction band (0.6 to 0.1 of its size above its
+    baseline, ``translation.read.rows.row``)."""
+    size = 2.0 * (band[3] - band[1])
+    return (band[0], band[3] - 0.6 * size, band[2], band[3] + 0.2 * size)
+
+
+def check_page(
+    page_rect: Rect,
+    blocks: Sequence[SetBlock],
+    standing: Sequence[Rect],
+) -> Verdict:
+    """Which of ``blocks`` (horizontal paragraphs as set) break the page (module doc), and
+    why; ``standing``: the inks of the text still on the page once the translated paragraphs'
+    sources were removed (:func:`span_inks`)."""
+    verdict = Verdict()
+    erased = _Grid(band_ink(r) for b in blocks for r in b.para.rects)
+    kept = _Grid(standing)
+    for block in blocks:
+        para = block.para
+        src = para.font_size or 10.0
+        if not block.complete:
+            verdict.fall(para.id, "unset")
+        if block.lines and block.size < MIN_SCALE * src - 0.01:
+            verdict.fall(para.id, "tiny")
+        if _outside(block, page_rect):
+            verdict.fall(para.id, "outside")
+        for line in block.lines:
+            ink = line_ink(line, block.size)
+            for other in kept.hits(ink):
+                reason = "unerased" if erased.touches(other) else "overprint"
+                verdict.fall(para.id, reason)
+    _overlaps_between(blocks, verdict)
+    _settle(blocks, verdict)
+    return verdict
+
+
+def _outside(block: SetBlock, page_rect: Rect) -> bool:
+    para = block.para
+    slack = SLACK * (para.font_size or 10.0)
+    boxes = [block.area, para.bbox] + ([para.max_bbox] if para.max_bbox else [])
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    if para.column != (0.0, 0.0):
+        x0, x1 = min(x0, para.column[0]), max(x1, para.column[1])
+    px0, py0, px1, py1 = page_rect
+    for lx0, ly0, lx1, ly1 in (line_ink(r, block.size) for r in block.lines):
+        if lx0 < px0 - 1 or lx1 > px1 + 1 or ly0 < py0 - 1 or ly1 > py1 + 1:
+            return True
+        if lx0 < x0 - slack or lx1 > x1 + slack or ly1 > y1 + slack or ly0 < y0 - slack:
+            return True
+    return False
+
+
+def _overlaps_between(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
+    """Translations over each other: of two, the one whose line lies outside its own source
+    box falls back (it went into the other's room), else the later one."""
+    inks = [(line_ink(line, b.size), i) for i, b in enumerate(blocks) for line in b.lines]
+    grid = _Grid(ink for ink, _ in inks)
+    for ink, i in inks:
+        for m in grid.hit_indices(ink):
+            other, j = inks[m]
+            a, b = blocks[i].para, blocks[j].para
+            if j == i or a.id in verdict.fallen or b.id in verdict.fallen:
+                continue
+            a_out, b_out = not _within(ink, a.bbox), not _within(other, b.bbox)
+            if a_out != b_out:
+                verdict.fall((a if a_out else b).id, "overprint")
+            else:
+                verdict.fall(blocks[max(i, j)].para.id, "overprint")
+
+
+def _settle(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
+    """A source put back stands again: the translations over it fall back too."""
+    for _ in range(_ROUNDS):
+        back = _Grid(
+            band_ink(r) for b in blocks if b.para.id in verdict.fallen for r in b.para.rects
+        )
+        changed = False
+        for block in blocks:
+            if block.para.id in verdict.fallen:
+                continue
+            if any(back.hits(line_ink(line, block.size)) for line in block.lines):
+                changed |= verdict.fall(block.para.id, "overprint")
+        if not changed:
+            return
+
+
+def _within(ink: Rect, box: Rect) -> bool:
+    cx, cy = (ink[0] + ink[2]) / 2, (ink[1] + ink[3]) / 2
+    return box[0] - 1 <= cx <= box[2] + 1 and box[1] - 1 <= cy <= box[3] + 1
+
+
+def span_inks(blocks: Iterable[Mapping[str, object]]) -> list[Rect]:
+    """The inks of the text spans of a page's ``get_text("dict")`` blocks: on a horizontal
+    line from 0.7 of the span's size above its baseline to 0.1 below, over its glyphs' extent
+    (spaces at its ends left out, about); else the middle of its box."""
+    inks: list[Rect] = []
+    for block in blocks:
+        for line in block.get("lines", ()):  # type: ignore[attr-defined]
+            horizontal = abs(line.get("dir", (1.0, 0.0))[0]) > 0.98
+            for span in line["spans"]:
+                text = span["text"]
+                if not text.strip():
+                    continue
+                x0, y0, x1, y1 = span["bbox"]
+                size = span["size"]
+                if not horizontal:
+                    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+                    w, h = 0.4 * (x1 - x0), 0.3 * (y1 - y0)
+                    inks.append((cx - w, cy - h, cx + w, cy + h))
+                    continue
+                # Spaces at the span's ends take no ink (a word processor's padded runs).
+                per = (x1 - x0) / len(text)
+                lead, trail = len(text) - len(text.lstrip()), len(text) - len(text.rstrip())
+                base = span["origin"][1]
+                inks.append(
+                    (x0 + per * lead, base - 0.7 * size, x1 - per * trail, base + 0.1 * size)
+                )
+    return inks
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return False
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h >= OVERLAP * smaller
+
+
+class _Grid:
+    """Rects in rows of :data:`_STEP` points (lines are wide and low: rows find them fast),
+    for overlap lookups."""
+
+    _STEP = 12.0
+
+    def __init__(self, rects: Iterable[Rect]) -> None:
+        self.rects = list(rects)
+        self._rows: dict[int, list[int]] = {}
+        step = self._STEP
+        for index, rect in enumerate(self.rects):
+            for row in range(math.floor(rect[1] / step), math.floor(rect[3] / step) + 1):
+                self._rows.setdefault(row, []).append(index)
+
+    def hit_indices(self, rect: Rect) -> set[int]:
+        """The indices of the rects ``rect`` overlaps (:data:`OVERLAP`)."""
+        found: set[int] = set()
+        step, rects = self._STEP, self.rects
+        for row in range(math.floor(rect[1] / step), math.floor(rect[3] / step) + 1):
+            for index in self._rows.get(row, ()):
+                if index not in found and _overlap(rect, rects[index]):
+                    found.add(index)
+        return found
+
+    def hits(self, rect: Rect) -> list[Rect]:
+        return [self.rects[i] for i in sorted(self.hit_indices(rect))]
+
+    def touches(self, rect: Rect) -> bool:
+        """Whether the centre of ``rect`` lies in one of the rects."""
+        cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
+        for index in self._rows.get(math.floor(cy / self._STEP), ()):
+            r = self.rects[index]
+            if r[0] <= cx <= r[2] and r[1] <= cy <= r[3]:
+                return True
+        return False
