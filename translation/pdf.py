@@ -31,12 +31,13 @@ from translation.read.paragraph import Paragraph
 from translation.render.cell_fit import cell_fits
 from translation.render.face_subset import subset_faces
 from translation.render.faces import Face
+from translation.render.fallback import FallBack
 from translation.render.fonts import FontChain
 from translation.render.formula_copies import copied_formulas, formula_copies
 from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.links import put_back, take
 from translation.render.outline import set_translated_outline
-from translation.render.page_set import FallBack, PageSet, set_page
+from translation.render.page_set import PageSet, set_page
 from translation.render.redaction import redact
 from translation.render.sanitize import strip_active_content
 from translation.render.writers import write_all

@@ -17,6 +17,7 @@ import pymupdf
 
 from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
+from translation.render.fallback import FallBack
 from translation.render.fitting import page_obstacles, page_text, plan
 from translation.render.fonts import FontChain, fit
 from translation.render.formula_copies import Copies
@@ -26,28 +27,7 @@ from translation.render.page_check import block_of, check_page, span_inks
 from translation.render.typeset import Placement, typeset
 from translation.render.writers import Writers
 
-
-@dataclass(frozen=True, slots=True)
-class FallBack:
-    """A block kept as it was printed: its page (0-based), its paragraph id and why
-    (``page_check``'s rule names)."""
-
-    page: int
-    block: str
-    reasons: tuple[str, ...]
-
-
-def fallback_note(fallbacks: Sequence[FallBack]) -> str:
-    """What a job's final message says of the blocks kept as printed ("" when none was):
-    "kept as printed where the translation did not fit: page 3 (p2-b4, p2-b7), page 9
-    (p8-b1)"."""
-    if not fallbacks:
-        return ""
-    by_page: dict[int, list[str]] = {}
-    for fallback in fallbacks:
-        by_page.setdefault(fallback.page, []).append(fallback.block)
-    parts = [f"page {page + 1} ({', '.join(blocks)})" for page, blocks in sorted(by_page.items())]
-    return "kept as printed where the translation did not fit: " + ", ".join(parts)
+__all__ = ["FallBack", "PageSet", "set_page"]
 
 
 @dataclass(slots=True)
