@@ -111,7 +111,7 @@ def check_page(
     why; ``standing``: the inks of the text still on the page once the translated paragraphs'
     sources were removed (:func:`span_inks`)."""
     verdict = Verdict()
-    erased = _Grid(band_ink(r) for b in blocks for r in b.para.rects)
+    erased = _Grid(r for b in blocks for r in b.para.rects)
     kept = _Grid(standing)
     for block in blocks:
         para = block.para
@@ -254,10 +254,12 @@ class _Grid:
         return [self.rects[i] for i in sorted(self.hit_indices(rect))]
 
     def touches(self, rect: Rect) -> bool:
-        """Whether the centre of ``rect`` lies in one of the rects."""
+        """Whether the centre of ``rect`` lies in one of the rects (a third of its height
+        around it: a glyph's probe, ``translation.render.glyphs``, may sit at its edge)."""
         cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
         for index in self._rows.get(math.floor(cy / self._STEP), ()):
             r = self.rects[index]
-            if r[0] <= cx <= r[2] and r[1] <= cy <= r[3]:
+            pad = 0.3 * (r[3] - r[1])
+            if r[0] <= cx <= r[2] and r[1] - pad <= cy <= r[3] + pad:
                 return True
         return False
