@@ -232,3 +232,52 @@ def test_a_side_note_and_a_footer_beside_its_page_number_are_erased_and_clear() 
     for p in note:
         left = out.get_text("text", clip=p.bbox)
         assert ("sampling" in left) == (p.id in fallen)
+
+
+def contents_page() -> bytes:
+    """A contents list: number and title, spaced leader dots, the page number flush right."""
+    lines: list[Line] = [(72, 90, "Contents", 14.0)]
+    entries = [("1", "Introduction", "3"), ("2", "Related work on careful models", "5")]
+    entries += [("3", "Method and training data", "9"), ("4", "Experiments", "12")]
+    for row, (number, title, page) in enumerate(entries):
+        y = 110 + 18 * row
+        head = f"{number}  {title}"
+        x = 72 + pymupdf.get_text_length(head, "tiro", 11) + 6
+        count = int((480 - x) / pymupdf.get_text_length(" .", "tiro", 11))
+        lines += [(72, y, head, 11.0), (x, y, " ." * count, 11.0), (505, y, page, 11.0)]
+    return text_page(lines)
+
+
+@pytest.mark.parametrize("times", [1, 2])
+def test_a_contents_entry_is_translated_in_place_its_leader_and_number_kept(times: int) -> None:
+    data = contents_page()
+    paragraphs, out, fell = set_page(data, grown(times))
+    assert not fell
+    figures = findings(data, paragraphs, out)
+    assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
+    with pymupdf.open(stream=data) as source:
+        dots_before = [c for c in _chars(source[0]) if c[0] == "."]
+    chars = _chars(out)
+    dots = [c for c in chars if c[0] == "."]
+    # Every dot is a source dot where it was printed, in its face: never a second row.
+    assert dots and all(d[2] == "Times-Roman" for d in dots)
+    assert {d[1] for d in dots} <= {d[1] for d in dots_before}
+    # A longer translation takes some of the dots; each leader keeps some.
+    rows = {round(d[1][1]) for d in dots}
+    assert len(rows) == 4
+    numbers = "".join(c[0] for c in chars if c[1][0] >= 500)
+    assert numbers == "35912"
+    hangul = [c for c in chars if "\uac00" <= c[0] <= "\ud7a3"]
+    assert hangul and min(c[3] for c in hangul) >= 0.8 * 11  # labels at their size
+
+
+def _chars(page: pymupdf.Page) -> list[tuple[str, tuple[int, int], str, float]]:
+    """Each glyph: character, its origin rounded, its face, its size."""
+    return [
+        (c["c"], (round(c["origin"][0]), round(c["origin"][1])), span["font"], span["size"])
+        for block in page.get_text("rawdict")["blocks"]
+        for line in block.get("lines", ())
+        for span in line["spans"]
+        for c in span["chars"]
+        if not c["c"].isspace()
+    ]

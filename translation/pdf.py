@@ -35,6 +35,7 @@ from translation.render.fallback import FallBack
 from translation.render.fonts import FontChain
 from translation.render.formula_copies import copied_formulas, formula_copies
 from translation.render.glyphs import FormulaSource, Sheet
+from translation.render.leaders import keep_leaders
 from translation.render.links import put_back, take
 from translation.render.outline import set_translated_outline
 from translation.render.page_set import PageSet, set_page
@@ -191,6 +192,8 @@ def _render_page(
     rotation = page.rotation
     if rotation:
         page.set_rotation(0)
+    # A contents entry keeps its leader dots and page number as printed.
+    items = keep_leaders(page, items, lambda p, t: sum(map(chain.advance, t)) * p.font_size)
     # A table cell whose translation would be set too small keeps its source text.
     items = [(p, t) for p, t in items if cell_fits(p, t, chain, target_lang)]
     paragraphs = [p for p, _ in items]
