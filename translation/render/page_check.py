@@ -150,21 +150,40 @@ def _outside(block: SetBlock, page_rect: Rect) -> bool:
 
 
 def _overlaps_between(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
-    """Translations over each other: of two, the one whose line lies outside its own source
-    box falls back (it went into the other's room), else the later one."""
+    """Translations over each other: the one over most others falls back first (a block
+    whose box holds the pieces of a line read apart), then, of two, the one whose line lies
+    outside its own source box (it went into the other's room), else the later one; until
+    no two overlap."""
     inks = [(line_ink(line, b.size), i) for i, b in enumerate(blocks) for line in b.lines]
     grid = _Grid(ink for ink, _ in inks)
+    pairs: dict[tuple[int, int], bool] = {}  # (i, j), i < j -> whether i is the intruder
     for ink, i in inks:
         for m in grid.hit_indices(ink):
             other, j = inks[m]
-            a, b = blocks[i].para, blocks[j].para
-            if j == i or a.id in verdict.fallen or b.id in verdict.fallen:
+            if j == i:
                 continue
-            a_out, b_out = not _within(ink, a.bbox), not _within(other, b.bbox)
-            if a_out != b_out:
-                verdict.fall((a if a_out else b).id, "overprint")
-            else:
-                verdict.fall(blocks[max(i, j)].para.id, "overprint")
+            a_out = not _within(ink, blocks[i].para.bbox)
+            b_out = not _within(other, blocks[j].para.bbox)
+            key = (min(i, j), max(i, j))
+            first_out = a_out if i < j else b_out
+            second_out = b_out if i < j else a_out
+            pairs[key] = pairs.get(key, False) or (first_out and not second_out)
+    live = {
+        k: v for k, v in pairs.items() if not {blocks[x].para.id for x in k} & set(verdict.fallen)
+    }
+    while live:
+        degree: dict[int, int] = {}
+        for i, j in live:
+            degree[i] = degree.get(i, 0) + 1
+            degree[j] = degree.get(j, 0) + 1
+        most = max(degree.values())
+        if most > 1:
+            fallen = max((n for n, d in degree.items() if d == most), key=lambda n: n)
+        else:
+            (i, j), first = next(iter(live.items()))
+            fallen = i if first else j
+        verdict.fall(blocks[fallen].para.id, "overprint")
+        live = {k: v for k, v in live.items() if fallen not in k}
 
 
 def _settle(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
