@@ -343,6 +343,10 @@ class Sheet:
         """Where the placements stand now, for :meth:`rewind`."""
         return len(self._items)
 
+    def targets(self, since: int) -> list[Rect]:
+        """The page rects of the placements made since :meth:`mark` returned ``since``."""
+        return [(t.x0, t.y0, t.x1, t.y1) for _, _, t in self._items[since:]]
+
     def rewind(self, mark: int) -> None:
         """Forget the placements made since :meth:`mark` returned ``mark``."""
         del self._items[mark:]

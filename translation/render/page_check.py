@@ -40,6 +40,8 @@ MIN_SCALE = 0.6
 OVERLAP = 0.3
 #: How far (source sizes) a line may reach past its column and box.
 SLACK = 0.5
+#: The margin (set sizes) a formula copy is shown with above and below its glyphs.
+COPY_MARGIN = 0.3
 #: How many rounds of "a source put back breaks a translation beside it" are followed.
 _ROUNDS = 6
 
@@ -55,6 +57,18 @@ class SetBlock:
     size: float
     complete: bool
     area: Rect
+    #: Where its formulas' copies were shown (``formula_copies``: their glyphs' box with a
+    #: margin of 0.3 of the size above and below).
+    copies: tuple[Rect, ...] = ()
+
+    def inks(self) -> list[Rect]:
+        """The inks of its lines and of its formulas' copies."""
+        inks = [line_ink(line, self.size) for line in self.lines]
+        margin = COPY_MARGIN * self.size
+        for x0, y0, x1, y1 in self.copies:
+            if y1 - y0 > 2 * margin and x1 > x0:
+                inks.append((x0, y0 + margin, x1, y1 - margin))
+        return inks
 
 
 @dataclass(slots=True)
@@ -72,9 +86,15 @@ class Verdict:
 
 
 def block_of(
-    para: Paragraph, text: str, boxes: Sequence[Rect | None], size: float, area: Rect
+    para: Paragraph,
+    text: str,
+    boxes: Sequence[Rect | None],
+    size: float,
+    area: Rect,
+    copies: Sequence[Rect] = (),
 ) -> SetBlock:
-    """A :class:`SetBlock` from a placement's text and character ``boxes``."""
+    """A :class:`SetBlock` from a placement's text and character ``boxes``, and where its
+    formula ``copies`` were shown."""
     lines: list[Rect] = []
     complete = True
     for char, box in zip(text, boxes, strict=True):
@@ -86,7 +106,7 @@ def block_of(
             lines[-1] = (last[0], min(last[1], box[1]), max(last[2], box[2]), last[3])
         else:
             lines.append(box)
-    return SetBlock(para, tuple(lines), size, complete and bool(lines), area)
+    return SetBlock(para, tuple(lines), size, complete and bool(lines), area, tuple(copies))
 
 
 def line_ink(box: Rect, size: float) -> Rect:
@@ -122,14 +142,29 @@ def check_page(
             verdict.fall(para.id, "tiny")
         if _outside(block, page_rect):
             verdict.fall(para.id, "outside")
-        for line in block.lines:
-            ink = line_ink(line, block.size)
+        if _copy_over_own_line(block):
+            verdict.fall(para.id, "overprint")
+        for ink in block.inks():
             for other in kept.hits(ink):
                 reason = "unerased" if erased.touches(other) else "overprint"
                 verdict.fall(para.id, reason)
     _overlaps_between(blocks, verdict)
     _settle(blocks, verdict)
     return verdict
+
+
+def _copy_over_own_line(block: SetBlock) -> bool:
+    """Whether a formula copy taller than the lines' pitch reaches over a line of its own
+    paragraph other than the one it is set on (the one it shares the most height with)."""
+    lines = [line_ink(line, block.size) for line in block.lines]
+    if len(lines) < 2:
+        return False
+    for ink in block.inks()[len(lines) :]:
+        shared = [min(ink[3], r[3]) - max(ink[1], r[1]) for r in lines]
+        home = max(range(len(lines)), key=lambda k: shared[k])
+        if any(k != home and _overlap(ink, r) for k, r in enumerate(lines)):
+            return True
+    return False
 
 
 def _outside(block: SetBlock, page_rect: Rect) -> bool:
@@ -154,7 +189,7 @@ def _overlaps_between(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
     whose box holds the pieces of a line read apart), then, of two, the one whose line lies
     outside its own source box (it went into the other's room), else the later one; until
     no two overlap."""
-    inks = [(line_ink(line, b.size), i) for i, b in enumerate(blocks) for line in b.lines]
+    inks = [(ink, i) for i, b in enumerate(blocks) for ink in b.inks()]
     grid = _Grid(ink for ink, _ in inks)
     pairs: dict[tuple[int, int], bool] = {}  # (i, j), i < j -> whether i is the intruder
     for ink, i in inks:
@@ -196,7 +231,7 @@ def _settle(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
         for block in blocks:
             if block.para.id in verdict.fallen:
                 continue
-            if any(back.hits(line_ink(line, block.size)) for line in block.lines):
+            if any(back.hits(ink) for ink in block.inks()):
                 changed |= verdict.fall(block.para.id, "overprint")
         if not changed:
             return

@@ -73,20 +73,24 @@ def set_page(
     planned = plan(items, texts, shapes, size_in)
     mark = sheet.mark()
 
+    shown: dict[str, list[Rect]] = {}  # where each paragraph's formula copies went
+
     def lay_out(keep: Sequence[tuple[Paragraph, str]]) -> PageSet:
         result = PageSet()
         for para, text in keep:
             area, size = planned.get(para.id, (None, None))
+            before = sheet.mark()
             result.placements[para.id] = typeset(
                 page, para, text, chain, target_lang, result.writers, copies, area, size
             )
+            shown[para.id] = sheet.targets(before)
         return result
 
     result = lay_out(items)
     started = time.perf_counter()
     rect = tuple(page.rect)
     set_blocks = [
-        block_of(para, placed.text, placed.boxes, placed.size, planned[para.id][0])
+        block_of(para, placed.text, placed.boxes, placed.size, planned[para.id][0], shown[para.id])
         for para, _ in items
         if para.id in planned and (placed := result.placements[para.id]).text
     ]
