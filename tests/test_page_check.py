@@ -71,10 +71,11 @@ def test_a_line_over_text_still_on_the_page_falls_back() -> None:
     assert verdict.fallen == {"b": ["overprint"]}
 
 
-def test_a_source_glyph_left_in_its_own_line_is_unerased() -> None:
+def test_a_source_glyph_left_in_its_own_line_is_to_be_erased_not_a_fall_back() -> None:
     body = para("b", (50, 100, 250, 136))
-    left = (60.0, 102.0, 70.0, 110.0)  # on the first source line: not erased
-    assert check_page(PAGE, [block(body)], [left]).fallen == {"b": ["unerased"]}
+    left = (60.0, 102.0, 70.0, 110.0)  # on the first source line, off its band: not erased
+    verdict = check_page(PAGE, [block(body)], [left])
+    assert verdict.fallen == {} and verdict.strays() == [left]
 
 
 def test_of_two_translations_over_each_other_the_one_out_of_its_box_falls_back() -> None:

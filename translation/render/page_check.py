@@ -7,8 +7,9 @@ each other. A paragraph breaks the page when
 
 - ``overprint``: one of its lines lies over text still standing on the page (not a source line
   of a translated paragraph) or over a line of another translation;
-- ``unerased``: one of its lines lies over a source glyph standing inside a translated
-  paragraph's own lines (its source was not erased);
+- (``unerased``) one of its lines lies over a source glyph standing inside a translated
+  paragraph's own lines (a glyph raised or lowered off its line's band, the E of the TeX
+  logo): no fall back, the glyph is erased too (:attr:`Verdict.stray`);
 - ``tiny``: it is set below :data:`MIN_SCALE` of its source size;
 - ``outside``: a line reaches past its page, or past its column and the box it was given (and
   the room it may grow into) by half its source size;
@@ -74,9 +75,16 @@ class SetBlock:
 @dataclass(slots=True)
 class Verdict:
     """The check's result for one page: the paragraphs that fall back, each with its reasons
-    (rule names, in the order found)."""
+    (rule names, in the order found), and the source glyphs still to erase."""
 
     fallen: dict[str, list[str]] = field(default_factory=dict)
+    #: Source glyphs left standing in translated paragraphs' own lines, under a translation
+    #: (their inks, by the paragraph over them): to be erased, as the paragraph's own.
+    stray: dict[str, list[Rect]] = field(default_factory=dict)
+
+    def strays(self) -> list[Rect]:
+        """The stray inks under the paragraphs that stay (see ``stray``)."""
+        return [r for pid, rects in self.stray.items() if pid not in self.fallen for r in rects]
 
     def fall(self, para_id: str, reason: str) -> bool:
         reasons = self.fallen.setdefault(para_id, [])
@@ -146,8 +154,10 @@ def check_page(
             verdict.fall(para.id, "overprint")
         for ink in block.inks():
             for other in kept.hits(ink):
-                reason = "unerased" if erased.touches(other) else "overprint"
-                verdict.fall(para.id, reason)
+                if erased.touches(other):
+                    verdict.stray.setdefault(para.id, []).append(other)
+                else:
+                    verdict.fall(para.id, "overprint")
     _overlaps_between(blocks, verdict)
     _settle(blocks, verdict)
     return verdict

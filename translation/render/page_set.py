@@ -1,7 +1,8 @@
 """Setting a page's translations and checking what was set, before any of it is written.
 
 The translations are planned (``translation.render.fitting``) and laid out into text writers;
-then the renderer's own check (``translation.render.page_check``) looks at the boxes it placed.
+then the renderer's own check (``translation.render.page_check``) looks at the boxes it placed
+(source glyphs it finds standing in a translated line, off its band, are erased then).
 Where a paragraph breaks the page, the page is laid out again without it: its source is to be
 put back as it was (``translation.pdf`` does that) and the job names it. Laying out again costs
 only on pages where something fell back; the check alone runs on every page.
@@ -21,7 +22,7 @@ from translation.render.fallback import FallBack
 from translation.render.fitting import page_obstacles, page_text, plan
 from translation.render.fonts import FontChain, fit
 from translation.render.formula_copies import Copies
-from translation.render.glyphs import Sheet
+from translation.render.glyphs import Areas, Sheet, remove_glyphs
 from translation.render.measure import hanging_indent, indented, leading, measurer
 from translation.render.page_check import block_of, check_page, span_inks
 from translation.render.typeset import Placement, typeset
@@ -96,6 +97,9 @@ def set_page(
     ]
     verdict = check_page((rect[0], rect[1], rect[2], rect[3]), set_blocks, span_inks(blocks))
     seconds = time.perf_counter() - started
+    strays = verdict.strays()
+    if strays:  # source glyphs of the translated lines, off their bands: they go too
+        remove_glyphs(page, Areas((r[0] - 0.5, r[1], r[2] + 0.5, r[3]) for r in strays))
     if verdict.fallen:
         sheet.rewind(mark)  # the formula copies of the first lay-out
         result = lay_out([(p, t) for p, t in items if p.id not in verdict.fallen])
