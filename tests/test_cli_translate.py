@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from tests.conftest import CorpusCut
 from tests.fakes.pseudo import pseudo_words
 from tests.helpers.net import free_port, wait_for_port
 
@@ -243,3 +245,21 @@ def test_encrypted_paper_translates_with_its_password(
     with pymupdf.open(tmp_path / name.replace(".pdf", "-mono.pdf")) as doc:
         assert not doc.needs_pass
         assert any("\uac00" <= ch <= "\ud7a3" for ch in doc[0].get_text())
+
+
+@pytest.mark.corpus
+def test_the_summary_names_the_blocks_kept_as_printed(
+    tmp_path: Path, env: dict[str, str], corpus_cut: CorpusCut
+) -> None:
+    # A corpus page whose translations, in the built-in face, would overprint each other
+    # (tests/test_server_fallback.py: the same page through the server).
+    paper = corpus_cut("../corpus2/134_tex_nrc_userguide_2col_journal_p12of18.pdf", [4])
+    built_in = {**env, "ZT_FONT_DIR": str(tmp_path / "no-fonts-here")}
+    result = run_cli(
+        ["translate", str(paper), "--no-dual", "--out", str(tmp_path)], built_in, tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    said = [text for text in result.stderr.splitlines() if text.startswith("kept as printed")]
+    assert said, result.stderr
+    head = "kept as printed where the translation would not fit the page: "
+    assert re.fullmatch(re.escape(head) + r"page 1 \(p0-b\d+(, p0-b\d+)*\)", said[0])
