@@ -27,7 +27,7 @@ from translation.read.flow.passage import translated
 from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
 from translation.render.fallback import FallBack, fallback_note
-from translation.render.page_check import SetBlock, check_page
+from translation.render.page_check import SetBlock, check_page, confirm_erased
 
 PAGE: Rect = (0.0, 0.0, 595.0, 842.0)
 
@@ -76,6 +76,10 @@ def test_a_source_glyph_left_in_its_own_line_is_to_be_erased_not_a_fall_back() -
     left = (60.0, 102.0, 70.0, 110.0)  # on the first source line, off its band: not erased
     verdict = check_page(PAGE, [block(body)], [left])
     assert verdict.fallen == {} and verdict.strays() == [left]
+    confirm_erased([block(body)], verdict, [])  # it went
+    assert verdict.fallen == {}
+    confirm_erased([block(body)], verdict, [left])  # it would not go: the block falls back
+    assert verdict.fallen == {"b": ["unerased"]}
 
 
 def test_of_two_translations_over_each_other_the_one_out_of_its_box_falls_back() -> None:

@@ -9,7 +9,8 @@ each other. A paragraph breaks the page when
   of a translated paragraph) or over a line of another translation;
 - (``unerased``) one of its lines lies over a source glyph standing inside a translated
   paragraph's own lines (a glyph raised or lowered off its line's band, the E of the TeX
-  logo): no fall back, the glyph is erased too (:attr:`Verdict.stray`);
+  logo): the glyph is erased too (:attr:`Verdict.stray`); where it still stands after
+  that (:func:`confirm_erased`), the paragraph falls back (``unerased``);
 - ``tiny``: it is set below :data:`MIN_SCALE` of its source size;
 - ``outside``: a line reaches past its page, or past its column and the box it was given (and
   the room it may grow into) by half its source size;
@@ -150,8 +151,6 @@ def check_page(
             verdict.fall(para.id, "tiny")
         if _outside(block, page_rect):
             verdict.fall(para.id, "outside")
-        if _copy_over_own_line(block):
-            verdict.fall(para.id, "overprint")
         for ink in block.inks():
             for other in kept.hits(ink):
                 if erased.touches(other):
@@ -163,18 +162,15 @@ def check_page(
     return verdict
 
 
-def _copy_over_own_line(block: SetBlock) -> bool:
-    """Whether a formula copy taller than the lines' pitch reaches over a line of its own
-    paragraph other than the one it is set on (the one it shares the most height with)."""
-    lines = [line_ink(line, block.size) for line in block.lines]
-    if len(lines) < 2:
-        return False
-    for ink in block.inks()[len(lines) :]:
-        shared = [min(ink[3], r[3]) - max(ink[1], r[1]) for r in lines]
-        home = max(range(len(lines)), key=lambda k: shared[k])
-        if any(k != home and _overlap(ink, r) for k, r in enumerate(lines)):
-            return True
-    return False
+def confirm_erased(blocks: Sequence[SetBlock], verdict: Verdict, standing: Sequence[Rect]) -> None:
+    """After the stray glyphs were erased (``verdict.strays()``): a paragraph with a stray
+    still among ``standing`` (the page's inks read again) falls back (``unerased``), and so
+    do the translations over its source put back."""
+    still = _Grid(standing)
+    for ident, rects in verdict.stray.items():
+        if ident not in verdict.fallen and any(still.hits(r) for r in rects):
+            verdict.fall(ident, "unerased")
+    _settle(blocks, verdict)
 
 
 def _outside(block: SetBlock, page_rect: Rect) -> bool:
