@@ -27,7 +27,13 @@ from translation.read.flow.passage import translated
 from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
 from translation.render.fallback import FallBack, fallback_note
-from translation.render.page_check import SetBlock, check_page, confirm_erased
+from translation.render.page_check import (
+    SetBlock,
+    check_page,
+    confirm_erased,
+    keep_notation,
+    span_inks,
+)
 
 PAGE: Rect = (0.0, 0.0, 595.0, 842.0)
 
@@ -80,6 +86,19 @@ def test_a_source_glyph_left_in_its_own_line_is_to_be_erased_not_a_fall_back() -
     assert verdict.fallen == {}
     confirm_erased([block(body)], verdict, [left])  # it would not go: the block falls back
     assert verdict.fallen == {"b": ["unerased"]}
+
+
+def test_a_stray_glyph_of_notation_is_kept_and_its_block_falls_back() -> None:
+    body = para("b", (50, 100, 250, 136))
+    pi = (60.0, 102.0, 70.0, 110.0)  # a formula's glyph beside the line: no copy restores it
+    verdict = check_page(PAGE, [block(body)], [pi])
+    keep_notation(verdict, [(60.0, 102.0, 68.0, 110.0)])
+    assert verdict.fallen == {"b": ["unerased"]} and verdict.strays() == []
+    glyphs = {"blocks": [{"lines": [{"dir": (1.0, 0.0), "spans": [
+        {"text": t, "bbox": (0, 0, 10, 10), "size": 10.0, "origin": (0, 8)}
+        for t in ("word", "x \u03c0", "\u2212")
+    ]}]}]}  # fmt: skip
+    assert len(span_inks(glyphs["blocks"], notation=True)) == 2
 
 
 def test_of_two_translations_over_each_other_the_one_out_of_its_box_falls_back() -> None:

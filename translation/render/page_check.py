@@ -29,6 +29,7 @@ the audit counts.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -248,17 +249,18 @@ def _within(ink: Rect, box: Rect) -> bool:
     return box[0] - 1 <= cx <= box[2] + 1 and box[1] - 1 <= cy <= box[3] + 1
 
 
-def span_inks(blocks: Iterable[Mapping[str, object]]) -> list[Rect]:
+def span_inks(blocks: Iterable[Mapping[str, object]], notation: bool = False) -> list[Rect]:
     """The inks of the text spans of a page's ``get_text("dict")`` blocks: on a horizontal
     line from 0.7 of the span's size above its baseline to 0.1 below, over its glyphs' extent
-    (spaces at its ends left out, about); else the middle of its box."""
+    (spaces at its ends left out, about); else the middle of its box. ``notation``: only the
+    spans holding a math symbol, a Greek letter or a glyph without a Unicode meaning."""
     inks: list[Rect] = []
     for block in blocks:
         for line in block.get("lines", ()):  # type: ignore[attr-defined]
             horizontal = abs(line.get("dir", (1.0, 0.0))[0]) > 0.98
             for span in line["spans"]:
                 text = span["text"]
-                if not text.strip():
+                if not text.strip() or (notation and not any(map(_notation, text))):
                     continue
                 x0, y0, x1, y1 = span["bbox"]
                 size = span["size"]
@@ -275,6 +277,25 @@ def span_inks(blocks: Iterable[Mapping[str, object]]) -> list[Rect]:
                     (x0 + per * lead, base - 0.7 * size, x1 - per * trail, base + 0.1 * size)
                 )
     return inks
+
+
+def _notation(char: str) -> bool:
+    return (
+        unicodedata.category(char) == "Sm"
+        or "\u0370" <= char <= "\u03ff"
+        or char == "\ufffd"
+        or "\U0001d400" <= char <= "\U0001d7ff"
+    )
+
+
+def keep_notation(verdict: Verdict, notation: Sequence[Rect]) -> None:
+    """A stray glyph of notation (``span_inks(..., notation=True)``) is never erased (a
+    formula's glyph beside the line, which no copy would put back): its paragraph falls back
+    instead (``unerased``)."""
+    grid = _Grid(notation)
+    for ident, rects in verdict.stray.items():
+        if ident not in verdict.fallen and any(grid.hits(r) for r in rects):
+            verdict.fall(ident, "unerased")
 
 
 def _overlap(a: Rect, b: Rect) -> bool:

@@ -24,7 +24,13 @@ from translation.render.fonts import FontChain, fit
 from translation.render.formula_copies import Copies
 from translation.render.glyphs import Areas, Sheet, remove_glyphs
 from translation.render.measure import hanging_indent, indented, leading, measurer
-from translation.render.page_check import block_of, check_page, confirm_erased, span_inks
+from translation.render.page_check import (
+    block_of,
+    check_page,
+    confirm_erased,
+    keep_notation,
+    span_inks,
+)
 from translation.render.typeset import Placement, typeset
 from translation.render.writers import Writers
 
@@ -96,6 +102,8 @@ def set_page(
         if para.id in planned and (placed := result.placements[para.id]).text
     ]
     verdict = check_page((rect[0], rect[1], rect[2], rect[3]), set_blocks, span_inks(blocks))
+    if verdict.stray:
+        keep_notation(verdict, span_inks(blocks, notation=True))
     strays = verdict.strays()
     if strays:  # source glyphs of the translated lines, off their bands: they go too
         remove_glyphs(page, Areas((r[0] - 0.5, r[1], r[2] + 0.5, r[3]) for r in strays))
