@@ -74,6 +74,11 @@ punctuation overlap by design or have boxes far wider than their ink)
   ``math_changed`` math glyphs of the source page (in a face whose name says math, or Greek,
                  operators, arrows, math letters) that the translated page no longer shows in
                  their own face: gone, or re-set as text.
+Renderer
+  ``fallback``   (``fell``) blocks the renderer's own check kept as printed because their
+                 translation broke the page (``translation.render.page_check``); listed with
+                 ``--write`` in OUT/<paper>-pages.txt. Under the table: their share of the
+                 translated blocks, and the check's share of the time spent setting pages.
 
 A paper that fails to open, or takes more than ``--timeout`` seconds, is a row with the reason.
 Each paper is read in a child process (``--jobs`` at once). Source language: told by the
@@ -101,10 +106,16 @@ from bench.pdf_bench import CORPUS
 
 CORPUS2 = CORPUS.parent / "corpus2"
 BASELINE = Path(__file__).resolve().parent / "corpus-baseline.json"
-FIGURES = ("reqs", *REQUEST_FIGURES, "unsent", *PAGE_FIGURES)
+FIGURES = ("reqs", *REQUEST_FIGURES, "unsent", *PAGE_FIGURES, "fallback")
 #: Figures where more is worse (``reqs`` only says how much was read).
 WORSE_UP = tuple(f for f in FIGURES if f != "reqs")
-_SHORT = {"code_sent": "code", "refs_sent": "refs", "left_under": "under", "math_changed": "math"}
+_SHORT = {
+    "code_sent": "code",
+    "refs_sent": "refs",
+    "left_under": "under",
+    "math_changed": "math",
+    "fallback": "fell",
+}
 
 _STOPWORDS = {
     "en": " the of and to in is that for ",
@@ -147,7 +158,7 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     from common.errors import ZTError
     from common.settings import Settings
     from tests.fakes.pseudo import pseudo_translate
-    from translation.pdf import render_mono
+    from translation.pdf import MonoRenderer
     from translation.read.document import TEXT_FLAGS, open_document
     from translation.read.extraction import read_document
     from translation.read.flow.passage import translated
@@ -166,7 +177,9 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     budget = Settings.model_fields["request_max_tokens"].default
     records, kept = audit_requests(reading, language, budget)
     translations = translated(paragraphs, lambda text: pseudo_translate(text, target))
-    mono = render_mono(doc, paragraphs, translations, target)
+    renderer = MonoRenderer(doc, target)
+    renderer.render_all(paragraphs, translations)
+    mono = renderer.finish()
     source, out = pymupdf.open(stream=data), pymupdf.open(stream=mono)
     pages = audit_pages(source, out, paragraphs, translations, TEXT_FLAGS)
     figures: Counter[str] = Counter({f: 0 for f in FIGURES})
@@ -177,14 +190,19 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     figures["unsent"] = sum(not line.reason for line in kept)
     for page in pages:
         figures.update(page.counts)
+    figures["fallback"] = len(renderer.fallbacks)
     if write is not None:
-        _write(write, path.stem, records, kept, pages, source, out, found.kept)
+        listed = [(f.page, f"{f.block} {','.join(f.reasons)}") for f in renderer.fallbacks]
+        _write(write, path.stem, records, kept, pages, source, out, found.kept, listed)
     return {
         "paper": path.stem,
         "pages": source.page_count,
         "language": language,
         "figures": dict(figures),
         "seconds": round(time.perf_counter() - started, 1),
+        "blocks": sum(1 for p in paragraphs if translations.get(p.id, "").strip()),
+        "set_s": round(renderer.seconds, 4),
+        "check_s": round(renderer.check_seconds, 4),
     }
 
 
@@ -197,6 +215,7 @@ def _write(
     source: Any,
     translated: Any,
     reader_kept: Sequence[Any] = (),
+    fallbacks: Sequence[tuple[int, str]] = (),
 ) -> None:
     from bench.visual import pair_image
 
@@ -217,7 +236,8 @@ def _write(
     (out_dir / f"{stem}-requests.txt").write_text(
         "\n".join(lines) + "\n", encoding="utf-8", errors="replace"
     )
-    flagged = [p for p in pages if p.counts]
+    fell = {page for page, _ in fallbacks}
+    flagged = [p for p in pages if p.counts or p.page in fell]
     folder = out_dir / stem
     if flagged:
         folder.mkdir(exist_ok=True)
@@ -230,6 +250,7 @@ def _write(
         )
         notes.append(f"## page {number}: {dict(page.counts)}")
         notes.extend(f"  {note}" for note in page.notes)
+    notes.extend(f"fell back: p{page + 1} {line}" for page, line in fallbacks)
     (out_dir / f"{stem}-pages.txt").write_text(
         "\n".join(notes) + "\n", encoding="utf-8", errors="replace"
     )
@@ -292,7 +313,23 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
     cells = " ".join(f"{total.get(f, 0):>6}" for f in FIGURES)
     read = sum("error" not in r for r in rows)
     lines.append(f"{f'total ({read} papers)':<40} {pages:>3} {'':>4} {cells}")
+    lines.append(renderer_line(rows))
     return "\n".join(lines)
+
+
+def renderer_line(rows: Sequence[dict[str, Any]]) -> str:
+    """The blocks that fell back, as a share of those translated, and the renderer's check's
+    share of the time spent setting pages."""
+    read = [r for r in rows if "error" not in r]
+    blocks = sum(int(r.get("blocks", 0)) for r in read)
+    fell = sum(int(r["figures"].get("fallback", 0)) for r in read)
+    set_s = sum(float(r.get("set_s", 0.0)) for r in read)
+    check_s = sum(float(r.get("check_s", 0.0)) for r in read)
+    return (
+        f"fell back: {fell} of {blocks} blocks ({100 * fell / max(1, blocks):.2f} %);"
+        f" the renderer's check took {check_s:.2f} s of {set_s:.1f} s setting pages"
+        f" ({100 * check_s / max(1e-9, set_s):.1f} %)"
+    )
 
 
 def load_baseline(path: Path = BASELINE) -> dict[str, dict[str, int]]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pymupdf
 import pytest
 
+from tests.conftest import CorpusCut
 from tests.helpers.cli import env as env
 from tests.helpers.cli import fake_vllm as fake_vllm
 from tests.helpers.cli import found_share, page_text, requests_made, run_cli
@@ -152,3 +154,21 @@ def test_encrypted_paper_translates_with_its_password(
     with pymupdf.open(tmp_path / name.replace(".pdf", "-mono.pdf")) as doc:
         assert not doc.needs_pass
         assert any("\uac00" <= ch <= "\ud7a3" for ch in doc[0].get_text())
+
+
+@pytest.mark.corpus
+def test_the_summary_names_the_blocks_kept_as_printed(
+    tmp_path: Path, env: dict[str, str], corpus_cut: CorpusCut
+) -> None:
+    # A corpus page whose translations, in the built-in face, would overprint each other
+    # (tests/test_server_fallback.py: the same page through the server).
+    paper = corpus_cut("../corpus2/134_tex_nrc_userguide_2col_journal_p12of18.pdf", [4])
+    built_in = {**env, "ZT_FONT_DIR": str(tmp_path / "no-fonts-here")}
+    result = run_cli(
+        ["translate", str(paper), "--no-dual", "--out", str(tmp_path)], built_in, tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    said = [text for text in result.stderr.splitlines() if text.startswith("kept as printed")]
+    assert said, result.stderr
+    head = "kept as printed where the translation would not fit the page: "
+    assert re.fullmatch(re.escape(head) + r"page 1 \(p0-b\d+(, p0-b\d+)*\)", said[0])

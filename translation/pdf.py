@@ -11,6 +11,7 @@ share, which is why pages with ``/Rotate`` need no special handling.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
@@ -30,14 +31,17 @@ from translation.read.paragraph import Paragraph
 from translation.render.cell_fit import cell_fits
 from translation.render.face_subset import subset_faces
 from translation.render.faces import Face
+from translation.render.fallback import FallBack
 from translation.render.fonts import FontChain
 from translation.render.formula_copies import copied_formulas, formula_copies
 from translation.render.glyphs import FormulaSource, Sheet
+from translation.render.leaders import keep_leaders
 from translation.render.links import put_back, take
 from translation.render.outline import set_translated_outline
+from translation.render.page_set import PageSet, set_page
 from translation.render.redaction import redact
 from translation.render.sanitize import strip_active_content
-from translation.render.typeset import typeset_page
+from translation.render.writers import write_all
 
 
 class RenderError(ZTError):
@@ -85,11 +89,7 @@ def render_mono(
     (``translation.read.ocr.covers.paint_covers``) too.
     """
     renderer = MonoRenderer(doc, target_lang, ocr, face)
-    by_page: dict[int, list[Paragraph]] = {}
-    for para in paragraphs:
-        by_page.setdefault(para.page, []).append(para)
-    for number, page_paragraphs in sorted(by_page.items()):
-        renderer.render_page(number, page_paragraphs, translations)
+    renderer.render_all(paragraphs, translations)
     return renderer.finish()
 
 
@@ -116,6 +116,12 @@ class MonoRenderer:
         #: Short paragraphs (headings among them) and their translations, by page: the
         #: outline's titles are looked up there.
         self._titles: dict[int, list[tuple[str, str]]] = {}
+        #: The blocks kept as printed because their translation broke the page
+        #: (``translation.render.page_check``), in the order their pages were set.
+        self.fallbacks: list[FallBack] = []
+        #: Seconds spent setting pages, and of them in the renderer's own check.
+        self.seconds = 0.0
+        self.check_seconds = 0.0
         with PDF_LOCK:
             self._chain = FontChain(target_lang, face)
             # Formulas are copied from the original pages, before any redaction.
@@ -134,9 +140,25 @@ class MonoRenderer:
             return
         self._titles[number] = [(p.text, t) for p, t in items if len(p.text) <= _TITLE_CHARS]
         with PDF_LOCK, writing("write the translated PDF"):
+            started = time.perf_counter()
             page = self._doc[number]
             scanned = words_are_pixels(page, self._ocr.mode, TEXT_FLAGS)
-            _render_page(page, items, self._chain, self._target_lang, self._formulas, scanned)
+            result = _render_page(
+                page, items, self._chain, self._target_lang, self._formulas, scanned
+            )
+            self.seconds += time.perf_counter() - started
+            self.check_seconds += result.check_seconds
+            self.fallbacks.extend(
+                FallBack(number, ident, tuple(reasons)) for ident, reasons in result.fallen.items()
+            )
+
+    def render_all(self, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]) -> None:
+        """``render_page`` for every page that holds one of ``paragraphs``, in page order."""
+        by_page: dict[int, list[Paragraph]] = {}
+        for para in paragraphs:
+            by_page.setdefault(para.page, []).append(para)
+        for number, page_paragraphs in sorted(by_page.items()):
+            self.render_page(number, page_paragraphs, translations)
 
     def subset_faces(self, doc: pymupdf.Document) -> None:
         """Cut the CJK faces embedded in ``doc`` (this renderer's, or a copy of it) to the
@@ -163,23 +185,33 @@ def _render_page(
     target_lang: str,
     formulas: FormulaSource,
     scanned: bool = False,
-) -> None:
+) -> PageSet:
+    """Set ``items`` on ``page``; the paragraphs that fall back (``translation.render.page_set``)
+    keep their source as it was: its glyphs are copied back from the original page."""
     # Work in the unrotated space everything else uses; /Rotate is put back at the end.
     rotation = page.rotation
     if rotation:
         page.set_rotation(0)
+    # A contents entry keeps its leader dots and page number as printed.
+    items = keep_leaders(page, items, lambda p, t: sum(map(chain.advance, t)) * p.font_size)
     # A table cell whose translation would be set too small keeps its source text.
     items = [(p, t) for p, t in items if cell_fits(p, t, chain, target_lang)]
     paragraphs = [p for p, _ in items]
     carried = take(page, paragraphs)  # links and highlights, put back over the translation
     redact(page, paragraphs)
-    if scanned:  # the words are pixels of the scan: paint over them
-        paint_covers(page, [r for p in paragraphs for r in p.rects])
     sheet = Sheet(formulas.page_matrix(page.number))
     wanted = copied_formulas(items)
     copies = formula_copies(formulas, page.number, sheet, page.rect, wanted) if wanted else {}
-    placed = typeset_page(page, items, chain, target_lang, copies)
+    result = set_page(page, items, chain, target_lang, copies, sheet)
+    kept = [p for p in paragraphs if p.id in result.fallen]
+    if scanned:  # the words are pixels of the scan: paint over those translated
+        paint_covers(page, [r for p in paragraphs if p.id not in result.fallen for r in p.rects])
+    if kept:  # their source back where it was: the original's glyphs in their lines
+        (xobject,) = formulas.xobjects(page.number, [[r for p in kept for r in p.rects]])
+        sheet.place_back(xobject, page.rect)
+    write_all(page, result.writers, chain.real_bold)
     sheet.write(page)
-    put_back(page, carried, placed)
+    put_back(page, carried, result.placements)
     if rotation:
         page.set_rotation(rotation)
+    return result

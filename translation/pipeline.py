@@ -272,6 +272,7 @@ class Translator:
                 progress(
                     Progress(Stage.RENDERING, "rendering the translated PDF", run.total, run.total)
                 )
+                fallbacks = await worker.fallbacks()
                 mono, dual = await worker.finish(
                     request.dual, request.dual_mode.value, request.translation_first
                 )
@@ -290,6 +291,7 @@ class Translator:
             pages_rendered_early=overlapped,
             references_kept=() if request.include_references else extracted.reference_pages,
             typeface=typeface,
+            fallbacks=tuple(fallbacks),
         )
 
     # --- steps -------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from common.language import Language
 from translation.model.glossary import Glossary
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.render.faces import FontFamily
+from translation.render.fallback import FallBack, fallback_note
 
 
 class DualMode(StrEnum):
@@ -70,6 +71,9 @@ class TranslationResult:
     references_kept: tuple[int, ...] = ()
     #: The face the translation was set in, as a user is told ("" when not known).
     typeface: str = ""
+    #: The blocks kept as printed because their translation broke the page
+    #: (``translation.render.page_check``).
+    fallbacks: tuple[FallBack, ...] = ()
 
     @property
     def references_note(self) -> str:
@@ -79,9 +83,19 @@ class TranslationResult:
         return "references kept as they are: " + page_list(self.references_kept)
 
     @property
+    def fallback_note(self) -> str:
+        """What a summary says of the blocks kept as printed ("" when none was)."""
+        return fallback_note(self.fallbacks)
+
+    @property
     def note(self) -> str:
-        """What a job's summary adds: the references kept, the face used."""
-        parts = [self.references_note, f"set in {self.typeface}" if self.typeface else ""]
+        """What a job's summary adds: the references kept, the blocks kept as printed, the
+        face used."""
+        parts = [
+            self.references_note,
+            self.fallback_note,
+            f"set in {self.typeface}" if self.typeface else "",
+        ]
         return "; ".join(part for part in parts if part)
 
 

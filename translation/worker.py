@@ -40,6 +40,7 @@ from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.paragraph import Paragraph
 from translation.read.segment import Segmentation
 from translation.render.faces import FontFamily
+from translation.render.fallback import FallBack
 from translation.worker_child import OCR_PAGE, PART, serve
 
 if TYPE_CHECKING:
@@ -213,6 +214,12 @@ class PdfWorker:
         """The face the open document's translation is set in, as a user is told."""
         name: str = await self._call("typeface")
         return name
+
+    async def fallbacks(self) -> list[FallBack]:
+        """The blocks of the open document kept as printed so far, because their translation
+        broke its page (``translation.render.page_check``)."""
+        found: list[FallBack] = await self._call("fallbacks")
+        return found
 
     async def render_page(
         self,

@@ -27,6 +27,7 @@ from translation.read.paragraph import Paragraph
 from translation.read.segment import Segmentation
 from translation.render import preview
 from translation.render.faces import Face, FontFamily, choose_face, describe, paper_is_serif
+from translation.render.fallback import FallBack
 from translation.render.sanitize import strip_active_content
 
 #: What the child sends before (False) and after (True) it reads a page by OCR: the parent
@@ -160,6 +161,11 @@ def _typeface(state: _State) -> str:
     return describe(state.face, state.target)
 
 
+def _fallbacks(state: _State) -> list[FallBack]:
+    assert state.renderer is not None, "open first"
+    return list(state.renderer.fallbacks)
+
+
 def _tell(state: _State, turn: OcrTurn, done: bool) -> None:
     _send(state, OCR_PAGE, (turn, done))
 
@@ -229,5 +235,6 @@ _STEPS: dict[str, Callable[..., Any]] = {
     "partial_pdf": _partial_pdf,
     "finish": _finish,
     "typeface": _typeface,
+    "fallbacks": _fallbacks,
     "call": _call,
 }

@@ -115,4 +115,6 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     )
     if result.references_note:  # nothing left untranslated without saying so
         print(f"{result.references_note} (--include-references translates them)", file=sys.stderr)
+    if result.fallback_note:  # nor a block whose translation would have broken its page
+        print(result.fallback_note, file=sys.stderr)
     return 0

@@ -12,7 +12,8 @@ another at one size where they fit (``translation.render.list_fit``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pymupdf
 
@@ -29,12 +30,22 @@ FLOOR = 0.8
 SizeIn = Callable[[Paragraph, str, Rect, float], float]
 
 
-def page_obstacles(page: pymupdf.Page) -> tuple[list[Rect], list[Rect]]:
+def page_text(page: pymupdf.Page) -> list[dict[str, Any]]:
+    """The text blocks of ``page`` (``get_text("dict")``, clipped to its media box): read once
+    for both :func:`page_obstacles` and the page's check (``translation.render.page_check``)."""
+    blocks: list[dict[str, Any]] = page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)["blocks"]
+    return blocks
+
+
+def page_obstacles(
+    page: pymupdf.Page, blocks: Sequence[Mapping[str, Any]] | None = None
+) -> tuple[list[Rect], list[Rect]]:
     """(text lines, pictures, vector paths and annotations) on ``page``: call it once the
     page's translated text has been removed, so what is left is what translations must stay
-    clear of. Paths covering most of the page are backgrounds, not obstacles."""
+    clear of. Paths covering most of the page are backgrounds, not obstacles. ``blocks``:
+    the page's :func:`page_text`, when read already."""
     texts: list[Rect] = []
-    for block in page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)["blocks"]:
+    for block in page_text(page) if blocks is None else blocks:
         for line in block.get("lines", ()):
             if any(span["text"].strip() for span in line["spans"]):
                 texts.append(tuple(line["bbox"]))

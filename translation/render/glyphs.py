@@ -339,6 +339,22 @@ class Sheet:
         """Show the part ``clip`` of ``xobject`` (source page space) in ``target``."""
         self._items.append((xobject, pymupdf.Rect(clip), pymupdf.Rect(target)))
 
+    def mark(self) -> int:
+        """Where the placements stand now, for :meth:`rewind`."""
+        return len(self._items)
+
+    def targets(self, since: int) -> list[Rect]:
+        """The page rects of the placements made since :meth:`mark` returned ``since``."""
+        return [(t.x0, t.y0, t.x1, t.y1) for _, _, t in self._items[since:]]
+
+    def rewind(self, mark: int) -> None:
+        """Forget the placements made since :meth:`mark` returned ``mark``."""
+        del self._items[mark:]
+
+    def place_back(self, xobject: mupdf.PdfObj, page_rect: pymupdf.Rect) -> None:
+        """Show ``xobject`` (a copy of the source page's glyphs) where its glyphs were."""
+        self.place(xobject, page_rect, page_rect)
+
     def write(self, page: pymupdf.Page) -> None:
         """Add the placements to ``page`` (unrotated), in one new content stream."""
         if not self._items:

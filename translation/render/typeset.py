@@ -30,11 +30,10 @@ from translation.read.style.style_marks import (
     without_marks,
 )
 from translation.render.cell_fit import fit_cell
-from translation.render.fitting import page_obstacles, plan
 from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language
 from translation.render.formula_copies import Copies
 from translation.render.measure import INDENT_MARK, hanging_indent, indented, leading, measurer
-from translation.render.writers import Writers, rgb, write_all, write_onto, write_run, writer_for
+from translation.render.writers import Writers, rgb, write_onto, write_run, writer_for
 
 
 @dataclass(slots=True)
@@ -412,42 +411,6 @@ def _on_source_baseline(para: Paragraph) -> bool:
     return para.kind == ParagraphKind.HEADING or (
         para.line_count == 1 and para.kind != ParagraphKind.CELL
     )
-
-
-def typeset_page(
-    page: pymupdf.Page,
-    items: Sequence[tuple[Paragraph, str]],
-    chain: FontChain,
-    target_lang: str,
-    copies: Copies,
-) -> dict[str, Placement]:
-    """Set every translation of a page (its source text already removed) at the sizes and in
-    the areas ``translation.render.fitting`` plans; returns where each paragraph's text went."""
-    texts, shapes = page_obstacles(page)
-
-    def size_in(para: Paragraph, text: str, area: Rect, size: float) -> float:
-        x0, y0, x1, y1 = area
-        measure = measurer(para, chain, copies)
-        lead = leading(para, target_lang)
-        text = " ".join(text.split())
-        label = para.label.strip()
-        label_end = len(label) if label and text.startswith(label) else 0
-        hang = hanging_indent(para, text, label_end, measure, size)
-        if hang:
-            text, x1 = text[label_end + 1 :], x1 - hang
-        text, measure = indented(para, text, measure)
-        return fit(text, x1 - x0, y1 - y0, size, lead, measure).size
-
-    planned = plan(items, texts, shapes, size_in)
-    writers: Writers = {}
-    placements: dict[str, Placement] = {}
-    for para, text in items:
-        area, size = planned.get(para.id, (None, None))
-        placements[para.id] = typeset(
-            page, para, text, chain, target_lang, writers, copies, area, size
-        )
-    write_all(page, writers, chain.real_bold)
-    return placements
 
 
 def _place(

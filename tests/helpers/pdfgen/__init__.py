@@ -13,7 +13,17 @@
 - :mod:`.typeset`: a page read, pseudo-translated and set again, and what a reader sees on it.
 """
 
-from tests.helpers.pdfgen.paper import Truth, join_pages, make_paper
+from tests.helpers.pdfgen.paper import Line, Truth, join_pages, make_paper, text_page
 from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, Sheet, math_font
 
-__all__ = ["TIMES", "TIMES_BOLD", "Sheet", "Truth", "join_pages", "make_paper", "math_font"]
+__all__ = [
+    "TIMES",
+    "TIMES_BOLD",
+    "Line",
+    "Sheet",
+    "Truth",
+    "join_pages",
+    "make_paper",
+    "math_font",
+    "text_page",
+]

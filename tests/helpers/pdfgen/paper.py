@@ -378,3 +378,19 @@ def join_pages(folder: Path, parts: list[tuple[str, list[int] | None]]) -> bytes
     data: bytes = out.tobytes()
     out.close()
     return data
+
+
+#: A line of a constructed page: (x, baseline, text, size).
+Line = tuple[float, float, str, float]
+
+
+def text_page(lines: list[Line], font: str = "tiro", centred: bool = False) -> bytes:
+    """One page of ``lines`` in the base-14 ``font``; ``centred``: each x is the line's centre."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for x, baseline, text, size in lines:
+        left = x - pymupdf.get_text_length(text, font, size) / 2 if centred else x
+        page.insert_text((left, baseline), text, fontsize=size, fontname=font)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data

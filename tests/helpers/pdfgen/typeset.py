@@ -127,3 +127,14 @@ def times_words(page: pymupdf.Page, clip: pymupdf.Rect) -> list[str]:
         for t in page.get_texttrace()
         if "Times" in t["font"] and pymupdf.Rect(t["bbox"]).intersects(clip)
     ]
+
+
+def kept_as_printed(data: bytes, out: pymupdf.Page, paras: list[Paragraph]) -> bool:
+    """Whether the source words on the lines of ``paras`` (their redaction bands) stand on
+    ``out`` (page 0 of a PDF made from ``data``) where the source printed them."""
+    with pymupdf.open(stream=data) as source:
+        words = source[0].get_text("words")
+    bands = [pymupdf.Rect(r) for p in paras for r in p.rects]
+    theirs = [w for w in words if any(pymupdf.Rect(w[:4]).intersects(b) for b in bands)]
+    now = {(round(w[0]), round(w[1]), w[4]) for w in out.get_text("words")}
+    return bool(theirs) and all((round(w[0]), round(w[1]), w[4]) in now for w in theirs)

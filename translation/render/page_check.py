@@ -1,0 +1,346 @@
+"""The renderer's own check of a page it has just set: geometry on the boxes it placed, never
+a second rendering.
+
+After a page's translations are laid out (``translation.render.typeset``) and before they are
+written, each paragraph's set lines are checked against what is still on the page and against
+each other. A paragraph breaks the page when
+
+- ``overprint``: one of its lines lies over text still standing on the page (not a source line
+  of a translated paragraph) or over a line of another translation;
+- (``unerased``) one of its lines lies over a source glyph standing inside a translated
+  paragraph's own lines (a glyph raised or lowered off its line's band, the E of the TeX
+  logo): the glyph is erased too (:attr:`Verdict.stray`); where it still stands after
+  that (:func:`confirm_erased`), the paragraph falls back (``unerased``);
+- ``tiny``: it is set below :data:`MIN_SCALE` of its source size;
+- ``outside``: a line reaches past its page, or past its column and the box it was given (and
+  the room it may grow into) by half its source size;
+- ``unset``: nothing, or only part, of its text could be set (its source is gone).
+
+Such a paragraph *falls back*: its translation is not written and its source is put back as it
+was (:func:`settle` decides which; ``translation.pdf`` puts them back). A source put back is
+text standing again, so a translation lying over it falls back too, until nothing does.
+
+Two inks overlap when they share :data:`OVERLAP` of the smaller one's area; an ink is the part
+of a line where its glyphs' ink lies (0.7 of the size above its baseline to 0.1 below), the
+measure ``bench.corpus_pages`` counts a reader's findings with, so the renderer holds what
+the audit counts.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from translation.read.layout import Rect
+from translation.read.paragraph import Paragraph
+from translation.read.style.style_marks import is_mark
+
+#: The smallest share of its source size a translation may be set at.
+MIN_SCALE = 0.6
+#: Two inks overlap when they share this share of the smaller one's area.
+OVERLAP = 0.3
+#: How far (source sizes) a line may reach past its column and box.
+SLACK = 0.5
+#: The margin (set sizes) a formula copy is shown with above and below its glyphs.
+COPY_MARGIN = 0.3
+#: How many rounds of "a source put back breaks a translation beside it" are followed.
+_ROUNDS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class SetBlock:
+    """What the check needs of one paragraph as set: its lines' boxes (page space, one per
+    line, from ``Placement.rects``), the size it was set at, whether all its characters were
+    placed, and the area it was given (``fitting.plan``'s, else its own box)."""
+
+    para: Paragraph
+    lines: tuple[Rect, ...]
+    size: float
+    complete: bool
+    area: Rect
+    #: Where its formulas' copies were shown (``formula_copies``: their glyphs' box with a
+    #: margin of 0.3 of the size above and below).
+    copies: tuple[Rect, ...] = ()
+
+    def inks(self) -> list[Rect]:
+        """The inks of its lines and of its formulas' copies."""
+        inks = [line_ink(line, self.size) for line in self.lines]
+        margin = COPY_MARGIN * self.size
+        for x0, y0, x1, y1 in self.copies:
+            if y1 - y0 > 2 * margin and x1 > x0:
+                inks.append((x0, y0 + margin, x1, y1 - margin))
+        return inks
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The check's result for one page: the paragraphs that fall back, each with its reasons
+    (rule names, in the order found), and the source glyphs still to erase."""
+
+    fallen: dict[str, list[str]] = field(default_factory=dict)
+    #: Source glyphs left standing in translated paragraphs' own lines, under a translation
+    #: (their inks, by the paragraph over them): to be erased, as the paragraph's own.
+    stray: dict[str, list[Rect]] = field(default_factory=dict)
+
+    def strays(self) -> list[Rect]:
+        """The stray inks under the paragraphs that stay (see ``stray``)."""
+        return [r for pid, rects in self.stray.items() if pid not in self.fallen for r in rects]
+
+    def fall(self, para_id: str, reason: str) -> bool:
+        reasons = self.fallen.setdefault(para_id, [])
+        if reason not in reasons:
+            reasons.append(reason)
+        return len(reasons) == 1
+
+
+def block_of(
+    para: Paragraph,
+    text: str,
+    boxes: Sequence[Rect | None],
+    size: float,
+    area: Rect,
+    copies: Sequence[Rect] = (),
+) -> SetBlock:
+    """A :class:`SetBlock` from a placement's text and character ``boxes``, and where its
+    formula ``copies`` were shown."""
+    lines: list[Rect] = []
+    complete = True
+    for char, box in zip(text, boxes, strict=True):
+        if box is None:
+            complete = complete and (char.isspace() or is_mark(char))
+            continue
+        if lines and abs(lines[-1][3] - box[3]) < 0.5 and box[0] >= lines[-1][0] - 0.5:
+            last = lines[-1]
+            lines[-1] = (last[0], min(last[1], box[1]), max(last[2], box[2]), last[3])
+        else:
+            lines.append(box)
+    return SetBlock(para, tuple(lines), size, complete and bool(lines), area, tuple(copies))
+
+
+def line_ink(box: Rect, size: float) -> Rect:
+    """The ink of a set line whose box runs from 0.8 of ``size`` above its baseline to 0.2
+    below (``typeset.Placement``)."""
+    return (box[0], box[1] + 0.1 * size, box[2], box[3] - 0.1 * size)
+
+
+def band_ink(band: Rect) -> Rect:
+    """The ink of a source line from its redaction band (0.6 to 0.1 of its size above its
+    baseline, ``translation.read.rows.row``)."""
+    size = 2.0 * (band[3] - band[1])
+    return (band[0], band[3] - 0.6 * size, band[2], band[3] + 0.2 * size)
+
+
+def check_page(
+    page_rect: Rect,
+    blocks: Sequence[SetBlock],
+    standing: Sequence[Rect],
+) -> Verdict:
+    """Which of ``blocks`` (horizontal paragraphs as set) break the page (module doc), and
+    why; ``standing``: the inks of the text still on the page once the translated paragraphs'
+    sources were removed (:func:`span_inks`)."""
+    verdict = Verdict()
+    erased = _Grid(r for b in blocks for r in b.para.rects)
+    kept = _Grid(standing)
+    for block in blocks:
+        para = block.para
+        src = para.font_size or 10.0
+        if not block.complete:
+            verdict.fall(para.id, "unset")
+        if block.lines and block.size < MIN_SCALE * src - 0.01:
+            verdict.fall(para.id, "tiny")
+        if _outside(block, page_rect):
+            verdict.fall(para.id, "outside")
+        for ink in block.inks():
+            for other in kept.hits(ink):
+                if erased.touches(other):
+                    verdict.stray.setdefault(para.id, []).append(other)
+                else:
+                    verdict.fall(para.id, "overprint")
+    _overlaps_between(blocks, verdict)
+    _settle(blocks, verdict)
+    return verdict
+
+
+def confirm_erased(blocks: Sequence[SetBlock], verdict: Verdict, standing: Sequence[Rect]) -> None:
+    """After the stray glyphs were erased (``verdict.strays()``): a paragraph with a stray
+    still among ``standing`` (the page's inks read again) falls back (``unerased``), and so
+    do the translations over its source put back."""
+    still = _Grid(standing)
+    for ident, rects in verdict.stray.items():
+        if ident not in verdict.fallen and any(still.hits(r) for r in rects):
+            verdict.fall(ident, "unerased")
+    _settle(blocks, verdict)
+
+
+def _outside(block: SetBlock, page_rect: Rect) -> bool:
+    para = block.para
+    slack = SLACK * (para.font_size or 10.0)
+    boxes = [block.area, para.bbox] + ([para.max_bbox] if para.max_bbox else [])
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    if para.column != (0.0, 0.0):
+        x0, x1 = min(x0, para.column[0]), max(x1, para.column[1])
+    px0, py0, px1, py1 = page_rect
+    for lx0, ly0, lx1, ly1 in (line_ink(r, block.size) for r in block.lines):
+        if lx0 < px0 - 1 or lx1 > px1 + 1 or ly0 < py0 - 1 or ly1 > py1 + 1:
+            return True
+        if lx0 < x0 - slack or lx1 > x1 + slack or ly1 > y1 + slack or ly0 < y0 - slack:
+            return True
+    return False
+
+
+def _overlaps_between(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
+    """Translations over each other: the one over most others falls back first (a block
+    whose box holds the pieces of a line read apart), then, of two, the one whose line lies
+    outside its own source box (it went into the other's room), else the later one; until
+    no two overlap."""
+    inks = [(ink, i) for i, b in enumerate(blocks) for ink in b.inks()]
+    grid = _Grid(ink for ink, _ in inks)
+    pairs: dict[tuple[int, int], bool] = {}  # (i, j), i < j -> whether i is the intruder
+    for ink, i in inks:
+        for m in grid.hit_indices(ink):
+            other, j = inks[m]
+            if j == i:
+                continue
+            a_out = not _within(ink, blocks[i].para.bbox)
+            b_out = not _within(other, blocks[j].para.bbox)
+            key = (min(i, j), max(i, j))
+            first_out = a_out if i < j else b_out
+            second_out = b_out if i < j else a_out
+            pairs[key] = pairs.get(key, False) or (first_out and not second_out)
+    live = {
+        k: v for k, v in pairs.items() if not {blocks[x].para.id for x in k} & set(verdict.fallen)
+    }
+    while live:
+        degree: dict[int, int] = {}
+        for i, j in live:
+            degree[i] = degree.get(i, 0) + 1
+            degree[j] = degree.get(j, 0) + 1
+        most = max(degree.values())
+        if most > 1:
+            fallen = max((n for n, d in degree.items() if d == most), key=lambda n: n)
+        else:
+            (i, j), first = next(iter(live.items()))
+            fallen = i if first else j
+        verdict.fall(blocks[fallen].para.id, "overprint")
+        live = {k: v for k, v in live.items() if fallen not in k}
+
+
+def _settle(blocks: Sequence[SetBlock], verdict: Verdict) -> None:
+    """A source put back stands again: the translations over it fall back too."""
+    for _ in range(_ROUNDS):
+        back = _Grid(
+            band_ink(r) for b in blocks if b.para.id in verdict.fallen for r in b.para.rects
+        )
+        changed = False
+        for block in blocks:
+            if block.para.id in verdict.fallen:
+                continue
+            if any(back.hits(ink) for ink in block.inks()):
+                changed |= verdict.fall(block.para.id, "overprint")
+        if not changed:
+            return
+
+
+def _within(ink: Rect, box: Rect) -> bool:
+    cx, cy = (ink[0] + ink[2]) / 2, (ink[1] + ink[3]) / 2
+    return box[0] - 1 <= cx <= box[2] + 1 and box[1] - 1 <= cy <= box[3] + 1
+
+
+def span_inks(blocks: Iterable[Mapping[str, object]], notation: bool = False) -> list[Rect]:
+    """The inks of the text spans of a page's ``get_text("dict")`` blocks: on a horizontal
+    line from 0.7 of the span's size above its baseline to 0.1 below, over its glyphs' extent
+    (spaces at its ends left out, about); else the middle of its box. ``notation``: only the
+    spans holding a math symbol, a Greek letter or a glyph without a Unicode meaning."""
+    inks: list[Rect] = []
+    for block in blocks:
+        for line in block.get("lines", ()):  # type: ignore[attr-defined]
+            horizontal = abs(line.get("dir", (1.0, 0.0))[0]) > 0.98
+            for span in line["spans"]:
+                text = span["text"]
+                if not text.strip() or (notation and not any(map(_notation, text))):
+                    continue
+                x0, y0, x1, y1 = span["bbox"]
+                size = span["size"]
+                if not horizontal:
+                    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+                    w, h = 0.4 * (x1 - x0), 0.3 * (y1 - y0)
+                    inks.append((cx - w, cy - h, cx + w, cy + h))
+                    continue
+                # Spaces at the span's ends take no ink (a word processor's padded runs).
+                per = (x1 - x0) / len(text)
+                lead, trail = len(text) - len(text.lstrip()), len(text) - len(text.rstrip())
+                base = span["origin"][1]
+                inks.append(
+                    (x0 + per * lead, base - 0.7 * size, x1 - per * trail, base + 0.1 * size)
+                )
+    return inks
+
+
+def _notation(char: str) -> bool:
+    return (
+        unicodedata.category(char) == "Sm"
+        or "\u0370" <= char <= "\u03ff"
+        or char == "\ufffd"
+        or "\U0001d400" <= char <= "\U0001d7ff"
+    )
+
+
+def keep_notation(verdict: Verdict, notation: Sequence[Rect]) -> None:
+    """A stray glyph of notation (``span_inks(..., notation=True)``) is never erased (a
+    formula's glyph beside the line, which no copy would put back): its paragraph falls back
+    instead (``unerased``)."""
+    grid = _Grid(notation)
+    for ident, rects in verdict.stray.items():
+        if ident not in verdict.fallen and any(grid.hits(r) for r in rects):
+            verdict.fall(ident, "unerased")
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return False
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h >= OVERLAP * smaller
+
+
+class _Grid:
+    """Rects in rows of :data:`_STEP` points (lines are wide and low: rows find them fast),
+    for overlap lookups."""
+
+    _STEP = 12.0
+
+    def __init__(self, rects: Iterable[Rect]) -> None:
+        self.rects = list(rects)
+        self._rows: dict[int, list[int]] = {}
+        step = self._STEP
+        for index, rect in enumerate(self.rects):
+            for row in range(math.floor(rect[1] / step), math.floor(rect[3] / step) + 1):
+                self._rows.setdefault(row, []).append(index)
+
+    def hit_indices(self, rect: Rect) -> set[int]:
+        """The indices of the rects ``rect`` overlaps (:data:`OVERLAP`)."""
+        found: set[int] = set()
+        step, rects = self._STEP, self.rects
+        for row in range(math.floor(rect[1] / step), math.floor(rect[3] / step) + 1):
+            for index in self._rows.get(row, ()):
+                if index not in found and _overlap(rect, rects[index]):
+                    found.add(index)
+        return found
+
+    def hits(self, rect: Rect) -> list[Rect]:
+        return [self.rects[i] for i in sorted(self.hit_indices(rect))]
+
+    def touches(self, rect: Rect) -> bool:
+        """Whether the centre of ``rect`` lies in one of the rects (a third of its height
+        around it: a glyph's probe, ``translation.render.glyphs``, may sit at its edge)."""
+        cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
+        for index in self._rows.get(math.floor(cy / self._STEP), ()):
+            r = self.rects[index]
+            pad = 0.3 * (r[3] - r[1])
+            if r[0] <= cx <= r[2] and r[1] - pad <= cy <= r[3] + pad:
+                return True
+        return False
