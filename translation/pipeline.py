@@ -232,7 +232,9 @@ class Translator:
             cache=self._cache,
             ask=lambda text: self._ask(request, text),
         )
-        async with early, self.pdf_worker() as worker:
+        # The early requests close first: a cancelled job sends nothing more while its worker
+        # is being stopped (that can take a reading step's time).
+        async with self.pdf_worker() as worker, early:
             page_count, extracted = await worker.open(
                 request.pdf,
                 request.password,
