@@ -116,6 +116,24 @@ def test_language_codes_outside_the_template_map_are_rejected(
     assert code in error_message(response)
 
 
+def test_a_priority_is_refused_under_fcfs_and_ordered_under_priority_scheduling(
+    server: FakeVLLMProcess, fake_vllm: FakeVLLMFactory
+) -> None:
+    """vLLM's default policy (fcfs) refuses any priority but 0, in its own words; with
+    ``--scheduling-policy priority`` the same request is served; a priority must be an integer."""
+    assert post(server, "/chat/completions", tg_body("Hello.", priority=0)).status_code == 200
+    refused = post(server, "/chat/completions", tg_body("Hello.", priority=2))
+    assert refused.status_code == 400
+    assert error_message(refused) == "Got priority 2 but Priority scheduling is not enabled."
+    by_priority = fake_vllm.start("--scheduling-policy", "priority")
+    served = post(by_priority, "/chat/completions", tg_body("Hello.", priority=2))
+    assert served.status_code == 200
+    assert by_priority.requests()[-1]["priority"] == 2
+    not_a_number = post(by_priority, "/chat/completions", tg_body("Hello.", priority="high"))
+    assert not_a_number.status_code == 400
+    assert "priority" in error_message(not_a_number)
+
+
 def test_unknown_model_is_404_with_vllms_message(server: FakeVLLMProcess) -> None:
     body = tg_body("Hello.")
     body["model"] = "gpt-4"

@@ -31,8 +31,10 @@ def fake_vllm(tmp_path: Path) -> Iterator[FakeVLLMFactory]:
         yield factory
 
 
-def chat(server: FakeVLLMProcess, text: str, max_tokens: int = 900) -> dict[str, Any]:
-    body = {
+def chat(
+    server: FakeVLLMProcess, text: str, max_tokens: int = 900, priority: int | None = None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
         "model": MODEL,
         "max_tokens": max_tokens,
         "messages": [
@@ -49,6 +51,8 @@ def chat(server: FakeVLLMProcess, text: str, max_tokens: int = 900) -> dict[str,
             }
         ],
     }
+    if priority is not None:
+        body["priority"] = priority
     response = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=60)
     response.raise_for_status()
     return dict(response.json())
@@ -197,6 +201,49 @@ async def test_the_batch_slots_bind_and_the_rest_wait(fake_vllm: FakeVLLMFactory
     engine = stats(server)
     assert engine["peak_running"] == 3 and engine["peak_waiting"] >= 1
     assert engine["preemptions"] == 0
+
+
+async def test_under_priority_scheduling_a_selection_passes_the_papers_waiting_requests(
+    fake_vllm: FakeVLLMFactory,
+) -> None:
+    """One batch slot, held by a paper's long paragraph; three more of its paragraphs wait
+    (priority 1), then a reader's selection comes (priority 0): the slot goes to it first."""
+    # 20 ms steps (real time: the engine sleeps between them, a busy CPU keeps up): the
+    # blocker's ~130 answer tokens hold the slot about 3 s.
+    model = CapacityModel(max_num_seqs=1, kv_tokens=32768, token_ms=20.0, time_scale=1.0)
+    server = fake_vllm.start(*model.flags(), "--scheduling-policy", "priority")
+    blocker = asyncio.create_task(asyncio.to_thread(chat, server, text_of(60), 900, 1))
+    waiting = []
+    async with httpx.AsyncClient(timeout=5) as http:
+
+        async def until(running: int, waiting: int) -> None:
+            async with asyncio.timeout(10):
+                while True:
+                    load = parse_load((await http.get(f"{server.root_url}/metrics")).text)
+                    assert load is not None
+                    if (load.running, load.waiting) == (running, waiting):
+                        return
+                    await asyncio.sleep(0.01)
+
+        await until(running=1, waiting=0)  # the blocker holds the slot before any other comes
+        for seed in range(1, 4):
+            waiting.append(
+                asyncio.create_task(asyncio.to_thread(chat, server, text_of(20, seed), 900, 1))
+            )
+            await until(running=1, waiting=seed)  # in vLLM's queue before the next is sent
+    selection = await asyncio.to_thread(chat, server, "A selected sentence.", 900, 0)
+    await asyncio.gather(blocker, *waiting)
+
+    assert selection["choices"][0]["message"]["content"] == pseudo_translate(
+        "A selected sentence.", "de"
+    )
+    log = {e["text"]: e for e in server.requests()}
+    chosen = log["A selected sentence."]
+    paper = [log[text_of(20, seed)] for seed in range(1, 4)]
+    assert all(e["arrived_at"] < chosen["arrived_at"] for e in paper)  # it came last
+    assert all(chosen["first_token_at"] < e["first_token_at"] for e in paper)  # served first
+    assert log[text_of(60)]["first_token_at"] < chosen["first_token_at"]  # nothing preempted
+    assert stats(server)["preemptions"] == 0
 
 
 async def test_a_full_cache_preempts_the_newest_and_recomputes_it(

@@ -66,6 +66,13 @@ engine steps back to back while there is work:
   budget (``--max-num-batched-tokens``, default 2048) allow. A prompt is prefilled whole in the
   step that admits it (vLLM would chunk a long one over several steps at about the same cost).
   There is no reserve for the answers' growth: admission fills the cache, growth preempts.
+- ``--scheduling-policy priority`` (vLLM's flag): the waiting queue is ordered by each request's
+  ``priority`` (lower first), then arrival, and the running sequence preempted is the one of
+  the highest (priority, arrival), not the newest, as in vLLM V1's scheduler. No running
+  sequence is preempted to make a batch slot for a waiting one (vLLM does not either). Under
+  the default ``fcfs`` a request whose ``priority`` is not 0 is refused with vLLM's 400 "Got
+  priority N but Priority scheduling is not enabled." (logged with its status), whichever
+  engine runs; without the capacity model priorities order nothing.
 - A request's tokens come from the text (the estimates above); its answer is decided when it
   arrives and is sent when its last token is made. A client that disconnects does not abort it.
 - /metrics tells the truth about the model: ``num_requests_running``/``num_requests_waiting``
@@ -210,6 +217,8 @@ class Config:
     garbage_after_wake: bool = False  # woken engines answer health checks but write garbage
     hold_after: int = 0  # generations after the Nth wait for ``POST /fake/release`` (0: none)
     gather: int = 0  # the first N completions wait for each other, then go on together (0: none)
+    #: vLLM's --scheduling-policy: "fcfs" (its default) or "priority" (requests' ``priority``).
+    scheduling_policy: str = "fcfs"
 
 
 def _int_with_suffix(value: str) -> int:
@@ -233,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-model-len", type=_int_with_suffix, default=DEFAULT_MAX_MODEL_LEN)
     serve.add_argument("--max-num-seqs", type=int, default=DEFAULT_MAX_NUM_SEQS)
     serve.add_argument("--disable-uvicorn-access-log", action="store_true")
+    serve.add_argument("--scheduling-policy", choices=["fcfs", "priority"], default="fcfs")
     # Used by the capacity model only (prompt tokens admitted per engine step).
     serve.add_argument("--max-num-batched-tokens", type=_int_with_suffix, default=None)
     # Real flags that change nothing here; declared so their values never shift positionals.
@@ -365,6 +375,7 @@ def parse_config(argv: list[str]) -> Config:
         garbage_after_wake=args.fake_garbage_after_wake,
         hold_after=args.fake_hold_after,
         gather=args.fake_gather,
+        scheduling_policy=args.scheduling_policy,
     )
 
 
@@ -430,6 +441,7 @@ class Job:
     max_tokens: int | None
     temperature: float | None
     stream: bool = False
+    priority: int = 0  # lower is served earlier (--scheduling-policy priority)
     arrived_at: float = field(default_factory=time.time)  # wall time the request was parsed
     #: Wall time of its first token (the capacity model's engine step; None without it).
     first_token_at: float | None = None
@@ -520,11 +532,19 @@ class _Sequence:
 
     prompt_tokens: int
     target_tokens: int  # what the answer needs: one token per step in the batch
+    priority: int = 0  # lower first, under --scheduling-policy priority
+    order: int = 0  # arrival order: the tie-break (vLLM: arrival time)
     generated: int = 0
     blocks: int = 0  # KV blocks held; 0 while waiting (a preempted sequence keeps `generated`)
     admitted_before: bool = False
     done: threading.Event = field(default_factory=threading.Event)
     first_token_at: float | None = None  # wall time the step that made its first token ended
+
+
+def _rank(sequence: _Sequence) -> tuple[int, int]:
+    """Who goes first under ``--scheduling-policy priority``: the lowest (priority, arrival);
+    the preempted one is the highest."""
+    return sequence.priority, sequence.order
 
 
 #: The stepped clock may fall this far behind the model (a busy CPU) before it gives up catching
@@ -637,7 +657,9 @@ class Engine:
             self.generated += 1
             number = self.generated
         result = self._answer(job, number)  # decided up front; the steps decide WHEN it is sent
-        sequence = _Sequence(job.prompt_tokens, max(1, result.completion_tokens))
+        sequence = _Sequence(
+            job.prompt_tokens, max(1, result.completion_tokens), job.priority, number
+        )
         with self._ready:
             self._queue.append(sequence)
             self.tail_loss_s, self.tail_busy_s, self.tail_steps = 0.0, 0.0, 0
@@ -696,16 +718,25 @@ class Engine:
         sequences are admitted first come first served while a batch slot, KV blocks for their
         prompt (plus what they had generated) and the step's token budget allow.
         """
+        by_priority = self.config.scheduling_policy == "priority"
+        if by_priority:  # vLLM keeps its waiting requests in a heap by (priority, arrival)
+            self._queue = deque(sorted(self._queue, key=_rank))
         preempted = False
         index = 0
         while index < len(self._batch):
             sequence = self._batch[index]
             need = model.blocks_for(sequence.prompt_tokens + sequence.generated + 1)
             while need - sequence.blocks > self._free_blocks:
-                victim = self._batch.pop()
+                at = max(range(len(self._batch)), key=lambda i: _rank(self._batch[i]))
+                victim = self._batch.pop(at if by_priority else -1)
+                if by_priority and at < index:
+                    index -= 1  # an already scheduled one: its blocks come back too
                 self._free_blocks += victim.blocks
                 victim.blocks = 0
-                self._queue.appendleft(victim)
+                if by_priority:
+                    self._queue = deque(sorted([*self._queue, victim], key=_rank))
+                else:
+                    self._queue.appendleft(victim)
                 self.preemptions += 1
                 preempted = True
                 if victim is sequence:
@@ -1090,6 +1121,9 @@ class FakeVLLM:
         temperature = body.get("temperature")
         if temperature is not None and not isinstance(temperature, (int, float)):
             raise bad_request("temperature must be a number", "temperature")
+        priority = body.get("priority", 0)
+        if not isinstance(priority, int) or isinstance(priority, bool):
+            raise bad_request("priority: Input should be a valid integer", "priority")
         prompt_tokens = estimate_tokens(prompt)
         limit = self.config.max_model_len
         where = "messages" if endpoint.endswith("chat/completions") else "prompt"
@@ -1116,6 +1150,7 @@ class FakeVLLM:
             max_tokens=max_tokens,
             temperature=float(temperature) if temperature is not None else None,
             stream=bool(body.get("stream")),
+            priority=priority,
         )
 
     # faults and bookkeeping ---------------------------------------------------------------
@@ -1159,6 +1194,7 @@ class FakeVLLM:
             "text": job.text,
             "temperature": job.temperature,
             "max_tokens": job.max_tokens,
+            "priority": job.priority,
             "status": status,
             "arrived_at": job.arrived_at,
             "first_token_at": job.first_token_at,
@@ -1313,6 +1349,14 @@ class Handler(BaseHTTPRequestHandler):
                 job = self.fake.parse_completion(body)
         except APIError as exc:
             self._json(exc.status, exc.body())
+            return
+        if job.priority != 0 and self.fake.config.scheduling_policy != "priority":
+            # vLLM's engine refuses it when it takes the request (its input processor).
+            refusal = bad_request(
+                f"Got priority {job.priority} but Priority scheduling is not enabled."
+            )
+            self.fake.record(job, refusal.status)
+            self._json(refusal.status, refusal.body())
             return
         failure = self.fake.injected_failure()
         if failure is not None:
