@@ -104,6 +104,7 @@ DEFAULT_VLLM_COMMAND = (
     " --gpu-memory-utilization 0.90 --kv-cache-dtype fp8"
     " --limit-mm-per-prompt '{\"image\":0}'"
     " --chat-template-content-format openai --generation-config vllm"
+    " --scheduling-policy priority"
     " --enable-sleep-mode"
 )
 
@@ -171,6 +172,14 @@ class Settings(BaseSettings):
         300.0, gt=0, description="Give up retrying one paragraph after this many seconds"
     )
     llm_max_attempts: int = Field(6, ge=1, description="Attempts per paragraph (1 = no retry)")
+    llm_paper_priority: int = Field(
+        1,
+        ge=0,
+        description="vLLM request priority of a paper's paragraphs (a reader's selection sends"
+        " 0, lower is served first): with vLLM's --scheduling-policy priority a selection passes"
+        " the paragraphs queued inside vLLM; a vLLM without it refuses the field once, then it"
+        " is left out; 0 never sends it",
+    )
     request_max_tokens: int = Field(
         1000,
         ge=64,
@@ -189,6 +198,13 @@ class Settings(BaseSettings):
         2, ge=1, description="Adaptive mode: lower bound and starting point"
     )
     concurrency_max: int = Field(64, ge=1, description="Adaptive mode: upper bound")
+    concurrency_reserve: int = Field(
+        1,
+        ge=0,
+        description="Adaptive mode: vLLM batch slots a paper leaves free, once vLLM's batch size"
+        " is seen, so a reader's selection starts at the next engine step (vLLM never"
+        " preempts for a waiting request); 0 fills every slot",
+    )
     data_dir: Path = Field(
         default_factory=default_data_dir, description="Cache, outputs and leases"
     )

@@ -280,6 +280,45 @@ async def test_old_vllm_without_content_keys_falls_back_to_completions(
     assert [e["endpoint"] for e in server.requests()] == ["/v1/completions"] * 2
 
 
+async def test_a_papers_paragraphs_carry_their_priority_a_selection_none(
+    fake_vllm: FakeVLLMFactory,
+) -> None:
+    """A vLLM that schedules by priority gets the paper's priority on its paragraphs only, so a
+    reader's selection (priority 0) is taken into its batch before the paragraphs waiting."""
+    server = fake_vllm.start("--scheduling-policy", "priority")
+    async with make_client(server, paper_priority=3) as client:
+        paragraph = await client.translate("A paragraph of the paper.", EN, KO, paper=True)
+        selection = await client.translate("A selected sentence.", EN, KO)
+    assert paragraph == pseudo_translate("A paragraph of the paper.", "ko")
+    assert selection == pseudo_translate("A selected sentence.", "ko")
+    assert [(e["text"], e["priority"], e["status"]) for e in server.requests()] == [
+        ("A paragraph of the paper.", 3, 200),
+        ("A selected sentence.", 0, 200),
+    ]
+
+
+async def test_a_vllm_without_priority_scheduling_refuses_it_once(
+    fake_vllm: FakeVLLMFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """vLLM's default first-come-first-served policy refuses any priority but 0 with a 400: the
+    paragraph is sent again without it, and no later request carries it (one refusal in all)."""
+    server = fake_vllm.start()  # --scheduling-policy fcfs: vLLM's default
+    async with make_client(server, paper_priority=1) as client:
+        answers = [
+            await client.translate(f"Paragraph number {n}.", EN, KO, paper=True) for n in range(3)
+        ]
+    assert answers == [pseudo_translate(f"Paragraph number {n}.", "ko") for n in range(3)]
+    assert [(e["priority"], e["status"]) for e in server.requests()] == [
+        (1, 400),
+        (0, 200),
+        (0, 200),
+        (0, 200),
+    ]
+    assert posts(server) == 4
+    assert not client.stats.errors  # nothing given up
+    assert "--scheduling-policy priority" in caplog.text
+
+
 async def test_readiness_probe_asks_one_token_the_way_translations_are_sent(
     fake_vllm: FakeVLLMFactory, tmp_path: Path
 ) -> None:

@@ -436,11 +436,15 @@ class Translator:
         if self._router is None:
             async with self._limiter.slot(request.owner):
                 self._check_going(run)
-                return await self._llm.translate(text, request.source_lang, request.target_lang)
+                return await self._llm.translate(
+                    text, request.source_lang, request.target_lang, paper=True
+                )
         async with self._router.route(request.owner, size=len(text)) as lane:
             self._check_going(run)
             try:
-                answer = await lane.llm.translate(text, request.source_lang, request.target_lang)
+                answer = await lane.llm.translate(
+                    text, request.source_lang, request.target_lang, paper=True
+                )
             except LLMError as exc:
                 if not host_gone(lane, exc):
                     raise

@@ -80,6 +80,9 @@ zt_launch() {
     # 0.95) would make vLLM sample whenever a client omits temperature. Translation wants
     # greedy.
     --generation-config vllm
+    # A reader's selection (request priority 0) goes ahead of a paper's paragraphs (priority
+    # 1, ZT_LLM_PAPER_PRIORITY) waiting inside vLLM; among equals first come first served.
+    --scheduling-policy priority
     # Sleep mode (issue 11): when idle the manager moves the weights to host RAM (level 1) and
     # hands the card back with ~1 GiB left, then wakes in seconds instead of a cold start.
     # zt_launch sets VLLM_SERVER_DEV_MODE=1, without which the /sleep routes are not mounted;

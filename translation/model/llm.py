@@ -12,6 +12,13 @@ failure onto ``common.errors``:
 - 401/403 (API key) and 404 (model not served): ``LLMError`` at once, with what to fix;
 - an empty answer is asked for once more, then ``LLMError``; ``<think>`` blocks are stripped.
 
+A paper's paragraphs carry vLLM's request ``priority`` (``paper_priority``, 1 by default; lower
+is served earlier) and a reader's selection none (0): a vLLM started with ``--scheduling-policy
+priority`` (our launch profiles) then takes a selection into its batch ahead of the paragraphs
+waiting inside it. A vLLM without that policy refuses any priority but 0 ("Priority scheduling
+is not enabled"), and a server that is not vLLM may refuse the field: after a 400 that names it
+the client resends without it and leaves it out from then on (one refused request, no retry).
+
 TranslateGemma requests go to ``/v1/chat/completions`` as the content part its template needs.
 A vLLM too old for that (before PR #41599) rejects it with a 400 template error; the client then
 switches, for good, to ``/v1/completions`` with the prompt rendered by hand
@@ -59,6 +66,10 @@ _PROMPT_TOKENS = re.compile(
 #: Statuses that mean "the server behind this URL is not there right now" (a proxy in front of a
 #: stopped vLLM answers 502/504; a vLLM whose engine died answers 503).
 _UNAVAILABLE_STATUSES = frozenset({502, 503, 504})
+#: A 400 naming the ``priority`` field: vLLM's "Priority scheduling is not enabled" when it
+#: schedules first come first served, or a server that knows no such field ("Unrecognized
+#: request argument supplied: priority", "extra inputs are not permitted ... priority").
+_PRIORITY_REFUSED = re.compile(r"\bpriority\b", re.IGNORECASE)
 #: A ready server answers the one-token probe in seconds.
 PROBE_TIMEOUT_S = 60.0
 
@@ -104,6 +115,8 @@ class LLMClient:
     ``Retry-After``); no delay ever runs past ``deadline_s``.
     A text over ``max_request_tokens`` is sent as runs of whole sentences
     (``translation.model.sentence_budget``); None sends every text whole.
+    ``paper_priority`` is the vLLM ``priority`` of a paper's paragraphs (``translate(...,
+    paper=True)``); 0 sends none (module docstring).
     """
 
     def __init__(
@@ -120,6 +133,7 @@ class LLMClient:
         backoff_s: float = 0.5,
         backoff_max_s: float = 10.0,
         max_request_tokens: int | None = None,
+        paper_priority: int = 0,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -138,6 +152,7 @@ class LLMClient:
         self._api_key = api_key or "EMPTY"
         self._sdk_client: openai.AsyncOpenAI | None = None  # made at the first request
         self._use_completions = False
+        self._paper_priority = paper_priority  # 0 once the server refused it
         self._random = random.Random()
         self.stats = LLMStats()
 
@@ -169,6 +184,7 @@ class LLMClient:
             max_attempts=settings.llm_max_attempts,
             http_client=http_client,
             max_request_tokens=settings.request_max_tokens,
+            paper_priority=settings.llm_paper_priority,
         )
 
     def cache_key(self, text: str, source_lang: Language, target_lang: Language) -> CacheKey:
@@ -181,8 +197,11 @@ class LLMClient:
             text=text,
         )
 
-    async def translate(self, text: str, source_lang: Language, target_lang: Language) -> str:
-        """The translation of ``text``, without reasoning or surrounding whitespace.
+    async def translate(
+        self, text: str, source_lang: Language, target_lang: Language, *, paper: bool = False
+    ) -> str:
+        """The translation of ``text``, without reasoning or surrounding whitespace; ``paper``:
+        one of a paper's paragraphs (sent with ``paper_priority``), else a person waits for it.
 
         Raises ``LLMUnavailableError`` when the server cannot be reached within the retry
         bounds, and ``LLMError`` for every other failure. Blank text returns "" with no request.
@@ -192,10 +211,12 @@ class LLMClient:
         text = text.strip()
         budget = self._max_request_tokens
         pieces = [text] if budget is None else budget_pieces(text, budget)
+        priority = self._paper_priority if paper else 0
         try:
             # One piece after the other: the caller's concurrency slot covers them all.
             answers = [
-                await self._translate_piece(piece, source_lang, target_lang) for piece in pieces
+                await self._translate_piece(piece, source_lang, target_lang, priority)
+                for piece in pieces
             ]
         except LLMError as exc:
             self.stats.gave_up(exc)
@@ -320,10 +341,10 @@ class LLMClient:
     # --- splitting ---------------------------------------------------------------------------
 
     async def _translate_piece(
-        self, text: str, source_lang: Language, target_lang: Language
+        self, text: str, source_lang: Language, target_lang: Language, priority: int
     ) -> str:
         try:
-            return await self._complete(text, source_lang, target_lang)
+            return await self._complete(text, source_lang, target_lang, priority)
         except _TooLong as exc:
             halves = prompts.split_in_two(text)
             if halves is None:
@@ -332,13 +353,15 @@ class LLMClient:
                 ) from None
             log.info("splitting a %d-character paragraph: %s", len(text), exc.reason)
             # One half after the other: the caller's concurrency slot covers both.
-            left = await self._translate_piece(halves[0], source_lang, target_lang)
-            right = await self._translate_piece(halves[1], source_lang, target_lang)
+            left = await self._translate_piece(halves[0], source_lang, target_lang, priority)
+            right = await self._translate_piece(halves[1], source_lang, target_lang, priority)
             return prompts.join_pieces(left, right, target_lang)
 
     # --- one request, retried ----------------------------------------------------------------
 
-    async def _complete(self, text: str, source_lang: Language, target_lang: Language) -> str:
+    async def _complete(
+        self, text: str, source_lang: Language, target_lang: Language, priority: int
+    ) -> str:
         started = time.monotonic()
         deadline = started + self._deadline_s
         max_tokens = 2 * prompts.estimate_tokens(text) + 64
@@ -351,7 +374,9 @@ class LLMClient:
             failure: Exception
             retry_after: float | None = None
             try:
-                answer = await self._request(text, source_lang, target_lang, max_tokens, remaining)
+                answer = await self._request(
+                    text, source_lang, target_lang, max_tokens, remaining, priority
+                )
             except openai.APIConnectionError as exc:  # includes APITimeoutError
                 failure = exc
             except openai.APIStatusError as exc:
@@ -368,6 +393,10 @@ class LLMClient:
                     raise _TooLong(
                         f"{_server_message(exc)} (start vLLM with a larger --max-model-len)"
                     ) from None
+                elif status == 400 and priority and self._refuses_priority(exc):
+                    priority = 0
+                    attempt -= 1
+                    continue
                 elif status == 400 and self._should_fall_back(exc):
                     attempt -= 1
                     continue
@@ -412,10 +441,13 @@ class LLMClient:
         target_lang: Language,
         max_tokens: int,
         remaining_s: float,
+        priority: int,
     ) -> _Answer:
         """One request, counted in ``self.stats`` whatever its outcome."""
         try:
-            answer = await self._send(text, source_lang, target_lang, max_tokens, remaining_s)
+            answer = await self._send(
+                text, source_lang, target_lang, max_tokens, remaining_s, priority
+            )
         except openai.APIError as exc:
             self.stats.failed(exc)
             raise
@@ -429,8 +461,12 @@ class LLMClient:
         target_lang: Language,
         max_tokens: int,
         remaining_s: float,
+        priority: int = 0,
     ) -> _Answer:
         timeout = max(0.1, min(self._timeout_s, remaining_s))
+        # vLLM's own request field; left out at 0, which every server takes.
+        # vLLM's own field, outside OpenAI's schema; None sends nothing extra.
+        extra_body = {"priority": priority} if priority else None
         if self.prompt_format is PromptFormat.TRANSLATEGEMMA and self._use_completions:
             completion = await self._openai.completions.create(
                 model=self.model,
@@ -438,6 +474,7 @@ class LLMClient:
                 max_tokens=max_tokens,
                 temperature=0,
                 timeout=timeout,
+                extra_body=extra_body,
             )
             if not completion.choices:
                 return _Answer("", None, completion.usage)
@@ -455,11 +492,27 @@ class LLMClient:
             max_tokens=max_tokens,
             temperature=0,
             timeout=timeout,
+            extra_body=extra_body,
         )
         if not chat.choices:
             return _Answer("", None, chat.usage)
         choice = chat.choices[0]
         return _Answer(choice.message.content or "", choice.finish_reason, chat.usage)
+
+    def _refuses_priority(self, exc: openai.APIStatusError) -> bool:
+        """Leave the request priority out for good after a vLLM refused it (module doc)."""
+        if not _PRIORITY_REFUSED.search(_server_message(exc)):
+            return False
+        if self._paper_priority:
+            self._paper_priority = 0
+            log.warning(
+                "%s schedules first come first served (%s): a paper's paragraphs go without "
+                "a priority from now on, so a reader's selection may wait behind the ones "
+                "queued inside vLLM (start vLLM with --scheduling-policy priority)",
+                self.base_url,
+                _server_message(exc),
+            )
+        return True
 
     def _should_fall_back(self, exc: openai.APIStatusError) -> bool:
         """Switch to /v1/completions after a template error from a vLLM without PR #41599."""
