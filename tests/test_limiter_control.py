@@ -14,9 +14,18 @@ from translation.model.concurrency_control import (
 from translation.model.metrics import VLLMLoad
 
 
-def control(initial: int = 10, minimum: int = 2, maximum: int = 64) -> ConcurrencyControl:
+def control(
+    initial: int = 10, minimum: int = 2, maximum: int = 64, reserve: int = 0
+) -> ConcurrencyControl:
     return ConcurrencyControl(
-        ControlConfig(minimum=minimum, maximum=maximum, initial=initial, poll_s=1.0, settle_s=0.1)
+        ControlConfig(
+            minimum=minimum,
+            maximum=maximum,
+            initial=initial,
+            poll_s=1.0,
+            settle_s=0.1,
+            reserve=reserve,
+        )
     )
 
 
@@ -192,9 +201,72 @@ def test_closed_loop_against_a_slot_bound_server_settles_at_its_slots_plus_the_t
     assert peak_waiting <= 2
 
 
+@pytest.mark.parametrize("slots", [4, 32])
+def test_with_a_reserve_the_loop_settles_one_below_the_batch_so_a_selection_finds_a_slot(
+    slots: int,
+) -> None:
+    """vLLM never preempts for a waiting request: a free batch slot is the only fast way in."""
+    law = control(initial=2, reserve=1)
+    decisions = []
+    for _ in range(60):
+        in_flight = law.limit
+        running = min(in_flight, slots)
+        decisions.append(law.decide(seen(in_flight, running, in_flight - running, kv=0.1)))
+    assert law.batch == slots
+    assert law.limit == slots - 1
+    assert decisions[-1].reason is Reason.RESERVE
+    # Learning the batch took overshooting it once: the limit was above the batch before.
+    assert max(d.limit for d in decisions) > slots
+
+
+def test_the_batch_is_learned_from_two_alike_looks_with_the_cache_not_binding() -> None:
+    law = control(initial=40, reserve=1)
+    law.decide(seen(in_flight=40, running=20, waiting=20))  # one look: perhaps a burst
+    assert law.batch is None
+    law.decide(seen(in_flight=40, running=24, waiting=16))  # not alike: still nothing
+    assert law.batch is None
+    law.decide(seen(in_flight=40, running=24, waiting=16, kv=0.95))  # the cache binds
+    assert law.batch is None
+    law.decide(seen(in_flight=40, running=24, waiting=16))
+    law.decide(seen(in_flight=40, running=24, waiting=16))
+    assert law.batch == 24
+    decision = law.decide(seen(in_flight=24, running=24, waiting=0))  # would grow
+    assert (decision.limit, decision.reason) == (23, Reason.RESERVE)
+
+
+def test_the_batch_is_forgotten_when_metrics_vanish_or_vllm_restarts() -> None:
+    law = control(initial=40, reserve=1)
+    for _ in range(2):
+        law.decide(seen(in_flight=40, running=16, waiting=24, preemptions=5))
+    assert law.batch == 16
+    law.decide(seen(in_flight=16, running=16, waiting=0, preemptions=0))  # counter fell
+    assert law.batch is None
+    for _ in range(2):
+        law.decide(seen(in_flight=40, running=16, waiting=24, preemptions=0))
+    assert law.batch == 16
+    law.decide(Observation(in_flight=16, demand=True, load=None, failures=0))
+    assert law.batch is None
+
+
+def test_without_a_reserve_a_learned_batch_changes_nothing() -> None:
+    law = control(initial=10)
+    for _ in range(2):
+        law.decide(seen(in_flight=10, running=8, waiting=2))
+    assert law.batch == 8
+    decision = law.decide(seen(in_flight=8, running=8, waiting=0))
+    assert (decision.limit, decision.reason) == (12, Reason.GROW)  # grows past the batch
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("minimum", 0), ("maximum", 1), ("kv_high", 0.95), ("cut", 1.0), ("step", 0)],
+    [
+        ("minimum", 0),
+        ("maximum", 1),
+        ("kv_high", 0.95),
+        ("cut", 1.0),
+        ("step", 0),
+        ("reserve", -1),
+    ],
 )
 def test_config_rejects_nonsense(field: str, value: float) -> None:
     base: dict[str, float] = {"minimum": 2, "maximum": 64, "initial": 2}

@@ -125,6 +125,36 @@ async def test_interactive_requests_pass_a_paper() -> None:
     assert order.index("s2") < order.index("p2")
 
 
+class LoweredLimiter(FixedLimiter):
+    """A fixed limit the test lowers, as the adaptive law does when vLLM's queue grows."""
+
+    def lower(self, limit: int) -> None:
+        self._limit = limit
+        self._grant()
+
+
+async def test_a_selection_starts_at_once_even_when_the_limit_just_fell_below_the_paper() -> None:
+    """The paper holds 4 slots, the limit falls to 2: the papers' requests in flight stay, and a
+    selection still starts at once (its room counts from what is in flight, not the limit)."""
+    limiter = LoweredLimiter(4)
+    release = asyncio.Event()
+    order: list[str] = []
+
+    async def request(owner: str, name: str) -> None:
+        async with limiter.slot(owner):
+            order.append(name)
+            await release.wait()
+
+    tasks = [asyncio.create_task(request("paper", f"p{i}")) for i in range(5)]
+    await asyncio.sleep(0)
+    limiter.lower(2)
+    tasks.append(asyncio.create_task(request(INTERACTIVE, "s0")))
+    await asyncio.sleep(0)
+    assert order == ["p0", "p1", "p2", "p3", "s0"]
+    release.set()
+    await asyncio.gather(*tasks)
+
+
 def test_a_streamed_answer_shows_only_what_has_settled() -> None:
     """Pieces as the model makes them: a placeholder half written and the word being made are
     held back; the pieces shown, joined, are the restored whole answer (Chinese: no spaces)."""

@@ -102,6 +102,7 @@ class AdaptiveLimiter(FairSlots):
             initial=settings.concurrency_min,
             poll_s=poll_s,
             settle_s=settle_s,
+            reserve=settings.concurrency_reserve,
         )
         headers = {}
         if settings.llm_api_key is not None:

@@ -25,8 +25,9 @@ for the room the dispatcher below holds for a faster host, on purpose).
 **Interactive requests** (a selection, an annotation, a title from a reader plugin:
 ``zotero_server.reader``) wait under the owner :data:`INTERACTIVE`, a class of its own: a freed
 slot goes to it before any paper's owner, and it may hold up to :data:`INTERACTIVE_ROOM` slots
-above the limit, so a selection sent while a paper keeps every slot busy starts at once (vLLM
-takes it into its running batch at the next step) instead of waiting for a paragraph to end.
+above the limit (above what is in flight, when the papers hold more than a limit just lowered),
+so a selection sent while a paper keeps every slot busy starts at once (vLLM takes it into its
+running batch at the next step) instead of waiting for a paragraph to end.
 A person reading waits for that one answer; the paper loses at most that many slots' worth.
 
 Inside the owner picked, the head of its queue gets the slot, unless a subclass says otherwise
@@ -189,8 +190,12 @@ class FairSlots(ABC):
             self.on_room()
 
     def _room(self, owner: str) -> int:
-        """The most slots in flight that still let ``owner`` take one."""
-        return self.limit + (INTERACTIVE_ROOM if owner == INTERACTIVE else 0)
+        """The most slots in flight that still let ``owner`` take one: for the interactive
+        class, while it holds fewer than :data:`INTERACTIVE_ROOM`, one more than are in flight
+        (a limit just lowered below what the papers hold never holds a selection back)."""
+        if owner == INTERACTIVE and self._held.get(INTERACTIVE, 0) < INTERACTIVE_ROOM:
+            return max(self.limit, self._in_flight + 1)
+        return self.limit
 
     def _next_owner(self) -> str:
         if INTERACTIVE in self._queues:
