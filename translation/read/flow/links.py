@@ -20,9 +20,10 @@ both are running text of one size (a lower-case continuation may change weight),
 but floats, footnotes, text set smaller (a table) and equations lies between them in reading
 order (running heads and figure text are never read). A heading, a caption, a footnote, a
 table cell or a reference entry never continues a body paragraph, and a list item only as an
-item of its own (above). A paragraph that opens with a caption's label where the body text
-before it stops mid-sentence ("... linking in" | "Table 4. On average, ...") is body text
-(:func:`run_on_captions`).
+item of its own (above); nor does a definition list's entry (a bold term, then its text, its
+other lines hanging indented under it). A paragraph that opens with a caption's label where
+the body text before it stops mid-sentence ("... linking in" | "Table 4. On average, ...") is
+body text (:func:`run_on_captions`).
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         word = LAST_WORD_RE.search(tail)
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
         return joined or (tail.endswith((":", "：")) and _opens_inside(text))
-    if nxt.kind != ParagraphKind.BODY or nxt.label:
+    if nxt.kind != ParagraphKind.BODY or nxt.label or _defines(nxt):
         return False
     head = text[0]
     if prev.rows[-1].bold != nxt.rows[0].bold and not head.islower():
@@ -177,6 +178,20 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and measures.indented(first.x0, nxt.rows[1].x0, first.size)
     return (dangles(tail) or _runs_full(prev)) and not indented
+
+
+def _defines(draft: Draft) -> bool:
+    """Whether ``draft`` is an entry of a definition list: its first line opens with a term
+    in bold, then its text in the regular weight, and its other lines hang indented under
+    it ("<b>book</b> A book with an explicit publisher." | "    Required fields: ..."). An
+    entry starts anew, whatever the entry before it ends with."""
+    first = draft.rows[0]
+    return (
+        len(draft.rows) > 1
+        and not first.bold
+        and 0 < first.bold_lead < len(first.text.rstrip())
+        and measures.indented(draft.rows[1].x0, first.x0, first.size)
+    )
 
 
 _FULL_AS_OTHERS = 0.5  # font sizes: a full last line ends this near the other lines' end ...
