@@ -376,14 +376,23 @@ def _ends_inside(text: str) -> bool:
     return flags(_TRAILING_RE.sub("", text)).ends_inside
 
 
+def _caseless(letter: str) -> bool:
+    """Whether ``letter`` is of a script without case (Han, kana, Hangul)."""
+    return letter.isalpha() and letter.lower() == letter.upper()
+
+
 def _whole(text: str) -> bool:
     """Whether a short text stands whole: a sentence (a capital or digit first, a stop last) or
-    a title or label (no stop, each word capitalised, or the first and a few words in all)."""
+    a title or label (no stop, each word capitalised, or the first and a few words in all). A
+    letter of a script without case (Han, kana) opens a sentence as a capital does ("作者姓名。"),
+    though not a title (told by its capitals); a sentence cut before such a tail leaves the
+    piece before it flagged ``cut``."""
     stripped = without_tags(_TRAILING_RE.sub("", text)).strip().strip("\"'“”‘’()[]")
     if not stripped:
         return True
-    opens = stripped[0].isupper() or stripped[0].isdigit() or not stripped[0].isalpha()
-    if opens and stripped.endswith(tuple(".!?。．！？:")):
+    head = stripped[0]
+    opens = head.isupper() or head.isdigit() or not head.isalpha()
+    if (opens or _caseless(head)) and stripped.endswith(tuple(".!?。．！？:：")):
         return True
     words = stripped.split()
     return opens and not stripped.endswith((",", ";", "-")) and len(words) <= 5

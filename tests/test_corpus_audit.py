@@ -388,3 +388,14 @@ def test_the_docs_show_the_committed_baselines_table() -> None:
     baseline = json.loads(BASELINE.read_text(encoding="utf-8"))
     page = DOCS_PAGE.read_text(encoding="utf-8")
     assert docs_block(page, baseline) == page, "run `make docs`"
+
+
+def test_a_short_chinese_sentence_is_no_fragment_and_a_piece_without_its_stop_is() -> None:
+    """Origin: 137_zh p10 ("作者姓名。" describes an option: whole). Han has no capitals, so
+    a stop at its end makes a short Chinese text a sentence; "另一种是扩展某些指定" (no stop)
+    stays a fragment."""
+    layouts = _layout(_page([(72.0, 100.0, "作者姓名。", "china-s", SIZE)]))
+    whole = _para("p0-b0", "作者姓名。", _band(100, 1))
+    piece = _para("p0-b0", "扩展某些指定", _band(100, 1))
+    assert _request_figures(layouts, [whole], "zh")["frag"] == 0
+    assert _request_figures(layouts, [piece], "zh")["frag"] == 1

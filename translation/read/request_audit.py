@@ -7,7 +7,11 @@ reader of the requests would flag:
 * a *prose* request has :data:`PROSE_WORDS` words or more (a heading or a table cell may end
   without a stop);
 * it *starts inside* a sentence when its first word is in lower case ("maries of the", "where
-  {v1} is"), and *ends inside* one when it ends with no sentence stop;
+  {v1} is"), and *ends inside* one when it ends with no sentence stop (a full-width colon or
+  semicolon is a stop as its ASCII form is); a definition list's term set in its own style
+  ("<b>article</b> A paper in a journal.") is a label, not the sentence's first word, and in
+  Chinese or Japanese a lower-case Latin name that CJK text follows ("hyperref パッケージ")
+  opens the sentence it names;
 * it *ends cut* when its last word is cut by a line-end hyphen ("the sum-");
 * a *word cut in two* is a fragment that is no word: a request's last word before a hyphen, or
   the lower-case opening of the request after it, or a hyphen left inside a text where the
@@ -45,7 +49,7 @@ _WORD_RE = re.compile(r"[^\W\d_\u3040-\u30ff\u3400-\u9fff]{2,}|[\u3040-\u30ff\u3
 _PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
 _FIRST_RE = re.compile(r"\{v\d+\}|[^\W\d_]+|\S")
 _OPENERS = "\"'“‘([«"
-_STOPS = tuple(".!?:;。．！？…")
+_STOPS = tuple(".!?:;。．！？…：；")
 _CLOSERS = " \"'”’)]»"
 _HYPHENS = r"\-\u00ad\u2010"
 _TAIL_CUT_RE = re.compile(rf"([^\W\d_]+)[{_HYPHENS}]$")
@@ -99,11 +103,32 @@ def word_count(text: str) -> int:
     return len(_WORD_RE.findall(_PLACEHOLDER_RE.sub(" ", text)))
 
 
-def _starts_inside(text: str) -> bool:
-    first = _FIRST_RE.search(text.lstrip(_OPENERS + " "))
+#: A term set in its own style at a text's start, then the text it defines.
+_TERM_RE = re.compile(r"^\s*<([bi])>([^<]{1,40})</\1>\s+(?=\S)")
+#: Words a definition list's term may have.
+_TERM_WORDS = 3
+#: Sources whose own words are no Latin words (a Latin word in them is a name).
+_CJK_LANGUAGES = frozenset({"zh", "ja"})
+_CJK_NEXT_RE = re.compile(r"[\s\u3000]*(?:\{v\d+\}[\s\u3000]*)*[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def _term_stripped(text: str) -> str:
+    """``text`` less a definition list's term at its start: a run of at most
+    :data:`_TERM_WORDS` words in bold or italic, then the text it defines."""
+    term = _TERM_RE.match(text)
+    if term and len(term.group(2).split()) <= _TERM_WORDS:
+        return text[term.end() :]
+    return text
+
+
+def _starts_inside(text: str, language: str = "en") -> bool:
+    text = text.lstrip(_OPENERS + " ")
+    first = _FIRST_RE.search(text)
     if first is None or not first.group()[0].isalpha():
         return False
     word = first.group()
+    if language in _CJK_LANGUAGES and _CJK_NEXT_RE.match(text, first.end()):
+        return False  # "fduthesis 也提供了 ...": a name opens a Chinese sentence
     # "iPhone", "arXiv", "pH" are names, not a sentence's middle.
     return word[0].islower() and not any(c.isupper() for c in word)
 
@@ -115,7 +140,8 @@ def _ends_inside(text: str) -> bool:
 def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
     """The flags of request ``text``; ``previous``: the request before it in reading order
     (a word cut by its line-end hyphen goes on at the start of this one). Style tags
-    (``<b>``, ``<i>``) are markup, not words."""
+    (``<b>``, ``<i>``) are markup, not words; a definition's styled term is no first word."""
+    opening = without_tags(_term_stripped(text)).strip()
     text, previous = without_tags(text).strip(), without_tags(previous)
     cut = 0
     tail = _TAIL_CUT_RE.search(text)
@@ -134,7 +160,7 @@ def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
             cut += 1
     return RequestFlags(
         prose=word_count(text) >= PROSE_WORDS,
-        starts_inside=_starts_inside(text),
+        starts_inside=_starts_inside(opening, language),
         ends_inside=_ends_inside(text),
         ends_cut=tail is not None,
         cut_words=cut,
