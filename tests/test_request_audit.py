@@ -92,14 +92,17 @@ def test_a_full_width_colon_or_semicolon_ends_a_sentence_as_its_ascii_form_does(
     assert flags("例えば次の設定は以下のファイルと同じ結果になるが", language="ja").ends_inside
 
 
-def test_a_definition_s_term_in_its_own_style_is_no_first_word() -> None:
-    """Origin: 141_ja p7-p9 ("<b>article</b> 論文誌中の論文，..."): each entry of a
-    definition list opens with its term in bold; the entry is whole, its term no sentence's
-    middle. The description after the term is still judged."""
-    entry = "<b>booklet</b> A work that is printed and bound, but without a named publisher."
+def test_a_term_in_its_own_style_opens_an_entry() -> None:
+    """Origin: 141_ja p7-p9 ("<b>article</b> 論文誌中の論文，..."), 02 p4 ("<b>Hybrid:</b>
+    defines a small number of ..."), 105 p5 ("<i>Scalabilty:</i> the effect of ..."): a term
+    in bold, or in italic with a label's colon, opens an entry, whatever the case of the term
+    or of the words after it; the same words unstyled, or a long styled run, are a sentence's
+    middle (and an italic word alone is emphasis: test_style_tags_are_markup_not_words)."""
+    entry = "<b>booklet</b> a work that is printed and bound, but without a named publisher."
     assert flags(entry).prose and not flags(entry).starts_inside
-    assert flags("<b>booklet</b> printed and bound, but without a named publisher.").starts_inside
-    assert flags("booklet A work that is printed and bound, but without a publisher.").starts_inside
+    assert not flags("<b>Hybrid:</b> defines a small number of hand-written rules.").broken
+    assert not flags("<i>Scalability:</i> the effect of node density on the overhead.").broken
+    assert flags("booklet a work that is printed and bound, but without a publisher.").starts_inside
     assert flags("<b>a work that is printed and bound and</b> without a named publisher.").broken
 
 
