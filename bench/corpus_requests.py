@@ -184,15 +184,18 @@ def _gapped(glyphs: Sequence[Glyph]) -> bool:
 
 def body_frames(lines: Sequence[SourceLine], size: float) -> dict[int, tuple[float, float]]:
     """The body's frame (left, right) on odd and even pages (margins mirror): the 5th and 95th
-    percentiles of where the body's full lines start and end. A full line is set in the body
-    size, has three letters or more and no wide gap (no line number or label beside it, no
-    table row), and is :data:`_FULL_LINE` of the widest lines' width or more (a margin label
-    or side note is narrow)."""
+    percentiles of where the body's full lines start and end (their first and last glyph, of
+    any size). A full line has letters of the body size for half its glyphs (three at least),
+    no wide gap (no line number or label beside it, no table row), and is :data:`_FULL_LINE`
+    of the widest lines' width or more (a margin label or side note is narrow)."""
     found: dict[int, list[tuple[float, float]]] = {0: [], 1: []}
     for line in lines:
-        body = [g for g in line.glyphs if abs(g.size - size) <= 0.6 and not g.char.isspace()]
-        if sum(g.char.isalpha() for g in body) >= 3 and not _gapped(body):
-            found[line.page % 2].append((body[0].box[0], body[-1].box[2]))
+        visible = [g for g in line.glyphs if not g.char.isspace()]
+        body = [g for g in visible if abs(g.size - size) <= 0.6]
+        # The line's own ends, whatever their size: Japanese set at 0.92 of its Latin words
+        # (LuaTeX-ja's scale) is the body size, and a line may open or end with a Latin word.
+        if sum(g.char.isalpha() for g in body) * 2 >= len(visible) >= 3 and not _gapped(visible):
+            found[line.page % 2].append((visible[0].box[0], visible[-1].box[2]))
     frames = {}
     for parity, edges in found.items():
         if len(edges) < 10:

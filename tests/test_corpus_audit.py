@@ -132,6 +132,24 @@ def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
     assert _request_figures(layouts, apart)["spliced"] == 0
 
 
+def test_a_section_number_at_the_edge_of_lines_that_open_in_latin_is_no_margin() -> None:
+    """Origin: 142_ja (LuaTeX-ja sets Japanese at 0.92 of the Latin size): the body size is
+    the Han's, and most lines open or end with a Latin word at its own size; the body's frame
+    runs from each line's first glyph, so a heading's number at that edge ("1 本文的目的") is
+    in the body, not a margin label glued to the title."""
+    han = "本文介绍文档类的用法以及各种选项的设置方法和注意事项"
+    lines: list[TextLine] = []
+    for i in range(14):
+        y = 130 + i * STEP
+        lines.append((72.0, y, "BXJS", "tiro", SIZE))
+        lines.append((72.0 + 26, y, han, "china-s", 9.2))
+        lines.append((72.0 + 26 + 9.2 * len(han) + 3, y, "LaTeX", "tiro", SIZE))
+    lines += [(72.0, 100.0, "1", "tibo", 12.0), (96.0, 100.0, "本文的目的", "china-s", 12.0)]
+    layouts = _layout(_page(lines))
+    heading = _para("p0-b0", "1 本文的目的", (70, 88, 200, 104), ParagraphKind.HEADING)
+    assert _request_figures(layouts, [heading], "zh")["spliced"] == 0
+
+
 def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     """A running head read into the page's first paragraph (on three pages it recurs)."""
     doc = pymupdf.open()
