@@ -370,12 +370,14 @@ def _kept_code(pieces: Sequence[Paragraph]) -> int:
     )
 
 
-_TRAILING_RE = re.compile(r"(?:\s*(?:\{v\d+\}|</?[bi]>))+\s*$")
+#: Placeholders after a text's last word (a formula, a footnote's mark: "{v1}", "*{v1}") and
+#: style tags.
+_TRAILING_RE = re.compile(r"(?:\s*(?:[*†‡]?\{v\d+\}|</?[bi]>))+\s*$")
 
 
 def _ends_inside(text: str) -> bool:
     """Whether ``text`` ends with no sentence stop, placeholders after its last word aside (a
-    footnote mark, a formula after the stop)."""
+    footnote mark, "*" before it or not, a formula after the stop)."""
     return flags(_TRAILING_RE.sub("", text)).ends_inside
 
 

@@ -254,6 +254,16 @@ def test_unsent_counts_cjk_prose_with_two_tex_commands_left_out() -> None:
     assert found["unsent"] == 0 and found["code_sent"] == 0
 
 
+def test_a_footnote_mark_after_the_stop_ends_no_sentence_inside() -> None:
+    """Origin: 142_ja p3 ("...文書の例を示す。*{v1}": LuaTeX-ja's "*1" mark, its number a
+    placeholder): the sentence ends at its stop; without one it is still cut."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    marked = _para("p0-b0", PROSE[0] + " and all of it was read.*{v1}", _band(100, 2))
+    open_ = _para("p0-b0", PROSE[0] + " and all of it was read *{v1}", _band(100, 2))
+    assert _request_figures(layouts, [marked])["cut"] == 0
+    assert _request_figures(layouts, [open_])["cut"] == 1
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [

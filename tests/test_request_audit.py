@@ -90,6 +90,9 @@ def test_a_full_width_colon_or_semicolon_ends_a_sentence_as_its_ascii_form_does(
     assert not flags("例えば次の設定は以下のファイルと同じ結果になる：", language="ja").ends_inside
     assert not flags("名字后面带有星号的，表示只能在中文模板中使用；", language="zh").ends_inside
     assert flags("例えば次の設定は以下のファイルと同じ結果になるが", language="ja").ends_inside
+    # A stop inside full-width closing brackets ends the sentence as inside ASCII ones.
+    assert not flags("一部のオプションは使用不可能なものがある。（4.3 節参照。）").ends_inside
+    assert not flags("「この設定で十分に動作することを確かめた。」").ends_inside
 
 
 def test_a_term_in_its_own_style_opens_an_entry() -> None:

@@ -51,7 +51,8 @@ _PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
 _FIRST_RE = re.compile(r"\{v\d+\}|[^\W\d_]+|\S")
 _OPENERS = "\"'“‘([«"
 _STOPS = tuple(".!?:;。．！？…：；")
-_CLOSERS = " \"'”’)]»"
+# Closing marks after a sentence's stop, ASCII and full-width ("（4.3 節参照。）", "「...。」").
+_CLOSERS = " \"'”’)]»）」』】〕〉》\u3000"
 _HYPHENS = r"\-\u00ad\u2010"
 _TAIL_CUT_RE = re.compile(rf"([^\W\d_]+)[{_HYPHENS}]$")
 _INNER_CUT_RE = re.compile(rf"(?<![\w{_HYPHENS}])([^\W\d_]+)[{_HYPHENS}] ([^\W\d_]+)")
