@@ -28,7 +28,9 @@ Requests
                  cell), that start inside a sentence (a lower-case first word) or end inside one
                  (no sentence stop at the end).
   ``frag``       short pieces: body, list-item or footnote requests of 1 to 7 words that are no
-                 whole sentence (a capital or digit first and a stop last).
+                 whole sentence (a capital or digit first and a stop last; a Han or kana
+                 first counts as a capital), nor a list item sent whole by itself that
+                 stops on no comma, hyphen or word such as "and" ("headings and subheadings").
   ``cutword``    words cut in two (``request_audit.flags``: a fragment before a line-end hyphen,
                  its rest opening the next request, or "sum- maries" inside one).
   ``spliced``    requests that carry margin material with body text: margin line numbers read

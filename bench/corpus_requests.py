@@ -28,6 +28,7 @@ from translation.read.request_audit import (
     word_count,
 )
 from translation.read.style.style_marks import without_tags
+from translation.read.words.word import dangles
 
 #: Request figures, in the order printed.
 REQUEST_FIGURES = ("cut", "frag", "cutword", "spliced", "glued", "code_sent", "refs_sent")
@@ -403,6 +404,13 @@ def _whole(text: str) -> bool:
     return opens and not stripped.endswith((",", ";", "-")) and len(words) <= 5
 
 
+def _whole_item(text: str) -> bool:
+    """Whether the short text of a list item sent alone is the whole item: a phrase ("tables",
+    "headings and subheadings") that stops on no comma, hyphen or word such as "and" or
+    "the" (the rest of it then went elsewhere)."""
+    return not dangles(without_tags(_TRAILING_RE.sub("", text)))
+
+
 def audit_requests(
     reading: Reading, language: str, budget: int
 ) -> tuple[list[RequestRecord], list[KeptLine]]:
@@ -432,10 +440,12 @@ def audit_requests(
             ends_inside = _ends_inside(text)
             if sentenced and found.prose and (found.starts_inside or ends_inside):
                 record.marks.add("cut")
+            lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
             if (
                 first.kind in (ParagraphKind.BODY, ParagraphKind.LIST_ITEM, ParagraphKind.FOOTNOTE)
                 and 0 < words < PROSE_WORDS
                 and not _whole(text)
+                and not (lone_item and len(pieces) == 1 and _whole_item(text))
             ):
                 record.marks.add("frag")
             if found.cut_words:

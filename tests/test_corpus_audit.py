@@ -264,6 +264,22 @@ def test_a_footnote_mark_after_the_stop_ends_no_sentence_inside() -> None:
     assert _request_figures(layouts, [open_])["cut"] == 1
 
 
+def test_a_list_item_sent_alone_as_a_phrase_is_no_fragment() -> None:
+    """Origin: 134 p3 ("All articles have the following elements:" then the bullets
+    "abstract and resumé", "headings and subheadings", "text"): each item its own request is
+    the whole item; an item that stops on "and" or a comma lost its rest."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    item = ParagraphKind.LIST_ITEM
+    whole = _para("p0-b0", "headings and subheadings", _band(100, 1), item)
+    cut = _para("p0-b0", "if the mark is a separator and", _band(100, 1), item)
+    comma = _para("p0-b0", "abstract and resumé,", _band(100, 1), item)
+    assert _request_figures(layouts, [whole])["frag"] == 0
+    assert _request_figures(layouts, [cut])["frag"] == 1
+    assert _request_figures(layouts, [comma])["frag"] == 1
+    body = _para("p0-b0", "headings and subheadings", _band(100, 1))
+    assert _request_figures(layouts, [body])["frag"] == 1
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [
