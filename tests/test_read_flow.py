@@ -410,3 +410,22 @@ def test_each_entry_of_a_definition_list_is_a_request_of_its_own() -> None:
     assert texts[0].endswith("Optional fields:")
     assert texts[1].startswith("<b>book</b> a book") and texts[1].endswith("note.")
     assert texts[2].startswith("<b>booklet</b>")
+
+
+def test_a_list_of_phrases_after_a_colon_is_sent_item_by_item() -> None:
+    """Origin: 134 p3 ("All articles have the following elements:" then one-line bullets).
+    Items that stop on no mark are bullets, not the sentence's enumeration: the sentence is
+    one request and each item another (its first was read into the sentence)."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph("All articles that we publish have the following elements:", WIDE, y)
+    items = ["titleblock and author information", "headings and subheadings", "bibliography"]
+    for item in items:
+        sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
+        y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
+    sheet.paragraph(OUTRO, WIDE, y + 6)
+    found = passages(read(sheet.done()))
+    texts = [p.text for p in found]
+    assert "All articles that we publish have the following elements:" in texts
+    assert all(item in texts for item in items)

@@ -10,7 +10,9 @@ the pieces of one paragraph make one *passage*, sent as one request
 A list that the sentence before it opens ("... our contributions are:") goes on that sentence,
 item by item while the items end with a comma or a semicolon; each item keeps its box and its
 label, and the label's place in the passage is a placeholder, as a display equation's is. An
-item after a semicolon goes on the enumeration ("(1) ...; (2) ...").
+item after a semicolon goes on the enumeration ("(1) ...; (2) ..."). A list whose first item
+stops on no mark ("... the following elements:" | "headings and subheadings") is a list of
+bullets, each its own request.
 
 A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen, a comma
 or a semicolon at its end), the next one opens as a continuation (lower case, a placeholder,
@@ -159,7 +161,8 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
         word = LAST_WORD_RE.search(tail)
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
-        return joined or (tail.endswith((":", "：")) and _opens_inside(text))
+        opened = tail.endswith((":", "：")) and _opens_inside(text)
+        return joined or (opened and _enumerates(nxt.text))
     if nxt.kind != ParagraphKind.BODY or nxt.label or _defines(nxt):
         return False
     head = text[0]
@@ -178,6 +181,17 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and measures.indented(first.x0, nxt.rows[1].x0, first.size)
     return (dangles(tail) or _runs_full(prev)) and not indented
+
+
+def _enumerates(text: str) -> bool:
+    """Whether a list item's ``text`` is a part of a sentence's enumeration: it goes on to the
+    next item (a comma, a semicolon, "and", "or") or ends the sentence ("... on two
+    datasets."). An item that stops on no mark is a bullet of its own ("headings and
+    subheadings"), as are the items after it."""
+    tail = _MARK_END_RE.sub("", text.rstrip())
+    word = LAST_WORD_RE.search(tail)
+    goes_on = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
+    return goes_on or ends_sentence(tail)
 
 
 def _defines(draft: Draft) -> bool:
