@@ -404,11 +404,32 @@ def _whole(text: str) -> bool:
     return opens and not stripped.endswith((",", ";", "-")) and len(words) <= 5
 
 
+#: Full-width commas: a text that stops on one goes on ("例えば，" before a listing).
+_CJK_COMMAS = ("，", "、")
+
+
 def _whole_item(text: str) -> bool:
     """Whether the short text of a list item sent alone is the whole item: a phrase ("tables",
-    "headings and subheadings") that stops on no comma, hyphen or word such as "and" or
-    "the" (the rest of it then went elsewhere)."""
-    return not dangles(without_tags(_TRAILING_RE.sub("", text)))
+    "headings and subheadings") that stops on no comma (full-width ones too), hyphen or word
+    such as "and" or "the" (the rest of it then went elsewhere)."""
+    tail = without_tags(_TRAILING_RE.sub("", text)).rstrip()
+    return not (dangles(tail) or tail.endswith(_CJK_COMMAS))
+
+
+#: Font sizes: a list item's last line that ends this far short of its column's edge ends it.
+_ITEM_SHORT = 2.0
+
+
+def _ends_item(text: str, item: Paragraph) -> bool:
+    """Whether a list item sent alone ends with its request though on no stop (a bullet of a
+    noun phrase, "...40만원 이상 시 제공"): it stops on no comma, hyphen or word such as
+    "and", and its last line (set left to right) ends :data:`_ITEM_SHORT` sizes or more short
+    of its column's edge. A last line run full goes on in some other block."""
+    if not _whole_item(text) or item.direction != (1.0, 0.0) or not item.rects:
+        return False
+    bottom = max(r[3] for r in item.rects)
+    last = [r for r in item.rects if r[3] > bottom - 0.5 * item.font_size]
+    return max(r[2] for r in last) < item.column[1] - _ITEM_SHORT * item.font_size
 
 
 def audit_requests(
@@ -437,10 +458,12 @@ def audit_requests(
             previous = text
             words = word_count(text)
             sentenced = first.kind not in UNSENTENCED_KINDS
-            ends_inside = _ends_inside(text)
+            lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
+            ends_inside = _ends_inside(text) and not (
+                lone_item and len(pieces) == 1 and _ends_item(text, first)
+            )
             if sentenced and found.prose and (found.starts_inside or ends_inside):
                 record.marks.add("cut")
-            lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
             if (
                 first.kind in (ParagraphKind.BODY, ParagraphKind.LIST_ITEM, ParagraphKind.FOOTNOTE)
                 and 0 < words < PROSE_WORDS

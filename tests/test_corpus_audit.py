@@ -280,6 +280,22 @@ def test_a_list_item_sent_alone_as_a_phrase_is_no_fragment() -> None:
     assert _request_figures(layouts, [body])["frag"] == 1
 
 
+def test_a_list_item_whose_last_line_ends_short_ends_though_on_no_stop() -> None:
+    """Origin: 144_ko, 142_ja p8: bullets that are phrases of eight words or more ("...40만원
+    이상 시 제공", "和文の基底フォントサイズは 11 Q") end where their last line ends short of
+    the column's edge; an item whose last line runs to the edge, or that stops on a comma,
+    goes on elsewhere (137_zh p4: "...（Linux 或 macOS 系统），所" | "有需要的文件 ...")."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    item = ParagraphKind.LIST_ITEM
+    text = "The committee reviews every proposal that arrives before the spring deadline"
+    short = dataclasses.replace(_para("p0-b0", text, (72, 89, 400, 104), item), column=(72, 520))
+    full = dataclasses.replace(short, rects=((72, 89, 519, 104),))
+    comma = dataclasses.replace(short, text=text + ",")
+    assert _request_figures(layouts, [short])["cut"] == 0
+    assert _request_figures(layouts, [full])["cut"] == 1
+    assert _request_figures(layouts, [comma])["cut"] == 1
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [
