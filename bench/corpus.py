@@ -26,9 +26,13 @@ Requests
   ``reqs``       requests sent.
   ``cut``        prose requests, of a kind that is made of sentences (no heading, caption or
                  cell), that start inside a sentence (a lower-case first word) or end inside one
-                 (no sentence stop at the end).
+                 (no sentence stop at the end; a list item sent whole by itself, stopping on
+                 no comma or word such as "and", its last line short of its column's edge,
+                 ends with its item).
   ``frag``       short pieces: body, list-item or footnote requests of 1 to 7 words that are no
-                 whole sentence (a capital or digit first and a stop last).
+                 whole sentence (a capital or digit first and a stop last; a Han or kana
+                 first counts as a capital), nor a list item sent whole by itself that
+                 stops on no comma, hyphen or word such as "and" ("headings and subheadings").
   ``cutword``    words cut in two (``request_audit.flags``: a fragment before a line-end hyphen,
                  its rest opening the next request, or "sum- maries" inside one).
   ``spliced``    requests that carry margin material with body text: margin line numbers read

@@ -28,6 +28,7 @@ from translation.read.request_audit import (
     word_count,
 )
 from translation.read.style.style_marks import without_tags
+from translation.read.words.word import dangles
 
 #: Request figures, in the order printed.
 REQUEST_FIGURES = ("cut", "frag", "cutword", "spliced", "glued", "code_sent", "refs_sent")
@@ -184,15 +185,18 @@ def _gapped(glyphs: Sequence[Glyph]) -> bool:
 
 def body_frames(lines: Sequence[SourceLine], size: float) -> dict[int, tuple[float, float]]:
     """The body's frame (left, right) on odd and even pages (margins mirror): the 5th and 95th
-    percentiles of where the body's full lines start and end. A full line is set in the body
-    size, has three letters or more and no wide gap (no line number or label beside it, no
-    table row), and is :data:`_FULL_LINE` of the widest lines' width or more (a margin label
-    or side note is narrow)."""
+    percentiles of where the body's full lines start and end (their first and last glyph, of
+    any size). A full line has letters of the body size for half its glyphs (three at least),
+    no wide gap (no line number or label beside it, no table row), and is :data:`_FULL_LINE`
+    of the widest lines' width or more (a margin label or side note is narrow)."""
     found: dict[int, list[tuple[float, float]]] = {0: [], 1: []}
     for line in lines:
-        body = [g for g in line.glyphs if abs(g.size - size) <= 0.6 and not g.char.isspace()]
-        if sum(g.char.isalpha() for g in body) >= 3 and not _gapped(body):
-            found[line.page % 2].append((body[0].box[0], body[-1].box[2]))
+        visible = [g for g in line.glyphs if not g.char.isspace()]
+        body = [g for g in visible if abs(g.size - size) <= 0.6]
+        # The line's own ends, whatever their size: Japanese set at 0.92 of its Latin words
+        # (LuaTeX-ja's scale) is the body size, and a line may open or end with a Latin word.
+        if sum(g.char.isalpha() for g in body) * 2 >= len(visible) >= 3 and not _gapped(visible):
+            found[line.page % 2].append((visible[0].box[0], visible[-1].box[2]))
     frames = {}
     for parity, edges in found.items():
         if len(edges) < 10:
@@ -367,26 +371,65 @@ def _kept_code(pieces: Sequence[Paragraph]) -> int:
     )
 
 
-_TRAILING_RE = re.compile(r"(?:\s*(?:\{v\d+\}|</?[bi]>))+\s*$")
+#: Placeholders after a text's last word (a formula, a footnote's mark: "{v1}", "*{v1}") and
+#: style tags.
+_TRAILING_RE = re.compile(r"(?:\s*(?:[*†‡]?\{v\d+\}|</?[bi]>))+\s*$")
 
 
 def _ends_inside(text: str) -> bool:
     """Whether ``text`` ends with no sentence stop, placeholders after its last word aside (a
-    footnote mark, a formula after the stop)."""
+    footnote mark, "*" before it or not, a formula after the stop)."""
     return flags(_TRAILING_RE.sub("", text)).ends_inside
+
+
+def _caseless(letter: str) -> bool:
+    """Whether ``letter`` is of a script without case (Han, kana, Hangul)."""
+    return letter.isalpha() and letter.lower() == letter.upper()
 
 
 def _whole(text: str) -> bool:
     """Whether a short text stands whole: a sentence (a capital or digit first, a stop last) or
-    a title or label (no stop, each word capitalised, or the first and a few words in all)."""
+    a title or label (no stop, each word capitalised, or the first and a few words in all). A
+    letter of a script without case (Han, kana) opens a sentence as a capital does ("作者姓名。"),
+    though not a title (told by its capitals); a sentence cut before such a tail leaves the
+    piece before it flagged ``cut``."""
     stripped = without_tags(_TRAILING_RE.sub("", text)).strip().strip("\"'“”‘’()[]")
     if not stripped:
         return True
-    opens = stripped[0].isupper() or stripped[0].isdigit() or not stripped[0].isalpha()
-    if opens and stripped.endswith(tuple(".!?。．！？:")):
+    head = stripped[0]
+    opens = head.isupper() or head.isdigit() or not head.isalpha()
+    if (opens or _caseless(head)) and stripped.endswith(tuple(".!?。．！？:：")):
         return True
     words = stripped.split()
     return opens and not stripped.endswith((",", ";", "-")) and len(words) <= 5
+
+
+#: Full-width commas: a text that stops on one goes on ("例えば，" before a listing).
+_CJK_COMMAS = ("，", "、")
+
+
+def _whole_item(text: str) -> bool:
+    """Whether the short text of a list item sent alone is the whole item: a phrase ("tables",
+    "headings and subheadings") that stops on no comma (full-width ones too), hyphen or word
+    such as "and" or "the" (the rest of it then went elsewhere)."""
+    tail = without_tags(_TRAILING_RE.sub("", text)).rstrip()
+    return not (dangles(tail) or tail.endswith(_CJK_COMMAS))
+
+
+#: Font sizes: a list item's last line that ends this far short of its column's edge ends it.
+_ITEM_SHORT = 2.0
+
+
+def _ends_item(text: str, item: Paragraph) -> bool:
+    """Whether a list item sent alone ends with its request though on no stop (a bullet of a
+    noun phrase, "...40만원 이상 시 제공"): it stops on no comma, hyphen or word such as
+    "and", and its last line (set left to right) ends :data:`_ITEM_SHORT` sizes or more short
+    of its column's edge. A last line run full goes on in some other block."""
+    if not _whole_item(text) or item.direction != (1.0, 0.0) or not item.rects:
+        return False
+    bottom = max(r[3] for r in item.rects)
+    last = [r for r in item.rects if r[3] > bottom - 0.5 * item.font_size]
+    return max(r[2] for r in last) < item.column[1] - _ITEM_SHORT * item.font_size
 
 
 def audit_requests(
@@ -415,13 +458,17 @@ def audit_requests(
             previous = text
             words = word_count(text)
             sentenced = first.kind not in UNSENTENCED_KINDS
-            ends_inside = _ends_inside(text)
+            lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
+            ends_inside = _ends_inside(text) and not (
+                lone_item and len(pieces) == 1 and _ends_item(text, first)
+            )
             if sentenced and found.prose and (found.starts_inside or ends_inside):
                 record.marks.add("cut")
             if (
                 first.kind in (ParagraphKind.BODY, ParagraphKind.LIST_ITEM, ParagraphKind.FOOTNOTE)
                 and 0 < words < PROSE_WORDS
                 and not _whole(text)
+                and not (lone_item and len(pieces) == 1 and _whole_item(text))
             ):
                 record.marks.add("frag")
             if found.cut_words:

@@ -132,6 +132,24 @@ def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
     assert _request_figures(layouts, apart)["spliced"] == 0
 
 
+def test_a_section_number_at_the_edge_of_lines_that_open_in_latin_is_no_margin() -> None:
+    """Origin: 142_ja (LuaTeX-ja sets Japanese at 0.92 of the Latin size): the body size is
+    the Han's, and most lines open or end with a Latin word at its own size; the body's frame
+    runs from each line's first glyph, so a heading's number at that edge ("1 本文的目的") is
+    in the body, not a margin label glued to the title."""
+    han = "本文介绍文档类的用法以及各种选项的设置方法和注意事项"
+    lines: list[TextLine] = []
+    for i in range(14):
+        y = 130 + i * STEP
+        lines.append((72.0, y, "BXJS", "tiro", SIZE))
+        lines.append((72.0 + 26, y, han, "china-s", 9.2))
+        lines.append((72.0 + 26 + 9.2 * len(han) + 3, y, "LaTeX", "tiro", SIZE))
+    lines += [(72.0, 100.0, "1", "tibo", 12.0), (96.0, 100.0, "本文的目的", "china-s", 12.0)]
+    layouts = _layout(_page(lines))
+    heading = _para("p0-b0", "1 本文的目的", (70, 88, 200, 104), ParagraphKind.HEADING)
+    assert _request_figures(layouts, [heading], "zh")["spliced"] == 0
+
+
 def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     """A running head read into the page's first paragraph (on three pages it recurs)."""
     doc = pymupdf.open()
@@ -234,6 +252,48 @@ def test_unsent_counts_cjk_prose_with_two_tex_commands_left_out() -> None:
     assert _request_figures(layouts, [], "zh")["unsent"] == 1
     found = _request_figures(layouts, [sent], "zh")
     assert found["unsent"] == 0 and found["code_sent"] == 0
+
+
+def test_a_footnote_mark_after_the_stop_ends_no_sentence_inside() -> None:
+    """Origin: 142_ja p3 ("...文書の例を示す。*{v1}": LuaTeX-ja's "*1" mark, its number a
+    placeholder): the sentence ends at its stop; without one it is still cut."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    marked = _para("p0-b0", PROSE[0] + " and all of it was read.*{v1}", _band(100, 2))
+    open_ = _para("p0-b0", PROSE[0] + " and all of it was read *{v1}", _band(100, 2))
+    assert _request_figures(layouts, [marked])["cut"] == 0
+    assert _request_figures(layouts, [open_])["cut"] == 1
+
+
+def test_a_list_item_sent_alone_as_a_phrase_is_no_fragment() -> None:
+    """Origin: 134 p3 ("All articles have the following elements:" then the bullets
+    "abstract and resumé", "headings and subheadings", "text"): each item its own request is
+    the whole item; an item that stops on "and" or a comma lost its rest."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    item = ParagraphKind.LIST_ITEM
+    whole = _para("p0-b0", "headings and subheadings", _band(100, 1), item)
+    cut = _para("p0-b0", "if the mark is a separator and", _band(100, 1), item)
+    comma = _para("p0-b0", "abstract and resumé,", _band(100, 1), item)
+    assert _request_figures(layouts, [whole])["frag"] == 0
+    assert _request_figures(layouts, [cut])["frag"] == 1
+    assert _request_figures(layouts, [comma])["frag"] == 1
+    body = _para("p0-b0", "headings and subheadings", _band(100, 1))
+    assert _request_figures(layouts, [body])["frag"] == 1
+
+
+def test_a_list_item_whose_last_line_ends_short_ends_though_on_no_stop() -> None:
+    """Origin: 144_ko, 142_ja p8: bullets that are phrases of eight words or more ("...40만원
+    이상 시 제공", "和文の基底フォントサイズは 11 Q") end where their last line ends short of
+    the column's edge; an item whose last line runs to the edge, or that stops on a comma,
+    goes on elsewhere (137_zh p4: "...（Linux 或 macOS 系统），所" | "有需要的文件 ...")."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    item = ParagraphKind.LIST_ITEM
+    text = "The committee reviews every proposal that arrives before the spring deadline"
+    short = dataclasses.replace(_para("p0-b0", text, (72, 89, 400, 104), item), column=(72, 520))
+    full = dataclasses.replace(short, rects=((72, 89, 519, 104),))
+    comma = dataclasses.replace(short, text=text + ",")
+    assert _request_figures(layouts, [short])["cut"] == 0
+    assert _request_figures(layouts, [full])["cut"] == 1
+    assert _request_figures(layouts, [comma])["cut"] == 1
 
 
 @pytest.mark.parametrize(
@@ -388,3 +448,14 @@ def test_the_docs_show_the_committed_baselines_table() -> None:
     baseline = json.loads(BASELINE.read_text(encoding="utf-8"))
     page = DOCS_PAGE.read_text(encoding="utf-8")
     assert docs_block(page, baseline) == page, "run `make docs`"
+
+
+def test_a_short_chinese_sentence_is_no_fragment_and_a_piece_without_its_stop_is() -> None:
+    """Origin: 137_zh p10 ("作者姓名。" describes an option: whole). Han has no capitals, so
+    a stop at its end makes a short Chinese text a sentence; "另一种是扩展某些指定" (no stop)
+    stays a fragment."""
+    layouts = _layout(_page([(72.0, 100.0, "作者姓名。", "china-s", SIZE)]))
+    whole = _para("p0-b0", "作者姓名。", _band(100, 1))
+    piece = _para("p0-b0", "扩展某些指定", _band(100, 1))
+    assert _request_figures(layouts, [whole], "zh")["frag"] == 0
+    assert _request_figures(layouts, [piece], "zh")["frag"] == 1

@@ -14,7 +14,7 @@ from common.language import Language
 from common.settings import Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, WIDE
-from tests.helpers.pdfgen.sheet import SIZE, Sheet, read
+from tests.helpers.pdfgen.sheet import SIZE, Sheet, put_runs, read
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pdf import render_mono
@@ -373,3 +373,59 @@ def test_a_box_is_never_handed_much_more_than_it_held() -> None:
     head, _ = passage.split(answer)
     share = len(first.text) / (len(first.text) + len(second.text) + 1)
     assert len(head) <= 1.2 * share * len(answer), head
+
+
+def test_each_entry_of_a_definition_list_is_a_request_of_its_own() -> None:
+    """Origin: 141_ja p7 (BibTeX's entry types). An entry is a term in bold, then its text,
+    its other lines hanging indented under the first. The entry before ends on a colon (its
+    list of fields was kept as code) and the next term is in lower case: still a new entry,
+    not the rest of that sentence."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    entries = [
+        (
+            "article",
+            " An article from a journal or a magazine. Required fields are author,",
+            "title, journal and year. Optional fields:",
+        ),
+        (
+            "book",
+            " a book with an explicit publisher. Required fields are author or",
+            "editor, title, publisher and year. Optional fields are volume and note.",
+        ),
+        (
+            "booklet",
+            " a work that is printed and bound, but without a named publisher or",
+            "sponsoring institution. Required field is the title, the others optional.",
+        ),
+    ]
+    y = 100.0
+    for term, first, second in entries:
+        put_runs(page, 72, y, [(term, True), (first, False)], SIZE)
+        put_runs(page, 92, y + 12, [(second, False)], SIZE)
+        y += 30
+    found = passages(read(doc.tobytes()))
+    texts = [p.text for p in found]
+    assert [len(p.pieces) for p in found] == [1, 1, 1]
+    assert texts[0].endswith("Optional fields:")
+    assert texts[1].startswith("<b>book</b> a book") and texts[1].endswith("note.")
+    assert texts[2].startswith("<b>booklet</b>")
+
+
+def test_a_list_of_phrases_after_a_colon_is_sent_item_by_item() -> None:
+    """Origin: 134 p3 ("All articles have the following elements:" then one-line bullets).
+    Items that stop on no mark are bullets, not the sentence's enumeration: the sentence is
+    one request and each item another (its first was read into the sentence)."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph("All articles that we publish have the following elements:", WIDE, y)
+    items = ["titleblock and author information", "headings and subheadings", "bibliography"]
+    for item in items:
+        sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
+        y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
+    sheet.paragraph(OUTRO, WIDE, y + 6)
+    found = passages(read(sheet.done()))
+    texts = [p.text for p in found]
+    assert "All articles that we publish have the following elements:" in texts
+    assert all(item in texts for item in items)

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench.requests import requests_listing
+from tests.conftest import CORPUS_DIR
+from tests.helpers.pdfgen.sheet import read
+from translation.read.flow.passage import passages
 from translation.read.request_audit import audit, flags
+
+CORPUS2 = CORPUS_DIR.parent / "corpus2"
 
 WHOLE = "We present a model for learning representations of scientific papers."
 TAIL = "pretrained on citation graphs, and we achieve substantial improvements over baselines."
@@ -75,3 +82,55 @@ def test_style_tags_are_markup_not_words() -> None:
     assert flags(
         "<i>while</i> the others wait for the model to answer every request."
     ).starts_inside
+
+
+def test_a_full_width_colon_or_semicolon_ends_a_sentence_as_its_ascii_form_does() -> None:
+    """Origin: 142_ja p4 ("例えば次の設定は：" before a listing), 137_zh p3 (list items that
+    end "；"): whole sentences, flagged as ending inside one."""
+    assert not flags("例えば次の設定は以下のファイルと同じ結果になる：", language="ja").ends_inside
+    assert not flags("名字后面带有星号的，表示只能在中文模板中使用；", language="zh").ends_inside
+    assert flags("例えば次の設定は以下のファイルと同じ結果になるが", language="ja").ends_inside
+    # A stop inside full-width closing brackets ends the sentence as inside ASCII ones.
+    assert not flags("一部のオプションは使用不可能なものがある。（4.3 節参照。）").ends_inside
+    assert not flags("「この設定で十分に動作することを確かめた。」").ends_inside
+
+
+def test_a_term_in_its_own_style_opens_an_entry() -> None:
+    """Origin: 141_ja p7-p9 ("<b>article</b> 論文誌中の論文，..."), 02 p4 ("<b>Hybrid:</b>
+    defines a small number of ..."), 105 p5 ("<i>Scalabilty:</i> the effect of ..."): a term
+    in bold, or in italic with a label's colon, opens an entry, whatever the case of the term
+    or of the words after it; the same words unstyled, or a long styled run, are a sentence's
+    middle (and an italic word alone is emphasis: test_style_tags_are_markup_not_words)."""
+    entry = "<b>booklet</b> a work that is printed and bound, but without a named publisher."
+    assert flags(entry).prose and not flags(entry).starts_inside
+    assert not flags("<b>Hybrid:</b> defines a small number of hand-written rules.").broken
+    assert not flags("<i>Scalability:</i> the effect of node density on the overhead.").broken
+    assert flags("booklet a work that is printed and bound, but without a publisher.").starts_inside
+    assert flags("<b>a work that is printed and bound and</b> without a named publisher.").broken
+
+
+def test_a_latin_name_opens_a_chinese_or_japanese_sentence() -> None:
+    """Origin: 137_zh p4 ("fduthesis 也提供了 Overleaf 的版本，..."), 142_ja ("hyperref
+    パッケージの ..."): a package's name in lower case opens the sentence; in English text
+    the same word is a sentence's middle."""
+    chinese = "fduthesis 也提供了 Overleaf 的版本，打开链接并登录后即可直接编辑。"
+    assert not flags(chinese, language="zh").starts_inside
+    japanese = "hyperref {v1} パッケージの設定はエンジンごとに異なる。"
+    assert not flags(japanese, language="ja").starts_inside
+    assert flags("maries are not reproducible across studies at all here.", language="zh").broken
+
+
+@pytest.mark.corpus
+def test_a_japanese_definition_list_is_sent_entry_by_entry_each_whole() -> None:
+    """Origin: 141_ja p7 (BibTeX's entry types): each entry, its bold term first, is one
+    request of its own that ends its last sentence; the audit flags none of them. (Read
+    whole: the paper's measures come from all its pages.)"""
+    path = CORPUS2 / "141_ja_bibtexing_translation_dvipdfmx_p12of14.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 not found at {CORPUS2}")
+    texts = [p.text for p in passages(read(path.read_bytes())) if p.pieces[0].page == 6]
+    entries = [t for t in texts if t.startswith("<b>")]
+    terms = [t[3 : t.index("</b>")] for t in entries]
+    assert terms[:5] == ["article", "book", "booklet", "conference", "inbook"]
+    assert all(t.rstrip().endswith((".", "．", "：")) for t in entries)
+    assert not any(flags(t, language="ja").broken for t in entries)

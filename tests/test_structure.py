@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pymupdf
+import pytest
 
+from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.layouts import H, block, line, page, span, text_block
 from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
@@ -430,6 +432,45 @@ def test_korean_body_size_comes_from_short_korean_lines() -> None:
     body = [p for p in got if p.kind == ParagraphKind.BODY]
     assert [p.text for p in got if p.kind != ParagraphKind.FOOTNOTE] == [p.text for p in body]
     assert body[-1].text.startswith("현재") and body[-1].text.endswith("원칙에 따라")
+
+
+ZH_TWO_LINES = [
+    "在表格中生成固定宽度的列有两种方法，一种是通过扩展列之间的空隙，另一种是扩展某些指定",
+    "这个环境的使用方法和前面的环境相同，不同之处在于它增加了一个参数来指定每一列的宽",
+]
+ZH_TAILS = ["的列。", "度。"]
+
+
+def test_a_chinese_paragraph_s_short_last_line_below_its_indent_is_its_own() -> None:
+    """Origin: 136_zh p11. A Chinese paragraph indents its first line by two full-width
+    characters (TeX's 2em, a hair over twice the size); its last line, back at the column's
+    edge and a few characters long, ends the paragraph's sentence ("...另一种是扩展某些指定" |
+    "的列。"): one paragraph, one request."""
+    doc = pymupdf.open()
+    pg = doc.new_page(width=595, height=842)
+    size, left, y = 10.0, 72.0, 100.0
+    for first, tail in zip(ZH_TWO_LINES, ZH_TAILS, strict=True):
+        pg.insert_text((left + 2 * size + 0.05, y), first, fontname="china-s", fontsize=size)
+        pg.insert_text((left, y + 15), tail, fontname="china-s", fontsize=size)
+        y += 31
+    paras = extract_paragraphs(open_document(doc.tobytes()))
+    assert [p.text for p in paras] == [a + b for a, b in zip(ZH_TWO_LINES, ZH_TAILS, strict=True)]
+
+
+@pytest.mark.corpus
+def test_a_chinese_faq_sends_each_paragraph_with_its_short_last_line() -> None:
+    """Origin: 136_zh p11 (the CTeX FAQ, question 57): "的列。" and "档。", each the last line
+    of a paragraph, were sent as requests of their own."""
+    path = CORPUS_DIR.parent / "corpus2" / "136_zh_ctex_faq_dvipdfmx_p12of41.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 not found at {path.parent}")
+    paras = extract_paragraphs(open_document(path.read_bytes()))
+    texts = [p.text for p in paras if p.page == 10]
+    (first,) = [t for t in texts if "另一种是扩展某些指定" in t]
+    (second,) = [t for t in texts if "请仔细阅读它的文" in t]
+    assert first.endswith("另一种是扩展某些指定的列。")
+    assert second.endswith("请仔细阅读它的文档。")
+    assert "的列。" not in texts and "档。" not in texts
 
 
 # --- text on backgrounds, continued paragraphs ----------------------------------------------

@@ -7,7 +7,12 @@ reader of the requests would flag:
 * a *prose* request has :data:`PROSE_WORDS` words or more (a heading or a table cell may end
   without a stop);
 * it *starts inside* a sentence when its first word is in lower case ("maries of the", "where
-  {v1} is"), and *ends inside* one when it ends with no sentence stop;
+  {v1} is"), and *ends inside* one when it ends with no sentence stop (a full-width colon or
+  semicolon is a stop as its ASCII form is); a term set in its own style at its start
+  ("<b>article</b> a paper in a journal.", "<b>Hybrid:</b> defines ...", "<i>Scalability:</i>
+  the effect of ...") opens an entry, whatever the case of the term or of the words after
+  it, and in Chinese or Japanese a lower-case Latin name that CJK text follows ("hyperref
+  パッケージ") opens the sentence it names;
 * it *ends cut* when its last word is cut by a line-end hyphen ("the sum-");
 * a *word cut in two* is a fragment that is no word: a request's last word before a hyphen, or
   the lower-case opening of the request after it, or a hyphen left inside a text where the
@@ -45,8 +50,9 @@ _WORD_RE = re.compile(r"[^\W\d_\u3040-\u30ff\u3400-\u9fff]{2,}|[\u3040-\u30ff\u3
 _PLACEHOLDER_RE = re.compile(r"\{v\d+\}")
 _FIRST_RE = re.compile(r"\{v\d+\}|[^\W\d_]+|\S")
 _OPENERS = "\"'“‘([«"
-_STOPS = tuple(".!?:;。．！？…")
-_CLOSERS = " \"'”’)]»"
+_STOPS = tuple(".!?:;。．！？…：；")
+# Closing marks after a sentence's stop, ASCII and full-width ("（4.3 節参照。）", "「...。」").
+_CLOSERS = " \"'”’)]»）」』】〕〉》\u3000"
 _HYPHENS = r"\-\u00ad\u2010"
 _TAIL_CUT_RE = re.compile(rf"([^\W\d_]+)[{_HYPHENS}]$")
 _INNER_CUT_RE = re.compile(rf"(?<![\w{_HYPHENS}])([^\W\d_]+)[{_HYPHENS}] ([^\W\d_]+)")
@@ -99,11 +105,36 @@ def word_count(text: str) -> int:
     return len(_WORD_RE.findall(_PLACEHOLDER_RE.sub(" ", text)))
 
 
-def _starts_inside(text: str) -> bool:
-    first = _FIRST_RE.search(text.lstrip(_OPENERS + " "))
+#: A term set in its own style at a text's start, then the text it defines.
+_TERM_RE = re.compile(r"^\s*<([bi])>([^<]{1,40})</\1>\s+(?=\S)")
+#: Words a definition list's term may have.
+_TERM_WORDS = 3
+#: How an italic run-in label ends ("<i>Scalability:</i> the effect of ...").
+_TERM_ENDS = (":", ".", "：", "．")
+#: Sources whose own words are no Latin words (a Latin word in them is a name).
+_CJK_LANGUAGES = frozenset({"zh", "ja"})
+_CJK_NEXT_RE = re.compile(r"[\s\u3000]*(?:\{v\d+\}[\s\u3000]*)*[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def _opens_with_term(text: str) -> bool:
+    """Whether ``text`` opens with a term: a run of at most :data:`_TERM_WORDS` words in bold,
+    or in italic ending with a colon or a stop, then more text (a definition list's entry, a
+    labelled item, a run-in head)."""
+    term = _TERM_RE.match(text)
+    if term is None or len(term.group(2).split()) > _TERM_WORDS:
+        return False
+    # Bold, or a run-in label's stop: an italic word alone is emphasis ("<i>while</i> the").
+    return term.group(1) == "b" or term.group(2).rstrip().endswith(_TERM_ENDS)
+
+
+def _starts_inside(text: str, language: str = "en") -> bool:
+    text = text.lstrip(_OPENERS + " ")
+    first = _FIRST_RE.search(text)
     if first is None or not first.group()[0].isalpha():
         return False
     word = first.group()
+    if language in _CJK_LANGUAGES and _CJK_NEXT_RE.match(text, first.end()):
+        return False  # "fduthesis 也提供了 ...": a name opens a Chinese sentence
     # "iPhone", "arXiv", "pH" are names, not a sentence's middle.
     return word[0].islower() and not any(c.isupper() for c in word)
 
@@ -115,7 +146,8 @@ def _ends_inside(text: str) -> bool:
 def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
     """The flags of request ``text``; ``previous``: the request before it in reading order
     (a word cut by its line-end hyphen goes on at the start of this one). Style tags
-    (``<b>``, ``<i>``) are markup, not words."""
+    (``<b>``, ``<i>``) are markup, not words; a term in its own style opens an entry."""
+    term = _opens_with_term(text)
     text, previous = without_tags(text).strip(), without_tags(previous)
     cut = 0
     tail = _TAIL_CUT_RE.search(text)
@@ -134,7 +166,7 @@ def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
             cut += 1
     return RequestFlags(
         prose=word_count(text) >= PROSE_WORDS,
-        starts_inside=_starts_inside(text),
+        starts_inside=not term and _starts_inside(text, language),
         ends_inside=_ends_inside(text),
         ends_cut=tail is not None,
         cut_words=cut,

@@ -20,7 +20,9 @@ _REFS_RE = REFS_HEADING_RE
 _CREDIT_RE = re.compile(r"[”\"’']\s*[–—-]\s*[\w.]{1,24}$")
 
 
-_BACK_TO_EDGE = 2.0  # font sizes: a line starting this far left of the paragraph is back
+#: Font sizes: a line starting this far left of the paragraph is back at its edge (past the
+#: two full-width characters a Chinese or Japanese paragraph indents its first line by).
+_BACK_TO_EDGE = 2.5
 _OVERLAP = 0.5  # of the narrower: a line below overlaps the paragraph this much
 _BELOW = 0.5  # font sizes: a line less far below is beside, not below
 _LEAST_LEADING = 1.0  # font sizes: the least usual leading a line step is measured against

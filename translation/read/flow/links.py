@@ -10,7 +10,9 @@ the pieces of one paragraph make one *passage*, sent as one request
 A list that the sentence before it opens ("... our contributions are:") goes on that sentence,
 item by item while the items end with a comma or a semicolon; each item keeps its box and its
 label, and the label's place in the passage is a placeholder, as a display equation's is. An
-item after a semicolon goes on the enumeration ("(1) ...; (2) ...").
+item after a semicolon goes on the enumeration ("(1) ...; (2) ..."). A list whose first item
+stops on no mark ("... the following elements:" | "headings and subheadings") is a list of
+bullets, each its own request.
 
 A piece goes on in the next one when it ends inside a sentence (no stop, or a hyphen, a comma
 or a semicolon at its end), the next one opens as a continuation (lower case, a placeholder,
@@ -20,9 +22,10 @@ both are running text of one size (a lower-case continuation may change weight),
 but floats, footnotes, text set smaller (a table) and equations lies between them in reading
 order (running heads and figure text are never read). A heading, a caption, a footnote, a
 table cell or a reference entry never continues a body paragraph, and a list item only as an
-item of its own (above). A paragraph that opens with a caption's label where the body text
-before it stops mid-sentence ("... linking in" | "Table 4. On average, ...") is body text
-(:func:`run_on_captions`).
+item of its own (above); nor does a definition list's entry (a bold term, then its text, its
+other lines hanging indented under it). A paragraph that opens with a caption's label where
+the body text before it stops mid-sentence ("... linking in" | "Table 4. On average, ...") is
+body text (:func:`run_on_captions`).
 """
 
 from __future__ import annotations
@@ -158,8 +161,9 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
         word = LAST_WORD_RE.search(tail)
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
-        return joined or (tail.endswith((":", "：")) and _opens_inside(text))
-    if nxt.kind != ParagraphKind.BODY or nxt.label:
+        opened = tail.endswith((":", "：")) and _opens_inside(text)
+        return joined or (opened and _enumerates(nxt.text))
+    if nxt.kind != ParagraphKind.BODY or nxt.label or _defines(nxt):
         return False
     head = text[0]
     if prev.rows[-1].bold != nxt.rows[0].bold and not head.islower():
@@ -177,6 +181,31 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     first = nxt.rows[0]
     indented = len(nxt.rows) > 1 and measures.indented(first.x0, nxt.rows[1].x0, first.size)
     return (dangles(tail) or _runs_full(prev)) and not indented
+
+
+def _enumerates(text: str) -> bool:
+    """Whether a list item's ``text`` is a part of a sentence's enumeration: it goes on to the
+    next item (a comma, a semicolon, "and", "or") or ends the sentence ("... on two
+    datasets."). An item that stops on no mark is a bullet of its own ("headings and
+    subheadings"), as are the items after it."""
+    tail = _MARK_END_RE.sub("", text.rstrip())
+    word = LAST_WORD_RE.search(tail)
+    goes_on = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
+    return goes_on or ends_sentence(tail)
+
+
+def _defines(draft: Draft) -> bool:
+    """Whether ``draft`` is an entry of a definition list: its first line opens with a term
+    in bold, then its text in the regular weight, and its other lines hang indented under
+    it ("<b>book</b> A book with an explicit publisher." | "    Required fields: ..."). An
+    entry starts anew, whatever the entry before it ends with."""
+    first = draft.rows[0]
+    return (
+        len(draft.rows) > 1
+        and not first.bold
+        and 0 < first.bold_lead < len(first.text.rstrip())
+        and measures.indented(draft.rows[1].x0, first.x0, first.size)
+    )
 
 
 _FULL_AS_OTHERS = 0.5  # font sizes: a full last line ends this near the other lines' end ...
