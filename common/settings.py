@@ -201,9 +201,10 @@ class Settings(BaseSettings):
     concurrency_reserve: int = Field(
         1,
         ge=0,
-        description="Adaptive mode: vLLM batch slots a paper leaves free, once vLLM's batch size"
-        " is seen, so a reader's selection starts at the next engine step (vLLM never"
-        " preempts for a waiting request); 0 fills every slot",
+        description="Adaptive mode: vLLM batch slots a paper leaves free, so a reader's"
+        " selection starts at the next engine step (vLLM never preempts for a waiting"
+        " request): below vLLM's batch size once seen, below ZT_CONCURRENCY_MAX before (the"
+        " launch profiles set it to their --max-num-seqs); 0 fills every slot",
     )
     data_dir: Path = Field(
         default_factory=default_data_dir, description="Cache, outputs and leases"

@@ -53,9 +53,10 @@ def test_room_in_the_batch_grows_the_limit_by_a_small_step_and_looks_again_soon(
 
 def test_a_queue_within_target_means_the_batch_is_full_hold_and_look_less_often() -> None:
     law = control(initial=10)
-    for waiting in (1, 2):
-        decision = law.decide(seen(in_flight=10, running=8, waiting=waiting))
-        assert (decision.limit, decision.reason, decision.next_look_s) == (10, Reason.FULL, 1.0)
+    looks = [law.decide(seen(in_flight=10, running=8, waiting=w)) for w in (1, 2, 1)]
+    assert [(d.limit, d.reason) for d in looks] == [(10, Reason.FULL)] * 3
+    # The first look at bound slots is confirmed soon (the batch size, module doc), then rarely.
+    assert [d.next_look_s for d in looks] == [0.1, 1.0, 1.0]
 
 
 def test_a_longer_queue_shrinks_by_the_excess_counted_from_what_is_in_flight() -> None:
@@ -246,6 +247,16 @@ def test_the_batch_is_forgotten_when_metrics_vanish_or_vllm_restarts() -> None:
     assert law.batch == 16
     law.decide(Observation(in_flight=16, demand=True, load=None, failures=0))
     assert law.batch is None
+
+
+def test_before_the_batch_is_seen_the_maximum_stands_for_it() -> None:
+    """The launch profiles set ZT_CONCURRENCY_MAX to their --max-num-seqs: the reserve holds
+    from the first look, before any overshoot could show the batch."""
+    law = control(initial=30, maximum=32, reserve=1)
+    decision = law.decide(seen(in_flight=30, running=30, waiting=0))
+    assert law.batch is None
+    assert (decision.limit, decision.reason) == (31, Reason.RESERVE)
+    assert law.decide(seen(in_flight=31, running=31, waiting=0)).limit == 31
 
 
 def test_without_a_reserve_a_learned_batch_changes_nothing() -> None:

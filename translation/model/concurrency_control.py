@@ -32,8 +32,13 @@ priority, so a reader's selection sent while a paper fills every slot would wait
 of the paper's long answers to end (seconds). The batch size is learned, not configured: the
 number running while requests wait in vLLM and its cache is below ``kv_high`` (so the slots
 bind, not the cache), seen alike at two looks in a row (a burst held back by the step's token
-budget for a step or two is not the batch). The cost: one slot of the batch, about 1.5 % of a
-32-slot batch's tokens per second (its steps are a little shorter too).
+budget for a step or two is not the batch); the second look comes soon after the first. Until
+then ``maximum`` stands for it: the launch profiles set ``ZT_CONCURRENCY_MAX`` to their
+``--max-num-seqs``, so a paper started on such a vLLM never fills its batch, not even in the
+second or so before the batch is seen (a limit that overshoots it keeps every slot busy until
+the paper's first answers end). The cost: one slot of the batch, about 1.5 % of a 32-slot
+batch's tokens per second (its steps are a little shorter too), or one slot of ``maximum`` where
+it is set below the batch.
 
 Without /metrics (404, not vLLM, unreachable) the law falls back to latency alone: the median
 latency of the requests finished since the last look against the lowest such median seen (a
@@ -189,8 +194,10 @@ class ConcurrencyControl:
     ) -> tuple[int, Reason]:
         self._learn_batch(load)
         limit, reason = self._by_load(seen, load, preempted, ahead)
-        if self.batch is not None and self.config.reserve:
-            ceiling = max(1, self.batch - self.config.reserve)
+        if self.config.reserve:
+            # Before the batch is seen, the maximum stands for it (module doc).
+            batch = self.config.maximum if self.batch is None else self.batch
+            ceiling = max(1, min(batch, self.config.maximum) - self.config.reserve)
             if limit > ceiling:
                 return ceiling, Reason.RESERVE
         return limit, reason
@@ -264,8 +271,10 @@ class ConcurrencyControl:
         limit = self.config.clamp(limit)
         changed = limit != self.limit
         self.limit = limit
-        # After a change, or while growth waits for requests in transit, look again soon.
-        soon = changed or reason is Reason.TURNOVER
+        # After a change, while growth waits for requests in transit, or to confirm a batch
+        # size seen once (the reserve applies only after a second look agrees), look again soon.
+        confirming = self.batch is None and self._full_running is not None
+        soon = changed or reason is Reason.TURNOVER or confirming
         look = self.config.settle_s if soon else self.config.poll_s
         return Decision(limit, reason, signals, look, ahead)
 
