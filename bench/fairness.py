@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -87,8 +88,10 @@ def _papers() -> tuple[bytes, bytes] | None:
 
 
 @asynccontextmanager
-async def _translator(workdir: Path, server: FakeVLLMProcess) -> AsyncIterator[Translator]:
-    settings = _settings(workdir, server)
+async def _translator(
+    workdir: Path, server: FakeVLLMProcess, **overrides: Any
+) -> AsyncIterator[Translator]:
+    settings = _settings(workdir, server, **overrides)
     async with httpx.AsyncClient(timeout=600) as http:
         limiter = AdaptiveLimiter.from_settings(
             settings, http, poll_s=1.0 * TIME_SCALE, settle_s=0.1 * TIME_SCALE
@@ -105,10 +108,11 @@ def _request(pdf: bytes, owner: str) -> TranslationRequest:
     return TranslationRequest(pdf=pdf, source_lang=SOURCE, target_lang=TARGET, owner=owner)
 
 
-def _start(factory: FakeVLLMFactory, capacity: Capacity) -> FakeVLLMProcess:
+def _start(factory: FakeVLLMFactory, capacity: Capacity, *flags: str) -> FakeVLLMProcess:
     return factory.start(
         *capacity.model.flags(),
         "--disable-uvicorn-access-log",
+        *flags,
         max_model_len=capacity.max_model_len,
     )
 

@@ -12,6 +12,14 @@ Printed for both: the WAIT from the call to the request's arrival at vLLM (the f
 answer's first token (the fake's ``first_token_at``: the step that admitted it, prefill
 included), and the whole answer's time (longer beside the paper: every decode step of a full
 batch is slower, as on a real card).
+It runs three times (``RUNS``): as the 32 GB launch profile sets things up (vLLM's
+``--scheduling-policy priority``: the paper's paragraphs carry priority 1, the selection none,
+so it passes those waiting inside vLLM; ``ZT_CONCURRENCY_MAX`` equal to its ``--max-num-seqs``,
+so the limit's reserve holds from the start); the same with the default ``ZT_CONCURRENCY_MAX``
+(64: the limit learns the batch size by overshooting it, and a selection in the second or so
+before that waits for a paragraph to end); and under ``fcfs`` (a vLLM started by someone else:
+the client leaves the priority out after the first refusal, and the selection queues inside
+vLLM behind any paragraphs waiting there).
 Targets: the shared wait is within one decode step of the lone one, i.e. the selection never
 queues behind the paper's paragraphs in our server; and the shared first token is within one
 decode step of the lone one on the bench's clock plus the step the selection joins (it cannot be
@@ -39,11 +47,23 @@ from translation.pipeline import Translator
 LONE = "The proposed encoder reduces the error on every benchmark we consider."
 WARM_UP = "A first selection opens the connection to the model server."
 SHARED = "A second selection asks what the attention weights of the last layer mean."
+#: A third, once the paper's translation has settled (its limit learned vLLM's batch size).
+SETTLED = "A third selection asks why the decoder is trained on the shorter summaries."
+#: When the third is sent: seconds into the paper's translation.
+SETTLED_S = 6.0
+
+
+#: The runs: vLLM's --scheduling-policy and ZT_CONCURRENCY_MAX (None: the profile's, its
+#: --max-num-seqs), the launch profile's first.
+RUNS: tuple[tuple[str, int | None], ...] = (("priority", None), ("priority", 64), ("fcfs", None))
 
 
 @dataclass(frozen=True)
 class Interactive:
     capacity: str
+    policy: str  # vLLM's --scheduling-policy
+    concurrency_max: int  # ZT_CONCURRENCY_MAX
+    after_s: float  # seconds into the paper's translation the selection was sent
     step_s: float  # one decode step of a lone sequence on the modelled card
     scaled_step_s: float  # the same on the bench's clock
     lone_wait_s: float
@@ -79,51 +99,74 @@ async def _select(
     return float(entry["arrived_at"]) - sent, answered - sent, first_s
 
 
-async def measure(root: Path) -> Interactive | None:
+async def measure(
+    root: Path, policy: str = RUNS[0][0], concurrency_max: int | None = None
+) -> list[Interactive] | None:
+    """The selections at ``DELAY_S`` (the paper's limit perhaps still learning vLLM's batch)
+    and at ``SETTLED_S`` into the paper, under vLLM's ``policy`` and ``concurrency_max``
+    (None: the profile's ``--max-num-seqs``)."""
     papers = _papers()
     if papers is None:
         return None
     long_pdf, _ = papers
     capacity = next(c for c in capacities() if c.name == CAPACITY)
     workdir = Path(tempfile.mkdtemp(dir=root))
+    maximum = capacity.model.max_num_seqs if concurrency_max is None else concurrency_max
     with FakeVLLMFactory(workdir) as factory:
-        server = _start(factory, capacity)
-        async with _translator(workdir, server) as translator:
+        server = _start(factory, capacity, "--scheduling-policy", policy)
+        async with _translator(workdir, server, concurrency_max=maximum) as translator:
             await _select(translator, server, WARM_UP)  # the connection and the first request
             lone_wait, lone_answer, lone_first = await _select(translator, server, LONE)
             phase = _Phase()
             paper = asyncio.create_task(translator.translate(_request(long_pdf, "long"), phase))
             while phase.started is None and not paper.done():
                 await asyncio.sleep(0.02)
-            await asyncio.sleep(DELAY_S)
-            in_flight = translator.limiter.held("long")
-            shared_wait, shared_answer, shared_first = await _select(translator, server, SHARED)
+            started = time.monotonic()
+            shared: list[tuple[float, int, tuple[float, float, float]]] = []
+            for after_s, text in ((DELAY_S, SHARED), (SETTLED_S, SETTLED)):
+                await asyncio.sleep(max(0.0, started + after_s - time.monotonic()))
+                if paper.done():
+                    break
+                in_flight = translator.limiter.held("long")
+                shared.append((after_s, in_flight, await _select(translator, server, text)))
             await paper
     step = capacity.model.token_ms / 1000
     model = capacity.model
-    joined = model.step_s(min(in_flight + 1, model.max_num_seqs), 0)
-    return Interactive(
-        capacity.name,
-        step,
-        step * TIME_SCALE,
-        lone_wait,
-        lone_answer,
-        shared_wait,
-        shared_answer,
-        in_flight,
-        lone_first,
-        shared_first,
-        joined,
-    )
-
-
-def report(result: Interactive | None) -> list[str]:
-    if result is None:
-        return ["interactive: corpus not found; skipped"]
-    r = result
     return [
-        f"interactive: a selection {DELAY_S:g} s into a 51-page paper's translation, "
-        f"{SOURCE}->{TARGET}, {r.capacity}, adaptive, fake GPU clock x{TIME_SCALE:g}",
+        Interactive(
+            capacity.name,
+            policy,
+            maximum,
+            after_s,
+            step,
+            step * TIME_SCALE,
+            lone_wait,
+            lone_answer,
+            wait,
+            answer,
+            in_flight,
+            lone_first,
+            first,
+            model.step_s(min(in_flight + 1, model.max_num_seqs), 0),
+        )
+        for after_s, in_flight, (wait, answer, first) in shared
+    ]
+
+
+def report(results: list[Interactive] | None) -> list[str]:
+    if results is None:
+        return ["interactive: corpus not found; skipped"]
+    lines: list[str] = []
+    for r in results:
+        lines += _report(r)
+    return lines
+
+
+def _report(r: Interactive) -> list[str]:
+    return [
+        f"interactive: a selection {r.after_s:g} s into a 51-page paper's translation, "
+        f"{SOURCE}->{TARGET}, {r.capacity}, adaptive, fake GPU clock x{TIME_SCALE:g}, "
+        f"vLLM --scheduling-policy {r.policy}, ZT_CONCURRENCY_MAX={r.concurrency_max}",
         f"  lone: at vLLM after {r.lone_wait_s * 1000:.1f} ms, answered in {r.lone_answer_s:.2f} s",
         f"  beside the paper ({r.paper_in_flight} of its requests in flight): at vLLM after "
         f"{r.shared_wait_s * 1000:.1f} ms, answered in {r.shared_answer_s:.2f} s",
@@ -138,9 +181,10 @@ def report(result: Interactive | None) -> list[str]:
 
 async def _run() -> str:
     started = time.monotonic()
+    lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="zt-bench-interactive-") as tmp:
-        result = await measure(Path(tmp))
-    lines = report(result)
+        for policy, concurrency_max in RUNS:
+            lines += report(await measure(Path(tmp), policy, concurrency_max))
     lines.append(f"bench took {time.monotonic() - started:.0f} s")
     return "\n".join(lines)
 

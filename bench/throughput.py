@@ -42,6 +42,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pymupdf
@@ -176,7 +177,7 @@ async def _ready(_: Callable[[Progress], None]) -> None:
     return None
 
 
-def _settings(workdir: Path, server: FakeVLLMProcess) -> Settings:
+def _settings(workdir: Path, server: FakeVLLMProcess, **overrides: Any) -> Settings:
     # Every setting the runs depend on is given here, so ZT_* variables cannot change them.
     return load_settings(
         data_dir=workdir,
@@ -189,6 +190,7 @@ def _settings(workdir: Path, server: FakeVLLMProcess) -> Settings:
         llm_timeout_s=600.0,
         llm_retry_deadline_s=600.0,
         llm_max_attempts=6,
+        **overrides,
     )
 
 
