@@ -117,12 +117,13 @@ def test_language_codes_outside_the_template_map_are_rejected(
 
 
 def test_a_priority_is_refused_under_fcfs_and_ordered_under_priority_scheduling(
-    server: FakeVLLMProcess, fake_vllm: FakeVLLMFactory
+    fake_vllm: FakeVLLMFactory,
 ) -> None:
     """vLLM's default policy (fcfs) refuses any priority but 0, in its own words; with
     ``--scheduling-policy priority`` the same request is served; a priority must be an integer."""
-    assert post(server, "/chat/completions", tg_body("Hello.", priority=0)).status_code == 200
-    refused = post(server, "/chat/completions", tg_body("Hello.", priority=2))
+    fcfs = fake_vllm.start("--scheduling-policy", "fcfs")  # vLLM's default
+    assert post(fcfs, "/chat/completions", tg_body("Hello.", priority=0)).status_code == 200
+    refused = post(fcfs, "/chat/completions", tg_body("Hello.", priority=2))
     assert refused.status_code == 400
     assert error_message(refused) == "Got priority 2 but Priority scheduling is not enabled."
     by_priority = fake_vllm.start("--scheduling-policy", "priority")

@@ -302,7 +302,7 @@ async def test_a_vllm_without_priority_scheduling_refuses_it_once(
 ) -> None:
     """vLLM's default first-come-first-served policy refuses any priority but 0 with a 400: the
     paragraph is sent again without it, and no later request carries it (one refusal in all)."""
-    server = fake_vllm.start()  # --scheduling-policy fcfs: vLLM's default
+    server = fake_vllm.start("--scheduling-policy", "fcfs")  # vLLM's default
     async with make_client(server, paper_priority=1) as client:
         answers = [
             await client.translate(f"Paragraph number {n}.", EN, KO, paper=True) for n in range(3)

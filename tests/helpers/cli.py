@@ -15,6 +15,7 @@ import pytest
 
 from tests.fakes.pseudo import pseudo_words
 from tests.helpers.net import free_port, wait_for_port
+from tests.helpers.vllm import PROFILE_FLAGS
 
 REPO = Path(__file__).resolve().parent.parent.parent
 FAKE_VLLM = REPO / "tests" / "fakes" / "fake_vllm.py"
@@ -34,7 +35,7 @@ def fake_vllm(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     log = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(
         [sys.executable, str(FAKE_VLLM), "serve", MODEL, "--port", str(port)]
-        + ["--fake-load-s", "0", "--fake-request-log", str(log)],
+        + ["--fake-load-s", "0", "--fake-request-log", str(log), *PROFILE_FLAGS],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -28,6 +28,7 @@ from common.settings import Settings, load_settings
 from tests.helpers.gpu import FakeSmi
 from tests.helpers.jupyter import JupyterServer
 from tests.helpers.net import free_port
+from tests.helpers.vllm import PROFILE_FLAGS
 from vllm_manager import detach
 from vllm_manager.manager import VLLMManager
 from zotero_server.manager_factory import create_manager
@@ -77,6 +78,7 @@ class Rig:
             str(load_s),
             "--fake-request-log",
             str(self.request_log),
+            *PROFILE_FLAGS,
             *flags,
         ]
         return f"echo launch >> {shlex.quote(str(self.launches))}; exec {shlex.join(argv)}"

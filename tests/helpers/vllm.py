@@ -47,6 +47,10 @@ FAKE_VLLM = FAKES_DIR / "vllm"
 #: The same program as a script, for ``python3 fake_vllm.py serve ...``.
 FAKE_VLLM_SCRIPT = FAKES_DIR / "fake_vllm.py"
 DEFAULT_MODEL = "google/translategemma-27b-it"
+#: Flags every fake gets first, as deploy/vllm/_launch.sh and the default ZT_VLLM_COMMAND start
+#: vLLM (a test's own flags come after and win): a paper's paragraphs carry a priority, which
+#: vLLM's default fcfs policy would refuse once per client (tests of that pass ``fcfs``).
+PROFILE_FLAGS = ("--scheduling-policy", "priority")
 START_TIMEOUT_S = 20.0
 
 
@@ -60,7 +64,7 @@ def fake_vllm_argv(
     argv = [python, str(FAKE_VLLM_SCRIPT), "serve", model, "--host", "127.0.0.1"]
     if port is not None:
         argv += ["--port", str(port)]
-    return argv + list(extra)
+    return argv + [*PROFILE_FLAGS, *extra]
 
 
 @dataclass
