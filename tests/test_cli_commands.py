@@ -20,7 +20,7 @@ import pytest
 
 from tests.helpers.gpu import FakeSmi, comfyui_argv, running
 from tests.helpers.net import free_port
-from tests.helpers.pdfgen.textbox import make_paper
+from tests.helpers.pdfgen.textbox import small_paper
 
 REPO = Path(__file__).resolve().parent.parent
 FAKE_VLLM = REPO / "tests" / "fakes" / "fake_vllm.py"
@@ -103,7 +103,8 @@ def test_translate_cold_starts_vllm_once(
     rig: tuple[dict[str, str], FakeSmi], tmp_path: Path
 ) -> None:
     env, _ = rig
-    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=1))
     result = run_cli(["translate", str(paper), "--no-dual"], env)
     assert result.returncode == 0, result.stderr
     assert "starting vLLM" in result.stderr
@@ -119,7 +120,8 @@ def test_busy_gpu_fails_naming_the_holder(
     env, smi = rig
     with running(comfyui_argv(tmp_path)) as comfy:
         smi.set(processes=[{"pid": comfy.pid, "used_memory": 20480}])
-        paper = make_paper(tmp_path / "paper.pdf", pages=1)
+        paper = tmp_path / "paper.pdf"
+        paper.write_bytes(small_paper(pages=1))
         result = run_cli(["translate", str(paper)], env)
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]

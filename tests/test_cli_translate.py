@@ -13,13 +13,14 @@ from tests.helpers.cli import env as env
 from tests.helpers.cli import fake_vllm as fake_vllm
 from tests.helpers.cli import found_share, page_text, requests_made, run_cli
 from tests.helpers.net import free_port
-from tests.helpers.pdfgen.textbox import PARAGRAPHS, make_paper, paragraph
+from tests.helpers.pdfgen.textbox import PARAGRAPHS, paragraph, small_paper
 
 
 def test_translate_writes_mono_and_dual(
     tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
 ) -> None:
-    paper = make_paper(tmp_path / "paper.pdf")
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=2))
     out = tmp_path / "out"
     result = run_cli(["translate", str(paper), "--out", str(out)], env, tmp_path)
     assert result.returncode == 0, result.stderr
@@ -42,7 +43,8 @@ def test_translate_writes_mono_and_dual(
 def test_second_run_uses_the_cache_and_force_ignores_it(
     tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
 ) -> None:
-    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=1))
     assert run_cli(["translate", str(paper)], env, tmp_path).returncode == 0
     first = len(requests_made(fake_vllm[1]))
     assert first == len(PARAGRAPHS)
@@ -58,7 +60,8 @@ def test_second_run_uses_the_cache_and_force_ignores_it(
 
 
 def test_pages_and_no_dual(tmp_path: Path, env: dict[str, str]) -> None:
-    paper = make_paper(tmp_path / "paper.pdf", pages=3)
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=3))
     result = run_cli(["translate", str(paper), "--pages", "2", "--no-dual"], env, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "on 1 of 3 pages" in result.stderr
@@ -71,7 +74,8 @@ def test_pages_and_no_dual(tmp_path: Path, env: dict[str, str]) -> None:
 
 
 def test_llm_down_fails_with_one_line(tmp_path: Path) -> None:
-    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=1))
     env = {
         "ZT_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",
         "ZT_DATA_DIR": str(tmp_path / "data"),
@@ -119,7 +123,8 @@ def test_bad_input_exits_2_and_writes_nothing(
 
 
 def test_too_large_and_missing_file(tmp_path: Path, env: dict[str, str]) -> None:
-    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=1))
     result = run_cli(["translate", str(paper)], {**env, "ZT_MAX_UPLOAD_MB": "0.001"}, tmp_path)
     assert result.returncode == 2
     assert "ZT_MAX_UPLOAD_MB" in result.stderr
@@ -134,7 +139,8 @@ def test_too_large_and_missing_file(tmp_path: Path, env: dict[str, str]) -> None
 def test_same_source_and_target_language_is_refused(
     tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
 ) -> None:
-    paper = make_paper(tmp_path / "paper.pdf", pages=1)
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=1))
     result = run_cli(["translate", str(paper), "--from", "ko", "--to", "ko-KR"], env, tmp_path)
     assert result.returncode == 2
     assert "same" in result.stderr

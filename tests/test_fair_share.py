@@ -17,7 +17,7 @@ from common.language import Language
 from common.progress import Progress, Stage
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.pdfgen import join_pages
-from tests.helpers.pdfgen.textbox import make_paper
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pipeline import Translator
@@ -127,7 +127,7 @@ async def test_a_cancelled_job_drops_its_queued_requests_at_once_and_the_other_g
     )
     translator = Translator.from_settings(configured, _ready)
     limiter = translator.limiter
-    paper = make_paper(tmp_path / "paper.pdf", pages=5).read_bytes()  # 15 paragraphs
+    paper = small_paper(pages=5)  # 15 paragraphs
     done_a: list[int] = []
 
     def progress_a(event: Progress) -> None:

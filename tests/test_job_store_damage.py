@@ -20,7 +20,8 @@ import pymupdf
 import pytest
 
 from common.settings import ConcurrencyMode, Settings
-from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from zotero_server.job_store import FILE_NAME, JobStore
 
@@ -126,7 +127,7 @@ def test_a_locked_store_never_stalls_the_server_and_the_job_says_why(settings: S
         holder = sqlite3.connect(settings.data_dir / FILE_NAME, isolation_level=None)
         holder.execute("BEGIN EXCLUSIVE")  # another process's write transaction, held
         try:
-            body = plugin_body(make_paper(), "p.pdf")
+            body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "p.pdf")
             post = threading.Thread(target=lambda: answers.append(client.post("/crop", json=body)))
             post.start()
             wait_until(

@@ -20,10 +20,11 @@ import pytest
 from common.progress import ProgressSink
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.manager import eventually
+from tests.helpers.pdfgen.textbox import small_paper
 
 # The fixture ``fake_llm`` (pytest finds it by this import).
+from tests.helpers.server import PARAGRAPHS, plugin_body, run_app, wait_until
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
-from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from zotero_server.events import EventBus
 from zotero_server.job import Job
@@ -122,7 +123,7 @@ def test_uploads_beyond_max_uploads_get_a_503_with_retry_after(
             )
             wait_until(lambda: srv.services.uploading == 1, what="the slow upload to begin")
             with srv.client() as client:
-                body = plugin_body(make_paper(), "paper.pdf", asyncJob="true")
+                body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", asyncJob="true")
                 busy = client.post("/translate", json=body)
                 assert busy.status_code == 503
                 assert busy.json()["errorType"] == "ServerBusy"
@@ -148,7 +149,7 @@ def test_a_full_queue_is_a_503_and_a_stop_keeps_only_the_uploads_of_jobs_to_resu
             registry = srv.services.registry
 
             def post(name: str) -> Any:
-                body = plugin_body(make_paper(), name, asyncJob="true")
+                body = plugin_body(small_paper(paragraphs=PARAGRAPHS), name, asyncJob="true")
                 return client.post("/translate", json=body)
 
             first = post("running.pdf")

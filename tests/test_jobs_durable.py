@@ -22,7 +22,8 @@ from common.errors import LLMError
 from common.progress import Progress, ProgressSink, Stage
 from common.settings import Settings
 from tests.helpers.net import free_port, wait_for_port
-from tests.helpers.server import make_paper, plugin_body, run_app, wait_until
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from zotero_server.events import EventBus
 from zotero_server.http_errors import ShuttingDownError
@@ -255,7 +256,7 @@ def test_a_restart_keeps_finished_tasks_and_only_the_uploads_of_unfinished_jobs(
     with FakeVLLMFactory(tmp_path) as factory:
         configured = settings.model_copy(update={"llm_base_url": factory.start().base_url})
         with run_app(configured) as srv, srv.client() as client:
-            body = plugin_body(make_paper(), "paper.pdf", asyncJob="true")
+            body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", asyncJob="true")
             task_id = client.post("/translate", json=body).json()["taskId"]
             wait_until(lambda: client.get(f"/api/tasks/{task_id}").json()["task"]["finished"])
             before = client.get(f"/api/tasks/{task_id}").json()["task"]

@@ -17,7 +17,8 @@ from common.language import LANGUAGES
 from common.settings import ManagerKind, Settings
 from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
 from tests.helpers.net import free_port
-from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, RunningServer, plugin_body, run_app
 
 pytestmark = BROWSER_MARKS
 __all__ = ["browser_fixture", "module_browser_fixture"]
@@ -75,7 +76,7 @@ def test_the_language_boxes_offer_every_language_and_take_names(
     korean = page.locator('#languages option[value="ko"]')
     assert korean.get_attribute("label") == "Korean (ko)"
 
-    pdf = make_paper()
+    pdf = small_paper(paragraphs=PARAGRAPHS)
     with srv.client() as client:
         named = plugin_body(pdf, "paper.pdf", targetLang="Korean", asyncJob="true")
         assert client.post("/translate", json=named).json()["status"] == "accepted"
@@ -92,7 +93,7 @@ def test_a_failed_job_can_be_retried_and_dismissed(
     from playwright.sync_api import expect
 
     paper = tmp_path / "paper.pdf"
-    paper.write_bytes(make_paper())
+    paper.write_bytes(small_paper(paragraphs=PARAGRAPHS))
     page = browser.new_page()
     page.goto(srv.url + "/")
     expect(page.locator("#live")).to_have_text("live")

@@ -31,7 +31,8 @@ from tests.helpers.gpu import FakeSmi, comfyui_argv, running, serve_in_thread
 from tests.helpers.manager import Recorder, Rig, eventually
 from tests.helpers.manager import make_manager_fixture as make_manager_fixture
 from tests.helpers.manager import rig_fixture as rig_fixture
-from tests.helpers.server import SSEReader, make_paper, plugin_body, run_app, wait_until
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, SSEReader, plugin_body, run_app, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pipeline import Translator
 from translation.request import TranslationRequest
@@ -258,7 +259,7 @@ async def test_a_paper_waits_for_the_gpu_with_no_pdf_worker_open(
     try:
         result = await translator.translate(
             TranslationRequest(
-                pdf=make_paper(),
+                pdf=small_paper(paragraphs=PARAGRAPHS),
                 source_lang=Language.parse("en"),
                 target_lang=Language.parse("ko"),
                 dual=False,
@@ -364,7 +365,10 @@ def test_an_async_paper_waits_for_comfyui_and_is_translated_when_it_leaves(
             ids = []
             for name in ("first.pdf", "second.pdf"):
                 body = plugin_body(
-                    make_paper((f"A paper called {name} waits for the GPU to be free.",)), name
+                    small_paper(
+                        paragraphs=(f"A paper called {name} waits for the GPU to be free.",)
+                    ),
+                    name,
                 )
                 answer = client.post("/translate", json={**body, "asyncJob": True})
                 assert answer.status_code == 200 and answer.json()["status"] == "accepted"
@@ -384,7 +388,9 @@ def test_an_async_paper_waits_for_comfyui_and_is_translated_when_it_leaves(
             t0, calls0 = time.monotonic(), len(status_calls)
             # A sync request keeps today's behaviour: 503 after ZT_GPU_WAIT_S, naming ComfyUI.
             # It finds a job slot although both slots' jobs wait: they set them aside.
-            sync = client.post("/translate", json=plugin_body(make_paper(), "sync.pdf"))
+            sync = client.post(
+                "/translate", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "sync.pdf")
+            )
             assert sync.status_code == 503 and "ComfyUI" in sync.json()["message"]
             assert int(sync.headers["retry-after"]) >= 1
             time.sleep(max(0.0, 1.5 - (time.monotonic() - t0)))  # 3x ZT_GPU_WAIT_S
@@ -435,7 +441,9 @@ def test_a_paper_waiting_for_the_gpu_waits_again_after_a_restart(
     """A waiting job survives a server restart like any other: same task id, still waiting
     (naming ComfyUI), no launch while it waits, translated once ComfyUI exits."""
     settings = rig.settings(gpu_poll_s=0.25, gpu_wait_s=1.0)
-    body = plugin_body(make_paper(("A paper that outlives a restart of the server.",)), "r.pdf")
+    body = plugin_body(
+        small_paper(paragraphs=("A paper that outlives a restart of the server.",)), "r.pdf"
+    )
 
     def task(client: httpx.Client, task_id: str) -> dict[str, Any]:
         answer = client.get(f"/api/tasks/{task_id}")
@@ -548,7 +556,7 @@ def test_translate_with_wait_gpu_waits_for_comfyui_then_translates(
     rig: Rig, comfy: subprocess.Popen[bytes]
 ) -> None:
     paper = rig.tmp / "paper.pdf"
-    paper.write_bytes(make_paper())
+    paper.write_bytes(small_paper(paragraphs=PARAGRAPHS))
     env = rig.env(waiting_settings(rig))
     env["PYTHONPATH"] = str(REPO)
     proc = subprocess.Popen(

@@ -16,7 +16,7 @@ from common.language import Language
 from common.progress import Progress, Stage
 from common.settings import Settings
 from tests.helpers.cli import found_share
-from tests.helpers.pdfgen.textbox import make_paper, paragraph
+from tests.helpers.pdfgen.textbox import paragraph, small_paper
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.render.preview import PageImages
@@ -54,7 +54,7 @@ async def test_pages_are_typeset_while_others_translate(
     # of each page's otherwise). The last 4 are held until a page is typeset, so the overlap
     # does not depend on how fast this machine typesets.
     fake = fake_vllm_factory.start("--fake-latency-ms", "40", "--fake-hold-after", "11")
-    paper = make_paper(tmp_path / "paper.pdf", pages=5).read_bytes()
+    paper = small_paper(pages=5)
     translator = translator_for(settings, fake.base_url)
     events: list[Progress] = []
     watch = FirstTypeset()
@@ -96,7 +96,7 @@ async def test_second_run_is_all_cache_and_same_output(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
 ) -> None:
     fake = fake_vllm_factory.start()
-    paper = make_paper(tmp_path / "paper.pdf", pages=2).read_bytes()
+    paper = small_paper(pages=2)
     request = TranslationRequest(
         pdf=paper, source_lang=Language.parse("en"), target_lang=Language.parse("ko")
     )
@@ -117,7 +117,7 @@ async def test_llm_failure_fails_the_job_and_keeps_what_was_paid_for(
     settings: Settings, fake_vllm_factory: FakeVLLMFactory, tmp_path: Path
 ) -> None:
     fake = fake_vllm_factory.start("--fake-fail-every", "4", "--fake-fail-status", "400")
-    paper = make_paper(tmp_path / "paper.pdf", pages=3).read_bytes()
+    paper = small_paper(pages=3)
     translator = translator_for(settings, fake.base_url, concurrency=1)
     try:
         with pytest.raises(LLMError):

@@ -14,7 +14,8 @@ import time
 from typing import Any
 from urllib.parse import quote
 
-from tests.helpers.server import RunningServer, make_paper, plugin_body
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, RunningServer, plugin_body
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
 
@@ -38,7 +39,7 @@ def finished_without_files(task: dict[str, Any]) -> bool:
 
 
 def test_next_plugin_version_files_and_downloads(srv: RunningServer) -> None:
-    body = plugin_body(make_paper(), "paper.pdf", asyncJob=True)
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", asyncJob=True)
     with srv.client(headers=HEADERS) as client:
         answer = client.post("/translate", json=body)
         assert answer.status_code == 200 and answer.json()["status"] == "accepted"
@@ -78,7 +79,7 @@ def test_file_requests_never_answer_200_with_anything_but_a_pdf(srv: RunningServ
 
 
 def test_a_hostile_version_header_is_not_shown(srv: RunningServer) -> None:
-    body = plugin_body(make_paper(), "paper.pdf", asyncJob=True)
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", asyncJob=True)
     headers = {**HEADERS, "X-PDF2zh-Plugin-Version": "<img src=x onerror=alert(1)>"}
     with srv.client(headers=headers) as client:
         task_id = client.post("/translate", json=body).json()["taskId"]

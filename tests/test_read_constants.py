@@ -116,3 +116,61 @@ def test_indented_is_one_indent_either_way() -> None:
 )
 def test_the_numbering_grammar(piece: str, text: str, matches: bool) -> None:
     assert (re.fullmatch(piece, text) is not None) is matches
+
+
+#: What a numbering pattern writes when it spells its own numbers or bullets instead of
+#: taking them from :mod:`translation.read.numbering.grammar`: a bounded run of digits, a
+#: class of Roman numerals, a bullet (a letter-and-digit class like "[A-Z0-9]" is a word's).
+_OWN_NUMBERING = re.compile(r"\\d\{1,|\[[^\]]*(?:IVX|ivx)|0-9\]\{1,|[" + grammar.BULLETS + "]")
+_RE_CALLS = frozenset({"compile", "match", "fullmatch", "search", "sub", "findall", "split"})
+
+
+def own_numbering(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each literal piece of a regular expression in ``source`` (the
+    pattern of a ``re`` call, constant parts of an f-string included) that writes its own
+    number or bullet class."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "re"
+            and node.func.attr in _RE_CALLS
+            and node.args
+        ):
+            continue
+        for sub in ast.walk(node.args[0]):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                if _OWN_NUMBERING.search(sub.value):
+                    found.append((sub.lineno, sub.value))
+    return sorted(found)
+
+
+def test_numbering_patterns_use_the_grammar() -> None:
+    """Every rule that reads a section's, an item's or an entry's number, or a bullet,
+    builds it from the grammar's pieces, so the rules read a number alike."""
+    found = [
+        f"{path.relative_to(READ.parent.parent)}:{line}: {text!r}"
+        for path in sorted(READ.rglob("*.py"))
+        if path != Path(grammar.__file__).resolve()
+        for line, text in own_numbering(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("source", "count"),
+    [
+        ('import re\nR = re.compile(r"^\\d{1,3}:")\n', 1),
+        ('import re\nR = re.compile(r"^[IVX]+\\.")\n', 1),
+        ('import re\nR = re.compile(rf"^\\(?[0-9ivx]{{1,4}}[.)]{X}")\n', 1),
+        ('import re\nR = re.compile(r"^[•◦]\\s")\n', 1),
+        ('import re\nR = re.compile(r"^\\(?[a-z0-9]{1,3}[.)]")\n', 1),
+        ('import re\nR = re.compile(r"^[A-Z][A-Z0-9]*$")\n', 0),
+        ('import re\nR = re.compile(rf"^{COUNT}:\\s+")\n', 0),
+        ('import re\nR = re.compile(r"(?:19|20)\\d\\d")\n', 0),
+    ],
+)
+def test_the_scan_finds_own_numbering(source: str, count: int) -> None:
+    assert len(own_numbering(source)) == count

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import PARAGRAPHS
 from translation.pdf import render_mono
 from translation.read.document import open_document
@@ -20,12 +21,7 @@ PAYLOAD = b"MZ" + bytes(5000)
 def hostile_paper() -> bytes:
     """Two pages of text, an open action and a named script, a Launch link, a ``javascript:``
     link, an ordinary link, a reader's note, and an embedded ``payload.exe``."""
-    doc = pymupdf.open()
-    for _ in range(2):
-        page = doc.new_page(width=595, height=842)
-        for index, text in enumerate(PARAGRAPHS):
-            y = 120.0 + 80 * index
-            page.insert_textbox(pymupdf.Rect(72, y, 523, y + 60), text, fontsize=11)
+    doc = pymupdf.open(stream=small_paper(pages=2, paragraphs=PARAGRAPHS))
     page = doc[0]
     page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 500, 200, 515),
                       "uri": SAFE_URL})  # fmt: skip

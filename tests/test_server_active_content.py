@@ -22,6 +22,7 @@ import re
 import pymupdf
 import pytest
 
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import PARAGRAPHS, RunningServer, hangul_count, plugin_body
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
@@ -60,18 +61,9 @@ FORBIDDEN = re.compile(
 )
 
 
-def _text_page(doc: pymupdf.Document) -> None:
-    page = doc.new_page(width=595, height=842)
-    for index, text in enumerate(PARAGRAPHS):
-        y = 120.0 + 80 * index
-        page.insert_textbox(pymupdf.Rect(72, y, 523, y + 60), text, fontsize=11)
-
-
 def hostile_paper() -> bytes:
     """Two pages of text with active content in every shape the module docstring lists."""
-    doc = pymupdf.open()
-    for _ in range(2):
-        _text_page(doc)
+    doc = pymupdf.open(stream=small_paper(pages=2, paragraphs=PARAGRAPHS))
     first = doc[0]
     first.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 470, 200, 482),
                        "uri": SAFE_URL})  # fmt: skip

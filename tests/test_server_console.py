@@ -18,7 +18,8 @@ import httpx
 import pytest
 
 from tests.helpers.net import free_port, wait_for_port
-from tests.helpers.server import make_paper, plugin_body
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, plugin_body
 from tests.helpers.vllm import FakeVLLMFactory
 
 
@@ -74,14 +75,16 @@ def test_banner_and_one_line_per_job(served: tuple[str, Terminal, FakeVLLMFactor
     assert "none (ZT_MANAGER=none)" in terminal.wait_for("manager  ")
 
     with httpx.Client(base_url=url, timeout=120) as client:
-        done = client.post("/translate", json=plugin_body(make_paper(), "paper.pdf"))
+        done = client.post(
+            "/translate", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf")
+        )
         assert done.json()["status"] == "success", done.text
         assert "paper.pdf" in terminal.wait_for(" started: ")
         line = terminal.wait_for(" done in ")
         assert "paper.pdf -> paper-mono.pdf, paper-dual.pdf" in line
 
         factory.close()  # the model goes away: the next paper fails, and the terminal says why
-        unseen = make_paper(("A paragraph no cache holds, so it needs the model.",))
+        unseen = small_paper(paragraphs=("A paragraph no cache holds, so it needs the model.",))
         failed = client.post("/translate", json=plugin_body(unseen, "second.pdf"))
         assert failed.json()["status"] == "error"
     line = terminal.wait_for(" failed")

@@ -20,9 +20,10 @@ from common.settings import Settings
 from tests.helpers.gpu import comfyui_argv, gpu, running
 from tests.helpers.manager import Rig
 from tests.helpers.net import free_port
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import (
+    PARAGRAPHS,
     RunningServer,
-    make_paper,
     plugin_body,
     raw_request,
     run_app,
@@ -99,7 +100,11 @@ def test_bad_pdfs_from_the_corpus_are_400(
 def test_bad_requests_are_400_with_a_clear_message(
     srv: RunningServer, fields: dict[str, str], words: list[str]
 ) -> None:
-    assert_error(post(srv, plugin_body(make_paper(), "paper.pdf", **fields)), 400, *words)
+    assert_error(
+        post(srv, plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", **fields)),
+        400,
+        *words,
+    )
 
 
 def test_not_json_is_400(srv: RunningServer) -> None:
@@ -110,7 +115,7 @@ def test_not_json_is_400(srv: RunningServer) -> None:
 
 def test_too_large_is_413(srv: RunningServer) -> None:
     """ZT_MAX_UPLOAD_MB is 1 here: a 1.5 MB PDF is refused, however it is sent."""
-    big = make_paper() + b"%" + b"x" * 1_500_000
+    big = small_paper(paragraphs=PARAGRAPHS) + b"%" + b"x" * 1_500_000
     assert_error(post(srv, plugin_body(big, "big.pdf")), 413, "MB")
     # A huge body is refused from its Content-Length, before it is read.
     status, headers, body = raw_request(
@@ -120,18 +125,23 @@ def test_too_large_is_413(srv: RunningServer) -> None:
 
 
 def test_compare_on_a_compared_file_is_409(srv: RunningServer) -> None:
-    body = plugin_body(make_paper(), "paper-compare.pdf")
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper-compare.pdf")
     assert_error(post(srv, body, "/compare"), 409, "already")
-    body = plugin_body(make_paper(), "paper-crop-compare.pdf")
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper-crop-compare.pdf")
     assert_error(post(srv, body, "/crop-compare"), 409, "already")
 
 
 def test_llm_down_is_502_sync_and_a_failed_task_async(srv: RunningServer) -> None:
-    body = assert_error(post(srv, plugin_body(make_paper(), "paper.pdf")), 502, "not answering")
+    body = assert_error(
+        post(srv, plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf")),
+        502,
+        "not answering",
+    )
     assert body["errorType"] == "LLMUnavailable"
     with srv.client() as client:
         accepted = client.post(
-            "/translate", json=plugin_body(make_paper(), "paper.pdf", asyncJob="true")
+            "/translate",
+            json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", asyncJob="true"),
         ).json()
         assert accepted["status"] == "accepted"
         job = srv.services.registry.get(accepted["taskId"])
@@ -156,7 +166,7 @@ def test_busy_gpu_is_503_with_retry_after(tmp_path: Path) -> None:
                 gpus=[gpu(memory_used=20800)],
                 processes=[{"pid": comfy.pid, "used_gpu_memory": 20480}],
             )
-            response = post(srv, plugin_body(make_paper(), "paper.pdf"))
+            response = post(srv, plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf"))
             assert_error(response, 503, "ComfyUI")
             assert int(response.headers["retry-after"]) >= 1
             assert rig.launch_count() == 0  # never started vLLM on a busy GPU

@@ -19,7 +19,8 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.helpers.server import RunningServer, make_paper, plugin_body
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, RunningServer, plugin_body
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
@@ -73,7 +74,7 @@ def test_a_240_byte_korean_name_is_translated_and_every_output_downloads(
 ) -> None:
     """Origin: hardening, issue 20 item 5 (long file names)."""
     assert len(KOREAN_NAME.encode()) == 240
-    body = plugin_body(make_paper(pages=2), KOREAN_NAME, **EVERY_OUTPUT)
+    body = plugin_body(small_paper(pages=2, paragraphs=PARAGRAPHS), KOREAN_NAME, **EVERY_OUTPUT)
     with srv.client() as client:
         answer = client.post("/translate", json=body)
     assert answer.status_code == 200, answer.text

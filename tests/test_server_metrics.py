@@ -28,7 +28,8 @@ from common.language import Language
 from common.progress import Stage
 from common.settings import ConcurrencyMode, Settings
 from tests.helpers.net import free_port
-from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, RunningServer, plugin_body, run_app
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
@@ -113,7 +114,7 @@ def test_a_paper_counts_once_and_its_second_run_comes_from_the_cache(
     slow_srv: RunningServer, slow_llm: FakeVLLMProcess
 ) -> None:
     srv, fake_llm = slow_srv, slow_llm
-    pdf = make_paper(pages=2)
+    pdf = small_paper(pages=2, paragraphs=PARAGRAPHS)
     paragraphs = paragraph_count(pdf)
     assert translate(srv, pdf) == 200
     limiter = srv.services.translator.limiter
@@ -193,8 +194,10 @@ def test_failed_jobs_and_llm_failures_are_counted_by_kind(
     flaky = fake_vllm_factory.start("--fake-fail-first", "1", "--fake-fail-status", "500")
     fixed = {"concurrency_mode": ConcurrencyMode.FIXED, "concurrency": 3}
     with run_app(settings.model_copy(update={"llm_base_url": flaky.base_url, **fixed})) as srv:
-        assert translate(srv, make_paper()) == 200
-        assert translate(srv, make_paper(), "same.pdf", targetLang="en") == 400
+        assert translate(srv, small_paper(paragraphs=PARAGRAPHS)) == 200
+        assert (
+            translate(srv, small_paper(paragraphs=PARAGRAPHS), "same.pdf", targetLang="en") == 400
+        )
         scraped = scrape(srv)
     assert scraped("zotero_translate_llm_requests_total", outcome="server_error") == 1
     assert scraped("zotero_translate_llm_requests_total", outcome="ok") == 4
@@ -209,7 +212,9 @@ def test_failed_jobs_and_llm_failures_are_counted_by_kind(
 
     refusing = fake_vllm_factory.start("--fake-fail-every", "1", "--fake-fail-status", "401")
     with run_app(settings.model_copy(update={"llm_base_url": refusing.base_url, **fixed})) as srv:
-        paper = make_paper(("A paragraph the LLM server will refuse to translate today.",))
+        paper = small_paper(
+            paragraphs=("A paragraph the LLM server will refuse to translate today.",)
+        )
         assert translate(srv, paper) >= 400
         scraped = scrape(srv)
     assert scraped("zotero_translate_llm_requests_total", outcome="rejected") == 1

@@ -16,11 +16,11 @@ from urllib.parse import quote
 import httpx
 
 from tests.fakes.pseudo import pseudo_words
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import (
     PARAGRAPHS,
     RunningServer,
     hangul_count,
-    make_paper,
     pdf_text,
     plugin_body,
     wait_until,
@@ -59,7 +59,7 @@ def test_v2_client_builds_the_names_itself(srv: RunningServer) -> None:
     """v2.x reads only ``status`` and GETs ``<stem>-mono.pdf``/``-dual.pdf`` it computed."""
     body = {
         "fileName": "paper.pdf",
-        "fileContent": plugin_body(make_paper(), "paper.pdf")["fileContent"],
+        "fileContent": plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf")["fileContent"],
         "threadNum": "4",
         "engine": "pdf2zh",
         "service": "bing",
@@ -99,7 +99,9 @@ def test_v2_client_builds_the_names_itself(srv: RunningServer) -> None:
 def test_v3_sync_head_then_get(srv: RunningServer) -> None:
     """v3.x-4.1.2: sync ``fileList``; HEAD (must be 200) then GET each name, not encoded."""
     with srv.client() as client:
-        answer = client.post("/translate", json=plugin_body(make_paper(), "My Paper.pdf"))
+        answer = client.post(
+            "/translate", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "My Paper.pdf")
+        )
         assert answer.status_code == 200, answer.text
         payload = answer.json()
         assert payload["status"] == "success"
@@ -131,7 +133,9 @@ def test_v413_gets_with_encode_uri_component(srv: RunningServer) -> None:
     """v4.1.3: ``fetch(/translatedFile/${encodeURIComponent(name)})``, CJK and spaces."""
     name = "논문 초안 (최종), v2.pdf"
     with srv.client() as client:
-        answer = client.post("/translate", json=plugin_body(make_paper(), name, dual="false"))
+        answer = client.post(
+            "/translate", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), name, dual="false")
+        )
         assert answer.status_code == 200, answer.text
         (mono,) = answer.json()["fileList"]
         assert mono == "논문 초안 (최종), v2-mono.pdf"
@@ -147,7 +151,7 @@ def test_v413_gets_with_encode_uri_component(srv: RunningServer) -> None:
 
 def test_todays_plugin_goes_async_and_polls(srv: RunningServer) -> None:
     """HEAD plugin: ``asyncJob`` + header -> ``accepted``; poll /api/tasks, then /api/history."""
-    body = plugin_body(make_paper(pages=2), "paper.pdf", asyncJob=True)
+    body = plugin_body(small_paper(pages=2, paragraphs=PARAGRAPHS), "paper.pdf", asyncJob=True)
     with srv.client(headers={"X-PDF2zh-Protocol": "accepted"}) as client:
         answer = client.post("/translate", json=body)
         assert answer.status_code == 200, answer.text
@@ -183,7 +187,7 @@ def test_todays_plugin_goes_async_and_polls(srv: RunningServer) -> None:
 def test_double_slash_url_is_the_same_endpoint(srv: RunningServer) -> None:
     """Users type ``http://host:8890/``; the plugin then POSTs ``//translate``."""
     with httpx.Client(timeout=60) as client:  # a full URL: httpx reads "//x" as a host
-        body = plugin_body(make_paper(), "a.pdf", dual="false")
+        body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "a.pdf", dual="false")
         answer = client.post(srv.url + "//translate", json=body)
         assert answer.status_code == 200, answer.text
         assert answer.json()["fileList"] == ["a-mono.pdf"]
@@ -199,7 +203,7 @@ def test_two_users_send_paper_pdf_at_once(srv: RunningServer) -> None:
     answers: dict[str, httpx.Response] = {}
 
     def send(user: str) -> None:
-        body = plugin_body(make_paper(papers[user]), "paper.pdf", dual="false")
+        body = plugin_body(small_paper(paragraphs=papers[user]), "paper.pdf", dual="false")
         with srv.client() as client:
             answers[user] = client.post("/translate", json=body)
 
@@ -217,7 +221,7 @@ def test_two_users_send_paper_pdf_at_once(srv: RunningServer) -> None:
 
 
 def test_skip_last_pages_leaves_the_tail_untranslated(srv: RunningServer) -> None:
-    paper = make_paper(pages=3)
+    paper = small_paper(pages=3, paragraphs=PARAGRAPHS)
     with srv.client() as client:
         body = plugin_body(paper, "p.pdf", dual="false", skipLastPages="2")
         answer = client.post("/translate", json=body)
@@ -257,9 +261,15 @@ def test_an_encrypted_paper_with_its_password(srv: RunningServer, corpus_dir: Pa
 def test_a_rerun_whose_names_are_taken_says_what_it_saved(srv: RunningServer) -> None:
     """Issue 39: the second run of a paper whose files still wait is named ``-2-``, and says so."""
     with srv.client() as client:
-        first = client.post("/translate", json=plugin_body(make_paper(), "paper.pdf", dual="false"))
+        first = client.post(
+            "/translate",
+            json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", dual="false"),
+        )
         assert first.json()["fileList"] == ["paper-mono.pdf"]
-        again = client.post("/translate", json=plugin_body(make_paper(), "paper.pdf", dual="false"))
+        again = client.post(
+            "/translate",
+            json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", dual="false"),
+        )
         assert again.json()["fileList"] == ["paper-2-mono.pdf"]
         history = client.get("/api/history").json()["history"]
     newest, oldest = (task["message"] for task in history)  # newest first

@@ -16,12 +16,13 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import (
     API_KEY,
     LLM_API,
+    PARAGRAPHS,
     RunningServer,
     hangul_count,
-    make_paper,
     pdf_text,
     plugin_body,
 )
@@ -97,7 +98,9 @@ def _async_poll(srv: RunningServer, body: dict[str, Any]) -> bytes:
 def test_every_generation_with_an_active_llm_entry_is_translated(
     srv: RunningServer, flow: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    body = plugin_body(make_paper(), "paper.pdf", dual="false", llm_api=LLM_API)
+    body = plugin_body(
+        small_paper(paragraphs=PARAGRAPHS), "paper.pdf", dual="false", llm_api=LLM_API
+    )
     with caplog.at_level(logging.DEBUG):
         pdf = flow(srv, body)
     _assert_translated(pdf)
@@ -107,7 +110,7 @@ def test_every_generation_with_an_active_llm_entry_is_translated(
 
 def test_an_llm_api_entry_with_no_extra_data_or_empty_values(srv: RunningServer) -> None:
     entry = {"service": "ollama", "model": "", "apiKey": "", "apiUrl": "", "extraData": {}}
-    body = plugin_body(make_paper(), "paper.pdf", dual="false", llm_api=entry)
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", dual="false", llm_api=entry)
     _assert_translated(_sync_head_then_get(srv, body))
 
 
@@ -123,7 +126,7 @@ def test_an_llm_api_entry_with_no_extra_data_or_empty_values(srv: RunningServer)
 def test_an_llm_api_value_out_of_bounds_is_refused_clearly(
     srv: RunningServer, value: Any, message: str
 ) -> None:
-    body = plugin_body(make_paper(), "paper.pdf", llm_api=value)
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", llm_api=value)
     with srv.client() as client:
         answer = client.post("/translate", json=body)
     assert answer.status_code == 400
@@ -133,7 +136,7 @@ def test_an_llm_api_value_out_of_bounds_is_refused_clearly(
 
 
 def test_other_nested_fields_are_still_refused(srv: RunningServer) -> None:
-    body = plugin_body(make_paper(), "paper.pdf", targetLang={"code": "ko"})
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", targetLang={"code": "ko"})
     with srv.client() as client:
         answer = client.post("/translate", json=body)
     assert answer.status_code == 400

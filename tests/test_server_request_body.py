@@ -11,10 +11,11 @@ import pytest
 
 from common.errors import InputError, RequestShapeError
 from common.language import Language
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import (
+    PARAGRAPHS,
     RunningServer,
     fake_llm_fixture,
-    make_paper,
     plugin_body,
     srv_fixture,
 )
@@ -44,7 +45,9 @@ def encoded(body: dict[str, Any]) -> bytes:
 )  # fmt: skip
 def test_every_plugin_generation_body_is_accepted(fields: dict[str, Any]) -> None:
     """Origin: hardening, issue 12 finding 4 (bounded work per request)."""
-    body = parse_body(encoded(plugin_body(make_paper(), "paper.pdf", **fields)))
+    body = parse_body(
+        encoded(plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", **fields))
+    )
     request = parse_request(
         Operation.TRANSLATE,
         body,
@@ -61,7 +64,7 @@ def test_the_pdf_is_cut_out_of_the_body_and_decoded_in_steps(
 ) -> None:
     """Origin: hardening, issue 12 finding 4 (bounded work per request)."""
     monkeypatch.setattr(file_content, "_CHUNK", 12)  # many steps, padding in the last one
-    pdf = make_paper()
+    pdf = small_paper(paragraphs=PARAGRAPHS)
     body = parse_body(encoded(plugin_body(pdf, "paper.pdf")))
     assert not isinstance(body["fileContent"], str)  # never parsed as a JSON string
     assert decode_file_content(body["fileContent"], 10**7) == pdf

@@ -18,7 +18,8 @@ import httpx
 import pytest
 
 from tests.helpers.net import free_port, wait_for_port
-from tests.helpers.server import make_paper, plugin_body, wait_until
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, plugin_body, wait_until
 from tests.helpers.vllm import FakeVLLMFactory
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,7 +57,7 @@ def test_ctrl_c_fails_running_jobs_and_never_touches_vllm(tmp_path: Path) -> Non
             answer: dict[str, Any] = {}
 
             def sync_client() -> None:
-                body = plugin_body(make_paper(), "paper.pdf")
+                body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf")
                 answer["response"] = httpx.post(url + "/translate", json=body, timeout=60)
 
             client = threading.Thread(target=sync_client)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import (
+    PARAGRAPHS,
     RunningServer,
     SSEReader,
-    make_paper,
     plugin_body,
     read_sse,
     wait_until,
@@ -18,7 +19,9 @@ from tests.helpers.server import srv_fixture as srv_fixture
 
 def submit(srv: RunningServer, name: str = "paper.pdf") -> str:
     with srv.client() as client:
-        body = plugin_body(make_paper(pages=2), name, dual="false", asyncJob="true")
+        body = plugin_body(
+            small_paper(pages=2, paragraphs=PARAGRAPHS), name, dual="false", asyncJob="true"
+        )
         answer = client.post("/translate", json=body).json()
     assert answer["status"] == "accepted", answer
     return str(answer["taskId"])

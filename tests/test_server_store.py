@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from common.settings import Settings
-from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, RunningServer, plugin_body, run_app
 from zotero_server import files, job
 from zotero_server.file_names import OutputKind
 from zotero_server.files import (
@@ -200,7 +201,9 @@ def test_a_full_disk_during_the_upload_is_507_and_leaves_nothing(
     uploads = srv.services.settings.data_dir / "uploads"
     (uploads / f"{job_id}.pdf").symlink_to("/dev/full")
     with srv.client() as client:
-        assert_disk_full(client.post("/crop", json=plugin_body(make_paper(), "paper.pdf")))
+        assert_disk_full(
+            client.post("/crop", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf"))
+        )
     assert list(uploads.iterdir()) == []
 
 
@@ -214,7 +217,9 @@ def test_a_full_disk_while_writing_outputs_is_507_and_leaves_nothing(
     outputs = srv.services.outputs.directory
     (outputs / f".{part}.part").symlink_to("/dev/full")
     with srv.client() as client:
-        answer = client.post("/crop", json=plugin_body(make_paper(), "paper.pdf"))
+        answer = client.post(
+            "/crop", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf")
+        )
     assert_disk_full(answer)
     assert list(outputs.iterdir()) == []
     assert list((srv.services.settings.data_dir / "uploads").iterdir()) == []
@@ -275,7 +280,9 @@ def test_the_upload_limit_is_reported_in_mib(settings: Settings) -> None:
 
     Origin: hardening, issue 12 finding 7 (a full disk)."""
     limited = settings.model_copy(update={"max_upload_mb": 1.0})
-    big = make_paper() + b"%" + b"x" * 1_100_000  # 1.05 MiB: over, however it is counted
+    big = (
+        small_paper(paragraphs=PARAGRAPHS) + b"%" + b"x" * 1_100_000
+    )  # 1.05 MiB: over, however it is counted
     with run_app(limited) as srv, srv.client() as client:
         answer = client.post("/crop", json=plugin_body(big, "big.pdf"))
     assert answer.status_code == 413

@@ -29,7 +29,8 @@ from pydantic import SecretStr
 
 from common.settings import Settings
 from tests.helpers.net import free_port
-from tests.helpers.server import RunningServer, SSEReader, make_paper, plugin_body, run_app
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import PARAGRAPHS, RunningServer, SSEReader, plugin_body, run_app
 from zotero_server.file_names import OutputKind
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,7 +45,7 @@ def srv(settings: Settings) -> Iterator[RunningServer]:
 
 def crop_body() -> dict[str, str]:
     """A complete /crop request (geometry only: no LLM needed)."""
-    return plugin_body(make_paper(), "paper.pdf")
+    return plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf")
 
 
 def done(response: httpx.Response) -> bool:
@@ -106,7 +107,9 @@ def test_the_page_and_the_plugin_keep_working(srv: RunningServer) -> None:
     with srv.client() as client:
         page = client.post("/crop", json=crop_body(), headers=page_headers)
         assert done(page), page.text
-        plugin = client.post("/crop", json=plugin_body(make_paper(), "other.pdf"))
+        plugin = client.post(
+            "/crop", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "other.pdf")
+        )
         assert plugin.status_code == 200 and plugin.json()["status"] == "success", plugin.text
         (name,) = plugin.json()["fileList"]
         same_origin = client.get(f"/translatedFile/{name}", headers=page_headers)
@@ -233,7 +236,9 @@ def test_a_cross_site_referer_alone_cannot_download_delete_or_submit(
         assert client.get(f"/translatedFile/{name}", headers=refused).json()["errorType"] == (
             "CrossSiteRequest"
         )
-        posted = client.post("/crop", json=plugin_body(make_paper(), "p.pdf"), headers=refused)
+        posted = client.post(
+            "/crop", json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "p.pdf"), headers=refused
+        )
         assert posted.status_code == 403
         assert srv.services.outputs.names() == [name]  # not downloaded, not deleted
         own = {"Referer": f"{srv.url}/"}

@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 
 from tests.helpers.gecko import gecko
-from tests.helpers.server import API_KEY, LLM_API, RunningServer, make_paper, plugin_body
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import API_KEY, LLM_API, PARAGRAPHS, RunningServer, plugin_body
 
 # The fixtures ``fake_llm`` and ``srv`` (pytest finds them by these imports).
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
@@ -140,7 +141,7 @@ def test_the_plugin_in_geckos_privileged_context_is_served(
     srv: RunningServer, tmp_path: Path
 ) -> None:
     """Origin: hardening, issue 20 item 10 (Zotero's privileged requests)."""
-    body = plugin_body(make_paper(), "paper.pdf", llm_api=LLM_API)
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", llm_api=LLM_API)
     with gecko(tmp_path) as browser:
         browser.set_context(browser.CONTEXT_CHROME)
         result = browser.execute_async_script(
@@ -161,7 +162,7 @@ def test_a_page_of_another_origin_is_refused(
 ) -> None:
     """Origin: hardening, issue 20 item 10 (Zotero's privileged requests)."""
     (name,) = srv.services.outputs.save("victim", [(OutputKind.MONO, b"%PDF-1.7 victim")])
-    body = plugin_body(make_paper(), "paper.pdf", llm_api=LLM_API)
+    body = plugin_body(small_paper(paragraphs=PARAGRAPHS), "paper.pdf", llm_api=LLM_API)
     with gecko(tmp_path) as browser:
         browser.set_context(browser.CONTEXT_CONTENT)
         browser.navigate(other_site)

@@ -20,7 +20,8 @@ from pydantic import SecretStr
 
 from tests.helpers.gpu import comfyui_argv
 from tests.helpers.manager import Rig
-from tests.helpers.server import RunningServer, make_paper, plugin_body, run_app, wait_until
+from tests.helpers.pdfgen.textbox import small_paper
+from tests.helpers.server import RunningServer, plugin_body, run_app, wait_until
 from vllm_manager import detach
 from vllm_manager.state import VLLMState
 from zotero_server import vllm_commands as commands
@@ -46,7 +47,9 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 def translate(srv: RunningServer, paragraphs: tuple[str, ...], name: str) -> None:
     with srv.client(headers=AUTH) as client:
-        answer = client.post("/translate", json=plugin_body(make_paper(paragraphs), name))
+        answer = client.post(
+            "/translate", json=plugin_body(small_paper(paragraphs=paragraphs), name)
+        )
     assert answer.status_code == 200, answer.text
     assert answer.json()["status"] == "success"
 
@@ -122,7 +125,7 @@ def test_a_paper_does_not_wake_vllm_over_comfyui_and_the_error_names_it(rig: Rig
         try:
             with srv.client(headers=AUTH) as client:
                 refused = client.post(
-                    "/translate", json=plugin_body(make_paper(SECOND), "second.pdf")
+                    "/translate", json=plugin_body(small_paper(paragraphs=SECOND), "second.pdf")
                 )
         finally:
             comfy.terminate()

@@ -22,10 +22,11 @@ from common.errors import (
 )
 from common.language import Language
 from common.settings import Settings
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import (
+    PARAGRAPHS,
     RunningServer,
     fake_llm_fixture,
-    make_paper,
     plugin_body,
     srv_fixture,
     wait_until,
@@ -78,7 +79,7 @@ def test_a_page_of_too_many_spans_is_refused_clearly() -> None:
 
 def test_too_much_text_in_all_is_refused_clearly() -> None:
     """Origin: hardening, issue 12 finding 2 (a PDF built to hurt)."""
-    doc = open_document(make_paper(pages=3))
+    doc = open_document(small_paper(pages=3, paragraphs=PARAGRAPHS))
     with pytest.raises(PDFTooComplexError, match="ZT_PDF_MAX_TEXT_CHARS"):
         extract_document(doc, limits=PdfLimits(max_text_chars=500))
 
@@ -211,7 +212,8 @@ def test_health_and_other_posts_stay_fast_while_a_hostile_pdf_is_read(
             # A good paper is accepted meanwhile, without waiting for the hostile one.
             began = time.monotonic()
             good = client.post(
-                "/translate", json=plugin_body(make_paper(), "good.pdf", asyncJob="true")
+                "/translate",
+                json=plugin_body(small_paper(paragraphs=PARAGRAPHS), "good.pdf", asyncJob="true"),
             )
             good_s = time.monotonic() - began
             assert good.status_code == 200, good.text

@@ -255,17 +255,3 @@ PARAGRAPHS = (
     "Experiments show consistent improvements over strong baselines in every setting.",
     "Future work will explore document level context and terminology constraints.",
 )
-
-
-def make_paper(paragraphs: tuple[str, ...] = PARAGRAPHS, pages: int = 1) -> bytes:
-    """A small real PDF with a text layer: ``paragraphs`` on each of ``pages`` pages."""
-    doc = pymupdf.open()
-    for _ in range(pages):
-        page = doc.new_page(width=595, height=842)
-        y = 120.0
-        for paragraph in paragraphs:
-            page.insert_textbox(pymupdf.Rect(72, y, 523, y + 60), paragraph, fontsize=11)
-            y += 80
-    data: bytes = doc.tobytes()
-    doc.close()
-    return data

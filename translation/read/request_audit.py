@@ -38,6 +38,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from translation.read.numbering.grammar import ENTRY_NUMBER, LETTER
 from translation.read.paragraph import ParagraphKind
 from translation.read.style.style_marks import without_tags
 from translation.read.words.lexicon import is_word, joins_at_break
@@ -228,7 +229,7 @@ _AUTHOR_RE = re.compile(
     r"|\b(?:[A-Z]\.\s?){1,3}[A-Z][a-z\u00c0-\u024f'-]+,"
     r"|\bet al\.[,]?\s"
 )
-_ENTRY_LABEL_RE = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s+[A-Z])")
+_ENTRY_LABEL_RE = re.compile(rf"^\s*(?:\[{ENTRY_NUMBER}\]|{ENTRY_NUMBER}\.\s+{LETTER})")
 _VENUE_RE = re.compile(
     r"\b(?:Proceedings|Proc\.|Journal|J\.|Conference|Conf\.|Workshop|Transactions|Trans\.|"
     r"arXiv|pp\.|vol\.|Vol\.|In:|Press|doi|DOI|ISBN|Springer|IEEE|ACM|Letters|Review|"

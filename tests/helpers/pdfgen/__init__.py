@@ -7,7 +7,8 @@
   them.
 - :mod:`.paper`: :func:`~.paper.make_paper`, a whole generated paper with its ground truth, and
   ``join_pages`` (long papers made of corpus pages).
-- :mod:`.textbox`: small papers of text boxes, for the tests that follow a job.
+- :mod:`.textbox`: :func:`~.textbox.small_paper`, the one small paper of text boxes that
+  every job's test sends (server, CLI, pipeline), and a staged one for the previews.
 - :mod:`.type3`: a glyph of a Type 3 font drawn into a built page (TeX's big operators).
 - :mod:`.layouts`: literal page layouts (spans, lines, blocks) for the pure reading rules.
 - :mod:`.typeset`: a page read, pseudo-translated and set again, and what a reader sees on it.

@@ -1,11 +1,11 @@
 """Papers of text boxes (``insert_textbox``: PyMuPDF wraps each paragraph in its box), for
-the tests that follow a job rather than a reading rule: :func:`make_paper` writes a small
-one-column paper to a file (the CLI's and the pipeline's tests), :func:`staged_paper` one of
-long paragraphs then short ones (the previews')."""
+the tests that follow a job rather than a reading rule: :func:`small_paper` is the one small
+one-column paper every job's test sends (the server's, the CLI's and the pipeline's),
+:func:`staged_paper` one of long paragraphs then short ones (the previews')."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Sequence
 
 import pymupdf
 
@@ -49,16 +49,24 @@ def paragraph(page_no: int, index: int) -> str:
     return PARAGRAPHS[(index + page_no) % len(PARAGRAPHS)] + f" This holds in section {page_no}."
 
 
-def make_paper(path: Path, pages: int = 2) -> Path:
-    """A small one-column paper with three body paragraphs per page."""
+#: The first box's top on the first page: well below the top margin, so a one-line first
+#: paragraph reads as body text rather than as a title or a running head.
+TOP = 120.0
+
+
+def small_paper(pages: int = 1, paragraphs: Sequence[str] = ()) -> bytes:
+    """The one small paper of text boxes (one column, A4) a job's test sends: ``paragraphs``
+    on each of ``pages`` pages, or by default three body paragraphs that differ from page to
+    page. Each page's boxes sit a little lower than the last's (text repeated at one place on
+    every page would look like a running head)."""
     doc = pymupdf.open()
     for page_no in range(pages):
-        page = doc.new_page()
-        y = 90.0 + 20 * page_no
-        for index in range(len(PARAGRAPHS)):
-            rect = pymupdf.Rect(72, y, 523, y + 70)
-            page.insert_textbox(rect, paragraph(page_no, index), fontsize=11)
+        page = doc.new_page(width=595, height=842)
+        texts = paragraphs or [paragraph(page_no, index) for index in range(len(PARAGRAPHS))]
+        y = TOP + 20 * page_no
+        for text in texts:
+            page.insert_textbox(pymupdf.Rect(72, y, 523, y + 70), text, fontsize=11)
             y += 90
-    doc.save(path)
+    data: bytes = doc.tobytes()
     doc.close()
-    return path
+    return data

@@ -10,6 +10,7 @@ from translation.read import measures
 from translation.read.blocks import roles
 from translation.read.math.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
+from translation.read.numbering.grammar import COUNT
 from translation.read.references.entries import REFS_HEADING_RE, is_entry
 from translation.read.rows.row import Row
 from translation.read.words.word import WORD_RE, ends_sentence
@@ -194,7 +195,7 @@ def _first_word(row: Row) -> float:
 #: The most lines of a bibliography entry a line break inside is looked for in.
 _ENTRY_ROWS = 4
 _NUMBER_END_RE = re.compile(r"\d\.$")
-_LED_RE = re.compile(r"([A-Z][a-z]+) (\d{1,3})\b")
+_LED_RE = re.compile(rf"([A-Z][a-z]+) ({COUNT})\b")
 _NOTE_MARKS = set("0123456789,*†‡§¶")
 
 

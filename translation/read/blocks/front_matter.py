@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from translation.read.math.formulas import GLYPH, PLACEHOLDER_RE
+from translation.read.numbering.grammar import FIRST_NUMBER
 from translation.read.rows.row import Row
 
 _FRONT_END_RE = re.compile(
@@ -14,7 +15,7 @@ _FRONT_END_RE = re.compile(
     r"摘\s*要|关键词|關鍵詞|초\s*록|요\s*약|국문\s*요약)",
     re.IGNORECASE,
 )
-_FIRST_SECTION_RE = re.compile(r"^\s*(?:1|I)\.?\s+\S")
+_FIRST_SECTION_RE = re.compile(rf"^\s*{FIRST_NUMBER}\.?\s+\S")
 # An affiliation's mark before it: any symbol but a bracket or an opening quote (a name line
 # may go on after an icon: "), Ruochen Zhang²").
 _AFFILIATION_MARK_RE = re.compile(r"^\s*[^\w\s()\[\]{}\"'“‘«.,;:-]")

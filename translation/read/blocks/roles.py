@@ -16,8 +16,14 @@ from translation.read.math.formulas import GLYPH
 from translation.read.measures import ONE_SIZE, SIZE_STEP, SMALL_PRINT, indented
 from translation.read.numbering.captions import caption_label
 from translation.read.numbering.grammar import (
+    BULLET_SHAPES,
+    BULLET_SYMBOLS,
+    BULLETS,
     CIRCLED,
     CJK_SECTION,
+    COUNT,
+    DASHES,
+    DIGITS,
     LETTER,
     LETTER_ITEM,
     NUMBER,
@@ -40,13 +46,13 @@ from translation.read.words.word import (
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
 _LIST_LABEL_RE = re.compile(
-    rf"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔–—*]\s*|{CIRCLED}\s*|"
+    rf"^\s*(?:[{BULLETS}{BULLET_SHAPES}{BULLET_SYMBOLS}{DASHES}*]\s*|{CIRCLED}\s*|"
     rf"(?:\(?{NUMBER}[.)]|\(?{LETTER_ITEM}[.)]|\({ROMAN_ITEM}\)|{ROMAN_ITEM}\)|{ROMAN}\.|"
-    r"\[\d{1,3}\])\s+)"
+    rf"\[{COUNT}\])\s+)"
 )
 # Items no heading is numbered with: bullets, "a." "(b)" "c)" "(iv)" "iv)".
 _LETTER_ITEM_RE = re.compile(
-    rf"^\s*(?:[•◦▪‣●○■□◆◇▶►✓✔]|\(?{LETTER_ITEM}[.)]\s|\(?{ROMAN_ITEM}\)\s)"
+    rf"^\s*(?:[{BULLETS}{BULLET_SHAPES}{BULLET_SYMBOLS}]|\(?{LETTER_ITEM}[.)]\s|\(?{ROMAN_ITEM}\)\s)"
 )
 # A number, then a word in lower case: "1. produce summaries ...", "2) perform ...".
 _LOWER_ITEM_RE = re.compile(rf"^\s*\(?{NUMBER}[.)]\s+[a-z]")
@@ -64,10 +70,10 @@ _MULTI_LEVEL_RE = re.compile(rf"^\s*(?:{NUMBER}|{LETTER}){SUBSECTIONS}\.?\s+\S")
 # A CJK section number ("第三节", "一、", "（二）"), like a multi-level one, numbers no list.
 _CJK_SECTION_RE = re.compile(rf"^\s*{CJK_SECTION}\s*\S")
 _ALGO_LINE_RE = re.compile(
-    r"^\s*(?:\d{1,3}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
+    rf"^\s*(?:{COUNT}:\s+|(?:Input|Output|Require|Ensure|Parameters?|Returns?|Data|Result)"
     r"\s*:\s*)"
 )
-_ALGO_CAPTION_RE = re.compile(r"^\s*Algorithm\s+\d+", re.IGNORECASE)
+_ALGO_CAPTION_RE = re.compile(rf"^\s*Algorithm\s+{DIGITS}", re.IGNORECASE)
 _KEYWORDS = frozenset(
     "for do end while if then else elif endif endfor endwhile return repeat until "
     "function procedure foreach in to each break continue".split()

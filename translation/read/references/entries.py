@@ -26,16 +26,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from translation.read.measures import ONE_SIZE
-from translation.read.numbering.grammar import ENTRY_NUMBER, LETTER, LEVEL, NUMBER, ROMAN_SECTION
+from translation.read.numbering.grammar import (
+    DIGITS,
+    ENTRY_NUMBER,
+    LETTER,
+    LEVEL,
+    LOOSE_NUMBER,
+    NUMBER,
+    ROMAN_SECTION,
+)
 from translation.read.words.word import WORD_RE, ends_sentence
 
 REFS_HEADING_RE = re.compile(
-    r"^(?:[\dIVX]+\.?\s+)?(references?|bibliography|works\s+cited|literature\s+cited|"
+    rf"^(?:{LOOSE_NUMBER}\.?\s+)?(references?|bibliography|works\s+cited|literature\s+cited|"
     r"reference\s+list|참고\s*문헌|参考文献|參考文獻)\s*:?$",
     re.IGNORECASE,
 )
 APPENDIX_RE = re.compile(
-    r"^(?:[A-Z](?:\.\d+)*\.?\s+)?(appendix|appendices|supplementary|supplemental)\b", re.I
+    rf"^(?:{LETTER}(?:\.{DIGITS})*\.?\s+)?(appendix|appendices|supplementary|supplemental)\b", re.I
 )
 
 # Section numbering: "3.", "3.2", "B.", "B.1", "II." (a letter or Roman numeral needs its dot:

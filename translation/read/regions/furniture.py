@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from translation.read.layout import Frame, PageLayout, axis
+from translation.read.numbering.grammar import PAGE_DIGITS
 from translation.read.regions.body_frame import LEFT_TO_RIGHT
 
 #: (block, line) indices of a line in its page's layout.
@@ -37,7 +38,9 @@ APART = 0.6
 #: Letters a running head holds at least.
 LETTERS = 2
 
-_PAGE_NUMBER_RE = re.compile(r"^(?:page\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*/\s*\d{1,4})?$", re.I)
+_PAGE_NUMBER_RE = re.compile(
+    rf"^(?:page\s*)?[-–—]?\s*({PAGE_DIGITS})\s*[-–—]?(?:\s*/\s*{PAGE_DIGITS})?$", re.I
+)
 
 
 def _key(text: str) -> str:

@@ -12,7 +12,14 @@ from typing import TypeVar
 
 from translation.read.layout import Rect
 from translation.read.measures import line_step
-from translation.read.numbering.grammar import CIRCLED
+from translation.read.numbering.grammar import (
+    BULLET_SHAPES,
+    BULLETS,
+    CIRCLED,
+    DASHES,
+    MIDDLE_DOT,
+    REFERENCE_MARK,
+)
 from translation.read.tables.table_rows import EDGE_SLACK
 
 T = TypeVar("T")
@@ -223,7 +230,9 @@ def _aligned(line: StackLine, up: StackLine) -> bool:
 
 #: A list item's mark opening a cell's line: a bullet, a dash, a note's asterisk or a
 #: circled number, set apart from its text.
-_MARK_RE = re.compile(rf"^(?:[•◦▪‣●○■□*\-–—·※]|{CIRCLED})\s")
+_MARK_RE = re.compile(
+    rf"^(?:[{BULLETS}{BULLET_SHAPES}*\-{DASHES}{MIDDLE_DOT}{REFERENCE_MARK}]|{CIRCLED})\s"
+)
 
 
 def _hanging(line: StackLine, up: StackLine) -> bool:

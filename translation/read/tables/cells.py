@@ -8,7 +8,17 @@ import unicodedata
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
-from translation.read.numbering.grammar import LETTER
+from translation.read.numbering.grammar import (
+    ASCII_DIGIT,
+    BULLET_SHAPES,
+    BULLETS,
+    DASHES,
+    DIGITS,
+    LETTER,
+    LETTER_ITEM,
+    PRIVATE_USE,
+    ROMAN_RUN,
+)
 from translation.read.tables.number_columns import lines_up
 from translation.read.tables.table_rows import EDGE_SLACK, crosses
 from translation.read.words.stretched_spaces import stretched_gaps
@@ -16,8 +26,9 @@ from translation.read.words.word import has_letters
 
 # A section number or list marker set apart from its text is a label, not a table cell.
 _LABEL_RE = re.compile(
-    rf"^\s*(\d+(\.\d+)*\.?|{LETTER}(\.\d+)*\.?|[IVX]+\.|[•◦▪‣●○■□–—*\-\ue000-\uf8ff]|"
-    r"\(?[a-z0-9]{1,3}[.)])\s*$"
+    rf"^\s*({DIGITS}(\.{DIGITS})*\.?|{LETTER}(\.{DIGITS})*\.?|{ROMAN_RUN}\.|"
+    rf"[{BULLETS}{BULLET_SHAPES}{DASHES}*\-{PRIVATE_USE}]|"
+    rf"\(?(?:{LETTER_ITEM}|{ASCII_DIGIT}){{1,3}}[.)])\s*$"
 )
 _NUMERIC_RE = re.compile(r"^[\s\d.,:;%±+\-−–()\[\]/*×]*$")
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")

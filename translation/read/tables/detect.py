@@ -19,6 +19,14 @@ from dataclasses import dataclass, field, replace
 
 from translation.read.layout import Rect, Span, union
 from translation.read.measures import DEFAULT_LEADING
+from translation.read.numbering.grammar import (
+    BULLET_OPERATOR,
+    BULLET_SHAPES,
+    BULLETS,
+    DASHES,
+    MIDDLE_DOT,
+    REFERENCE_MARK,
+)
 from translation.read.tables.gutter_scan import STEP as _STEP
 from translation.read.tables.gutter_scan import open_runs
 from translation.read.tables.label_tables import label_tables
@@ -54,7 +62,9 @@ _ROOM_LINES = 3.0  # lines below a cell its room may reach (at the usual leading
 _ROOM_SLACK = 0.2  # font sizes: boxes from this far above a room's foot may stop it
 _ROOM_BELOW = 0.5  # font sizes: a box this far below a room's top stops it
 _ROOM_CLEAR = 0.15  # font sizes: a room stops this far above the box that stops it
-_ITEM_MARK_RE = re.compile(r"^[•·∙◦▪‣●○■□*※\-–—]$")
+_ITEM_MARK_RE = re.compile(
+    rf"^[{BULLETS}{MIDDLE_DOT}{BULLET_OPERATOR}{BULLET_SHAPES}*{REFERENCE_MARK}\-{DASHES}]$"
+)
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
 

@@ -10,6 +10,18 @@ import re
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, union
+from translation.read.numbering.grammar import (
+    ASCII_DIGIT,
+    BRACKETED,
+    BULLET_OPERATOR,
+    BULLETS,
+    DASHES,
+    LETTER,
+    LETTER_ITEM,
+    MIDDLE_DOT,
+    ROMAN_DIGIT,
+    ROMAN_ITEM_DIGIT,
+)
 from translation.read.tables.table_rows import (
     CHUNK_GAP,
     EDGE_SLACK,
@@ -21,7 +33,9 @@ from translation.read.tables.table_rows import (
 
 #: A list's marker or a reference's label: a bullet, "1.", "(ii)", "a)", "[12]", "[Smi20]".
 _MARKER_RE = re.compile(
-    r"^(?:[•·∙◦▪‣–—*-]|\(?[0-9ivxIVX]{1,4}[.)\]]|\[[^\]]{1,12}\]|\(?[a-zA-Z][.)])$"
+    rf"^(?:[{BULLETS}{MIDDLE_DOT}{BULLET_OPERATOR}{DASHES}*\-]|"
+    rf"\(?(?:{ASCII_DIGIT}|{ROMAN_ITEM_DIGIT}|{ROMAN_DIGIT}){{1,4}}[.)\]]|{BRACKETED}|"
+    rf"\(?(?:{LETTER_ITEM}|{LETTER})[.)])$"
 )
 
 
