@@ -11,6 +11,7 @@ computes them for one page pair. Pure but for PyMuPDF's text extraction.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import unicodedata
 from collections import Counter, defaultdict
@@ -38,6 +39,9 @@ _SAME_PLACE = 0.6
 TINY = 0.6
 #: How far (in the source's size) a translation may reach past its column or box.
 _COLUMN_SLACK = 0.5
+#: PyMuPDF names a Type 3 font that has no name of its own by its object ("Type3 (29 0 R)"),
+#: and writing the translated file renumbers the objects: a face is known without that number.
+_UNNAMED_TYPE3 = re.compile(r"^Type3 \(\d+ \d+ R\)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +102,7 @@ def page_glyphs(page: pymupdf.Page, flags: int) -> list[PageGlyph]:
                         PageGlyph(
                             c,
                             (x0, y0, x1, y1),
-                            span["font"],
+                            _face(span["font"]),
                             span["size"],
                             tuple(char["origin"]),
                             number,
@@ -106,6 +110,11 @@ def page_glyphs(page: pymupdf.Page, flags: int) -> list[PageGlyph]:
                         )
                     )
     return glyphs
+
+
+def _face(font: str) -> str:
+    """A glyph's face as both files name it: an unnamed Type 3 font's object number dropped."""
+    return "Type3" if _UNNAMED_TYPE3.match(font) else font
 
 
 def _solid(char: str) -> bool:
