@@ -195,6 +195,38 @@ def _owner(centre: tuple[float, float], paragraphs: Sequence[Paragraph]) -> Para
     return min(pool, key=lambda p: _distance(centre, p.bbox))
 
 
+def _holder(glyph: PageGlyph, paragraphs: Sequence[Paragraph]) -> Paragraph | None:
+    """The paragraph whose box (else its room to grow into) holds ``glyph``'s centre."""
+    x0, y0, x1, y1 = glyph.box
+    centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+    for para in paragraphs:
+        if _inside(centre, para.bbox):
+            return para
+    for para in paragraphs:
+        if para.max_bbox and _inside(centre, para.max_bbox):
+            return para
+    return None
+
+
+def _runs(
+    members: Sequence[int], glyphs: Sequence[PageGlyph], paragraphs: Sequence[Paragraph]
+) -> list[list[int]]:
+    """One PyMuPDF line cut where its glyphs pass from one paragraph's box to another's:
+    PyMuPDF joins the cells of a table row set on one baseline into one line. A glyph no box
+    holds stays with the run before it (a line run past its column is still that line)."""
+    runs: list[list[int]] = []
+    owner: Paragraph | None = None
+    for i in members:
+        holder = _holder(glyphs[i], paragraphs)
+        if runs and (holder is None or owner is None or holder is owner):
+            runs[-1].append(i)
+            owner = owner or holder
+            continue
+        runs.append([i])
+        owner = holder
+    return runs
+
+
 def _allowed_x(para: Paragraph) -> tuple[float, float]:
     lefts, rights = [para.bbox[0]], [para.bbox[2]]
     if para.column != (0.0, 0.0):
@@ -234,7 +266,9 @@ def audit_page(
     lines: dict[int, list[int]] = defaultdict(list)
     for i in ours:
         lines[translated[i].line].append(i)
-    for all_members in lines.values():
+    for all_members in (
+        run for line in lines.values() for run in _runs(line, translated, paragraphs)
+    ):
         members = [i for i in all_members if i in typed] or all_members
         text = "".join(translated[i].char for i in members)[:60]
         over_kept = {k for i in members for k in kept_grid.hits(translated[i].ink)}

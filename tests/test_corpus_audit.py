@@ -382,6 +382,40 @@ def test_an_unnamed_type3_glyph_left_in_place_is_the_source_after_renumbering() 
     assert sum(sum(p.counts.values()) for p in pages) == 0, [p.notes for p in pages]
 
 
+def test_a_table_row_read_as_one_line_is_checked_cell_by_cell() -> None:
+    """Two cells of a row, each translation inside its own cell, set close on one baseline:
+    PyMuPDF reads them as one line. Each cell's glyphs are checked against their own cell, so
+    the row counts nothing; the same text run on past the right cell's box still counts.
+    Origin: 137 (fduthesis manual), a table's header row counted outside one cell's column."""
+    left, right = (72.0, 90.0, 154.0, 104.0), (155.0, 90.0, 243.0, 104.0)
+    source = _page(
+        [(72.0, 100.0, "first cell", "tiro", SIZE), (156.0, 100.0, "second", "tiro", SIZE)]
+    )
+    paragraphs = [
+        _para("p0-b0", "first cell", left, ParagraphKind.CELL),
+        _para("p0-b1", "second", right, ParagraphKind.CELL),
+    ]
+
+    def figures(second: str) -> Counter[str]:
+        doc = pymupdf.open(stream=source)
+        page = doc[0]
+        page.add_redact_annot((70, 88, 254, 106))
+        page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+        page.insert_font(fontname="korea")
+        page.insert_text((72.0, 100.0), "번역된 칸입니다", fontname="korea", fontsize=SIZE)
+        page.insert_text((156.0, 100.0), second, fontname="korea", fontsize=SIZE)
+        lines = {ln["bbox"] for b in page.get_text("dict")["blocks"] for ln in b.get("lines", ())}
+        assert len(lines) == 1, lines  # the row is one line to PyMuPDF
+        found: Counter[str] = Counter()
+        with pymupdf.open(stream=source) as src:
+            for p in audit_pages(src, doc, paragraphs, {"p0-b0": "번", "p0-b1": "역"}, TEXT_FLAGS):
+                found.update(p.counts)
+        return found
+
+    assert sum(figures("두 번째 칸").values()) == 0
+    assert figures("두 번째 칸을 넘어 계속되는 번역입니다")["outside"] == 1
+
+
 def test_math_changed_counts_math_glyphs_re_set_as_text() -> None:
     assert _page_figures(_translated(math=False), math_para=True)["math_changed"] == 2
 
