@@ -11,6 +11,7 @@ computes them for one page pair. Pure but for PyMuPDF's text extraction.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import unicodedata
 from collections import Counter, defaultdict
@@ -38,6 +39,9 @@ _SAME_PLACE = 0.6
 TINY = 0.6
 #: How far (in the source's size) a translation may reach past its column or box.
 _COLUMN_SLACK = 0.5
+#: PyMuPDF names a Type 3 font that has no name of its own by its object ("Type3 (29 0 R)"),
+#: and writing the translated file renumbers the objects: a face is known without that number.
+_UNNAMED_TYPE3 = re.compile(r"^Type3 \(\d+ \d+ R\)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +102,7 @@ def page_glyphs(page: pymupdf.Page, flags: int) -> list[PageGlyph]:
                         PageGlyph(
                             c,
                             (x0, y0, x1, y1),
-                            span["font"],
+                            _face(span["font"]),
                             span["size"],
                             tuple(char["origin"]),
                             number,
@@ -106,6 +110,11 @@ def page_glyphs(page: pymupdf.Page, flags: int) -> list[PageGlyph]:
                         )
                     )
     return glyphs
+
+
+def _face(font: str) -> str:
+    """A glyph's face as both files name it: an unnamed Type 3 font's object number dropped."""
+    return "Type3" if _UNNAMED_TYPE3.match(font) else font
 
 
 def _solid(char: str) -> bool:
@@ -186,6 +195,38 @@ def _owner(centre: tuple[float, float], paragraphs: Sequence[Paragraph]) -> Para
     return min(pool, key=lambda p: _distance(centre, p.bbox))
 
 
+def _holder(glyph: PageGlyph, paragraphs: Sequence[Paragraph]) -> Paragraph | None:
+    """The paragraph whose box (else its room to grow into) holds ``glyph``'s centre."""
+    x0, y0, x1, y1 = glyph.box
+    centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+    for para in paragraphs:
+        if _inside(centre, para.bbox):
+            return para
+    for para in paragraphs:
+        if para.max_bbox and _inside(centre, para.max_bbox):
+            return para
+    return None
+
+
+def _runs(
+    members: Sequence[int], glyphs: Sequence[PageGlyph], paragraphs: Sequence[Paragraph]
+) -> list[list[int]]:
+    """One PyMuPDF line cut where its glyphs pass from one paragraph's box to another's:
+    PyMuPDF joins the cells of a table row set on one baseline into one line. A glyph no box
+    holds stays with the run before it (a line run past its column is still that line)."""
+    runs: list[list[int]] = []
+    owner: Paragraph | None = None
+    for i in members:
+        holder = _holder(glyphs[i], paragraphs)
+        if runs and (holder is None or owner is None or holder is owner):
+            runs[-1].append(i)
+            owner = owner or holder
+            continue
+        runs.append([i])
+        owner = holder
+    return runs
+
+
 def _allowed_x(para: Paragraph) -> tuple[float, float]:
     lefts, rights = [para.bbox[0]], [para.bbox[2]]
     if para.column != (0.0, 0.0):
@@ -225,7 +266,9 @@ def audit_page(
     lines: dict[int, list[int]] = defaultdict(list)
     for i in ours:
         lines[translated[i].line].append(i)
-    for all_members in lines.values():
+    for all_members in (
+        run for line in lines.values() for run in _runs(line, translated, paragraphs)
+    ):
         members = [i for i in all_members if i in typed] or all_members
         text = "".join(translated[i].char for i in members)[:60]
         over_kept = {k for i in members for k in kept_grid.hits(translated[i].ink)}

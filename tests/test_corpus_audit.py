@@ -28,9 +28,10 @@ from bench.corpus import (
     paper_language,
     table,
 )
-from bench.corpus_pages import audit_pages
+from bench.corpus_pages import audit_pages, page_glyphs
 from bench.corpus_requests import Reading, audit_requests
 from tests.helpers.pdfgen import math_font
+from tests.helpers.pdfgen.type3 import draw_cmex_glyph
 from translation.read.document import TEXT_FLAGS
 from translation.read.extraction import read_layout
 from translation.read.layout import PageLayout, Rect
@@ -396,6 +397,83 @@ def test_tiny_counts_type_below_six_tenths_of_the_source() -> None:
 def test_outside_counts_a_translation_past_its_column_or_page() -> None:
     assert _page_figures(_translated(at=(300.0, 102.0)))["outside"] == 1
     assert _page_figures(_translated(at=(72.0, 102.0), text="번역"))["outside"] == 0
+
+
+def test_an_unnamed_type3_glyph_left_in_place_is_the_source_after_renumbering() -> None:
+    """A footer's symbol in a Type 3 font without a name stays where it was; the translated
+    file, written anew, numbers that font's object differently (PyMuPDF names the face by it).
+    The glyph is still the source's: no figure counts it.
+    Origin: 136 (ctex FAQ), the footer's copyright sign read as a translation outside its
+    column."""
+    source = pymupdf.open(stream=_source())
+    box = b"1000 0 0 0 700 700 d1 0 0 m 700 0 l 700 700 l 0 700 l f"
+    draw_cmex_glyph(
+        source[0].parent,
+        source[0],
+        "C",
+        box,
+        bbox="0 0 700 700",
+        width=1000,
+        x=420,
+        y=60,
+        size=SIZE,
+        name=None,
+    )
+    built = source.tobytes()
+    renumbered = pymupdf.open()
+    renumbered.new_page()  # objects of its own first: the font's number moves
+    renumbered.insert_pdf(pymupdf.open(stream=built))
+    renumbered.delete_page(0)
+    named = [
+        {
+            span["font"]
+            for b in d[0].get_text("dict")["blocks"]
+            for ln in b.get("lines", ())
+            for span in ln["spans"]
+            if span["font"].startswith("Type3")
+        }
+        for d in (pymupdf.open(stream=built), renumbered)
+    ]
+    assert named[0] and named[1] and named[0] != named[1], named
+    assert [g.font for g in page_glyphs(renumbered[0], TEXT_FLAGS) if g.char == "C"] == ["Type3"]
+    paragraphs = [_para("p0-b0", "A", A_RECT)]
+    with pymupdf.open(stream=built) as src:
+        pages = audit_pages(src, renumbered, paragraphs, {"p0-b0": "번역"}, TEXT_FLAGS)
+    assert sum(sum(p.counts.values()) for p in pages) == 0, [p.notes for p in pages]
+
+
+def test_a_table_row_read_as_one_line_is_checked_cell_by_cell() -> None:
+    """Two cells of a row, each translation inside its own cell, set close on one baseline:
+    PyMuPDF reads them as one line. Each cell's glyphs are checked against their own cell, so
+    the row counts nothing; the same text run on past the right cell's box still counts.
+    Origin: 137 (fduthesis manual), a table's header row counted outside one cell's column."""
+    left, right = (72.0, 90.0, 154.0, 104.0), (155.0, 90.0, 243.0, 104.0)
+    source = _page(
+        [(72.0, 100.0, "first cell", "tiro", SIZE), (156.0, 100.0, "second", "tiro", SIZE)]
+    )
+    paragraphs = [
+        _para("p0-b0", "first cell", left, ParagraphKind.CELL),
+        _para("p0-b1", "second", right, ParagraphKind.CELL),
+    ]
+
+    def figures(second: str) -> Counter[str]:
+        doc = pymupdf.open(stream=source)
+        page = doc[0]
+        page.add_redact_annot((70, 88, 254, 106))
+        page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+        page.insert_font(fontname="korea")
+        page.insert_text((72.0, 100.0), "번역된 칸입니다", fontname="korea", fontsize=SIZE)
+        page.insert_text((156.0, 100.0), second, fontname="korea", fontsize=SIZE)
+        lines = {ln["bbox"] for b in page.get_text("dict")["blocks"] for ln in b.get("lines", ())}
+        assert len(lines) == 1, lines  # the row is one line to PyMuPDF
+        found: Counter[str] = Counter()
+        with pymupdf.open(stream=source) as src:
+            for p in audit_pages(src, doc, paragraphs, {"p0-b0": "번", "p0-b1": "역"}, TEXT_FLAGS):
+                found.update(p.counts)
+        return found
+
+    assert sum(figures("두 번째 칸").values()) == 0
+    assert figures("두 번째 칸을 넘어 계속되는 번역입니다")["outside"] == 1
 
 
 def test_math_changed_counts_math_glyphs_re_set_as_text() -> None:

@@ -17,19 +17,22 @@ def draw_cmex_glyph(
     x: float,
     y: float,
     size: float,
+    name: str | None = "CMEX10",
 ) -> None:
     """Draw ``char`` (one ASCII letter: its code and glyph name) of a one-glyph Type 3 font
     with ``glyph`` as its CharProc (``d1`` and the outline, in 1/1000 em) and ``bbox`` as its
     FontBBox (``"x0 y0 x1 y1"``), ``width`` wide, with its origin at ``x``, ``y`` in PDF space
-    (from the bottom), ``size`` points, in a content stream of its own after the page's."""
+    (from the bottom), ``size`` points, in a content stream of its own after the page's; ``name``
+    None: a font without a /Name (PyMuPDF then names it by its object)."""
     proc = doc.get_new_xref()
     doc.update_object(proc, "<<>>")
     doc.update_stream(proc, glyph)
     code = ord(char)
+    named = f"/Name /{name} " if name else ""
     font = doc.get_new_xref()
     doc.update_object(
         font,
-        f"<< /Type /Font /Subtype /Type3 /Name /CMEX10 /FontBBox [{bbox}] "
+        f"<< /Type /Font /Subtype /Type3 {named}/FontBBox [{bbox}] "
         f"/FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /{char} {proc} 0 R >> "
         f"/Encoding << /Type /Encoding /Differences [{code} /{char}] >> "
         f"/FirstChar {code} /LastChar {code} /Widths [{width}] /Resources << >> >>",
