@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 from common.errors import ConfigError, InputError, ZTError
 from common.hosts import HostPlan
+from common.paths import default_config_path
 from common.progress import ProgressSink
 from common.settings import (
     ManagerKind,
     Settings,
-    default_config_path,
     load_settings,
     settings_help,
     unknown_environment,
@@ -251,7 +251,7 @@ def _start_pdf_workers() -> None:
     process (a second or more) while this one imports the rest of the command's modules."""
     import threading
 
-    from translation.worker import warm_up
+    from common.forkserver import warm_up
 
     threading.Thread(target=warm_up, name="pdf-warm-up", daemon=True).start()
 
