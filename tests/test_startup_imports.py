@@ -80,3 +80,16 @@ def test_a_module_run_with_dash_m_is_not_preloaded_itself(tmp_path: Path) -> Non
     )
     preloaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "zotero_server.cli" in preloaded and "probe_main" not in preloaded
+
+
+def test_the_command_line_module_imports_neither_settings_nor_engine() -> None:
+    """Origin: issue 38 (the CLI's forkserver started after the settings and the engine were
+    imported, and preloaded the settings it never uses)."""
+    # `translate` starts the forkserver first thing, and the forkserver preloads what the
+    # command line module imports: pydantic and PyMuPDF are imported where they are used.
+    code = (
+        "import sys, zotero_server.cli\n"
+        "print(sorted(m for m in ('pydantic', 'pymupdf', 'translation', 'httpx')"
+        " if m in sys.modules))\n"
+    )
+    assert _python("-c", code) == "[]"
