@@ -37,7 +37,7 @@ from translation.model.dispatch import Dispatcher
 from translation.model.fair_slots import INTERACTIVE
 from translation.model.glossary import Glossary
 from translation.model.limiter import Limiter, make_limiter
-from translation.model.llm import LLMClient
+from translation.model.llm import LLMClient, import_sdk_in_background
 from translation.model.stats import TranslationStats
 from translation.page_renderer import PageRenderer
 from translation.read.flow.passage import Passage, passages
@@ -354,6 +354,8 @@ class Translator:
             else:
                 missing.append(text)
         done = len(by_text) - len(missing)
+        if missing:  # a cached paper imports no SDK (half a second of CPU)
+            import_sdk_in_background()
         if missing and would_wait is not None and await would_wait():
             raise _StepOut  # before anything is counted: the paper is read again after the wait
         self.stats.paragraphs_from_cache += len(paragraphs) - sum(
