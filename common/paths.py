@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,3 +16,10 @@ def static_dir() -> Path:
     if _CHECKOUT_STATIC.is_dir():
         return _CHECKOUT_STATIC
     return _INSTALLED_STATIC
+
+
+def default_config_path() -> Path:
+    """The config file read when neither ``--config`` nor ``ZT_CONFIG`` names one (XDG)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".config"
+    return base / "zotero-translate" / "config.toml"

@@ -34,6 +34,7 @@ from pydantic_settings import (
 
 from common.errors import ConfigError, UnsupportedLanguageError
 from common.language import Language
+from common.paths import default_config_path
 from common.vllm_identity import VLLMKeywords, command_port
 
 ENV_PREFIX = "ZT_"
@@ -85,13 +86,6 @@ def default_data_dir() -> Path:
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg else Path.home() / ".local" / "share"
     return base / "zotero-translate"
-
-
-def default_config_path() -> Path:
-    """The config file read when neither ``--config`` nor ``ZT_CONFIG`` names one (XDG)."""
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".config"
-    return base / "zotero-translate" / "config.toml"
 
 
 # TranslateGemma 27B on a 32 GB card (deploy/vllm/ has the 24 GB and 48 GB profiles and the

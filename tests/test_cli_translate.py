@@ -59,6 +59,28 @@ def test_second_run_uses_the_cache_and_force_ignores_it(
     assert len(requests_made(fake_vllm[1])) == 2 * first
 
 
+def test_a_cached_paper_imports_no_openai(
+    tmp_path: Path, env: dict[str, str], fake_vllm: tuple[str, Path]
+) -> None:
+    """Origin: issue 38 (the CLI imported the openai package, half a second of CPU, in every
+    run, a cached paper's too)."""
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=1))
+    timed = {**env, "PYTHONPROFILEIMPORTTIME": "1"}  # every process's imports, on stderr
+    openai = re.compile(r"\|\s*openai$", re.MULTILINE)
+
+    first = run_cli(["translate", str(paper)], timed, tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert len(requests_made(fake_vllm[1])) == len(PARAGRAPHS)
+    assert openai.search(first.stderr)  # a run that sends requests imports it
+
+    again = run_cli(["translate", str(paper)], timed, tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "0 translated" in again.stderr
+    assert not openai.search(again.stderr)
+    assert found_share(page_text(tmp_path / "paper-mono.pdf"), paragraph(0, 0)) >= 0.9
+
+
 def test_pages_and_no_dual(tmp_path: Path, env: dict[str, str]) -> None:
     paper = tmp_path / "paper.pdf"
     paper.write_bytes(small_paper(pages=3))

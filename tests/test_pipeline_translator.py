@@ -16,7 +16,7 @@ from common.language import Language
 from common.progress import Progress, Stage
 from common.settings import Settings
 from tests.helpers.cli import found_share
-from tests.helpers.pdfgen.textbox import paragraph, small_paper
+from tests.helpers.pdfgen.textbox import paragraph, rising_paper, small_paper
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.render.preview import PageImages
@@ -90,6 +90,35 @@ async def test_pages_are_typeset_while_others_translate(
             text = " ".join(doc[page_no].get_text().split())
             for index in range(3):
                 assert found_share(text, paragraph(page_no, index)) >= 0.9
+
+
+async def test_a_paper_is_sent_page_by_page(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory
+) -> None:
+    """Origin: issue 38 (longest first sent every page's short paragraphs last, so nearly every
+    page was typeset after the last answer: seconds of tail on a 51-page paper)."""
+    # Pages 1-2 of short paragraphs, page 3 of long ones; one request at a time, so the fake
+    # sees them in the order they were sent.
+    fake = fake_vllm_factory.start()
+    request = TranslationRequest(
+        pdf=rising_paper(pages=3),
+        source_lang=Language.parse("en"),
+        target_lang=Language.parse("ko"),
+        dual=False,
+    )
+    translator = translator_for(settings, fake.base_url, concurrency=1)
+    try:
+        result = await translator.translate(request)
+    finally:
+        await translator.aclose()
+    pages = [
+        1 if "setting 1." in text else 2 if "setting 2." in text else 3 for text in fake.texts()
+    ]
+    assert pages == sorted(pages) and pages.count(3) == 3, pages
+    assert result.mono is not None
+    with pymupdf.open(stream=result.mono) as mono:
+        assert "setting 2.5 are listed" not in mono[1].get_text()  # translated
+        assert "Paragraph 3.3 ends here" not in mono[2].get_text()
 
 
 async def test_second_run_is_all_cache_and_same_output(

@@ -81,7 +81,7 @@ def test_settings_command_lists_every_setting(capsys: pytest.CaptureFixture[str]
 def test_the_default_config_file_is_read_when_present(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from common.settings import default_config_path
+    from common.paths import default_config_path
 
     toml = default_config_path()
     assert toml == tmp_path / "xdg-config" / "zotero-translate" / "config.toml"
@@ -99,7 +99,7 @@ def test_the_default_config_file_is_read_when_present(
 
 
 def test_a_broken_default_config_file_is_named(tmp_path: Path) -> None:
-    from common.settings import default_config_path
+    from common.paths import default_config_path
 
     toml = default_config_path()
     toml.parent.mkdir(parents=True)

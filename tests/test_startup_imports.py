@@ -47,15 +47,15 @@ def test_the_forkserver_preloads_what_each_worker_would_import_again(tmp_path: P
     script.write_text(
         "import json, re, sys\n"
         "from zotero_server.cli import main\n"
-        "from translation.worker import _main_imports\n"
+        "from common.forkserver import main_imports\n"
         "if __name__ == '__main__':\n"
-        "    print(json.dumps(_main_imports()))\n"
+        "    print(json.dumps(main_imports()))\n"
     )
     assert "zotero_server.cli" in json.loads(_python(str(script)))
     # `python -c` runs nothing again in a worker: nothing to preload.
-    assert _python(
-        "-c", "from translation.worker import _main_imports; print(_main_imports())"
-    ) == ("[]")
+    assert _python("-c", "from common.forkserver import main_imports; print(main_imports())") == (
+        "[]"
+    )
 
 
 def test_a_module_run_with_dash_m_is_not_preloaded_itself(tmp_path: Path) -> None:
@@ -65,9 +65,9 @@ def test_a_module_run_with_dash_m_is_not_preloaded_itself(tmp_path: Path) -> Non
     (tmp_path / "probe_main.py").write_text(
         "import json\n"
         "from zotero_server.cli import main\n"
-        "from translation.worker import _main_imports\n"
+        "from common.forkserver import main_imports\n"
         "if __name__ == '__main__':\n"
-        "    print(json.dumps(_main_imports()))\n"
+        "    print(json.dumps(main_imports()))\n"
     )
     proc = subprocess.run(
         [sys.executable, "-m", "probe_main"],
@@ -80,3 +80,16 @@ def test_a_module_run_with_dash_m_is_not_preloaded_itself(tmp_path: Path) -> Non
     )
     preloaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "zotero_server.cli" in preloaded and "probe_main" not in preloaded
+
+
+def test_the_command_line_module_imports_neither_settings_nor_engine() -> None:
+    """Origin: issue 38 (the CLI's forkserver started after the settings and the engine were
+    imported, and preloaded the settings it never uses)."""
+    # `translate` starts the forkserver first thing, and the forkserver preloads what the
+    # command line module imports: pydantic and PyMuPDF are imported where they are used.
+    code = (
+        "import sys, zotero_server.cli\n"
+        "print(sorted(m for m in ('pydantic', 'pymupdf', 'translation', 'httpx')"
+        " if m in sys.modules))\n"
+    )
+    assert _python("-c", code) == "[]"

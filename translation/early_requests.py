@@ -19,6 +19,7 @@ from typing import Any
 from common.progress import ProgressSink, ignore_progress
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
+from translation.model.llm import import_sdk_in_background
 from translation.read.flow.passage import passages
 from translation.read.paragraph import Paragraph
 from translation.request import TranslationRequest
@@ -137,7 +138,10 @@ def early_requests(
         texts = [passage.text for passage in passages(paragraphs)]
         keys = {text: key(text) for text in texts}
         found = await asyncio.to_thread(cache.get_many, keys.values(), None)
-        return [text for text, text_key in keys.items() if text_key not in found]
+        missing = [text for text, text_key in keys.items() if text_key not in found]
+        if missing:  # a request will go: the SDK is imported while the worker reads on
+            import_sdk_in_background()
+        return missing
 
     async def send(text: str) -> str:
         answer = await ask(text)

@@ -37,7 +37,7 @@ from translation.model.dispatch import Dispatcher
 from translation.model.fair_slots import INTERACTIVE
 from translation.model.glossary import Glossary
 from translation.model.limiter import Limiter, make_limiter
-from translation.model.llm import LLMClient
+from translation.model.llm import LLMClient, import_sdk_in_background
 from translation.model.stats import TranslationStats
 from translation.page_renderer import PageRenderer
 from translation.read.flow.passage import Passage, passages
@@ -354,6 +354,8 @@ class Translator:
             else:
                 missing.append(text)
         done = len(by_text) - len(missing)
+        if missing:  # a cached paper imports no SDK (half a second of CPU)
+            import_sdk_in_background()
         if missing and would_wait is not None and await would_wait():
             raise _StepOut  # before anything is counted: the paper is read again after the wait
         self.stats.paragraphs_from_cache += len(paragraphs) - sum(
@@ -374,8 +376,7 @@ class Translator:
             return run
         await ensure_ready(progress)
         progress(Progress(Stage.TRANSLATING, run.progress_text(), run.done, run.total))
-        # Longest first: the tail of the job is short requests filling the gaps.
-        missing.sort(key=len, reverse=True)
+        missing = _send_order(missing, by_text, self._limiter.limit)
         tasks = [
             asyncio.create_task(
                 self._translate_one(run, text)
@@ -605,6 +606,21 @@ class Translator:
                 run.aborted = True  # requests waiting on this recovery must not retry it
                 raise
             run.generation += 1
+
+
+def _send_order(missing: list[str], by_text: dict[str, list[Passage]], slots: int) -> list[str]:
+    """The order a paper's requests are sent in: page by page, each page's longest first, so
+    a page is typeset as its last answer arrives while later pages translate (longest first
+    over the whole paper left nearly every page to set after the last answer, seconds on a
+    long paper); the last round (as many as the ``slots``) longest first, so the slots end
+    their last requests together and short requests fill the gaps."""
+
+    def first_page(text: str) -> int:
+        return min(piece.page for passage in by_text[text] for piece in passage.pieces)
+
+    ordered = sorted(missing, key=lambda text: (first_page(text), -len(text)))
+    last = max(0, len(ordered) - slots)
+    return ordered[:last] + sorted(ordered[last:], key=len, reverse=True)
 
 
 def _pieces(group: Sequence[Passage]) -> int:

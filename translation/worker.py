@@ -13,27 +13,24 @@ a worker reads several scanned pages at once in processes of its own, which die 
 (``translation.read.ocr.pool``), and hands on the paragraphs of the pages read so far
 (``translation.read.early``).
 
-Children are forked from a forkserver that has already imported the engine and loaded the word
-list every job reads (``translation.worker_preload``), a few ms each; where there is none
-(Windows) they are spawned.
+Children are forked from a forkserver (``common.forkserver``) that has already imported the
+engine and loaded the word list every job reads (``translation.worker_preload``), a few ms each;
+where there is none (Windows) they are spawned.
 """
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
-import sys
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.errors import PDFProcessingError, ZTError
+from common.forkserver import context
 from common.language import Language
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
 from translation.read.pages.pdf_limits import PdfLimits
@@ -47,9 +44,6 @@ if TYPE_CHECKING:
     from common.settings import Settings
 
 T = TypeVar("T")
-
-_context_lock = threading.Lock()
-_context: BaseContext | None = None
 
 
 @dataclass(frozen=True)
@@ -84,62 +78,6 @@ class WorkerConfig:
             ocr_max_seconds=settings.ocr_max_seconds,
             font_dir=settings.font_dir,
         )
-
-
-def _main_imports() -> list[str]:
-    """The modules every child imports before its first step, for the forkserver to import
-    once instead: multiprocessing runs the parent's main module again in each child
-    (``spawn.prepare``, as ``__mp_main__``), and the command line's module imports the
-    settings (pydantic-settings), 0.3-0.5 s a child on 2 busy cores, twice an upload.
-
-    The main module is stood for by the modules of what it imported: a script run by path
-    (the ``zotero-translate`` entry point, which does ``from zotero_server.cli import main``),
-    or a module run with ``-m``, never itself (its children run it again, and runpy warns
-    on their stderr when it was imported before); a package's ``__main__`` is never run again.
-    Nothing is imported that the children would not import anyway."""
-    main = sys.modules.get("__main__")
-    if main is None or getattr(main, "__file__", None) is None:
-        return []  # ``python -c``, an interactive session: the children run nothing again
-    spec = getattr(main, "__spec__", None)
-    own = spec.name if spec is not None and spec.name else None
-    if own is not None and own.endswith("__main__"):
-        return []
-    names = {
-        getattr(value, "__module__", None)
-        for key, value in vars(main).items()
-        if not key.startswith("__")  # its loader, its builtins
-    }
-    return sorted(
-        name
-        for name in names
-        if isinstance(name, str)
-        and name in sys.modules
-        and name not in ("__main__", "builtins", own)  # a module run with -m is run again as
-        # ``__mp_main__`` in each child: imported before, runpy warns on the child's stderr
-    )
-
-
-def _mp_context() -> BaseContext:
-    global _context
-    with _context_lock:
-        if _context is None:
-            if "forkserver" in multiprocessing.get_all_start_methods():
-                ctx = multiprocessing.get_context("forkserver")
-                preload = [__name__, "translation.worker_preload", *_main_imports()]
-                ctx.set_forkserver_preload(preload)
-                _context = ctx
-            else:
-                _context = multiprocessing.get_context("spawn")
-        return _context
-
-
-def warm_up() -> None:
-    """Start the forkserver now (it imports the engine once, about a second), so the first
-    upload does not wait for it. Blocking: run it in a thread."""
-    if _mp_context().get_start_method() == "forkserver":
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
 
 
 class PdfWorker:
@@ -272,7 +210,7 @@ class PdfWorker:
             return await asyncio.to_thread(self._roundtrip, name, args, on_ocr, on_part)
 
     def _start(self) -> Connection:
-        ctx = _mp_context()
+        ctx = context()
         ours, theirs = ctx.Pipe()
         process = ctx.Process(  # type: ignore[attr-defined]
             target=serve, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"

@@ -8,20 +8,20 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from common.errors import ConfigError, InputError, ZTError
-from common.hosts import HostPlan
-from common.progress import ProgressSink
-from common.settings import (
-    ManagerKind,
-    Settings,
-    default_config_path,
-    load_settings,
-    settings_help,
-    unknown_environment,
-)
-from vllm_manager.state import VLLMState
+from common.paths import default_config_path
 from zotero_server import __version__
+
+if TYPE_CHECKING:
+    from common.hosts import HostPlan
+    from common.progress import ProgressSink
+    from common.settings import Settings
+
+# What a command needs is imported where it runs: ``translate`` starts the PDF workers'
+# forkserver before it imports the settings (pydantic) or the engine, and the forkserver
+# preloads this module's imports (``common.forkserver.main_imports``): none of them heavy.
 
 #: ``status`` / ``vllm status``: the exit status when vLLM is not serving (down, or unread).
 EXIT_VLLM_DOWN = 3
@@ -31,6 +31,8 @@ EXIT_BROKEN_PIPE = 141
 
 def settings_text() -> str:
     """``zotero-translate settings``: where settings come from, then every setting."""
+    from common.settings import settings_help
+
     toml = default_config_path()
     found = "found" if toml.is_file() else "not present"
     return (
@@ -170,6 +172,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _manage(settings: Settings, args: argparse.Namespace) -> int:
+    from vllm_manager.state import VLLMState
     from zotero_server import vllm_commands as commands
 
     action = getattr(args, "action", None)
@@ -234,6 +237,7 @@ async def _bring_up(
 
 
 async def _put_down(action: str, settings: Settings, several: bool) -> str:
+    from common.settings import ManagerKind
     from zotero_server import vllm_commands as commands
 
     if action == "stop":
@@ -251,7 +255,7 @@ def _start_pdf_workers() -> None:
     process (a second or more) while this one imports the rest of the command's modules."""
     import threading
 
-    from translation.worker import warm_up
+    from common.forkserver import warm_up
 
     threading.Thread(target=warm_up, name="pdf-warm-up", daemon=True).start()
 
@@ -274,6 +278,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "settings":  # needs no valid settings: it is how to find the bad one
         print(settings_text())
         return 0
+    if args.command == "translate":  # it imports the engine meanwhile (common.forkserver)
+        _start_pdf_workers()
+    from common.settings import load_settings, unknown_environment
+
     try:
         settings = load_settings(args.config)
         for name in unknown_environment():
@@ -293,7 +301,6 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command in ("vllm", "status"):
             return asyncio.run(_manage(settings, args))
         if args.command == "translate":
-            _start_pdf_workers()
             from zotero_server.translate_command import run_translate
 
             return asyncio.run(run_translate(settings, args))

@@ -30,12 +30,12 @@ from typing import Any
 from fastapi import FastAPI
 from sse_starlette.sse import AppStatus
 
+from common.forkserver import warm_up
 from common.progress import Stage
 from common.redact import redact_access_log
 from common.settings import Settings
 from translation.model.glossary import Glossary
 from translation.model.llm import import_sdk_in_background
-from translation.worker import warm_up
 from vllm_manager.gpu_wait import GPUWaitQueue, WaitingBeacon
 from zotero_server import console
 from zotero_server.data_lock import DataDirLock

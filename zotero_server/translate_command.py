@@ -11,7 +11,6 @@ from common.errors import InputError, TooLargeError
 from common.language import Language
 from common.settings import Settings, mib
 from translation.model import glossary as glossaries
-from translation.model.llm import import_sdk_in_background
 from translation.read.document import inspect_pdf
 from translation.read.ocr import OcrMode, OcrOptions
 from translation.read.pages.page_range import parse_pages
@@ -78,9 +77,6 @@ async def run_translate(settings: Settings, args: argparse.Namespace) -> int:
     async with shared_http(settings) as http:
         engine = await start_engine(settings, http)
         gate, translator = engine.gate, engine.translator
-        # While the worker reads the paper this process only waits: the openai package is
-        # imported meanwhile, by the time a paragraph misses the cache.
-        import_sdk_in_background()
         # --wait-gpu: wait for a busy GPU that long instead of ZT_GPU_WAIT_S (issue 16).
         gpu_wait = GPUWaitQueue(gate, settings) if args.wait_gpu is not None else None
         try:

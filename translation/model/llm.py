@@ -82,11 +82,20 @@ def _sdk() -> ModuleType:
     return openai
 
 
+_sdk_import: threading.Thread | None = None
+_sdk_lock = threading.Lock()
+
+
 def import_sdk_in_background() -> None:
-    """Start importing the openai package in a thread, for a caller that will send requests
-    soon and waits on something else now (the server as it starts, the CLI while its worker
-    reads the paper), so the first request does not wait for the import."""
-    threading.Thread(target=_sdk, name="import-openai", daemon=True).start()
+    """Start importing the openai package in a thread (once a process), for a caller that will
+    send requests soon and waits on something else now (the server as it starts, a job once a
+    paragraph is not in the cache, while its worker reads the rest of the paper), so the
+    first request does not wait for the whole import."""
+    global _sdk_import
+    with _sdk_lock:
+        if _sdk_import is None:
+            _sdk_import = threading.Thread(target=_sdk, name="import-openai", daemon=True)
+            _sdk_import.start()
 
 
 class _TooLong(Exception):

@@ -1,7 +1,8 @@
 """Papers of text boxes (``insert_textbox``: PyMuPDF wraps each paragraph in its box), for
 the tests that follow a job rather than a reading rule: :func:`small_paper` is the one small
 one-column paper every job's test sends (the server's, the CLI's and the pipeline's),
-:func:`staged_paper` one of long paragraphs then short ones (the previews')."""
+:func:`staged_paper` one of long paragraphs then short ones (the previews'),
+:func:`rising_paper` short ones then long ones (the order of a paper's requests)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,24 @@ def staged_paper(pages: int = 3) -> bytes:
         for i in range(10):
             box = pymupdf.Rect(72, 80 + i * 70, 523, 130 + i * 70)
             page.insert_textbox(box, SHORT.format(f"{p}.{i + 1}"), fontsize=11)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def rising_paper(pages: int = 3) -> bytes:
+    """Pages 1..n-1: ten short paragraphs each (``Results for setting P.I``); page n: three
+    long ones (ending ``Paragraph n.I ends here.``)."""
+    doc = pymupdf.open()
+    for p in range(1, pages):
+        page = doc.new_page(width=595, height=842)
+        for i in range(10):
+            box = pymupdf.Rect(72, 80 + i * 70, 523, 130 + i * 70)
+            page.insert_textbox(box, SHORT.format(f"{p}.{i + 1}"), fontsize=11)
+    page = doc.new_page(width=595, height=842)
+    for i in range(3):
+        box = pymupdf.Rect(72, 100 + i * 200, 523, 280 + i * 200)
+        page.insert_textbox(box, LONG.format(f"Paragraph {pages}.{i + 1} ends here."), fontsize=11)
     data: bytes = doc.tobytes()
     doc.close()
     return data
