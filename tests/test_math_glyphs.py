@@ -1,0 +1,82 @@
+"""Math glyphs copied as glyphs (issue 36): formulas, math symbols and composed characters are
+drawn from the source page's own glyphs, never re-set from their extracted text; constructed
+pages translated with the pseudo translator.
+
+- Math in the text face (a Greek letter, an arrow, "≤", a minus) was sent as a placeholder but
+  restored as its extracted text and set in the translation's face: the reader saw another
+  glyph (corpus 110, 116, 125: "ψ", "Λ", "Σ"; 103: "5 ≤ n ≤ 20"; 135: a "√" tick).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pymupdf
+
+from tests.helpers.pdfgen.sheet import Sheet as PageSheet
+from tests.helpers.pdfgen.sheet import read
+from translation.read.paragraph import Paragraph
+from translation.render.glyphs import FormulaSource, Sheet
+
+_SENTENCE = (
+    "We measure the angle θ of each beam and keep the pairs with 5 ≤ n ≤ 20 when the "
+    "mapping x → y holds for the whole sample of this study."
+)
+
+
+@functools.cache
+def _text_face_math() -> bytes:
+    """A body paragraph in Times whose math (θ, ≤, →) is set in Times too, not a math face."""
+    p = PageSheet()
+    p.paragraph(_SENTENCE, (72, 300), 100)
+    p.paragraph(
+        "The rest of the section reads as ordinary prose, with no math at all in any of its "
+        "words, and it is translated as the paragraph above is.",
+        (72, 300),
+        140,
+    )
+    return p.done()
+
+
+def read_paragraph(data: bytes) -> Paragraph:
+    """The paragraph of the constructed page that holds the math."""
+    (para,) = [p for p in read(data) if p.placeholders]
+    return para
+
+
+def test_copies_of_formulas_sharing_a_line_keep_their_glyphs_in_place() -> None:
+    """Four formulas of one paragraph, three of them on one line with words between them:
+    each copy holds its own glyph where the source set it. MuPDF's filter, keeping glyphs of
+    two formulas of one line, lost the advance of the first word glyph it dropped after each:
+    the second "≤" came 2.5 points early, the arrow out of its area and gone.
+    Origin: the constructed page above (and corpus 103 p2, "5 ≤ n ≤ 20")."""
+    data = _text_face_math()
+    source = pymupdf.open(stream=data)
+    para = read_paragraph(data)
+    out = pymupdf.open()
+    out.new_page(width=source[0].rect.width, height=source[0].rect.height)
+    formulas = FormulaSource(source, out)
+    keys = sorted(para.formula_boxes, key=lambda k: int(k[2:-1]))
+    groups = [
+        [tuple(pymupdf.Rect(r) & pymupdf.Rect(para.formula_boxes[k][0])) for r in para.rects]
+        for k in keys
+    ]
+    groups = [[r for r in g if not pymupdf.Rect(r).is_empty] for g in groups]
+    xobjects = formulas.xobjects(0, groups)
+    for key, xobject in zip(keys, xobjects, strict=True):
+        sheet = Sheet(formulas.page_matrix(0))
+        sheet.place_back(xobject, out[0].rect)
+        page = out.new_page(width=out[0].rect.width, height=out[0].rect.height)
+        sheet.write(page)
+        drawn = [(chr(c[0]), c[2]) for t in page.get_texttrace() for c in t["chars"]]
+        wanted = [
+            (chr(c[0]), c[2])
+            for t in source[0].get_texttrace()
+            for c in t["chars"]
+            if chr(c[0]) == para.placeholders[key]
+            and pymupdf.Rect(para.formula_boxes[key][0]).contains(pymupdf.Rect(c[3]).tl + (1, 1))
+        ]
+        assert len(drawn) == 1 and len(wanted) == 1, key
+        (char, origin), (want, at) = drawn[0], wanted[0]
+        assert char == want
+        assert abs(origin[0] - at[0]) < 0.05 and abs(origin[1] - at[1]) < 0.05, key
