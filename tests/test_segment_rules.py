@@ -313,11 +313,14 @@ def test_math_with_a_garbage_text_layer_is_one_formula_copied_as_glyphs() -> Non
     assert "Œ" not in restored
 
 
-def test_unicode_math_in_a_text_font_is_still_typeset() -> None:
+def test_unicode_math_in_a_text_font_is_copied_as_its_glyphs() -> None:
+    """Issue 36: math in the text face (a Greek letter, an arrow) is math all the same; its
+    extracted text is not retyped but drawn as a copy of the page's glyph.
+    Origin: corpus 110 p1, "the scalar modes (ψ and φ)" retyped in the translation's face."""
     row = line(span("the angle ", 60, 100), span("θ", 110, 100), span(" is small.", 116, 100))
     (para,) = segment([page(0, block(row))])
-    assert para.glyph_formulas == frozenset()
-    assert restore(para.text, para) == "the angle θ is small."
+    assert para.glyph_formulas == {"{v1}"}
+    assert restore(para.text, para) == f"the angle {formula_mark('{v1}')} is small."
 
 
 def _display_row(label: str, x: float, base: float) -> Line:

@@ -213,6 +213,24 @@ def _highlight(fill: Sequence[float] | None, stroke: Sequence[float] | None) -> 
     return max(fill) >= 0.03 and min(fill) <= 0.97
 
 
+def _lines(groups: Sequence[Sequence[Rect]], page: Rect) -> Areas:
+    """The groups' rects grown along their lines across the page: what a pass that keeps
+    several formulas keeps. MuPDF's filter, writing the glyphs it keeps, loses the advance
+    of the first glyph it drops after a kept one, so a glyph kept after a gap in the same
+    text object moves back by that advance (the second "≤" of "5 ≤ n ≤ 20" set 2.5 points
+    left, an arrow after it moved out of its own formula's area and lost). Kept whole,
+    a line has no such gap; the pass for one formula keeps one run of glyphs, the drops
+    before and after it harmless."""
+    grown = []
+    for group in groups:
+        for r in group:
+            if r[2] - r[0] >= r[3] - r[1]:
+                grown.append((page[0], r[1], page[2], r[3]))
+            else:  # a line running up or down the page
+                grown.append((r[0], page[1], r[2], page[3]))
+    return Areas(grown)
+
+
 class FormulaSource:
     """Form XObjects, in the output document, holding only the glyphs of chosen areas of an
     original page (and the paths that touch them): vector copies of formulas.
@@ -261,23 +279,35 @@ class FormulaSource:
             src.set_rotation(0)
         to_page = src.transformation_matrix
         base = self._page_xobject(src)
-        everything = Areas(r for group in groups for r in group)
-        first = self._filter(base, _Sanitizer(to_page, everything, keep=True, strip=True))
-        return self._split(first, list(groups), to_page)
+        page = (src.rect.x0, src.rect.y0, src.rect.x1, src.rect.y1)
+        if len(groups) == 1:
+            return [
+                self._filter(base, _Sanitizer(to_page, Areas(groups[0]), keep=True, strip=True))
+            ]
+        first = self._filter(base, _Sanitizer(to_page, _lines(groups, page), keep=True, strip=True))
+        return self._split(first, list(groups), to_page, page)
 
     def _split(
-        self, xobject: mupdf.PdfObj, groups: list[Sequence[Rect]], to_page: pymupdf.Matrix
+        self,
+        xobject: mupdf.PdfObj,
+        groups: list[Sequence[Rect]],
+        to_page: pymupdf.Matrix,
+        page: Rect,
     ) -> list[mupdf.PdfObj]:
         # Halving keeps the work near n log n glyphs instead of one pass per formula over
-        # all the formulas of the page.
+        # all the formulas of the page. A halving pass keeps the whole lines of its formulas
+        # (see _lines); only the last pass, one formula's, keeps its glyphs alone.
         if len(groups) == 1:
-            return [xobject]
+            sanitizer = _Sanitizer(to_page, Areas(groups[0]), keep=True, strip=True)
+            return [self._filter(xobject, sanitizer)]
         half = len(groups) // 2
         result = []
         for part in (groups[:half], groups[half:]):
-            areas = Areas(r for group in part for r in group)
-            half_xobject = self._filter(xobject, _Sanitizer(to_page, areas, keep=True, strip=True))
-            result.extend(self._split(half_xobject, part, to_page))
+            if len(part) > 1:
+                sanitizer = _Sanitizer(to_page, _lines(part, page), keep=True, strip=True)
+                result.extend(self._split(self._filter(xobject, sanitizer), part, to_page, page))
+            else:
+                result.extend(self._split(xobject, part, to_page, page))
         return result
 
     def _page_xobject(self, page: pymupdf.Page) -> mupdf.PdfObj:

@@ -19,6 +19,7 @@ from translation.read.math.formulas import (
     NEUTRAL,
     PLACEHOLDER_RE,
     TEXT,
+    copied_as_glyphs,
     protect,
 )
 from translation.read.paragraph import ParagraphKind
@@ -161,7 +162,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
     for key, (start, end) in zip(originals, ranges, strict=True):
         rects, descents = _formula_rects(boxes[start:end], bases[start:end], draft.frame)
         draft.formula_boxes[key], draft.formula_descents[key] = rects, descents
-        if GLYPH in classes[start:end]:
+        if copied_as_glyphs(classes[start:end]):
             draft.glyph_formulas.add(key)
         elif CODE in classes[start:end] and MATH not in classes[start:end]:
             draft.code_formulas.add(key)

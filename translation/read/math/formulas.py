@@ -236,6 +236,14 @@ def mark_key(char: str) -> str | None:
     return f"{{v{code}}}" if 0 < code < 0xFFFD else None
 
 
+def copied_as_glyphs(classes: str) -> bool:
+    """Whether the formula of a placeholder whose characters have ``classes`` is drawn as a
+    copy of its source glyphs: it holds math, in a math face or in the text face alike (a
+    Greek letter, an arrow, a minus, a "≤" retyped from its extracted text changes face, and
+    that text need not map back to the glyph the page drew). Code and URLs come back as text."""
+    return GLYPH in classes or MATH in classes
+
+
 def _needs_copy(original: str) -> bool:
     return any(c == "\ufffd" or 0xE000 <= ord(c) <= 0xF8FF for c in original)
 

@@ -1,0 +1,111 @@
+"""Math glyphs copied as glyphs (issue 36): formulas, math symbols and composed characters are
+drawn from the source page's own glyphs, never re-set from their extracted text; constructed
+pages translated with the pseudo translator.
+
+- Math in the text face (a Greek letter, an arrow, "≤", a minus) was sent as a placeholder but
+  restored as its extracted text and set in the translation's face: the reader saw another
+  glyph (corpus 110, 116, 125: "ψ", "Λ", "Σ"; 103: "5 ≤ n ≤ 20"; 135: a "√" tick).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pymupdf
+
+from tests.helpers.pdfgen.sheet import Sheet as PageSheet
+from tests.helpers.pdfgen.sheet import read
+from tests.helpers.pdfgen.typeset import placed_glyphs, render_page
+from translation.read.paragraph import Paragraph
+from translation.render.glyphs import FormulaSource, Sheet
+
+_SENTENCE = (
+    "We measure the angle θ of each beam and keep the pairs with 5 ≤ n ≤ 20 when the "
+    "mapping x → y holds for the whole sample of this study."
+)
+
+
+@functools.cache
+def _text_face_math() -> bytes:
+    """A body paragraph in Times whose math (θ, ≤, →) is set in Times too, not a math face."""
+    p = PageSheet()
+    p.paragraph(_SENTENCE, (72, 300), 100)
+    p.paragraph(
+        "The rest of the section reads as ordinary prose, with no math at all in any of its "
+        "words, and it is translated as the paragraph above is.",
+        (72, 300),
+        140,
+    )
+    return p.done()
+
+
+def read_paragraph(data: bytes) -> Paragraph:
+    """The paragraph of the constructed page that holds the math."""
+    (para,) = [p for p in read(data) if p.placeholders]
+    return para
+
+
+def _source_face(page: pymupdf.Page, chars: str) -> list[pymupdf.Rect]:
+    """The boxes of ``chars`` drawn in a face of the source (not the translation's)."""
+    return [
+        pymupdf.Rect(c[3])
+        for t in page.get_texttrace()
+        if "Noto" not in t["font"] and "Droid" not in t["font"]
+        for c in t["chars"]
+        if chr(c[0]) in chars
+    ]
+
+
+def test_math_in_the_text_face_is_copied_from_the_page_not_retyped() -> None:
+    """Origin: corpus 110 p1 ("the scalar modes (ψ and φ)"), 103 p2 ("5 ≤ n ≤ 20")."""
+    data = _text_face_math()
+    with pymupdf.open(stream=data) as source:
+        before = {c: len(_source_face(source[0], c)) for c in "θ≤→"}
+    assert before == {"θ": 1, "≤": 2, "→": 1}
+    _, out = render_page(data, 0)
+    assert any("\uac00" <= g.char <= "\ud7a3" for g in placed_glyphs(out))  # translated
+    # Each math glyph is there once more, in the source's own face, inside the translated
+    # paragraph's lines; none of them in the translation's face.
+    for char, count in before.items():
+        boxes = _source_face(out, char)
+        assert len(boxes) == count, char
+        assert all(72 - 1 <= b.x0 and b.x1 <= 300 + 1 and 88 <= b.y0 <= 135 for b in boxes)
+    assert not [g for g in placed_glyphs(out) if g.char in "θ≤→"]
+
+
+def test_copies_of_formulas_sharing_a_line_keep_their_glyphs_in_place() -> None:
+    """Four formulas of one paragraph, three of them on one line with words between them:
+    each copy holds its own glyph where the source set it. MuPDF's filter, keeping glyphs of
+    two formulas of one line, lost the advance of the first word glyph it dropped after each:
+    the second "≤" came 2.5 points early, the arrow out of its area and gone.
+    Origin: the constructed page above (and corpus 103 p2, "5 ≤ n ≤ 20")."""
+    data = _text_face_math()
+    source = pymupdf.open(stream=data)
+    para = read_paragraph(data)
+    out = pymupdf.open()
+    out.new_page(width=source[0].rect.width, height=source[0].rect.height)
+    formulas = FormulaSource(source, out)
+    keys = sorted(para.formula_boxes, key=lambda k: int(k[2:-1]))
+    groups = [
+        [tuple(pymupdf.Rect(r) & pymupdf.Rect(para.formula_boxes[k][0])) for r in para.rects]
+        for k in keys
+    ]
+    groups = [[r for r in g if not pymupdf.Rect(r).is_empty] for g in groups]
+    xobjects = formulas.xobjects(0, groups)
+    for key, xobject in zip(keys, xobjects, strict=True):
+        sheet = Sheet(formulas.page_matrix(0))
+        sheet.place_back(xobject, out[0].rect)
+        page = out.new_page(width=out[0].rect.width, height=out[0].rect.height)
+        sheet.write(page)
+        drawn = [(chr(c[0]), c[2]) for t in page.get_texttrace() for c in t["chars"]]
+        wanted = [
+            (chr(c[0]), c[2])
+            for t in source[0].get_texttrace()
+            for c in t["chars"]
+            if chr(c[0]) == para.placeholders[key]
+            and pymupdf.Rect(para.formula_boxes[key][0]).contains(pymupdf.Rect(c[3]).tl + (1, 1))
+        ]
+        assert len(drawn) == 1 and len(wanted) == 1, key
+        (char, origin), (want, at) = drawn[0], wanted[0]
+        assert char == want
+        assert abs(origin[0] - at[0]) < 0.05 and abs(origin[1] - at[1]) < 0.05, key
