@@ -19,6 +19,7 @@ import functools
 import pymupdf
 import pytest
 
+from tests.helpers.glyphs import source_glyphs
 from tests.helpers.pdfgen.sheet import MATH, Sheet
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
 from tests.helpers.pdfgen.typeset import glyph_boxes, render_page
@@ -27,18 +28,6 @@ from translation.read.extraction import extract_paragraphs
 from translation.read.pages.glyph_advances import advances
 
 _ITALIC = pymupdf.Font("tiit")
-
-
-def _source_glyphs(page: pymupdf.Page, chars: str) -> list[pymupdf.Rect]:
-    """The boxes of ``chars`` drawn on ``page`` in a font of the source (not the
-    translation's)."""
-    return [
-        pymupdf.Rect(c[3])
-        for t in page.get_texttrace()
-        if "Noto" not in t["font"] and "Droid" not in t["font"]
-        for c in t["chars"]
-        if chr(c[0]) in chars
-    ]
 
 
 def _ink(page: pymupdf.Page, clip: pymupdf.Rect) -> int:
@@ -105,9 +94,9 @@ def test_a_transistor_name_is_copied_whole() -> None:
     assert sorted(para.placeholders.values()) == ["M3", "M4"], para.text
     source = pymupdf.open(stream=data)[0]
     # The names' "M"s, not the one of "PMOS" (after the names in drawing order).
-    names = _source_glyphs(source, "M")[-2:]
+    names = source_glyphs(source, "M")[-2:]
     whole = [_ink(source, box) for box in names]
-    copies = _source_glyphs(page, "M")
+    copies = source_glyphs(page, "M")
     assert len(copies) == 2, copies
     scale = copies[0].width / names[0].width
     for box, ink in zip(copies, whole, strict=True):
@@ -161,8 +150,8 @@ def test_a_display_equation_keeps_its_first_glyph() -> None:
     data = _equation_piece()
     _, page = render_page(data, 0)
     source = pymupdf.open(stream=data)[0]
-    (first, _) = sorted(_source_glyphs(source, "V"), key=lambda r: r.x0)
-    kept = [r for r in _source_glyphs(page, "V") if abs(r.x0 - first.x0) < 0.5]
+    (first, _) = sorted(source_glyphs(source, "V"), key=lambda r: r.x0)
+    kept = [r for r in source_glyphs(page, "V") if abs(r.x0 - first.x0) < 0.5]
     assert len(kept) == 1 and abs(kept[0].y0 - first.y0) < 0.5, (kept, first)
 
 
@@ -221,6 +210,6 @@ def test_big_parentheses_are_copied_with_their_formula() -> None:
     brackets = glyph_boxes(page, "CMEX", "g")
     # Drawn once each, around the fraction they enclose (its copy), not lost.
     assert len(brackets) == 2, brackets
-    (w,) = _source_glyphs(page, "W")
+    (w,) = source_glyphs(page, "W")
     assert brackets[0].x1 <= w.x0 + 0.5 and w.x1 <= brackets[1].x0 + 0.5, (brackets, w)
     assert brackets[0].y0 < w.y0 + 0.5 * _SIZE, (brackets, w)

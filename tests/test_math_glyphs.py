@@ -13,6 +13,7 @@ import functools
 
 import pymupdf
 
+from tests.helpers.glyphs import source_glyphs
 from tests.helpers.pdfgen.sheet import Sheet as PageSheet
 from tests.helpers.pdfgen.sheet import read
 from tests.helpers.pdfgen.typeset import placed_glyphs, render_page
@@ -45,29 +46,18 @@ def read_paragraph(data: bytes) -> Paragraph:
     return para
 
 
-def _source_face(page: pymupdf.Page, chars: str) -> list[pymupdf.Rect]:
-    """The boxes of ``chars`` drawn in a face of the source (not the translation's)."""
-    return [
-        pymupdf.Rect(c[3])
-        for t in page.get_texttrace()
-        if "Noto" not in t["font"] and "Droid" not in t["font"]
-        for c in t["chars"]
-        if chr(c[0]) in chars
-    ]
-
-
 def test_math_in_the_text_face_is_copied_from_the_page_not_retyped() -> None:
     """Origin: corpus 110 p1 ("the scalar modes (ψ and φ)"), 103 p2 ("5 ≤ n ≤ 20")."""
     data = _text_face_math()
     with pymupdf.open(stream=data) as source:
-        before = {c: len(_source_face(source[0], c)) for c in "θ≤→"}
+        before = {c: len(source_glyphs(source[0], c)) for c in "θ≤→"}
     assert before == {"θ": 1, "≤": 2, "→": 1}
     _, out = render_page(data, 0)
     assert any("\uac00" <= g.char <= "\ud7a3" for g in placed_glyphs(out))  # translated
     # Each math glyph is there once more, in the source's own face, inside the translated
     # paragraph's lines; none of them in the translation's face.
     for char, count in before.items():
-        boxes = _source_face(out, char)
+        boxes = source_glyphs(out, char)
         assert len(boxes) == count, char
         assert all(72 - 1 <= b.x0 and b.x1 <= 300 + 1 and 88 <= b.y0 <= 135 for b in boxes)
     assert not [g for g in placed_glyphs(out) if g.char in "θ≤→"]

@@ -102,27 +102,40 @@ def test_snippet_protects_math_urls_identifiers() -> None:
     assert not protect_snippet("α ≤ β + γ", EN, KO).translatable  # nothing to send
 
 
+class Holders:
+    """Requests that hold their slot of ``limiter`` until :meth:`release`; ``order`` is the
+    order the slots were granted in."""
+
+    def __init__(self, limiter: FixedLimiter) -> None:
+        self.limiter = limiter
+        self.order: list[str] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self._release = asyncio.Event()
+
+    async def ask(self, owner: str, *names: str) -> None:
+        self.tasks += [asyncio.create_task(self._hold(owner, name)) for name in names]
+        await asyncio.sleep(0)  # each is granted or queued before the test looks
+
+    async def _hold(self, owner: str, name: str) -> None:
+        async with self.limiter.slot(owner):
+            self.order.append(name)
+            await self._release.wait()
+
+    async def release(self) -> None:
+        self._release.set()
+        await asyncio.gather(*self.tasks)
+
+
 async def test_interactive_requests_pass_a_paper() -> None:
     """Every slot held by a paper, more of its paragraphs queued: a selection starts at once
     (room above the limit); once that room is used, the next goes before the paper's queue."""
-    limiter = FixedLimiter(2)
-    release = asyncio.Event()
-    order: list[str] = []
-
-    async def request(owner: str, name: str) -> None:
-        async with limiter.slot(owner):
-            order.append(name)
-            await release.wait()
-
-    tasks = [asyncio.create_task(request("paper", f"p{i}")) for i in range(4)]
-    await asyncio.sleep(0)
-    assert order == ["p0", "p1"]
-    tasks += [asyncio.create_task(request(INTERACTIVE, f"s{i}")) for i in range(3)]
-    await asyncio.sleep(0)
-    assert order == ["p0", "p1", "s0", "s1"][: 2 + INTERACTIVE_ROOM]
-    release.set()
-    await asyncio.gather(*tasks)
-    assert order.index("s2") < order.index("p2")
+    held = Holders(FixedLimiter(2))
+    await held.ask("paper", "p0", "p1", "p2", "p3")
+    assert held.order == ["p0", "p1"]
+    await held.ask(INTERACTIVE, "s0", "s1", "s2")
+    assert held.order == ["p0", "p1", "s0", "s1"][: 2 + INTERACTIVE_ROOM]
+    await held.release()
+    assert held.order.index("s2") < held.order.index("p2")
 
 
 class LoweredLimiter(FixedLimiter):
@@ -137,22 +150,12 @@ async def test_a_selection_starts_at_once_even_when_the_limit_just_fell_below_th
     """The paper holds 4 slots, the limit falls to 2: the papers' requests in flight stay, and a
     selection still starts at once (its room counts from what is in flight, not the limit)."""
     limiter = LoweredLimiter(4)
-    release = asyncio.Event()
-    order: list[str] = []
-
-    async def request(owner: str, name: str) -> None:
-        async with limiter.slot(owner):
-            order.append(name)
-            await release.wait()
-
-    tasks = [asyncio.create_task(request("paper", f"p{i}")) for i in range(5)]
-    await asyncio.sleep(0)
+    held = Holders(limiter)
+    await held.ask("paper", "p0", "p1", "p2", "p3", "p4")
     limiter.lower(2)
-    tasks.append(asyncio.create_task(request(INTERACTIVE, "s0")))
-    await asyncio.sleep(0)
-    assert order == ["p0", "p1", "p2", "p3", "s0"]
-    release.set()
-    await asyncio.gather(*tasks)
+    await held.ask(INTERACTIVE, "s0")
+    assert held.order == ["p0", "p1", "p2", "p3", "s0"]
+    await held.release()
 
 
 def test_a_streamed_answer_shows_only_what_has_settled() -> None:

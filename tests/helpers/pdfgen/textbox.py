@@ -21,18 +21,10 @@ SHORT = "Results for setting {} are listed below."
 def staged_paper(pages: int = 3) -> bytes:
     """Page 1: three long paragraphs; pages 2..: ten short ones each."""
     doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    for i in range(3):
-        box = pymupdf.Rect(72, 100 + i * 200, 523, 280 + i * 200)
-        page.insert_textbox(box, LONG.format(f"Paragraph {i + 1} ends here."), fontsize=11)
+    _long_page(doc, [f"Paragraph {i + 1} ends here." for i in range(3)])
     for p in range(1, pages):
-        page = doc.new_page(width=595, height=842)
-        for i in range(10):
-            box = pymupdf.Rect(72, 80 + i * 70, 523, 130 + i * 70)
-            page.insert_textbox(box, SHORT.format(f"{p}.{i + 1}"), fontsize=11)
-    data: bytes = doc.tobytes()
-    doc.close()
-    return data
+        _short_page(doc, p)
+    return _written(doc)
 
 
 def rising_paper(pages: int = 3) -> bytes:
@@ -40,14 +32,28 @@ def rising_paper(pages: int = 3) -> bytes:
     long ones (ending ``Paragraph n.I ends here.``)."""
     doc = pymupdf.open()
     for p in range(1, pages):
-        page = doc.new_page(width=595, height=842)
-        for i in range(10):
-            box = pymupdf.Rect(72, 80 + i * 70, 523, 130 + i * 70)
-            page.insert_textbox(box, SHORT.format(f"{p}.{i + 1}"), fontsize=11)
+        _short_page(doc, p)
+    _long_page(doc, [f"Paragraph {pages}.{i + 1} ends here." for i in range(3)])
+    return _written(doc)
+
+
+def _long_page(doc: pymupdf.Document, endings: list[str]) -> None:
+    """A page of long paragraphs, one per ending, in boxes 200 pt apart."""
     page = doc.new_page(width=595, height=842)
-    for i in range(3):
+    for i, ending in enumerate(endings):
         box = pymupdf.Rect(72, 100 + i * 200, 523, 280 + i * 200)
-        page.insert_textbox(box, LONG.format(f"Paragraph {pages}.{i + 1} ends here."), fontsize=11)
+        page.insert_textbox(box, LONG.format(ending), fontsize=11)
+
+
+def _short_page(doc: pymupdf.Document, number: int) -> None:
+    """A page of ten short paragraphs, ``Results for setting NUMBER.I``."""
+    page = doc.new_page(width=595, height=842)
+    for i in range(10):
+        box = pymupdf.Rect(72, 80 + i * 70, 523, 130 + i * 70)
+        page.insert_textbox(box, SHORT.format(f"{number}.{i + 1}"), fontsize=11)
+
+
+def _written(doc: pymupdf.Document) -> bytes:
     data: bytes = doc.tobytes()
     doc.close()
     return data

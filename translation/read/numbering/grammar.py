@@ -21,7 +21,7 @@ SUBSECTIONS = rf"(?:{LEVEL}){{1,3}}"
 ROMAN_DIGIT = r"[IVX]"
 #: One small Roman numeral's letter of an item's number.
 ROMAN_ITEM_DIGIT = r"[ivx]"
-#: A section or an item in Roman capitals, I to XXXVIII ("II.", "IV.").
+#: A section or an item in Roman capitals of up to five letters ("II.", "IV.", "XVIII.").
 ROMAN = rf"{ROMAN_DIGIT}{{1,5}}"
 #: A section in Roman capitals up to L (a long report's "XL.").
 ROMAN_SECTION = r"[IVXL]{1,5}"
