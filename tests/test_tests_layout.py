@@ -74,15 +74,6 @@ RAW_PAGE_BUILDERS = {
     "test_ocr.py": "a scan's invisible text layer (render_mode=3) over its page image",
     # Not yet converted (issue 34 criterion 5): words placed at exact points for one reading
     # rule (cells, regions, marks, styles); each is a pdfgen.sheet/columns conversion.
-    "test_kept_regions.py": "not yet converted: words at exact points",
-    "test_label_tables.py": "not yet converted: words at exact points",
-    "test_paragraph_space.py": "not yet converted: words at exact points",
-    "test_read_flow_breaks.py": "not yet converted: words at exact points",
-    "test_read_marks.py": "not yet converted: words at exact points",
-    "test_read_page_regions.py": "not yet converted: words at exact points",
-    "test_read_regions.py": "not yet converted: words at exact points",
-    "test_read_spaces.py": "not yet converted: words at exact points",
-    "test_read_words.py": "not yet converted: words at exact points",
     "test_references.py": "not yet converted: words at exact points",
     "test_references_kept.py": "not yet converted: words at exact points",
     "test_sent_regions.py": "not yet converted: words at exact points",
