@@ -5,7 +5,7 @@ fonts ship with PyMuPDF; nothing is downloaded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import pymupdf
 from pymupdf import mupdf
@@ -123,12 +123,16 @@ class Sheet:
 Placed = tuple[float, float, str, float, str]
 
 
-def words_at(page: pymupdf.Page, words: Iterable[Placed]) -> None:
+def words_at(
+    page: pymupdf.Page,
+    words: Iterable[Placed],
+    color: Sequence[float] | None = None,
+) -> None:
     """Set each of ``words`` (:data:`Placed`) at its point on ``page`` (``insert_text``,
-    drawn at once): the builder of pages whose words sit at exact points (a table's cells, a
-    margin's line numbers, a running head)."""
+    drawn at once), in ``color`` (black when None): the builder of pages whose words sit at
+    exact points (a table's cells, a margin's line numbers, a running head)."""
     for x, y, text, size, font in words:
-        page.insert_text((x, y), text, fontsize=size, fontname=font)
+        page.insert_text((x, y), text, fontsize=size, fontname=font, color=color)
 
 
 def lines_at(
@@ -183,10 +187,15 @@ def box_at(
     text: str,
     size: float = 11.0,
     font: str = "helv",
-) -> None:
-    """``text`` wrapped in ``box`` (x0, y0, x1, y1) by PyMuPDF (``insert_textbox``): a
-    paragraph whose lines' exact places do not matter."""
-    page.insert_textbox(pymupdf.Rect(box), text, fontsize=size, fontname=font)
+    align: int = pymupdf.TEXT_ALIGN_LEFT,
+) -> float:
+    """``text`` wrapped in ``box`` (x0, y0, x1, y1) by PyMuPDF (``insert_textbox``), lined up
+    by ``align``: a paragraph or a cell whose lines' exact places do not matter. Returns the
+    height the box has left under the text (negative: the text did not fit)."""
+    left: float = page.insert_textbox(
+        pymupdf.Rect(box), text, fontsize=size, fontname=font, align=align
+    )
+    return left
 
 
 def read(data: bytes) -> list[Paragraph]:
