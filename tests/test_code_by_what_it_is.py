@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.sheet import lines_at, spaced_at, words_at
 from translation.read.blocks.code_text import looks_like_code
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -64,14 +65,9 @@ def test_a_listing_in_a_monospaced_face_of_no_known_name_is_not_sent() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     page.insert_font(fontname="F25", fontbuffer=_unnamed_typewriter())
-    y = 90.0
-    for line in (*PROSE, "The model is fitted and plotted with the following lines:"):
-        page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-        y += 12.5
-    y += 8
-    for line in LISTING:
-        page.insert_text((90, y), line, fontname="F25", fontsize=9)
-        y += 11
+    intro = (*PROSE, "The model is fitted and plotted with the following lines:")
+    y = lines_at(page, 72, 90.0, intro, 10, pitch=12.5)
+    lines_at(page, 90, y + 8, LISTING, 9, "F25", pitch=11)
     data = _renamed(doc, "F25")
     spans = [
         s
@@ -114,10 +110,7 @@ CJK_PROSE = (
 def test_chinese_prose_with_commands_is_sent_and_its_commands_kept() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    y = 100.0
-    for line in CJK_PROSE:
-        page.insert_text((72, y), line, fontname="china-s", fontsize=10.5)
-        y += 16
+    lines_at(page, 72, 100.0, CJK_PROSE, 10.5, "china-s", pitch=16)
     (para,) = read(bytes(doc.tobytes()))
     assert "配置字体" in para.text and "表格目录" in para.text
     assert "\\" not in para.text  # every command a placeholder, never translated
@@ -174,14 +167,9 @@ ENTRIES = (
 def test_a_hanging_author_year_list_without_a_heading_is_not_sent() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    y = 90.0
-    for line in BODY:
-        page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-        y += 12.5
-    y += 14
+    y = lines_at(page, 72, 90.0, BODY, 10, pitch=12.5) + 14
     for first, rest in ENTRIES:
-        page.insert_text((72, y), first, fontname="tiro", fontsize=9)
-        page.insert_text((84, y + 11), rest, fontname="tiro", fontsize=9)  # hung under it
+        words_at(page, [(72, y, first, 9, "tiro"), (84, y + 11, rest, 9, "tiro")])  # rest hung
         y += 26
     data = bytes(doc.tobytes())
     sent = " ".join(p.text for p in read(data))
@@ -196,10 +184,7 @@ def _justified(page: pymupdf.Page, words: list[str], y: float) -> float:
     """``words`` set one by one from x 72 to 523, their spaces stretched alike; the gap."""
     widths = [float(pymupdf.get_text_length(w, fontname="tiro", fontsize=10)) for w in words]
     gap = (523 - 72 - sum(widths)) / (len(words) - 1)
-    x = 72.0
-    for word, width in zip(words, widths, strict=True):
-        page.insert_text((x, y), word, fontname="tiro", fontsize=10)
-        x += width + gap
+    spaced_at(page, 72.0, y, words, gap, 10, "tiro")
     return gap
 
 
@@ -220,7 +205,7 @@ def test_a_justified_line_with_stretched_spaces_is_one_line_whatever_the_gap(
         _justified(page, line.split(), y)
         y += 12.5
     assert _justified(page, tail, y) > 10 * 10  # far wider than any cell gap
-    page.insert_text((72, y + 12.5), "internationalisation.", fontname="tiro", fontsize=10)
+    words_at(page, [(72, y + 12.5, "internationalisation.", 10, "tiro")])
     paras = read(bytes(doc.tobytes()))
     assert len(paras) == 1, [p.text for p in paras]
     assert " ".join(tail) in paras[0].text

@@ -31,6 +31,7 @@ from bench.corpus import (
 from bench.corpus_pages import audit_pages, page_glyphs
 from bench.corpus_requests import Reading, audit_requests
 from tests.helpers.pdfgen import math_font
+from tests.helpers.pdfgen.sheet import Placed, words_at
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
 from translation.read.document import TEXT_FLAGS
 from translation.read.extraction import read_layout
@@ -47,24 +48,20 @@ PROSE = (
 )
 
 
-#: One line of a constructed page: (x, baseline, text, font, size).
-TextLine = tuple[float, float, str, str, float]
-
-
 def _prose(n: int) -> list[str]:
     return [PROSE[i % len(PROSE)] for i in range(n)]
 
 
-def _page(lines: Sequence[TextLine]) -> bytes:
-    """A one-page PDF: each line is (x, baseline, text, font, size)."""
+def _page(lines: Sequence[Placed]) -> bytes:
+    """A one-page PDF: each line is (x, baseline, text, size, font)."""
     doc = pymupdf.open()
     page = doc.new_page(width=WIDTH, height=HEIGHT)
-    for x, y, text, font, size in lines:
-        if font == "china-s":
+    for line in lines:
+        if line[4] == "china-s":
             page.insert_font(fontname="china-s")
-        if font == "math":
+        if line[4] == "math":
             page.insert_font(fontname="math", fontbuffer=math_font().buffer)
-        page.insert_text((x, y), text, fontname=font, fontsize=size)
+        words_at(page, [line])
     data: bytes = doc.tobytes()
     doc.close()
     return data
@@ -93,8 +90,8 @@ def _request_figures(
     return found
 
 
-def _body_page(x: float = 72.0, lines: int = 14, top: float = 100.0) -> list[TextLine]:
-    return [(x, top + i * STEP, text, "tiro", SIZE) for i, text in enumerate(_prose(lines))]
+def _body_page(x: float = 72.0, lines: int = 14, top: float = 100.0) -> list[Placed]:
+    return [(x, top + i * STEP, text, SIZE, "tiro") for i, text in enumerate(_prose(lines))]
 
 
 def _band(top: float, lines: int, x0: float = 0.0, x1: float = WIDTH) -> Rect:
@@ -106,7 +103,7 @@ def _band(top: float, lines: int, x0: float = 0.0, x1: float = WIDTH) -> Rect:
 
 def test_spliced_counts_line_numbers_read_into_a_paragraph() -> None:
     """A line-numbered manuscript: "211 The committee ... 212 and asked ..." (corpus2 130)."""
-    numbers: list[TextLine] = [(40.0, 100 + i * STEP, str(211 + i), "tiro", 7.0) for i in range(14)]
+    numbers: list[Placed] = [(40.0, 100 + i * STEP, str(211 + i), 7.0, "tiro") for i in range(14)]
     layouts = _layout(_page([*numbers, *_body_page()]))
     body = " ".join(_prose(14))
     numbered = " ".join(f"{211 + i} {t}" for i, t in enumerate(_prose(14)))
@@ -118,9 +115,9 @@ def test_spliced_counts_line_numbers_read_into_a_paragraph() -> None:
 
 def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
     """A command's name set in the left margin beside its description (corpus2 131, 133)."""
-    lines: list[TextLine] = [
+    lines: list[Placed] = [
         *_body_page(x=150.0, lines=16),
-        (40.0, 100.0, "setlength", "cour", SIZE),
+        (40.0, 100.0, "setlength", SIZE, "cour"),
     ]
     layouts = _layout(_page(lines))
     body = " ".join(_prose(16))
@@ -139,13 +136,13 @@ def test_a_section_number_at_the_edge_of_lines_that_open_in_latin_is_no_margin()
     runs from each line's first glyph, so a heading's number at that edge ("1 本文的目的") is
     in the body, not a margin label glued to the title."""
     han = "本文介绍文档类的用法以及各种选项的设置方法和注意事项"
-    lines: list[TextLine] = []
+    lines: list[Placed] = []
     for i in range(14):
         y = 130 + i * STEP
-        lines.append((72.0, y, "BXJS", "tiro", SIZE))
-        lines.append((72.0 + 26, y, han, "china-s", 9.2))
-        lines.append((72.0 + 26 + 9.2 * len(han) + 3, y, "LaTeX", "tiro", SIZE))
-    lines += [(72.0, 100.0, "1", "tibo", 12.0), (96.0, 100.0, "本文的目的", "china-s", 12.0)]
+        lines.append((72.0, y, "BXJS", SIZE, "tiro"))
+        lines.append((72.0 + 26, y, han, 9.2, "china-s"))
+        lines.append((72.0 + 26 + 9.2 * len(han) + 3, y, "LaTeX", SIZE, "tiro"))
+    lines += [(72.0, 100.0, "1", 12.0, "tibo"), (96.0, 100.0, "本文的目的", 12.0, "china-s")]
     layouts = _layout(_page(lines))
     heading = _para("p0-b0", "1 本文的目的", (70, 88, 200, 104), ParagraphKind.HEADING)
     assert _request_figures(layouts, [heading], "zh")["spliced"] == 0
@@ -156,9 +153,9 @@ def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     doc = pymupdf.open()
     for _ in range(3):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
-        page.insert_text((72, 40), "Journal of Careful Reviews 12", fontname="tiro", fontsize=8)
-        for x, y, text, font, size in _body_page(top=150.0):
-            page.insert_text((x, y), str(text), fontname=str(font), fontsize=size)
+        words_at(
+            page, [(72, 40, "Journal of Careful Reviews 12", 8, "tiro"), *_body_page(top=150.0)]
+        )
     layouts = [read_layout(page) for page in doc]
     body = " ".join(_prose(14))
     glued = [
@@ -192,7 +189,7 @@ def test_code_sent_counts_a_listing_in_a_monospaced_face_known_by_no_name() -> N
         "-3.2159 -0.5417 0.1093 0.6624 2.9480",
         "Multiple R-squared: 0.7412, Adjusted R-squared: 0.7377",
     ]
-    lines: list[TextLine] = [(72.0, 100 + i * STEP, t, "cour", SIZE) for i, t in enumerate(output)]
+    lines: list[Placed] = [(72.0, 100 + i * STEP, t, SIZE, "cour") for i, t in enumerate(output)]
     lines += _body_page(top=200.0)
     (layout,) = _layout(_page(lines))
     renamed = _renamed_face(layout, "Courier", "Xq7Face")
@@ -207,10 +204,10 @@ def test_code_kept_as_a_placeholder_inside_a_sentence_is_no_code_sent() -> None:
     """A Chinese sentence naming commands set in a monospaced face: the commands go as
     placeholders, never translated, so the request sends prose, not code."""
     commands = "\\setCJKmainfont \\setmathfont \\listoffigures"
-    lines: list[TextLine] = [
-        (72.0, 100.0, "用", "china-s", SIZE),
-        (84.0, 100.0, commands, "cour", SIZE),
-        (84.0 + 0.6 * SIZE * len(commands), 100.0, "生成目录。", "china-s", SIZE),
+    lines: list[Placed] = [
+        (72.0, 100.0, "用", SIZE, "china-s"),
+        (84.0, 100.0, commands, SIZE, "cour"),
+        (84.0 + 0.6 * SIZE * len(commands), 100.0, "生成目录。", SIZE, "china-s"),
     ]
     (layout,) = _layout(_page([*lines, *_body_page(top=200.0)]))
     renamed = _renamed_face(layout, "Courier", "Xq7Face")
@@ -248,7 +245,7 @@ def _renamed_face(layout: PageLayout, old: str, new: str) -> PageLayout:
 def test_unsent_counts_cjk_prose_with_two_tex_commands_left_out() -> None:
     """Chinese prose that mentions two TeX commands is prose: left out, it is unsent."""
     line = "我们在导言区使用 \\usepackage 和 \\documentclass 命令加载宏包并设置文档的版式。"
-    layouts = _layout(_page([(72.0, 100.0, line, "china-s", SIZE)]))
+    layouts = _layout(_page([(72.0, 100.0, line, SIZE, "china-s")]))
     sent = _para("p0-b0", line, _band(100, 1))
     assert _request_figures(layouts, [], "zh")["unsent"] == 1
     found = _request_figures(layouts, [sent], "zh")
@@ -328,12 +325,12 @@ B_TOP = 160.0  # paragraph B, left as it is
 
 
 def _source() -> bytes:
-    lines: list[TextLine] = [
-        (72.0, 100.0, PROSE[0][:40], "tiro", SIZE),
-        (72.0, 113.0, PROSE[1][:40], "tiro", SIZE),
+    lines: list[Placed] = [
+        (72.0, 100.0, PROSE[0][:40], SIZE, "tiro"),
+        (72.0, 113.0, PROSE[1][:40], SIZE, "tiro"),
     ]
-    lines += [(72.0, B_TOP, PROSE[2][:40], "tiro", SIZE)]
-    lines += [(72.0, 200.0, "with weights", "tiro", SIZE), (140.0, 200.0, "α β", "math", SIZE)]
+    lines += [(72.0, B_TOP, PROSE[2][:40], SIZE, "tiro")]
+    lines += [(72.0, 200.0, "with weights", SIZE, "tiro"), (140.0, 200.0, "α β", SIZE, "math")]
     return _page(lines)
 
 
@@ -354,9 +351,9 @@ def _translated(
         page.add_redact_annot((70, 188, 300, 204))
     page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
     page.insert_font(fontname="korea")
-    page.insert_text(at, text, fontname="korea", fontsize=size)
+    words_at(page, [(*at, text, size, "korea")])
     if not math:
-        page.insert_text((72, 200), "가중치 a 와 b", fontname="korea", fontsize=SIZE)
+        words_at(page, [(72, 200, "가중치 a 와 b", SIZE, "korea")])
     data: bytes = doc.tobytes()
     doc.close()
     return data
@@ -449,7 +446,7 @@ def test_a_table_row_read_as_one_line_is_checked_cell_by_cell() -> None:
     Origin: 137 (fduthesis manual), a table's header row counted outside one cell's column."""
     left, right = (72.0, 90.0, 154.0, 104.0), (155.0, 90.0, 243.0, 104.0)
     source = _page(
-        [(72.0, 100.0, "first cell", "tiro", SIZE), (156.0, 100.0, "second", "tiro", SIZE)]
+        [(72.0, 100.0, "first cell", SIZE, "tiro"), (156.0, 100.0, "second", SIZE, "tiro")]
     )
     paragraphs = [
         _para("p0-b0", "first cell", left, ParagraphKind.CELL),
@@ -462,8 +459,13 @@ def test_a_table_row_read_as_one_line_is_checked_cell_by_cell() -> None:
         page.add_redact_annot((70, 88, 254, 106))
         page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
         page.insert_font(fontname="korea")
-        page.insert_text((72.0, 100.0), "번역된 칸입니다", fontname="korea", fontsize=SIZE)
-        page.insert_text((156.0, 100.0), second, fontname="korea", fontsize=SIZE)
+        words_at(
+            page,
+            [
+                (72.0, 100.0, "번역된 칸입니다", SIZE, "korea"),
+                (156.0, 100.0, second, SIZE, "korea"),
+            ],
+        )
         lines = {ln["bbox"] for b in page.get_text("dict")["blocks"] for ln in b.get("lines", ())}
         assert len(lines) == 1, lines  # the row is one line to PyMuPDF
         found: Counter[str] = Counter()
@@ -532,7 +534,7 @@ def test_a_short_chinese_sentence_is_no_fragment_and_a_piece_without_its_stop_is
     """Origin: 137_zh p10 ("作者姓名。" describes an option: whole). Han has no capitals, so
     a stop at its end makes a short Chinese text a sentence; "另一种是扩展某些指定" (no stop)
     stays a fragment."""
-    layouts = _layout(_page([(72.0, 100.0, "作者姓名。", "china-s", SIZE)]))
+    layouts = _layout(_page([(72.0, 100.0, "作者姓名。", SIZE, "china-s")]))
     whole = _para("p0-b0", "作者姓名。", _band(100, 1))
     piece = _para("p0-b0", "扩展某些指定", _band(100, 1))
     assert _request_figures(layouts, [whole], "zh")["frag"] == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pymupdf
 
+from tests.helpers.pdfgen.sheet import lines_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import ParagraphKind
@@ -33,14 +34,8 @@ def _page(space: float) -> bytes:
     between them."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    y = 100.0
-    for line in _ITEM:
-        page.insert_text((72, y), line, fontsize=11, fontname="tiro")
-        y += _PITCH
-    y += space
-    for line in _NEXT:
-        page.insert_text((72, y), line, fontsize=11, fontname="tiro")
-        y += _PITCH
+    y = lines_at(page, 72, 100.0, _ITEM, 11, pitch=_PITCH)
+    lines_at(page, 72, y + space, _NEXT, 11, pitch=_PITCH)
     data: bytes = doc.tobytes()
     return data
 

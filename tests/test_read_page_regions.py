@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.paper import BODY_WORDS
+from tests.helpers.pdfgen.sheet import lines_at, words_at, wrap
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -33,25 +34,17 @@ def sentence(seed: int, words: int = 14) -> str:
     return " ".join(chosen).capitalize() + "."
 
 
-def wrap(text: str, width: float = RIGHT - LEFT, size: float = SIZE) -> list[str]:
-    lines: list[str] = []
-    for word in text.split():
-        trial = f"{lines[-1]} {word}" if lines else word
-        if lines and pymupdf.get_text_length(trial, "tiro", size) <= width:
-            lines[-1] = trial
-        else:
-            lines.append(word)
-    return lines
-
-
 def body(page: pymupdf.Page, y: float, text: str) -> tuple[float, list[float]]:
     """Set ``text`` as a paragraph of the body from ``y``; where it ends and its baselines."""
-    baselines = []
-    for line in wrap(text):
-        page.insert_text((LEFT, y), line, fontname="tiro", fontsize=SIZE)
-        baselines.append(y)
-        y += LEADING
-    return y + 6, baselines
+    lines = wrap(text, RIGHT - LEFT)
+    end = lines_at(page, LEFT, y, lines, SIZE, pitch=LEADING)
+    return end + 6, [y + k * LEADING for k in range(len(lines))]
+
+
+def line_number(page: pymupdf.Page, number: int, baseline: float) -> None:
+    """``number`` set flush right at x 80 in the left margin (7 pt), as ``lineno`` sets it."""
+    label = str(number)
+    words_at(page, [(80 - pymupdf.get_text_length(label, "tiro", 7), baseline, label, 7, "tiro")])
 
 
 def read(doc: pymupdf.Document) -> tuple[bytes, Segmentation]:
@@ -69,7 +62,7 @@ def translated_page(data: bytes, found: Segmentation, number: int) -> pymupdf.Pa
     return pymupdf.open(stream=render_mono(doc, found.paragraphs, texts, "ko"))[number]
 
 
-def words_at(page: pymupdf.Page) -> list[tuple[float, float, float, float, str]]:
+def page_words(page: pymupdf.Page) -> list[tuple[float, float, float, float, str]]:
     return [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words")]
 
 
@@ -88,18 +81,15 @@ def test_line_numbers_are_kept_on_the_page_and_never_join_the_text() -> None:
         y = 90.0
         for k in range(4):
             if k == 2:
-                page.insert_text((LEFT, y), f"{p + 2}. Results", fontname="tibo", fontsize=12)
-                x = 80 - pymupdf.get_text_length(str(number), "tiro", 7)
-                page.insert_text((x, y), str(number), fontname="tiro", fontsize=7)
+                words_at(page, [(LEFT, y, f"{p + 2}. Results", 12, "tibo")])
+                line_number(page, number, y)
                 number += 1
                 y += 2 * LEADING
             text = " ".join(sentence(10 * p + 3 * k + s) for s in range(4))
             paragraphs.append(text)
             y, baselines = body(page, y, text)
             for baseline in baselines:
-                label = str(number)
-                x = 80 - pymupdf.get_text_length(label, "tiro", 7)  # flush right, as lineno
-                page.insert_text((x, baseline), label, fontname="tiro", fontsize=7)
+                line_number(page, number, baseline)
                 number += 1
     data, found = read(doc)
     sent = requests(found)
@@ -109,7 +99,7 @@ def test_line_numbers_are_kept_on_the_page_and_never_join_the_text() -> None:
     assert not any(re.search(r"\b2\d\d\b", text) for text in sent), sent
     numbers = [k for k in found.kept if k.reason == "line number"]
     assert {k.text for k in numbers} == {str(n) for n in range(211, number)}
-    out = words_at(translated_page(data, found, 0))
+    out = page_words(translated_page(data, found, 0))
     assert any(w[4] == "211" and w[2] <= LEFT for w in out)
     assert any(HANGUL_RE.search(w[4]) and w[0] >= LEFT - 1 for w in out)
 
@@ -132,7 +122,7 @@ def test_a_margin_label_is_its_own_request_set_in_the_margin() -> None:
         for k, label in enumerate(LABELS[p]):
             text = " ".join(sentence(20 * p + 5 * k + s) for s in range(3))
             descriptions.append(text)
-            page.insert_text((40, y), label, fontname="tiit", fontsize=8)
+            words_at(page, [(40, y, label, 8, "tiit")])
             y, _ = body(page, y, text)
             y += 8
     data, found = read(doc)
@@ -143,7 +133,7 @@ def test_a_margin_label_is_its_own_request_set_in_the_margin() -> None:
     assert all(sent.count(label) == 1 for label in everyone), sent
     labels = [p for p in found.paragraphs if p.text in everyone]
     assert len(labels) == len(everyone) and all(p.bbox[2] <= LEFT for p in labels)
-    out = words_at(translated_page(data, found, 0))
+    out = page_words(translated_page(data, found, 0))
     margin = [w for w in out if w[0] < LEFT - 1]
     assert len(margin) >= len(LABELS[0])
     assert all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in margin), margin
@@ -164,14 +154,13 @@ def test_a_side_note_is_one_request_beside_the_paragraph_it_annotates() -> None:
             start = y
             y, _ = body(page, y, text)
             if p == 0 and k == 1:
-                for n, line in enumerate(note):
-                    page.insert_text((30, start + n * LEADING), line, fontname="tiro", fontsize=8)
+                lines_at(page, 30, start, note, 8, pitch=LEADING)
     data, found = read(doc)
     sent = requests(found)
     assert " ".join(note) in sent
     for text in paragraphs:
         assert text in sent
-    out = words_at(translated_page(data, found, 0))
+    out = page_words(translated_page(data, found, 0))
     notes = [w for w in out if w[0] < LEFT - 1]
     assert notes and all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in notes), notes
 
@@ -193,8 +182,7 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
     for p in range(6):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
         head = EVEN_HEAD if p % 2 else ODD_HEAD
-        page.insert_text((LEFT, 84), str(p + 1), fontname="tiro", fontsize=SIZE)
-        page.insert_text((200, 84), head, fontname="tiit", fontsize=SIZE)
+        words_at(page, [(LEFT, 84, str(p + 1), SIZE, "tiro"), (200, 84, head, SIZE, "tiit")])
         y = 120.0
         text = " ".join(sentence(6 * p + s) for s in range(3))
         opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
@@ -203,9 +191,7 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
         closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
         text = f"{text} {' '.join(closing).capitalize()}"
         breaks.append((" ".join(closing[-5:]), opening))
-        for line in wrap(text):
-            page.insert_text((LEFT, y), line, fontname="tiro", fontsize=SIZE)
-            y += LEADING
+        lines_at(page, LEFT, y, wrap(text, RIGHT - LEFT), SIZE, pitch=LEADING)
     data, found = read(doc)
     sent = requests(found)
     assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
@@ -269,15 +255,11 @@ def test_every_line_is_sent_or_kept_with_its_reason(tmp_path: Path) -> None:
     number = 1
     for p in range(3):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
-        page.insert_text((LEFT, 60), EVEN_HEAD, fontname="tiit", fontsize=9)
-        page.insert_text((290, 800), str(p + 1), fontname="tiro", fontsize=9)
+        words_at(page, [(LEFT, 60, EVEN_HEAD, 9, "tiit"), (290, 800, str(p + 1), 9, "tiro")])
         y, baselines = body(page, 100.0, " ".join(sentence(9 * p + s) for s in range(5)))
-        for line in listing:
-            page.insert_text((LEFT + 20, y), line, fontname="cour", fontsize=9)
-            y += 11
+        lines_at(page, LEFT + 20, y, listing, 9, "cour", pitch=11)
         for baseline in baselines:
-            x = 80 - pymupdf.get_text_length(str(number), "tiro", 7)
-            page.insert_text((x, baseline), str(number), fontname="tiro", fontsize=7)
+            line_number(page, number, baseline)
             number += 1
     data, found = read(doc)
     sent = " ".join(p.text for p in found.paragraphs)

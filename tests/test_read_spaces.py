@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pymupdf
 
+from tests.helpers.pdfgen.sheet import words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.pages.word_gaps import with_gap_spaces
@@ -21,7 +22,7 @@ def gap_only_page(lines: list[tuple[str, str, int]]) -> bytes:
     page = doc.new_page(width=595, height=842)
     page.insert_font(fontname="helv")
     page.insert_font(fontname="cjk", fontbuffer=pymupdf.Font("cjk").buffer)
-    page.insert_text((0, 0), " ", fontname="helv")  # gives the page a content stream
+    words_at(page, [(0, 0, " ", 11, "helv")])  # gives the page a content stream
     cjk = pymupdf.Font("cjk")
     ops = []
     for i, (font, words, gap) in enumerate(lines):

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.layouts import H, block, line, page, span, text_block
+from tests.helpers.pdfgen.sheet import words_at
 from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
 from translation.read.blocks.roles import list_label
 from translation.read.document import open_document
@@ -450,8 +451,13 @@ def test_a_chinese_paragraph_s_short_last_line_below_its_indent_is_its_own() -> 
     pg = doc.new_page(width=595, height=842)
     size, left, y = 10.0, 72.0, 100.0
     for first, tail in zip(ZH_TWO_LINES, ZH_TAILS, strict=True):
-        pg.insert_text((left + 2 * size + 0.05, y), first, fontname="china-s", fontsize=size)
-        pg.insert_text((left, y + 15), tail, fontname="china-s", fontsize=size)
+        words_at(
+            pg,
+            [
+                (left + 2 * size + 0.05, y, first, size, "china-s"),
+                (left, y + 15, tail, size, "china-s"),
+            ],
+        )
         y += 31
     paras = extract_paragraphs(open_document(doc.tobytes()))
     assert [p.text for p in paras] == [a + b for a, b in zip(ZH_TWO_LINES, ZH_TAILS, strict=True)]
@@ -525,14 +531,14 @@ def chinese_pdf() -> bytes:
     other = [(ZH_OTHER * 20)[i : i + per_line] for i in range(0, 420, per_line)]
     for number in (1, 2):
         pg = doc.new_page(width=595, height=842)
-        pg.insert_text((left, 50), "中文学报 第十二卷", fontname="china-s", fontsize=9)
-        pg.insert_text((290, 820), str(number), fontname="china-s", fontsize=9)
+        words_at(
+            pg,
+            [(left, 50, "中文学报 第十二卷", 9, "china-s"), (290, 820, str(number), 9, "china-s")],
+        )
     one, two = doc[0], doc[1]
     y = 100.0
     for k, row in enumerate(lines[:40]):
-        one.insert_text(
-            (left + (2 * size if k == 0 else 0), y), row, fontname="china-s", fontsize=size
-        )
+        words_at(one, [(left + (2 * size if k == 0 else 0), y, row, size, "china-s")])
         y += lead
     notes = [
         "①这是第一个脚注，说明了实验中使用的数据集来源。",
@@ -541,14 +547,12 @@ def chinese_pdf() -> bytes:
         "③这是第三个脚注。",
     ]
     for i, note in enumerate(notes):
-        one.insert_text((left, 745 + 12 * i), note, fontname="china-s", fontsize=8)
+        words_at(one, [(left, 745 + 12 * i, note, 8, "china-s")])
     assert not lines[39].endswith("。")  # the paragraph goes on to the next page
-    two.insert_text((left, 80), "方法优于基线系统。", fontname="china-s", fontsize=size)
+    words_at(two, [(left, 80, "方法优于基线系统。", size, "china-s")])
     y = 110.0
     for k, row in enumerate(other):
-        two.insert_text(
-            (left + (2 * size if k == 0 else 0), y), row, fontname="china-s", fontsize=size
-        )
+        words_at(two, [(left + (2 * size if k == 0 else 0), y, row, size, "china-s")])
         y += lead
     data: bytes = doc.tobytes()
     return data
@@ -624,11 +628,12 @@ def test_tex_accents_set_before_their_letters_make_one_letter() -> None:
     pieces and came back as two words."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_text(
-        (72, 100), "The corpus of Saier and F¨arber (2019) is used by Universit´e", fontsize=10
+    words_at(
+        page,
+        [(72, 100, "The corpus of Saier and F¨arber (2019) is used by Universit´e", 10, "helv")],
     )
-    page.insert_text(
-        (72, 113), "de Lyon and by ´Ecole Normale in their work on citations.", fontsize=10
+    words_at(
+        page, [(72, 113, "de Lyon and by ´Ecole Normale in their work on citations.", 10, "helv")]
     )
     (para,) = extract_paragraphs(open_document(doc.tobytes()))
     assert "Färber" in para.text and "Université" in para.text and "École" in para.text, para.text

@@ -206,6 +206,9 @@ _CAPTION_CJK_RE = re.compile(
 )
 _STOP_BEFORE_RE = re.compile(r"[.!?:;)\]。．！？]\s*$")
 
+#: A caption's label after fewer words than this is the caption's own start.
+_CAPTION_AFTER_WORDS = 3
+
 
 def glued_caption(text: str) -> bool:
     """Whether a caption's label stands inside ``text`` (not at its start): "Table 2: ..." or
@@ -215,7 +218,7 @@ def glued_caption(text: str) -> bool:
     text = without_tags(text).strip()
     for match in _CAPTION_LATIN_RE.finditer(text):
         before = text[: match.start()]
-        if word_count(before) < 3:
+        if word_count(before) < _CAPTION_AFTER_WORDS:
             continue
         words = before.split()
         if _STOP_BEFORE_RE.search(before) or words[-1].lower() not in _LABEL_LEADS:

@@ -58,10 +58,12 @@ def _no_words(f: Facts) -> bool:
 
 _SHORT_MONO = 0.6  # a few words with this share of monospaced characters are code
 
+_SHORT_MONO_WORDS = 4  # words: code set monospaced is fewer (a sentence around a URL is more)
+
 
 def _short_mono(f: Facts) -> bool:
     """Code: a few words set monospaced (a sentence around a long URL is not)."""
-    return f.mono >= _SHORT_MONO and len(f.words) < 4
+    return f.mono >= _SHORT_MONO and len(f.words) < _SHORT_MONO_WORDS
 
 
 def _code_text(f: Facts) -> bool:
@@ -69,12 +71,19 @@ def _code_text(f: Facts) -> bool:
     return looks_like_code([row.text for row in f.rows])
 
 
+_EQUATION_WORDS = 3  # words: an equation among more math than letters has at most this many
+
+
 def _mostly_math(f: Facts) -> bool:
     """A few words among more math than letters: an equation."""
-    return bool(f.math_chars) and len(f.words) <= 3 and f.letters <= 2 * f.math_chars + 2
+    return (
+        bool(f.math_chars) and len(f.words) <= _EQUATION_WORDS and f.letters <= 2 * f.math_chars + 2
+    )
 
 
 _RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
+
+_NAMED_EQUATION_TOKENS = 9  # tokens: an equation between named quantities has at most this many
 
 
 def _named_equation(f: Facts) -> bool:
@@ -86,7 +95,7 @@ def _named_equation(f: Facts) -> bool:
     names = [t for t in tokens if not PLACEHOLDER_RE.fullmatch(t)]
     return (
         bool(math)
-        and len(tokens) <= 9
+        and len(tokens) <= _NAMED_EQUATION_TOKENS
         and any(r in f.placeholders.get(t, "") for t in math for r in _RELATIONS)
         and all(re.search(r"[A-Z0-9]", t) for t in names)
     )
@@ -145,13 +154,16 @@ def _front_line(f: Facts) -> bool:
     )
 
 
+_HEADING_WORDS = 15  # words: a heading of a line or two has at most this many
+
+
 def _heading(f: Facts) -> bool:
     """A line or two, bold or larger, no sentence ending ("Gold Answer: 5:02" is bold but for
     "5:02"); or a numbered heading's line or two."""
     rows = f.rows
     return (
         len(rows) <= 2
-        and len(f.words) <= 15
+        and len(f.words) <= _HEADING_WORDS
         and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)
         and not roles.colon_lead(rows[0])

@@ -234,6 +234,10 @@ def _closes_bracket(tail: str, text: str) -> bool:
     return bool(_CITATION_CLOSE_RE.match(text))
 
 
+#: A caption that is body text runs this many lines or more.
+_RUN_ON_ROWS = 3
+
+
 def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
     """The drafts classed as captions that are body text: a paragraph that opens with a
     caption's label ("Table 4. On average, ...") right where the body text before it (floats
@@ -242,7 +246,7 @@ def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
     (that would be the sentence's own continuation, the caption a float between)."""
     found: list[int] = []
     for j, draft in enumerate(drafts):
-        if draft.kind != ParagraphKind.CAPTION or draft.skip or len(draft.rows) < 3:
+        if draft.kind != ParagraphKind.CAPTION or draft.skip or len(draft.rows) < _RUN_ON_ROWS:
             continue
         before = _neighbour(drafts, range(j - 1, -1, -1))
         if (

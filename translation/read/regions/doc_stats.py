@@ -35,6 +35,9 @@ class DocStats:
     pitches: Pitches = Pitches()
 
 
+_LONG_LINE = 40  # width (cjk_weight): body text fills lines this long (tables, captions don't)
+
+
 def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
     sizes: Counter[float] = Counter()
     fonts: Counter[str] = Counter()
@@ -63,7 +66,7 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                         fonts[font_base(span.font)] += n
                         if has_wide(span.text):
                             cjk_fonts.add(font_base(span.font))
-                        if width >= 40:
+                        if width >= _LONG_LINE:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
     body_size = sizes.most_common(1)[0][0] if sizes else USUAL_SIZE

@@ -139,6 +139,9 @@ def _side_run(rows: list[Row]) -> tuple[int, int, list[Row], list[Row]] | None:
     return None
 
 
+_RUN_ROWS = 3  # rows: a run beside a gutter holds at least this many
+
+
 def _grow_run(
     rows: list[Row], i: int, j: int, g0: float, g1: float
 ) -> tuple[int, int, list[Row], list[Row]] | None:
@@ -171,7 +174,7 @@ def _grow_run(
     members = range(lo, hi + 1)
     left = [rows[k] for k in members if k in side and not side[k]]
     right = [rows[k] for k in members if k in side and side[k]]
-    if len(left) + len(right) < 3 or len(left) + len(right) < hi + 1 - lo:
+    if len(left) + len(right) < _RUN_ROWS or len(left) + len(right) < hi + 1 - lo:
         return None
     if not (_has_words(left) and _has_words(right)):
         return None

@@ -36,6 +36,10 @@ def _normalized(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
 
 
+_TOP_CHARS = 80  # characters: a page's first row this short may be its header
+_FEW_PAGES = 4  # pages: in a paper of at most this many, two copies make a running head
+
+
 def mark_headers_footers(
     rows_by_page: dict[int, list[Row]],
     pages: Sequence[PageLayout],
@@ -71,7 +75,7 @@ def mark_headers_footers(
                 first.bottom <= fy0 + _TOP_BAND * height
                 and first.size <= stats.body_size + _TOP_LARGER
                 and second.top - first.bottom >= _TOP_APART * first.size
-                and len(first.text) <= 80
+                and len(first.text) <= _TOP_CHARS
             ):
                 first.drop = "header"
         _join_band_sentences(rows, stats.body_size)
@@ -85,7 +89,7 @@ def mark_headers_footers(
             seen[key] += 1
         for row, where in marked:
             sizes.setdefault((where, _normalized(row.text)), []).append(row.size)
-    needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
+    needed = 2 if len(pages) <= _FEW_PAGES else max(3, len(pages) // 4)
     # Where a row cut into cells recurs with no table under it on enough pages, it is a head
     # on every page, a table under it on some of them too (2302.07302 p11-12).
     heads: Counter[tuple[str, str]] = Counter()
