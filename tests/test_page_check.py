@@ -101,6 +101,25 @@ def test_a_stray_glyph_of_notation_is_kept_and_its_block_falls_back() -> None:
     assert len(span_inks(glyphs["blocks"], notation=True)) == 2
 
 
+def test_a_big_delimiter_hanging_below_a_line_is_no_overprint() -> None:
+    """TeX's math extension font hangs its glyphs from an origin at their top, and its box
+    (the font's) reaches three sizes below it: the ink of a big parenthesis whose origin is
+    just under a translated line is below that line, not around its origin's baseline.
+    Origin: corpus2 108 p5 (a big ")" of the line below counted under "probability")."""
+    body = para("b", (50, 100, 250, 120))  # its one line's baseline at 108
+    line = [(50.0, 100.0, 250.0, 110.0)]
+
+    def standing(top: float, bottom: float) -> list[Rect]:
+        span = {"text": ")", "bbox": (100, top, 105, bottom), "size": 10.0, "origin": (100, 112)}
+        return span_inks([{"lines": [{"dir": (1.0, 0.0), "spans": [span]}]}])
+
+    hanging = standing(104.3, 141.6)  # CMEX10: 0.77 of the size above the origin, 2.96 below
+    assert hanging == [(100, 112, 105, 122)]
+    assert check_page(PAGE, [block(body, lines=line)], hanging).fallen == {}
+    letter = standing(104.0, 114.0)  # a letter of a text face on that origin does overprint
+    assert check_page(PAGE, [block(body, lines=line)], letter).fallen == {"b": ["overprint"]}
+
+
 def test_of_two_translations_over_each_other_the_one_out_of_its_box_falls_back() -> None:
     left = para("l", (50, 100, 250, 112), size=10)
     right = para("r", (260, 100, 460, 112), size=10)
