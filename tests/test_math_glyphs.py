@@ -16,6 +16,7 @@ import pymupdf
 from tests.helpers.glyphs import source_glyphs
 from tests.helpers.pdfgen.sheet import Sheet as PageSheet
 from tests.helpers.pdfgen.sheet import read
+from tests.helpers.pdfgen.type3 import draw_cmex_glyph
 from tests.helpers.pdfgen.typeset import placed_glyphs, render_page
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import FormulaSource, Sheet
@@ -99,3 +100,30 @@ def test_copies_of_formulas_sharing_a_line_keep_their_glyphs_in_place() -> None:
         (char, origin), (want, at) = drawn[0], wanted[0]
         assert char == want
         assert abs(origin[0] - at[0]) < 0.05 and abs(origin[1] - at[1]) < 0.05, key
+
+
+def test_a_tex_math_face_under_a_package_prefix_stays_as_drawn() -> None:
+    """A display's big delimiters in yhmath's variant of TeX's extension font ("Yhcmex"),
+    whose glyphs read back as letters ("åÇ"), are math: no paragraph sends them, and the
+    written page keeps them where they were, in their own face.
+    Origin: corpus2 130 p6 (binomials' big parentheses re-set as text "åÇ")."""
+    p = PageSheet()
+    p.paragraph(
+        "The number of spanning trees of such a graph can also be counted by the theorem "
+        "above, with the algebraic method of the previous section, as the sum below shows.",
+        (72, 300),
+        100,
+    )
+    p.write()
+    paren = b"800 0 0 -1200 700 40 d1 0 40 m 700 40 l 700 -1160 l 0 -1160 l f"
+    draw_cmex_glyph(
+        p.page.parent, p.page, "R", paren, bbox="-24 -2960 1454 772", width=800, x=200,
+        y=842 - 170, size=10, name="Yhcmex", times=3,
+    )  # fmt: skip
+    data = bytes(p.doc.tobytes())
+    paragraphs, out = render_page(data, 0)
+    assert paragraphs and not any(
+        "R" in para.text.split() or "RRR" in para.text for para in paragraphs
+    )
+    drawn = [b for b in source_glyphs(out, "R") if b.y0 > 150]
+    assert [round(b.x0) for b in drawn] == [200, 208, 216]

@@ -18,12 +18,14 @@ def draw_cmex_glyph(
     y: float,
     size: float,
     name: str | None = "CMEX10",
+    times: int = 1,
 ) -> None:
     """Draw ``char`` (one ASCII letter: its code and glyph name) of a one-glyph Type 3 font
     with ``glyph`` as its CharProc (``d1`` and the outline, in 1/1000 em) and ``bbox`` as its
     FontBBox (``"x0 y0 x1 y1"``), ``width`` wide, with its origin at ``x``, ``y`` in PDF space
     (from the bottom), ``size`` points, in a content stream of its own after the page's; ``name``
-    None: a font without a /Name (PyMuPDF then names it by its object)."""
+    None: a font without a /Name (PyMuPDF then names it by its object); ``times``: the glyph
+    drawn so many times in a row."""
     proc = doc.get_new_xref()
     doc.update_object(proc, "<<>>")
     doc.update_stream(proc, glyph)
@@ -41,7 +43,9 @@ def draw_cmex_glyph(
     doc.xref_set_key(resources, "Font/ZtEx", f"{font} 0 R")
     stream = doc.get_new_xref()
     doc.update_object(stream, "<<>>")
-    doc.update_stream(stream, f"BT /ZtEx {size:g} Tf {x:g} {y:g} Td ({char}) Tj ET".encode())
+    doc.update_stream(
+        stream, f"BT /ZtEx {size:g} Tf {x:g} {y:g} Td ({char * times}) Tj ET".encode()
+    )
     kind, contents = doc.xref_get_key(page.xref, "Contents")
     listed = contents[1:-1] if kind == "array" else contents
     doc.xref_set_key(page.xref, "Contents", f"[{listed} {stream} 0 R]")
