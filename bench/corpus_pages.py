@@ -336,13 +336,45 @@ def findings_math(
 ) -> None:
     """Count the source's math glyphs (``bench.corpus_requests.is_math_glyph``) that the
     translated page no longer shows in their own face: missing, or re-set as text."""
-    before = Counter((g.char, g.font) for g in source if is_math_glyph(g.char, g.font))
+    before = Counter(
+        (g.char, g.font)
+        for i, g in enumerate(source)
+        if is_math_glyph(g.char, g.font) and not _ligature(source, i)
+    )
     after = Counter((g.char, g.font) for g in translated if (g.char, g.font) in before)
     missing = before - after
     if missing:
         total = sum(missing.values())
         shown = "".join(char * n for (char, _), n in missing.most_common(12))[:40]
         findings.add("math_changed", f"{total} math glyphs gone: {shown}", total)
+
+
+#: What some TeX text faces map their "ff" ligature to (their ToUnicode says "↵"): between
+#: letters it is the ligature, as the reader reads it (``translation.read.rows.row``).
+_FF_AS_ARROW = "\u21b5"
+#: Two glyphs of a line are one word's when no more than this share of the size parts them.
+_TOUCHING = 0.15
+
+
+def _ligature(glyphs: Sequence[PageGlyph], i: int) -> bool:
+    """Whether glyph ``i`` is a text face's "ff" read as an arrow: right after a letter, or
+    right before a lower-case one, of its line, in a face whose name says nothing of math."""
+    glyph = glyphs[i]
+    if glyph.char != _FF_AS_ARROW or is_math_glyph("a", glyph.font):
+        return False
+
+    def touching(other: int, left: bool) -> PageGlyph | None:
+        if not 0 <= other < len(glyphs) or glyphs[other].line != glyph.line:
+            return None
+        near = glyphs[other]
+        gap = glyph.box[0] - near.box[2] if left else near.box[0] - glyph.box[2]
+        return near if abs(gap) <= _TOUCHING * glyph.size else None
+
+    before, after = touching(i - 1, True), touching(i + 1, False)
+    return bool(
+        (before is not None and before.char.isascii() and before.char.isalpha())
+        or (after is not None and after.char.isascii() and after.char.islower())
+    )
 
 
 def audit_pages(

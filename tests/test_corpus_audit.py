@@ -604,3 +604,33 @@ def test_a_copy_set_smaller_is_ours_where_it_lands_on_a_source_glyph() -> None:
 
     assert sum(figures(0.9 * SIZE).values()) == 0
     assert figures(SIZE)["left_under"] == 1  # at its own size, there: the source not erased
+
+
+def test_an_ff_ligature_read_as_an_arrow_is_no_math() -> None:
+    """Some TeX text faces map their "ff" ligature to "↵": between letters it is the
+    ligature, as the reader reads it, and its word translated is no math lost; an arrow
+    standing alone in that face still is.
+    Origin: corpus 12 (math_changed 5: "e↵orts", "o↵-the-shelf" translated)."""
+    face = pymupdf.Font("cjk")  # a face with the arrow, its name no math's
+    line = "the e\u21b5orts made, o\u21b5-the-shelf: press \u21b5 to go"
+    doc = pymupdf.open(stream=_page([(72.0, 100.0, PROSE[0][:40], "tiro", SIZE)]))
+    doc[0].insert_font(fontname="face", fontbuffer=face.buffer)
+    doc[0].insert_text((72.0, 200.0), line, fontname="face", fontsize=SIZE)
+    source = doc.tobytes()
+    para = _para("p0-b2", "the efforts made, off-the-shelf: press {v1} to go", (70, 188, 400, 204))
+
+    def gone(keep_arrow: bool) -> int:
+        doc = pymupdf.open(stream=source)
+        doc[0].add_redact_annot((70, 188, 400, 204))
+        doc[0].apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+        doc[0].insert_font(fontname="korea")
+        doc[0].insert_text((72, 200), "노력, 기성품: 누르세요", fontname="korea", fontsize=SIZE)
+        if keep_arrow:  # the arrow copied as it looks
+            doc[0].insert_font(fontname="face", fontbuffer=face.buffer)
+            doc[0].insert_text((250, 200), "\u21b5", fontname="face", fontsize=SIZE)
+        with pymupdf.open(stream=source) as src:
+            pages = audit_pages(src, doc, [para], {para.id: "번역"}, TEXT_FLAGS)
+        return sum(p.counts["math_changed"] for p in pages)
+
+    assert gone(keep_arrow=True) == 0
+    assert gone(keep_arrow=False) == 1
