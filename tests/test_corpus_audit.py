@@ -29,7 +29,7 @@ from bench.corpus import (
     table,
 )
 from bench.corpus_pages import audit_pages, page_glyphs
-from bench.corpus_requests import Reading, audit_requests
+from bench.corpus_requests import Reading, audit_requests, is_math_glyph
 from tests.helpers.pdfgen import math_font
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
 from translation.read.document import TEXT_FLAGS
@@ -634,3 +634,13 @@ def test_an_ff_ligature_read_as_an_arrow_is_no_math() -> None:
 
     assert gone(keep_arrow=True) == 0
     assert gone(keep_arrow=False) == 1
+
+
+def test_the_symbol_faces_bullet_is_a_mark_not_math() -> None:
+    """Word's list bullets are the Symbol face's, read as private-use characters: the
+    reader sets them as bullets ("•"), and a list item translated with its bullet lost no
+    math; the face's own math still counts.
+    Origin: corpus 07 p4 (math_changed 4: the bullets of a list)."""
+    assert not is_math_glyph("\uf0b7", "SymbolMT")
+    assert not is_math_glyph("\uf0a7", "SymbolMT")  # its square bullet
+    assert is_math_glyph("\u2211", "SymbolMT") and is_math_glyph("a", "SymbolMT")
