@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from tests.helpers.glyphs import source_glyphs
+from tests.helpers.glyphs import dark_pixels, source_glyphs
 from tests.helpers.pdfgen.typeset import glyph_boxes, translate
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -54,11 +54,6 @@ def test_letter_spacing_is_no_word_gap() -> None:
     assert span["text"] == "abc de" and "chars" not in span
 
 
-def _dark(page: pymupdf.Page, clip: pymupdf.Rect) -> int:
-    pix = page.get_pixmap(dpi=288, clip=clip, colorspace=pymupdf.csGRAY)
-    return sum(1 for v in pix.samples if v < 128)
-
-
 def test_a_formula_on_a_gap_spaced_line_is_copied_whole() -> None:
     """A glyph on a line whose spaces come from gaps keeps its own advance (not an even share
     of the span's width, spaces added): the formula's box is its glyph's, and the copy set in
@@ -77,5 +72,5 @@ def test_a_formula_on_a_gap_spaced_line_is_copied_whole() -> None:
     assert abs(x0 - source.x0) < 0.5 and abs(x1 - source.x1) < 0.5
     _, out = translate(data, "ko")
     (copied,) = glyph_boxes(out, "Helvetica", "±")
-    ink = _dark(pymupdf.open(stream=data)[0], source)
-    assert ink > 0 and abs(_dark(out, copied) - ink) <= 0.1 * ink
+    ink = dark_pixels(pymupdf.open(stream=data)[0], source)
+    assert ink > 0 and abs(dark_pixels(out, copied) - ink) <= 0.1 * ink
