@@ -14,10 +14,10 @@ import functools
 import pymupdf
 
 from tests.helpers.glyphs import source_glyphs
+from tests.helpers.pdfgen.sheet import MATH, TIMES, read
 from tests.helpers.pdfgen.sheet import Sheet as PageSheet
-from tests.helpers.pdfgen.sheet import read
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
-from tests.helpers.pdfgen.typeset import placed_glyphs, render_page
+from tests.helpers.pdfgen.typeset import glyph_boxes, placed_glyphs, render_page, translate
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import FormulaSource, Sheet
 
@@ -127,3 +127,35 @@ def test_a_tex_math_face_under_a_package_prefix_stays_as_drawn() -> None:
     )
     drawn = [b for b in source_glyphs(out, "R") if b.y0 > 150]
     assert [round(b.x0) for b in drawn] == [200, 208, 216]
+
+
+def test_a_formula_on_a_line_running_up_the_page_is_copied_onto_its_translation() -> None:
+    """A paragraph whose lines run up the page (a table turned on its side): its formula's
+    copy is set where its marker falls on the turned translation, across that line as the
+    source set it, not at the place the line would have were it level.
+    Origin: corpus2 117 p7-p10 (the "k" of a rotated table's "Top k", "k-shell" lost)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="math", fontbuffer=MATH.buffer)
+    rows = [
+        ("We keep the best ", "k", " of all the seeds found in the graphs of this study,"),
+        ("and the rest of the seeds are dropped before the spreading is measured.", "", ""),
+    ]
+    for n, parts in enumerate(rows):
+        x, y = 100.0 + 13 * n, 700.0
+        for text, font, face in zip(
+            parts, ("tiro", "math", "tiro"), (TIMES, MATH, TIMES), strict=True
+        ):
+            if text:
+                page.insert_text((x, y), text, fontname=font, fontsize=10, rotate=90)
+                y -= face.text_length(text, 10)
+    data = bytes(doc.tobytes())
+    (para,) = [p for p in read(data) if "{v1}" in p.text]
+    assert para.direction == (0.0, -1.0)
+    _, out = translate(data, "ko")
+    (copied,) = glyph_boxes(out, MATH.name.split()[0], "k")
+    bbox = pymupdf.Rect(para.bbox)
+    assert bbox.contains(copied), (copied, bbox)
+    translated = [g.bbox for g in placed_glyphs(out) if g.char.strip()]
+    first_line = min(b.x0 for b in translated)  # the first line's left, across the lines
+    assert abs(copied.x0 - first_line) < 3, (copied, first_line)
