@@ -159,3 +159,31 @@ def test_a_formula_on_a_line_running_up_the_page_is_copied_onto_its_translation(
     translated = [g.bbox for g in placed_glyphs(out) if g.char.strip()]
     first_line = min(b.x0 for b in translated)  # the first line's left, across the lines
     assert abs(copied.x0 - first_line) < 3, (copied, first_line)
+
+
+def test_a_math_faces_circle_between_letters_is_copied_not_retyped() -> None:
+    """TeX's composition operator reads "◦", the white bullet, which a sentence keeps as
+    plain text when it opens a list item; set tight between two letters in a math face
+    ("A◦N") it is an operator of a formula: copied from the page in its face.
+    Origin: corpus2 101 p5, p7 (math_changed 3: "(A◦N)" re-set in the translation's face)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((0, 0), " ", fontname="tiro")  # the page's content stream and its font
+    circle = b"500 0 50 50 450 450 d1 250 250 m 450 250 l 250 450 l 50 250 l f"
+    draw_cmex_glyph(
+        doc, page, "o", circle, bbox="0 -250 500 750", width=500, x=0, y=0, size=10,
+        name="CMSY10", glyph_name="openbullet", times=0,
+    )  # fmt: skip
+    ops = (  # one line, the circle between the letters in its own face
+        "BT /tiro 10 Tf 72 742 Td (Observed pairs and composed representations \\(A) Tj "
+        "/ZtEx 10 Tf (o) Tj /tiro 10 Tf (N\\) are decomposed with the functions trained.) Tj "
+        "ET BT /tiro 10 Tf 72 729 Td (The observed ones are kept as they are, measured alike.) "
+        "Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], ops.encode())
+    data = bytes(doc.tobytes())
+    (para,) = read(data)
+    assert "◦" not in para.text and "{v1}" in para.text  # inside a formula's placeholder
+    _, out = translate(data, "ko")
+    assert source_glyphs(out, "◦")  # its copy, in its own face
+    assert not [g for g in placed_glyphs(out) if g.char == "◦"]  # never re-set as text

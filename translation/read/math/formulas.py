@@ -116,6 +116,11 @@ def is_math_font(name: str, cm_is_math: bool = False) -> bool:
     return cm_is_math and bool(CM_TEXT_FONT_RE.match(base))
 
 
+def is_literal_symbol(char: str) -> bool:
+    """A bullet or a footnote mark: plain text for the LLM (``char_class``), in any face."""
+    return char in _LITERAL_SYMBOLS
+
+
 def char_class(char: str, span_is_math: bool) -> str:
     if char.isspace():
         return NEUTRAL
