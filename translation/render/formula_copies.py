@@ -10,7 +10,7 @@ import pymupdf
 from pymupdf import mupdf
 
 from translation.read.layout import Frame, Rect
-from translation.read.math.formulas import mark_key
+from translation.read.math.formulas import LIGATURES, mark_key
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import FormulaSource, Sheet, glyph_like
 from translation.render.redaction import RULE_REACH
@@ -65,6 +65,9 @@ def formula_copies(
             descent = descents[i] if i < len(descents) else 0.25 * size
             rect = pymupdf.Rect(box)
             if horizontal:
+                if len(para.formula_boxes[key]) == 1:
+                    text = para.placeholders.get(key, "")
+                    rect = _on_glyphs(rect, text, box[3] - descent, size, source.lines(number))
                 rect = _with_paths(rect, source.paths(number), size)
             rect &= page_rect
             if rect.is_empty:
@@ -105,6 +108,41 @@ def _middle(rect: Rect) -> float:
     return (rect[1] + rect[3]) / 2
 
 
+def _on_glyphs(
+    rect: pymupdf.Rect,
+    text: str,
+    base: float,
+    size: float,
+    lines: Sequence[Sequence[tuple[str, float, float, float]]],
+) -> pymupdf.Rect:
+    """``rect`` (a one-line formula's estimated glyph box, its baseline at ``base``) moved onto
+    the formula's own glyphs: the run of the page's glyphs (``FormulaSource.lines``) on that
+    baseline spelling ``text``, the nearest one. The reader estimates a character's box where
+    it cannot measure it (a table cell's words cut from their line), and a copy shown through
+    an estimate beside its glyphs shows a part of them, or nothing. Kept as it is where no such
+    run stands near it."""
+    wanted = "".join(LIGATURES.get(c, c) for c in text if not c.isspace())
+    if not wanted:
+        return rect
+    centre = (rect.x0 + rect.x1) / 2
+    best: tuple[float, float, float] | None = None  # (distance, x0, x1)
+    for line in lines:
+        if not line or abs(line[0][3] - base) > _SAME_BASE * size:
+            continue
+        spelt = [(c, x0, x1) for char, x0, x1, _ in line for c in LIGATURES.get(char, char)]
+        chars = "".join(c for c, _, _ in spelt)
+        at = chars.find(wanted)
+        while at >= 0:
+            x0, x1 = spelt[at][1], spelt[at + len(wanted) - 1][2]
+            distance = abs((x0 + x1) / 2 - centre)
+            if best is None or distance < best[0]:
+                best = (distance, x0, x1)
+            at = chars.find(wanted, at + 1)
+    if best is None or best[0] > _NEAR_GLYPHS * size:
+        return rect
+    return pymupdf.Rect(best[1], rect.y0, best[2], rect.y1)
+
+
 def _with_paths(rect: pymupdf.Rect, paths: Sequence[Rect], size: float) -> pymupdf.Rect:
     """``rect`` grown over the glyph-like paths at its ends or inside it (Word draws
     stretched brackets and braces of a formula as paths, outside its text)."""
@@ -120,5 +158,7 @@ def _with_paths(rect: pymupdf.Rect, paths: Sequence[Rect], size: float) -> pymup
     return rect
 
 
+_SAME_BASE = 0.3  # font sizes: glyphs whose origins stand this near a baseline are on it
+_NEAR_GLYPHS = 3.0  # font sizes: the farthest an estimated formula box stands from its glyphs
 _STROKE = 0.5  # points: the most half a formula path's stroke is taken to reach past its box
 _COPY_MARGIN = 0.3  # font sizes shown above and below a formula piece's estimated glyph box

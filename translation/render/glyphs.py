@@ -23,9 +23,11 @@ from collections.abc import Iterable, Sequence
 import pymupdf
 from pymupdf import mupdf
 
+from translation.read.document import TEXT_FLAGS
 from translation.read.layout import Rect
 
 _CELL = 16.0  # grid cell of the area index, in points
+_LEVEL = 0.02  # a line whose direction rises or falls by less than this (a sine) runs level
 
 
 class Areas:
@@ -245,6 +247,7 @@ class FormulaSource:
         self._target_pdf = mupdf.pdf_document_from_fz_document(target.this)
         self._graft = mupdf.PdfGraftMap(self._target_pdf)
         self._paths: dict[int, list[Rect]] = {}
+        self._lines: dict[int, list[list[tuple[str, float, float, float]]]] = {}
 
     def paths(self, number: int) -> list[Rect]:
         """The boxes of the vector paths of original page ``number`` that can be part of a
@@ -260,6 +263,30 @@ class FormulaSource:
                 for r in (path["rect"],)
             ] + mask_boxes(page)
         return self._paths[number]
+
+    def lines(self, number: int) -> list[list[tuple[str, float, float, float]]]:
+        """The horizontal lines of original page ``number`` (unrotated page space), each its
+        glyphs but spaces as (character, left, right, baseline y), as PyMuPDF reads them."""
+        if number not in self._lines:
+            page = self._source[number]
+            if page.rotation:
+                page.set_rotation(0)
+            found: list[list[tuple[str, float, float, float]]] = []
+            raw = page.get_text("rawdict", flags=TEXT_FLAGS)
+            for block in raw.get("blocks", ()):
+                for line in block.get("lines", ()):
+                    if abs(line.get("dir", (1.0, 0.0))[1]) > _LEVEL:
+                        continue
+                    found.append(
+                        [
+                            (c["c"], c["bbox"][0], c["bbox"][2], c["origin"][1])
+                            for span in line["spans"]
+                            for c in span["chars"]
+                            if not c["c"].isspace()
+                        ]
+                    )
+            self._lines[number] = found
+        return self._lines[number]
 
     def page_matrix(self, number: int) -> pymupdf.Matrix:
         """Page ``number``'s unrotated page space -> its PDF space, inverted (PDF -> page)."""
