@@ -106,15 +106,16 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         # The probe in glyph space (1 = the font size), then text space -> PDF -> page. A
         # glyph hanging from its origin (TeX's big delimiters) is probed at its middle.
         gx, gy = 0.5 * bbox.x1, 0.3
-        if bbox.y1 <= 0.1 and bbox.y0 < -0.3:
+        if bbox.y0 < -1.5 and bbox.y1 < 1.0:
+            # The box is the font's: one reaching far below the origin and not far above is
+            # TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Latin Modern's
+            # lmex: 2.96 below, 0.05 above; Word's Cambria Math reaches 3.1 above), whose
+            # glyphs hang, the least one em tall (a sum): its middle would lie a line lower.
+            gy = -0.5
+        elif bbox.y1 <= 0.1 and bbox.y0 < -0.3:
             # Hanging, at least half an em: the box may be the font's ascent and descent
             # (txex: 0.056 above, 0.438 below), not the delimiter's ink, 1.2 em and more.
             gy = min(0.5 * (bbox.y0 + bbox.y1), -0.5)
-        elif bbox.y0 < -1.5 and bbox.y1 < 1.0:
-            # The box is the font's: one reaching far below the origin and not far above is
-            # TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Word's Cambria
-            # Math reaches 3.1 above), whose glyphs hang, the least one em tall (a sum).
-            gy = -0.5
         tx = gx * trm.a + gy * trm.c + trm.e
         ty = gx * trm.b + gy * trm.d + trm.f
         x, y = self._page_point(tx * ctm.a + ty * ctm.c + ctm.e, tx * ctm.b + ty * ctm.d + ctm.f)
