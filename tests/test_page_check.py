@@ -336,3 +336,22 @@ def test_a_corpus_page_that_overprinted_is_clean_and_says_what_fell_back(
     # translated.
     assert 0 < len(fell) <= 3
     assert kept_as_printed(data, out, [p for p in paragraphs if p.id in {f.block for f in fell}])
+
+
+@pytest.mark.corpus
+def test_a_radical_hanging_high_over_its_line_leaves_with_it(corpus_cut: CorpusCut) -> None:
+    """A radical over a tall radicand hangs from an origin 1.2 em over its line's baseline:
+    the glyph filter's probe, half an em under the origin, missed the line's band, so the
+    radical was neither erased nor copied; the check, measuring its ink where it hangs, put
+    the paragraph back. A band of its own at the probe: the paragraph is translated, the
+    radical drawn once, in its formula's copy.
+    Origin: corpus2 129 p4 ("c_j β ± w_α σ √(c_j V c_i^T)")."""
+    data = corpus_cut("../corpus2/129_rnews_mvtnorm_article.pdf", [3]).read_bytes()
+    paragraphs, out, fell = set_page(data, lambda text: pseudo_translate(text, "ko"))
+    (para,) = [p for p in paragraphs if p.text.startswith("Confidence intervals")]
+    assert para.id not in {f.block for f in fell}
+    figures = findings(data, paragraphs, out)
+    assert not any(figures.get(f) for f in ("overprint", "left_under", "math_changed"))
+    box = pymupdf.Rect(para.bbox)
+    roots = [c for t in out.get_texttrace() if "CMEX" in t["font"] for c in t["chars"]]
+    assert len([c for c in roots if box.intersects(c[3])]) == 1
