@@ -62,11 +62,13 @@ Requests
                  a running head or footer, inside a figure's area, mostly math, reads as an
                  entry.
 Pages (only pages that hold a translated paragraph; a glyph of the translated page is *ours*
-unless the source page has the same character in the same face at the same place, which is
-source text still standing: see ``bench.corpus_pages``; two glyphs overlap when their ink
-shares 30 % of the smaller's, a glyph's ink taken from 0.1 of its size below its baseline to
-0.7 above, over the middle 80 % of its advance; letters, digits and symbols only: accents and
-punctuation overlap by design or have boxes far wider than their ink)
+unless the source page has the same character in the same face and size at the same place,
+which is source text still standing: see ``bench.corpus_pages``; two glyphs overlap when their
+ink shares 30 % of the smaller's, a glyph's ink taken from 0.1 of its size below its baseline
+to 0.7 above (a glyph hanging from its origin, TeX's big delimiters: from its origin down by
+its size, ``translation.render.page_check.ink_rows``), over the middle 80 % of its advance;
+letters, digits and symbols only: accents and punctuation overlap by design or have boxes far
+wider than their ink)
   ``overprint``  translated lines over text still on the page that no translated paragraph
                  held, or over another translated line (a formula's copied piece over another
                  piece of it is as the source set it, and not counted).

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
+from translation.read.math.formulas import LIGATURES
 from translation.read.pages.monospace import layout_samples, measure
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.request_audit import (
@@ -266,15 +267,17 @@ _MATH_FONT_RE = re.compile(
 )
 
 
-#: Reference and footnote marks a math face may hold: marks, not math.
-_MARKS = frozenset("†‡§¶∗*⋆★•·")
+#: Reference and footnote marks, and list bullets, a math face may hold: marks, not math.
+_MARKS = frozenset("†‡§¶∗*⋆★•·▪")
 
 
 def is_math_glyph(char: str, font: str) -> bool:
     """A glyph of math: set in a face whose name says math (CMMI, CMSY, MSBM, ... Math,
     Symbol), or a character of math outside ASCII (Greek, operators, arrows, math letters);
-    reference marks (†, ‡, §, ∗) are marks, not math."""
-    if char.isspace() or char in _MARKS:
+    reference marks (†, ‡, §, ∗) and bullets are marks, not math: the Symbol face's bullets
+    too, which arrive as private-use characters (read as the reader reads them,
+    ``formulas.LIGATURES``)."""
+    if char.isspace() or char in _MARKS or LIGATURES.get(char) in _MARKS:
         return False
     if _MATH_FONT_RE.search(font):
         return True

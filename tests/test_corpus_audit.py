@@ -29,7 +29,7 @@ from bench.corpus import (
     table,
 )
 from bench.corpus_pages import audit_pages, page_glyphs
-from bench.corpus_requests import Reading, audit_requests
+from bench.corpus_requests import Reading, audit_requests, is_math_glyph
 from tests.helpers.pdfgen import math_font
 from tests.helpers.pdfgen.sheet import Placed, words_at
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
@@ -37,6 +37,7 @@ from translation.read.document import TEXT_FLAGS
 from translation.read.extraction import read_layout
 from translation.read.layout import PageLayout, Rect
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.render.glyphs import Areas, remove_glyphs
 
 WIDTH, HEIGHT = 595.0, 842.0
 SIZE = 10.0
@@ -539,3 +540,109 @@ def test_a_short_chinese_sentence_is_no_fragment_and_a_piece_without_its_stop_is
     piece = _para("p0-b0", "扩展某些指定", _band(100, 1))
     assert _request_figures(layouts, [whole], "zh")["frag"] == 0
     assert _request_figures(layouts, [piece], "zh")["frag"] == 1
+
+
+def test_a_big_delimiter_hanging_from_its_origin_is_measured_below_it() -> None:
+    """TeX's math extension font hangs its glyphs from an origin at their top, and its box
+    (the font's) runs 0.77 of the size above the origin and 2.96 below: a big ")" whose
+    origin is just under a translated line has its ink below that line (the renderer's
+    measure, ``page_check.ink_rows``), and counts only when a line is set over its ink.
+    Origin: corpus2 108 p5 (a big ")" of the line below counted under "probability")."""
+    rect = (72.0, 90.0, 400.0, 116.0)
+    source = pymupdf.open(
+        stream=_page(
+            [(72.0, 100.0, PROSE[0][:40], SIZE, "tiro"), (72.0, 113.0, PROSE[1][:40], SIZE, "tiro")]
+        )
+    )
+    paren = b"458 0 0 -1200 400 40 d1 0 40 m 400 40 l 400 -1160 l 0 -1160 l f"
+    draw_cmex_glyph(
+        source, source[0], "R", paren, bbox="-24 -2960 1454 772", width=458, x=155,
+        y=HEIGHT - 120, size=SIZE,
+    )  # fmt: skip
+    built = source.tobytes()
+
+    def overprints(baseline: float) -> int:
+        doc = pymupdf.open(stream=built)
+        remove_glyphs(doc[0], Areas([(70.0, 90.0, 402.0, 115.0)]))  # the paragraph's lines
+        doc[0].insert_font(fontname="korea")
+        words_at(doc[0], [(72.0, baseline, TRANSLATION, SIZE, "korea")])
+        with pymupdf.open(stream=built) as src:
+            pages = audit_pages(src, doc, [_para("p0-b0", "A", rect)], {"p0-b0": "번"}, TEXT_FLAGS)
+        return sum(p.counts["overprint"] for p in pages)
+
+    (glyph,) = [
+        g for g in page_glyphs(pymupdf.open(stream=built)[0], TEXT_FLAGS) if g.font == "CMEX10"
+    ]
+    assert glyph.box[3] - glyph.origin[1] > 2 * SIZE  # the font's box, far below its ink
+    assert overprints(118.0) == 0  # the line ends just above the delimiter's ink
+    assert overprints(125.0) == 1  # set over it
+
+
+def test_a_copy_set_smaller_is_ours_where_it_lands_on_a_source_glyph() -> None:
+    """A formula's copy set with its translation at 0.9 of its size is ours, though one of
+    its glyphs lands where the source has the same character (a poor man's bold "W", the
+    glyph drawn twice a point apart, its second copy where the source's first was): only a
+    glyph of the same size there is the source still standing.
+    Origin: corpus2 108 p6 (left_under: "W||op" over its source "|", TeX's "‖" copied at
+    0.9 of its size, one bar on a source bar's place)."""
+    source = _page([(72.0, 100.0, "norm", SIZE, "tiro"), (200.0, 100.0, "W", SIZE, "tiro")])
+    rect = (70.0, 90.0, 260.0, 104.0)
+
+    def figures(size: float) -> Counter[str]:
+        doc = pymupdf.open(stream=source)
+        doc[0].add_redact_annot(rect)
+        doc[0].apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+        doc[0].insert_font(fontname="korea")
+        words_at(doc[0], [(72.0, 100.0, "번역", size, "korea")])
+        for x in (198.8, 200.0):  # the copy's two "W", the second where the source's was
+            words_at(doc[0], [(x, 100.0, "W", size, "tiro")])
+        found: Counter[str] = Counter()
+        with pymupdf.open(stream=source) as src:
+            for p in audit_pages(
+                src, doc, [_para("p0-b0", "A", rect)], {"p0-b0": "번"}, TEXT_FLAGS
+            ):
+                found.update(p.counts)
+        return found
+
+    assert sum(figures(0.9 * SIZE).values()) == 0
+    assert figures(SIZE)["left_under"] == 1  # at its own size, there: the source not erased
+
+
+def test_an_ff_ligature_read_as_an_arrow_is_no_math() -> None:
+    """Some TeX text faces map their "ff" ligature to "↵": between letters it is the
+    ligature, as the reader reads it, and its word translated is no math lost; an arrow
+    standing alone in that face still is.
+    Origin: corpus 12 (math_changed 5: "e↵orts", "o↵-the-shelf" translated)."""
+    face = pymupdf.Font("cjk")  # a face with the arrow, its name no math's
+    line = "the e\u21b5orts made, o\u21b5-the-shelf: press \u21b5 to go"
+    doc = pymupdf.open(stream=_page([(72.0, 100.0, PROSE[0][:40], SIZE, "tiro")]))
+    doc[0].insert_font(fontname="face", fontbuffer=face.buffer)
+    words_at(doc[0], [(72.0, 200.0, line, SIZE, "face")])
+    source = doc.tobytes()
+    para = _para("p0-b2", "the efforts made, off-the-shelf: press {v1} to go", (70, 188, 400, 204))
+
+    def gone(keep_arrow: bool) -> int:
+        doc = pymupdf.open(stream=source)
+        doc[0].add_redact_annot((70, 188, 400, 204))
+        doc[0].apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+        doc[0].insert_font(fontname="korea")
+        words_at(doc[0], [(72, 200, "노력, 기성품: 누르세요", SIZE, "korea")])
+        if keep_arrow:  # the arrow copied as it looks
+            doc[0].insert_font(fontname="face", fontbuffer=face.buffer)
+            words_at(doc[0], [(250, 200, "\u21b5", SIZE, "face")])
+        with pymupdf.open(stream=source) as src:
+            pages = audit_pages(src, doc, [para], {para.id: "번역"}, TEXT_FLAGS)
+        return sum(p.counts["math_changed"] for p in pages)
+
+    assert gone(keep_arrow=True) == 0
+    assert gone(keep_arrow=False) == 1
+
+
+def test_the_symbol_faces_bullet_is_a_mark_not_math() -> None:
+    """Word's list bullets are the Symbol face's, read as private-use characters: the
+    reader sets them as bullets ("•"), and a list item translated with its bullet lost no
+    math; the face's own math still counts.
+    Origin: corpus 07 p4 (math_changed 4: the bullets of a list)."""
+    assert not is_math_glyph("\uf0b7", "SymbolMT")
+    assert not is_math_glyph("\uf0a7", "SymbolMT")  # its square bullet
+    assert is_math_glyph("\u2211", "SymbolMT") and is_math_glyph("a", "SymbolMT")

@@ -101,6 +101,25 @@ def test_a_stray_glyph_of_notation_is_kept_and_its_block_falls_back() -> None:
     assert len(span_inks(glyphs["blocks"], notation=True)) == 2
 
 
+def test_a_big_delimiter_hanging_below_a_line_is_no_overprint() -> None:
+    """TeX's math extension font hangs its glyphs from an origin at their top, and its box
+    (the font's) reaches three sizes below it: the ink of a big parenthesis whose origin is
+    just under a translated line is below that line, not around its origin's baseline.
+    Origin: corpus2 108 p5 (a big ")" of the line below counted under "probability")."""
+    body = para("b", (50, 100, 250, 120))  # its one line's baseline at 108
+    line = [(50.0, 100.0, 250.0, 110.0)]
+
+    def standing(top: float, bottom: float) -> list[Rect]:
+        span = {"text": ")", "bbox": (100, top, 105, bottom), "size": 10.0, "origin": (100, 112)}
+        return span_inks([{"lines": [{"dir": (1.0, 0.0), "spans": [span]}]}])
+
+    hanging = standing(104.3, 141.6)  # CMEX10: 0.77 of the size above the origin, 2.96 below
+    assert hanging == [(100, 112, 105, 122)]
+    assert check_page(PAGE, [block(body, lines=line)], hanging).fallen == {}
+    letter = standing(104.0, 114.0)  # a letter of a text face on that origin does overprint
+    assert check_page(PAGE, [block(body, lines=line)], letter).fallen == {"b": ["overprint"]}
+
+
 def test_of_two_translations_over_each_other_the_one_out_of_its_box_falls_back() -> None:
     left = para("l", (50, 100, 250, 112), size=10)
     right = para("r", (260, 100, 460, 112), size=10)
@@ -317,3 +336,22 @@ def test_a_corpus_page_that_overprinted_is_clean_and_says_what_fell_back(
     # translated.
     assert 0 < len(fell) <= 3
     assert kept_as_printed(data, out, [p for p in paragraphs if p.id in {f.block for f in fell}])
+
+
+@pytest.mark.corpus
+def test_a_radical_hanging_high_over_its_line_leaves_with_it(corpus_cut: CorpusCut) -> None:
+    """A radical over a tall radicand hangs from an origin 1.2 em over its line's baseline:
+    the glyph filter's probe, half an em under the origin, missed the line's band, so the
+    radical was neither erased nor copied; the check, measuring its ink where it hangs, put
+    the paragraph back. A band of its own at the probe: the paragraph is translated, the
+    radical drawn once, in its formula's copy.
+    Origin: corpus2 129 p4 ("c_j β ± w_α σ √(c_j V c_i^T)")."""
+    data = corpus_cut("../corpus2/129_rnews_mvtnorm_article.pdf", [3]).read_bytes()
+    paragraphs, out, fell = set_page(data, lambda text: pseudo_translate(text, "ko"))
+    (para,) = [p for p in paragraphs if p.text.startswith("Confidence intervals")]
+    assert para.id not in {f.block for f in fell}
+    figures = findings(data, paragraphs, out)
+    assert not any(figures.get(f) for f in ("overprint", "left_under", "math_changed"))
+    box = pymupdf.Rect(para.bbox)
+    roots = [c for t in out.get_texttrace() if "CMEX" in t["font"] for c in t["chars"]]
+    assert len([c for c in roots if box.intersects(c[3])]) == 1

@@ -16,8 +16,9 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_words
+from tests.helpers.glyphs import dark_pixels, source_glyphs
 from tests.helpers.pdfgen.sheet import TIMES, box_at, words_at
-from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
+from tests.helpers.pdfgen.typeset import by_text, glyph_boxes, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
 SIZE = 9.0
@@ -84,6 +85,27 @@ def test_wrapped_text_cells_are_read_whole_and_stay_in_their_columns() -> None:
         for text in row:  # a wrapped description is one request, the owner a cell too
             assert cells[text].kind == ParagraphKind.CELL, text
     assert _inside_columns(out, columns, hangul) >= 12
+
+
+def test_a_formula_in_a_wrapped_cell_is_copied_whole() -> None:
+    """A cell's words are cut from their line with estimated boxes (a space half a letter,
+    every letter alike), so the box the reader gives a formula in a cell of wide and narrow
+    letters stands beside its glyph; its copy is shown on the glyphs that spell it on that
+    line, all its ink.
+    Origin: corpus 09 p2 (a cell's "→" copied from beside it: nothing shown)."""
+    rows = [
+        ENGLISH_ROWS[0],
+        ("Collection", "Widths WWWWWW ± iiiiii of the whole row are measured.", "Data team"),
+        *ENGLISH_ROWS[2:],
+    ]
+    data = _boxed_table(rows, [(72.0, 165.0), (170.0, 420.0), (430.0, 520.0)], "Times-Roman")
+    paras, out = translate(data, "ko")
+    assert [p for p in paras if "{v1}" in p.text]  # sent as a formula
+    source = pymupdf.open(stream=data)[0]
+    (glyph,) = source_glyphs(source, "±")
+    (copied,) = glyph_boxes(out, "Times", "±")
+    ink = dark_pixels(source, glyph)
+    assert ink > 0 and abs(dark_pixels(out, copied) - ink) <= 0.1 * ink
 
 
 def test_a_korean_two_column_text_table_stays_in_its_columns() -> None:

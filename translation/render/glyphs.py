@@ -23,9 +23,11 @@ from collections.abc import Iterable, Sequence
 import pymupdf
 from pymupdf import mupdf
 
+from translation.read.document import TEXT_FLAGS
 from translation.read.layout import Rect
 
 _CELL = 16.0  # grid cell of the area index, in points
+_LEVEL = 0.02  # a line whose direction rises or falls by less than this (a sine) runs level
 
 
 class Areas:
@@ -104,15 +106,16 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         # The probe in glyph space (1 = the font size), then text space -> PDF -> page. A
         # glyph hanging from its origin (TeX's big delimiters) is probed at its middle.
         gx, gy = 0.5 * bbox.x1, 0.3
-        if bbox.y1 <= 0.1 and bbox.y0 < -0.3:
+        if bbox.y0 < -1.5 and bbox.y1 < 1.0:
+            # The box is the font's: one reaching far below the origin and not far above is
+            # TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Latin Modern's
+            # lmex: 2.96 below, 0.05 above; Word's Cambria Math reaches 3.1 above), whose
+            # glyphs hang, the least one em tall (a sum): its middle would lie a line lower.
+            gy = -0.5
+        elif bbox.y1 <= 0.1 and bbox.y0 < -0.3:
             # Hanging, at least half an em: the box may be the font's ascent and descent
             # (txex: 0.056 above, 0.438 below), not the delimiter's ink, 1.2 em and more.
             gy = min(0.5 * (bbox.y0 + bbox.y1), -0.5)
-        elif bbox.y0 < -1.5 and bbox.y1 < 1.0:
-            # The box is the font's: one reaching far below the origin and not far above is
-            # TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Word's Cambria
-            # Math reaches 3.1 above), whose glyphs hang, the least one em tall (a sum).
-            gy = -0.5
         tx = gx * trm.a + gy * trm.c + trm.e
         ty = gx * trm.b + gy * trm.d + trm.f
         x, y = self._page_point(tx * ctm.a + ty * ctm.c + ctm.e, tx * ctm.b + ty * ctm.d + ctm.f)
@@ -245,6 +248,7 @@ class FormulaSource:
         self._target_pdf = mupdf.pdf_document_from_fz_document(target.this)
         self._graft = mupdf.PdfGraftMap(self._target_pdf)
         self._paths: dict[int, list[Rect]] = {}
+        self._lines: dict[int, list[list[tuple[str, float, float, float]]]] = {}
 
     def paths(self, number: int) -> list[Rect]:
         """The boxes of the vector paths of original page ``number`` that can be part of a
@@ -260,6 +264,30 @@ class FormulaSource:
                 for r in (path["rect"],)
             ] + mask_boxes(page)
         return self._paths[number]
+
+    def lines(self, number: int) -> list[list[tuple[str, float, float, float]]]:
+        """The horizontal lines of original page ``number`` (unrotated page space), each its
+        glyphs but spaces as (character, left, right, baseline y), as PyMuPDF reads them."""
+        if number not in self._lines:
+            page = self._source[number]
+            if page.rotation:
+                page.set_rotation(0)
+            found: list[list[tuple[str, float, float, float]]] = []
+            raw = page.get_text("rawdict", flags=TEXT_FLAGS)
+            for block in raw.get("blocks", ()):
+                for line in block.get("lines", ()):
+                    if abs(line.get("dir", (1.0, 0.0))[1]) > _LEVEL:
+                        continue
+                    found.append(
+                        [
+                            (c["c"], c["bbox"][0], c["bbox"][2], c["origin"][1])
+                            for span in line["spans"]
+                            for c in span["chars"]
+                            if not c["c"].isspace()
+                        ]
+                    )
+            self._lines[number] = found
+        return self._lines[number]
 
     def page_matrix(self, number: int) -> pymupdf.Matrix:
         """Page ``number``'s unrotated page space -> its PDF space, inverted (PDF -> page)."""

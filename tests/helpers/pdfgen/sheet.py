@@ -127,12 +127,14 @@ def words_at(
     page: pymupdf.Page,
     words: Iterable[Placed],
     color: Sequence[float] | None = None,
+    rotate: int = 0,
 ) -> None:
     """Set each of ``words`` (:data:`Placed`) at its point on ``page`` (``insert_text``,
-    drawn at once), in ``color`` (black when None): the builder of pages whose words sit at
-    exact points (a table's cells, a margin's line numbers, a running head)."""
+    drawn at once), in ``color`` (black when None), turned by ``rotate`` degrees: the builder
+    of pages whose words sit at exact points (a table's cells, a margin's line numbers, a
+    running head)."""
     for x, y, text, size, font in words:
-        page.insert_text((x, y), text, fontsize=size, fontname=font, color=color)
+        page.insert_text((x, y), text, fontsize=size, fontname=font, color=color, rotate=rotate)
 
 
 def lines_at(

@@ -20,6 +20,7 @@ from translation.read.math.formulas import (
     TEXT,
     char_class,
     font_base,
+    is_literal_symbol,
     is_math_font,
 )
 from translation.read.measures import (
@@ -260,6 +261,9 @@ _BAND_TOP = 0.6
 _BAND_INSET = 0.1
 #: Points within which the bands of two spans in a row lie level and make one band.
 _BAND_JOIN = 0.5
+#: Where the glyph filter probes a glyph hanging from its origin: from this share of its size
+#: below the origin to this share (translation.render.glyphs: half an em, or its box's middle).
+_HANG_PROBE_FROM, _HANG_PROBE_TO = 0.4, 0.7
 #: A row is bold when this share of its letters is.
 BOLD_SHARE = 0.95
 
@@ -312,6 +316,7 @@ def make_row(
     bold_lead, lead_open, lead_letters = 0, True, 0  # the text's bold start, its letters
     colors: Counter[int] = Counter()
     right: float | None = None
+    math_marks: list[int] = []  # where a math face's bullet or mark stands in ``chars``
     for box, span in piece:
         text = _FF_RE.sub("ff", "".join(LIGATURES.get(c, c) for c in span.text))
         if text.strip() in ("\x0f", "\ufffd") and _bullet(span, piece, chars):
@@ -359,6 +364,8 @@ def make_row(
         for char, share in zip(text, shares, strict=True):
             chars.append(char)
             kind = GLYPH if blank_glyph else char_class(char, math_span)
+            if math_span and is_literal_symbol(char):
+                math_marks.append(len(chars) - 1)
             classes.append(CODE if mono and kind != GLYPH and not char.isspace() else kind)
             styles.append(style)
             boxes.append((left, top, left + share * step, bottom))
@@ -392,6 +399,20 @@ def make_row(
                 rects[-1] = (min(last[0], tight[0]), last[1], max(last[2], tight[2]), last[3])
             else:
                 rects.append(tight)
+            if hangs(span, frame) and span.origin is not None:
+                # A glyph hanging from its origin is probed below it (half an em: the least
+                # such glyph's middle); a tall one's origin stands so high over the baseline
+                # (a radical over a fraction) that its probe misses the band above: a band
+                # of its own holds it, so it is erased and copied with its line.
+                top = frame.point(*span.origin)[1]
+                probe = (top + _HANG_PROBE_FROM * span.size, top + _HANG_PROBE_TO * span.size)
+                if probe[0] < tight[1] or probe[1] > tight[3]:
+                    rects.append((tight[0], probe[0], tight[2], probe[1]))
+    # A bullet or mark of a math face set tight between two glyphs is an operator of a
+    # formula (TeX's \circ reads "◦": "A◦N"), not the plain mark it is at a line's start.
+    for i in math_marks:
+        if 0 < i < len(chars) - 1 and not chars[i - 1].isspace() and not chars[i + 1].isspace():
+            classes[i] = GLYPH
     glyphs = [b for b, s in piece if s.text.strip()]
     return Row(
         chars="".join(chars),
