@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from translation.read.blocks.front_matter import looks_like_names
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
 from translation.read.pages.monospace import layout_samples, measure
@@ -42,8 +43,13 @@ _MARGIN_GAP = 1.5
 #: A line is a full line of the body at this share of the widest lines' width.
 _FULL_LINE = 0.6
 #: Running heads and footers: lines in this share of the page's height at its top or bottom,
-#: whose text (digits aside) recurs at the same height (points) on this many pages.
-_BAND = 0.12
+#: whose text (digits aside) recurs at the same height (points) on this many pages (the reader's
+#: band for a repeated head: a paper with wide top margins sets its heads 13 % down).
+_BAND = 0.15
+#: Page furniture told on one page: a line in the outer :data:`_EDGE` of the page's height set
+#: at most :data:`_SMALL_PRINT` of the body size (a venue line, a licence note at the foot).
+_EDGE = 0.12
+_SMALL_PRINT = 0.9
 _RECUR_Y = 4.0
 _RECUR_PAGES = 3
 #: A line reaching no request is prose when it has this many words (of two letters or more,
@@ -56,6 +62,7 @@ _MATH_SHARE = 0.3
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uf900-\ufaff]")
 _LATIN_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _DIGITS_RE = re.compile(r"\d+")
+_WORDS_IN_PARENS_RE = re.compile(r"\([^\W\d_]{2,}")
 _ADDRESS_RE = re.compile(r"https?://|www\.|\S@\S+\.\w")
 
 
@@ -544,13 +551,25 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     return margin >= 1 and body >= 3
 
 
+def _small_print_at_edge(line: SourceLine, height: float, body: float) -> bool:
+    """Whether ``line`` is small print in the page's outer :data:`_EDGE` (top or foot)."""
+    top, bottom = line.bbox[1], line.bbox[3]
+    if not height or (_EDGE * height < bottom and top < (1 - _EDGE) * height):
+        return False
+    sizes = [g.size for g in line.glyphs if not g.char.isspace()]
+    return bool(sizes) and statistics.median(sizes) <= _SMALL_PRINT * body
+
+
 def kept_lines(reading: Reading) -> list[KeptLine]:
     """The prose lines none of whose glyphs a paragraph holds, each with the reason it is kept
     that the audit can state: ``references`` (the references section's pages), ``address`` (a
     URL or an e-mail address, sent as placeholders when in a sentence), ``code``
-    (monospaced, or code by its tokens), ``head`` (a running head or footer), ``figure``
-    (inside a figure's area), ``math``, ``reference`` (it reads as an entry); ``""`` for none."""
+    (monospaced, or code by its tokens), ``head`` (a running head or footer), ``furniture``
+    (small print at the page's top or foot: a venue line, a licence note), ``names`` (a list
+    of people's names, printed as they are), ``figure`` (inside a figure's area), ``math``,
+    ``reference`` (it reads as an entry); ``""`` for none."""
     figures = {layout.index: layout.figures for layout in reading.layouts}
+    heights = {layout.index: layout.height for layout in reading.layouts}
     refs = set(reading.reference_pages)
     kept = []
     for i, line in enumerate(reading.lines):
@@ -575,6 +594,10 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
             reason = "math"
         elif looks_like_reference(text):
             reason = "reference"
+        elif _small_print_at_edge(line, heights.get(line.page, 0.0), reading.size):
+            reason = "furniture"
+        elif looks_like_names(text) and not _WORDS_IN_PARENS_RE.search(text):
+            reason = "names"  # "Hardware Dependencies (And Other ...)" is a title
         else:
             reason = ""
         kept.append(KeptLine(line.page, " ".join(text.split()), reason))
