@@ -43,9 +43,12 @@ _MARGIN_GAP = 1.5
 #: A line is a full line of the body at this share of the widest lines' width.
 _FULL_LINE = 0.6
 #: Running heads and footers: lines in this share of the page's height at its top or bottom,
-#: whose text (digits aside) recurs at the same height (points) on this many pages (the reader's
-#: band for a repeated head: a paper with wide top margins sets its heads 13 % down).
-_BAND = 0.15
+#: whose text (digits aside) recurs at the same height (points) on this many pages. A line kept
+#: may be a head as far as :data:`_KEPT_BAND` (the reader's band for a repeated head: a paper
+#: with wide top margins sets its heads 13 % down); a table's rows at a page's top can recur
+#: that far down too, so glued to body text only the narrower band counts (``spliced``).
+_BAND = 0.12
+_KEPT_BAND = 0.15
 #: Page furniture told on one page: a line in the outer :data:`_EDGE` of the page's height set
 #: at most :data:`_SMALL_PRINT` of the body size (a venue line, a licence note at the foot).
 _EDGE = 0.12
@@ -245,15 +248,17 @@ def margin_glyphs(line: SourceLine, frame: tuple[float, float] | None, size: flo
     return out
 
 
-def recurring_lines(lines: Sequence[SourceLine], heights: dict[int, float]) -> set[int]:
+def recurring_lines(
+    lines: Sequence[SourceLine], heights: dict[int, float], band: float = _BAND
+) -> set[int]:
     """Indices (into ``lines``) of running heads and footers: lines in the top or bottom
-    :data:`_BAND` of their page whose text, digits aside, stands at the same height on
-    :data:`_RECUR_PAGES` pages or more (on two, in a paper of under six pages)."""
+    ``band`` (share of its height) of their page whose text, digits aside, stands at the same
+    height on :data:`_RECUR_PAGES` pages or more (on two, in a paper of under six pages)."""
     keyed: dict[tuple[str, int], list[int]] = defaultdict(list)
     for i, line in enumerate(lines):
         height = heights.get(line.page, 0.0)
         top, bottom = line.bbox[1], line.bbox[3]
-        if not height or (top > _BAND * height and bottom < (1 - _BAND) * height):
+        if not height or (top > band * height and bottom < (1 - band) * height):
             continue
         key = _DIGITS_RE.sub("#", " ".join(line.text.split()).lower())
         keyed[(key, round(top / _RECUR_Y))].append(i)
@@ -318,6 +323,7 @@ class Reading:
     size: float = 10.0
     frames: dict[int, tuple[float, float]] = field(default_factory=dict)
     heads: set[int] = field(default_factory=set)
+    kept_heads: set[int] = field(default_factory=set)  # the same, in the wider kept band
     #: (page, line index) of every glyph a paragraph's rects hold -> the paragraph ids.
     owners: dict[int, list[set[str]]] = field(default_factory=dict)
 
@@ -336,6 +342,7 @@ class Reading:
         reading.frames = body_frames(reading.lines, reading.size)
         heights = {layout.index: layout.height for layout in layouts}
         reading.heads = recurring_lines(reading.lines, heights)
+        reading.kept_heads = recurring_lines(reading.lines, heights, _KEPT_BAND)
         index: dict[int, RectIndex] = defaultdict(RectIndex)
         for para in paragraphs:
             for rect in para.rects:
@@ -586,7 +593,7 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
             reason = "address"
         elif _mono_share(line.glyphs, reading.mono) >= CODE_SHARE or code_like(text):
             reason = "code"
-        elif i in reading.heads:
+        elif i in reading.kept_heads:
             reason = "head"
         elif any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures[line.page]):
             reason = "figure"
