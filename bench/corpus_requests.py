@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from translation.read.blocks.front_matter import looks_like_names
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
 from translation.read.math.formulas import LIGATURES
@@ -43,8 +44,16 @@ _MARGIN_GAP = 1.5
 #: A line is a full line of the body at this share of the widest lines' width.
 _FULL_LINE = 0.6
 #: Running heads and footers: lines in this share of the page's height at its top or bottom,
-#: whose text (digits aside) recurs at the same height (points) on this many pages.
+#: whose text (digits aside) recurs at the same height (points) on this many pages. A line kept
+#: may be a head as far as :data:`_KEPT_BAND` (the reader's band for a repeated head: a paper
+#: with wide top margins sets its heads 13 % down); a table's rows at a page's top can recur
+#: that far down too, so glued to body text only the narrower band counts (``spliced``).
 _BAND = 0.12
+_KEPT_BAND = 0.15
+#: Page furniture told on one page: a line in the outer :data:`_EDGE` of the page's height set
+#: at most :data:`_SMALL_PRINT` of the body size (a venue line, a licence note at the foot).
+_EDGE = 0.12
+_SMALL_PRINT = 0.9
 _RECUR_Y = 4.0
 _RECUR_PAGES = 3
 #: A line reaching no request is prose when it has this many words (of two letters or more,
@@ -57,6 +66,7 @@ _MATH_SHARE = 0.3
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uf900-\ufaff]")
 _LATIN_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _DIGITS_RE = re.compile(r"\d+")
+_WORDS_IN_PARENS_RE = re.compile(r"\([^\W\d_]{2,}")
 _ADDRESS_RE = re.compile(r"https?://|www\.|\S@\S+\.\w")
 
 
@@ -239,15 +249,17 @@ def margin_glyphs(line: SourceLine, frame: tuple[float, float] | None, size: flo
     return out
 
 
-def recurring_lines(lines: Sequence[SourceLine], heights: dict[int, float]) -> set[int]:
+def recurring_lines(
+    lines: Sequence[SourceLine], heights: dict[int, float], band: float = _BAND
+) -> set[int]:
     """Indices (into ``lines``) of running heads and footers: lines in the top or bottom
-    :data:`_BAND` of their page whose text, digits aside, stands at the same height on
-    :data:`_RECUR_PAGES` pages or more (on two, in a paper of under six pages)."""
+    ``band`` (share of its height) of their page whose text, digits aside, stands at the same
+    height on :data:`_RECUR_PAGES` pages or more (on two, in a paper of under six pages)."""
     keyed: dict[tuple[str, int], list[int]] = defaultdict(list)
     for i, line in enumerate(lines):
         height = heights.get(line.page, 0.0)
         top, bottom = line.bbox[1], line.bbox[3]
-        if not height or (top > _BAND * height and bottom < (1 - _BAND) * height):
+        if not height or (top > band * height and bottom < (1 - band) * height):
             continue
         key = _DIGITS_RE.sub("#", " ".join(line.text.split()).lower())
         keyed[(key, round(top / _RECUR_Y))].append(i)
@@ -314,6 +326,7 @@ class Reading:
     size: float = 10.0
     frames: dict[int, tuple[float, float]] = field(default_factory=dict)
     heads: set[int] = field(default_factory=set)
+    kept_heads: set[int] = field(default_factory=set)  # the same, in the wider kept band
     #: (page, line index) of every glyph a paragraph's rects hold -> the paragraph ids.
     owners: dict[int, list[set[str]]] = field(default_factory=dict)
 
@@ -332,6 +345,7 @@ class Reading:
         reading.frames = body_frames(reading.lines, reading.size)
         heights = {layout.index: layout.height for layout in layouts}
         reading.heads = recurring_lines(reading.lines, heights)
+        reading.kept_heads = recurring_lines(reading.lines, heights, _KEPT_BAND)
         index: dict[int, RectIndex] = defaultdict(RectIndex)
         for para in paragraphs:
             for rect in para.rects:
@@ -547,13 +561,25 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     return margin >= 1 and body >= 3
 
 
+def _small_print_at_edge(line: SourceLine, height: float, body: float) -> bool:
+    """Whether ``line`` is small print in the page's outer :data:`_EDGE` (top or foot)."""
+    top, bottom = line.bbox[1], line.bbox[3]
+    if not height or (_EDGE * height < bottom and top < (1 - _EDGE) * height):
+        return False
+    sizes = [g.size for g in line.glyphs if not g.char.isspace()]
+    return bool(sizes) and statistics.median(sizes) <= _SMALL_PRINT * body
+
+
 def kept_lines(reading: Reading) -> list[KeptLine]:
     """The prose lines none of whose glyphs a paragraph holds, each with the reason it is kept
     that the audit can state: ``references`` (the references section's pages), ``address`` (a
     URL or an e-mail address, sent as placeholders when in a sentence), ``code``
-    (monospaced, or code by its tokens), ``head`` (a running head or footer), ``figure``
-    (inside a figure's area), ``math``, ``reference`` (it reads as an entry); ``""`` for none."""
+    (monospaced, or code by its tokens), ``head`` (a running head or footer), ``furniture``
+    (small print at the page's top or foot: a venue line, a licence note), ``names`` (a list
+    of people's names, printed as they are), ``figure`` (inside a figure's area), ``math``,
+    ``reference`` (it reads as an entry); ``""`` for none."""
     figures = {layout.index: layout.figures for layout in reading.layouts}
+    heights = {layout.index: layout.height for layout in reading.layouts}
     refs = set(reading.reference_pages)
     kept = []
     for i, line in enumerate(reading.lines):
@@ -570,7 +596,7 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
             reason = "address"
         elif _mono_share(line.glyphs, reading.mono) >= CODE_SHARE or code_like(text):
             reason = "code"
-        elif i in reading.heads:
+        elif i in reading.kept_heads:
             reason = "head"
         elif any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures[line.page]):
             reason = "figure"
@@ -578,6 +604,10 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
             reason = "math"
         elif looks_like_reference(text):
             reason = "reference"
+        elif _small_print_at_edge(line, heights.get(line.page, 0.0), reading.size):
+            reason = "furniture"
+        elif looks_like_names(text) and not _WORDS_IN_PARENS_RE.search(text):
+            reason = "names"  # "Hardware Dependencies (And Other ...)" is a title
         else:
             reason = ""
         kept.append(KeptLine(line.page, " ".join(text.split()), reason))

@@ -253,6 +253,25 @@ def test_unsent_counts_cjk_prose_with_two_tex_commands_left_out() -> None:
     assert found["unsent"] == 0 and found["code_sent"] == 0
 
 
+def test_names_and_small_print_at_the_page_edge_are_kept_for_a_stated_reason() -> None:
+    """A list of people's names and a venue line in small print at the foot are kept with a
+    reason (names, furniture); a body-size line of prose at the foot is still unsent."""
+    names = "Waleed Ammar, Dirk Groeneveld, Chandra Bhagavatula, Iz Beltagy, Miles Crawford,"
+    venue = "Proceedings of the Annual Meeting of the Association for Computational Linguistics"
+    lost = "The last line of the column was left out of every request by mistake here."
+    lines: list[Placed] = [
+        (72.0, 70.0, names, SIZE, "tiro"),
+        *_body_page(top=120.0),
+        (72.0, 790.0, lost, SIZE, "tiro"),
+        (72.0, 825.0, venue, 7.0, "tiro"),
+    ]
+    layouts = _layout(_page(lines))
+    body = _para("p0-b0", " ".join(_prose(14)), _band(120, 14))
+    _, kept = audit_requests(Reading.of(layouts, [body]), "en", 400)
+    reasons = {line.text: line.reason for line in kept}
+    assert reasons == {names: "names", venue: "furniture", lost: ""}
+
+
 def test_a_footnote_mark_after_the_stop_ends_no_sentence_inside() -> None:
     """Origin: 142_ja p3 ("...文書の例を示す。*{v1}": LuaTeX-ja's "*1" mark, its number a
     placeholder): the sentence ends at its stop; without one it is still cut."""

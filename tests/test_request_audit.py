@@ -134,3 +134,11 @@ def test_a_japanese_definition_list_is_sent_entry_by_entry_each_whole() -> None:
     assert terms[:5] == ["article", "book", "booklet", "conference", "inbook"]
     assert all(t.rstrip().endswith((".", "．", "：")) for t in entries)
     assert not any(flags(t, language="ja").broken for t in entries)
+
+
+def test_a_labelled_list_ends_with_its_last_item() -> None:
+    """Origin: corpus2 112's keywords line, sent once the reader no longer took it for names."""
+    keywords = "<b>Keywords:</b> Answer Validation, Recognizing Textual Entailment, Synthesis"
+    assert not flags(keywords).ends_inside
+    run_in = "<b>Method:</b> we validate each answer against the passage it was drawn from and"
+    assert flags(run_in).ends_inside

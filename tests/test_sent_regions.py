@@ -272,3 +272,28 @@ def test_a_note_of_whom_to_write_to_keeps_its_names() -> None:
     sent = [p.text for p in read(bytes(doc.tobytes()))]
     assert not [t for t in sent if "Chowdhury" in t or "Tal August" in t], sent
     assert any("data are public" in t for t in sent), sent
+
+
+def test_a_labelled_list_of_words_the_paper_uses_is_sent_as_keywords() -> None:
+    """A label's title-case list whose words the paper prints in lower case is keywords, not
+    names: sent. The names of a correspondence note still are not. Origin: corpus2 112's
+    "Keywords: Answer Validation, Recognizing Textual Entailment, ..." and 118's "Chapter 4:
+    Hardware Dependencies (And Other Complications)" were kept as author names."""
+    body = (
+        "We study answer validation as a case of recognizing textual entailment, where the",
+        "information synthesis of several answers helps; the hardware dependencies of the",
+        "system and its other complications are left to the appendix of this short report.",
+    )
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    keywords = "Keywords: Answer Validation, Recognizing Textual Entailment, Information Synthesis"
+    chapter = "Chapter 4: Hardware Dependencies, Other Complications"
+    note = "Correspondence to: Jishnu Ray Chowdhury, Yong Zhuang, Shuyi Wang."
+    words_at(page, [(72, 90, keywords, 10, "tiro"), (72, 120, chapter, 10, "tiro")])
+    lines_at(page, 72, 160, body * 3, 10, pitch=12.5)
+    page.draw_line((72, 700), (200, 700), width=0.4)
+    words_at(page, [(72, 712, note, 8, "tiro")])
+    sent = [p.text for p in read(bytes(doc.tobytes()))]
+    assert any("Answer Validation, Recognizing Textual Entailment" in t for t in sent), sent
+    assert any("Hardware Dependencies" in t for t in sent), sent
+    assert not [t for t in sent if "Chowdhury" in t], sent

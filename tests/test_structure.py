@@ -203,6 +203,42 @@ def test_footnotes_running_into_the_footer_band_are_sent() -> None:
     assert all("7" != p.text for p in got)  # the page number is still no paragraph
 
 
+def test_body_lines_running_into_the_footer_band_stay_with_their_column() -> None:
+    """A column whose text runs two lines into the bottom 8 % (where feet live), the last of
+    them a new sentence: both lines are read with the column, while a foot repeated on every
+    page is still no text. Origin: corpus2 104 (IEEE, 1997), every column's last two lines
+    were taken for a foot and never sent."""
+    band = H - 0.08 * H
+    subjects = ("server", "scheduler", "controller")  # each page's column says its own words
+
+    def column(subject: str) -> list[str]:
+        return [
+            f"The {subject} reads each block of the stream in one round, and",
+            "the rounds follow one another without a gap between them so",
+            f"that the disk is never idle while the {subject} waits for data.",
+            f"Otherwise the {subject}'s read rate bounds the users it serves.",
+        ]
+
+    rows = len(FILLER) * 20 + len(column(""))
+    top = band + 3.5 * 12 - rows * 12  # the last two rows stand inside the band
+    pages = [
+        page(
+            index,
+            text_block(FILLER * 20 + column(subject), 60, top),
+            text_block(["Proceedings of the Workshop on Test Pages"], 60, H - 24, 8),
+            text_block([str(index + 1)], 295, H - 12, 8),
+        )
+        for index, subject in enumerate(subjects)
+    ]
+    texts = [p.text for p in segment(pages)]
+    for subject in subjects:
+        ends = [t for t in texts if f"the {subject} waits for data." in t]
+        assert len(ends) == 1 and ends[0].endswith(
+            f"the {subject}'s read rate bounds the users it serves."
+        )
+    assert not any("Proceedings" in t for t in texts)
+
+
 # --- headings, captions, run-in headings ----------------------------------------------------
 
 

@@ -128,6 +128,22 @@ def _opens_with_term(text: str) -> bool:
     return term.group(1) == "b" or term.group(2).rstrip().endswith(_TERM_ENDS)
 
 
+#: A labelled list ("Keywords: Answer Validation, Recognizing Textual Entailment"): items split
+#: by commas, semicolons or middle dots, each at most this many words, two items at least.
+_LIST_ITEM_WORDS = 4
+_LIST_SPLIT_RE = re.compile(r"\s*[,;·•]\s*")
+
+
+def _labelled_list(text: str) -> bool:
+    """Whether ``text`` (tags removed) is a label and a list of short items, which ends with
+    its last item, on no stop."""
+    label, colon, rest = text.partition(":")
+    if not colon or not label.strip() or len(label.split()) > _TERM_WORDS:
+        return False
+    items = [item for item in _LIST_SPLIT_RE.split(rest.strip()) if item]
+    return len(items) >= 2 and all(len(item.split()) <= _LIST_ITEM_WORDS for item in items)
+
+
 def _starts_inside(text: str, language: str = "en") -> bool:
     text = text.lstrip(_OPENERS + " ")
     first = _FIRST_RE.search(text)
@@ -168,7 +184,7 @@ def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
     return RequestFlags(
         prose=word_count(text) >= PROSE_WORDS,
         starts_inside=not term and _starts_inside(text, language),
-        ends_inside=_ends_inside(text),
+        ends_inside=_ends_inside(text) and not (term and _labelled_list(text)),
         ends_cut=tail is not None,
         cut_words=cut,
     )

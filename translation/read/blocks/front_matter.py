@@ -133,6 +133,18 @@ def name_with_affiliation(text: str) -> bool:
     )
 
 
+_WORD_SHARE = 0.5  # of a line's capitalised words: this many printed in lower case elsewhere
+_CAPITALISED_RE = re.compile(r"\b[A-Z][a-zà-ÿ]+\b")
+
+
+def common_words(text: str, lowered: frozenset[str]) -> bool:
+    """Whether most capitalised words of ``text`` are words the document prints in lower case
+    (``Vocabulary.lowered``): a title or keywords in title case ("Keywords: Answer Validation,
+    Recognizing Textual Entailment"), not people's names, which prose never lowers."""
+    words = _CAPITALISED_RE.findall(text)
+    return bool(words) and sum(w.lower() in lowered for w in words) >= _WORD_SHARE * len(words)
+
+
 def author_names(lines: list[str], text: str, cell: bool) -> bool:
     """Whether a front-matter paragraph (its rows' ``lines``; ``text``, its text with raised
     marks made placeholders; ``cell``: a table cell) is author names, printed as they are: a

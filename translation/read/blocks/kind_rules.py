@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from translation.read.blocks import roles
 from translation.read.blocks.code_text import looks_like_code
-from translation.read.blocks.front_matter import author_names, labelled_names
+from translation.read.blocks.front_matter import author_names, common_words, labelled_names
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.math.notation import only_citation, only_notation
 from translation.read.math.operator_names import only_operator_names
@@ -130,8 +130,12 @@ def _front_names(f: Facts) -> bool:
 
 
 def _labelled_names(f: Facts) -> bool:
-    """Anywhere: a note of whom to write to."""
-    return labelled_names(f.text)
+    """Anywhere: a note of whom to write to. A label's list in title case whose words the
+    paper prints in lower case is keywords or a title ("Keywords: Answer Validation, ...",
+    "Chapter 4: Hardware Dependencies"), not names (front_matter.common_words)."""
+    if not labelled_names(f.text):
+        return False
+    return f.seen is None or not common_words(f.text, f.seen.lowered)
 
 
 def _cell(f: Facts) -> bool:

@@ -149,14 +149,19 @@ def _usual_size(sizes: list[float]) -> float:
     return min(counts, key=lambda size: (-counts[size], size))
 
 
-def _joins_below(upper: Row, lower: Row) -> bool:
-    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+def _next_line(upper: Row, lower: Row) -> bool:
+    """Whether ``lower`` is set as the line after ``upper``: their size, a line step apart,
+    one above the other."""
     return (
         abs(upper.size - lower.size) < _JOIN_SIZE
         and _JOIN_STEP_LEAST * upper.size < line_step(upper, lower) < _JOIN_STEP_MOST * upper.size
         and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
-        and not ends_sentence(upper.text)
     )
+
+
+def _joins_below(upper: Row, lower: Row) -> bool:
+    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+    return _next_line(upper, lower) and not ends_sentence(upper.text)
 
 
 def _join_band_sentences(rows: list[Row], body_size: float) -> None:
@@ -165,17 +170,23 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
     dropped header line, is dropped too; a body-size line running into the bottom band is a
     paragraph's end and is translated with it."""
     ordered = sorted(rows, key=lambda r: r.baseline)
-    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom
+    middle = ordered[len(ordered) // 2].baseline if ordered else 0.0
+    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom: small print above
         row = ordered[i]
         if row.drop != "header/footer":
             continue
         above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
-        if above:
-            upper = above[-1]
-            if upper.size <= body_size - _SMALL_PRINT:
-                upper.drop = "header/footer"
-            elif upper.baseline > ordered[len(ordered) // 2].baseline:
-                row.drop = ""
+        if above and above[-1].size <= body_size - _SMALL_PRINT:
+            above[-1].drop = "header/footer"
+    # Downwards: body text that runs into the band keeps every line of it there, each given
+    # back before the next is looked at (a column ending two lines into the band), a new
+    # sentence's line too; a line repeated page after page is still a foot (below).
+    for i, row in enumerate(ordered):
+        if row.drop != "header/footer" or row.baseline <= middle:
+            continue
+        above = [r for r in ordered[:i] if not r.drop and _next_line(r, row)]
+        if above and above[-1].size > body_size - _SMALL_PRINT:
+            row.drop = ""
     for i, row in enumerate(ordered):  # downwards from the top
         if row.drop != "header/footer":
             continue
