@@ -129,9 +129,9 @@ def _opens_with_term(text: str) -> bool:
 
 
 #: A labelled list ("Keywords: Answer Validation, Recognizing Textual Entailment"): items split
-#: by commas, semicolons or middle dots, each at most this many words, two items at least.
+#: by commas or semicolons, each at most this many words, two items at least.
 _LIST_ITEM_WORDS = 4
-_LIST_SPLIT_RE = re.compile(r"\s*[,;·•]\s*")
+_LIST_SPLIT_RE = re.compile(r"\s*[,;]\s*")
 
 
 def _labelled_list(text: str) -> bool:
