@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.sheet import MATH, Sheet
 from translation.read.blocks.code_text import looks_like_code
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -139,6 +140,81 @@ def test_chinese_prose_with_commands_is_sent_and_its_commands_kept() -> None:
 )
 def test_markup_is_measured_against_the_words_of_its_own_script(text: str, code: bool) -> None:
     assert looks_like_code(text) is code
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf", True),
+        ("\\documentclass[pandoc,⟨ドライバ⟩,jafont=⟨フォント指定⟩]{⟨クラス名⟩}", True),
+        ("\\kanbunparen{⟨右の振仮名⟩}の引数には、漢字の右に付ける振仮名を書き込む。", False),
+        ("이 책은 〈논어〉와 〈맹자〉를 -o 옵션과 -t 옵션으로 조판한 예를 보인다.", False),
+    ],
+)
+def test_a_meta_variable_is_one_token_of_syntax_whatever_its_script(text: str, code: bool) -> None:
+    """Origin: 142_ja p8 ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf ..."): a name between
+    TeX's angle brackets stands for what the user types, one token of markup; CJK angle
+    brackets marking titles in prose are no meta-variables."""
+    assert looks_like_code(text) is code
+
+
+JA = pymupdf.Font("japan")
+COURIER = pymupdf.Font("cour")
+
+
+def _command_line_page(syntax: list[list[tuple[str, pymupdf.Font]]]) -> bytes:
+    """Japanese prose that leads into displayed command syntax (``syntax``: its lines, each a
+    list of runs), set in Courier with its meta-variables' names in a Japanese face between
+    Noto Sans Math's angle brackets, and a sentence after it."""
+    sheet = Sheet()
+    y = 100.0
+    for line in (
+        "この文書クラスは文書変換ツールと組み合わせて使うこともできる。その場合には、",
+        "変換の後に生成される文書のクラスを指定する。この場合のコマンド行は次のようになる：",
+    ):
+        sheet.put(72, y, line, 10, JA)
+        y += 16
+    for runs in syntax:
+        y += 12
+        x = 90.0
+        for text, font in runs:
+            x = sheet.put(x, y, text, 9, font)
+    after = "変換の結果は通常の文書と同じように組版されるので、設定は要らない。"
+    sheet.put(72, y + 24, after, 10, JA)
+    return sheet.done()
+
+
+def test_command_syntax_with_japanese_meta_variables_is_code_not_sent() -> None:
+    """Origin: 142_ja p8-p9: a pandoc command line whose meta-variables are named in Japanese
+    (set in the Japanese face, so the line was only half monospaced) was sent joined to the
+    sentence before it, its code as placeholders: a cut request of code."""
+    page = _command_line_page(
+        [
+            [
+                ("pandoc ", COURIER), ("⟨", MATH), ("入力ファイル名", JA), ("⟩", MATH),
+                (" -o ", COURIER), ("⟨", MATH), ("出力ファイル名", JA), ("⟩", MATH),
+                (".pdf -t latex -V documentclass=bxjsarticle", COURIER),
+            ],
+            [("--pdf-engine=xelatex -V papersize=a4 -V classoption=jafont=ipaex", COURIER)],
+        ]
+    )  # fmt: skip
+    paras = read(page)
+    assert [p.text for p in paras] == [
+        "この文書クラスは文書変換ツールと組み合わせて使うこともできる。その場合には、変換の後に"
+        "生成される文書のクラスを指定する。この場合のコマンド行は次のようになる：",
+        "変換の結果は通常の文書と同じように組版されるので、設定は要らない。",
+    ]
+    assert not any(p.placeholders for p in paras)
+
+
+def test_an_option_line_of_one_meta_variable_is_code_not_sent() -> None:
+    """Origin: 140_ja p3 ("fontcmd=⟨書体のコマンド⟩" heading a described option): set
+    monospaced but for its meta-variable's name, it is syntax, not a sentence to send."""
+    page = _command_line_page(
+        [[("fontcmd=", COURIER), ("⟨", MATH), ("書体のコマンド", JA), ("⟩", MATH)]]
+    )
+    sent = " ".join(p.text for p in read(page))
+    assert "書体のコマンド" not in sent and "設定は要らない" in sent
 
 
 def test_a_listing_with_comments_in_chinese_is_code_line_by_line() -> None:
