@@ -350,11 +350,25 @@ class Reading:
         return held
 
 
+#: A meta-variable: the name between its brackets stands for what the user writes in a line
+#: of command syntax ("pandoc ⟨入力ファイル名⟩ -o ..."), code or prose whatever it is set in.
+_META_RE = re.compile(r"⟨[^⟨⟩]*⟩")
+
+
+def _outside_meta(glyphs: Sequence[Glyph]) -> list[Glyph]:
+    """``glyphs`` but spaces and those of a meta-variable, its brackets and name."""
+    inside = [False] * len(glyphs)
+    for match in _META_RE.finditer("".join(g.char[:1] or " " for g in glyphs)):
+        inside[match.start() : match.end()] = [True] * (match.end() - match.start())
+    return [g for g, meta in zip(glyphs, inside, strict=True) if not meta and not g.char.isspace()]
+
+
 def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) -> float:
     """The share of ``glyphs`` set monospaced: Latin glyphs of a monospaced face (a CJK
-    face's Latin may be, its CJK characters are no code for it); ``kept``: how many of them
-    went as placeholders, never translated (code inside a sentence), which are no code sent."""
-    visible = [g for g in glyphs if not g.char.isspace()]
+    face's Latin may be, its CJK characters are no code for it); a meta-variable of command
+    syntax ("⟨入力ファイル名⟩") counts for neither; ``kept``: how many of them went as
+    placeholders, never translated (code inside a sentence), which are no code sent."""
+    visible = _outside_meta(glyphs)
     coded = sum(g.font in mono and not _CJK_RE.match(g.char) for g in visible)
     kept = min(kept, coded)
     sent = len(visible) - kept

@@ -255,6 +255,28 @@ def test_unsent_counts_cjk_prose_with_two_tex_commands_left_out() -> None:
     assert found["unsent"] == 0 and found["code_sent"] == 0
 
 
+def test_a_command_line_with_cjk_meta_variables_left_out_is_code() -> None:
+    """Origin: 142_ja p8 ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf -t latex-smart"): the
+    names of a command line's meta-variables, in a CJK face, count for neither code nor prose,
+    so the line left out is kept as code, not unsent prose."""
+    fonts = {"cour": pymupdf.Font("cour"), "math": math_font(), "china-s": pymupdf.Font("china-s")}
+    runs = [
+        ("pandoc ", "cour"), ("⟨", "math"), ("输入文件的名称", "china-s"), ("⟩", "math"),
+        (" -o ", "cour"), ("⟨", "math"), ("输出文件的名称", "china-s"), ("⟩", "math"),
+        (".pdf -t markdown", "cour"),
+    ]  # fmt: skip
+    lines: list[TextLine] = []
+    x = 72.0
+    for text, font in runs:
+        lines.append((x, 100.0, text, font, SIZE))
+        x += fonts[font].text_length(text, SIZE)
+    (layout,) = _layout(_page([*lines, *_body_page(top=200.0)]))
+    renamed = _renamed_face(layout, "Courier", "Xq7Face")
+    body = _para("p0-b1", " ".join(_prose(14)), _band(200, 14))
+    _, kept = audit_requests(Reading.of([renamed], [body]), "zh", 400)
+    assert [(k.reason, k.text[:6]) for k in kept] == [("code", "pandoc")]
+
+
 def test_a_footnote_mark_after_the_stop_ends_no_sentence_inside() -> None:
     """Origin: 142_ja p3 ("...文書の例を示す。*{v1}": LuaTeX-ja's "*1" mark, its number a
     placeholder): the sentence ends at its stop; without one it is still cut."""
