@@ -217,6 +217,32 @@ def test_an_option_line_of_one_meta_variable_is_code_not_sent() -> None:
     assert "書体のコマンド" not in sent and "設定は要らない" in sent
 
 
+def test_a_japanese_lead_in_on_no_stop_ends_before_its_listing() -> None:
+    """Origin: 140_ja p4: "例えば、... 下記のコードを使えば" runs on no stop into a listing set in
+    a monospaced face, whose first line is a comment naming a link ("% example text from
+    https://..."): the listing is code, the sentence before it is sent on its own."""
+    sheet = Sheet()
+    y = 100.0
+    for line in (
+        "漢文アノテーションの機能を使わない場合、任意の CJK 支援のあるエンジンで漢文を組",
+        "版できる。オプションを初期化した後でも、設定のコマンドを使って変更できる。例えば、",
+        "縦書きの漢文でアキ組を使う場合には、ルビ文字の大きさを調整し、下記のコードを使えば",
+    ):
+        sheet.put(72, y, line, 10.4, JA)
+        y += 17
+    for line in (
+        "% example text from https://example.com/kanbun-html/",
+        "\\kanbunfont",
+        "\\kanjiunit{}{}{zi}{}{}{} \\kanjiunit{\\furiokuri{}{ku}}{}{yue}{}{}{}",
+    ):
+        sheet.put(72, y, line, 9.7, COURIER)
+        y += 14
+    sheet.put(72, y + 6, "こう出力する：漢文の各要素が正しい位置に組まれ、返り点が付く。", 10.4, JA)
+    texts = [p.text for p in read(sheet.done())]
+    assert texts[0].endswith("下記のコードを使えば"), texts
+    assert texts[1:] == ["こう出力する：漢文の各要素が正しい位置に組まれ、返り点が付く。"], texts
+
+
 def test_a_listing_with_comments_in_chinese_is_code_line_by_line() -> None:
     listing = [
         "\\newtheorem{thm}{Theorem}[section] %如果不采用章节号做前缀，则不用[section]",

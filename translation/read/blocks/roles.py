@@ -42,6 +42,7 @@ from translation.read.words.word import (
     cjk_weight,
     dangles,
     ends_sentence,
+    has_wide,
 )
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
@@ -388,11 +389,21 @@ def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     """Where a block of code set in a monospaced font begins (after "... as follows:" or a
     finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
     identifiers filling a line inside a sentence are no block: a monospaced line that prose
-    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...")."""
+    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...").
+    A line that opens with a link is no code; one whose comment names a link is
+    ("% example text from https://...")."""
     if cur.mono >= _CODE_MONO and prev.mono < _PROSE_MONO and not URL_TAIL_RE.search(prev.text):
-        if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
+        if _URL_START_RE.match(cur.text.lstrip("<([ ")):  # a link set in typewriter type
             return False
-        return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
+        # A lead-in may end on no stop: short of the column's edge, or in a script that puts
+        # no spaces between words, whose identifiers never fill a wrapped line by themselves
+        # ("下記のコードを使えば" | "% example text ..." | "\\kanbunfont").
+        return (
+            prev.text.endswith((":", "："))
+            or ends_sentence(prev.text)
+            or _short(prev)
+            or has_wide(prev.text.rstrip()[-1:])
+        )
     block = first.mono >= _CODE_MONO
     return (
         block
