@@ -352,14 +352,26 @@ class Reading:
 
 #: A meta-variable: the name between its brackets stands for what the user writes in a line
 #: of command syntax ("pandoc ⟨入力ファイル名⟩ -o ..."), code or prose whatever it is set in.
-_META_RE = re.compile(r"⟨[^⟨⟩]*⟩")
+_META_RE = re.compile(r"[⟨\u2329][^⟨⟩\u2329\u232a]*[⟩\u232a]")
 
 
-def _outside_meta(glyphs: Sequence[Glyph]) -> list[Glyph]:
-    """``glyphs`` but spaces and those of a meta-variable, its brackets and name."""
+#: CJK angle brackets enclose a meta-variable after code ("author = {〈姓名〉}" set
+#: monospaced); in prose they mark a title.
+_CJK_META_RE = re.compile(r"〈[^〈〉]*〉")
+
+
+def _outside_meta(glyphs: Sequence[Glyph], mono: frozenset[str] = frozenset()) -> list[Glyph]:
+    """``glyphs`` but spaces and those of a meta-variable, its brackets and name (after a
+    glyph of a face of ``mono`` for CJK angle brackets)."""
+    text = "".join(g.char[:1] or " " for g in glyphs)
     inside = [False] * len(glyphs)
-    for match in _META_RE.finditer("".join(g.char[:1] or " " for g in glyphs)):
-        inside[match.start() : match.end()] = [True] * (match.end() - match.start())
+    spans = [m.span() for m in _META_RE.finditer(text)]
+    for match in _CJK_META_RE.finditer(text):
+        before = text[: match.start()].rstrip()
+        if before and glyphs[len(before) - 1].font in mono:
+            spans.append(match.span())
+    for start, end in spans:
+        inside[start:end] = [True] * (end - start)
     return [g for g, meta in zip(glyphs, inside, strict=True) if not meta and not g.char.isspace()]
 
 
@@ -368,7 +380,7 @@ def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) ->
     face's Latin may be, its CJK characters are no code for it); a meta-variable of command
     syntax ("⟨入力ファイル名⟩") counts for neither; ``kept``: how many of them went as
     placeholders, never translated (code inside a sentence), which are no code sent."""
-    visible = _outside_meta(glyphs)
+    visible = _outside_meta(glyphs, mono)
     coded = sum(g.font in mono and not _CJK_RE.match(g.char) for g in visible)
     kept = min(kept, coded)
     sent = len(visible) - kept

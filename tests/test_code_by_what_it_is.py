@@ -147,6 +147,7 @@ def test_markup_is_measured_against_the_words_of_its_own_script(text: str, code:
     [
         ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf", True),
         ("\\documentclass[pandoc,⟨ドライバ⟩,jafont=⟨フォント指定⟩]{⟨クラス名⟩}", True),
+        ("\\caption[\u2329短标题\u232a]{\u2329长标题\u232a}", True),
         ("\\kanbunparen{⟨右の振仮名⟩}の引数には、漢字の右に付ける振仮名を書き込む。", False),
         ("이 책은 〈논어〉와 〈맹자〉를 -o 옵션과 -t 옵션으로 조판한 예를 보인다.", False),
     ],
@@ -215,6 +216,22 @@ def test_an_option_line_of_one_meta_variable_is_code_not_sent() -> None:
     )
     sent = " ".join(p.text for p in read(page))
     assert "書体のコマンド" not in sent and "設定は要らない" in sent
+
+
+@pytest.mark.parametrize("brackets", ["\u2329\u232a", "\u3008\u3009"])
+def test_options_with_chinese_meta_variables_in_angle_brackets_are_code(brackets: str) -> None:
+    """Origin: 137_zh p10-p12 ("author = {〈姓名〉}", "\\caption[〈短标题〉]{〈长标题〉}"):
+    option syntax set monospaced, its meta-variables' names in a Chinese face between the
+    technical angle brackets (U+2329) or, after code, the CJK ones (U+3008)."""
+    syntax = [
+        [("author = {", COURIER), (brackets[0], JA), ("作者姓名", JA), (brackets[1], JA)]
+        + [("}", COURIER)],
+        [("author* = {", COURIER), (brackets[0], JA), ("英文姓名", JA), (brackets[1], JA)]
+        + [("}", COURIER)],
+    ]
+    sent = " ".join(p.text for p in read(_command_line_page(syntax)))
+    assert "作者姓名" not in sent and "英文姓名" not in sent, sent
+    assert "次のようになる：" in sent and "設定は要らない" in sent
 
 
 def test_a_japanese_lead_in_on_no_stop_ends_before_its_listing() -> None:

@@ -35,9 +35,9 @@ _COMMENT_RE = re.compile(r"(?<![\\\d])%|(?:^|(?<=\s))(?:#|//)(?=\s)")
 # A meta-variable of command syntax: a name between angle brackets that stands for what the
 # user writes there ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf"). It is one token of
 # code whatever script its name is in; the name is no words of prose.
-# The brackets are the mathematical ones TeX's \meta sets, never the CJK angle brackets
-# that mark a title in prose ("〈論語〉").
-_META_RE = re.compile(r"⟨[^⟨⟩]*⟩")
+# The brackets are the mathematical or technical ones TeX's \meta sets (U+27E8, U+2329),
+# never the CJK angle brackets that mark a title in prose ("〈論語〉", U+3008).
+_META_RE = re.compile(r"[⟨\u2329][^⟨⟩\u2329\u232a]*[⟩\u232a]")
 #: The fewest commands or options a text of code holds.
 _MIN_COMMANDS = 2
 
@@ -76,22 +76,29 @@ def looks_like_code(text: str | Sequence[str]) -> bool:
 
 # A placeholder in a block's protected text ("{v3}").
 _PLACEHOLDER_RE = re.compile(r"(\{v\d+\})")
-_OPENS, _CLOSES = "⟨", "⟩"
+# Inside code (a placeholder, a line set monospaced) CJK angle brackets are a meta-variable's
+# too ("author = {〈姓名〉}"): in prose they mark a title.
+_OPENS, _CLOSES = "⟨\u2329〈", "⟩\u232a〉"
+_CJK_META_RE = re.compile(r"〈[^〈〉]*〉")
+_LEADING_META_RE = re.compile(r"^\s*[⟨\u2329〈][^⟨⟩\u2329\u232a〈〉]*[⟩\u232a〉]")
 
 
 def outside_meta(text: str, placeholders: dict[str, str]) -> str:
     """``text`` (a block's protected text) without the names of meta-variables whose brackets
     went into placeholders with the code around them: "{v1}入力ファイル名{v2}" where ``{v1}``
     is "pandoc ⟨" and ``{v2}`` is "⟩ -o" leaves "{v1}{v2}". Such a name stands for what the
-    user types in a line of command syntax; it is no word of a sentence."""
+    user types in a line of command syntax; it is no word of a sentence. So is a bracketed
+    name right after a placeholder, its brackets set in a text face ("{v1}〈作者姓名〉{v2}")."""
     out: list[str] = []
-    inside = False
+    inside = after_code = False
     for piece in _PLACEHOLDER_RE.split(text):
         original = placeholders.get(piece)
         if original is None:
             if not inside:
-                out.append(piece)
+                out.append(_LEADING_META_RE.sub("", piece) if after_code else piece)
+            after_code = False
             continue
+        after_code = True
         out.append(piece)
         brackets = [c for c in original if c in _OPENS or c in _CLOSES]
         if brackets:
@@ -99,9 +106,16 @@ def outside_meta(text: str, placeholders: dict[str, str]) -> str:
     return "".join(out)
 
 
-def in_meta(chars: str) -> list[bool]:
-    """For each of ``chars``, whether it belongs to a meta-variable: its brackets or its name."""
+def in_meta(chars: str, coded: Sequence[bool] = ()) -> list[bool]:
+    """For each of ``chars``, whether it belongs to a meta-variable: its brackets or its name;
+    ``coded``: which characters are code (set monospaced), after which CJK angle brackets
+    enclose one ("author = {〈姓名〉}")."""
     out = [False] * len(chars)
-    for match in _META_RE.finditer(chars):
-        out[match.start() : match.end()] = [True] * (match.end() - match.start())
+    spans = [m.span() for m in _META_RE.finditer(chars)]
+    for match in _CJK_META_RE.finditer(chars) if coded else ():
+        before = chars[: match.start()].rstrip()
+        if before and coded[len(before) - 1]:
+            spans.append(match.span())
+    for start, end in spans:
+        out[start:end] = [True] * (end - start)
     return out

@@ -195,8 +195,9 @@ def _mono_share(chars: str, classes: str) -> float:
     brackets and name aside ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf": its name, in
     a CJK face, stands for what the user types; the line is code)."""
     total = code = 0
-    for char, kind, meta in zip(chars, classes, in_meta(chars), strict=True):
-        if not (char.isspace() or meta):
+    meta = in_meta(chars, [kind == CODE for kind in classes])
+    for char, kind, inside in zip(chars, classes, meta, strict=True):
+        if not (char.isspace() or inside):
             total += 1
             code += kind == CODE
     return code / total if total else 0.0
