@@ -395,13 +395,12 @@ def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     if cur.mono >= _CODE_MONO and prev.mono < _PROSE_MONO and not URL_TAIL_RE.search(prev.text):
         if _URL_START_RE.match(cur.text.lstrip("<([ ")):  # a link set in typewriter type
             return False
-        # A lead-in may end on no stop: short of the column's edge, or in a script that puts
-        # no spaces between words, whose identifiers never fill a wrapped line by themselves
-        # ("下記のコードを使えば" | "% example text ..." | "\\kanbunfont").
+        # A lead-in may end on no stop in a script that puts no spaces between words, whose
+        # identifiers never fill a wrapped line by themselves ("下記のコードを使えば" |
+        # "% example text ..." | "\\kanbunfont").
         return (
             prev.text.endswith((":", "："))
             or ends_sentence(prev.text)
-            or _short(prev)
             or has_wide(prev.text.rstrip()[-1:])
         )
     block = first.mono >= _CODE_MONO

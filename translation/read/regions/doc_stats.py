@@ -24,8 +24,9 @@ _PITCH_LEAST, _PITCH_MOST = 1.0, 2.5
 #: document's usual leading stands for it.
 _FEW_PITCHES = 3
 #: Characters a line holds at least for its distance to the next to be a line pitch (a
-#: vertical line's glyphs, each read as a line of its own, stack one em apart).
-_PITCH_CHARS = 4
+#: vertical line's glyphs, each read as a line of its own, stack one em apart; a figure's
+#: tick labels and axis titles stand apart at their own distances).
+_PITCH_CHARS = 8
 #: The direction of a line set left to right (vertical lines have their own pitch).
 _HORIZONTAL: Vector = (1.0, 0.0)
 
