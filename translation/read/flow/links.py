@@ -2,11 +2,12 @@
 
 A paragraph is cut in pieces by the page: at a column's foot it goes on at the next column's
 head, at a page's foot on the next page, after a figure, a table, a caption or the footnotes
-below it, and around a display equation or a listing set in its middle ("... we can write"
-[equation] "where x is ..."). Chinese, Japanese and Korean have no case to tell a sentence's
-going on by: one left open on a CJK character before a display goes on in CJK text after
-it. Each piece stays a paragraph of its own (it is typeset in its own box), and the pieces of
-one paragraph make one *passage*, sent as one request (``translation.read.flow.passage``).
+below it, and around a display equation set in its middle ("... we can write" [equation]
+"where x is ..."). Chinese, Japanese and Korean have no case to tell a sentence's going on
+by: one left open on a CJK character before a display equation or a listing goes on in CJK
+text after it. Each piece stays a paragraph of its own (it is typeset in its own box), and
+the pieces of one paragraph make one *passage*, sent as one request
+(``translation.read.flow.passage``).
 
 A list that the sentence before it opens ("... our contributions are:") goes on that sentence,
 item by item while the items end with a comma or a semicolon; each item keeps its box and its
@@ -78,7 +79,9 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
             if nxt.rows[0].region:
                 continue  # the body's sentence goes on past the margin's material
             if nxt.skip:
-                if _display(nxt):
+                # A listing stands in a CJK sentence left open before it ("LaTeX 文档的标准结构是"
+                # [listing]); a Latin one goes on past it by the rules for any break.
+                if _display(nxt) or (_listing(nxt) and has_wide(draft.text.rstrip()[-1:])):
                     displays.append(nxt)
                 continue
             if nxt.kind in _FLOATS or _smaller(nxt, draft):
@@ -105,10 +108,16 @@ _LISTING_MONO = 0.8
 
 
 def _display(draft: Draft) -> bool:
-    """A skipped draft that is a display equation, or a displayed listing (code, kept as it
-    is printed, that the sentence around it names: "LaTeX 文档的标准结构是" [listing])."""
-    return draft.skip in ("equation", "code") or (
-        draft.skip == "no words" and any(r.mathy or r.mono >= _LISTING_MONO for r in draft.rows)
+    """A skipped draft that is a display equation."""
+    return draft.skip == "equation" or (
+        draft.skip == "no words" and any(r.mathy for r in draft.rows)
+    )
+
+
+def _listing(draft: Draft) -> bool:
+    """A skipped draft that is a displayed listing (code kept as it is printed)."""
+    return draft.skip == "code" or (
+        draft.skip == "no words" and any(r.mono >= _LISTING_MONO for r in draft.rows)
     )
 
 
