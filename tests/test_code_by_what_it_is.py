@@ -260,6 +260,50 @@ def test_a_japanese_lead_in_on_no_stop_ends_before_its_listing() -> None:
     assert texts[1:] == ["こう出力する：漢文の各要素が正しい位置に組まれ、返り点が付く。"], texts
 
 
+def test_a_chinese_line_of_commands_set_smaller_goes_on_its_paragraph() -> None:
+    """Origin: 137_zh p12 ("...也可以使" | "用 \\listoffigures 和 \\listoftables 生成..."):
+    the commands, in a typewriter face a point smaller, outnumber the line's Chinese characters;
+    the line is still set in the text's size, and goes on the paragraph."""
+    chinese = pymupdf.Font("china-s")
+    sheet = Sheet()
+    first = "生成目录。为了生成完整、正确的目录，您至少需要编译两次。对于图表较多的论文，也可以使"
+    sheet.put(72, 200, first, 10.5, chinese)
+    x = 72.0
+    for text, font, size in (
+        ("用 ", chinese, 10.5), ("\\listoffigures", COURIER, 9.5), (" 和 ", chinese, 10.5),
+        ("\\listoftables", COURIER, 9.5), (" 生成单独的插图、表格目录。", chinese, 10.5),
+    ):  # fmt: skip
+        x = sheet.put(x, 216, text, size, font)
+    (para,) = read(sheet.done())
+    assert para.text == f"{first}用 {{v1}} 和 {{v2}} 生成单独的插图、表格目录。"
+    assert set(para.placeholders.values()) == {"\\listoffigures", "\\listoftables"}
+
+
+def test_a_listing_after_a_footnote_mark_is_code_its_japanese_argument_too() -> None:
+    """Origin: 142_ja p7: "...使うことができる。*10" (a footnote's mark after the stop), then a
+    listing whose last line is "\\hypersetup{pdftitle={日本語タイトル}}": the listing, its
+    Japanese argument one word of it, is code; the sentence is sent alone."""
+    sheet = Sheet()
+    lead = "文書情報に和文文字を含めたい場合は、設定の命令を通常通り使うことができる。"
+    sheet.put(72, 200, lead, 9.2, JA)
+    sheet.put(72 + JA.text_length(lead, 9.2), 197, "*10", 6, pymupdf.Font("tiro"))
+    y = 216.0
+    for line in (
+        "\\documentclass[pdflatex,a4paper,ja=standard]{bxjsarticle}",
+        "\\usepackage{hyperref}",
+    ):
+        sheet.put(90, y, line, 9, COURIER)
+        y += 13
+    x = sheet.put(90, y, "\\hypersetup{pdftitle={", 9, COURIER)
+    x = sheet.put(x, y, "日本語タイトル", 9.2, JA)
+    sheet.put(x, y, "}}", 9, COURIER)
+    after = "※ハイパーリンクのパッケージオプションで和文文字を含む文書情報は指定できない。"
+    sheet.put(72, y + 20, after, 9.2, JA)
+    paras = read(sheet.done())
+    assert [p.text for p in paras] == [f"{lead}*{{v1}}", after]
+    assert looks_like_code(["\\usepackage{hyperref}", "\\hypersetup{pdftitle={日本語タイトル}}"])
+
+
 def test_a_listing_with_comments_in_chinese_is_code_line_by_line() -> None:
     listing = [
         "\\newtheorem{thm}{Theorem}[section] %如果不采用章节号做前缀，则不用[section]",

@@ -29,6 +29,8 @@ _CJK_WORD_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7a
 # command, a group in braces or brackets, an assignment, a statement's end or TeX's tie, each
 # one token.
 _MARKUP_RE = re.compile(r"\\[A-Za-z@]+|\{[^{}]*\}|\[[^\[\]]*\]|[=;~]")
+# A group in braces or brackets, innermost.
+_GROUP_RE = re.compile(r"\{[^{}]*\}|\[[^\[\]]*\]")
 # A comment that ends a line of code: TeX's "%" (not "\\%", nor a percentage's "50%"), "#" or
 # "//" set apart. What follows it is a note on the code, whatever script it is written in.
 _COMMENT_RE = re.compile(r"(?<![\\\d])%|(?:^|(?<=\s))(?:#|//)(?=\s)")
@@ -47,11 +49,12 @@ def looks_like_code(text: str | Sequence[str]) -> bool:
     prose: two commands, options or meta-variables or more ("\\begin{figure}", "--epochs 10",
     "\\documentclass[⟨ドライバ⟩]"), and no fewer tokens of markup than words of prose, each
     counted in its own script: a token of Latin text is code or a word; in a run of CJK text,
-    each character is a word and each command, group in braces, ``=``, ``;`` or ``~`` a token
-    of markup. A line's comment after its code ("\\newtheorem{thm}{Theorem} %如果不采用...")
-    counts for neither; a meta-variable ("⟨入力ファイル名⟩") is one token of markup, its
-    name no words. A sentence that names a command or two ("use \\emph{text} for emphasis",
-    "用\\cite 和\\nocite 引用文献") is prose; "\\kanbun{子}{}{}{}" is code.
+    each character outside a command's argument is a word, the argument one word, and each
+    command, group in braces, ``=``, ``;`` or ``~`` a token of markup. A line's comment after
+    its code ("\\newtheorem{thm}{Theorem} %如果不采用...") counts for neither; a meta-variable
+    ("⟨入力ファイル名⟩") is one token of markup, its name no words. A sentence that names a
+    command or two ("use \\emph{text} for emphasis", "用\\cite 和\\nocite 引用文献") is
+    prose; "\\kanbun{子}{}{}{}" and "\\hypersetup{pdftitle={日本語タイトル}}" are code.
     """
     lines = [text] if isinstance(text, str) else list(text)
     commands = sum(len(_COMMAND_RE.findall(line)) + len(_META_RE.findall(line)) for line in lines)
@@ -67,7 +70,11 @@ def looks_like_code(text: str | Sequence[str]) -> bool:
             cjk = len(_CJK_WORD_RE.findall(token))
             if cjk:
                 code += len(_MARKUP_RE.findall(token))
-                words += cjk
+                # A command's argument is one word however many characters it has
+                # ("\\hypersetup{pdftitle={日本語タイトル}}").
+                groups = _GROUP_RE.findall(token)
+                words += len(_CJK_WORD_RE.findall(_GROUP_RE.sub(" ", token)))
+                words += sum(bool(_CJK_WORD_RE.search(group)) for group in groups)
             else:
                 code += bool(_CODE_TOKEN_RE.search(token))
                 words += bool(_WORD_TOKEN_RE.match(token))

@@ -385,6 +385,10 @@ _PROSE_MONO = 0.5  # ... after one with less of them (prose) ...
 _PROSE_AFTER_CODE = 0.2  # ... and a line with less than this share is prose after code
 
 
+#: A footnote's mark right after a sentence's stop ("...ことができる。*10", "ontologies.9").
+_MARK_AFTER_STOP_RE = re.compile(rf"(?<=[.。．!?！？])[*†‡]?{COUNT}$")
+
+
 def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     """Where a block of code set in a monospaced font begins (after "... as follows:" or a
     finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
@@ -398,11 +402,8 @@ def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
         # A lead-in may end on no stop in a script that puts no spaces between words, whose
         # identifiers never fill a wrapped line by themselves ("下記のコードを使えば" |
         # "% example text ..." | "\\kanbunfont").
-        return (
-            prev.text.endswith((":", "："))
-            or ends_sentence(prev.text)
-            or has_wide(prev.text.rstrip()[-1:])
-        )
+        lead = _MARK_AFTER_STOP_RE.sub("", prev.text.rstrip())
+        return lead.endswith((":", "：")) or ends_sentence(lead) or has_wide(lead[-1:])
     block = first.mono >= _CODE_MONO
     return (
         block
