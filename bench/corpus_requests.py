@@ -546,6 +546,28 @@ def _numbered_lines(numbers: Sequence[int | None]) -> bool:
     return False
 
 
+def _number_beside(reading: Reading, i: int, held: dict[int, list[int]]) -> bool:
+    """Whether line ``i``, read as a running head's, is a number alone beside another line the
+    request holds, on its baseline: a heading's number set apart from its title ("2" |
+    "코로나-19 관련 보험 현황", "57" | "如何生成固定宽度的表格？"), which recurs at the top of
+    the pages a section opens, as a page number would."""
+    line = reading.lines[i]
+    if not line.text.strip().isdigit():
+        return False
+    top, bottom = line.bbox[1], line.bbox[3]
+    return any(
+        j != i
+        and j not in reading.heads
+        and min(bottom, reading.lines[j].bbox[3]) - max(top, reading.lines[j].bbox[1])
+        > _BESIDE_SHARE * (bottom - top)
+        for j in held
+    )
+
+
+#: Of a line's height: two lines overlapping this much stand on one baseline.
+_BESIDE_SHARE = 0.5
+
+
 def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     """Whether the glyphs ``keys`` of one request mix margin material with body text: a
     margin's line numbers (:func:`_numbered_lines`), glyphs outside the body's frame
@@ -561,7 +583,7 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     for i, ks in by_line.items():
         line = reading.lines[i]
         visible = [k for k in ks if line.glyphs[k].char.isalnum()]
-        if i in reading.heads:
+        if i in reading.heads and not _number_beside(reading, i, by_line):
             margin += len(visible)
             continue
         outside = margin_glyphs(line, reading.frames.get(line.page % 2), reading.size)

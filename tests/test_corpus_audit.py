@@ -173,6 +173,38 @@ def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     assert _request_figures(layouts, apart)["spliced"] == 0
 
 
+def test_a_heading_number_beside_its_title_at_the_pages_top_is_no_running_head() -> None:
+    """Origin: 09_ko p2, p4 and 136_zh p11: a section opens each page, its number set apart
+    from its title at the same height ("2" | "코로나-19 관련 보험 현황"); the number recurs like
+    a page number, but beside the title it is the heading's. A number alone above the text,
+    read into the first paragraph, is still spliced."""
+    doc = pymupdf.open()
+    for n in range(3):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        page.insert_text((72, 70), str(n + 1), fontname="tibo", fontsize=12)
+        page.insert_text((96, 70), f"Results of Study {'ABC'[n]}", fontname="tibo", fontsize=12)
+        page.insert_text((300, 40), str(n + 7), fontname="tiro", fontsize=9)
+        for x, y, text, font, size in _body_page(top=150.0):
+            page.insert_text((x, y), str(text), fontname=str(font), fontsize=size)
+    layouts = [read_layout(page) for page in doc]
+    body = " ".join(_prose(14))
+    headings = [
+        dataclasses.replace(
+            _para(f"p{n}-b0", f"Results of Study {'ABC'[n]}", (60, 55, 400, 75)), page=n
+        )
+        for n in range(3)
+    ]
+    bodies = [
+        dataclasses.replace(_para(f"p{n}-b1", body, _band(150, 14)), page=n) for n in range(3)
+    ]
+    assert _request_figures(layouts, [*headings, *bodies])["spliced"] == 0
+    glued = [
+        dataclasses.replace(_para(f"p{n}-b1", f"{n + 7} {body}", (0, 30, WIDTH, 340)), page=n)
+        for n in range(3)
+    ]
+    assert _request_figures(layouts, [*headings, *glued])["spliced"] == 3
+
+
 def test_glued_counts_a_caption_inside_a_body_request() -> None:
     layouts = _layout(_page(_body_page(lines=3)))
     body = " ".join(_prose(3))
