@@ -367,11 +367,37 @@ class Reading:
         return held
 
 
+#: A meta-variable: the name between its brackets stands for what the user writes in a line
+#: of command syntax ("pandoc ⟨入力ファイル名⟩ -o ..."), code or prose whatever it is set in.
+_META_RE = re.compile(r"[⟨\u2329][^⟨⟩\u2329\u232a]*[⟩\u232a]")
+
+
+#: CJK angle brackets enclose a meta-variable after code ("author = {〈姓名〉}" set
+#: monospaced); in prose they mark a title.
+_CJK_META_RE = re.compile(r"〈[^〈〉]*〉")
+
+
+def _outside_meta(glyphs: Sequence[Glyph], mono: frozenset[str] = frozenset()) -> list[Glyph]:
+    """``glyphs`` but spaces and those of a meta-variable, its brackets and name (after a
+    glyph of a face of ``mono`` for CJK angle brackets)."""
+    text = "".join(g.char[:1] or " " for g in glyphs)
+    inside = [False] * len(glyphs)
+    spans = [m.span() for m in _META_RE.finditer(text)]
+    for match in _CJK_META_RE.finditer(text):
+        before = text[: match.start()].rstrip()
+        if before and glyphs[len(before) - 1].font in mono:
+            spans.append(match.span())
+    for start, end in spans:
+        inside[start:end] = [True] * (end - start)
+    return [g for g, meta in zip(glyphs, inside, strict=True) if not meta and not g.char.isspace()]
+
+
 def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) -> float:
     """The share of ``glyphs`` set monospaced: Latin glyphs of a monospaced face (a CJK
-    face's Latin may be, its CJK characters are no code for it); ``kept``: how many of them
-    went as placeholders, never translated (code inside a sentence), which are no code sent."""
-    visible = [g for g in glyphs if not g.char.isspace()]
+    face's Latin may be, its CJK characters are no code for it); a meta-variable of command
+    syntax ("⟨入力ファイル名⟩") counts for neither; ``kept``: how many of them went as
+    placeholders, never translated (code inside a sentence), which are no code sent."""
+    visible = _outside_meta(glyphs, mono)
     coded = sum(g.font in mono and not _CJK_RE.match(g.char) for g in visible)
     kept = min(kept, coded)
     sent = len(visible) - kept
@@ -537,6 +563,28 @@ def _numbered_lines(numbers: Sequence[int | None]) -> bool:
     return False
 
 
+def _number_beside(reading: Reading, i: int, held: dict[int, list[int]]) -> bool:
+    """Whether line ``i``, read as a running head's, is a number alone beside another line the
+    request holds, on its baseline: a heading's number set apart from its title ("2" |
+    "코로나-19 관련 보험 현황", "57" | "如何生成固定宽度的表格？"), which recurs at the top of
+    the pages a section opens, as a page number would."""
+    line = reading.lines[i]
+    if not line.text.strip().isdigit():
+        return False
+    top, bottom = line.bbox[1], line.bbox[3]
+    return any(
+        j != i
+        and j not in reading.heads
+        and min(bottom, reading.lines[j].bbox[3]) - max(top, reading.lines[j].bbox[1])
+        > _BESIDE_SHARE * (bottom - top)
+        for j in held
+    )
+
+
+#: Of a line's height: two lines overlapping this much stand on one baseline.
+_BESIDE_SHARE = 0.5
+
+
 def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     """Whether the glyphs ``keys`` of one request mix margin material with body text: a
     margin's line numbers (:func:`_numbered_lines`), glyphs outside the body's frame
@@ -552,7 +600,7 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     for i, ks in by_line.items():
         line = reading.lines[i]
         visible = [k for k in ks if line.glyphs[k].char.isalnum()]
-        if i in reading.heads:
+        if i in reading.heads and not _number_beside(reading, i, by_line):
             margin += len(visible)
             continue
         outside = margin_glyphs(line, reading.frames.get(line.page % 2), reading.size)

@@ -171,6 +171,39 @@ def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     assert _request_figures(layouts, apart)["spliced"] == 0
 
 
+def test_a_heading_number_beside_its_title_at_the_pages_top_is_no_running_head() -> None:
+    """Origin: 09_ko p2, p4 and 136_zh p11: a section opens each page, its number set apart
+    from its title at the same height ("2" | "코로나-19 관련 보험 현황"); the number recurs like
+    a page number, but beside the title it is the heading's. A number alone above the text,
+    read into the first paragraph, is still spliced."""
+    doc = pymupdf.open()
+    for n in range(3):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        head: list[Placed] = [
+            (72, 70, str(n + 1), 12, "tibo"),
+            (96, 70, f"Results of Study {'ABC'[n]}", 12, "tibo"),
+            (300, 40, str(n + 7), 9, "tiro"),
+        ]
+        words_at(page, [*head, *_body_page(top=150.0)])
+    layouts = [read_layout(page) for page in doc]
+    body = " ".join(_prose(14))
+    headings = [
+        dataclasses.replace(
+            _para(f"p{n}-b0", f"Results of Study {'ABC'[n]}", (60, 55, 400, 75)), page=n
+        )
+        for n in range(3)
+    ]
+    bodies = [
+        dataclasses.replace(_para(f"p{n}-b1", body, _band(150, 14)), page=n) for n in range(3)
+    ]
+    assert _request_figures(layouts, [*headings, *bodies])["spliced"] == 0
+    glued = [
+        dataclasses.replace(_para(f"p{n}-b1", f"{n + 7} {body}", (0, 30, WIDTH, 340)), page=n)
+        for n in range(3)
+    ]
+    assert _request_figures(layouts, [*headings, *glued])["spliced"] == 3
+
+
 def test_glued_counts_a_caption_inside_a_body_request() -> None:
     layouts = _layout(_page(_body_page(lines=3)))
     body = " ".join(_prose(3))
@@ -270,6 +303,28 @@ def test_names_and_small_print_at_the_page_edge_are_kept_for_a_stated_reason() -
     _, kept = audit_requests(Reading.of(layouts, [body]), "en", 400)
     reasons = {line.text: line.reason for line in kept}
     assert reasons == {names: "names", venue: "furniture", lost: ""}
+
+
+def test_a_command_line_with_cjk_meta_variables_left_out_is_code() -> None:
+    """Origin: 142_ja p8 ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf -t latex-smart"): the
+    names of a command line's meta-variables, in a CJK face, count for neither code nor prose,
+    so the line left out is kept as code, not unsent prose."""
+    fonts = {"cour": pymupdf.Font("cour"), "math": math_font(), "china-s": pymupdf.Font("china-s")}
+    runs = [
+        ("pandoc ", "cour"), ("⟨", "math"), ("输入文件的名称", "china-s"), ("⟩", "math"),
+        (" -o ", "cour"), ("⟨", "math"), ("输出文件的名称", "china-s"), ("⟩", "math"),
+        (".pdf -t markdown", "cour"),
+    ]  # fmt: skip
+    lines: list[Placed] = []
+    x = 72.0
+    for text, font in runs:
+        lines.append((x, 100.0, text, SIZE, font))
+        x += fonts[font].text_length(text, SIZE)
+    (layout,) = _layout(_page([*lines, *_body_page(top=200.0)]))
+    renamed = _renamed_face(layout, "Courier", "Xq7Face")
+    body = _para("p0-b1", " ".join(_prose(14)), _band(200, 14))
+    _, kept = audit_requests(Reading.of([renamed], [body]), "zh", 400)
+    assert [(k.reason, k.text[:6]) for k in kept] == [("code", "pandoc")]
 
 
 def test_a_footnote_mark_after_the_stop_ends_no_sentence_inside() -> None:

@@ -191,6 +191,40 @@ def test_a_sentence_around_a_display_equation_is_one_request() -> None:
     assert "(1)" in pages[0] and "∑ α β" in pages[0]  # the equation and its number stay
 
 
+def test_a_chinese_sentence_around_a_displayed_listing_is_one_request() -> None:
+    """Origin: 136_zh p6 ("LaTeX 文档的标准结构是" [listing] "在 \\begin{document} 和 ...
+    之间的是我们的正文部分。"), 141_ja, 146_ko: the sentence before a listing stops on no mark
+    and a CJK character, the text after it opens with one (no case to tell it by); one
+    request, the listing a placeholder between its pieces and kept as printed."""
+    chinese, courier = pymupdf.Font("china-s"), pymupdf.Font("cour")
+    sheet = Sheet()
+    y = 200.0
+    for line in (
+        "每个文档都由导言区和正文两部分组成，导言区用来设置文档的格式和加载所需的宏包。",
+        "正文则是读者真正看到的内容。一个最简单的 LaTeX 文档的标准结构是",
+    ):
+        sheet.put(72, y, line, 10.5, chinese)
+        y += 17
+    for line in ("\\documentclass{article}", "\\begin{document}", "Hello, world!"):
+        sheet.put(90, y + 6, line, 9.5, courier)
+        y += 13
+    for line in (
+        "在正文之前的部分称为导言区，通常用于定义一些全局命令和参数，英文是 preamble。",
+        "正文的内容写在文档环境之中，编译之后就得到排好版的文档。",
+    ):
+        sheet.put(72, y + 12, line, 10.5, chinese)
+        y += 17
+    data = sheet.done()
+    paragraphs = read(data)
+    (passage,) = passages(paragraphs)
+    key = passage.pieces[1].break_before
+    assert key and f"标准结构是 {key} 在正文之前的部分" in passage.text
+    assert not any("documentclass" in v for p in paragraphs for v in p.placeholders.values())
+    pages = typeset(data, paragraphs)
+    assert_spread(passage, pages)
+    assert "\\documentclass{article}" in pages[0]  # the listing stays as printed
+
+
 def test_the_answer_is_split_at_the_equation_or_in_proportion() -> None:
     doc = pymupdf.open()
     sheet = Sheet(doc)

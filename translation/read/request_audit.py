@@ -8,11 +8,12 @@ reader of the requests would flag:
   without a stop);
 * it *starts inside* a sentence when its first word is in lower case ("maries of the", "where
   {v1} is"), and *ends inside* one when it ends with no sentence stop (a full-width colon or
-  semicolon is a stop as its ASCII form is); a term set in its own style at its start
-  ("<b>article</b> a paper in a journal.", "<b>Hybrid:</b> defines ...", "<i>Scalability:</i>
-  the effect of ...") opens an entry, whatever the case of the term or of the words after
-  it, and in Chinese or Japanese a lower-case Latin name that CJK text follows ("hyperref
-  パッケージ") opens the sentence it names;
+  semicolon is a stop as its ASCII form is, and so is a Korean nominal ending: "...정의함");
+  a term set in its own style at its start ("<b>article</b> a paper in a journal.",
+  "<b>Hybrid:</b> defines ...", "<i>Scalability:</i> the effect of ...") opens an entry,
+  whatever the case of the term or of the words after it, and in Chinese, Japanese or
+  Korean a lower-case Latin name that CJK text follows ("hyperref パッケージ",
+  "pmhanguljamo.sty는") opens the sentence it names;
 * it *ends cut* when its last word is cut by a line-end hyphen ("the sum-");
 * a *word cut in two* is a fragment that is no word: a request's last word before a hyphen, or
   the lower-case opening of the request after it, or a hyphen left inside a text where the
@@ -113,8 +114,12 @@ _TERM_WORDS = 3
 #: How an italic run-in label ends ("<i>Scalability:</i> the effect of ...").
 _TERM_ENDS = (":", ".", "：", "．")
 #: Sources whose own words are no Latin words (a Latin word in them is a name).
-_CJK_LANGUAGES = frozenset({"zh", "ja"})
-_CJK_NEXT_RE = re.compile(r"[\s\u3000]*(?:\{v\d+\}[\s\u3000]*)*[\u3040-\u30ff\u3400-\u9fff]")
+_CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
+#: What follows a name that opens a CJK sentence: the rest of the name ("pmhanguljamo.sty",
+#: "k.TEX"), then CJK text, a particle glued to the name or not ("…sty는", "hyperref パッケージ").
+_CJK_NEXT_RE = re.compile(
+    r"[\w.\-/]*[\s\u3000]*(?:\{v\d+\}[\s\u3000]*)*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]"
+)
 
 
 def _opens_with_term(text: str) -> bool:
@@ -156,8 +161,14 @@ def _starts_inside(text: str, language: str = "en") -> bool:
     return word[0].islower() and not any(c.isupper() for c in word)
 
 
+#: Korean nominal endings (-함, -음, -임, -됨, ...): a sentence of a report, a footnote or a
+#: bullet set in the noun style ends on one with no stop ("...상해로 정의함").
+_KOREAN_NOMINAL_ENDS = tuple("함음임됨짐봄옴움줌냄")
+
+
 def _ends_inside(text: str) -> bool:
-    return not text.rstrip(_CLOSERS).endswith(_STOPS)
+    text = text.rstrip(_CLOSERS)
+    return not text.endswith(_STOPS) and not text.endswith(_KOREAN_NOMINAL_ENDS)
 
 
 def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:

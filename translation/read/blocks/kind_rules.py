@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from translation.read.blocks import roles
-from translation.read.blocks.code_text import looks_like_code
+from translation.read.blocks.code_text import looks_like_code, outside_meta
 from translation.read.blocks.front_matter import author_names, common_words, labelled_names
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.math.notation import only_citation, only_notation
@@ -23,7 +23,7 @@ from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.style.style_marks import without_tags
 from translation.read.words.vocabulary import Vocabulary
-from translation.read.words.word import ends_sentence
+from translation.read.words.word import WORD_RE, ends_sentence
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +62,12 @@ _SHORT_MONO_WORDS = 4  # words: code set monospaced is fewer (a sentence around 
 
 
 def _short_mono(f: Facts) -> bool:
-    """Code: a few words set monospaced (a sentence around a long URL is not)."""
-    return f.mono >= _SHORT_MONO and len(f.words) < _SHORT_MONO_WORDS
+    """Code: a few words set monospaced (a sentence around a long URL is not), the names of
+    its meta-variables aside, in whatever script ("fontcmd=⟨書体のコマンド⟩")."""
+    if f.mono < _SHORT_MONO:
+        return False
+    words = WORD_RE.findall(PLACEHOLDER_RE.sub(" ", outside_meta(f.text, f.placeholders)))
+    return len(words) < _SHORT_MONO_WORDS
 
 
 def _code_text(f: Facts) -> bool:

@@ -42,6 +42,7 @@ from translation.read.words.word import (
     cjk_weight,
     dangles,
     ends_sentence,
+    has_wide,
 )
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
@@ -403,15 +404,25 @@ _PROSE_MONO = 0.5  # ... after one with less of them (prose) ...
 _PROSE_AFTER_CODE = 0.2  # ... and a line with less than this share is prose after code
 
 
+#: A footnote's mark right after a sentence's stop ("...ことができる。*10", "ontologies.9").
+_MARK_AFTER_STOP_RE = re.compile(rf"(?<=[.。．!?！？])[*†‡]?{COUNT}$")
+
+
 def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     """Where a block of code set in a monospaced font begins (after "... as follows:" or a
     finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
     identifiers filling a line inside a sentence are no block: a monospaced line that prose
-    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...")."""
+    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...").
+    A line that opens with a link is no code; one whose comment names a link is
+    ("% example text from https://...")."""
     if cur.mono >= _CODE_MONO and prev.mono < _PROSE_MONO and not URL_TAIL_RE.search(prev.text):
-        if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
+        if _URL_START_RE.match(cur.text.lstrip("<([ ")):  # a link set in typewriter type
             return False
-        return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
+        # A lead-in may end on no stop in a script that puts no spaces between words, whose
+        # identifiers never fill a wrapped line by themselves ("下記のコードを使えば" |
+        # "% example text ..." | "\\kanbunfont").
+        lead = _MARK_AFTER_STOP_RE.sub("", prev.text.rstrip())
+        return lead.endswith((":", "：")) or ends_sentence(lead) or has_wide(lead[-1:])
     block = first.mono >= _CODE_MONO
     return (
         block

@@ -3,7 +3,9 @@
 A paragraph is cut in pieces by the page: at a column's foot it goes on at the next column's
 head, at a page's foot on the next page, after a figure, a table, a caption or the footnotes
 below it, and around a display equation set in its middle ("... we can write" [equation]
-"where x is ..."). Each piece stays a paragraph of its own (it is typeset in its own box), and
+"where x is ..."). Chinese, Japanese and Korean have no case to tell a sentence's going on
+by: one left open on a CJK character before a display equation or a listing goes on in CJK
+text after it. Each piece stays a paragraph of its own (it is typeset in its own box), and
 the pieces of one paragraph make one *passage*, sent as one request
 (``translation.read.flow.passage``).
 
@@ -43,7 +45,7 @@ from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.lexicon import joins_at_break
 from translation.read.words.vocabulary import Vocabulary
-from translation.read.words.word import LAST_WORD_RE, dangles, ends_sentence
+from translation.read.words.word import LAST_WORD_RE, dangles, ends_sentence, has_wide
 
 #: What may lie between two pieces of one paragraph (besides skipped rows: equations, numbers).
 _FLOATS = (ParagraphKind.CAPTION, ParagraphKind.FOOTNOTE, ParagraphKind.CELL)
@@ -77,7 +79,9 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
             if nxt.rows[0].region:
                 continue  # the body's sentence goes on past the margin's material
             if nxt.skip:
-                if _display(nxt):
+                # A listing stands in a CJK sentence left open before it ("LaTeX 文档的标准结构是"
+                # [listing]); a Latin one goes on past it by the rules for any break.
+                if _display(nxt) or (_listing(nxt) and has_wide(draft.text.rstrip()[-1:])):
                     displays.append(nxt)
                 continue
             if nxt.kind in _FLOATS or _smaller(nxt, draft):
@@ -99,10 +103,21 @@ def _closed(text: str) -> bool:
     return ends_sentence(text) and not text.endswith((":", "："))
 
 
+#: A line set monospaced this much is a listing's (its commands all placeholders: no words).
+_LISTING_MONO = 0.8
+
+
 def _display(draft: Draft) -> bool:
     """A skipped draft that is a display equation."""
     return draft.skip == "equation" or (
         draft.skip == "no words" and any(r.mathy for r in draft.rows)
+    )
+
+
+def _listing(draft: Draft) -> bool:
+    """A skipped draft that is a displayed listing (code kept as it is printed)."""
+    return draft.skip == "code" or (
+        draft.skip == "no words" and any(r.mono >= _LISTING_MONO for r in draft.rows)
     )
 
 
@@ -171,6 +186,10 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
     if tail.endswith((":", "：")) and not _opens_inside(text):
         return False  # "as follows:" [equation] "The model ..." starts anew
     if _opens_inside(text) or (not equation and _closes_bracket(tail, nxt.text)):
+        return True
+    if equation and has_wide(tail[-1:]) and has_wide(head):
+        # Chinese, Japanese or Korean text has no case to tell a sentence's going on by: one
+        # left open before a display goes on after it ("...的命令是" [listing] "即可完成安装。").
         return True
     if equation or not (head.isalpha() or head.isdigit()):
         return False

@@ -219,6 +219,14 @@ def _small_caps(capital: Span, span: Span) -> bool:
     )
 
 
+def _mono_span(span: Span, stats: DocStats) -> bool:
+    """Whether ``span`` is set in a face measured monospaced (a CJK face's ideographs aside)."""
+    base = font_base(span.font)
+    if base in stats.cjk_fonts:
+        return base in stats.pitches.mono and not has_wide(span.text)
+    return stats.pitches.is_mono(base, bool(span.flags & 8))
+
+
 def _carrier_size(
     piece: list[tuple[Rect, Span]], weights: Counter[float], frame: Frame, cm_is_math: bool
 ) -> float:
@@ -282,7 +290,15 @@ def make_row(
     if not size:
         weights: Counter[float] = Counter()
         before: Span | None = None
-        for _, span in piece:
+        # In a line of CJK text, code set in a smaller typewriter face is the sentence's
+        # commands ("用 \\listoffigures 和 \\listoftables 生成..."): the text's size is the
+        # line's, however many characters the commands have.
+        voters = [(b, s) for b, s in piece if not _mono_span(s, stats)]
+        if any(has_wide(s.text) for _, s in voters):
+            piece_votes = voters
+        else:
+            piece_votes = piece
+        for _, span in piece_votes:
             # Small capitals ("T" + "ABLEFORMER" set smaller) count at their capital's size.
             weight_size = span.size
             if before is not None and _small_caps(before, span):
@@ -343,15 +359,11 @@ def make_row(
         # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a
         # bold vector name) is a glyph of the formula, not a word gap.
         blank_glyph = script and not span.text.strip()
-        base = font_base(span.font)
         # Monospaced as measured from the face's glyphs, whatever its name (its own flag
         # where it shows too few to tell). A CJK face sets its ideographs on one em and
         # flags itself fixed-pitch: no sign of code; its Latin measured monospaced (a coding
         # face's) is, in a run without CJK characters.
-        if base in stats.cjk_fonts:
-            mono = base in stats.pitches.mono and not has_wide(span.text)
-        else:
-            mono = stats.pitches.is_mono(base, bool(span.flags & 8))
+        mono = _mono_span(span, stats)
         bold = bool(span.flags & 16) or "Bold" in span.font
         # Glyph area around the span's own baseline (line boxes of some producers are far
         # taller than their glyphs); x along the span by the glyphs' advances (a formula
