@@ -297,6 +297,29 @@ def test_a_list_item_whose_last_line_ends_short_ends_though_on_no_stop() -> None
     assert _request_figures(layouts, [comma])["cut"] == 1
 
 
+def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
+    """Origin: 108 p4, 122 p2, 122 p5 ("... the error of any solution is at most" [equation];
+    "... the R code is" [listing]): the sentence's last words are the display's, which no
+    paragraph holds and which stays on the page, so the request ends with all the words it has.
+    The same text with prose of another paragraph below it, or nothing, ends inside."""
+    prose = _body_page(lines=2)
+    text = PROSE[0] + " and the error of any solution is at most"
+    para = _para("p0-b0", text, _band(100, 2))
+    equation: TextLine = (150.0, 100 + 2.6 * STEP, "‖Θ − Θ⋆‖ ≤ λ √(r d) + ε", "math", SIZE)
+    assert _request_figures(_layout(_page([*prose, equation])), [para])["cut"] == 0
+    listing = [
+        (90.0, 100 + (2.6 + i) * STEP, code, "cour", SIZE)
+        for i, code in enumerate(("meat <- function(x, ...) {", "  crossprod(estfun(x))", "}"))
+    ]
+    assert _request_figures(_layout(_page([*prose, *listing])), [para])["cut"] == 0
+    assert _request_figures(_layout(_page(prose)), [para])["cut"] == 1
+    next_text = "Each proposal was then read by two members of the committee."
+    after: TextLine = (72.0, 100 + 2.6 * STEP, next_text, "tiro", SIZE)
+    held = _para("p0-b1", next_text, _band(100 + 2.6 * STEP, 1))
+    found = _request_figures(_layout(_page([*prose, after, equation])), [para, held])
+    assert found["cut"] == 1  # a paragraph below: the sentence stops short of the display
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [
