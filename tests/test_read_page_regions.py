@@ -218,6 +218,40 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
     assert EVEN_HEAD in out
 
 
+def test_a_running_heads_second_line_below_the_band_is_kept_with_it() -> None:
+    """Origin: 114 p2-p9 (Emerald's outer margin: "Shift work" | "interventions" over the
+    page number, set larger than the body, its second line below the band where heads are
+    looked for): the second line was read as a heading in the middle of the sentence that
+    runs over the page break ("work and family demands can" | "interventions" | "influence
+    each other"). It is the head's next line: kept as a running head, and the sentence is
+    one request."""
+    doc = pymupdf.open()
+    breaks = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        page.insert_text((520, 110), "Careful", fontname="tiro", fontsize=13)
+        page.insert_text((520, 126), "layouts", fontname="tiro", fontsize=13)
+        page.insert_text((540, 150), str(p + 1), fontname="tibo", fontsize=13)
+        y = 110.0
+        text = " ".join(sentence(6 * p + s) for s in range(3))
+        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
+        if p:
+            text = f"{opening} {text}"
+        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
+        text = f"{text} {' '.join(closing).capitalize()}"
+        breaks.append((" ".join(closing[-5:]), opening))
+        for line in wrap(text, width=360.0):
+            page.insert_text((90, y), line, fontname="tiro", fontsize=SIZE)
+            y += LEADING
+    _, found = read(doc)
+    sent = requests(found)
+    assert not any("layouts" in text.split() for text in sent), sent
+    heads = {(k.page, k.text) for k in found.kept if k.reason == "running header/footer"}
+    assert {(p, "layouts") for p in range(6)} <= heads, heads
+    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
+        assert any(f"{end} {start}" in text for text in sent), (end, start)
+
+
 # --- real pages of corpus2 ----------------------------------------------------------------------
 
 
