@@ -252,6 +252,35 @@ def test_a_running_heads_second_line_below_the_band_is_kept_with_it() -> None:
         assert any(f"{end} {start}" in text for text in sent), (end, start)
 
 
+def test_a_running_foot_that_opens_with_its_page_number_is_no_footnote() -> None:
+    """Origin: 148 p5-p12 (IBM's foot: "12 Row and Column Access Control Support in IBM DB2
+    for i" on even pages, the page number first): the number read as a footnote's mark gave
+    the foot back to the text as a footnote, sent on every page. A row told as a running foot
+    by its recurrence stays kept, and the footnote on the same page is still sent."""
+    foot = "Access Control Support in Careful Systems"
+    doc = pymupdf.open()
+    for p in range(8):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 120.0
+        for s in range(3):
+            y, _ = body(page, y, " ".join(sentence(4 * p + s + k) for k in range(3)))
+        if p == 2:
+            note = "3 " + sentence(50, words=10)
+            page.insert_text((LEFT, 740), note, fontname="tiro", fontsize=8)
+        if p % 2:  # the number bold, a size larger, a gap before the title
+            page.insert_text((LEFT, 800), str(p + 1), fontname="hebo", fontsize=10)
+            page.insert_text((LEFT + 23, 800), foot, fontname="helv", fontsize=9)
+        else:
+            page.insert_text((RIGHT - 120, 800), "Chapter 1. Roles", fontname="helv", fontsize=9)
+            page.insert_text((RIGHT - 10, 800), str(p + 1), fontname="hebo", fontsize=10)
+    _, found = read(doc)
+    sent = requests(found)
+    assert not [t for t in sent if foot in t or "Chapter 1. Roles" in t], sent
+    assert sum(sentence(50, words=10) in t for t in sent) == 1, sent
+    heads = [k for k in found.kept if foot in k.text]
+    assert {k.page for k in heads} == {1, 3, 5, 7}, heads
+
+
 # --- real pages of corpus2 ----------------------------------------------------------------------
 
 

@@ -114,7 +114,10 @@ def mark_headers_footers(
             # is set large (page 1): only the rows of the repeats' own size are the head.
             usual = _usual_size(sizes[key])
             if row.text and seen[key] >= needed and abs(row.size - usual) < _REPEAT_SIZE:
-                row.drop = row.drop or "running header/footer"
+                # Told by its recurrence, whatever the band said: a foot that opens with its
+                # page number ("2 Row and Column ...") is never a footnote given back.
+                if row.drop in ("", "header/footer"):
+                    row.drop = "running header/footer"
     _mark_head_lines(rows_by_page, needed)
 
 
