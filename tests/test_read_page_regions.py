@@ -281,6 +281,40 @@ def test_a_running_foot_that_opens_with_its_page_number_is_no_footnote() -> None
     assert {k.page for k in heads} == {1, 3, 5, 7}, heads
 
 
+def test_a_recurring_head_alone_at_the_top_is_never_read_into_the_sentence() -> None:
+    """Origin: 128 p2-p12 (JSS: "2 Regression Models for Count Data in R" alone at the top of
+    even pages, at the body's size): each page ends inside a sentence, and the page's top row,
+    told apart as an isolated head, was given back as the sentence's next line ("... in the
+    MASS package 2 Regression Models for Count Data in R"); the pages are sampled from a longer
+    paper, so their numbers do not count with the pages and the layout's furniture missed the
+    head. A head told by its recurrence is kept; the sentence runs on without it."""
+    doc = pymupdf.open()
+    breaks = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        # Pages sampled from a longer paper: their numbers do not count with the pages.
+        number = str(3 * p + 2)
+        if p % 2:
+            page.insert_text((LEFT, 76), number, fontname="tiro", fontsize=SIZE)
+            page.insert_text((LEFT + 18, 76), ODD_HEAD, fontname="tiro", fontsize=SIZE)
+        else:
+            page.insert_text((LEFT + 60, 76), EVEN_HEAD, fontname="tiro", fontsize=SIZE)
+            page.insert_text((RIGHT - 10, 76), number, fontname="tiro", fontsize=SIZE)
+        text = " ".join(sentence(6 * p + s) for s in range(3))
+        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
+        if p:
+            text = f"{opening} {text}"
+        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
+        text = f"{text} {' '.join(closing).capitalize()}"
+        breaks.append((" ".join(closing[-5:]), opening))
+        body(page, 112.0, text)
+    _, found = read(doc)
+    sent = requests(found)
+    assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
+    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
+        assert any(f"{end} {start}" in text for text in sent), (end, start)
+
+
 # --- real pages of corpus2 ----------------------------------------------------------------------
 
 

@@ -115,8 +115,9 @@ def mark_headers_footers(
             usual = _usual_size(sizes[key])
             if row.text and seen[key] >= needed and abs(row.size - usual) < _REPEAT_SIZE:
                 # Told by its recurrence, whatever the band said: a foot that opens with its
-                # page number ("2 Row and Column ...") is never a footnote given back.
-                if row.drop in ("", "header/footer"):
+                # page number ("2 Row and Column ...") is never a footnote given back, nor a
+                # page's isolated top row the previous page's sentence that runs on into it.
+                if row.drop in ("", "header/footer", "header"):
                     row.drop = "running header/footer"
     _mark_head_lines(rows_by_page, needed)
 
