@@ -381,30 +381,57 @@ def is_display_line(reading: Reading, i: int) -> bool:
 def display_follows(reading: Reading, para: Paragraph) -> bool:
     """Whether a display takes ``para``'s last sentence over: the lines just below its last
     line in its column, up to the first a paragraph holds and :data:`_DISPLAY_REACH` of its
-    size down, none of them prose, are a display (:func:`is_display_line`) by one of them at
-    least ("... the error of any solution is at most" [equation]; "... the R code is"
-    [listing]). The sentence's words all went in the request; its end is the display's."""
+    size down, none of them prose but a display's own, are a display
+    (:func:`is_display_line`) by one of them at least ("... the error of any solution is at
+    most" [equation]; "... the R code is" [listing]). Where the paragraph ends its column
+    (no line below it but a running foot), the display is the next column's head: the
+    topmost lines right of it on its page, else the next page's. The sentence's words all
+    went in the request; its end is the display's."""
     if not para.rects or para.direction != (1.0, 0.0):
         return False
     size = para.font_size
     bottom = max(r[3] for r in para.rects)
     left, right = para.column if para.column[1] > para.column[0] else (para.bbox[0], para.bbox[2])
-    below = sorted(
-        (reading.lines[i].bbox[1], i)
-        for i in reading.on_page.get(para.page, ())
-        if reading.lines[i].bbox[1] >= bottom - _BELOW_SLACK * size
-        and reading.lines[i].bbox[1] <= bottom + _DISPLAY_REACH * size
-        and reading.lines[i].bbox[2] > left
-        and reading.lines[i].bbox[0] < right
-    )
+
+    def body_lines(page: int) -> list[int]:
+        return [i for i in reading.on_page.get(page, ()) if i not in reading.heads]
+
+    def in_column(i: int) -> bool:
+        box = reading.lines[i].bbox
+        return box[2] > left and box[0] < right
+
+    under = [
+        i
+        for i in body_lines(para.page)
+        if in_column(i) and reading.lines[i].bbox[1] >= bottom - _BELOW_SLACK * size
+    ]
+    if under:
+        reach = bottom + _DISPLAY_REACH * size
+        below = sorted(
+            (reading.lines[i].bbox[1], i) for i in under if reading.lines[i].bbox[1] <= reach
+        )
+    else:
+        beside = [i for i in body_lines(para.page) if reading.lines[i].bbox[0] >= right]
+        following = beside or body_lines(para.page + 1)
+        if not following:
+            return False
+        top = min(reading.lines[i].bbox[1] for i in following)
+        below = sorted(
+            (reading.lines[i].bbox[1], i)
+            for i in following
+            if reading.lines[i].bbox[1] <= top + _DISPLAY_REACH * size
+        )
     found = False
     for _, i in below:
         held = set().union(*reading.owners[i])
         if held == {para.id}:
             continue  # a piece of its own last line (an index set low)
-        if held or is_prose_line(reading.lines[i].text):
+        if held:
             break
-        found = found or is_display_line(reading, i)
+        if is_display_line(reading, i):
+            found = True  # a listing's line may read as prose ("> fit <- lm(y ~ x, data)")
+        elif is_prose_line(reading.lines[i].text):
+            break
     return found
 
 

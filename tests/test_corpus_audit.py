@@ -320,6 +320,33 @@ def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
     assert found["cut"] == 1  # a paragraph below: the sentence stops short of the display
 
 
+def _two_pages(second: Sequence[TextLine]) -> list[PageLayout]:
+    """Two pages: the body's last two lines at the first one's foot, ``second`` on the next."""
+    doc = pymupdf.open()
+    for lines in (_body_page(lines=2, top=760.0), second):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        for x, y, text, font, size in lines:
+            page.insert_text((x, y), text, fontname=font, fontsize=size)
+    with pymupdf.open(stream=doc.tobytes()) as read:
+        return [read_layout(page) for page in read]
+
+
+def test_a_display_at_the_next_pages_head_takes_the_sentence_over_too() -> None:
+    """Origin: 122 p5 ("A simplified version of the R code is" ends the page; the listing
+    opens the next one), 120 p5 (a listing whose lines read as prose: "> ocus <- efp(...,
+    type = ..., data = ...)"): the display that heads the next page, or the next column, is
+    the sentence's end as the one just below it is; prose there is not."""
+    listing = ("R> fit <- lm(dist ~ speed, data = cars)", "R> coef(summary(fit))")
+    code = [(90.0, 100 + i * STEP, line, "cour", SIZE) for i, line in enumerate(listing)]
+    text = PROSE[0] + " and a simplified version of the code is"
+    para = _para("p0-b0", text, _band(760, 2))
+    assert _request_figures(_two_pages(code), [para])["cut"] == 0
+    after = "Each proposal was then read by two members of the committee."
+    prose = dataclasses.replace(_para("p1-b0", after, _band(100, 1)), page=1)
+    found = _request_figures(_two_pages([(72.0, 100.0, after, "tiro", SIZE)]), [para, prose])
+    assert found["cut"] == 1
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [
