@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from translation.read.numbering.grammar import ROMAN
+
 #: The words that label a table's caption and a figure's, in Latin and in CJK script (a Korean
 #: label may stand in brackets: "[표 1]", "<그림 2>").
 TABLE_LATIN, TABLE_CJK = r"Table|Tab\.", r"表|표|\[표|<표|〈표"
@@ -11,7 +13,7 @@ FIGURE_LATIN, FIGURE_CJK = r"Figure|Fig\.", r"图|圖|図|그림|\[그림|<그�
 
 #: A Latin label's number: "2", "A1", "3.1"; or in Roman numerals (IEEE's "TABLE III",
 #: Emerald's "Table I."), which need a space or a stop after them (not a word's start).
-_LATIN_NUMBER = r"(?:[A-Z]?\d+(?:\.\d+)?|[IVX]{1,5}(?=[\s:.：。]|$))"
+_LATIN_NUMBER = rf"(?:[A-Z]?\d+(?:\.\d+)?|{ROMAN}(?=[\s:.：。]|$))"
 
 _CAPTION_RE = re.compile(
     rf"^\s*(?:(?:{FIGURE_LATIN}|{TABLE_LATIN}|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
