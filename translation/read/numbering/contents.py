@@ -1,0 +1,28 @@
+"""Contents lists: an entry's text, then its leader (a run of dots) and its page number.
+
+Each entry is a unit of its own (the rows of a contents list never run into one paragraph),
+and only its text is sent: the leader and the page number are kept as they are, a
+placeholder in the request ("1.1 Security fundamentals{v1}"), restored after the
+translation ("1.1 보안의 기본. . . . . . 2").
+"""
+
+from __future__ import annotations
+
+import re
+
+from translation.read.numbering.grammar import PAGE_NUMBER
+
+#: Dots a leader has at least (spaced or not), then a page number (Arabic, or Roman as
+#: front matter is numbered), ending the line.
+LEADER_DOTS = 4
+_LEADER_RE = re.compile(rf"(?:\s*[.·…]){{{LEADER_DOTS},}}\s*(?:{PAGE_NUMBER})\s*$", re.IGNORECASE)
+_LETTER_RE = re.compile(r"[^\W\d_]")
+
+
+def leader_start(text: str) -> int | None:
+    """Where the leader and page number that end ``text`` begin (an entry of a contents
+    list: some words, then the leader), or None when ``text`` ends otherwise."""
+    match = _LEADER_RE.search(text)
+    if match is None or not _LETTER_RE.search(text[: match.start()]):
+        return None
+    return match.start()
