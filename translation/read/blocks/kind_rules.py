@@ -129,6 +129,16 @@ def _cell(f: Facts) -> bool:
     return f.rows[0].cell
 
 
+#: Rows of a front matter's marked line, at most: an affiliation runs over one or two.
+_AFFILIATION_ROWS = 2
+
+
+def _front_mark(f: Facts) -> bool:
+    """A line or two of the front matter opened by a mark ("¹ School of Physics, ..."): an
+    affiliation that the authors' marks point to, not a footnote of the text."""
+    return f.front and bool(f.label) and len(f.rows) <= _AFFILIATION_ROWS
+
+
 def _labelled(f: Facts) -> bool:
     """A list item, footnote or algorithm line: its label said its kind."""
     return bool(f.label)
@@ -181,6 +191,7 @@ RULES: tuple[tuple[Callable[[Facts], bool], Outcome], ...] = (
     (_front_names, "author names"),
     (_labelled_names, "author names"),
     (_cell, ParagraphKind.CELL),
+    (_front_mark, ParagraphKind.AUTHOR),
     (_labelled, None),
     (_front_line, ParagraphKind.AUTHOR),
     (_heading, ParagraphKind.HEADING),
