@@ -18,7 +18,7 @@ from translation.read.blocks.front_matter import looks_like_names, name_with_aff
 from translation.read.blocks.roles import list_label
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
-from translation.read.flow.passage import translated
+from translation.read.flow.passage import passages, translated
 from translation.read.layout import Block
 from translation.read.math.formulas import protect, restore
 from translation.read.math.notation import only_citation, only_notation
@@ -675,7 +675,7 @@ def test_a_contents_list_sends_each_entry_alone_without_its_leader_and_page() ->
         pdf_page.insert_text((72, y), f"{title} {dots} {number}", fontname="tiro", fontsize=10)
     data = bytes(doc.tobytes())
     paragraphs = extract_paragraphs(open_document(data))
-    sent = [without_tags(p.text) for p in paragraphs if p.text != "Contents"]
+    sent = [without_tags(p.text) for p in passages(paragraphs) if p.text != "Contents"]
     assert [s.split("{")[0].strip() for s in sent] == [t for t, _ in entries], sent
     assert not [s for s in sent if ". ." in s], sent
     texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))

@@ -39,6 +39,7 @@ from translation.read.blocks.draft import Draft
 from translation.read.flow.passage import hyphen_break
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
+from translation.read.numbering.contents import is_leader
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.lexicon import joins_at_break
@@ -67,6 +68,8 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
     for i, draft in enumerate(drafts):
         if not sent(i) or draft.kind not in _OPEN or draft.front or _closed(draft.text):
             continue
+        if _ends_entry(draft):
+            continue  # a contents entry ends at its page number
         if draft.rows[0].region:
             continue  # margin material (a side note, a label) goes on in no other box
         displays: list[Draft] = []
@@ -97,6 +100,15 @@ def _closed(text: str) -> bool:
     if not text or text.endswith((",", ";", "-", "\u2010")):
         return False
     return ends_sentence(text) and not text.endswith((":", "："))
+
+
+def _ends_entry(draft: Draft) -> bool:
+    """Whether ``draft`` is a contents entry: its text ends with the placeholder of its
+    leader and page number (``numbering.contents``)."""
+    keys = [m.group(0) for m in PLACEHOLDER_RE.finditer(draft.text)]
+    if not keys or not draft.text.endswith(keys[-1]):
+        return False
+    return is_leader(draft.placeholders.get(keys[-1], ""))
 
 
 def _display(draft: Draft) -> bool:
@@ -214,11 +226,10 @@ _FULL = 1.5  # ... and this near its column's edge
 
 def _runs_full(draft: Draft) -> bool:
     """Whether ``draft``'s last line runs to its column's edge as far as its other lines do:
-    a justified line that the paragraph goes on after (its last line ends short)."""
-    if len(draft.rows) < 2:
-        return False
+    a justified line that the paragraph goes on after (its last line ends short). A piece of
+    one line (a paragraph's first line at a page's foot) is measured by its column alone."""
     last = draft.rows[-1]
-    edge = max(r.x1 for r in draft.rows[:-1])
+    edge = max((r.x1 for r in draft.rows[:-1]), default=last.x1)
     return (
         last.x1 >= edge - _FULL_AS_OTHERS * last.size
         and last.x1 >= last.col_range[1] - _FULL * last.size
@@ -267,9 +278,15 @@ def _neighbour(drafts: Sequence[Draft], indices: range) -> Draft | None:
     )
 
 
+#: Marks no sentence opens with: a piece that opens with one goes on the sentence before it
+#: ("... helpful to users" | "/ programmers who ...").
+_INSIDE_MARKS = tuple("/,;:)]}")
+
+
 def _opens_inside(text: str) -> bool:
-    """Whether ``text`` opens inside a sentence: lower case, or a formula."""
-    return text[0].islower() or bool(PLACEHOLDER_RE.match(text))
+    """Whether ``text`` opens inside a sentence: lower case, a formula, or a mark no sentence
+    opens with."""
+    return text[0].islower() or bool(PLACEHOLDER_RE.match(text)) or text.startswith(_INSIDE_MARKS)
 
 
 def chain(paragraphs: Sequence[Paragraph], after: dict[int, tuple[int, bool]]) -> list[Paragraph]:

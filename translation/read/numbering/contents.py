@@ -26,3 +26,9 @@ def leader_start(text: str) -> int | None:
     if match is None or not _LETTER_RE.search(text[: match.start()]):
         return None
     return match.start()
+
+
+def is_leader(text: str) -> bool:
+    """Whether ``text`` is a leader and a page number alone (what an entry keeps)."""
+    match = _LEADER_RE.search(text)
+    return match is not None and not text[: match.start()].strip()
