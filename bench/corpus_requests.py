@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
+from translation.read.numbering.contents import ends_entry
 from translation.read.pages.monospace import layout_samples, measure
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.request_audit import (
@@ -542,7 +543,11 @@ def audit_requests(
             found = flags(text, previous, language)
             previous = text
             words = word_count(text)
-            sentenced = first.kind not in UNSENTENCED_KINDS
+            last = passage.pieces[-1]
+            # A contents entry (its leader and page number kept) is a title, not a sentence,
+            # whatever its first line's kind.
+            entry = ends_entry(last.text, last.placeholders)
+            sentenced = first.kind not in UNSENTENCED_KINDS and not entry
             lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
             ends_inside = _ends_inside(text) and not (
                 (lone_item and len(pieces) == 1 and _ends_item(text, first))

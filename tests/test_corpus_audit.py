@@ -347,6 +347,21 @@ def test_a_display_at_the_next_pages_head_takes_the_sentence_over_too() -> None:
     assert found["cut"] == 1
 
 
+def test_a_contents_entry_is_a_title_not_a_cut_sentence() -> None:
+    """Origin: 131 p11 (a change history indexed like a contents list: "\\lettrine: changed
+    from 'ABCDEFGHIJKLMNO-" | "QPRSTUVWXYZ' to 'EFTZ' as ... (possible optical
+    correction). . . 8", its first line body text, its last an entry): a request that ends
+    with an entry's kept leader and page number is a title, not a sentence cut at its end."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    text = "Capitals like C, G, O, Q or X might be set slightly taller than the others"
+    entry = dataclasses.replace(
+        _para("p0-b0", text + "{v1}", _band(100, 2)), placeholders={"{v1}": ". . . . 8"}
+    )
+    assert _request_figures(layouts, [entry])["cut"] == 0
+    formula = dataclasses.replace(entry, placeholders={"{v1}": "x + y"})
+    assert _request_figures(layouts, [formula])["cut"] == 1
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [

@@ -678,9 +678,40 @@ def test_a_contents_list_sends_each_entry_alone_without_its_leader_and_page() ->
     sent = [without_tags(p.text) for p in passages(paragraphs) if p.text != "Contents"]
     assert [s.split("{")[0].strip() for s in sent] == [t for t, _ in entries], sent
     assert not [s for s in sent if ". ." in s], sent
+    # An entry names a section, as its heading does: a title, not a fragment of prose.
+    assert {p.kind for p in paragraphs} == {ParagraphKind.HEADING}
     texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
     out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))[0]
     lines = [" ".join(ln.split()) for ln in out.get_text().splitlines() if ln.strip()]
     ends = [ln.rsplit(" ", 1)[-1] for ln in lines if ". . ." in ln]
     assert ends == [number for _, number in entries], lines
     assert not [ln for ln in lines if "Security fundamentals" in ln], lines  # translated
+
+
+def test_a_contents_entry_wrapped_into_the_next_column_is_one_request() -> None:
+    """Origin: 131 p11 (a two-column change history indexed like a contents list): an entry
+    whose first line ends the left column goes on at the right column's head, where its
+    leader and page number end it; each entry is one request, and the entry after it is
+    a request of its own."""
+    doc = pymupdf.open()
+    pdf_page = doc.new_page(width=595, height=842)
+
+    def entry(x: float, y: float, text: str, number: str) -> None:
+        dots = "."
+        while pymupdf.get_text_length(f"{text} {dots} .", "tiro", 9) < 180:
+            dots += " ."
+        pdf_page.insert_text((x, y), f"{text} {dots} {number}", fontname="tiro", fontsize=9)
+
+    y = 100.0
+    for k in range(20):
+        entry(60, y, f"General: option number {k + 1} added", str(k + 2))
+        y += 11
+    pdf_page.insert_text((60, y), "General: the heights of capitals changed from", fontsize=9)
+    entry(320, 100, "the old values to the new ones", "8")
+    entry(320, 111, "General: new customisable string", "3")
+    paragraphs = extract_paragraphs(open_document(bytes(doc.tobytes())))
+    sent = [without_tags(p.text).split("{")[0].strip() for p in passages(paragraphs)]
+    wrapped = "General: the heights of capitals changed from the old values to the new ones"
+    assert wrapped in sent, sent
+    assert "General: new customisable string" in sent, sent
+    assert len(sent) == 22, sent

@@ -39,7 +39,7 @@ from translation.read.blocks.draft import Draft
 from translation.read.flow.passage import hyphen_break
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
-from translation.read.numbering.contents import is_leader
+from translation.read.numbering.contents import ends_entry
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.lexicon import joins_at_break
@@ -68,7 +68,7 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
     for i, draft in enumerate(drafts):
         if not sent(i) or draft.kind not in _OPEN or draft.front or _closed(draft.text):
             continue
-        if _ends_entry(draft):
+        if ends_entry(draft.text, draft.placeholders):
             continue  # a contents entry ends at its page number
         if draft.rows[0].region:
             continue  # margin material (a side note, a label) goes on in no other box
@@ -100,15 +100,6 @@ def _closed(text: str) -> bool:
     if not text or text.endswith((",", ";", "-", "\u2010")):
         return False
     return ends_sentence(text) and not text.endswith((":", "："))
-
-
-def _ends_entry(draft: Draft) -> bool:
-    """Whether ``draft`` is a contents entry: its text ends with the placeholder of its
-    leader and page number (``numbering.contents``)."""
-    keys = [m.group(0) for m in PLACEHOLDER_RE.finditer(draft.text)]
-    if not keys or not draft.text.endswith(keys[-1]):
-        return False
-    return is_leader(draft.placeholders.get(keys[-1], ""))
 
 
 def _display(draft: Draft) -> bool:
@@ -175,8 +166,9 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
         opened = tail.endswith((":", "：")) and _opens_inside(text)
         return joined or (opened and _enumerates(nxt.text))
-    if nxt.kind != ParagraphKind.BODY or nxt.label or _defines(nxt):
-        return False
+    entry = nxt.kind == ParagraphKind.HEADING and ends_entry(nxt.text, nxt.placeholders)
+    if nxt.kind != ParagraphKind.BODY and not entry or nxt.label or _defines(nxt):
+        return False  # a contents entry's last lines may open the next column
     head = text[0]
     if prev.rows[-1].bold != nxt.rows[0].bold and not head.islower():
         return False  # a bold word may open a line; a bold heading set apart may not

@@ -12,9 +12,9 @@ import re
 
 from translation.read.numbering.grammar import PAGE_NUMBER
 
-#: Dots a leader has at least (spaced or not), then a page number (Arabic, or Roman as
-#: front matter is numbered), ending the line.
-LEADER_DOTS = 4
+#: Dots a leader has at least (spaced or not; a long entry's last line leaves room for few),
+#: then a page number (Arabic, or Roman as front matter is numbered), ending the line.
+LEADER_DOTS = 2
 _LEADER_RE = re.compile(rf"(?:\s*[.·…]){{{LEADER_DOTS},}}\s*(?:{PAGE_NUMBER})\s*$", re.IGNORECASE)
 _LETTER_RE = re.compile(r"[^\W\d_]")
 
@@ -32,3 +32,13 @@ def is_leader(text: str) -> bool:
     """Whether ``text`` is a leader and a page number alone (what an entry keeps)."""
     match = _LEADER_RE.search(text)
     return match is not None and not text[: match.start()].strip()
+
+
+_KEY_RE = re.compile(r"\{v\d+\}$")
+
+
+def ends_entry(text: str, placeholders: dict[str, str]) -> bool:
+    """Whether ``text`` is a contents entry as sent: it ends with the placeholder that keeps
+    its leader and page number."""
+    key = _KEY_RE.search(text)
+    return key is not None and is_leader(placeholders.get(key.group(0), ""))
