@@ -456,3 +456,27 @@ def test_a_one_line_piece_run_full_goes_on_past_the_page() -> None:
         passage = passage_with(found, ending)
         assert [p.page for p in passage.pieces] == [0, 1], [p.text for p in found]
         assert f"{ending} {opening.split()[0]}" in passage.text
+
+
+def test_a_list_that_a_sentence_opens_without_a_colon_goes_on_it() -> None:
+    """Origin: 122 p8 ("... it has to be assured in addition that" | "• the model only
+    depends on a linear predictor (...)," | "• a bread method exists ..."): the sentence
+    stops on a word no sentence ends with and the items go on it in lower case, each ending
+    with a comma or the sentence's stop: one request, the bullets kept."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph("For the estimators it has to be assured in addition that", WIDE, y)
+    items = [
+        "the model only depends on a linear predictor of the data,",
+        "the working residuals can be extracted from the fitted model, and",
+        "the hat values are available for the model.",
+    ]
+    for item in items:
+        sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
+        y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
+    sheet.paragraph(OUTRO, WIDE, y + 6)
+    sheet.write()
+    passage = passage_with(passages(read(doc.tobytes())), "assured in addition")
+    assert len(passage.pieces) == 4 and all(p.label for p in passage.pieces[1:])
+    assert passage.text.endswith(items[-1])

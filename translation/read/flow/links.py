@@ -164,7 +164,9 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
         word = LAST_WORD_RE.search(tail)
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
-        opened = tail.endswith((":", "：")) and _opens_inside(text)
+        # A sentence that stops on a colon, or on a word no sentence ends with ("... it has
+        # to be assured in addition that" | "• the model only depends on ..., "), opens it.
+        opened = (tail.endswith((":", "：")) or dangles(tail)) and _opens_inside(text)
         return joined or (opened and _enumerates(nxt.text))
     entry = nxt.kind == ParagraphKind.HEADING and ends_entry(nxt.text, nxt.placeholders)
     if nxt.kind != ParagraphKind.BODY and not entry or nxt.label or _defines(nxt):
