@@ -28,7 +28,9 @@ Requests
                  cell), that start inside a sentence (a lower-case first word) or end inside one
                  (no sentence stop at the end; a list item sent whole by itself, stopping on
                  no comma or word such as "and", its last line short of its column's edge,
-                 ends with its item).
+                 ends with its item; a text whose sentence a display takes over, an equation
+                 or a listing no paragraph holds just below its last line or heading the
+                 next column or page, ends with its words: ``corpus_requests.display_follows``).
   ``frag``       short pieces: body, list-item or footnote requests of 1 to 7 words that are no
                  whole sentence (a capital or digit first and a stop last; a Han or kana
                  first counts as a capital), nor a list item sent whole by itself that

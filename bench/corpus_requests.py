@@ -18,6 +18,7 @@ from translation.read.blocks.front_matter import looks_like_names
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
 from translation.read.math.formulas import LIGATURES
+from translation.read.numbering.contents import ends_entry
 from translation.read.pages.monospace import layout_samples, measure
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.request_audit import (
@@ -62,6 +63,11 @@ _PROSE_LINE_WORDS = 5
 _PROSE_LINE_CJK = 8
 #: A line is math when this share of its characters is math.
 _MATH_SHARE = 0.3
+#: A display (an equation or a listing no paragraph holds) takes a sentence over when its
+#: first line starts within this many of the paragraph's sizes below the paragraph's last line.
+_DISPLAY_REACH = 3.0
+#: Lines that far above the paragraph's last line's foot (in its sizes) are beside it, not below.
+_BELOW_SLACK = 0.3
 
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uf900-\ufaff]")
 _LATIN_WORD_RE = re.compile(r"[^\W\d_]{2,}")
@@ -329,6 +335,8 @@ class Reading:
     kept_heads: set[int] = field(default_factory=set)  # the same, in the wider kept band
     #: (page, line index) of every glyph a paragraph's rects hold -> the paragraph ids.
     owners: dict[int, list[set[str]]] = field(default_factory=dict)
+    #: Page -> the indices (into ``lines``) of its lines.
+    on_page: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -351,6 +359,7 @@ class Reading:
             for rect in para.rects:
                 index[para.page].add(rect, para.id)
         for i, line in enumerate(reading.lines):
+            reading.on_page.setdefault(line.page, []).append(i)
             page_index = index.get(line.page)
             reading.owners[i] = [
                 page_index.owners(*_centre(g.box)) if page_index else set() for g in line.glyphs
@@ -390,6 +399,83 @@ def _outside_meta(glyphs: Sequence[Glyph], mono: frozenset[str] = frozenset()) -
     for start, end in spans:
         inside[start:end] = [True] * (end - start)
     return [g for g, meta in zip(glyphs, inside, strict=True) if not meta and not g.char.isspace()]
+
+
+def is_display_line(reading: Reading, i: int) -> bool:
+    """Whether line ``i`` is part of a display no paragraph holds: none of its glyphs held,
+    and math (:data:`_MATH_SHARE` of its glyphs) or code (monospaced, or code by its tokens),
+    outside any figure's area."""
+    if any(reading.owners[i]):
+        return False
+    line = reading.lines[i]
+    visible = [g for g in line.glyphs if not g.char.isspace()]
+    if not visible:
+        return False
+    cx, cy = _centre(line.bbox)
+    layout = next((lay for lay in reading.layouts if lay.index == line.page), None)
+    figures = layout.figures if layout is not None else ()
+    if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures):
+        return False
+    math = sum(is_math_glyph(g.char, g.font) for g in visible) >= _MATH_SHARE * len(visible)
+    code = _mono_share(line.glyphs, reading.mono) >= CODE_SHARE or code_like(line.text)
+    return math or code
+
+
+def display_follows(reading: Reading, para: Paragraph) -> bool:
+    """Whether a display takes ``para``'s last sentence over: the lines just below its last
+    line in its column, up to the first a paragraph holds and :data:`_DISPLAY_REACH` of its
+    size down, none of them prose but a display's own, are a display
+    (:func:`is_display_line`) by one of them at least ("... the error of any solution is at
+    most" [equation]; "... the R code is" [listing]). Where the paragraph ends its column
+    (no line below it but a running foot), the display is the next column's head: the
+    topmost lines right of it on its page, else the next page's. The sentence's words all
+    went in the request; its end is the display's."""
+    if not para.rects or para.direction != (1.0, 0.0):
+        return False
+    size = para.font_size
+    bottom = max(r[3] for r in para.rects)
+    left, right = para.column if para.column[1] > para.column[0] else (para.bbox[0], para.bbox[2])
+
+    def body_lines(page: int) -> list[int]:
+        return [i for i in reading.on_page.get(page, ()) if i not in reading.heads]
+
+    def in_column(i: int) -> bool:
+        box = reading.lines[i].bbox
+        return box[2] > left and box[0] < right
+
+    under = [
+        i
+        for i in body_lines(para.page)
+        if in_column(i) and reading.lines[i].bbox[1] >= bottom - _BELOW_SLACK * size
+    ]
+    if under:
+        reach = bottom + _DISPLAY_REACH * size
+        below = sorted(
+            (reading.lines[i].bbox[1], i) for i in under if reading.lines[i].bbox[1] <= reach
+        )
+    else:
+        beside = [i for i in body_lines(para.page) if reading.lines[i].bbox[0] >= right]
+        following = beside or body_lines(para.page + 1)
+        if not following:
+            return False
+        top = min(reading.lines[i].bbox[1] for i in following)
+        below = sorted(
+            (reading.lines[i].bbox[1], i)
+            for i in following
+            if reading.lines[i].bbox[1] <= top + _DISPLAY_REACH * size
+        )
+    found = False
+    for _, i in below:
+        held = set().union(*reading.owners[i])
+        if held == {para.id}:
+            continue  # a piece of its own last line (an index set low)
+        if held:
+            break
+        if is_display_line(reading, i):
+            found = True  # a listing's line may read as prose ("> fit <- lm(y ~ x, data)")
+        elif is_prose_line(reading.lines[i].text):
+            break
+    return found
 
 
 def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) -> float:
@@ -500,10 +586,15 @@ def audit_requests(
             found = flags(text, previous, language)
             previous = text
             words = word_count(text)
-            sentenced = first.kind not in UNSENTENCED_KINDS
+            last = passage.pieces[-1]
+            # A contents entry (its leader and page number kept) is a title, not a sentence,
+            # whatever its first line's kind.
+            entry = ends_entry(last.text, last.placeholders)
+            sentenced = first.kind not in UNSENTENCED_KINDS and not entry
             lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
             ends_inside = _ends_inside(text) and not (
-                lone_item and len(pieces) == 1 and _ends_item(text, first)
+                (lone_item and len(pieces) == 1 and _ends_item(text, first))
+                or (n == len(pieces) and display_follows(reading, passage.pieces[-1]))
             )
             if sentenced and found.prose and (found.starts_inside or ends_inside):
                 record.marks.add("cut")

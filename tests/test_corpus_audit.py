@@ -369,6 +369,70 @@ def test_a_list_item_whose_last_line_ends_short_ends_though_on_no_stop() -> None
     assert _request_figures(layouts, [comma])["cut"] == 1
 
 
+def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
+    """Origin: 108 p4, 122 p2, 122 p5 ("... the error of any solution is at most" [equation];
+    "... the R code is" [listing]): the sentence's last words are the display's, which no
+    paragraph holds and which stays on the page, so the request ends with all the words it has.
+    The same text with prose of another paragraph below it, or nothing, ends inside."""
+    prose = _body_page(lines=2)
+    text = PROSE[0] + " and the error of any solution is at most"
+    para = _para("p0-b0", text, _band(100, 2))
+    equation: Placed = (150.0, 100 + 2.6 * STEP, "‖Θ − Θ⋆‖ ≤ λ √(r d) + ε", SIZE, "math")
+    assert _request_figures(_layout(_page([*prose, equation])), [para])["cut"] == 0
+    listing = [
+        (90.0, 100 + (2.6 + i) * STEP, code, SIZE, "cour")
+        for i, code in enumerate(("meat <- function(x, ...) {", "  crossprod(estfun(x))", "}"))
+    ]
+    assert _request_figures(_layout(_page([*prose, *listing])), [para])["cut"] == 0
+    assert _request_figures(_layout(_page(prose)), [para])["cut"] == 1
+    next_text = "Each proposal was then read by two members of the committee."
+    after: Placed = (72.0, 100 + 2.6 * STEP, next_text, SIZE, "tiro")
+    held = _para("p0-b1", next_text, _band(100 + 2.6 * STEP, 1))
+    found = _request_figures(_layout(_page([*prose, after, equation])), [para, held])
+    assert found["cut"] == 1  # a paragraph below: the sentence stops short of the display
+
+
+def _two_pages(second: Sequence[Placed]) -> list[PageLayout]:
+    """Two pages: the body's last two lines at the first one's foot, ``second`` on the next."""
+    doc = pymupdf.open()
+    for lines in (_body_page(lines=2, top=760.0), second):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        words_at(page, lines)
+    with pymupdf.open(stream=doc.tobytes()) as read:
+        return [read_layout(page) for page in read]
+
+
+def test_a_display_at_the_next_pages_head_takes_the_sentence_over_too() -> None:
+    """Origin: 122 p5 ("A simplified version of the R code is" ends the page; the listing
+    opens the next one), 120 p5 (a listing whose lines read as prose: "> ocus <- efp(...,
+    type = ..., data = ...)"): the display that heads the next page, or the next column, is
+    the sentence's end as the one just below it is; prose there is not."""
+    listing = ("R> fit <- lm(dist ~ speed, data = cars)", "R> coef(summary(fit))")
+    code = [(90.0, 100 + i * STEP, line, SIZE, "cour") for i, line in enumerate(listing)]
+    text = PROSE[0] + " and a simplified version of the code is"
+    para = _para("p0-b0", text, _band(760, 2))
+    assert _request_figures(_two_pages(code), [para])["cut"] == 0
+    after = "Each proposal was then read by two members of the committee."
+    prose = dataclasses.replace(_para("p1-b0", after, _band(100, 1)), page=1)
+    found = _request_figures(_two_pages([(72.0, 100.0, after, SIZE, "tiro")]), [para, prose])
+    assert found["cut"] == 1
+
+
+def test_a_contents_entry_is_a_title_not_a_cut_sentence() -> None:
+    """Origin: 131 p11 (a change history indexed like a contents list: "\\lettrine: changed
+    from 'ABCDEFGHIJKLMNO-" | "QPRSTUVWXYZ' to 'EFTZ' as ... (possible optical
+    correction). . . 8", its first line body text, its last an entry): a request that ends
+    with an entry's kept leader and page number is a title, not a sentence cut at its end."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    text = "Capitals like C, G, O, Q or X might be set slightly taller than the others"
+    entry = dataclasses.replace(
+        _para("p0-b0", text + "{v1}", _band(100, 2)), placeholders={"{v1}": ". . . . 8"}
+    )
+    assert _request_figures(layouts, [entry])["cut"] == 0
+    formula = dataclasses.replace(entry, placeholders={"{v1}": "x + y"})
+    assert _request_figures(layouts, [formula])["cut"] == 1
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [

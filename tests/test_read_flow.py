@@ -14,7 +14,7 @@ from common.language import Language
 from common.settings import Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, WIDE
-from tests.helpers.pdfgen.sheet import SIZE, Sheet, put_runs, read
+from tests.helpers.pdfgen.sheet import SIZE, Sheet, put_runs, read, wrap
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pdf import render_mono
@@ -463,3 +463,54 @@ def test_a_list_of_phrases_after_a_colon_is_sent_item_by_item() -> None:
     texts = [p.text for p in found]
     assert "All articles that we publish have the following elements:" in texts
     assert all(item in texts for item in items)
+
+
+def _one_full_line(words: str, ending: str) -> str:
+    """``words`` cut so that, with ``ending`` after them, they fill one indented line of
+    the page's column and no more."""
+    width = WIDE[1] - WIDE[0]
+    chosen = words.split()
+    while len(wrap(" ".join([*chosen, ending]), width, 12.0)) > 1:
+        chosen.pop()
+    return " ".join([*chosen, ending])
+
+
+def test_a_one_line_piece_run_full_goes_on_past_the_page() -> None:
+    """Origin: 129 p3 and p5 (R News: a paragraph's only line at a page's foot, run to the
+    column's edge, "... For a more detailed description Genz and Bretz" | "(1999) might be
+    referred to."; "... We hope that this is helpful to users" | "/ programmers who ..."):
+    a one-line piece is full when it reaches its column's edge, and a piece that opens with
+    a mark no sentence opens with goes on the sentence before it."""
+    for ending, opening in (
+        ("Genz and Bretz", "(1999) might be referred to for the details of the method."),
+        ("helpful to users", "/ programmers who deal with multiple testing problems."),
+    ):
+        line = _one_full_line(INTRO, ending)
+        found = passages(read(_cut_by_the_page(line, opening)))
+        passage = passage_with(found, ending)
+        assert [p.page for p in passage.pieces] == [0, 1], [p.text for p in found]
+        assert f"{ending} {opening.split()[0]}" in passage.text
+
+
+def test_a_list_that_a_sentence_opens_without_a_colon_goes_on_it() -> None:
+    """Origin: 122 p8 ("... it has to be assured in addition that" | "• the model only
+    depends on a linear predictor (...)," | "• a bread method exists ..."): the sentence
+    stops on a word no sentence ends with and the items go on it in lower case, each ending
+    with a comma or the sentence's stop: one request, the bullets kept."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph("For the estimators it has to be assured in addition that", WIDE, y)
+    items = [
+        "the model only depends on a linear predictor of the data,",
+        "the working residuals can be extracted from the fitted model, and",
+        "the hat values are available for the model.",
+    ]
+    for item in items:
+        sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
+        y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
+    sheet.paragraph(OUTRO, WIDE, y + 6)
+    sheet.write()
+    passage = passage_with(passages(read(doc.tobytes())), "assured in addition")
+    assert len(passage.pieces) == 4 and all(p.label for p in passage.pieces[1:])
+    assert passage.text.endswith(items[-1])

@@ -204,6 +204,103 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
     assert EVEN_HEAD in out
 
 
+def test_a_running_heads_second_line_below_the_band_is_kept_with_it() -> None:
+    """Origin: 114 p2-p9 (Emerald's outer margin: "Shift work" | "interventions" over the
+    page number, set larger than the body, its second line below the band where heads are
+    looked for): the second line was read as a heading in the middle of the sentence that
+    runs over the page break ("work and family demands can" | "interventions" | "influence
+    each other"). It is the head's next line: kept as a running head, and the sentence is
+    one request."""
+    doc = pymupdf.open()
+    breaks = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        words_at(page, [(520, 110, "Careful", 13, "tiro")])
+        words_at(page, [(520, 126, "layouts", 13, "tiro")])
+        words_at(page, [(540, 150, str(p + 1), 13, "tibo")])
+        y = 110.0
+        text = " ".join(sentence(6 * p + s) for s in range(3))
+        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
+        if p:
+            text = f"{opening} {text}"
+        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
+        text = f"{text} {' '.join(closing).capitalize()}"
+        breaks.append((" ".join(closing[-5:]), opening))
+        for line in wrap(text, width=360.0):
+            words_at(page, [(90, y, line, SIZE, "tiro")])
+            y += LEADING
+    _, found = read(doc)
+    sent = requests(found)
+    assert not any("layouts" in text.split() for text in sent), sent
+    heads = {(k.page, k.text) for k in found.kept if k.reason == "running header/footer"}
+    assert {(p, "layouts") for p in range(6)} <= heads, heads
+    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
+        assert any(f"{end} {start}" in text for text in sent), (end, start)
+
+
+def test_a_running_foot_that_opens_with_its_page_number_is_no_footnote() -> None:
+    """Origin: 148 p5-p12 (IBM's foot: "12 Row and Column Access Control Support in IBM DB2
+    for i" on even pages, the page number first): the number read as a footnote's mark gave
+    the foot back to the text as a footnote, sent on every page. A row told as a running foot
+    by its recurrence stays kept, and the footnote on the same page is still sent."""
+    foot = "Access Control Support in Careful Systems"
+    doc = pymupdf.open()
+    for p in range(8):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 120.0
+        for s in range(3):
+            y, _ = body(page, y, " ".join(sentence(4 * p + s + k) for k in range(3)))
+        if p == 2:
+            note = "3 " + sentence(50, words=10)
+            words_at(page, [(LEFT, 740, note, 8, "tiro")])
+        if p % 2:  # the number bold, a size larger, a gap before the title
+            words_at(page, [(LEFT, 800, str(p + 1), 10, "hebo")])
+            words_at(page, [(LEFT + 23, 800, foot, 9, "helv")])
+        else:
+            words_at(page, [(RIGHT - 120, 800, "Chapter 1. Roles", 9, "helv")])
+            words_at(page, [(RIGHT - 10, 800, str(p + 1), 10, "hebo")])
+    _, found = read(doc)
+    sent = requests(found)
+    assert not [t for t in sent if foot in t or "Chapter 1. Roles" in t], sent
+    assert sum(sentence(50, words=10) in t for t in sent) == 1, sent
+    heads = [k for k in found.kept if foot in k.text]
+    assert {k.page for k in heads} == {1, 3, 5, 7}, heads
+
+
+def test_a_recurring_head_alone_at_the_top_is_never_read_into_the_sentence() -> None:
+    """Origin: 128 p2-p12 (JSS: "2 Regression Models for Count Data in R" alone at the top of
+    even pages, at the body's size): each page ends inside a sentence, and the page's top row,
+    told apart as an isolated head, was given back as the sentence's next line ("... in the
+    MASS package 2 Regression Models for Count Data in R"); the pages are sampled from a longer
+    paper, so their numbers do not count with the pages and the layout's furniture missed the
+    head. A head told by its recurrence is kept; the sentence runs on without it."""
+    doc = pymupdf.open()
+    breaks = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        # Pages sampled from a longer paper: their numbers do not count with the pages.
+        number = str(3 * p + 2)
+        if p % 2:
+            words_at(page, [(LEFT, 76, number, SIZE, "tiro")])
+            words_at(page, [(LEFT + 18, 76, ODD_HEAD, SIZE, "tiro")])
+        else:
+            words_at(page, [(LEFT + 60, 76, EVEN_HEAD, SIZE, "tiro")])
+            words_at(page, [(RIGHT - 10, 76, number, SIZE, "tiro")])
+        text = " ".join(sentence(6 * p + s) for s in range(3))
+        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
+        if p:
+            text = f"{opening} {text}"
+        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
+        text = f"{text} {' '.join(closing).capitalize()}"
+        breaks.append((" ".join(closing[-5:]), opening))
+        body(page, 112.0, text)
+    _, found = read(doc)
+    sent = requests(found)
+    assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
+    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
+        assert any(f"{end} {start}" in text for text in sent), (end, start)
+
+
 # --- real pages of corpus2 ----------------------------------------------------------------------
 
 

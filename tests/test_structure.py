@@ -14,10 +14,12 @@ from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.layouts import H, block, line, page, span, text_block
 from tests.helpers.pdfgen.sheet import words_at
+from translation.pdf import render_mono
 from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
 from translation.read.blocks.roles import list_label
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
+from translation.read.flow.passage import passages, translated
 from translation.read.layout import Block
 from translation.read.math.formulas import protect, restore
 from translation.read.math.notation import only_citation, only_notation
@@ -686,3 +688,71 @@ def test_a_cell_of_citations_or_a_named_resource_with_its_citation_is_not_sent()
     assert not only_citation("Sentence classification (Smith et al., 2020)")
     assert not only_citation("LED-4096")
     assert not only_citation("Results on the test set")
+
+
+def test_a_contents_list_sends_each_entry_alone_without_its_leader_and_page() -> None:
+    """Origin: 148 p2 (a contents page: "1.1 Security fundamentals. . . . . 2", the entries
+    run together into one request per chapter, ending on a page number). Each entry is its
+    own request, its text alone; the leader and the page number are kept as printed and
+    stand on the translated page after the entry's translation."""
+    entries = [
+        ("Notices", "vii"),
+        ("Preface", "xi"),
+        ("Chapter 1. Securing the data", "1"),
+        ("1.1 Security fundamentals", "2"),
+        ("1.2 Current state of security", "2"),
+        ("1.3 Security controls in the database", "3"),
+        ("Chapter 2. Roles and separation of duties", "7"),
+        ("2.1 Roles", "8"),
+    ]
+    doc = pymupdf.open()
+    pdf_page = doc.new_page(width=595, height=842)
+    words_at(pdf_page, [(72, 90, "Contents", 20, "tibo")])
+    for k, (title, number) in enumerate(entries):
+        y = 130 + 13 * k
+        dots = "."
+        while pymupdf.get_text_length(f"{title} {dots} .", "tiro", 10) < 440:
+            dots += " ."
+        words_at(pdf_page, [(72, y, f"{title} {dots} {number}", 10, "tiro")])
+    data = bytes(doc.tobytes())
+    paragraphs = extract_paragraphs(open_document(data))
+    sent = [without_tags(p.text) for p in passages(paragraphs) if p.text != "Contents"]
+    assert [s.split("{")[0].strip() for s in sent] == [t for t, _ in entries], sent
+    assert not [s for s in sent if ". ." in s], sent
+    # An entry names a section, as its heading does: a title, not a fragment of prose.
+    assert {p.kind for p in paragraphs} == {ParagraphKind.HEADING}
+    texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))[0]
+    lines = [" ".join(ln.split()) for ln in out.get_text().splitlines() if ln.strip()]
+    ends = [ln.rsplit(" ", 1)[-1] for ln in lines if ". . ." in ln]
+    assert ends == [number for _, number in entries], lines
+    assert not [ln for ln in lines if "Security fundamentals" in ln], lines  # translated
+
+
+def test_a_contents_entry_wrapped_into_the_next_column_is_one_request() -> None:
+    """Origin: 131 p11 (a two-column change history indexed like a contents list): an entry
+    whose first line ends the left column goes on at the right column's head, where its
+    leader and page number end it; each entry is one request, and the entry after it is
+    a request of its own."""
+    doc = pymupdf.open()
+    pdf_page = doc.new_page(width=595, height=842)
+
+    def entry(x: float, y: float, text: str, number: str) -> None:
+        dots = "."
+        while pymupdf.get_text_length(f"{text} {dots} .", "tiro", 9) < 180:
+            dots += " ."
+        words_at(pdf_page, [(x, y, f"{text} {dots} {number}", 9, "tiro")])
+
+    y = 100.0
+    for k in range(20):
+        entry(60, y, f"General: option number {k + 1} added", str(k + 2))
+        y += 11
+    words_at(pdf_page, [(60, y, "General: the heights of capitals changed from", 9, "helv")])
+    entry(320, 100, "the old values to the new ones", "8")
+    entry(320, 111, "General: new customisable string", "3")
+    paragraphs = extract_paragraphs(open_document(bytes(doc.tobytes())))
+    sent = [without_tags(p.text).split("{")[0].strip() for p in passages(paragraphs)]
+    wrapped = "General: the heights of capitals changed from the old values to the new ones"
+    assert wrapped in sent, sent
+    assert "General: new customisable string" in sent, sent
+    assert len(sent) == 22, sent

@@ -10,6 +10,7 @@ from translation.read import measures
 from translation.read.blocks import roles
 from translation.read.math.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
+from translation.read.numbering.contents import leader_start
 from translation.read.numbering.grammar import COUNT
 from translation.read.references.entries import REFS_HEADING_RE, is_entry
 from translation.read.rows.row import Row
@@ -43,6 +44,8 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     document's usual baseline distance in font sizes; ``body_size``: the body text's size,
     which tells footnotes apart)."""
     if prev.cell or cur.cell or prev.col != cur.col or prev.mathy:
+        return False
+    if leader_start(prev.text) is not None:  # a contents entry ends at its page number
         return False
     if cur.mathy and not _closing_math_line(prev, cur):
         return False

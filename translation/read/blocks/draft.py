@@ -23,6 +23,7 @@ from translation.read.math.formulas import (
     copied_as_glyphs,
     protect,
 )
+from translation.read.numbering.contents import leader_start
 from translation.read.paragraph import ParagraphKind
 from translation.read.regions.doc_stats import DocStats
 from translation.read.rows.row import Row
@@ -167,6 +168,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
             draft.glyph_formulas.add(key)
         elif CODE in classes[start:end] and MATH not in classes[start:end]:
             draft.code_formulas.add(key)
+    _keep_leader(draft)
     words = words_of(draft.text)
     rows = draft.rows
     facts = Facts(
@@ -201,6 +203,19 @@ def _mono_share(chars: str, classes: str) -> float:
             total += 1
             code += kind == CODE
     return code / total if total else 0.0
+
+
+def _keep_leader(draft: Draft) -> None:
+    """A contents entry's leader and page number (``numbering.contents``) kept as they are:
+    a placeholder after the entry's text, its original the leader as printed."""
+    start = leader_start(draft.text)
+    if start is None:
+        return
+    numbers = [int(k[2:-1]) for k in draft.placeholders if k[2:-1].isdigit()]
+    key = f"{{v{max(numbers, default=0) + 1}}}"
+    draft.placeholders[key] = draft.text[start:]
+    draft.text = draft.text[:start] + key
+    draft.states = [*draft.states[:start], *([None] * len(key))]
 
 
 def _protected_states(

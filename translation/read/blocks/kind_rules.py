@@ -19,6 +19,7 @@ from translation.read.math.notation import only_citation, only_notation
 from translation.read.math.operator_names import only_operator_names
 from translation.read.math.quantities import is_quantity
 from translation.read.measures import SIZE_STEP
+from translation.read.numbering.contents import ends_entry
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.style.style_marks import without_tags
@@ -146,6 +147,22 @@ def _cell(f: Facts) -> bool:
     return f.rows[0].cell
 
 
+#: Rows of a front matter's marked line, at most: an affiliation runs over one or two.
+_AFFILIATION_ROWS = 2
+
+
+def _front_mark(f: Facts) -> bool:
+    """A line or two of the front matter opened by a mark ("¹ School of Physics, ..."): an
+    affiliation that the authors' marks point to, not a footnote of the text."""
+    return f.front and bool(f.label) and len(f.rows) <= _AFFILIATION_ROWS
+
+
+def _contents_entry(f: Facts) -> bool:
+    """An entry of a contents list: its text ends with its leader's and page number's
+    placeholder (``numbering.contents``). It names a section, as its heading does."""
+    return ends_entry(f.text, f.placeholders)
+
+
 def _labelled(f: Facts) -> bool:
     """A list item, footnote or algorithm line: its label said its kind."""
     return bool(f.label)
@@ -201,6 +218,8 @@ RULES: tuple[tuple[Callable[[Facts], bool], Outcome], ...] = (
     (_front_names, "author names"),
     (_labelled_names, "author names"),
     (_cell, ParagraphKind.CELL),
+    (_front_mark, ParagraphKind.AUTHOR),
+    (_contents_entry, ParagraphKind.HEADING),
     (_labelled, None),
     (_front_line, ParagraphKind.AUTHOR),
     (_heading, ParagraphKind.HEADING),

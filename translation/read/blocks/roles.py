@@ -223,7 +223,15 @@ def heading_number(row: Row) -> bool:
     if len(text.split()) > _HEADING_NUMBER_WORDS:
         return False
     distinct = _MULTI_LEVEL_RE.match(text) or _CJK_SECTION_RE.match(text)
-    return (bool(distinct) and _short(row)) or row.bold
+    if row.bold:
+        return True
+    # A decimal in running text at a line's start is no section number: "0.91 at recall
+    # 0.21. Precision increased" goes on a sentence; a title opens with no word in lower case.
+    title = _MULTI_LEVEL_RE.match(text)
+    first = text[title.end() - 1 :].split()[0] if title else ""
+    if first.isalpha() and first.islower():
+        return False
+    return bool(distinct) and _short(row)
 
 
 def caption_start(row: Row) -> bool:

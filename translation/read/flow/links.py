@@ -41,6 +41,7 @@ from translation.read.blocks.draft import Draft
 from translation.read.flow.passage import hyphen_break
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
+from translation.read.numbering.contents import ends_entry
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.lexicon import joins_at_break
@@ -69,6 +70,8 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
     for i, draft in enumerate(drafts):
         if not sent(i) or draft.kind not in _OPEN or draft.front or _closed(draft.text):
             continue
+        if ends_entry(draft.text, draft.placeholders):
+            continue  # a contents entry ends at its page number
         if draft.rows[0].region:
             continue  # margin material (a side note, a label) goes on in no other box
         displays: list[Draft] = []
@@ -176,10 +179,13 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
         word = LAST_WORD_RE.search(tail)
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
-        opened = tail.endswith((":", "：")) and _opens_inside(text)
+        # A sentence that stops on a colon, or on a word no sentence ends with ("... it has
+        # to be assured in addition that" | "• the model only depends on ..., "), opens it.
+        opened = (tail.endswith((":", "：")) or dangles(tail)) and _opens_inside(text)
         return joined or (opened and _enumerates(nxt.text))
-    if nxt.kind != ParagraphKind.BODY or nxt.label or _defines(nxt):
-        return False
+    entry = nxt.kind == ParagraphKind.HEADING and ends_entry(nxt.text, nxt.placeholders)
+    if nxt.kind != ParagraphKind.BODY and not entry or nxt.label or _defines(nxt):
+        return False  # a contents entry's last lines may open the next column
     head = text[0]
     if prev.rows[-1].bold != nxt.rows[0].bold and not head.islower():
         return False  # a bold word may open a line; a bold heading set apart may not
@@ -233,11 +239,10 @@ _FULL = 1.5  # ... and this near its column's edge
 
 def _runs_full(draft: Draft) -> bool:
     """Whether ``draft``'s last line runs to its column's edge as far as its other lines do:
-    a justified line that the paragraph goes on after (its last line ends short)."""
-    if len(draft.rows) < 2:
-        return False
+    a justified line that the paragraph goes on after (its last line ends short). A piece of
+    one line (a paragraph's first line at a page's foot) is measured by its column alone."""
     last = draft.rows[-1]
-    edge = max(r.x1 for r in draft.rows[:-1])
+    edge = max((r.x1 for r in draft.rows[:-1]), default=last.x1)
     return (
         last.x1 >= edge - _FULL_AS_OTHERS * last.size
         and last.x1 >= last.col_range[1] - _FULL * last.size
@@ -290,9 +295,15 @@ def _neighbour(drafts: Sequence[Draft], indices: range) -> Draft | None:
     )
 
 
+#: Marks no sentence opens with: a piece that opens with one goes on the sentence before it
+#: ("... helpful to users" | "/ programmers who ...").
+_INSIDE_MARKS = tuple("/,;:)]}")
+
+
 def _opens_inside(text: str) -> bool:
-    """Whether ``text`` opens inside a sentence: lower case, or a formula."""
-    return text[0].islower() or bool(PLACEHOLDER_RE.match(text))
+    """Whether ``text`` opens inside a sentence: lower case, a formula, or a mark no sentence
+    opens with."""
+    return text[0].islower() or bool(PLACEHOLDER_RE.match(text)) or text.startswith(_INSIDE_MARKS)
 
 
 def chain(paragraphs: Sequence[Paragraph], after: dict[int, tuple[int, bool]]) -> list[Paragraph]:

@@ -30,6 +30,7 @@ _SAME_LINE = 0.5  # font sizes: baselines this close are one line
 _JOIN_SIZE = 0.5  # points: two band rows of one sentence differ in size by less ...
 _JOIN_STEP_LEAST, _JOIN_STEP_MOST = 0.5, 1.8  # ... and stand a line step apart (font sizes)
 _SMALL_PRINT = 0.5  # points: rows smaller than the body text by this much are small print
+_HEAD_LINE_STEP_LEAST = 0.5  # font sizes: a head's next line stands at least this far down
 
 
 def _normalized(text: str) -> str:
@@ -117,7 +118,41 @@ def mark_headers_footers(
             # is set large (page 1): only the rows of the repeats' own size are the head.
             usual = _usual_size(sizes[key])
             if row.text and seen[key] >= needed and abs(row.size - usual) < _REPEAT_SIZE:
-                row.drop = row.drop or "running header/footer"
+                # Told by its recurrence, whatever the band said: a foot that opens with its
+                # page number ("2 Row and Column ...") is never a footnote given back, nor a
+                # page's isolated top row the previous page's sentence that runs on into it.
+                if row.drop in ("", "header/footer", "header"):
+                    row.drop = "running header/footer"
+    _mark_head_lines(rows_by_page, needed)
+
+
+def _mark_head_lines(rows_by_page: dict[int, list[Row]], needed: int) -> None:
+    """A running head set over two lines whose second runs past the band (Emerald's outer
+    margin: "Shift work" | "interventions" over the page number): the row a line step under
+    a running head's row (over a running foot's), of its size and across its width, is the
+    head's next line where the same text stands there on as many pages as the head needs."""
+    found: dict[str, list[tuple[int, Row]]] = {}
+    for index, rows in rows_by_page.items():
+        heads = [r for r in rows if r.drop == "running header/footer"]
+        for head in heads:
+            for row in rows:
+                if row.drop or not row.text.strip():
+                    continue
+                below = _HEAD_LINE_STEP_LEAST * head.size < line_step(head, row)
+                above = _HEAD_LINE_STEP_LEAST * head.size < line_step(row, head)
+                step = line_step(head, row) if below else line_step(row, head)
+                if (
+                    (below or above)
+                    and step < _JOIN_STEP_MOST * head.size
+                    and abs(row.size - head.size) < _REPEAT_SIZE
+                    and min(row.x1, head.x1) > max(row.x0, head.x0)
+                ):
+                    key = f"{_normalized(head.text)}|{'below' if below else 'above'}|"
+                    found.setdefault(key + _normalized(row.text), []).append((index, row))
+    for lines in found.values():
+        if len({index for index, _ in lines}) >= needed:
+            for _, row in lines:
+                row.drop = "running header/footer"
 
 
 def _heads_cells(row: Row, rows: list[Row]) -> bool:
