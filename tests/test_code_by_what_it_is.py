@@ -162,13 +162,11 @@ def _command_line_page(syntax: list[list[tuple[str, pymupdf.Font]]]) -> bytes:
     list of runs), set in Courier with its meta-variables' names in a Japanese face between
     Noto Sans Math's angle brackets, and a sentence after it."""
     sheet = Sheet()
-    y = 100.0
-    for line in (
+    lead = (
         "この文書クラスは文書変換ツールと組み合わせて使うこともできる。その場合には、",
         "変換の後に生成される文書のクラスを指定する。この場合のコマンド行は次のようになる：",
-    ):
-        sheet.put(72, y, line, 10, JA)
-        y += 16
+    )
+    y = sheet.lines(72, 100.0, lead, 10, JA, pitch=16)
     for runs in syntax:
         y += 12
         x = 90.0
@@ -281,13 +279,11 @@ def test_a_listing_after_a_footnote_mark_is_code_its_japanese_argument_too() -> 
     lead = "文書情報に和文文字を含めたい場合は、設定の命令を通常通り使うことができる。"
     sheet.put(72, 200, lead, 9.2, JA)
     sheet.put(72 + JA.text_length(lead, 9.2), 197, "*10", 6, pymupdf.Font("tiro"))
-    y = 216.0
-    for line in (
+    listing = (
         "\\documentclass[pdflatex,a4paper,ja=standard]{bxjsarticle}",
         "\\usepackage{hyperref}",
-    ):
-        sheet.put(90, y, line, 9, COURIER)
-        y += 13
+    )
+    y = sheet.lines(90, 216.0, listing, 9, COURIER, pitch=13)
     x = sheet.put(90, y, "\\hypersetup{pdftitle={", 9, COURIER)
     x = sheet.put(x, y, "日本語タイトル", 9.2, JA)
     sheet.put(x, y, "}}", 9, COURIER)

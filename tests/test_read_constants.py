@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,13 +60,17 @@ def bare_floats(source: str) -> list[tuple[int, float]]:
     return sorted(found)
 
 
-def test_read_has_no_bare_thresholds() -> None:
-    found = [
+def strays(scan: Callable[[str], list[tuple[int, Any]]]) -> list[str]:
+    """``path:line: value`` of each literal ``scan`` finds in ``translation/read``."""
+    return [
         f"{path.relative_to(READ.parent.parent)}:{line}: {value}"
         for path in sorted(READ.rglob("*.py"))
-        for line, value in bare_floats(path.read_text(encoding="utf-8"))
+        for line, value in scan(path.read_text(encoding="utf-8"))
     ]
-    assert found == []
+
+
+def test_read_has_no_bare_thresholds() -> None:
+    assert strays(bare_floats) == []
 
 
 #: Whole numbers a comparison may hold bare: none, one and a pair (``len(rows) >= 2``). Counts
@@ -103,12 +109,7 @@ def bare_ints(source: str) -> list[tuple[int, int]]:
 
 def test_read_has_no_bare_whole_number_thresholds() -> None:
     """Origin: issue 34 criterion 3 (whole-number thresholds were not scanned)."""
-    found = [
-        f"{path.relative_to(READ.parent.parent)}:{line}: {value}"
-        for path in sorted(READ.rglob("*.py"))
-        for line, value in bare_ints(path.read_text(encoding="utf-8"))
-    ]
-    assert found == []
+    assert strays(bare_ints) == []
 
 
 @pytest.mark.parametrize(

@@ -198,13 +198,11 @@ def test_a_chinese_sentence_around_a_displayed_listing_is_one_request() -> None:
     request, the listing a placeholder between its pieces and kept as printed."""
     chinese, courier = pymupdf.Font("china-s"), pymupdf.Font("cour")
     sheet = Sheet()
-    y = 200.0
-    for line in (
+    lead = (
         "每个文档都由导言区和正文两部分组成，导言区用来设置文档的格式和加载所需的宏包。",
         "正文则是读者真正看到的内容。一个最简单的 LaTeX 文档的标准结构是",
-    ):
-        sheet.put(72, y, line, 10.5, chinese)
-        y += 17
+    )
+    y = sheet.lines(72, 200.0, lead, 10.5, chinese, pitch=17)
     for line in ("\\documentclass{article}", "\\begin{document}", "Hello, world!"):
         sheet.put(90, y + 6, line, 9.5, courier)
         y += 13
@@ -284,22 +282,27 @@ async def test_the_model_reads_the_whole_sentence_through_the_pipeline(
     )
 
 
-def test_a_list_that_a_sentence_opens_is_one_request_with_its_labels_kept() -> None:
+def bulleted_page(lead: str, items: list[str]) -> bytes:
+    """A page: the introduction, ``lead``, ``items`` as bullets hanging under it, the outro."""
     doc = pymupdf.open()
     sheet = Sheet(doc)
     y = sheet.paragraph(INTRO, WIDE, TOP)
-    y = sheet.paragraph("Overall, our contributions to the study of evaluation are:", WIDE, y)
-    items = [
-        "a survey of the human evaluation practices in the recent literature;",
-        "a set of three guidelines for evaluating the faithfulness of long summaries; and",
-        "an empirical validation of these guidelines on two datasets.",
-    ]
+    y = sheet.paragraph(lead, WIDE, y)
     for item in items:
         sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
         y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
     sheet.paragraph(OUTRO, WIDE, y + 6)
     sheet.write()
-    data = doc.tobytes()
+    return bytes(doc.tobytes())
+
+
+def test_a_list_that_a_sentence_opens_is_one_request_with_its_labels_kept() -> None:
+    items = [
+        "a survey of the human evaluation practices in the recent literature;",
+        "a set of three guidelines for evaluating the faithfulness of long summaries; and",
+        "an empirical validation of these guidelines on two datasets.",
+    ]
+    data = bulleted_page("Overall, our contributions to the study of evaluation are:", items)
 
     paragraphs = read(data)
     passage = passage_with(passages(paragraphs), "our contributions")
@@ -497,20 +500,12 @@ def test_a_list_that_a_sentence_opens_without_a_colon_goes_on_it() -> None:
     depends on a linear predictor (...)," | "• a bread method exists ..."): the sentence
     stops on a word no sentence ends with and the items go on it in lower case, each ending
     with a comma or the sentence's stop: one request, the bullets kept."""
-    doc = pymupdf.open()
-    sheet = Sheet(doc)
-    y = sheet.paragraph(INTRO, WIDE, TOP)
-    y = sheet.paragraph("For the estimators it has to be assured in addition that", WIDE, y)
     items = [
         "the model only depends on a linear predictor of the data,",
         "the working residuals can be extracted from the fitted model, and",
         "the hat values are available for the model.",
     ]
-    for item in items:
-        sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
-        y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
-    sheet.paragraph(OUTRO, WIDE, y + 6)
-    sheet.write()
-    passage = passage_with(passages(read(doc.tobytes())), "assured in addition")
+    data = bulleted_page("For the estimators it has to be assured in addition that", items)
+    passage = passage_with(passages(read(data)), "assured in addition")
     assert len(passage.pieces) == 4 and all(p.label for p in passage.pieces[1:])
     assert passage.text.endswith(items[-1])

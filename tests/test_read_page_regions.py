@@ -69,6 +69,23 @@ def page_words(page: pymupdf.Page) -> list[tuple[float, float, float, float, str
 # --- a line-numbered manuscript ---------------------------------------------------------------
 
 
+def running_text(p: int) -> tuple[str, tuple[str, str]]:
+    """Page ``p``'s text of a paper whose sentences run over every page break, and the break:
+    (the words page ``p`` ends with, the words it starts with)."""
+    text = " ".join(sentence(6 * p + s) for s in range(3))
+    opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
+    if p:
+        text = f"{opening} {text}"
+    closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
+    return f"{text} {' '.join(closing).capitalize()}", (" ".join(closing[-5:]), opening)
+
+
+def assert_joined_over_breaks(breaks: list[tuple[str, str]], sent: list[str]) -> None:
+    """Each page's last words and the next page's first went out in one request."""
+    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
+        assert any(f"{end} {start}" in text for text in sent), (end, start)
+
+
 def test_line_numbers_are_kept_on_the_page_and_never_join_the_text() -> None:
     """ "211 Authors can use ... 212 extra information ...": every line of two pages carries
     its number in the left margin; the requests hold none of them, a heading stays its own
@@ -184,13 +201,8 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
         head = EVEN_HEAD if p % 2 else ODD_HEAD
         words_at(page, [(LEFT, 84, str(p + 1), SIZE, "tiro"), (200, 84, head, SIZE, "tiit")])
         y = 120.0
-        text = " ".join(sentence(6 * p + s) for s in range(3))
-        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
-        if p:
-            text = f"{opening} {text}"
-        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
-        text = f"{text} {' '.join(closing).capitalize()}"
-        breaks.append((" ".join(closing[-5:]), opening))
+        text, at_break = running_text(p)
+        breaks.append(at_break)
         lines_at(page, LEFT, y, wrap(text, RIGHT - LEFT), SIZE, pitch=LEADING)
     data, found = read(doc)
     sent = requests(found)
@@ -198,8 +210,7 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
     heads = [k for k in found.kept if k.reason == "running head"]
     assert {re.sub(r"^\d+ ", "", k.text) for k in heads} == {EVEN_HEAD, ODD_HEAD}
     assert {k.page for k in heads} == set(range(6))
-    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
-        assert any(f"{end} {start}" in text for text in sent), (end, start)
+    assert_joined_over_breaks(breaks, sent)
     out = translated_page(data, found, 1).get_text()
     assert EVEN_HEAD in out
 
@@ -219,13 +230,8 @@ def test_a_running_heads_second_line_below_the_band_is_kept_with_it() -> None:
         words_at(page, [(520, 126, "layouts", 13, "tiro")])
         words_at(page, [(540, 150, str(p + 1), 13, "tibo")])
         y = 110.0
-        text = " ".join(sentence(6 * p + s) for s in range(3))
-        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
-        if p:
-            text = f"{opening} {text}"
-        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
-        text = f"{text} {' '.join(closing).capitalize()}"
-        breaks.append((" ".join(closing[-5:]), opening))
+        text, at_break = running_text(p)
+        breaks.append(at_break)
         for line in wrap(text, width=360.0):
             words_at(page, [(90, y, line, SIZE, "tiro")])
             y += LEADING
@@ -234,8 +240,7 @@ def test_a_running_heads_second_line_below_the_band_is_kept_with_it() -> None:
     assert not any("layouts" in text.split() for text in sent), sent
     heads = {(k.page, k.text) for k in found.kept if k.reason == "running header/footer"}
     assert {(p, "layouts") for p in range(6)} <= heads, heads
-    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
-        assert any(f"{end} {start}" in text for text in sent), (end, start)
+    assert_joined_over_breaks(breaks, sent)
 
 
 def test_a_running_foot_that_opens_with_its_page_number_is_no_footnote() -> None:
@@ -286,19 +291,13 @@ def test_a_recurring_head_alone_at_the_top_is_never_read_into_the_sentence() -> 
         else:
             words_at(page, [(LEFT + 60, 76, EVEN_HEAD, SIZE, "tiro")])
             words_at(page, [(RIGHT - 10, 76, number, SIZE, "tiro")])
-        text = " ".join(sentence(6 * p + s) for s in range(3))
-        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
-        if p:
-            text = f"{opening} {text}"
-        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
-        text = f"{text} {' '.join(closing).capitalize()}"
-        breaks.append((" ".join(closing[-5:]), opening))
+        text, at_break = running_text(p)
+        breaks.append(at_break)
         body(page, 112.0, text)
     _, found = read(doc)
     sent = requests(found)
     assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
-    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
-        assert any(f"{end} {start}" in text for text in sent), (end, start)
+    assert_joined_over_breaks(breaks, sent)
 
 
 # --- real pages of corpus2 ----------------------------------------------------------------------

@@ -71,6 +71,22 @@ class Sheet:
         self.writer.append((x, y), text, font=font, fontsize=size)
         return x + float(font.text_length(text, size))
 
+    def lines(
+        self,
+        x: float,
+        y: float,
+        lines: Iterable[str],
+        size: float = 11.0,
+        font: pymupdf.Font = TIMES,
+        pitch: float = LEADING,
+    ) -> float:
+        """Set ``lines`` one under the other at ``x`` from baseline ``y``, ``pitch`` apart (the
+        :class:`Sheet` form of :func:`lines_at`); return the baseline after the last."""
+        for line in lines:
+            self.put(x, y, line, size, font)
+            y += pitch
+        return y
+
     def words(self, x: float, y: float, text: str, gap: float = 5.6) -> float:
         """Words set one by one a justified space apart, as Word writes them."""
         for word in text.split():
