@@ -168,9 +168,10 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     from common.settings import Settings
     from tests.fakes.pseudo import pseudo_translate
     from translation.pdf import MonoRenderer
-    from translation.read.document import TEXT_FLAGS, open_document
+    from translation.read.document import open_document
     from translation.read.extraction import read_document
     from translation.read.flow.passage import translated
+    from translation.read.pages.page_space import TEXT_FLAGS
 
     started = time.perf_counter()
     data = path.read_bytes()

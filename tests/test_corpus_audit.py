@@ -33,9 +33,9 @@ from bench.corpus_requests import Reading, audit_requests, is_math_glyph
 from tests.helpers.pdfgen import math_font
 from tests.helpers.pdfgen.sheet import Placed, words_at
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
-from translation.read.document import TEXT_FLAGS
 from translation.read.extraction import read_layout
 from translation.read.layout import PageLayout, Rect
+from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.render.glyphs import Areas, remove_glyphs
 

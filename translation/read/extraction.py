@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pymupdf
 
 from common.errors import InputError, ZTError
-from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
+from translation.read.document import PDF_LOCK, error_reason
 from translation.read.early import EarlyParagraphs, OnPart
 from translation.read.layout import (
     Block,
@@ -38,7 +38,7 @@ from translation.read.pages.annotations import text_annotation_areas, without_an
 from translation.read.pages.comment_balloons import balloon_areas
 from translation.read.pages.glyph_advances import page_advances
 from translation.read.pages.marks import is_mark, page_marks
-from translation.read.pages.page_space import page_size
+from translation.read.pages.page_space import TEXT_FLAGS, page_size
 from translation.read.pages.path_clips import PATH_KINDS, path_clips, shown_path_boxes
 from translation.read.pages.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.pages.span_origins import fix_origins

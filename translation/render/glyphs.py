@@ -24,10 +24,7 @@ import pymupdf
 from pymupdf import mupdf
 
 from translation.read.layout import Rect
-
-#: The text flags the reader extracts with (``translation.read.document.TEXT_FLAGS``): the
-#: renderer reads glyphs as the reader did, without importing the reader's opening stage.
-TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+from translation.read.pages.page_space import TEXT_FLAGS
 
 _CELL = 16.0  # grid cell of the area index, in points
 _LEVEL = 0.02  # a line whose direction rises or falls by less than this (a sine) runs level
