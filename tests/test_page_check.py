@@ -21,10 +21,11 @@ from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen import Line, text_page
 from tests.helpers.pdfgen.typeset import kept_as_printed
 from translation.pdf import MonoRenderer
-from translation.read.document import TEXT_FLAGS, open_document
+from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.flow.passage import translated
 from translation.read.layout import Rect
+from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph
 from translation.render.fallback import FallBack, fallback_note
 from translation.render.page_check import (
@@ -270,8 +271,9 @@ def test_a_side_note_and_a_footer_beside_its_page_number_are_erased_and_clear() 
         assert ("sampling" in left) == (p.id in fallen)
 
 
-def contents_page() -> bytes:
-    """A contents list: number and title, spaced leader dots, the page number flush right."""
+def contents_page(number_at: float = 505.0) -> bytes:
+    """A contents list: number and title, spaced leader dots up to 480, the page number at
+    ``number_at`` (flush right, apart from the dots; or just after them, in the entry's line)."""
     lines: list[Line] = [(72, 90, "Contents", 14.0)]
     entries = [("1", "Introduction", "3"), ("2", "Related work on careful models", "5")]
     entries += [("3", "Method and training data", "9"), ("4", "Experiments", "12")]
@@ -280,13 +282,19 @@ def contents_page() -> bytes:
         head = f"{number}  {title}"
         x = 72 + pymupdf.get_text_length(head, "tiro", 11) + 6
         count = int((480 - x) / pymupdf.get_text_length(" .", "tiro", 11))
-        lines += [(72, y, head, 11.0), (x, y, " ." * count, 11.0), (505, y, page, 11.0)]
+        lines += [(72, y, head, 11.0), (x, y, " ." * count, 11.0), (number_at, y, page, 11.0)]
     return text_page(lines)
 
 
 @pytest.mark.parametrize("times", [1, 2])
-def test_a_contents_entry_is_translated_in_place_its_leader_and_number_kept(times: int) -> None:
-    data = contents_page()
+@pytest.mark.parametrize("number_at", [505.0, 484.0])
+def test_a_contents_entry_is_translated_in_place_its_leader_and_number_kept(
+    times: int, number_at: float
+) -> None:
+    """Origin (484: the number in the entry's line, its leader kept out of the request by a
+    placeholder): corpus2 148 p2, whose page numbers were re-set after shorter translations,
+    out of their column."""
+    data = contents_page(number_at)
     paragraphs, out, fell = set_page(data, grown(times))
     assert not fell
     figures = findings(data, paragraphs, out)
@@ -301,8 +309,11 @@ def test_a_contents_entry_is_translated_in_place_its_leader_and_number_kept(time
     # A longer translation takes some of the dots; each leader keeps some.
     rows = {round(d[1][1]) for d in dots}
     assert len(rows) == 4
-    numbers = "".join(c[0] for c in chars if c[1][0] >= 500)
+    numbers = "".join(c[0] for c in chars if c[1][0] >= number_at - 1)
     assert numbers == "35912"
+    with pymupdf.open(stream=data) as source:
+        printed = [c[1] for c in _chars(source[0]) if c[1][0] >= number_at - 1]
+    assert [c[1] for c in chars if c[1][0] >= number_at - 1] == printed  # where they were
     hangul = [c for c in chars if "\uac00" <= c[0] <= "\ud7a3"]
     assert hangul and min(c[3] for c in hangul) >= 0.8 * 11  # labels at their size
 

@@ -42,3 +42,13 @@ def ends_entry(text: str, placeholders: dict[str, str]) -> bool:
     its leader and page number."""
     key = _KEY_RE.search(text)
     return key is not None and is_leader(placeholders.get(key.group(0), ""))
+
+
+def with_leader(text: str, placeholders: dict[str, str]) -> str:
+    """``text`` (as sent) with the placeholder that keeps its leader and page number spelled
+    out: the entry as printed; any other text as it is."""
+    if not ends_entry(text, placeholders):
+        return text
+    key = _KEY_RE.search(text)
+    assert key is not None  # ends_entry found it
+    return text[: key.start()] + placeholders[key.group(0)]
