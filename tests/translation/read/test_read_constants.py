@@ -113,6 +113,70 @@ def test_read_has_no_bare_whole_number_thresholds() -> None:
     assert strays(bare_ints) == []
 
 
+#: Whole numbers arithmetic may write bare: none, one and two (a pair, a half, a double).
+ARITHMETIC_INTS = frozenset({0, 1, 2})
+#: Calls whose whole-number arguments count things that are no thresholds: a range's ends, a
+#: regular expression's group.
+_COUNTING_CALLS = frozenset({"range", "group", "start", "end", "span"})
+
+
+def bare_whole_numbers(source: str) -> list[tuple[int, int]]:
+    """(line, value) of each whole-number literal of ``source`` outside a module-level
+    assignment, comparisons included, other than ``ARITHMETIC_INTS``; an index, a bit
+    operation's or a modulo's operand (``rotation % 360``), a number in hex and the arguments
+    of :data:`_COUNTING_CALLS` are no thresholds."""
+    tree = ast.parse(source)
+    exempt = _constant_nodes(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):
+            exempt.update(id(sub) for sub in ast.walk(node.slice))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (*_BIT_OPS, ast.Mod)):
+            exempt.update(id(sub) for sub in ast.walk(node))
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            name = node.func.id if isinstance(node.func, ast.Name) else name
+            if name in _COUNTING_CALLS:
+                exempt.update(id(sub) for arg in node.args for sub in ast.walk(arg))
+    return sorted(
+        {
+            (node.lineno, node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and type(node.value) is int
+            and node.value not in ARITHMETIC_INTS
+            and id(node) not in exempt
+            and not (ast.get_source_segment(source, node) or "").lower().startswith("0x")
+        }
+    )
+
+
+def test_read_has_no_bare_whole_numbers() -> None:
+    """Origin: issue 34 criterion 3: whole numbers outside comparisons were not scanned
+    (``len(rows) // 5``: one row in five may cross a gutter, written in two modules)."""
+    assert strays(bare_whole_numbers) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(rows):\n    return len(rows) // 5\n", [(2, 5)]),
+        ("def f(n):\n    return max(3, n)\n", [(2, 3)]),
+        ("def f(x):\n    return x > 4\n", [(2, 4)]),
+        ("class C:\n    most: int = 2000\n", [(2, 2000)]),
+        ("def f(a, b):\n    return (a + b) // 2\n", []),
+        ("def f(r):\n    return r % 360\n", []),
+        ("def f(m):\n    return m.group(3)\n", []),
+        ("def f():\n    return list(range(256))\n", []),
+        ("def f(box):\n    return box[3]\n", []),
+        ("ROOM = 6  # points\n\ndef f(x):\n    return x - ROOM\n", []),
+    ],
+)
+def test_the_scan_finds_whole_numbers_in_arithmetic(
+    source: str, expected: list[tuple[int, int]]
+) -> None:
+    assert bare_whole_numbers(source) == expected
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
