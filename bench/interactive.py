@@ -15,7 +15,9 @@ is slower, as on a real card), and the fake's own record of its scheduling (``sc
 engine it found, the step it arrived in (which it waits out), the steps it waited in vLLM's
 queue and why, and the step that admitted it with the prompt tokens that step prefilled. The
 verdicts are on the MEDIANS (of the lone ones, and of those beside the paper): one selection's
-first token depends on the step it lands in, and this machine is shared.
+first token depends on the step it lands in, and this machine is shared. The first token's
+target is judged twice: from the call, and from the arrival at vLLM (vLLM's part alone: the
+wait before it is our process's, noisy on a shared machine, and has a verdict of its own).
 It runs four times (``RUNS``): as the 32 GB launch profile sets things up (vLLM's
 ``--scheduling-policy priority``: the paper's paragraphs carry priority 1, the selection none,
 so it passes those waiting inside vLLM; ``ZT_CONCURRENCY_MAX`` equal to its ``--max-num-seqs``,
@@ -114,6 +116,11 @@ class Selection:
         return int(self.scheduled.get("waited_steps", 0))
 
     @property
+    def in_vllm_s(self) -> float:
+        """From its arrival at vLLM to its first token: vLLM's part, without our process's."""
+        return self.first_s - self.wait_s
+
+    @property
     def to_step_s(self) -> float:
         """From its arrival at vLLM to the start of the step that admitted it."""
         return self.admitted_s - self.wait_s
@@ -172,12 +179,30 @@ class Interactive:
         return statistics.median(s.first_s for s in self.shared)
 
     @property
+    def lone_in_vllm_s(self) -> float:
+        return statistics.median(s.in_vllm_s for s in self.lone)
+
+    @property
+    def shared_in_vllm_s(self) -> float:
+        return statistics.median(s.in_vllm_s for s in self.shared)
+
+    @property
+    def allowance_s(self) -> float:
+        """What the first token beside the paper may take over the lone one: a decode step on
+        the bench's clock plus the step it joins."""
+        return self.scaled_step_s + self.joined_step_s
+
+    @property
     def met(self) -> bool:
         return self.shared_wait_s <= self.lone_wait_s + self.step_s
 
     @property
     def first_token_met(self) -> bool:
-        return self.shared_first_s <= self.lone_first_s + self.scaled_step_s + self.joined_step_s
+        return self.shared_first_s <= self.lone_first_s + self.allowance_s
+
+    @property
+    def in_vllm_met(self) -> bool:
+        return self.shared_in_vllm_s <= self.lone_in_vllm_s + self.allowance_s
 
 
 async def _select(
@@ -281,6 +306,9 @@ def report(result: Interactive | None) -> list[str]:
         f" {r.shared_first_s * ms:.1f} ms; target: within one step of the lone one plus the"
         f" step it joined ({r.joined_step_s * ms:.1f} ms): "
         f"{'MET' if r.first_token_met else 'NOT MET'}",
+        f"  arrival at vLLM to first token (median; vLLM's part, without our process's wait):"
+        f" lone {r.lone_in_vllm_s * ms:.1f} ms, beside the paper {r.shared_in_vllm_s * ms:.1f}"
+        f" ms; the same target: {'MET' if r.in_vllm_met else 'NOT MET'}",
     ]
     return lines
 
