@@ -214,9 +214,14 @@ def _justified(
     and "the  prompt  infix  as  q1:t  =  (q1, ...)": three such lines made a paragraph a
     table)."""
     texts = _extent_texts(found, extents, math="\0")
-    plain = [t.strip().strip("\u201c\u201d\"'(),.;:-") for t in texts]
-    letters = [t.isalpha() for t in plain]
-    between = [g for k, g in enumerate(gaps) if letters[k] and letters[k + 1]]
+    letters = [_letters_word(t) for t in texts]
+    # TeX and Word widen the space after a comma or a stop: only those after a bare word
+    # must be alike (each still at most ``_STRETCHED_MOST`` of them, below).
+    between = [
+        g
+        for k, g in enumerate(gaps)
+        if letters[k] and letters[k + 1] and not texts[k].rstrip().endswith(_WIDER_AFTER)
+    ]
     if len(between) < _JUSTIFIED_GAPS or max(between) - min(between) > max(
         EVEN_SLACK, EVEN_SPACES * size
     ):
@@ -226,6 +231,20 @@ def _justified(
         return False
     stretched = sum(between) / len(between)
     return max(gaps) <= _STRETCHED_MOST * stretched
+
+
+#: Marks after which a justified line's space is set wider than between two bare words.
+_WIDER_AFTER = tuple(",.;:!?")
+#: What a word of letters may carry around it and inside it: quotes, brackets, punctuation
+#: outside; hyphens, apostrophes and an initial's stops inside ("Vazquez-Gonzalez", "T.P.").
+_WORD_OUTSIDE = "\u201c\u201d\u2018\u2019\"'()[]{},.;:!?-"
+_WORD_INSIDE = str.maketrans("", "", "-'\u2019.")
+
+
+def _letters_word(text: str) -> bool:
+    """Whether ``text`` is a word of letters (module doc of :func:`_justified`)."""
+    core = text.strip().strip(_WORD_OUTSIDE)
+    return bool(core) and core.translate(_WORD_INSIDE).isalpha()
 
 
 def _extent_texts(
