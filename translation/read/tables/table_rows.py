@@ -30,6 +30,7 @@ _CELL_GAP = 1.5  # font sizes: a gap this wide in one line parts two cells
 _WIDEST_CELL = 0.7  # of the row's extent: a row of cells has none wider
 _FORMULA_SHARE = 0.5  # of a row's characters: math beyond this share makes a formula row
 _STRETCHED_MOST = 2.0  # a justified line's widest gap is at most this many stretched spaces
+_STRETCHED_AFTER_STOP = 2.5  # ... and this many after a sentence's stop
 _AT_START = 0.01  # points: a box starting this close after a column's start is in it
 _TOUCHING = 0.3  # points: words this close are one extent
 _WORD_RUN_GAP = 1.6  # font sizes: a gap wider than this ends a run of words
@@ -230,11 +231,18 @@ def _justified(
     if max(widths) - min(widths) < size:  # words of one width: a table's uniform cells
         return False
     stretched = sum(between) / len(between)
-    return max(gaps) <= _STRETCHED_MOST * stretched
+    # After a sentence's stop TeX stretches the space about twice as far as between words.
+    return all(
+        g
+        <= (_STRETCHED_AFTER_STOP if texts[k].rstrip().endswith(_STOPS) else _STRETCHED_MOST)
+        * stretched
+        for k, g in enumerate(gaps)
+    )
 
 
 #: Marks after which a justified line's space is set wider than between two bare words.
 _WIDER_AFTER = tuple(",.;:!?")
+_STOPS = tuple(".!?")
 #: What a word of letters may carry around it and inside it: quotes, brackets, punctuation
 #: outside; hyphens, apostrophes and an initial's stops inside ("Vazquez-Gonzalez", "T.P.").
 _WORD_OUTSIDE = "\u201c\u201d\u2018\u2019\"'()[]{},.;:!?-"
