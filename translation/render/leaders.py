@@ -55,14 +55,20 @@ def keep_leaders(
             taken = [x for x in dots[: len(dots) - MIN_DOTS + 1] if x >= need]
             start = max(start, taken[0] if taken else dots[len(dots) - MIN_DOTS])
         right = start - GAP * size
+        # Only the leader's line stops before its dots: an entry's lines above it keep their
+        # width (cut at the dots, they kept the rest of their words unerased: 131 p12).
+        last = _last_line(para.rects)
         bands = tuple(
-            (r[0], r[1], min(r[2], start - 0.1), r[3]) for r in para.rects if r[0] < start - 0.1
+            (r[0], r[1], min(r[2], start - 0.1), r[3]) if r == last else r
+            for r in para.rects
+            if r != last or r[0] < start - 0.1
         )
         x0, y0, x1, y1 = para.bbox
+        x1 = min(x1, right) if para.line_count == 1 else max([right, *(b[2] for b in bands)])
         cut = dataclasses.replace(
             para,
             text=source[: match.start()].rstrip(),
-            bbox=(x0, y0, min(x1, right), y1),
+            bbox=(x0, y0, x1, y1),
             rects=bands,
             max_bbox=None,
             column=(0.0, 0.0) if para.line_count == 1 else para.column,
@@ -71,12 +77,17 @@ def keep_leaders(
     return out
 
 
+def _last_line(rects: Sequence[tuple[float, float, float, float]]) -> tuple[float, ...]:
+    """The box of a paragraph's last line: the lowest, then the rightmost."""
+    return max(rects, key=lambda r: (r[3], r[2]))
+
+
 def _leader_dots(page: pymupdf.Page, para: Paragraph) -> list[float]:
     """The left edges of the leader dots of ``para``'s last line on ``page``, left to right,
     read from the page's glyphs in that line's band (empty when no dots are found)."""
     if not para.rects:
         return []
-    last = max(para.rects, key=lambda r: (r[3], r[2]))
+    last = _last_line(para.rects)
     size = para.font_size or 10.0
     clip = pymupdf.Rect(last[0] - 1, last[1] - 0.3 * size, last[2] + 1, last[3] + 0.3 * size)
     chars = [

@@ -318,6 +318,25 @@ def test_a_contents_entry_is_translated_in_place_its_leader_and_number_kept(
     assert hangul and min(c[3] for c in hangul) >= 0.8 * 11  # labels at their size
 
 
+def test_an_entry_of_two_lines_keeps_its_leader_and_erases_its_first_lines_whole(
+    corpus_cut: CorpusCut,
+) -> None:
+    """Only the leader's line stops before its dots; an entry's lines above it run on past
+    them and are erased and set whole. Origin: corpus2 131 p12 (a change log set as a
+    contents list), whose first lines kept their last words unerased ("re the", "ug pointed
+    out") beside a translation squeezed into the width before the dots."""
+    path = corpus_cut("../corpus2/131_tex_lettrine_doc_dropcaps_p12of17.pdf", [11])
+    data = path.read_bytes()
+    paragraphs, out, _ = set_page(data, grown(1))
+    left = out.get_text()
+    for words in ("store the", "Bug pointed out", "Correction", "quotation,", "taking an"):
+        assert words not in left, words
+    with pymupdf.open(stream=data) as source:
+        before = {c[1] for c in _chars(source[0]) if c[0] == "."}
+    dots = {c[1] for c in _chars(out) if c[0] == "."}
+    assert len(dots) > 100 and len(dots & before) > 0.9 * len(dots)  # leaders where printed
+
+
 def _chars(page: pymupdf.Page) -> list[tuple[str, tuple[int, int], str, float]]:
     """Each glyph: character, its origin rounded, its face, its size."""
     return [

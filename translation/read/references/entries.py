@@ -76,7 +76,9 @@ _VENUE_RE = re.compile(
     r"\b(?:In\s+Proc|Proceedings|Conference|Workshop|Symposium|Journal|Transactions|Trans\.|"
     r"arXiv|preprint|doi|DOI|ISBN|ISSN|pp\.|vol\.|Vol\.|pages?\s+\d|Press|Rev\.|Lett\.|"
     r"ACM|IEEE|Springer|Elsevier)|\d+\s*\(\d+\)\s*[:,]\s*\d+|\d+\s*[–-]\s*\d+|"
-    r"\[[JMCDRSPNZ]\]|[「『《]|https?://|www\."
+    r"\[[JMCDRSPNZ]\]|[「『《]|https?://|www\.|"
+    # An arXiv identifier of the old scheme, archive/YYMMNNN ("astro-ph/0003365").
+    r"\b[a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?/\d{4}\.?\d{3}"
 )
 
 #: Paragraphs of at least this many words that do not read like entries end a references

@@ -36,6 +36,9 @@ MIN_ENTRIES = 5
 #: Of the entries, the share that must read like references, and the share that must name
 #: their authors first.
 _ENTRY_SHARE, _AUTHOR_SHARE = 0.8, 0.6
+#: Of a run that goes on with a bibliography's numbering, the share of entries that must read
+#: like references (the numbering is evidence already; an entry cut by a column reads less).
+_CONTINUED_SHARE = 0.5
 _NUMBER_RE = re.compile(
     rf"^\s*(?:\[({ENTRY_NUMBER})\]|\(({ENTRY_NUMBER})\)|({ENTRY_NUMBER})\.(?=\s))\s*"
 )
@@ -67,10 +70,48 @@ def find_unheaded_references(pieces: Sequence[Piece], taken: Collection[int]) ->
             )
             if span is not None:
                 spans.append(span)
-                i = span.stop
+                spans.extend(_continued(pieces, span, taken))
+                i = spans[-1].stop
                 continue
         i += 1
     return spans
+
+
+def _continued(pieces: Sequence[Piece], span: range, taken: Collection[int]) -> list[range]:
+    """The runs that go on with the numbered list ``span`` after other text (the list's next
+    column, set beside the end of the body: "[17]" after the acknowledgements), each opening
+    with the next number on the list's last page or the page after, its entries read as
+    references too. Empty for an author-year list."""
+    found: list[range] = []
+    while True:
+        last = _last_number(pieces, span)
+        if last is None:
+            return found
+        page = pieces[span.stop - 1].page
+        start = next(
+            (
+                j
+                for j in range(span.stop, len(pieces))
+                if pieces[j].page <= page + 1
+                and j not in taken
+                and not pieces[j].skipped
+                and _number(pieces[j].text) == last + 1
+            ),
+            None,
+        )
+        if start is None:
+            return found
+        more = _list_from(pieces, start, taken, last + 1, 1, _CONTINUED_SHARE)
+        if more is None:
+            return found
+        found.append(more)
+        span = more
+
+
+def _last_number(pieces: Sequence[Piece], span: range) -> int | None:
+    """The highest entry number that opens a piece of ``span`` (None: no numbered entry)."""
+    numbers = [n for j in span if (n := _number(pieces[j].text)) is not None]
+    return max(numbers) if numbers else None
 
 
 def _author_year(piece: Piece) -> bool:
@@ -119,12 +160,21 @@ def _under_references_heading(pieces: Sequence[Piece], start: int) -> bool:
     return before is not None and before.heading_like and bool(REFS_HEADING_RE.match(before.text))
 
 
-def _list_from(pieces: Sequence[Piece], start: int, taken: Collection[int]) -> range | None:
-    """The numbered list of entries that begins at ``start`` with entry 1, if it reads as a
-    bibliography. An entry's text may come apart from its number (a label set alone) and may
-    go on in the next paragraphs (a page or column break inside it)."""
+def _list_from(
+    pieces: Sequence[Piece],
+    start: int,
+    taken: Collection[int],
+    first: int = 1,
+    least: int = MIN_ENTRIES,
+    share: float = _ENTRY_SHARE,
+) -> range | None:
+    """The numbered list of entries that begins at ``start`` with entry ``first``, if it
+    reads as a bibliography (``least`` entries at least, ``share`` of them reading like
+    references). An entry's text may come apart from
+    its number (a label set alone) and may go on in the next paragraphs (a page or column
+    break inside it)."""
     texts: list[str] = []  # one per entry, its number cut off
-    expected, stop, label_apart = 1, start, False
+    expected, stop, label_apart = first, start, False
     for j in range(start, len(pieces)):
         piece = pieces[j]
         if j in taken:
@@ -145,11 +195,11 @@ def _list_from(pieces: Sequence[Piece], start: int, taken: Collection[int]) -> r
             stop = j + 1
         else:
             break
-    if len(texts) < MIN_ENTRIES:
+    if len(texts) < least:
         return None
     entries = sum(is_entry(text, labelled=True) for text in texts)
     authors = sum(starts_entry(text) for text in texts)
-    if entries < _ENTRY_SHARE * len(texts) or authors < _AUTHOR_SHARE * len(texts):
+    if entries < share * len(texts) or authors < _AUTHOR_SHARE * len(texts):
         return None
     return range(start, stop)
 

@@ -30,6 +30,7 @@ _CELL_GAP = 1.5  # font sizes: a gap this wide in one line parts two cells
 _WIDEST_CELL = 0.7  # of the row's extent: a row of cells has none wider
 _FORMULA_SHARE = 0.5  # of a row's characters: math beyond this share makes a formula row
 _STRETCHED_MOST = 2.0  # a justified line's widest gap is at most this many stretched spaces
+_STRETCHED_AFTER_STOP = 2.5  # ... and this many after a sentence's stop
 _AT_START = 0.01  # points: a box starting this close after a column's start is in it
 _TOUCHING = 0.3  # points: words this close are one extent
 _WORD_RUN_GAP = 1.6  # font sizes: a gap wider than this ends a run of words
@@ -214,9 +215,14 @@ def _justified(
     and "the  prompt  infix  as  q1:t  =  (q1, ...)": three such lines made a paragraph a
     table)."""
     texts = _extent_texts(found, extents, math="\0")
-    plain = [t.strip().strip("\u201c\u201d\"'(),.;:-") for t in texts]
-    letters = [t.isalpha() for t in plain]
-    between = [g for k, g in enumerate(gaps) if letters[k] and letters[k + 1]]
+    letters = [_letters_word(t) for t in texts]
+    # TeX and Word widen the space after a comma or a stop: only those after a bare word
+    # must be alike (each still at most ``_STRETCHED_MOST`` of them, below).
+    between = [
+        g
+        for k, g in enumerate(gaps)
+        if letters[k] and letters[k + 1] and not texts[k].rstrip().endswith(_WIDER_AFTER)
+    ]
     if len(between) < _JUSTIFIED_GAPS or max(between) - min(between) > max(
         EVEN_SLACK, EVEN_SPACES * size
     ):
@@ -225,7 +231,28 @@ def _justified(
     if max(widths) - min(widths) < size:  # words of one width: a table's uniform cells
         return False
     stretched = sum(between) / len(between)
-    return max(gaps) <= _STRETCHED_MOST * stretched
+    # After a sentence's stop TeX stretches the space about twice as far as between words.
+    return all(
+        g
+        <= (_STRETCHED_AFTER_STOP if texts[k].rstrip().endswith(_STOPS) else _STRETCHED_MOST)
+        * stretched
+        for k, g in enumerate(gaps)
+    )
+
+
+#: Marks after which a justified line's space is set wider than between two bare words.
+_WIDER_AFTER = tuple(",.;:!?")
+_STOPS = tuple(".!?")
+#: What a word of letters may carry around it and inside it: quotes, brackets, punctuation
+#: outside; hyphens, apostrophes and an initial's stops inside ("Vazquez-Gonzalez", "T.P.").
+_WORD_OUTSIDE = "\u201c\u201d\u2018\u2019\"'()[]{},.;:!?-"
+_WORD_INSIDE = str.maketrans("", "", "-'\u2019.")
+
+
+def _letters_word(text: str) -> bool:
+    """Whether ``text`` is a word of letters (module doc of :func:`_justified`)."""
+    core = text.strip().strip(_WORD_OUTSIDE)
+    return bool(core) and core.translate(_WORD_INSIDE).isalpha()
 
 
 def _extent_texts(

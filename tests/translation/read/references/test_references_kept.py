@@ -4,12 +4,16 @@ without a heading, and around annotations; the report names the pages kept."""
 from __future__ import annotations
 
 import random
+import re
 
 import pymupdf
+import pytest
 
+from tests.conftest import CORPUS_DIR
 from tests.helpers.pdfgen.sheet import lines_at, words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
+from translation.read.references.entries import has_venue
 from translation.read.segment import Segmentation
 
 PROSE = (
@@ -134,3 +138,67 @@ def test_a_reference_list_broken_by_annotations_is_kept_and_so_are_the_notes() -
     assert sent_references(found) == []
     assert [p.text for p in found.paragraphs if "Note" in p.text or "Reviewer" in p.text] == []
     assert found.reference_pages == (0,)
+
+
+SHORT_PROSE = (
+    "We describe a careful method for the",
+    "evaluation of the models that we study,",
+    "and compare it with earlier approaches.",
+)
+
+
+def short_entries(page: pymupdf.Page, x: float, y: float, first: int, last: int) -> float:
+    """Entries of one short line, "[n] A. Author, J. Phys. 12, 345 (2001).", at ``x``."""
+    for number in range(first, last + 1):
+        rng = random.Random(number)
+        name = rng.choice(NAMES)
+        text = f"[{number}] {name[0]}. {name}, {rng.choice(JOURNALS)} {rng.randint(10, 99)} (2001)."
+        words_at(page, [(x, y, text, 8, "tiro")])
+        y += 11
+    return y
+
+
+def test_a_headless_bibliography_goes_on_in_the_next_column_after_the_text() -> None:
+    """A two-column page whose left column ends with entries [1]-[8] and whose right column
+    holds the end of the text, then entries [9]-[11]: the numbering goes on, so the right
+    column's entries are the same bibliography, kept. Origin: corpus2 110 p4 (revtex prints
+    no "References" heading; [17]-[19] after the acknowledgements were sent)."""
+    doc = pymupdf.open()
+    page = new_page(doc)
+    y = 90.0
+    for _ in range(3):
+        y = lines_at(page, 60, y, SHORT_PROSE, 9, pitch=11) + 6
+    short_entries(page, 60, y + 10, 1, 8)
+    y = 90.0
+    for _ in range(2):
+        y = lines_at(page, 320, y, SHORT_PROSE, 9, pitch=11) + 6
+    words_at(page, [(320, y + 6, "Acknowledgements", 9, "tibo")])
+    y = lines_at(page, 320, y + 20, SHORT_PROSE, 9, pitch=11) + 6
+    short_entries(page, 320, y + 10, 9, 11)
+    found = read(doc)
+    assert sent_references(found) == []
+    assert sum("careful method" in p.text for p in found.paragraphs) == 6
+
+
+def test_an_arxiv_identifier_is_where_an_entry_appeared() -> None:
+    """An entry that gives only its arXiv identifier of the old scheme names its venue."""
+    assert has_venue("Garcia-Aspeitia M. A., and Matos, T. [gr-qc/0906.327].")
+    assert has_venue("Lee J. and Koh I. [hep-ph/9507385]")
+    assert not has_venue("The rate fell to 5 km/1000 s and/or less.")
+
+
+def test_a_revtex_bibliography_of_justified_entries_is_kept_in_both_columns() -> None:
+    """Corpus2 110 p4: a revtex reference list, no heading, its justified entries stretched
+    wide, [1]-[16] in the left column and [17]-[19] in the right one after the text."""
+    path = CORPUS_DIR.parent / "corpus2" / "110_physics_revtex_arxiv_2col_4p.pdf"
+    if not path.exists():
+        pytest.skip(f"corpus2 paper not found: {path}")
+    with pymupdf.open(path) as src:
+        doc = pymupdf.open()
+        doc.insert_pdf(src, from_page=3, to_page=3)
+    found = read(doc)
+    texts = [p.text for p in found.paragraphs]
+    assert not any(re.search(r"Phys\. Rev\.|Class\.Quant|JCAP|\[astro-$", t) for t in texts)
+    assert not any(t.startswith(("Ureña-López", "Seljak")) for t in texts), texts
+    assert any("Acknowledgements" in t for t in texts)
+    assert any(t.startswith("The most promising") for t in texts)

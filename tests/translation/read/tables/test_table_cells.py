@@ -19,7 +19,9 @@ from tests.fakes.pseudo import pseudo_words
 from tests.helpers.glyphs import dark_pixels, source_glyphs
 from tests.helpers.pdfgen.sheet import TIMES, box_at, words_at
 from tests.helpers.pdfgen.typeset import by_text, glyph_boxes, hangul, spans, translate
+from translation.read.layout import Span
 from translation.read.paragraph import ParagraphKind
+from translation.read.tables.table_rows import row_item
 
 SIZE = 9.0
 MIN_SCALE = 0.6
@@ -523,3 +525,37 @@ def test_a_column_of_citations_is_printed_as_it_is() -> None:
     assert not [t for t in texts if "et al." in t], texts
     kept = out.get_text("text", clip=(70, 105, 345, 145))
     assert "Li et al. (2016)" in kept and "Krallinger et al. (2017)" in kept, kept
+
+
+def _row(words: Sequence[str], gaps: Sequence[float]) -> list[tuple[Any, Any]]:
+    """A row of ``words`` in Times at ``SIZE``, each its own MuPDF line, ``gaps`` apart."""
+    found, x = [], 60.0
+    for k, word in enumerate(words):
+        width = TIMES.text_length(word, SIZE)
+        box = (x, 100.0, x + width, 100.0 + SIZE)
+        found.append((box, Span(word, box, "NimbusRomNo9L-Regu", SIZE)))
+        x += width + (gaps[k] if k < len(gaps) else 0.0)
+    return found
+
+
+def test_a_justified_line_with_wider_spaces_after_its_commas_is_no_row_of_cells() -> None:
+    """TeX sets the space after a comma or a stop wider than between two bare words; a
+    justified line of a reference list stretched that way ("[9] Matos T.,  Vazquez-Gonzalez
+    A.,  and  Magana J.  [astro-") is running text, its hyphenated and bracketed words words
+    of letters. Origin: corpus2 110 p4, eight entries read as cells, "[astro-" cut from
+    "ph/0806.0683]."."""
+    words = "[9] Matos T., Vazquez-Gonzalez A., and Magana J. [astro-".split()
+    gaps = [4.0, 6.2, 7.2, 6.2, 7.2, 6.2, 6.2, 6.2]
+    found = _row(words, gaps)
+    item = row_item(found, [(box[0], box[2]) for box, _ in found])
+    assert item is not None and item.strong == [], item
+    # After a sentence's stop TeX stretches the space about twice as far (116 p2: a whole
+    # justified paragraph was cut into cells at such gaps).
+    words = "many other types of cosmological observations. Observational data are, in modern"
+    found = _row(words.split(), [6.7, 6.5, 6.7, 6.5, 6.6, 13.3, 6.6, 6.5, 7.2, 6.6])
+    item = row_item(found, [(box[0], box[2]) for box, _ in found])
+    assert item is not None and item.strong == [], item
+    # A row of cells keeps its gaps: numbers apart at their columns' places.
+    cells = _row(["Baseline", "12.4", "0.81", "Ours", "15.2"], [30.0, 12.0, 40.0, 9.0])
+    item = row_item(cells, [(box[0], box[2]) for box, _ in cells])
+    assert item is not None and len(item.strong) == 4, item
