@@ -551,8 +551,8 @@ def test_a_justified_line_with_wider_spaces_after_its_commas_is_no_row_of_cells(
     assert item is not None and item.strong == [], item
     # After a sentence's stop TeX stretches the space about twice as far (116 p2: a whole
     # justified paragraph was cut into cells at such gaps).
-    words = "many other types of cosmological observations. Observational data are, in modern"
-    found = _row(words.split(), [6.7, 6.5, 6.7, 6.5, 6.6, 13.3, 6.6, 6.5, 7.2, 6.6])
+    line = "many other types of cosmological observations. Observational data are, in modern"
+    found = _row(line.split(), [6.7, 6.5, 6.7, 6.5, 6.6, 13.3, 6.6, 6.5, 7.2, 6.6])
     item = row_item(found, [(box[0], box[2]) for box, _ in found])
     assert item is not None and item.strong == [], item
     # A row of cells keeps its gaps: numbers apart at their columns' places.
