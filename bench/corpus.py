@@ -191,7 +191,7 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     renderer.render_all(paragraphs, translations)
     mono = renderer.finish()
     source, out = pymupdf.open(stream=data), pymupdf.open(stream=mono)
-    pages = audit_pages(source, out, paragraphs, translations, TEXT_FLAGS)
+    pages = audit_pages(source, out, paragraphs, translations, TEXT_FLAGS, renderer.placed)
     figures: Counter[str] = Counter({f: 0 for f in FIGURES})
     figures["reqs"] = len(records)
     for record in records:

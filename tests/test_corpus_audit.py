@@ -37,6 +37,7 @@ from translation.read.extraction import read_layout
 from translation.read.layout import PageLayout, Rect
 from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.render import page_check
 from translation.render.glyphs import Areas, remove_glyphs
 
 WIDTH, HEIGHT = 595.0, 842.0
@@ -533,6 +534,32 @@ def test_tiny_counts_type_below_six_tenths_of_the_source() -> None:
 def test_outside_counts_a_translation_past_its_column_or_page() -> None:
     assert _page_figures(_translated(at=(300.0, 102.0)))["outside"] == 1
     assert _page_figures(_translated(at=(72.0, 102.0), text="번역"))["outside"] == 0
+
+
+def test_a_line_belongs_to_the_paragraph_the_renderer_set_it_for() -> None:
+    """A's translation set apart in free space, nearer a heading twice A's size than A: by
+    the boxes alone the line is the heading's, tiny and outside its column; by the renderer's
+    record of where it set A's lines (``page_check.owner``, the one attribution the renderer's
+    check holds too), it is A's, at A's size, inside the area A was given.
+    Origin: 140 p1, a translation put where it fits judged tiny against a neighbour's size."""
+    heading = dataclasses.replace(
+        _para("p0-b1", "B", (72.0, 200.0, 250.0, 225.0), ParagraphKind.HEADING), font_size=20.0
+    )
+    paragraphs = [_para("p0-b0", "A", A_RECT), heading]
+    translations = {p.id: "번역" for p in paragraphs}
+    out = _translated(at=(72.0, 190.0))
+    line = (72.0, 182.0, 330.0, 192.0)
+    record = {0: {"p0-b0": page_check.Placed((72.0, 178.0, 400.0, 200.0), (line,), apart=True)}}
+
+    def figures(placed: dict[int, dict[str, page_check.Placed]] | None) -> Counter[str]:
+        found: Counter[str] = Counter()
+        with pymupdf.open(stream=_source()) as source, pymupdf.open(stream=out) as doc:
+            for page in audit_pages(source, doc, paragraphs, translations, TEXT_FLAGS, placed):
+                found.update(page.counts)
+        return found
+
+    assert figures(None)["tiny"] == 1 and figures(None)["outside"] == 1
+    assert figures(record)["tiny"] == 0 and figures(record)["outside"] == 0
 
 
 def test_an_unnamed_type3_glyph_left_in_place_is_the_source_after_renumbering() -> None:

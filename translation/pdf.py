@@ -39,6 +39,7 @@ from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.leaders import keep_leaders
 from translation.render.links import put_back, take
 from translation.render.outline import set_translated_outline
+from translation.render.page_check import Placed
 from translation.render.page_set import PageSet, set_page
 from translation.render.redaction import redact
 from translation.render.sanitize import strip_active_content
@@ -120,6 +121,9 @@ class MonoRenderer:
         #: The blocks kept as printed because their translation broke the page
         #: (``translation.render.page_check``), in the order their pages were set.
         self.fallbacks: list[FallBack] = []
+        #: Where each page's translations were set, by page and paragraph id
+        #: (``page_check.Placed``): what a reader of the written pages attributes lines by.
+        self.placed: dict[int, dict[str, Placed]] = {}
         #: Seconds spent setting pages, and of them in the renderer's own check.
         self.seconds = 0.0
         self.check_seconds = 0.0
@@ -149,6 +153,7 @@ class MonoRenderer:
             )
             self.seconds += time.perf_counter() - started
             self.check_seconds += result.check_seconds
+            self.placed[number] = result.placed
             self.fallbacks.extend(
                 FallBack(number, ident, tuple(reasons)) for ident, reasons in result.fallen.items()
             )

@@ -23,7 +23,10 @@ text standing again, so a translation lying over it falls back too, until nothin
 Two inks overlap when they share :data:`OVERLAP` of the smaller one's area; an ink is the part
 of a line where its glyphs' ink lies (0.7 of the size above its baseline to 0.1 below), the
 measure ``bench.corpus_pages`` counts a reader's findings with, so the renderer holds what
-the audit counts.
+the audit counts. A translated line belongs to the paragraph that set it: the audit, which
+sees only the written page, attributes a line by the renderer's record of where each
+paragraph set its lines (:class:`Placed`, :func:`owner`), so both judge a line's size and
+room against the same paragraph.
 """
 
 from __future__ import annotations
@@ -104,6 +107,65 @@ class Verdict:
         if reason not in reasons:
             reasons.append(reason)
         return len(reasons) == 1
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """Where a paragraph's translation was set on its page, as the renderer records it for
+    whoever reads the written page: the area it was given and its lines' boxes;
+    ``apart``: set apart from its source, which was kept (``translation.render.set_apart``)."""
+
+    area: Rect
+    lines: tuple[Rect, ...]
+    apart: bool = False
+
+    @classmethod
+    def of(cls, block: SetBlock, apart: bool = False) -> Placed:
+        return cls(block.area, block.lines, apart)
+
+
+def holder(
+    point: tuple[float, float],
+    paragraphs: Sequence[Paragraph],
+    placed: Mapping[str, Placed] | None = None,
+) -> Paragraph | None:
+    """The paragraph whose translation holds ``point``: the one that set a line there
+    (``placed``, the renderer's record), else the one whose box holds it, else whose room to
+    grow into does; None when none does."""
+    for para in paragraphs:
+        record = (placed or {}).get(para.id)
+        if record is not None and any(_holds(line, point) for line in record.lines):
+            return para
+    for para in paragraphs:
+        if _holds(para.bbox, point):
+            return para
+    for para in paragraphs:
+        if para.max_bbox and _holds(para.max_bbox, point):
+            return para
+    return None
+
+
+def owner(
+    point: tuple[float, float],
+    paragraphs: Sequence[Paragraph],
+    placed: Mapping[str, Placed] | None = None,
+) -> Paragraph:
+    """The paragraph a translated line at ``point`` belongs to: its :func:`holder`, else the
+    paragraph whose box is nearest."""
+    found = holder(point, paragraphs, placed)
+    if found is not None:
+        return found
+    return min(paragraphs, key=lambda p: _distance(point, p.bbox))
+
+
+def _holds(rect: Rect, point: tuple[float, float]) -> bool:
+    return rect[0] <= point[0] <= rect[2] and rect[1] <= point[1] <= rect[3]
+
+
+def _distance(point: tuple[float, float], rect: Rect) -> float:
+    dx = max(rect[0] - point[0], 0.0, point[0] - rect[2])
+    dy = max(rect[1] - point[1], 0.0, point[1] - rect[3])
+    return math.hypot(dx, dy)
 
 
 def block_of(

@@ -25,6 +25,7 @@ from translation.render.formula_copies import Copies
 from translation.render.glyphs import Areas, Sheet, remove_glyphs
 from translation.render.measure import hanging_indent, indented, leading, measurer
 from translation.render.page_check import (
+    Placed,
     block_of,
     check_page,
     confirm_erased,
@@ -42,12 +43,14 @@ class PageSet:
     """A page's translations laid out and checked, not yet written: ``writers`` hold the text
     of the paragraphs that stay (``placements``: where each character went); ``fallen`` maps
     each paragraph that fell back to its reasons (``page_check``'s rule names);
-    ``check_seconds`` is what the check took."""
+    ``check_seconds`` is what the check took; ``placed``: where each translation was set
+    (``page_check.Placed``, the record a reader of the written page attributes lines by)."""
 
     placements: dict[str, Placement] = field(default_factory=dict)
     writers: Writers = field(default_factory=dict)
     fallen: dict[str, list[str]] = field(default_factory=dict)
     check_seconds: float = 0.0
+    placed: dict[str, Placed] = field(default_factory=dict)
 
 
 def set_page(
@@ -114,4 +117,9 @@ def set_page(
         result = lay_out([(p, t) for p, t in items if p.id not in verdict.fallen])
     result.fallen = verdict.fallen
     result.check_seconds = seconds
+    for para, _ in items:
+        setting = result.placements.get(para.id)
+        if para.id in planned and setting is not None and setting.text:
+            block = block_of(para, setting.text, setting.boxes, setting.size, planned[para.id][0])
+            result.placed[para.id] = Placed.of(block)
     return result
