@@ -155,7 +155,8 @@ class MonoRenderer:
             self.check_seconds += result.check_seconds
             self.placed[number] = result.placed
             self.fallbacks.extend(
-                FallBack(number, ident, tuple(reasons)) for ident, reasons in result.fallen.items()
+                FallBack(number, ident, tuple(reasons), ident in result.placed)
+                for ident, reasons in result.fallen.items()
             )
 
     def render_all(self, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]) -> None:

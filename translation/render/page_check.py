@@ -236,6 +236,38 @@ def check_page(
     return verdict
 
 
+def check_apart(page_rect: Rect, apart: Sequence[SetBlock], standing: Sequence[Rect]) -> list[str]:
+    """Which of the blocks set apart from their source (``translation.render.set_apart``, in
+    the order set) break the page after all: cut short, below :data:`MIN_SCALE`, a line past
+    the page or past the area it was given by half its size, or over ``standing`` (the inks
+    of everything else on the page, the sources put back and the translations among them) or
+    over another one set apart before it. Their ids, in order."""
+    grid = _Grid(standing)
+    broken: list[str] = []
+    for block in apart:
+        src = block.para.font_size or 10.0
+        slack = SLACK * src
+        ax0, ay0, ax1, ay1 = block.area
+        px0, py0, px1, py1 = page_rect
+        inks = block.inks()
+        if (
+            not block.complete
+            or block.size < MIN_SCALE * src - 0.01
+            or any(
+                x0 < max(px0 - 1, ax0 - slack)
+                or x1 > min(px1 + 1, ax1 + slack)
+                or y0 < max(py0 - 1, ay0 - slack)
+                or y1 > min(py1 + 1, ay1 + slack)
+                for x0, y0, x1, y1 in (line_ink(r, block.size) for r in block.lines)
+            )
+            or any(grid.hits(ink) for ink in inks)
+        ):
+            broken.append(block.para.id)
+            continue
+        grid = _Grid([*grid.rects, *inks])
+    return broken
+
+
 def confirm_erased(blocks: Sequence[SetBlock], verdict: Verdict, standing: Sequence[Rect]) -> None:
     """After the stray glyphs were erased (``verdict.strays()``): a paragraph with a stray
     still among ``standing`` (the page's inks read again) falls back (``unerased``), and so

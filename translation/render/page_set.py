@@ -11,7 +11,7 @@ only on pages where something fell back; the check alone runs on every page.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -20,22 +20,31 @@ from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
 from translation.render.fallback import FallBack
 from translation.render.fitting import page_obstacles, page_text, plan
-from translation.render.fonts import FontChain, fit
+from translation.render.fonts import Fitted, FontChain, fit
 from translation.render.formula_copies import Copies
 from translation.render.glyphs import Areas, Sheet, remove_glyphs
 from translation.render.measure import hanging_indent, indented, leading, measurer
 from translation.render.page_check import (
     Placed,
+    SetBlock,
+    band_ink,
     block_of,
+    check_apart,
     check_page,
     confirm_erased,
     keep_notation,
     span_inks,
 )
+from translation.render.set_apart import set_apart
 from translation.render.typeset import Placement, typeset
 from translation.render.writers import Writers
 
 __all__ = ["FallBack", "PageSet", "set_page"]
+
+#: Blocks set apart from their source: id -> (the paragraph as set, its area, its size).
+Apart = dict[str, tuple[Paragraph, Rect, float]]
+#: How many times the blocks set apart are laid out again without one that broke the page.
+_APART_ROUNDS = 3
 
 
 @dataclass(slots=True)
@@ -67,7 +76,7 @@ def set_page(
     blocks = page_text(page)
     texts, shapes = page_obstacles(page, blocks)
 
-    def size_in(para: Paragraph, text: str, area: Rect, size: float) -> float:
+    def fitted_in(para: Paragraph, text: str, area: Rect, size: float) -> Fitted:
         x0, y0, x1, y1 = area
         measure = measurer(para, chain, copies)
         lead = leading(para, target_lang)
@@ -78,7 +87,19 @@ def set_page(
         if hang:
             text, x1 = text[label_end + 1 :], x1 - hang
         text, measure = indented(para, text, measure)
-        return fit(text, x1 - x0, y1 - y0, size, lead, measure).size
+        return fit(text, x1 - x0, y1 - y0, size, lead, measure)
+
+    def size_in(para: Paragraph, text: str, area: Rect, size: float) -> float:
+        return fitted_in(para, text, area, size).size
+
+    def apart_in(para: Paragraph, text: str, area: Rect, size: float) -> tuple[float, float]:
+        found = fitted_in(para, text, area, size)
+        if not found.fits or not found.lines:
+            return 0.0, 0.0
+        s = found.size
+        # The lines' height, and the drop of a heading set smaller onto its source baseline.
+        used = s * (1.0 + (len(found.lines) - 1) * found.leading) + 0.8 * (size - s)
+        return s, used
 
     planned = plan(items, texts, shapes, size_in)
     mark = sheet.mark()
@@ -99,12 +120,9 @@ def set_page(
     result = lay_out(items)
     started = time.perf_counter()
     rect = tuple(page.rect)
-    set_blocks = [
-        block_of(para, placed.text, placed.boxes, placed.size, planned[para.id][0], shown[para.id])
-        for para, _ in items
-        if para.id in planned and (placed := result.placements[para.id]).text
-    ]
-    verdict = check_page((rect[0], rect[1], rect[2], rect[3]), set_blocks, span_inks(blocks))
+    page_rect = (rect[0], rect[1], rect[2], rect[3])
+    set_blocks = _blocks(result, items, planned, shown)
+    verdict = check_page(page_rect, set_blocks, span_inks(blocks))
     if verdict.stray:
         keep_notation(verdict, span_inks(blocks, notation=True))
     strays = verdict.strays()
@@ -112,14 +130,53 @@ def set_page(
         remove_glyphs(page, Areas((r[0] - 0.5, r[1], r[2] + 0.5, r[3]) for r in strays))
         confirm_erased(set_blocks, verdict, span_inks(page_text(page)))
     seconds = time.perf_counter() - started
+    apart: Apart = {}
     if verdict.fallen:
         sheet.rewind(mark)  # the formula copies of the first lay-out
-        result = lay_out([(p, t) for p, t in items if p.id not in verdict.fallen])
+        keep = [(p, t) for p, t in items if p.id not in verdict.fallen]
+        fallen = [(p, t) for p, t in items if p.id in verdict.fallen]
+        result = lay_out(keep)
+        kept = _blocks(result, keep, planned, shown)
+        set_inks = [ink for b in kept for ink in b.inks()]
+        obstacles = [*texts, *shapes, *(p.bbox for p, _ in fallen), *set_inks]
+        apart = set_apart(fallen, obstacles, page_rect, apart_in)
+        # The sources put back stand again: a translation set apart stays clear of them too.
+        sources = [band_ink(r) for p, _ in fallen for r in p.rects]
+        standing = [*span_inks(blocks), *shapes, *set_inks, *sources]
+        for _ in range(_APART_ROUNDS):
+            if not apart:
+                break
+            planned.update({ident: (area, size) for ident, (_, area, size) in apart.items()})
+            sheet.rewind(mark)
+            chosen = [(apart[p.id][0], t) for p, t in fallen if p.id in apart]
+            result = lay_out([*keep, *chosen])
+            broken = check_apart(page_rect, _blocks(result, chosen, planned, shown), standing)
+            apart = {k: v for k, v in apart.items() if k not in broken}
+            if not broken:
+                break
+        else:
+            sheet.rewind(mark)
+            result, apart = lay_out(keep), {}
     result.fallen = verdict.fallen
     result.check_seconds = seconds
+    result.placed = {
+        b.para.id: Placed.of(b, b.para.id in apart) for b in _blocks(result, items, planned, shown)
+    }
+    return result
+
+
+def _blocks(
+    result: PageSet,
+    items: Iterable[tuple[Paragraph, str]],
+    planned: Mapping[str, tuple[Rect, float]],
+    shown: Mapping[str, Sequence[Rect]],
+) -> list[SetBlock]:
+    """The check's blocks of those of ``items`` that ``result`` set."""
+    found = []
     for para, _ in items:
         setting = result.placements.get(para.id)
         if para.id in planned and setting is not None and setting.text:
-            block = block_of(para, setting.text, setting.boxes, setting.size, planned[para.id][0])
-            result.placed[para.id] = Placed.of(block)
-    return result
+            area = planned[para.id][0]
+            copies = shown.get(para.id, ())
+            found.append(block_of(para, setting.text, setting.boxes, setting.size, area, copies))
+    return found
