@@ -19,7 +19,7 @@ from bench.corpus_pages import audit_page, page_glyphs
 from tests.conftest import CorpusCut
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen import Line, text_page
-from tests.helpers.pdfgen.typeset import kept_as_printed
+from tests.helpers.pdfgen.typeset import kept_as_printed, translation_glyphs
 from translation.pdf import MonoRenderer
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -407,3 +407,24 @@ def test_a_radical_hanging_high_over_its_line_leaves_with_it(corpus_cut: CorpusC
     box = pymupdf.Rect(para.bbox)
     roots = [c for t in out.get_texttrace() if "CMEX" in t["font"] for c in t["chars"]]
     assert len([c for c in roots if box.intersects(c[3])]) == 1
+
+
+@pytest.mark.corpus
+def test_a_scans_stray_glyph_is_painted_over_and_its_paragraph_translated(
+    corpus_cut: CorpusCut,
+) -> None:
+    """On a scanned page (its words are pixels under an invisible OCR layer), a line-end "。"
+    of that layer lies off its line's band, under the translation, and the glyph filter does
+    not take it off: the paragraph fell back untranslated ("unerased"). What a reader sees
+    there is the scan's pixels: they are painted over with the paragraph's lines, and the
+    paragraph is translated where it was.
+    Origin: corpus2 138 p1-p3 (six paragraphs kept as printed, all "unerased")."""
+    data = corpus_cut("../corpus2/138_zh_scanned_letter_ocr_layer_p3of6.pdf", [1]).read_bytes()
+    paragraphs, out, fell, placed = set_page(data, lambda text: pseudo_translate(text, "ko"))
+    assert not [f for f in fell if "unerased" in f.reasons]
+    (para,) = [p for p in paragraphs if "小区的14" in p.text]
+    assert para.id not in {f.block for f in fell}
+    box = pymupdf.Rect(para.bbox)
+    assert len([g for g in translation_glyphs(out) if box.contains(g.bbox)]) > 40
+    figures = findings(data, paragraphs, out, placed)
+    assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))

@@ -209,10 +209,11 @@ def _render_page(
     sheet = Sheet(formulas.page_matrix(page.number))
     wanted = copied_formulas(items)
     copies = formula_copies(formulas, page.number, sheet, page.rect, wanted) if wanted else {}
-    result = set_page(page, items, chain, target_lang, copies, sheet)
+    result = set_page(page, items, chain, target_lang, copies, sheet, scanned)
     kept = [p for p in paragraphs if p.id in result.fallen]
     if scanned:  # the words are pixels of the scan: paint over those translated
-        paint_covers(page, [r for p in paragraphs if p.id not in result.fallen for r in p.rects])
+        lines = [r for p in paragraphs if p.id not in result.fallen for r in p.rects]
+        paint_covers(page, [*lines, *result.covers])
     if kept:  # their source back where it was: the original's glyphs in their lines
         (xobject,) = formulas.xobjects(page.number, [[r for p in kept for r in p.rects]])
         sheet.place_back(xobject, page.rect)

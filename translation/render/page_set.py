@@ -60,6 +60,8 @@ class PageSet:
     fallen: dict[str, list[str]] = field(default_factory=dict)
     check_seconds: float = 0.0
     placed: dict[str, Placed] = field(default_factory=dict)
+    #: On a scanned page: the stray glyphs' inks, to paint over with the translated lines.
+    covers: list[Rect] = field(default_factory=list)
 
 
 def set_page(
@@ -69,10 +71,13 @@ def set_page(
     target_lang: str,
     copies: Copies,
     sheet: Sheet,
+    scanned: bool = False,
 ) -> PageSet:
     """Lay out every translation of a page (its source text already removed) at the sizes and
     in the areas ``fitting`` plans, check the result, and lay the page out again without the
-    paragraphs that break it (module doc). Formula copies go onto ``sheet``."""
+    paragraphs that break it (module doc). Formula copies go onto ``sheet``. ``scanned``: the
+    page's words are pixels of a scan under an invisible text layer; a stray glyph of that
+    layer is painted over with its paragraph's lines (``PageSet.covers``), not a fall back."""
     blocks = page_text(page)
     texts, shapes = page_obstacles(page, blocks)
 
@@ -128,8 +133,12 @@ def set_page(
     strays = verdict.strays()
     if strays:  # source glyphs of the translated lines, off their bands: they go too
         remove_glyphs(page, Areas((r[0] - 0.5, r[1], r[2] + 0.5, r[3]) for r in strays))
-        confirm_erased(set_blocks, verdict, span_inks(page_text(page)))
+        if scanned:  # what a reader sees there is the scan's pixels: covered
+            result.covers = strays
+        else:
+            confirm_erased(set_blocks, verdict, span_inks(page_text(page)))
     seconds = time.perf_counter() - started
+    covers = result.covers
     apart: Apart = {}
     if verdict.fallen:
         sheet.rewind(mark)  # the formula copies of the first lay-out
@@ -159,6 +168,7 @@ def set_page(
             result, apart = lay_out(keep), {}
     result.fallen = verdict.fallen
     result.check_seconds = seconds
+    result.covers = [r for r in covers if r in verdict.strays()]
     result.placed = {
         b.para.id: Placed.of(b, b.para.id in apart) for b in _blocks(result, items, planned, shown)
     }
