@@ -9,6 +9,7 @@ audit's own measure (``bench.corpus_pages.audit_page``) on the written glyph box
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -37,6 +38,7 @@ from translation.render.page_check import (
     keep_notation,
     span_inks,
 )
+from translation.render.set_apart import rooms
 
 PAGE: Rect = (0.0, 0.0, 595.0, 842.0)
 
@@ -170,6 +172,26 @@ def test_a_translation_set_apart_over_the_page_or_past_its_area_is_refused() -> 
     assert check_apart(PAGE, [past], []) == ["a"]
     again = SetBlock(b, clear.lines, 10.0, True, area)
     assert check_apart(PAGE, [clear, again], []) == ["b"]
+
+
+def test_the_rooms_a_translation_is_set_apart_in_nearest_first() -> None:
+    """Below its block down its column, the margins beside it where wide enough, the page's
+    empty bottom; there, beside the last one set apart before a row of its own."""
+    p = dataclasses.replace(para("a", (120, 200, 300, 224)), column=(120.0, 300.0))
+    text_below = (120.0, 300.0, 300.0, 400.0)
+    taken = [p.bbox, text_below]
+    found = rooms(p, taken, PAGE, (120.0, 300.0))
+    assert found == [
+        (120.0, 230.0, 300.0, 294.0),  # below, half a line from each
+        (18.0, 200.0, 114.0, 824.0),  # the left margin, from the block's top
+        (306.0, 200.0, 577.0, 824.0),  # the right margin
+        (120.0, 406.0, 300.0, 824.0),  # the page's bottom, under everything
+    ]
+    narrow = rooms(p, taken, PAGE, (40.0, 560.0))  # margins of 22 and 17 points: none
+    assert narrow == [found[0], (40.0, 406.0, 560.0, 824.0)]
+    last = (40.0, 406.0, 200.0, 420.0)
+    beside = rooms(p, [*taken, last], PAGE, (40.0, 560.0), last)
+    assert beside[1:] == [(206.0, 406.0, 560.0, 824.0), (40.0, 426.0, 560.0, 824.0)]
 
 
 def test_the_message_names_the_pages_and_blocks_that_fell_back() -> None:

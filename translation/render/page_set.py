@@ -81,7 +81,8 @@ def set_page(
     blocks = page_text(page)
     texts, shapes = page_obstacles(page, blocks)
 
-    def fitted_in(para: Paragraph, text: str, area: Rect, size: float) -> Fitted:
+    def fitted_in(para: Paragraph, text: str, area: Rect, size: float) -> tuple[Fitted, float]:
+        """The text fitted into ``area``, and its hanging indent."""
         x0, y0, x1, y1 = area
         measure = measurer(para, chain, copies)
         lead = leading(para, target_lang)
@@ -92,19 +93,19 @@ def set_page(
         if hang:
             text, x1 = text[label_end + 1 :], x1 - hang
         text, measure = indented(para, text, measure)
-        return fit(text, x1 - x0, y1 - y0, size, lead, measure)
+        return fit(text, x1 - x0, y1 - y0, size, lead, measure), hang
 
     def size_in(para: Paragraph, text: str, area: Rect, size: float) -> float:
-        return fitted_in(para, text, area, size).size
+        return fitted_in(para, text, area, size)[0].size
 
-    def apart_in(para: Paragraph, text: str, area: Rect, size: float) -> tuple[float, float]:
-        found = fitted_in(para, text, area, size)
+    def apart_in(para: Paragraph, text: str, area: Rect, size: float) -> tuple[float, float, float]:
+        found, hang = fitted_in(para, text, area, size)
         if not found.fits or not found.lines:
-            return 0.0, 0.0
+            return 0.0, 0.0, 0.0
         s = found.size
         # The lines' height, and the drop of a heading set smaller onto its source baseline.
         used = s * (1.0 + (len(found.lines) - 1) * found.leading) + 0.8 * (size - s)
-        return s, used
+        return s, used, max(line.width for line in found.lines) * s + hang
 
     planned = plan(items, texts, shapes, size_in)
     mark = sheet.mark()

@@ -33,8 +33,8 @@ MIN_WIDTH = 8.0
 _ACROSS = 0.5
 
 #: fitted(paragraph, text, area, size) -> (the size the text fits ``area`` at, up to ``size``,
-#: or 0.0 where it fits not at all; the height its lines take at that size).
-Fitted = Callable[[Paragraph, str, Rect, float], tuple[float, float]]
+#: or 0.0 where it fits not at all; the height and the width its lines take at that size).
+Fitted = Callable[[Paragraph, str, Rect, float], tuple[float, float, float]]
 
 
 def set_apart(
@@ -52,26 +52,42 @@ def set_apart(
     x1s = [r[2] for r in taken] + [p.bbox[2] for p, _ in fallen]
     frame = (min(x0s, default=page_rect[0]), max(x1s, default=page_rect[2]))
     found: dict[str, tuple[Paragraph, Rect, float]] = {}
+    row: list[Rect] = []  # the areas set in the page's bottom, the last one last
     for para, text in fallen:
         if para.direction != (1.0, 0.0):
             continue
         src = para.font_size or 10.0
         alone = dataclasses.replace(para, max_bbox=None)
-        for room in rooms(para, taken, page_rect, frame):
-            size, height = fitted(alone, text, room, src)
+        for room in rooms(para, taken, page_rect, frame, row[-1] if row else None):
+            size, height, width = fitted(alone, text, room, src)
             if size >= FLOOR * src - 0.01:
-                area = (room[0], room[1], room[2], min(room[3], room[1] + height))
+                bottom = room[3] >= page_rect[3] - EDGE - 0.01 and room[1] >= _lowest(obstacles)
+                # In the page's bottom a translation takes only the width it needs, so the
+                # next one is set beside it.
+                right = min(room[2], room[0] + width + 0.01) if bottom else room[2]
+                area = (room[0], room[1], right, min(room[3], room[1] + height))
                 found[para.id] = (alone, area, size)
                 taken.append(area)
+                if bottom:
+                    row.append(area)
                 break
     return found
 
 
+def _lowest(obstacles: Sequence[Rect]) -> float:
+    return max((r[3] for r in obstacles), default=0.0)
+
+
 def rooms(
-    para: Paragraph, taken: Sequence[Rect], page_rect: Rect, frame: tuple[float, float]
+    para: Paragraph,
+    taken: Sequence[Rect],
+    page_rect: Rect,
+    frame: tuple[float, float],
+    last: Rect | None = None,
 ) -> list[Rect]:
     """The free rooms for ``para``'s translation, nearest first (module doc); ``frame``: the
-    left and right of the page's text."""
+    left and right of the page's text; ``last``: the last area set apart in the page's
+    bottom, beside which the next one goes before a row of its own."""
     size = para.font_size or 10.0
     gap = GAP * size
     px0, py0, px1, py1 = page_rect
@@ -83,6 +99,11 @@ def rooms(
     margins = ((px0 + EDGE, frame[0] - gap), (frame[1] + gap, px1 - EDGE))
     for m0, m1 in margins:
         found.append((m0, y0, m1, _down(m0, m1, y0, taken, floor, gap)))
+    if last is not None:
+        beside = last[2] + gap
+        found.append(
+            (beside, last[1], frame[1], _down(beside, frame[1], last[1], taken, floor, gap))
+        )
     bottom = max((r[3] for r in taken), default=py0) + gap
     found.append((frame[0], bottom, frame[1], floor))
     return [
