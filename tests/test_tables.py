@@ -214,20 +214,6 @@ def test_words_cuts_spans_at_spaces_with_estimated_boxes() -> None:
     assert b[0] == pytest.approx(112.5) and b[2] == pytest.approx(122.5)
 
 
-def test_words_take_their_boxes_from_the_glyphs_own_advances() -> None:
-    """A span whose glyphs' advances are known (wide Hangul, a narrow digit, a space) cuts
-    into words whose boxes are where its glyphs are, not even shares of its width.
-    Origin: corpus2/09 (Korean table cells: "구분 1" with the digit's box half a syllable
-    off, the gap between words mis-measured)."""
-    span = cell_span("구분 1", 100.0, 100.0)
-    known = Span(span.text, (100.0, 92.0, 124.0, 102.0), span.font, span.size,
-                 origin=(100.0, 100.0), advances=(10.0, 10.0, 2.0, 2.0))  # fmt: skip
-    (a, first), (b, second) = words([(known.bbox, known)])
-    assert (first.text, second.text) == ("구분", "1")
-    assert (a[0], a[2]) == (100.0, 120.0)
-    assert (b[0], b[2]) == (122.0, 124.0)
-
-
 def test_cell_may_grow_to_halfway_to_its_neighbours() -> None:
     header = [("Model", 100.0), ("dev", 200.0), ("test", 250.0), ("simple", 300.0)]
     paras = {p.text: p for p in segment([_table(header)])}

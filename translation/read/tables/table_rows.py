@@ -75,9 +75,8 @@ class Table:
 
 
 def words(spans: Sequence[tuple[Rect, Span]]) -> list[tuple[Rect, Span]]:
-    """The spans cut at their spaces into one span per word, each word's box from its glyphs'
-    own advances (``Span.advances``; where they are not known, estimated along the span, a
-    space taking half a letter); spaces are dropped. Spans without a space stay whole."""
+    """The spans cut at their spaces into one span per word (boxes estimated along the span,
+    a space taking half a letter); spaces are dropped. Spans without a space stay whole."""
     result: list[tuple[Rect, Span]] = []
     for box, span in spans:
         text = span.text
@@ -86,11 +85,8 @@ def words(spans: Sequence[tuple[Rect, Span]]) -> list[tuple[Rect, Span]]:
         if " " not in text.strip() and text == text.strip():
             result.append((box, span))
             continue
-        if len(span.advances) == len(text):
-            shares, step = list(span.advances), 1.0
-        else:
-            shares = [_SPACE_SHARE if c.isspace() else 1.0 for c in text]
-            step = (box[2] - box[0]) / sum(shares)
+        shares = [0.5 if c.isspace() else 1.0 for c in text]
+        step = (box[2] - box[0]) / sum(shares)
         left = box[0]
         start: float | None = None
         word = ""
@@ -105,10 +101,6 @@ def words(spans: Sequence[tuple[Rect, Span]]) -> list[tuple[Rect, Span]]:
                 word += char
             left += share * step
     return result
-
-
-#: Where a span's glyph advances are not known, a space is taken as this share of a letter.
-_SPACE_SHARE = 0.5
 
 
 def _part(span: Span, text: str, x: float) -> Span:
