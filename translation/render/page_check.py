@@ -16,9 +16,11 @@ each other. A paragraph breaks the page when
   the room it may grow into) by half its source size;
 - ``unset``: nothing, or only part, of its text could be set (its source is gone).
 
-Such a paragraph *falls back*: its translation is not written and its source is put back as it
-was (:func:`settle` decides which; ``translation.pdf`` puts them back). A source put back is
-text standing again, so a translation lying over it falls back too, until nothing does.
+Such a paragraph *falls back*: its translation is not written there and its source is put back
+as it was (:func:`settle` decides which; ``translation.pdf`` puts them back). A source put back
+is text standing again, so a translation lying over it falls back too, until nothing does. The
+translation of a block that fell back may still be set apart from it, where the page has room
+(``translation.render.set_apart``; :func:`check_apart` holds it to the same rules).
 
 Two inks overlap when they share :data:`OVERLAP` of the smaller one's area; an ink is the part
 of a line where its glyphs' ink lies (0.7 of the size above its baseline to 0.1 below), the

@@ -4,8 +4,11 @@ The translations are planned (``translation.render.fitting``) and laid out into 
 then the renderer's own check (``translation.render.page_check``) looks at the boxes it placed
 (source glyphs it finds standing in a translated line, off its band, are erased then).
 Where a paragraph breaks the page, the page is laid out again without it: its source is to be
-put back as it was (``translation.pdf`` does that) and the job names it. Laying out again costs
-only on pages where something fell back; the check alone runs on every page.
+put back as it was (``translation.pdf`` does that) and the job names it. Its translation is then
+set apart from it where the page has room (``translation.render.set_apart``), checked again
+(``page_check.check_apart``), and laid out with the others; one that breaks the page even there
+is left out. Laying out again costs only on pages where something fell back; the check alone
+runs on every page.
 """
 
 from __future__ import annotations
