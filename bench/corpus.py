@@ -85,9 +85,14 @@ wider than their ink)
                  their own face: gone, or re-set as text.
 Renderer
   ``fallback``   (``fell``) blocks the renderer's own check kept as printed because their
-                 translation broke the page (``translation.render.page_check``); listed with
-                 ``--write`` in OUT/<paper>-pages.txt. Under the table: their share of the
-                 translated blocks, and the check's share of the time spent setting pages.
+                 translation broke the page (``translation.render.page_check``), and whose
+                 translation found no room elsewhere on the page: left untranslated; listed
+                 with ``--write`` in OUT/<paper>-pages.txt. Under the table: their share of
+                 the translated blocks, and the check's share of the time spent setting pages.
+  ``apart``      blocks kept as printed whose translation was set apart from them, where
+                 the page had room (``translation.render.set_apart``); listed with them. Not
+                 in the baseline's comparison: more of them is no worse (they are fallbacks
+                 that still reach the reader).
 
 A paper that fails to open, or takes more than ``--timeout`` seconds, is a row with the reason.
 Each paper is read in a child process (``--jobs`` at once). Source language: told by the
@@ -118,6 +123,8 @@ BASELINE = Path(__file__).resolve().parent / "corpus-baseline.json"
 FIGURES = ("reqs", *REQUEST_FIGURES, "unsent", *PAGE_FIGURES, "fallback")
 #: Figures where more is worse (``reqs`` only says how much was read).
 WORSE_UP = tuple(f for f in FIGURES if f != "reqs")
+#: Figures shown in the table after those, compared with nothing (see the module doc).
+SHOWN = (*FIGURES, "apart")
 _SHORT = {
     "code_sent": "code",
     "refs_sent": "refs",
@@ -191,7 +198,7 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     renderer.render_all(paragraphs, translations)
     mono = renderer.finish()
     source, out = pymupdf.open(stream=data), pymupdf.open(stream=mono)
-    pages = audit_pages(source, out, paragraphs, translations, TEXT_FLAGS)
+    pages = audit_pages(source, out, paragraphs, translations, TEXT_FLAGS, renderer.placed)
     figures: Counter[str] = Counter({f: 0 for f in FIGURES})
     figures["reqs"] = len(records)
     for record in records:
@@ -200,9 +207,13 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     figures["unsent"] = sum(not line.reason for line in kept)
     for page in pages:
         figures.update(page.counts)
-    figures["fallback"] = len(renderer.fallbacks)
+    figures["fallback"] = sum(not f.apart for f in renderer.fallbacks)
+    figures["apart"] = sum(f.apart for f in renderer.fallbacks)
     if write is not None:
-        listed = [(f.page, f"{f.block} {','.join(f.reasons)}") for f in renderer.fallbacks]
+        listed = [
+            (f.page, f"{f.block} {','.join(f.reasons)}{' (set apart)' if f.apart else ''}")
+            for f in renderer.fallbacks
+        ]
         _write(write, path.stem, records, kept, pages, source, out, found.kept, listed)
     return {
         "paper": path.stem,
@@ -303,7 +314,7 @@ def audit_all(
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
     """The rows, a total row under them."""
-    heads = [_SHORT.get(f, f) for f in FIGURES]
+    heads = [_SHORT.get(f, f) for f in SHOWN]
     head = f"{'paper':<40} {'pp':>3} {'lang':>4} " + " ".join(f"{h:>6}" for h in heads) + "    s"
     lines = [head, "-" * len(head)]
     total: Counter[str] = Counter()
@@ -316,11 +327,11 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
         figures = row["figures"]
         total.update(figures)
         pages += row["pages"]
-        cells = " ".join(f"{figures.get(f, 0):>6}" for f in FIGURES)
+        cells = " ".join(f"{figures.get(f, 0):>6}" for f in SHOWN)
         seconds = row.get("seconds", 0.0)
         lines.append(f"{name:<40} {row['pages']:>3} {row['language']:>4} {cells} {seconds:>5.1f}")
     lines.append("-" * len(head))
-    cells = " ".join(f"{total.get(f, 0):>6}" for f in FIGURES)
+    cells = " ".join(f"{total.get(f, 0):>6}" for f in SHOWN)
     read = sum("error" not in r for r in rows)
     lines.append(f"{f'total ({read} papers)':<40} {pages:>3} {'':>4} {cells}")
     lines.append(renderer_line(rows))
@@ -333,10 +344,12 @@ def renderer_line(rows: Sequence[dict[str, Any]]) -> str:
     read = [r for r in rows if "error" not in r]
     blocks = sum(int(r.get("blocks", 0)) for r in read)
     fell = sum(int(r["figures"].get("fallback", 0)) for r in read)
+    apart = sum(int(r["figures"].get("apart", 0)) for r in read)
     set_s = sum(float(r.get("set_s", 0.0)) for r in read)
     check_s = sum(float(r.get("check_s", 0.0)) for r in read)
     return (
-        f"fell back: {fell} of {blocks} blocks ({100 * fell / max(1, blocks):.2f} %);"
+        f"fell back: {fell} of {blocks} blocks ({100 * fell / max(1, blocks):.2f} %) left as"
+        f" printed, {apart} more set apart from their source;"
         f" the renderer's check took {check_s:.2f} s of {set_s:.1f} s setting pages"
         f" ({100 * check_s / max(1e-9, set_s):.1f} %)"
     )

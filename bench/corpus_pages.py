@@ -10,7 +10,6 @@ docstring; this module computes them for one page pair. Pure but for PyMuPDF's t
 
 from __future__ import annotations
 
-import math
 import re
 import statistics
 import unicodedata
@@ -23,7 +22,7 @@ import pymupdf
 from bench.corpus_requests import is_math_glyph
 from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
-from translation.render.page_check import ink_rows
+from translation.render.page_check import Placed, holder, ink_rows, owner
 
 #: Page figures, in the order printed.
 PAGE_FIGURES = ("overprint", "left_under", "tiny", "outside", "math_changed")
@@ -189,63 +188,37 @@ def _original(glyph: PageGlyph, places: set[PlaceKey]) -> bool:
     )
 
 
-def _inside(point: tuple[float, float], rect: Rect, slack: float = 0.0) -> bool:
-    return (
-        rect[0] - slack <= point[0] <= rect[2] + slack
-        and rect[1] - slack <= point[1] <= rect[3] + slack
-    )
-
-
-def _distance(point: tuple[float, float], rect: Rect) -> float:
-    dx = max(rect[0] - point[0], 0.0, point[0] - rect[2])
-    dy = max(rect[1] - point[1], 0.0, point[1] - rect[3])
-    return math.hypot(dx, dy)
-
-
-def _owner(centre: tuple[float, float], paragraphs: Sequence[Paragraph]) -> Paragraph:
-    """The paragraph a translated line belongs to: the one whose box holds it (its room to grow
-    into next), else the nearest."""
-    holding = [p for p in paragraphs if _inside(centre, p.bbox)]
-    if not holding:
-        holding = [p for p in paragraphs if p.max_bbox and _inside(centre, p.max_bbox)]
-    pool = holding or list(paragraphs)
-    return min(pool, key=lambda p: _distance(centre, p.bbox))
-
-
-def _holder(glyph: PageGlyph, paragraphs: Sequence[Paragraph]) -> Paragraph | None:
-    """The paragraph whose box (else its room to grow into) holds ``glyph``'s centre."""
-    x0, y0, x1, y1 = glyph.box
-    centre = ((x0 + x1) / 2, (y0 + y1) / 2)
-    for para in paragraphs:
-        if _inside(centre, para.bbox):
-            return para
-    for para in paragraphs:
-        if para.max_bbox and _inside(centre, para.max_bbox):
-            return para
-    return None
-
-
 def _runs(
-    members: Sequence[int], glyphs: Sequence[PageGlyph], paragraphs: Sequence[Paragraph]
+    members: Sequence[int],
+    glyphs: Sequence[PageGlyph],
+    paragraphs: Sequence[Paragraph],
+    placed: Mapping[str, Placed],
 ) -> list[list[int]]:
-    """One PyMuPDF line cut where its glyphs pass from one paragraph's box to another's:
-    PyMuPDF joins the cells of a table row set on one baseline into one line. A glyph no box
-    holds stays with the run before it (a line run past its column is still that line)."""
+    """One PyMuPDF line cut where its glyphs pass from one paragraph's translation to
+    another's (``page_check.holder``): PyMuPDF joins the cells of a table row set on one
+    baseline into one line. A glyph none holds stays with the run before it (a line run past
+    its column is still that line)."""
     runs: list[list[int]] = []
-    owner: Paragraph | None = None
+    last: Paragraph | None = None
     for i in members:
-        holder = _holder(glyphs[i], paragraphs)
-        if runs and (holder is None or owner is None or holder is owner):
+        x0, y0, x1, y1 = glyphs[i].box
+        found = holder(((x0 + x1) / 2, (y0 + y1) / 2), paragraphs, placed)
+        if runs and (found is None or last is None or found is last):
             runs[-1].append(i)
-            owner = owner or holder
+            last = last or found
             continue
         runs.append([i])
-        owner = holder
+        last = found
     return runs
 
 
-def _allowed_x(para: Paragraph) -> tuple[float, float]:
+def _allowed_x(para: Paragraph, placed: Placed | None) -> tuple[float, float]:
+    """How far a line of ``para``'s may run left and right: its box, column and room, and
+    the area the renderer gave it (``placed``: where it was set apart from its source)."""
     lefts, rights = [para.bbox[0]], [para.bbox[2]]
+    if placed is not None:
+        lefts.append(placed.area[0])
+        rights.append(placed.area[2])
     if para.column != (0.0, 0.0):
         lefts.append(para.column[0])
         rights.append(para.column[1])
@@ -262,9 +235,13 @@ def audit_page(
     translated: Sequence[PageGlyph],
     page_rect: Rect,
     paragraphs: Sequence[Paragraph],
+    placed: Mapping[str, Placed] | None = None,
 ) -> PageFindings:
     """The page figures of page ``number``: ``source`` and ``translated`` are its glyphs before
-    and after, ``paragraphs`` the ones translated on it (their source boxes and sizes)."""
+    and after, ``paragraphs`` the ones translated on it (their source boxes and sizes);
+    ``placed``: the renderer's record of where it set each one, which attributes a line to
+    its paragraph (``page_check.owner``; without it, by the paragraphs' boxes)."""
+    placed = placed or {}
     findings = PageFindings(number)
     if not paragraphs:
         return findings
@@ -284,7 +261,7 @@ def audit_page(
     for i in ours:
         lines[translated[i].line].append(i)
     for all_members in (
-        run for line in lines.values() for run in _runs(line, translated, paragraphs)
+        run for line in lines.values() for run in _runs(line, translated, paragraphs, placed)
     ):
         members = [i for i in all_members if i in typed] or all_members
         text = "".join(translated[i].char for i in members)[:60]
@@ -308,12 +285,12 @@ def audit_page(
             statistics.median((b[0] + b[2]) / 2 for b in boxes),
             statistics.median((b[1] + b[3]) / 2 for b in boxes),
         )
-        para = _owner(centre, paragraphs)
+        para = owner(centre, paragraphs, placed)
         size = statistics.median(translated[i].size for i in members)
         if para.font_size and size < TINY * para.font_size:
             findings.add("tiny", f"'{text}' at {size:.1f} pt, source {para.font_size:.1f} pt")
         x0, y0, x1, y1 = page_rect
-        low, high = _allowed_x(para)
+        low, high = _allowed_x(para, placed.get(para.id))
         off_page = any(
             b[0] < x0 - 1 or b[2] > x1 + 1 or b[1] < y0 - 1 or b[3] > y1 + 1 for b in boxes
         )
@@ -383,8 +360,10 @@ def audit_pages(
     paragraphs: Sequence[Paragraph],
     translations: Mapping[str, str],
     flags: int,
+    placed: Mapping[int, Mapping[str, Placed]] | None = None,
 ) -> list[PageFindings]:
-    """:func:`audit_page` for every page that has a translated paragraph."""
+    """:func:`audit_page` for every page that has a translated paragraph; ``placed``: the
+    renderer's record, by page (``translation.pdf.MonoRenderer.placed``)."""
     by_page: dict[int, list[Paragraph]] = defaultdict(list)
     for para in paragraphs:
         if translations.get(para.id, "").strip():
@@ -402,6 +381,7 @@ def audit_pages(
                 page_glyphs(out_page, flags),
                 (rect[0], rect[1], rect[2], rect[3]),
                 paras,
+                (placed or {}).get(number),
             )
         )
     return found

@@ -39,6 +39,7 @@ from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.leaders import keep_leaders
 from translation.render.links import put_back, take
 from translation.render.outline import set_translated_outline
+from translation.render.page_check import Placed
 from translation.render.page_set import PageSet, set_page
 from translation.render.redaction import redact
 from translation.render.sanitize import strip_active_content
@@ -120,6 +121,9 @@ class MonoRenderer:
         #: The blocks kept as printed because their translation broke the page
         #: (``translation.render.page_check``), in the order their pages were set.
         self.fallbacks: list[FallBack] = []
+        #: Where each page's translations were set, by page and paragraph id
+        #: (``page_check.Placed``): what a reader of the written pages attributes lines by.
+        self.placed: dict[int, dict[str, Placed]] = {}
         #: Seconds spent setting pages, and of them in the renderer's own check.
         self.seconds = 0.0
         self.check_seconds = 0.0
@@ -149,8 +153,10 @@ class MonoRenderer:
             )
             self.seconds += time.perf_counter() - started
             self.check_seconds += result.check_seconds
+            self.placed[number] = result.placed
             self.fallbacks.extend(
-                FallBack(number, ident, tuple(reasons)) for ident, reasons in result.fallen.items()
+                FallBack(number, ident, tuple(reasons), ident in result.placed)
+                for ident, reasons in result.fallen.items()
             )
 
     def render_all(self, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]) -> None:
@@ -203,10 +209,11 @@ def _render_page(
     sheet = Sheet(formulas.page_matrix(page.number))
     wanted = copied_formulas(items)
     copies = formula_copies(formulas, page.number, sheet, page.rect, wanted) if wanted else {}
-    result = set_page(page, items, chain, target_lang, copies, sheet)
+    result = set_page(page, items, chain, target_lang, copies, sheet, scanned)
     kept = [p for p in paragraphs if p.id in result.fallen]
     if scanned:  # the words are pixels of the scan: paint over those translated
-        paint_covers(page, [r for p in paragraphs if p.id not in result.fallen for r in p.rects])
+        lines = [r for p in paragraphs if p.id not in result.fallen for r in p.rects]
+        paint_covers(page, [*lines, *result.covers])
     if kept:  # their source back where it was: the original's glyphs in their lines
         (xobject,) = formulas.xobjects(page.number, [[r for p in kept for r in p.rects]])
         sheet.place_back(xobject, page.rect)

@@ -37,6 +37,7 @@ from translation.read.extraction import read_layout
 from translation.read.layout import PageLayout, Rect
 from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.render import page_check
 from translation.render.glyphs import Areas, remove_glyphs
 
 WIDTH, HEIGHT = 595.0, 842.0
@@ -535,6 +536,32 @@ def test_outside_counts_a_translation_past_its_column_or_page() -> None:
     assert _page_figures(_translated(at=(72.0, 102.0), text="번역"))["outside"] == 0
 
 
+def test_a_line_belongs_to_the_paragraph_the_renderer_set_it_for() -> None:
+    """A's translation set apart in free space, nearer a heading twice A's size than A: by
+    the boxes alone the line is the heading's, tiny and outside its column; by the renderer's
+    record of where it set A's lines (``page_check.owner``, the one attribution the renderer's
+    check holds too), it is A's, at A's size, inside the area A was given.
+    Origin: 140 p1, a translation put where it fits judged tiny against a neighbour's size."""
+    heading = dataclasses.replace(
+        _para("p0-b1", "B", (72.0, 200.0, 250.0, 225.0), ParagraphKind.HEADING), font_size=20.0
+    )
+    paragraphs = [_para("p0-b0", "A", A_RECT), heading]
+    translations = {p.id: "번역" for p in paragraphs}
+    out = _translated(at=(72.0, 190.0))
+    line = (72.0, 182.0, 330.0, 192.0)
+    record = {0: {"p0-b0": page_check.Placed((72.0, 178.0, 400.0, 200.0), (line,), apart=True)}}
+
+    def figures(placed: dict[int, dict[str, page_check.Placed]] | None) -> Counter[str]:
+        found: Counter[str] = Counter()
+        with pymupdf.open(stream=_source()) as source, pymupdf.open(stream=out) as doc:
+            for page in audit_pages(source, doc, paragraphs, translations, TEXT_FLAGS, placed):
+                found.update(page.counts)
+        return found
+
+    assert figures(None)["tiny"] == 1 and figures(None)["outside"] == 1
+    assert figures(record)["tiny"] == 0 and figures(record)["outside"] == 0
+
+
 def test_an_unnamed_type3_glyph_left_in_place_is_the_source_after_renumbering() -> None:
     """A footer's symbol in a Type 3 font without a name stays where it was; the translated
     file, written anew, numbers that font's object differently (PyMuPDF names the face by it).
@@ -680,12 +707,15 @@ def test_a_short_chinese_sentence_is_no_fragment_and_a_piece_without_its_stop_is
     assert _request_figures(layouts, [piece], "zh")["frag"] == 1
 
 
-def test_a_big_delimiter_hanging_from_its_origin_is_measured_below_it() -> None:
+@pytest.mark.parametrize("box", ["-24 -2960 1454 772", "-24 -600 1454 40"])
+def test_a_big_delimiter_hanging_from_its_origin_is_measured_below_it(box: str) -> None:
     """TeX's math extension font hangs its glyphs from an origin at their top, and its box
-    (the font's) runs 0.77 of the size above the origin and 2.96 below: a big ")" whose
-    origin is just under a translated line has its ink below that line (the renderer's
-    measure, ``page_check.ink_rows``), and counts only when a line is set over its ink.
-    Origin: corpus2 108 p5 (a big ")" of the line below counted under "probability")."""
+    (the font's) runs 0.77 of the size above the origin and 2.96 below (or, in a Type 1 copy
+    of the font, 0.04 above and 0.6 below): a big ")" whose origin is just under a translated
+    line has its ink below that line (the renderer's measure, ``page_check.ink_rows``), and
+    counts only when a line is set over its ink.
+    Origin: corpus2 108 p5 (a big ")" of the line below counted under "probability"); 119
+    p7 (a text-style "⋃" of a formula set apart counted over the line above it)."""
     rect = (72.0, 90.0, 400.0, 116.0)
     source = pymupdf.open(
         stream=_page(
@@ -694,7 +724,7 @@ def test_a_big_delimiter_hanging_from_its_origin_is_measured_below_it() -> None:
     )
     paren = b"458 0 0 -1200 400 40 d1 0 40 m 400 40 l 400 -1160 l 0 -1160 l f"
     draw_cmex_glyph(
-        source, source[0], "R", paren, bbox="-24 -2960 1454 772", width=458, x=155,
+        source, source[0], "R", paren, bbox=box, width=458, x=155,
         y=HEIGHT - 120, size=SIZE,
     )  # fmt: skip
     built = source.tobytes()
@@ -711,7 +741,7 @@ def test_a_big_delimiter_hanging_from_its_origin_is_measured_below_it() -> None:
     (glyph,) = [
         g for g in page_glyphs(pymupdf.open(stream=built)[0], TEXT_FLAGS) if g.font == "CMEX10"
     ]
-    assert glyph.box[3] - glyph.origin[1] > 2 * SIZE  # the font's box, far below its ink
+    assert glyph.box[1] > glyph.origin[1] - 0.8 * SIZE  # the font's box: not its ink
     assert overprints(118.0) == 0  # the line ends just above the delimiter's ink
     assert overprints(125.0) == 1  # set over it
 

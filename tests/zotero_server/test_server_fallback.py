@@ -1,5 +1,6 @@
-"""The job's final message names the blocks the renderer kept as printed (issue 36): a user
-knows which pages to look at. Through the real server and the fake vLLM, on a corpus page
+"""The job's final message names the blocks the renderer kept as printed (issue 36), those
+left untranslated and those whose translation was set apart: a user knows which pages to
+look at. Through the real server and the fake vLLM, on a corpus page
 whose translations would overprint each other: a macro's description read as three blocks on
 one line (its first words, the rest of that line, and its second line), set in the built-in face,
 as ``bench.corpus`` sets it."""
@@ -44,12 +45,15 @@ def test_the_final_message_names_the_pages_and_blocks_kept_as_printed(
         tasks = client.get("/api/tasks").json()
     items = tasks["tasks"] if isinstance(tasks, dict) else tasks
     message = str(max(items, key=lambda t: str(t["startTime"]))["message"])
-    found = re.search(
-        r"kept as printed where the translation would not fit the page: (.*?)(;|$)", message
+    # Each kept as printed: left untranslated, or its translation set apart where it fits.
+    found = re.findall(
+        r"(?:kept as printed where the translation would not fit the page"
+        r"|set apart from their source, where the page had room): (.*?)(?:;|$)",
+        message,
     )
     assert found, message
-    named = re.findall(r"p0-b\d+", found.group(1))
-    assert found.group(1).startswith("page 1 (") and named
+    named = re.findall(r"p0-b\d+", " ".join(found))
+    assert all(part.startswith("page 1 (") for part in found) and named
     # What it names is what the page shows: those blocks' source words where they were, and
     # no translated line over text on the page.
     paragraphs = extract_paragraphs(open_document(pdf))

@@ -16,14 +16,19 @@ each other. A paragraph breaks the page when
   the room it may grow into) by half its source size;
 - ``unset``: nothing, or only part, of its text could be set (its source is gone).
 
-Such a paragraph *falls back*: its translation is not written and its source is put back as it
-was (:func:`settle` decides which; ``translation.pdf`` puts them back). A source put back is
-text standing again, so a translation lying over it falls back too, until nothing does.
+Such a paragraph *falls back*: its translation is not written there and its source is put back
+as it was (:func:`settle` decides which; ``translation.pdf`` puts them back). A source put back
+is text standing again, so a translation lying over it falls back too, until nothing does. The
+translation of a block that fell back may still be set apart from it, where the page has room
+(``translation.render.set_apart``; :func:`check_apart` holds it to the same rules).
 
 Two inks overlap when they share :data:`OVERLAP` of the smaller one's area; an ink is the part
 of a line where its glyphs' ink lies (0.7 of the size above its baseline to 0.1 below), the
 measure ``bench.corpus_pages`` counts a reader's findings with, so the renderer holds what
-the audit counts.
+the audit counts. A translated line belongs to the paragraph that set it: the audit, which
+sees only the written page, attributes a line by the renderer's record of where each
+paragraph set its lines (:class:`Placed`, :func:`owner`), so both judge a line's size and
+room against the same paragraph.
 """
 
 from __future__ import annotations
@@ -55,6 +60,10 @@ INK_ABOVE, INK_BELOW = 0.7, 0.1
 #: TeX's math extension font (CMEX10, 2.96 below and 0.77 above), whose big delimiters and
 #: radicals hang from an origin at their top, like ``translation.render.glyphs``' probe.
 HANG_BELOW, HANG_ABOVE = 1.5, 1.0
+#: A glyph hangs too when its box starts at its origin (less than :data:`HANG_FLUSH` sizes
+#: above it) and runs below it: the same font with a box of its own (a Type 1 CMEX10 whose
+#: box runs 0.04 above and 0.6 below a text-style "⋃").
+HANG_FLUSH = 0.1
 #: A hanging glyph's ink runs this many sizes down from its origin (the least of them, a
 #: "big" parenthesis, 1.2 em tall, reaches further).
 HANG_INK = 1.0
@@ -104,6 +113,65 @@ class Verdict:
         if reason not in reasons:
             reasons.append(reason)
         return len(reasons) == 1
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """Where a paragraph's translation was set on its page, as the renderer records it for
+    whoever reads the written page: the area it was given and its lines' boxes;
+    ``apart``: set apart from its source, which was kept (``translation.render.set_apart``)."""
+
+    area: Rect
+    lines: tuple[Rect, ...]
+    apart: bool = False
+
+    @classmethod
+    def of(cls, block: SetBlock, apart: bool = False) -> Placed:
+        return cls(block.area, block.lines, apart)
+
+
+def holder(
+    point: tuple[float, float],
+    paragraphs: Sequence[Paragraph],
+    placed: Mapping[str, Placed] | None = None,
+) -> Paragraph | None:
+    """The paragraph whose translation holds ``point``: the one that set a line there
+    (``placed``, the renderer's record), else the one whose box holds it, else whose room to
+    grow into does; None when none does."""
+    for para in paragraphs:
+        record = (placed or {}).get(para.id)
+        if record is not None and any(_holds(line, point) for line in record.lines):
+            return para
+    for para in paragraphs:
+        if _holds(para.bbox, point):
+            return para
+    for para in paragraphs:
+        if para.max_bbox and _holds(para.max_bbox, point):
+            return para
+    return None
+
+
+def owner(
+    point: tuple[float, float],
+    paragraphs: Sequence[Paragraph],
+    placed: Mapping[str, Placed] | None = None,
+) -> Paragraph:
+    """The paragraph a translated line at ``point`` belongs to: its :func:`holder`, else the
+    paragraph whose box is nearest."""
+    found = holder(point, paragraphs, placed)
+    if found is not None:
+        return found
+    return min(paragraphs, key=lambda p: _distance(point, p.bbox))
+
+
+def _holds(rect: Rect, point: tuple[float, float]) -> bool:
+    return rect[0] <= point[0] <= rect[2] and rect[1] <= point[1] <= rect[3]
+
+
+def _distance(point: tuple[float, float], rect: Rect) -> float:
+    dx = max(rect[0] - point[0], 0.0, point[0] - rect[2])
+    dy = max(rect[1] - point[1], 0.0, point[1] - rect[3])
+    return math.hypot(dx, dy)
 
 
 def block_of(
@@ -172,6 +240,38 @@ def check_page(
     _overlaps_between(blocks, verdict)
     _settle(blocks, verdict)
     return verdict
+
+
+def check_apart(page_rect: Rect, apart: Sequence[SetBlock], standing: Sequence[Rect]) -> list[str]:
+    """Which of the blocks set apart from their source (``translation.render.set_apart``, in
+    the order set) break the page after all: cut short, below :data:`MIN_SCALE`, a line past
+    the page or past the area it was given by half its size, or over ``standing`` (the inks
+    of everything else on the page, the sources put back and the translations among them) or
+    over another one set apart before it. Their ids, in order."""
+    grid = _Grid(standing)
+    broken: list[str] = []
+    for block in apart:
+        src = block.para.font_size or 10.0
+        slack = SLACK * src
+        ax0, ay0, ax1, ay1 = block.area
+        px0, py0, px1, py1 = page_rect
+        inks = block.inks()
+        if (
+            not block.complete
+            or block.size < MIN_SCALE * src - 0.01
+            or any(
+                x0 < max(px0 - 1, ax0 - slack)
+                or x1 > min(px1 + 1, ax1 + slack)
+                or y0 < max(py0 - 1, ay0 - slack)
+                or y1 > min(py1 + 1, ay1 + slack)
+                for x0, y0, x1, y1 in (line_ink(r, block.size) for r in block.lines)
+            )
+            or any(grid.hits(ink) for ink in inks)
+        ):
+            broken.append(block.para.id)
+            continue
+        grid = _Grid([*grid.rects, *inks])
+    return broken
 
 
 def confirm_erased(blocks: Sequence[SetBlock], verdict: Verdict, standing: Sequence[Rect]) -> None:
@@ -264,9 +364,11 @@ def ink_rows(top: float, bottom: float, base: float, size: float) -> tuple[float
     """The top and bottom of the ink of glyphs of ``size`` on a horizontal line whose
     baseline (the glyphs' origin) is at ``base`` and whose box runs from ``top`` to
     ``bottom``: :data:`INK_ABOVE` above the baseline to :data:`INK_BELOW` below, or, for glyphs
-    that hang from their origin (:data:`HANG_BELOW`), from it down by :data:`HANG_INK`. The
-    corpus audit (``bench.corpus_pages``) measures with it too."""
-    if bottom - base > HANG_BELOW * size and base - top < HANG_ABOVE * size:
+    that hang from their origin (:data:`HANG_BELOW`, :data:`HANG_FLUSH`), from it down by
+    :data:`HANG_INK`. The corpus audit (``bench.corpus_pages``) measures with it too."""
+    deep = bottom - base > HANG_BELOW * size and base - top < HANG_ABOVE * size
+    flush = base - top < HANG_FLUSH * size and bottom - base > HANG_FLUSH * size
+    if deep or flush:
         return base, base + HANG_INK * size
     return base - INK_ABOVE * size, base + INK_BELOW * size
 

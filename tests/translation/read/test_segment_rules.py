@@ -53,6 +53,38 @@ def test_math_runs_become_placeholders_and_come_back() -> None:
     assert [chars[a:b] for a, b in ranges] == ["x+1", "(a, b)"]
 
 
+@pytest.mark.parametrize(
+    ("chars", "math", "sent", "formula"),
+    [
+        # Glued to the formula on both sides: a radical's "log" under it.
+        ("for all α≥8√log(d) the risk", "α≥√d", "for all {v1} the risk", "α≥8√log(d)"),
+        # Glued on one side: argmin and its subscript.
+        ("written as θ = argminψ(y). Other", "θψy", "written as {v1}. Other", "θ = argminψ(y)"),
+        # Between math across spaces and an operator only.
+        ("so x = log y holds", "xy", "so {v1} holds", "x = log y"),
+    ],
+)
+def test_an_operator_name_inside_a_formula_stays_in_it(
+    chars: str, math: str, sent: str, formula: str
+) -> None:
+    """Origin: corpus2 108 p6 ("{v2}log{v3}": the log under a radical sent as a word) and 122
+    p2 ("argmin" between the estimator and its subscript)."""
+    classes = "".join("m" if c in math else ("t" if c.isalpha() else "n") for c in chars)
+    text, originals, _ = protect(chars, classes)
+    assert (text, list(originals.values())) == (sent, [formula])
+
+
+@pytest.mark.parametrize(
+    "chars", ["the log of the data is kept", "take the max over θ here", "a login form"]
+)
+def test_an_operator_name_in_prose_stays_a_word(chars: str) -> None:
+    classes = "".join("m" if c == "θ" else ("t" if c.isalpha() else "n") for c in chars)
+    text, _, _ = protect(chars, classes)
+    assert [w for w in ("log", "max", "login") if w in chars] == [
+        w for w in ("log", "max", "login") if w in text
+    ]
+
+
 def test_trailing_punctuation_and_unbalanced_brackets_stay_text() -> None:
     chars = "(see x). Then (y) is"
     classes = "".join("m" if c in "xy" else ("t" if c.isalpha() else "n") for c in chars)

@@ -9,6 +9,7 @@ audit's own measure (``bench.corpus_pages.audit_page``) on the written glyph box
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -19,7 +20,7 @@ from bench.corpus_pages import audit_page, page_glyphs
 from tests.conftest import CorpusCut
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen import Line, text_page
-from tests.helpers.pdfgen.typeset import kept_as_printed
+from tests.helpers.pdfgen.typeset import kept_as_printed, translation_glyphs
 from translation.pdf import MonoRenderer
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -29,12 +30,15 @@ from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph
 from translation.render.fallback import FallBack, fallback_note
 from translation.render.page_check import (
+    Placed,
     SetBlock,
+    check_apart,
     check_page,
     confirm_erased,
     keep_notation,
     span_inks,
 )
+from translation.render.set_apart import rooms
 
 PAGE: Rect = (0.0, 0.0, 595.0, 842.0)
 
@@ -156,6 +160,40 @@ def test_a_source_put_back_takes_the_translation_over_it_along() -> None:
     assert set(verdict.fallen) == {"a", "b"}
 
 
+def test_a_translation_set_apart_over_the_page_or_past_its_area_is_refused() -> None:
+    """A translation set apart from its source (``translation.render.set_apart``) must lie in
+    the area it was given, over nothing standing and over no other one set apart."""
+    a, b = para("a", (100, 600, 300, 624)), para("b", (100, 640, 300, 664))
+    area = (100.0, 700.0, 300.0, 712.0)
+    clear = SetBlock(a, ((100.0, 701.0, 300.0, 711.0),), 10.0, True, area)
+    assert check_apart(PAGE, [clear], []) == []
+    assert check_apart(PAGE, [clear], [(100.0, 703.0, 200.0, 710.0)]) == ["a"]
+    past = SetBlock(a, ((100.0, 701.0, 400.0, 711.0),), 10.0, True, area)
+    assert check_apart(PAGE, [past], []) == ["a"]
+    again = SetBlock(b, clear.lines, 10.0, True, area)
+    assert check_apart(PAGE, [clear, again], []) == ["b"]
+
+
+def test_the_rooms_a_translation_is_set_apart_in_nearest_first() -> None:
+    """Below its block down its column, the margins beside it where wide enough, the page's
+    empty bottom; there, beside the last one set apart before a row of its own."""
+    p = dataclasses.replace(para("a", (120, 200, 300, 224)), column=(120.0, 300.0))
+    text_below = (120.0, 300.0, 300.0, 400.0)
+    taken = [p.bbox, text_below]
+    found = rooms(p, taken, PAGE, (120.0, 300.0))
+    assert found == [
+        (120.0, 230.0, 300.0, 294.0),  # below, half a line from each
+        (18.0, 200.0, 114.0, 824.0),  # the left margin, from the block's top
+        (306.0, 200.0, 577.0, 824.0),  # the right margin
+        (120.0, 406.0, 300.0, 824.0),  # the page's bottom, under everything
+    ]
+    narrow = rooms(p, taken, PAGE, (40.0, 560.0))  # margins of 22 and 17 points: none
+    assert narrow == [found[0], (40.0, 406.0, 560.0, 824.0)]
+    last = (40.0, 406.0, 200.0, 420.0)
+    beside = rooms(p, [*taken, last], PAGE, (40.0, 560.0), last)
+    assert beside[1:] == [(206.0, 406.0, 560.0, 824.0), (40.0, 426.0, 560.0, 824.0)]
+
+
 def test_the_message_names_the_pages_and_blocks_that_fell_back() -> None:
     assert fallback_note([]) == ""
     note = fallback_note(
@@ -163,9 +201,13 @@ def test_the_message_names_the_pages_and_blocks_that_fell_back() -> None:
             FallBack(2, "p2-b4", ("tiny",)),
             FallBack(8, "p8-b1", ("overprint",)),
             FallBack(2, "p2-b7", ()),
+            FallBack(3, "p3-b2", ("overprint",), apart=True),
         ]
     )
-    assert note.endswith("page 3 (p2-b4, p2-b7), page 9 (p8-b1)")
+    assert note == (
+        "kept as printed where the translation would not fit the page: page 3 (p2-b4, p2-b7),"
+        " page 9 (p8-b1); set apart from their source, where the page had room: page 4 (p3-b2)"
+    )
     many = fallback_note([FallBack(0, f"p0-b{i}", ()) for i in range(14)] + [FallBack(4, "x", ())])
     assert "page 1 (p0-b0," in many and "p0-b11, 2 more)" in many and "page 5 (1 block)" in many
 
@@ -185,21 +227,25 @@ def grown(times: int) -> Translate:
 
 def set_page(
     data: bytes, translate: Translate
-) -> tuple[list[Paragraph], pymupdf.Page, list[FallBack]]:
+) -> tuple[list[Paragraph], pymupdf.Page, list[FallBack], dict[str, Placed]]:
+    """Page 0 of ``data`` set: its paragraphs, the written page, the blocks that fell back and
+    the renderer's record of where it set each translation."""
     paragraphs = extract_paragraphs(open_document(data))
     texts = translated(paragraphs, translate)
     renderer = MonoRenderer(open_document(data), "ko")
     renderer.render_all(paragraphs, texts)
     out = pymupdf.open(stream=renderer.finish())
-    return paragraphs, out[0], renderer.fallbacks
+    return paragraphs, out[0], renderer.fallbacks, renderer.placed.get(0, {})
 
 
-def findings(data: bytes, paragraphs: list[Paragraph], out: pymupdf.Page) -> dict[str, int]:
+def findings(
+    data: bytes, paragraphs: list[Paragraph], out: pymupdf.Page, placed: dict[str, Placed]
+) -> dict[str, int]:
     """The corpus audit's page figures of the set page, on its written glyphs."""
     with pymupdf.open(stream=data) as source:
         before = page_glyphs(source[0], TEXT_FLAGS)
     after = page_glyphs(out, TEXT_FLAGS)
-    return dict(audit_page(0, before, after, PAGE, paragraphs).counts)
+    return dict(audit_page(0, before, after, PAGE, paragraphs, placed).counts)
 
 
 AUTHORS: list[Line] = [
@@ -218,8 +264,8 @@ AUTHORS: list[Line] = [
 @pytest.mark.parametrize("times", [1, 3, 6])
 def test_two_author_columns_whose_translations_grow_never_overprint(times: int) -> None:
     data = text_page(AUTHORS, centred=True)
-    paragraphs, out, fell = set_page(data, grown(times))
-    figures = findings(data, paragraphs, out)
+    paragraphs, out, fell, placed = set_page(data, grown(times))
+    figures = findings(data, paragraphs, out, placed)
     assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
     fallen = [p for p in paragraphs if p.id in {f.block for f in fell}]
     assert not fallen or kept_as_printed(data, out, fallen)
@@ -238,16 +284,32 @@ def _body(x: float, y: float, words: int, width: float = 300.0) -> list[Line]:
     return [*lines, (x, y, line.strip(), 10.0)]
 
 
-def test_a_paragraph_with_no_room_below_is_never_set_tiny_nor_over_its_neighbour() -> None:
-    # A paragraph boxed in by another right below: four times its length does not fit.
+def test_a_paragraph_with_no_room_is_kept_and_its_translation_set_apart_where_it_fits() -> None:
+    """Two paragraphs boxed in by each other, translations four times as long: neither fits
+    its box at 0.6 of its size, so both fall back and keep their source as printed; each
+    translation is still set, whole, at 0.8 of the source size or more, in free room of the
+    page (the margin beside the first, below the second), over nothing and never tiny, and
+    the job names them as set apart.
+    Origin: issue 36, a block that fell back left untranslated though the page had room."""
     data = text_page([*_body(100, 200, 30), *_body(100, 250, 30)])
-    paragraphs, out, fell = set_page(data, grown(4))
-    figures = findings(data, paragraphs, out)
+    paragraphs, out, fell, placed = set_page(data, grown(4))
+    figures = findings(data, paragraphs, out, placed)
     assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
-    assert fell  # it could not be held: it fell back, named
-    fallen = [p for p in paragraphs if p.id in {f.block for f in fell}]
-    assert kept_as_printed(data, out, fallen)
-    assert all("tiny" in f.reasons or "overprint" in f.reasons for f in fell)
+    assert {f.block for f in fell} == {p.id for p in paragraphs}
+    assert all(f.apart and "tiny" in f.reasons for f in fell)
+    assert kept_as_printed(data, out, paragraphs)
+    hangul = [
+        (chr(c[0]), c[3], t["size"])
+        for t in out.get_texttrace()
+        for c in t["chars"]
+        if "\uac00" <= chr(c[0]) <= "\ud7a3"
+    ]
+    wanted = "".join(grown(4)(p.text) for p in paragraphs)
+    assert len(hangul) == sum("\uac00" <= c <= "\ud7a3" for c in wanted)  # whole
+    assert min(size for _, _, size in hangul) >= 0.8 * 10.0
+    sources = [pymupdf.Rect(p.bbox) for p in paragraphs]
+    assert not any(pymupdf.Rect(box).intersects(s) for _, box, _ in hangul for s in sources)
+    assert fallback_note(fell).startswith("set apart from their source, where the page had room")
 
 
 def test_a_side_note_and_a_footer_beside_its_page_number_are_erased_and_clear() -> None:
@@ -259,8 +321,8 @@ def test_a_side_note_and_a_footer_beside_its_page_number_are_erased_and_clear() 
         (480, 800, "7", 8.0),
     ]
     data = text_page(lines)
-    paragraphs, out, fell = set_page(data, grown(2))
-    figures = findings(data, paragraphs, out)
+    paragraphs, out, fell, placed = set_page(data, grown(2))
+    figures = findings(data, paragraphs, out, placed)
     assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
     assert "7" in out.get_text("text", clip=(470, 790, 495, 805))  # the page number stands
     # Every translated note's source is gone from the page (or kept whole where it fell back).
@@ -295,9 +357,9 @@ def test_a_contents_entry_is_translated_in_place_its_leader_and_number_kept(
     placeholder): corpus2 148 p2, whose page numbers were re-set after shorter translations,
     out of their column."""
     data = contents_page(number_at)
-    paragraphs, out, fell = set_page(data, grown(times))
+    paragraphs, out, fell, placed = set_page(data, grown(times))
     assert not fell
-    figures = findings(data, paragraphs, out)
+    figures = findings(data, paragraphs, out, placed)
     assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
     with pymupdf.open(stream=data) as source:
         dots_before = [c for c in _chars(source[0]) if c[0] == "."]
@@ -359,8 +421,8 @@ def test_a_corpus_page_that_overprinted_is_clean_and_says_what_fell_back(
     # Macro descriptions whose first line is read as three blocks, the first block's box
     # holding the other two: the audit counted 9 overprints on this page.
     data = corpus_cut("../corpus2/134_tex_nrc_userguide_2col_journal_p12of18.pdf", [4]).read_bytes()
-    paragraphs, out, fell = set_page(data, lambda text: pseudo_translate(text, "ko"))
-    figures = findings(data, paragraphs, out)
+    paragraphs, out, fell, placed = set_page(data, lambda text: pseudo_translate(text, "ko"))
+    figures = findings(data, paragraphs, out, placed)
     assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
     # The block holding the others falls back, one per description; the pieces it held are
     # translated.
@@ -377,12 +439,33 @@ def test_a_radical_hanging_high_over_its_line_leaves_with_it(corpus_cut: CorpusC
     radical drawn once, in its formula's copy.
     Origin: corpus2 129 p4 ("c_j β ± w_α σ √(c_j V c_i^T)")."""
     data = corpus_cut("../corpus2/129_rnews_mvtnorm_article.pdf", [3]).read_bytes()
-    paragraphs, out, fell = set_page(data, lambda text: pseudo_translate(text, "ko"))
+    paragraphs, out, fell, placed = set_page(data, lambda text: pseudo_translate(text, "ko"))
     # Since each size has its own leading (129 is double-spaced), the sentence before joins it.
     (para,) = [p for p in paragraphs if "Confidence intervals" in p.text]
     assert para.id not in {f.block for f in fell}
-    figures = findings(data, paragraphs, out)
+    figures = findings(data, paragraphs, out, placed)
     assert not any(figures.get(f) for f in ("overprint", "left_under", "math_changed"))
     box = pymupdf.Rect(para.bbox)
     roots = [c for t in out.get_texttrace() if "CMEX" in t["font"] for c in t["chars"]]
     assert len([c for c in roots if box.intersects(c[3])]) == 1
+
+
+@pytest.mark.corpus
+def test_a_scans_stray_glyph_is_painted_over_and_its_paragraph_translated(
+    corpus_cut: CorpusCut,
+) -> None:
+    """On a scanned page (its words are pixels under an invisible OCR layer), a line-end "。"
+    of that layer lies off its line's band, under the translation, and the glyph filter does
+    not take it off: the paragraph fell back untranslated ("unerased"). What a reader sees
+    there is the scan's pixels: they are painted over with the paragraph's lines, and the
+    paragraph is translated where it was.
+    Origin: corpus2 138 p1-p3 (six paragraphs kept as printed, all "unerased")."""
+    data = corpus_cut("../corpus2/138_zh_scanned_letter_ocr_layer_p3of6.pdf", [1]).read_bytes()
+    paragraphs, out, fell, placed = set_page(data, lambda text: pseudo_translate(text, "ko"))
+    assert not [f for f in fell if "unerased" in f.reasons]
+    (para,) = [p for p in paragraphs if "小区的14" in p.text]
+    assert para.id not in {f.block for f in fell}
+    box = pymupdf.Rect(para.bbox)
+    assert len([g for g in translation_glyphs(out) if box.contains(g.bbox)]) > 40
+    figures = findings(data, paragraphs, out, placed)
+    assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))

@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from translation.read.math.operator_names import OPERATOR_NAMES
 from translation.read.paragraph import Paragraph
 from translation.read.style.style_marks import MONO_OFF, MONO_ON, TAG_RE, to_marks
 
@@ -157,6 +158,7 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
     for pattern in (_URL_RE, MANGLED_RE, TAG_RE, COMMAND_RE):
         for match in pattern.finditer(chars):
             marks[match.start() : match.end()] = [MATH] * (match.end() - match.start())
+    _operators_into_math(chars, marks)
     out: list[str] = []
     originals: dict[str, str] = {}
     ranges: list[tuple[int, int]] = []
@@ -182,6 +184,36 @@ def protect(chars: str, classes: str) -> tuple[str, dict[str, str], list[tuple[i
         out.append(chars[end:j])
         i = j
     return "".join(out), originals, ranges
+
+
+def _operators_into_math(chars: str, marks: list[str]) -> None:
+    """An operator name (``translation.read.math.operator_names``) of a formula is part of it:
+    one glued to the formula's math (``8√log(d)``, ``argmin_θ``: no space between, an opening
+    bracket at most), or with math on both sides across nothing but spaces and operators
+    (``x = log y``). The word itself is text ("the log of the data" stays words)."""
+    n, end = len(chars), 0
+    while end < n:
+        start = end
+        while end < n and chars[end].isalpha() and marks[end] == TEXT:
+            end += 1  # a word of text: its letters (a formula's letters are classed apart)
+        if end == start:
+            end += 1
+            continue
+        if chars[start:end] not in OPERATOR_NAMES:
+            continue
+        right = end
+        while right < n and chars[right] in "([" and marks[right] not in MATHS:
+            right += 1
+        glued = (start > 0 and marks[start - 1] in MATHS) or (right < n and marks[right] in MATHS)
+        if glued or (_math_beside(marks, start - 1, -1) and _math_beside(marks, end, 1)):
+            marks[start:end] = [MATH] * (end - start)
+
+
+def _math_beside(marks: Sequence[str], at: int, step: int) -> bool:
+    """Whether the first mark from ``at`` on (going ``step``) that is not neutral is math."""
+    while 0 <= at < len(marks) and marks[at] == NEUTRAL:
+        at += step
+    return 0 <= at < len(marks) and marks[at] in MATHS
 
 
 def _trim_run(chars: str, start: int, end: int, marks: Sequence[str]) -> tuple[int, int]:
