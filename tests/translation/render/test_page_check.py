@@ -389,7 +389,7 @@ def test_an_entry_of_two_lines_keeps_its_leader_and_erases_its_first_lines_whole
     out") beside a translation squeezed into the width before the dots."""
     path = corpus_cut("../corpus2/131_tex_lettrine_doc_dropcaps_p12of17.pdf", [11])
     data = path.read_bytes()
-    paragraphs, out, _ = set_page(data, grown(1))
+    _, out, _, _ = set_page(data, grown(1))
     left = out.get_text()
     for words in ("store the", "Bug pointed out", "Correction", "quotation,", "taking an"):
         assert words not in left, words
