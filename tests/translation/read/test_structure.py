@@ -16,7 +16,7 @@ from tests.helpers.pdfgen.layouts import H, block, line, page, span, text_block
 from tests.helpers.pdfgen.sheet import words_at
 from translation.pdf import render_mono
 from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
-from translation.read.blocks.roles import list_label
+from translation.read.blocks.list_items import list_label
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.flow.passage import passages, translated

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from translation.read import measures
-from translation.read.blocks import roles
+from translation.read.blocks import leads as bold_leads
+from translation.read.blocks import line_ends, list_items, roles
 from translation.read.math.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
 from translation.read.numbering.contents import leader_start
@@ -75,9 +76,9 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
         return False
     if (
         prev.bold != cur.bold
-        and not roles.lead_runs_on(prev, cur, para)
-        and not roles.stretched_lead(prev, cur, para)
-        and not roles.bold_runs_on(prev, cur)
+        and not bold_leads.lead_runs_on(prev, cur, para)
+        and not bold_leads.stretched_lead(prev, cur, para)
+        and not bold_leads.bold_runs_on(prev, cur)
     ):
         return False
     if roles.new_unit(prev, cur, para, body_size):  # a list item, footnote, heading...
@@ -91,7 +92,7 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     # The last line of a paragraph ends well before the column's edge (ragged-right text
     # can end a line a few letters early, so "well" is a quarter of the column).
     short = prev.x1 < col_right - max(
-        roles.SHORT_SIZES * size, roles.SHORT_SHARE * (col_right - col_left)
+        line_ends.SHORT_SIZES * size, line_ends.SHORT_SHARE * (col_right - col_left)
     )
     # A full line ending in a colon goes on ("... three modules:" / "encoding module, ...").
     unmarked = _unmarked(prev)
@@ -102,7 +103,7 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     ended = ended or bool(_CREDIT_RE.search(tail))
     indented = measures.indented(cur.x0, prev.x0, size)
     # Back to the column's edge after a paragraph's indented first line is no new paragraph.
-    first_line = len(para) == 1 and not roles.list_label(prev.chars)
+    first_line = len(para) == 1 and not list_items.list_label(prev.chars)
     outdented = measures.outdented(cur.x0, prev.x0, size) and not first_line
     hanging = indented and len(para) == 1 and not short  # a reference entry's second line
     # Room left for the next line's first word: the line was ended on purpose ("(This is an

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from translation.read.blocks import roles
+from translation.read.blocks import leads, roles
 from translation.read.blocks.code_text import looks_like_code, outside_meta
 from translation.read.blocks.front_matter import author_names, common_words, labelled_names
 from translation.read.math.formulas import PLACEHOLDER_RE
@@ -191,7 +191,7 @@ def _heading(f: Facts) -> bool:
         and len(f.words) <= _HEADING_WORDS
         and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)
-        and not roles.colon_lead(rows[0])
+        and not leads.colon_lead(rows[0])
     ) or (len(rows) <= 2 and roles.heading_number(rows[0]))
 
 

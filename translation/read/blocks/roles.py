@@ -1,5 +1,6 @@
-"""Roles of rows and paragraphs: list items, footnotes, numbered headings, captions, algorithm
-lines and code (the front matter: ``front_matter``; how a label looks: ``label_look``).
+"""Roles of rows and paragraphs: footnotes, numbered headings, captions, algorithm lines and
+code, and the paragraph a label opens (list items: ``list_items``; bold leads: ``leads``;
+the front matter: ``front_matter``; how a label looks: ``label_look``).
 
 Pure rules on :class:`~translation.read.rows.row.Row` and plain text, called by
 :mod:`translation.read.segment` to decide where a paragraph starts and what it is. A *label* (a list
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 import re
 
+from translation.read.blocks.leads import colon_lead, run_in_start
+from translation.read.blocks.line_ends import short
+from translation.read.blocks.list_items import list_label, starts_item
 from translation.read.math.formulas import GLYPH
 from translation.read.measures import ONE_SIZE, SIZE_STEP, SMALL_PRINT, indented
 from translation.read.numbering.captions import caption_label
@@ -22,15 +26,12 @@ from translation.read.numbering.grammar import (
     CIRCLED,
     CJK_SECTION,
     COUNT,
-    DASHES,
     DIGITS,
     LETTER,
     LETTER_ITEM,
     NUMBER,
-    NUMBERING_START,
     ROMAN,
     ROMAN_ITEM,
-    ROMAN_ITEMS,
     SECTION,
     SUBSECTIONS,
 )
@@ -45,21 +46,12 @@ from translation.read.words.word import (
     has_wide,
 )
 
-# A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
-_LIST_LABEL_RE = re.compile(
-    rf"^\s*(?:[{BULLETS}{BULLET_SHAPES}{BULLET_SYMBOLS}{DASHES}*]\s*|{CIRCLED}\s*|"
-    rf"(?:\(?{NUMBER}[.)]|\(?{LETTER_ITEM}[.)]|\({ROMAN_ITEM}\)|{ROMAN_ITEM}\)|{ROMAN}\.|"
-    rf"\[{COUNT}\])\s+)"
-)
 # Items no heading is numbered with: bullets, "a." "(b)" "c)" "(iv)" "iv)".
 _LETTER_ITEM_RE = re.compile(
     rf"^\s*(?:[{BULLETS}{BULLET_SHAPES}{BULLET_SYMBOLS}]|\(?{LETTER_ITEM}[.)]\s|\(?{ROMAN_ITEM}\)\s)"
 )
 # A number, then a word in lower case: "1. produce summaries ...", "2) perform ...".
 _LOWER_ITEM_RE = re.compile(rf"^\s*\(?{NUMBER}[.)]\s+[a-z]")
-# Labels that are plain numbering ("1." "(a)"): a new item only after a finished sentence, a
-# colon, a semicolon, or another item (a line of prose can start with "(2)").
-_NUMBERING_RE = re.compile(rf"^\s*{NUMBERING_START}")
 # Footnote markers of a small-print row: "1)", "(1)", "①", "*", "†"; a bare "1 " too.
 _FOOTNOTE_RE = re.compile(rf"^\s*(?:\(?{NUMBER}\)\s*|{CIRCLED}\s*|[*∗†‡§¶]{{1,3}}\s*|{NUMBER}\s+)")
 _MARK_CHARS = set("0123456789*∗†‡§¶abcdefghij,")
@@ -81,86 +73,6 @@ _KEYWORDS = frozenset(
 )
 _URL_START_RE = re.compile(r"https?://|www\.")
 
-
-#: A short line ends this many font sizes before its column's right edge, or this share of
-#: the column's width if more (ragged-right text can end a line a few letters early).
-SHORT_SIZES, SHORT_SHARE = 2.0, 0.25
-
-
-def _short(row: Row) -> bool:
-    """The line ends well before its column's right edge (a last line, a heading)."""
-    col0, col1 = row.col_range
-    col1 = max(col1, row.x1)
-    return row.x1 < col1 - max(SHORT_SIZES * row.size, SHORT_SHARE * (col1 - col0))
-
-
-def list_label(text: str) -> str:
-    """The list label a line starts with, with its trailing spaces ("" if none)."""
-    match = _LIST_LABEL_RE.match(text)
-    if not match or len(match.group(0).strip()) == len(text.strip()):
-        return ""
-    if match.group(0).lstrip()[:1] == "[" and text[match.end()].islower():
-        return ""  # a citation opening a line of prose ("[18] experiment with ...")
-    return match.group(0)
-
-
-def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
-    """Whether ``cur`` begins a new list item after ``prev`` (``para``: the rows of the
-    paragraph ``prev`` ends). Bullets always do; numbering and "[12]" after the end of a
-    sentence, a colon or a semicolon, or after another item; never a marker whose predecessor
-    stands inside a line of the paragraph (an enumeration run into the text: "...: i) improving
-    ..." then "ii) aggregating ..." opening a line, 02 p7)."""
-    label = list_label(cur.chars)
-    if not label:
-        return False
-    if not _NUMBERING_RE.match(label):
-        return True
-    if _run_in_enumeration(label, para):
-        return False
-    first = para[0]
-    if prev.text.rstrip().endswith((":", ";", "：", "；")) or ends_sentence(prev.text):
-        return True
-    if prev.text.endswith(("—", "–")) and _short(prev):
-        return True  # "... the following workflow —" ended on purpose, then "1. Spend ..."
-    # A reference entry "[12] ..." after the short last line of the one before it; not a
-    # citation "[18]" that happens to open a line of prose.
-    return bool(list_label(first.chars)) or (label.lstrip()[:1] == "[" and _short(prev))
-
-
-# An enumeration's marker closed by a bracket: "ii)", "(b)", "3)".
-_BRACKET_MARK_RE = re.compile(rf"^(\(?)({ROMAN_ITEM}|{LETTER_ITEM}|{NUMBER})\)$")
-_ROMANS = ROMAN_ITEMS
-
-
-def _run_in_enumeration(label: str, para: list[Row]) -> bool:
-    """Whether the marker before ``label`` ("i)" before "ii)", "(a)" before "(b)") stands
-    inside a line of ``para``, after words, not opening the line: the enumeration runs in the
-    text, so its next marker is text too, wherever the line breaks."""
-    match = _BRACKET_MARK_RE.match(label.strip())
-    if not match:
-        return False
-    opening, mark = match.groups()
-    if mark in _ROMANS:
-        index = _ROMANS.index(mark)
-        before = [_ROMANS[index - 1]] if index else []
-        if len(mark) == 1 and mark > "a":  # "i", "v", "x" are letters too
-            before.append(chr(ord(mark) - 1))
-    elif mark.isdigit():
-        before = [str(int(mark) - 1)] if int(mark) > 1 else []
-    else:
-        before = [chr(ord(mark) - 1)] if mark > "a" else []
-    marks = [re.escape(f"{opening}{b})") for b in before]
-    if not marks:
-        return False
-    inside = re.compile(rf"(\S+)\s+(?:{'|'.join(marks)})\s")
-    return any(
-        not _EQUATION_WORD_RE.match(found.group(1))  # "Eq. (1)" cites an equation
-        for row in para
-        for found in inside.finditer(row.text)
-    )
-
-
-_EQUATION_WORD_RE = re.compile(r"(?:eqs?|equations?|formulas?)\.?$", re.IGNORECASE)
 
 _MARK_CHARS_MOST = 4  # characters: a footnote's mark is at most this long ("†‡", "12")
 
@@ -231,7 +143,7 @@ def heading_number(row: Row) -> bool:
     first = text[title.end() - 1 :].split()[0] if title else ""
     if first.isalpha() and first.islower():
         return False
-    return bool(distinct) and _short(row)
+    return bool(distinct) and short(row)
 
 
 def caption_start(row: Row) -> bool:
@@ -258,108 +170,6 @@ def only_keywords(words: list[str]) -> bool:
     return 0 < len(words) <= _KEYWORD_WORDS and all(w.lower() in _KEYWORDS for w in words)
 
 
-_RUN_IN_CHARS = 3  # characters: a bold run-in heading's lead is at least this long
-
-
-def run_in_start(prev: Row, cur: Row) -> bool:
-    """``cur`` opens with a bold run-in heading ("Results. We run ...") after a finished
-    sentence: a new paragraph."""
-    if cur.bold or cur.bold_lead < _RUN_IN_CHARS or not ends_sentence(prev.text):
-        return False
-    lead = cur.text[: cur.bold_lead].rstrip()
-    return lead.endswith((".", ":", "：", "。")) or bool(list_label(lead + " "))
-
-
-def lead_runs_on(prev: Row, cur: Row, para: list[Row]) -> bool:
-    """A bold run-in lead set over several lines goes on in ``cur``: the paragraph so far is
-    bold, its last line runs to the column's edge inside a sentence, and ``cur`` opens in bold
-    and goes on in another weight ("Highlighted hints have no effect in eval-" / "uating
-    summaries: Surprisingly, ..."). A bold heading is no such lead: its line ends short, or a
-    sentence ends with it."""
-    if cur.bold or not all(r.bold for r in para) or _short(prev) or ends_sentence(prev.text):
-        return False
-    lead = cur.chars[: cur.bold_lead]
-    return sum(c.isalpha() for c in lead) >= 2 and len(lead.strip()) < len(cur.text)
-
-
-_FILLED = 0.5  # font sizes: a line ending this near its column's right edge filled it
-
-
-def stretched_lead(prev: Row, cur: Row, para: list[Row]) -> bool:
-    """A bold run-in lead that filled its line alone goes on in ``cur``: the paragraph so far
-    is that one bold line, closed by a full stop or a colon, reaching the column's right edge
-    with its word spaces stretched wider than a space, and ``cur`` is not bold (04 p7: "Row,
-    Column, & Global Positional IDs." / "With TAPAS ..."). Justification stretches every line
-    of a paragraph but its last, so the paragraph goes on; a heading's line is set at its
-    natural width."""
-    if cur.bold or len(para) != 1 or not prev.bold or not prev.text.endswith((".", ":", "：")):
-        return False
-    col1 = max(prev.col_range[1], prev.x1)
-    if prev.x1 < col1 - _FILLED * prev.size:
-        return False
-    spaces = _word_spaces(prev)
-    return bool(spaces) and sorted(spaces)[len(spaces) // 2] > _STRETCHED * prev.size
-
-
-#: Font sizes a word space of a justified line is wider than (a plain space is about 0.25).
-_STRETCHED = 0.4
-
-
-def _word_spaces(row: Row) -> list[float]:
-    """The widths of the gaps between ``row``'s words."""
-    text, boxes = row.chars, row.boxes
-    if len(boxes) != len(text):
-        return []
-    spaces: list[float] = []
-    end = -1  # the last character of the word before
-    for i, char in enumerate(text):
-        if char.isspace():
-            continue
-        if end >= 0 and i > end + 1:
-            spaces.append(boxes[i][0] - boxes[end][2])
-        end = i
-    return spaces
-
-
-def bold_runs_on(prev: Row, cur: Row) -> bool:
-    """A sentence that turns bold inside a line goes on in bold in ``cur``: ``prev`` ends in
-    bold (its last word) inside a sentence, running to the column's edge, and ``cur`` is bold
-    (03 p9: "... generated text. **Overall, our research questions and** / **findings are
-    ...**"). A bold heading is no such line: the line before it ends short, or a sentence
-    ends with it."""
-    if not cur.bold or prev.bold or _short(prev) or ends_sentence(prev.text):
-        return False
-    if len(prev.styles) != len(prev.chars):
-        return False
-    end = len(prev.chars.rstrip())
-    start = end
-    while start > 0 and not prev.chars[start - 1].isspace():
-        start -= 1
-    word = [i for i in range(start, end) if prev.chars[i].isalnum()]
-    return bool(word) and all(prev.styles[i] & 1 for i in word)
-
-
-_COLON_LEAD_WORDS = 6  # words: a bold lead closed by a colon has at most this many
-
-
-def colon_lead(row: Row) -> bool:
-    """``row`` opens with a bold lead of a few words closed by a colon ("Gold Answer:",
-    "TAPAS after row order perturbation:"), with text not in bold after it ("5:02": a
-    heading "Case Study: Tables" is bold throughout). Lines that each open so are one unit
-    each, like the items of a list."""
-    text = row.chars
-    start = len(text) - len(text.lstrip())
-    colon = next((i for i, c in enumerate(text[start : start + 48], start) if c in ":："), -1)
-    if colon <= start or not text[colon + 1 :].strip() or len(row.styles) != len(text):
-        return False
-    lead = text[start:colon]
-    if len(lead.split()) > _COLON_LEAD_WORDS or not any(c.isalpha() for c in lead):
-        return False
-    if not all(row.styles[i] & 1 for i in range(start, colon + 1) if text[i].isalnum()):
-        return False
-    return any(not row.styles[i] & 1 for i in range(colon + 1, len(text)) if text[i].isalnum())
-
-
 def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
     """Whether ``cur`` must start a new paragraph after ``prev`` because of its role: a list
     item, a footnote, an algorithm line, a caption, a numbered or run-in heading, or the line
@@ -376,11 +186,9 @@ def new_unit(prev: Row, cur: Row, para: list[Row], body_size: float) -> bool:
         return True
     if colon_lead(prev) and (colon_lead(cur) or list_label(cur.chars)):
         return True  # "Gold Answer: 5:02" / "TAPAS: 5:00" / "(b) TAPAS gives ..."
-    if heading_number(cur) and (ends_sentence(prev.text) or _short(prev) or prev.bold != cur.bold):
+    if heading_number(cur) and (ends_sentence(prev.text) or short(prev) or prev.bold != cur.bold):
         return True
-    return (
-        len(para) == 1 and heading_number(prev) and _short(prev) and not _title_goes_on(prev, cur)
-    )
+    return len(para) == 1 and heading_number(prev) and short(prev) and not _title_goes_on(prev, cur)
 
 
 _UNDER_TITLE = 0.5  # font sizes: a heading's second line starts this near under its title
@@ -391,7 +199,7 @@ def _title_goes_on(heading: Row, cur: Row) -> bool:
     the title, past the number ("3 DESIGNING AI SUPPORTS FOR" | "   EXPOSITORY WRITING"), or
     both are bold and the heading stops on a word no title ends with ("of", "for"); in the
     heading's size and weight, and short (a paragraph's first line runs to the column's edge)."""
-    if abs(cur.size - heading.size) > ONE_SIZE or cur.bold != heading.bold or not _short(cur):
+    if abs(cur.size - heading.size) > ONE_SIZE or cur.bold != heading.bold or not short(cur):
         return False
     match = _HEADING_NUMBER_RE.match(heading.chars)
     if match and abs(cur.x0 - heading.boxes[match.end() - 1][0]) < _UNDER_TITLE * heading.size:
@@ -404,7 +212,7 @@ def _runs_into(prev: Row) -> bool:
     """Whether the line before a caption's label runs to its column's edge and stops where no
     sentence ends: the label is the sentence's reference going on ("... as displayed in" |
     "Fig. 2."), no caption. A caption stands apart from the text above it, by its figure."""
-    return not _short(prev) and dangles(prev.text)
+    return not short(prev) and dangles(prev.text)
 
 
 _CODE_MONO = 0.8  # a line with this share of monospaced characters is code ...
