@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from translation.read.layout import Block, Frame, Line, axis, union
 from translation.read.measures import SCRIPT
 from translation.read.regions.doc_stats import DocStats
-from translation.read.rows.row import Row, line_baseline, make_row
+from translation.read.rows.baselines import line_baseline
+from translation.read.rows.row import Row, make_row
 from translation.read.tables.cell_align import centred_over
 from translation.read.tables.cell_stacks import StackLine, stacks
 from translation.read.tables.cells import cell_gaps, split_cells
