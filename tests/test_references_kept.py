@@ -9,7 +9,7 @@ import pymupdf
 
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
-from translation.read.segment import Segmentation
+from translation.read.segmentation import Segmentation
 
 PROSE = (
     "We describe a careful method for the evaluation of the models that we study in this",

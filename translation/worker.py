@@ -35,7 +35,7 @@ from common.language import Language
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
 from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.paragraph import Paragraph
-from translation.read.segment import Segmentation
+from translation.read.segmentation import Segmentation
 from translation.render.faces import FontFamily
 from translation.render.fallback import FallBack
 from translation.worker_child import OCR_PAGE, PART, serve

@@ -24,7 +24,7 @@ from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.ocr.pool import ocr_processes
 from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.paragraph import Paragraph
-from translation.read.segment import Segmentation
+from translation.read.segmentation import Segmentation
 from translation.render import preview
 from translation.render.faces import Face, FontFamily, choose_face, describe, paper_is_serif
 from translation.render.fallback import FallBack
