@@ -93,3 +93,20 @@ def test_the_command_line_module_imports_neither_settings_nor_engine() -> None:
         " if m in sys.modules))\n"
     )
     assert _python("-c", code) == "[]"
+
+
+def test_the_translate_path_leaves_the_pdf_engine_to_the_worker() -> None:
+    # The parent sends steps to its PDF worker and reads the replies: the reading's stages,
+    # the typesetter and the worker child's engine are imported by the forkserver (once),
+    # never by the command or the engine in the parent.
+    code = (
+        "import sys, zotero_server.translate_command, zotero_server.engine\n"
+        "engine = ['translation.worker_child', 'translation.read.pipeline',"
+        " 'translation.read.extraction', 'translation.pdf', 'translation.render.typeset']\n"
+        "print(sorted(m for m in engine if m in sys.modules))\n"
+    )
+    assert _python("-c", code) == "[]"
+    preloaded = (
+        "from common.forkserver import PRELOAD; print('translation.worker_child' in PRELOAD)"
+    )
+    assert _python("-c", preloaded) == "True"

@@ -38,7 +38,7 @@ from translation.read.paragraph import Paragraph
 from translation.read.segmentation import Segmentation
 from translation.render.faces import FontFamily
 from translation.render.fallback import FallBack
-from translation.worker_child import OCR_PAGE, PART, serve
+from translation.worker_protocol import OCR_PAGE, PART
 
 if TYPE_CHECKING:
     from common.settings import Settings
@@ -78,6 +78,15 @@ class WorkerConfig:
             ocr_max_seconds=settings.ocr_max_seconds,
             font_dir=settings.font_dir,
         )
+
+
+def _child(conn: Connection, memory_mb: int) -> None:
+    """The child's entry. The engine it runs (``translation.worker_child``: the reading's
+    stages, the typesetter) is imported here, in the child, where the forkserver has it
+    already; the parent, which only sends steps and reads replies, never imports it."""
+    from translation.worker_child import serve
+
+    serve(conn, memory_mb)
 
 
 class PdfWorker:
@@ -213,7 +222,7 @@ class PdfWorker:
         ctx = context()
         ours, theirs = ctx.Pipe()
         process = ctx.Process(  # type: ignore[attr-defined]
-            target=serve, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"
+            target=_child, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"
         )
         process.start()
         theirs.close()

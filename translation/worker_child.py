@@ -29,14 +29,7 @@ from translation.render import preview
 from translation.render.faces import Face, FontFamily, choose_face, describe, paper_is_serif
 from translation.render.fallback import FallBack
 from translation.render.sanitize import strip_active_content
-
-#: What the child sends before (False) and after (True) it reads a page by OCR: the parent
-#: times the page against the OCR bounds instead of the step's limit.
-OCR_PAGE = "ocr-page"
-
-
-#: What the child sends with paragraphs read early (``translation.read.early``).
-PART = "part"
+from translation.worker_protocol import OCR_PAGE, PART
 
 
 class _State:
