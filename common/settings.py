@@ -417,6 +417,11 @@ class Settings(BaseSettings):
         return self.data_dir / "outputs"
 
     @property
+    def reading_cache_dir(self) -> Path:
+        """Where the PDF workers keep papers' readings (``translation.reading_cache``)."""
+        return self.data_dir / "readings"
+
+    @property
     def manager_dir(self) -> Path:
         return Path(self.vllm_workdir) if self.vllm_workdir else self.data_dir / "vllm"
 

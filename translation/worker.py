@@ -61,6 +61,8 @@ class WorkerConfig:
     ocr_max_seconds: float = 900.0
     #: Where the CJK faces are (``translation.render.faces``); None: the built-in fonts only.
     font_dir: Path | None = None
+    #: Where readings are kept across jobs (``translation.reading_cache``); None: none are.
+    reading_cache: Path | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerConfig:
@@ -77,6 +79,7 @@ class WorkerConfig:
             ocr_max_pages=settings.ocr_max_pages,
             ocr_max_seconds=settings.ocr_max_seconds,
             font_dir=settings.font_dir,
+            reading_cache=settings.reading_cache_dir,
         )
 
 
@@ -146,14 +149,16 @@ class PdfWorker:
         ``on_ocr(turn)`` is told as each starts, and ``on_part`` paragraphs of the pages read
         so far (``translation.read.early``), both in a thread of their own (not the event
         loop's). The translation is set in the face ``font_family`` picks (:meth:`typeface`
-        names it).
+        names it). A paper read before is not read again where the config keeps readings
+        (``translation.reading_cache``): then no part is told.
         """
         ocr = ocr or OcrOptions()
         args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
         face = (self.config.font_dir, font_family)
         early = on_part is not None
+        kept = self.config.reading_cache
         result: tuple[int, Segmentation] = await self._call(
-            "open", *args, face, early, on_ocr=on_ocr, on_part=on_part
+            "open", *args, face, early, kept, on_ocr=on_ocr, on_part=on_part
         )
         return result
 
