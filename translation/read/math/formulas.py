@@ -8,6 +8,7 @@ addresses and TeX commands named in a sentence become placeholders ``{v1}``, ``{
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -114,6 +115,7 @@ def is_math_font(name: str, cm_is_math: bool = False) -> bool:
     return cm_is_math and bool(CM_TEXT_FONT_RE.match(base))
 
 
+@functools.cache  # asked for every character read; a page holds a few hundred distinct ones
 def char_class(char: str, span_is_math: bool) -> str:
     if char.isspace():
         return NEUTRAL
