@@ -28,7 +28,9 @@ Requests
                  cell), that start inside a sentence (a lower-case first word) or end inside one
                  (no sentence stop at the end; a list item sent whole by itself, stopping on
                  no comma or word such as "and", its last line short of its column's edge,
-                 ends with its item).
+                 ends with its item; a text whose sentence a display takes over, an equation
+                 or a listing no paragraph holds just below its last line or heading the
+                 next column or page, ends with its words: ``corpus_requests.display_follows``).
   ``frag``       short pieces: body, list-item or footnote requests of 1 to 7 words that are no
                  whole sentence (a capital or digit first and a stop last; a Han or kana
                  first counts as a capital), nor a list item sent whole by itself that
@@ -59,14 +61,17 @@ Requests
                  the line; or eight CJK characters), of any script, none of whose glyphs any
                  paragraph holds, and kept for no reason the audit can state. Stated reasons
                  (listed with ``--write``): the references section's pages, code (as above),
-                 a running head or footer, inside a figure's area, mostly math, reads as an
-                 entry.
+                 a running head or footer, small print at the page's top or foot (a venue
+                 line, a licence note), a list of people's names, inside a figure's area,
+                 mostly math, reads as an entry.
 Pages (only pages that hold a translated paragraph; a glyph of the translated page is *ours*
-unless the source page has the same character in the same face at the same place, which is
-source text still standing: see ``bench.corpus_pages``; two glyphs overlap when their ink
-shares 30 % of the smaller's, a glyph's ink taken from 0.1 of its size below its baseline to
-0.7 above, over the middle 80 % of its advance; letters, digits and symbols only: accents and
-punctuation overlap by design or have boxes far wider than their ink)
+unless the source page has the same character in the same face and size at the same place,
+which is source text still standing: see ``bench.corpus_pages``; two glyphs overlap when their
+ink shares 30 % of the smaller's, a glyph's ink taken from 0.1 of its size below its baseline
+to 0.7 above (a glyph hanging from its origin, TeX's big delimiters: from its origin down by
+its size, ``translation.render.page_check.ink_rows``), over the middle 80 % of its advance;
+letters, digits and symbols only: accents and punctuation overlap by design or have boxes far
+wider than their ink)
   ``overprint``  translated lines over text still on the page that no translated paragraph
                  held, or over another translated line (a formula's copied piece over another
                  piece of it is as the source set it, and not counted).
@@ -163,9 +168,10 @@ def measure(path: Path, write: Path | None = None) -> dict[str, Any]:
     from common.settings import Settings
     from tests.fakes.pseudo import pseudo_translate
     from translation.pdf import MonoRenderer
-    from translation.read.document import TEXT_FLAGS, open_document
+    from translation.read.document import open_document
     from translation.read.extraction import read_document
     from translation.read.flow.passage import translated
+    from translation.read.pages.page_space import TEXT_FLAGS
 
     started = time.perf_counter()
     data = path.read_bytes()

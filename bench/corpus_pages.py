@@ -2,10 +2,10 @@
 
 The translated page is compared with its source page glyph by glyph, as PyMuPDF reads both.
 A glyph of the translated page is *original* when the source page has the same character in
-the same face at the same place (within :data:`_SAME_PLACE` points): it is source text still
-standing. Every other glyph was set by us: a translation's characters, or a formula copied
-as its source glyphs. The figures are defined in ``bench.corpus``'s docstring; this module
-computes them for one page pair. Pure but for PyMuPDF's text extraction.
+the same face and size at the same place (within :data:`_SAME_PLACE` points): it is source
+text still standing. Every other glyph was set by us: a translation's characters, or a
+formula copied as its source glyphs. The figures are defined in ``bench.corpus``'s
+docstring; this module computes them for one page pair. Pure but for PyMuPDF's text extraction.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pymupdf
 from bench.corpus_requests import is_math_glyph
 from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
+from translation.render.page_check import ink_rows
 
 #: Page figures, in the order printed.
 PAGE_FIGURES = ("overprint", "left_under", "tiny", "outside", "math_changed")
@@ -58,14 +59,15 @@ class PageGlyph:
     def ink(self) -> Rect:
         """Where the glyph's ink is, about: on a horizontal line, from a little below its
         baseline to 0.7 of its size above (a face's own box may run far past its ink: a math
-        face's ascender is twice its size), across the middle of its advance; else the middle
-        of its box."""
+        face's ascender is twice its size), or down from its origin for a glyph that hangs
+        from it (the renderer's own measure, ``page_check.ink_rows``), across the middle of
+        its advance; else the middle of its box."""
         x0, y0, x1, y1 = self.box
         if not self.horizontal:
             return _ink(self.box)
         inset = (x1 - x0) * (1 - _INK_WIDTH) / 2
-        base = self.origin[1]
-        return (x0 + inset, base - 0.7 * self.size, x1 - inset, base + 0.1 * self.size)
+        top, bottom = ink_rows(y0, y1, self.origin[1], self.size)
+        return (x0 + inset, top, x1 - inset, bottom)
 
 
 @dataclass(slots=True)
@@ -163,13 +165,28 @@ class _Grid:
         return found
 
 
-def _place_key(char: str, font: str, origin: tuple[float, float]) -> tuple[str, str, int, int]:
-    return (char, font, round(origin[0] / _SAME_PLACE), round(origin[1] / _SAME_PLACE))
+PlaceKey = tuple[str, str, float, int, int]
 
 
-def _original(glyph: PageGlyph, places: set[tuple[str, str, int, int]]) -> bool:
-    char, font, kx, ky = _place_key(glyph.char, glyph.font, glyph.origin)
-    return any((char, font, kx + dx, ky + dy) in places for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+def _place_key(glyph: PageGlyph) -> PlaceKey:
+    """Character, face, size and place: a formula's copy set smaller than its source (with
+    the translation around it) is ours even where one of its glyphs lands on a source glyph
+    of the same character (TeX's "‖", two "|" a point apart)."""
+    x, y = glyph.origin
+    return (
+        glyph.char,
+        glyph.font,
+        round(glyph.size, 1),
+        round(x / _SAME_PLACE),
+        round(y / _SAME_PLACE),
+    )
+
+
+def _original(glyph: PageGlyph, places: set[PlaceKey]) -> bool:
+    char, font, size, kx, ky = _place_key(glyph)
+    return any(
+        (char, font, size, kx + dx, ky + dy) in places for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+    )
 
 
 def _inside(point: tuple[float, float], rect: Rect, slack: float = 0.0) -> bool:
@@ -251,7 +268,7 @@ def audit_page(
     findings = PageFindings(number)
     if not paragraphs:
         return findings
-    places = {_place_key(g.char, g.font, g.origin) for g in source}
+    places = {_place_key(g) for g in source}
     original = [_original(g, places) for g in translated]
     solid = [_solid(g.char) for g in translated]
     kept = [i for i, o in enumerate(original) if o and solid[i]]
@@ -319,13 +336,45 @@ def findings_math(
 ) -> None:
     """Count the source's math glyphs (``bench.corpus_requests.is_math_glyph``) that the
     translated page no longer shows in their own face: missing, or re-set as text."""
-    before = Counter((g.char, g.font) for g in source if is_math_glyph(g.char, g.font))
+    before = Counter(
+        (g.char, g.font)
+        for i, g in enumerate(source)
+        if is_math_glyph(g.char, g.font) and not _ligature(source, i)
+    )
     after = Counter((g.char, g.font) for g in translated if (g.char, g.font) in before)
     missing = before - after
     if missing:
         total = sum(missing.values())
         shown = "".join(char * n for (char, _), n in missing.most_common(12))[:40]
         findings.add("math_changed", f"{total} math glyphs gone: {shown}", total)
+
+
+#: What some TeX text faces map their "ff" ligature to (their ToUnicode says "↵"): between
+#: letters it is the ligature, as the reader reads it (``translation.read.rows.row``).
+_FF_AS_ARROW = "\u21b5"
+#: Two glyphs of a line are one word's when no more than this share of the size parts them.
+_TOUCHING = 0.15
+
+
+def _ligature(glyphs: Sequence[PageGlyph], i: int) -> bool:
+    """Whether glyph ``i`` is a text face's "ff" read as an arrow: right after a letter, or
+    right before a lower-case one, of its line, in a face whose name says nothing of math."""
+    glyph = glyphs[i]
+    if glyph.char != _FF_AS_ARROW or is_math_glyph("a", glyph.font):
+        return False
+
+    def touching(other: int, left: bool) -> PageGlyph | None:
+        if not 0 <= other < len(glyphs) or glyphs[other].line != glyph.line:
+            return None
+        near = glyphs[other]
+        gap = glyph.box[0] - near.box[2] if left else near.box[0] - glyph.box[2]
+        return near if abs(gap) <= _TOUCHING * glyph.size else None
+
+    before, after = touching(i - 1, True), touching(i + 1, False)
+    return bool(
+        (before is not None and before.char.isascii() and before.char.isalpha())
+        or (after is not None and after.char.isascii() and after.char.islower())
+    )
 
 
 def audit_pages(

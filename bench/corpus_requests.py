@@ -14,8 +14,11 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from translation.read.blocks.front_matter import looks_like_names
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
+from translation.read.math.formulas import LIGATURES
+from translation.read.numbering.contents import ends_entry
 from translation.read.pages.monospace import layout_samples, measure
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.request_audit import (
@@ -42,8 +45,16 @@ _MARGIN_GAP = 1.5
 #: A line is a full line of the body at this share of the widest lines' width.
 _FULL_LINE = 0.6
 #: Running heads and footers: lines in this share of the page's height at its top or bottom,
-#: whose text (digits aside) recurs at the same height (points) on this many pages.
+#: whose text (digits aside) recurs at the same height (points) on this many pages. A line kept
+#: may be a head as far as :data:`_KEPT_BAND` (the reader's band for a repeated head: a paper
+#: with wide top margins sets its heads 13 % down); a table's rows at a page's top can recur
+#: that far down too, so glued to body text only the narrower band counts (``spliced``).
 _BAND = 0.12
+_KEPT_BAND = 0.15
+#: Page furniture told on one page: a line in the outer :data:`_EDGE` of the page's height set
+#: at most :data:`_SMALL_PRINT` of the body size (a venue line, a licence note at the foot).
+_EDGE = 0.12
+_SMALL_PRINT = 0.9
 _RECUR_Y = 4.0
 _RECUR_PAGES = 3
 #: A line reaching no request is prose when it has this many words (of two letters or more,
@@ -52,10 +63,16 @@ _PROSE_LINE_WORDS = 5
 _PROSE_LINE_CJK = 8
 #: A line is math when this share of its characters is math.
 _MATH_SHARE = 0.3
+#: A display (an equation or a listing no paragraph holds) takes a sentence over when its
+#: first line starts within this many of the paragraph's sizes below the paragraph's last line.
+_DISPLAY_REACH = 3.0
+#: Lines that far above the paragraph's last line's foot (in its sizes) are beside it, not below.
+_BELOW_SLACK = 0.3
 
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uf900-\ufaff]")
 _LATIN_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _DIGITS_RE = re.compile(r"\d+")
+_WORDS_IN_PARENS_RE = re.compile(r"\([^\W\d_]{2,}")
 _ADDRESS_RE = re.compile(r"https?://|www\.|\S@\S+\.\w")
 
 
@@ -238,15 +255,17 @@ def margin_glyphs(line: SourceLine, frame: tuple[float, float] | None, size: flo
     return out
 
 
-def recurring_lines(lines: Sequence[SourceLine], heights: dict[int, float]) -> set[int]:
+def recurring_lines(
+    lines: Sequence[SourceLine], heights: dict[int, float], band: float = _BAND
+) -> set[int]:
     """Indices (into ``lines``) of running heads and footers: lines in the top or bottom
-    :data:`_BAND` of their page whose text, digits aside, stands at the same height on
-    :data:`_RECUR_PAGES` pages or more (on two, in a paper of under six pages)."""
+    ``band`` (share of its height) of their page whose text, digits aside, stands at the same
+    height on :data:`_RECUR_PAGES` pages or more (on two, in a paper of under six pages)."""
     keyed: dict[tuple[str, int], list[int]] = defaultdict(list)
     for i, line in enumerate(lines):
         height = heights.get(line.page, 0.0)
         top, bottom = line.bbox[1], line.bbox[3]
-        if not height or (top > _BAND * height and bottom < (1 - _BAND) * height):
+        if not height or (top > band * height and bottom < (1 - band) * height):
             continue
         key = _DIGITS_RE.sub("#", " ".join(line.text.split()).lower())
         keyed[(key, round(top / _RECUR_Y))].append(i)
@@ -266,15 +285,17 @@ _MATH_FONT_RE = re.compile(
 )
 
 
-#: Reference and footnote marks a math face may hold: marks, not math.
-_MARKS = frozenset("†‡§¶∗*⋆★•·")
+#: Reference and footnote marks, and list bullets, a math face may hold: marks, not math.
+_MARKS = frozenset("†‡§¶∗*⋆★•·▪")
 
 
 def is_math_glyph(char: str, font: str) -> bool:
     """A glyph of math: set in a face whose name says math (CMMI, CMSY, MSBM, ... Math,
     Symbol), or a character of math outside ASCII (Greek, operators, arrows, math letters);
-    reference marks (†, ‡, §, ∗) are marks, not math."""
-    if char.isspace() or char in _MARKS:
+    reference marks (†, ‡, §, ∗) and bullets are marks, not math: the Symbol face's bullets
+    too, which arrive as private-use characters (read as the reader reads them,
+    ``formulas.LIGATURES``)."""
+    if char.isspace() or char in _MARKS or LIGATURES.get(char) in _MARKS:
         return False
     if _MATH_FONT_RE.search(font):
         return True
@@ -311,8 +332,11 @@ class Reading:
     size: float = 10.0
     frames: dict[int, tuple[float, float]] = field(default_factory=dict)
     heads: set[int] = field(default_factory=set)
+    kept_heads: set[int] = field(default_factory=set)  # the same, in the wider kept band
     #: (page, line index) of every glyph a paragraph's rects hold -> the paragraph ids.
     owners: dict[int, list[set[str]]] = field(default_factory=dict)
+    #: Page -> the indices (into ``lines``) of its lines.
+    on_page: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -329,11 +353,13 @@ class Reading:
         reading.frames = body_frames(reading.lines, reading.size)
         heights = {layout.index: layout.height for layout in layouts}
         reading.heads = recurring_lines(reading.lines, heights)
+        reading.kept_heads = recurring_lines(reading.lines, heights, _KEPT_BAND)
         index: dict[int, RectIndex] = defaultdict(RectIndex)
         for para in paragraphs:
             for rect in para.rects:
                 index[para.page].add(rect, para.id)
         for i, line in enumerate(reading.lines):
+            reading.on_page.setdefault(line.page, []).append(i)
             page_index = index.get(line.page)
             reading.owners[i] = [
                 page_index.owners(*_centre(g.box)) if page_index else set() for g in line.glyphs
@@ -350,11 +376,114 @@ class Reading:
         return held
 
 
+#: A meta-variable: the name between its brackets stands for what the user writes in a line
+#: of command syntax ("pandoc ⟨入力ファイル名⟩ -o ..."), code or prose whatever it is set in.
+_META_RE = re.compile(r"[⟨\u2329][^⟨⟩\u2329\u232a]*[⟩\u232a]")
+
+
+#: CJK angle brackets enclose a meta-variable after code ("author = {〈姓名〉}" set
+#: monospaced); in prose they mark a title.
+_CJK_META_RE = re.compile(r"〈[^〈〉]*〉")
+
+
+def _outside_meta(glyphs: Sequence[Glyph], mono: frozenset[str] = frozenset()) -> list[Glyph]:
+    """``glyphs`` but spaces and those of a meta-variable, its brackets and name (after a
+    glyph of a face of ``mono`` for CJK angle brackets)."""
+    text = "".join(g.char[:1] or " " for g in glyphs)
+    inside = [False] * len(glyphs)
+    spans = [m.span() for m in _META_RE.finditer(text)]
+    for match in _CJK_META_RE.finditer(text):
+        before = text[: match.start()].rstrip()
+        if before and glyphs[len(before) - 1].font in mono:
+            spans.append(match.span())
+    for start, end in spans:
+        inside[start:end] = [True] * (end - start)
+    return [g for g, meta in zip(glyphs, inside, strict=True) if not meta and not g.char.isspace()]
+
+
+def is_display_line(reading: Reading, i: int) -> bool:
+    """Whether line ``i`` is part of a display no paragraph holds: none of its glyphs held,
+    and math (:data:`_MATH_SHARE` of its glyphs) or code (monospaced, or code by its tokens),
+    outside any figure's area."""
+    if any(reading.owners[i]):
+        return False
+    line = reading.lines[i]
+    visible = [g for g in line.glyphs if not g.char.isspace()]
+    if not visible:
+        return False
+    cx, cy = _centre(line.bbox)
+    layout = next((lay for lay in reading.layouts if lay.index == line.page), None)
+    figures = layout.figures if layout is not None else ()
+    if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures):
+        return False
+    math = sum(is_math_glyph(g.char, g.font) for g in visible) >= _MATH_SHARE * len(visible)
+    code = _mono_share(line.glyphs, reading.mono) >= CODE_SHARE or code_like(line.text)
+    return math or code
+
+
+def display_follows(reading: Reading, para: Paragraph) -> bool:
+    """Whether a display takes ``para``'s last sentence over: the lines just below its last
+    line in its column, up to the first a paragraph holds and :data:`_DISPLAY_REACH` of its
+    size down, none of them prose but a display's own, are a display
+    (:func:`is_display_line`) by one of them at least ("... the error of any solution is at
+    most" [equation]; "... the R code is" [listing]). Where the paragraph ends its column
+    (no line below it but a running foot), the display is the next column's head: the
+    topmost lines right of it on its page, else the next page's. The sentence's words all
+    went in the request; its end is the display's."""
+    if not para.rects or para.direction != (1.0, 0.0):
+        return False
+    size = para.font_size
+    bottom = max(r[3] for r in para.rects)
+    left, right = para.column if para.column[1] > para.column[0] else (para.bbox[0], para.bbox[2])
+
+    def body_lines(page: int) -> list[int]:
+        return [i for i in reading.on_page.get(page, ()) if i not in reading.heads]
+
+    def in_column(i: int) -> bool:
+        box = reading.lines[i].bbox
+        return box[2] > left and box[0] < right
+
+    under = [
+        i
+        for i in body_lines(para.page)
+        if in_column(i) and reading.lines[i].bbox[1] >= bottom - _BELOW_SLACK * size
+    ]
+    if under:
+        reach = bottom + _DISPLAY_REACH * size
+        below = sorted(
+            (reading.lines[i].bbox[1], i) for i in under if reading.lines[i].bbox[1] <= reach
+        )
+    else:
+        beside = [i for i in body_lines(para.page) if reading.lines[i].bbox[0] >= right]
+        following = beside or body_lines(para.page + 1)
+        if not following:
+            return False
+        top = min(reading.lines[i].bbox[1] for i in following)
+        below = sorted(
+            (reading.lines[i].bbox[1], i)
+            for i in following
+            if reading.lines[i].bbox[1] <= top + _DISPLAY_REACH * size
+        )
+    found = False
+    for _, i in below:
+        held = set().union(*reading.owners[i])
+        if held == {para.id}:
+            continue  # a piece of its own last line (an index set low)
+        if held:
+            break
+        if is_display_line(reading, i):
+            found = True  # a listing's line may read as prose ("> fit <- lm(y ~ x, data)")
+        elif is_prose_line(reading.lines[i].text):
+            break
+    return found
+
+
 def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) -> float:
     """The share of ``glyphs`` set monospaced: Latin glyphs of a monospaced face (a CJK
-    face's Latin may be, its CJK characters are no code for it); ``kept``: how many of them
-    went as placeholders, never translated (code inside a sentence), which are no code sent."""
-    visible = [g for g in glyphs if not g.char.isspace()]
+    face's Latin may be, its CJK characters are no code for it); a meta-variable of command
+    syntax ("⟨入力ファイル名⟩") counts for neither; ``kept``: how many of them went as
+    placeholders, never translated (code inside a sentence), which are no code sent."""
+    visible = _outside_meta(glyphs, mono)
     coded = sum(g.font in mono and not _CJK_RE.match(g.char) for g in visible)
     kept = min(kept, coded)
     sent = len(visible) - kept
@@ -457,10 +586,15 @@ def audit_requests(
             found = flags(text, previous, language)
             previous = text
             words = word_count(text)
-            sentenced = first.kind not in UNSENTENCED_KINDS
+            last = passage.pieces[-1]
+            # A contents entry (its leader and page number kept) is a title, not a sentence,
+            # whatever its first line's kind.
+            entry = ends_entry(last.text, last.placeholders)
+            sentenced = first.kind not in UNSENTENCED_KINDS and not entry
             lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
             ends_inside = _ends_inside(text) and not (
-                lone_item and len(pieces) == 1 and _ends_item(text, first)
+                (lone_item and len(pieces) == 1 and _ends_item(text, first))
+                or (n == len(pieces) and display_follows(reading, passage.pieces[-1]))
             )
             if sentenced and found.prose and (found.starts_inside or ends_inside):
                 record.marks.add("cut")
@@ -520,6 +654,28 @@ def _numbered_lines(numbers: Sequence[int | None]) -> bool:
     return False
 
 
+def _number_beside(reading: Reading, i: int, held: dict[int, list[int]]) -> bool:
+    """Whether line ``i``, read as a running head's, is a number alone beside another line the
+    request holds, on its baseline: a heading's number set apart from its title ("2" |
+    "코로나-19 관련 보험 현황", "57" | "如何生成固定宽度的表格？"), which recurs at the top of
+    the pages a section opens, as a page number would."""
+    line = reading.lines[i]
+    if not line.text.strip().isdigit():
+        return False
+    top, bottom = line.bbox[1], line.bbox[3]
+    return any(
+        j != i
+        and j not in reading.heads
+        and min(bottom, reading.lines[j].bbox[3]) - max(top, reading.lines[j].bbox[1])
+        > _BESIDE_SHARE * (bottom - top)
+        for j in held
+    )
+
+
+#: Of a line's height: two lines overlapping this much stand on one baseline.
+_BESIDE_SHARE = 0.5
+
+
 def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     """Whether the glyphs ``keys`` of one request mix margin material with body text: a
     margin's line numbers (:func:`_numbered_lines`), glyphs outside the body's frame
@@ -535,7 +691,7 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     for i, ks in by_line.items():
         line = reading.lines[i]
         visible = [k for k in ks if line.glyphs[k].char.isalnum()]
-        if i in reading.heads:
+        if i in reading.heads and not _number_beside(reading, i, by_line):
             margin += len(visible)
             continue
         outside = margin_glyphs(line, reading.frames.get(line.page % 2), reading.size)
@@ -544,13 +700,25 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     return margin >= 1 and body >= 3
 
 
+def _small_print_at_edge(line: SourceLine, height: float, body: float) -> bool:
+    """Whether ``line`` is small print in the page's outer :data:`_EDGE` (top or foot)."""
+    top, bottom = line.bbox[1], line.bbox[3]
+    if not height or (_EDGE * height < bottom and top < (1 - _EDGE) * height):
+        return False
+    sizes = [g.size for g in line.glyphs if not g.char.isspace()]
+    return bool(sizes) and statistics.median(sizes) <= _SMALL_PRINT * body
+
+
 def kept_lines(reading: Reading) -> list[KeptLine]:
     """The prose lines none of whose glyphs a paragraph holds, each with the reason it is kept
     that the audit can state: ``references`` (the references section's pages), ``address`` (a
     URL or an e-mail address, sent as placeholders when in a sentence), ``code``
-    (monospaced, or code by its tokens), ``head`` (a running head or footer), ``figure``
-    (inside a figure's area), ``math``, ``reference`` (it reads as an entry); ``""`` for none."""
+    (monospaced, or code by its tokens), ``head`` (a running head or footer), ``furniture``
+    (small print at the page's top or foot: a venue line, a licence note), ``names`` (a list
+    of people's names, printed as they are), ``figure`` (inside a figure's area), ``math``,
+    ``reference`` (it reads as an entry); ``""`` for none."""
     figures = {layout.index: layout.figures for layout in reading.layouts}
+    heights = {layout.index: layout.height for layout in reading.layouts}
     refs = set(reading.reference_pages)
     kept = []
     for i, line in enumerate(reading.lines):
@@ -567,7 +735,7 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
             reason = "address"
         elif _mono_share(line.glyphs, reading.mono) >= CODE_SHARE or code_like(text):
             reason = "code"
-        elif i in reading.heads:
+        elif i in reading.kept_heads:
             reason = "head"
         elif any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures[line.page]):
             reason = "figure"
@@ -575,6 +743,10 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
             reason = "math"
         elif looks_like_reference(text):
             reason = "reference"
+        elif _small_print_at_edge(line, heights.get(line.page, 0.0), reading.size):
+            reason = "furniture"
+        elif looks_like_names(text) and not _WORDS_IN_PARENS_RE.search(text):
+            reason = "names"  # "Hardware Dependencies (And Other ...)" is a title
         else:
             reason = ""
         kept.append(KeptLine(line.page, " ".join(text.split()), reason))

@@ -89,12 +89,20 @@ def _papers() -> tuple[bytes, bytes] | None:
 
 @asynccontextmanager
 async def _translator(
-    workdir: Path, server: FakeVLLMProcess, **overrides: Any
+    workdir: Path,
+    server: FakeVLLMProcess,
+    *,
+    launch_batch: int | None = None,
+    **overrides: Any,
 ) -> AsyncIterator[Translator]:
     settings = _settings(workdir, server, **overrides)
     async with httpx.AsyncClient(timeout=600) as http:
         limiter = AdaptiveLimiter.from_settings(
-            settings, http, poll_s=1.0 * TIME_SCALE, settle_s=0.1 * TIME_SCALE
+            settings,
+            http,
+            poll_s=1.0 * TIME_SCALE,
+            settle_s=0.1 * TIME_SCALE,
+            launch_batch=launch_batch,
         )
         translator = Translator.from_settings(settings, _ready, http, limiter)
         try:

@@ -12,14 +12,16 @@ Printed for both: the WAIT from the call to the request's arrival at vLLM (the f
 answer's first token (the fake's ``first_token_at``: the step that admitted it, prefill
 included), and the whole answer's time (longer beside the paper: every decode step of a full
 batch is slower, as on a real card).
-It runs three times (``RUNS``): as the 32 GB launch profile sets things up (vLLM's
+It runs four times (``RUNS``): as the 32 GB launch profile sets things up (vLLM's
 ``--scheduling-policy priority``: the paper's paragraphs carry priority 1, the selection none,
 so it passes those waiting inside vLLM; ``ZT_CONCURRENCY_MAX`` equal to its ``--max-num-seqs``,
-so the limit's reserve holds from the start); the same with the default ``ZT_CONCURRENCY_MAX``
-(64: the limit learns the batch size by overshooting it, and a selection in the second or so
-before that waits for a paragraph to end); and under ``fcfs`` (a vLLM started by someone else:
-the client leaves the priority out after the first refusal, and the selection queues inside
-vLLM behind any paragraphs waiting there).
+so the limit's reserve holds from the start); with the embedded defaults (``make run``: our
+manager starts vLLM with the default ``ZT_VLLM_COMMAND``, whose ``--max-num-seqs`` the limit
+takes for the batch size until it sees one, under the default ``ZT_CONCURRENCY_MAX`` of 64);
+with a vLLM someone else started, priority scheduling on but nothing telling its batch size
+(the limit learns it by overshooting it, and a selection in the second or so before that waits
+for a paragraph to end); and under ``fcfs`` (the client leaves the priority out after the first
+refusal, and the selection queues inside vLLM behind any paragraphs waiting there).
 Targets: the shared wait is within one decode step of the lone one, i.e. the selection never
 queues behind the paper's paragraphs in our server; and the shared first token is within one
 decode step of the lone one on the bench's clock plus the step the selection joins (it cannot be
@@ -39,6 +41,8 @@ from pathlib import Path
 
 from bench.fairness import CAPACITY, DELAY_S, _papers, _request, _start, _translator
 from bench.throughput import SOURCE, TARGET, TIME_SCALE, _Phase, capacities
+from common.settings import DEFAULT_VLLM_COMMAND, Settings
+from common.vllm_identity import command_batch
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from translation.pipeline import Translator
 
@@ -53,16 +57,33 @@ SETTLED = "A third selection asks why the decoder is trained on the shorter summ
 SETTLED_S = 6.0
 
 
-#: The runs: vLLM's --scheduling-policy and ZT_CONCURRENCY_MAX (None: the profile's, its
-#: --max-num-seqs), the launch profile's first.
-RUNS: tuple[tuple[str, int | None], ...] = (("priority", None), ("priority", 64), ("fcfs", None))
+@dataclass(frozen=True)
+class Run:
+    """One set-up: vLLM's --scheduling-policy, ZT_CONCURRENCY_MAX (None: the profile's, its
+    --max-num-seqs) and the batch size our launch command names (None: not ours)."""
+
+    label: str
+    policy: str
+    concurrency_max: int | None
+    launch_batch: int | None
+
+
+DEFAULT_MAXIMUM = Settings.model_fields["concurrency_max"].default
+RUNS: tuple[Run, ...] = (
+    Run("the 32 GB launch profile", "priority", None, None),
+    Run("the embedded defaults", "priority", DEFAULT_MAXIMUM, command_batch(DEFAULT_VLLM_COMMAND)),
+    Run("someone else's vLLM, batch size not told", "priority", DEFAULT_MAXIMUM, None),
+    Run("someone else's vLLM under fcfs", "fcfs", None, None),
+)
 
 
 @dataclass(frozen=True)
 class Interactive:
     capacity: str
+    run: str  # the set-up's label
     policy: str  # vLLM's --scheduling-policy
     concurrency_max: int  # ZT_CONCURRENCY_MAX
+    launch_batch: int | None  # the --max-num-seqs of our launch command, if ours
     after_s: float  # seconds into the paper's translation the selection was sent
     step_s: float  # one decode step of a lone sequence on the modelled card
     scaled_step_s: float  # the same on the bench's clock
@@ -99,22 +120,22 @@ async def _select(
     return float(entry["arrived_at"]) - sent, answered - sent, first_s
 
 
-async def measure(
-    root: Path, policy: str = RUNS[0][0], concurrency_max: int | None = None
-) -> list[Interactive] | None:
+async def measure(root: Path, run: Run = RUNS[0]) -> list[Interactive] | None:
     """The selections at ``DELAY_S`` (the paper's limit perhaps still learning vLLM's batch)
-    and at ``SETTLED_S`` into the paper, under vLLM's ``policy`` and ``concurrency_max``
-    (None: the profile's ``--max-num-seqs``)."""
+    and at ``SETTLED_S`` into the paper, set up as ``run``."""
     papers = _papers()
     if papers is None:
         return None
     long_pdf, _ = papers
     capacity = next(c for c in capacities() if c.name == CAPACITY)
     workdir = Path(tempfile.mkdtemp(dir=root))
-    maximum = capacity.model.max_num_seqs if concurrency_max is None else concurrency_max
+    maximum = capacity.model.max_num_seqs if run.concurrency_max is None else run.concurrency_max
     with FakeVLLMFactory(workdir) as factory:
-        server = _start(factory, capacity, "--scheduling-policy", policy)
-        async with _translator(workdir, server, concurrency_max=maximum) as translator:
+        server = _start(factory, capacity, "--scheduling-policy", run.policy)
+        translating = _translator(
+            workdir, server, launch_batch=run.launch_batch, concurrency_max=maximum
+        )
+        async with translating as translator:
             await _select(translator, server, WARM_UP)  # the connection and the first request
             lone_wait, lone_answer, lone_first = await _select(translator, server, LONE)
             phase = _Phase()
@@ -135,8 +156,10 @@ async def measure(
     return [
         Interactive(
             capacity.name,
-            policy,
+            run.label,
+            run.policy,
             maximum,
+            run.launch_batch,
             after_s,
             step,
             step * TIME_SCALE,
@@ -164,9 +187,10 @@ def report(results: list[Interactive] | None) -> list[str]:
 
 def _report(r: Interactive) -> list[str]:
     return [
-        f"interactive: a selection {r.after_s:g} s into a 51-page paper's translation, "
-        f"{SOURCE}->{TARGET}, {r.capacity}, adaptive, fake GPU clock x{TIME_SCALE:g}, "
-        f"vLLM --scheduling-policy {r.policy}, ZT_CONCURRENCY_MAX={r.concurrency_max}",
+        f"interactive ({r.run}): a selection {r.after_s:g} s into a 51-page paper's "
+        f"translation, {SOURCE}->{TARGET}, {r.capacity}, adaptive, fake GPU clock"
+        f" x{TIME_SCALE:g}, vLLM --scheduling-policy {r.policy}, ZT_CONCURRENCY_MAX="
+        f"{r.concurrency_max}, launch command's --max-num-seqs: {r.launch_batch or 'none'}",
         f"  lone: at vLLM after {r.lone_wait_s * 1000:.1f} ms, answered in {r.lone_answer_s:.2f} s",
         f"  beside the paper ({r.paper_in_flight} of its requests in flight): at vLLM after "
         f"{r.shared_wait_s * 1000:.1f} ms, answered in {r.shared_answer_s:.2f} s",
@@ -183,8 +207,8 @@ async def _run() -> str:
     started = time.monotonic()
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="zt-bench-interactive-") as tmp:
-        for policy, concurrency_max in RUNS:
-            lines += report(await measure(Path(tmp), policy, concurrency_max))
+        for run in RUNS:
+            lines += report(await measure(Path(tmp), run))
     lines.append(f"bench took {time.monotonic() - started:.0f} s")
     return "\n".join(lines)
 

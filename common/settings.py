@@ -197,7 +197,8 @@ class Settings(BaseSettings):
         ge=0,
         description="Adaptive mode: vLLM batch slots a paper leaves free, so a reader's"
         " selection starts at the next engine step (vLLM never preempts for a waiting"
-        " request): below vLLM's batch size once seen, below ZT_CONCURRENCY_MAX before (the"
+        " request): below vLLM's batch size once seen; before, below the --max-num-seqs of"
+        " ZT_VLLM_COMMAND where the server starts vLLM, else below ZT_CONCURRENCY_MAX (the"
         " launch profiles set it to their --max-num-seqs); 0 fills every slot",
     )
     data_dir: Path = Field(

@@ -12,12 +12,21 @@ import re
 from collections.abc import Iterable
 
 _PORT = re.compile(r"(?:^|\s)--port(?:=|\s+)['\"]?(\d{1,5})\b")
+_MAX_NUM_SEQS = re.compile(r"(?:^|\s)--max-num-seqs(?:=|\s+)['\"]?(\d{1,6})\b")
 
 
 def command_port(command: str) -> int | None:
     """The ``--port`` a command line names (the last one wins, as argparse takes it)."""
     found = _PORT.findall(command)
     return int(found[-1]) if found else None
+
+
+def command_batch(command: str) -> int | None:
+    """The batch size (``--max-num-seqs``) a command line names, the last one winning; None
+    when it names none (vLLM's own default then depends on its version and the card)."""
+    found = _MAX_NUM_SEQS.findall(command)
+    size = int(found[-1]) if found else 0
+    return size or None
 
 
 class VLLMKeywords(list[str]):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pymupdf
 
+from tests.helpers.pdfgen.sheet import lines_at, put_runs, spaced_at, words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 
@@ -28,16 +29,14 @@ def _page() -> bytes:
     page = doc.new_page(width=612, height=792)
     y = 100.0
     for plain, bold in _LINES:
-        x = 72.0
-        if plain:
-            page.insert_text((x, y), plain, fontsize=10, fontname="tiro")
-            x += pymupdf.get_text_length(plain, "tiro", 10)
-        if bold:
-            page.insert_text((x, y), bold, fontsize=10, fontname="tibo")
+        put_runs(page, 72.0, y, [(t, b) for t, b in ((plain, False), (bold, True)) if t], 10)
         y += 12.0
-    page.insert_text((72, y + 14), "Related Work", fontsize=11, fontname="tibo")
-    page.insert_text(
-        (72, y + 32), "Earlier studies looked at short news summaries only.", fontsize=10
+    words_at(
+        page,
+        [
+            (72, y + 14, "Related Work", 11, "tibo"),
+            (72, y + 32, "Earlier studies looked at short news summaries only.", 10, "helv"),
+        ],
     )
     data: bytes = doc.tobytes()
     return data
@@ -73,20 +72,13 @@ def _justified_lead_page() -> bytes:
     )
     left, y = 72.0, 100.0
     right = left + max(pymupdf.get_text_length(t, "tiro", 10) for t in before + after)
-    for line in before:
-        page.insert_text((left, y), line, fontsize=10, fontname="tiro")
-        y += 12.0
+    y = lines_at(page, left, y, before, 10, pitch=12.0)
     words = ["Row,", "Column,", "&", "Global", "Positional", "IDs."]
     widths = [pymupdf.get_text_length(w, "tibo", 10) for w in words]
     gap = (right - left - sum(widths)) / (len(words) - 1)
     y += 8.0
-    x = left
-    for word, width in zip(words, widths, strict=True):
-        page.insert_text((x, y), word, fontsize=10, fontname="tibo")
-        x += width + gap
-    for line in after:
-        y += 12.0
-        page.insert_text((left, y), line, fontsize=10, fontname="tiro")
+    spaced_at(page, left, y, words, gap, 10, "tibo")
+    lines_at(page, left, y + 12.0, after, 10, pitch=12.0)
     data: bytes = doc.tobytes()
     return data
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pymupdf
 
+from tests.helpers.pdfgen.sheet import words_at
 from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
 from translation.read.math.quantities import is_quantity
 from translation.read.paragraph import ParagraphKind
@@ -32,13 +33,14 @@ def _mask_ruled_table() -> tuple[bytes, list[float]]:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     baselines = [76.0, 102.0, 113.0, 130.0, 147.0, 164.0]
-    for baseline, row in zip(baselines, MASK_ROWS, strict=True):
-        for x, text in zip(MASK_COLUMNS, row, strict=True):
-            if text:
-                page.insert_text((x, baseline), text, fontsize=SIZE, fontname="tiro")
-    page.insert_text(
-        (87, 210), "Table 1: Test performances of all variants on all tasks.", fontsize=10
-    )
+    cells = [
+        (x, baseline, text, SIZE, "tiro")
+        for baseline, row in zip(baselines, MASK_ROWS, strict=True)
+        for x, text in zip(MASK_COLUMNS, row, strict=True)
+        if text
+    ]
+    caption = (87, 210, "Table 1: Test performances of all variants on all tasks.", 10, "helv")
+    words_at(page, [*cells, caption])
     mask = doc.get_new_xref()
     doc.update_object(
         mask,
@@ -111,15 +113,14 @@ def _two_group_table(top: float = 64.5) -> bytes:
     """The table of TWO_GROUPS; ``top``: the baseline of the two-line cells' top lines."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    for x, y, text in TWO_GROUPS:
-        page.insert_text((x, top if y == 64.5 else y), text, fontsize=8.97, fontname="tibo")
+    words_at(page, [(x, top if y == 64.5 else y, text, 8.97, "tibo") for x, y, text in TWO_GROUPS])
     for y, (label, numbers) in zip((105.0, 117.0), TWO_GROUP_NUMBERS, strict=True):
-        page.insert_text((62.6, y), label, fontsize=8.97, fontname="tiro")
-        for x, number in zip(NUMBER_X, numbers.split(), strict=True):
-            page.insert_text((x, y), number, fontsize=8.97, fontname="tiro")
-    page.insert_text(
-        (54, 140), "Table 7: Comparison of the two retrieval methods on both sets.", fontsize=10
-    )
+        words_at(page, [(62.6, y, label, 8.97, "tiro")])
+        words_at(
+            page, [(x, y, n, 8.97, "tiro") for x, n in zip(NUMBER_X, numbers.split(), strict=True)]
+        )
+    caption = "Table 7: Comparison of the two retrieval methods on both sets."
+    words_at(page, [(54, 140, caption, 10, "helv")])
     data: bytes = doc.tobytes()
     return data
 
@@ -147,18 +148,20 @@ QUANTITY_ROWS = [
 def _quantity_table() -> bytes:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_text((44, 260), "The coefficients measured on the devices are compared below.")
-    for x, head in zip(
-        (132.0, 165.0, 205.0, 247.0), ("Pn,t", "Pn,l", "Pp,l", "Dimensions"), strict=True
-    ):
-        page.insert_text((x, 308), head, fontsize=10, fontname="tiro")
+    words_at(
+        page,
+        [(44, 260, "The coefficients measured on the devices are compared below.", 11, "helv")],
+    )
+    heads = zip((132.0, 165.0, 205.0, 247.0), ("Pn,t", "Pn,l", "Pp,l", "Dimensions"), strict=True)
+    words_at(page, [(x, 308, head, 10, "tiro") for x, head in heads])
     for y, label, numbers, sizes in QUANTITY_ROWS:
-        page.insert_text((44, y), label, fontsize=10, fontname="tiro")
-        for x, number in zip((132.0, 165.0, 205.0), numbers, strict=False):
-            page.insert_text((x, y), number, fontsize=10, fontname="tiro")
-        for text, x in sizes:
-            page.insert_text((x, y), text, fontsize=10, fontname="tiro")
-    page.insert_text((38, 430), "Table 2: Piezoresistive coefficients of the devices.", fontsize=10)
+        words_at(page, [(44, y, label, 10, "tiro")])
+        words_at(
+            page,
+            [(x, y, n, 10, "tiro") for x, n in zip((132.0, 165.0, 205.0), numbers, strict=False)],
+        )
+        words_at(page, [(x, y, text, 10, "tiro") for text, x in sizes])
+    words_at(page, [(38, 430, "Table 2: Piezoresistive coefficients of the devices.", 10, "helv")])
     data: bytes = doc.tobytes()
     return data
 

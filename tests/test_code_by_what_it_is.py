@@ -7,11 +7,14 @@ pipeline sends; the last ones read real pages of ``corpus2/``."""
 
 from __future__ import annotations
 
+import functools
+
 import pymupdf
 import pytest
 
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.sheet import MATH, Sheet, lines_at, spaced_at, words_at
 from translation.read.blocks.code_text import looks_like_code
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -64,14 +67,9 @@ def test_a_listing_in_a_monospaced_face_of_no_known_name_is_not_sent() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     page.insert_font(fontname="F25", fontbuffer=_unnamed_typewriter())
-    y = 90.0
-    for line in (*PROSE, "The model is fitted and plotted with the following lines:"):
-        page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-        y += 12.5
-    y += 8
-    for line in LISTING:
-        page.insert_text((90, y), line, fontname="F25", fontsize=9)
-        y += 11
+    intro = (*PROSE, "The model is fitted and plotted with the following lines:")
+    y = lines_at(page, 72, 90.0, intro, 10, pitch=12.5)
+    lines_at(page, 90, y + 8, LISTING, 9, "F25", pitch=11)
     data = _renamed(doc, "F25")
     spans = [
         s
@@ -114,10 +112,7 @@ CJK_PROSE = (
 def test_chinese_prose_with_commands_is_sent_and_its_commands_kept() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    y = 100.0
-    for line in CJK_PROSE:
-        page.insert_text((72, y), line, fontname="china-s", fontsize=10.5)
-        y += 16
+    lines_at(page, 72, 100.0, CJK_PROSE, 10.5, "china-s", pitch=16)
     (para,) = read(bytes(doc.tobytes()))
     assert "配置字体" in para.text and "表格目录" in para.text
     assert "\\" not in para.text  # every command a placeholder, never translated
@@ -139,6 +134,169 @@ def test_chinese_prose_with_commands_is_sent_and_its_commands_kept() -> None:
 )
 def test_markup_is_measured_against_the_words_of_its_own_script(text: str, code: bool) -> None:
     assert looks_like_code(text) is code
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf", True),
+        ("\\documentclass[pandoc,⟨ドライバ⟩,jafont=⟨フォント指定⟩]{⟨クラス名⟩}", True),
+        ("\\caption[\u2329短标题\u232a]{\u2329长标题\u232a}", True),
+        ("\\kanbunparen{⟨右の振仮名⟩}の引数には、漢字の右に付ける振仮名を書き込む。", False),
+        ("이 책은 〈논어〉와 〈맹자〉를 -o 옵션과 -t 옵션으로 조판한 예를 보인다.", False),
+    ],
+)
+def test_a_meta_variable_is_one_token_of_syntax_whatever_its_script(text: str, code: bool) -> None:
+    """Origin: 142_ja p8 ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf ..."): a name between
+    TeX's angle brackets stands for what the user types, one token of markup; CJK angle
+    brackets marking titles in prose are no meta-variables."""
+    assert looks_like_code(text) is code
+
+
+JA = pymupdf.Font("japan")
+COURIER = pymupdf.Font("cour")
+
+
+def _command_line_page(syntax: list[list[tuple[str, pymupdf.Font]]]) -> bytes:
+    """Japanese prose that leads into displayed command syntax (``syntax``: its lines, each a
+    list of runs), set in Courier with its meta-variables' names in a Japanese face between
+    Noto Sans Math's angle brackets, and a sentence after it."""
+    sheet = Sheet()
+    lead = (
+        "この文書クラスは文書変換ツールと組み合わせて使うこともできる。その場合には、",
+        "変換の後に生成される文書のクラスを指定する。この場合のコマンド行は次のようになる：",
+    )
+    y = sheet.lines(72, 100.0, lead, 10, JA, pitch=16)
+    for runs in syntax:
+        y += 12
+        x = 90.0
+        for text, font in runs:
+            x = sheet.put(x, y, text, 9, font)
+    after = "変換の結果は通常の文書と同じように組版されるので、設定は要らない。"
+    sheet.put(72, y + 24, after, 10, JA)
+    return sheet.done()
+
+
+def test_command_syntax_with_japanese_meta_variables_is_code_not_sent() -> None:
+    """Origin: 142_ja p8-p9: a pandoc command line whose meta-variables are named in Japanese
+    (set in the Japanese face, so the line was only half monospaced) was sent joined to the
+    sentence before it, its code as placeholders: a cut request of code."""
+    page = _command_line_page(
+        [
+            [
+                ("pandoc ", COURIER), ("⟨", MATH), ("入力ファイル名", JA), ("⟩", MATH),
+                (" -o ", COURIER), ("⟨", MATH), ("出力ファイル名", JA), ("⟩", MATH),
+                (".pdf -t latex -V documentclass=bxjsarticle", COURIER),
+            ],
+            [("--pdf-engine=xelatex -V papersize=a4 -V classoption=jafont=ipaex", COURIER)],
+        ]
+    )  # fmt: skip
+    paras = read(page)
+    assert [p.text for p in paras] == [
+        "この文書クラスは文書変換ツールと組み合わせて使うこともできる。その場合には、変換の後に"
+        "生成される文書のクラスを指定する。この場合のコマンド行は次のようになる：",
+        "変換の結果は通常の文書と同じように組版されるので、設定は要らない。",
+    ]
+    assert not any(p.placeholders for p in paras)
+
+
+def test_an_option_line_of_one_meta_variable_is_code_not_sent() -> None:
+    """Origin: 140_ja p3 ("fontcmd=⟨書体のコマンド⟩" heading a described option): set
+    monospaced but for its meta-variable's name, it is syntax, not a sentence to send."""
+    page = _command_line_page(
+        [[("fontcmd=", COURIER), ("⟨", MATH), ("書体のコマンド", JA), ("⟩", MATH)]]
+    )
+    sent = " ".join(p.text for p in read(page))
+    assert "書体のコマンド" not in sent and "設定は要らない" in sent
+
+
+@pytest.mark.parametrize("brackets", ["\u2329\u232a", "\u3008\u3009"])
+def test_options_with_chinese_meta_variables_in_angle_brackets_are_code(brackets: str) -> None:
+    """Origin: 137_zh p10-p12 ("author = {〈姓名〉}", "\\caption[〈短标题〉]{〈长标题〉}"):
+    option syntax set monospaced, its meta-variables' names in a Chinese face between the
+    technical angle brackets (U+2329) or, after code, the CJK ones (U+3008)."""
+    syntax = [
+        [("author = {", COURIER), (brackets[0], JA), ("作者姓名", JA), (brackets[1], JA)]
+        + [("}", COURIER)],
+        [("author* = {", COURIER), (brackets[0], JA), ("英文姓名", JA), (brackets[1], JA)]
+        + [("}", COURIER)],
+    ]
+    sent = " ".join(p.text for p in read(_command_line_page(syntax)))
+    assert "作者姓名" not in sent and "英文姓名" not in sent, sent
+    assert "次のようになる：" in sent and "設定は要らない" in sent
+
+
+def test_a_japanese_lead_in_on_no_stop_ends_before_its_listing() -> None:
+    """Origin: 140_ja p4: "例えば、... 下記のコードを使えば" runs on no stop into a listing set in
+    a monospaced face, whose first line is a comment naming a link ("% example text from
+    https://..."): the listing is code, the sentence before it is sent on its own."""
+    sheet = Sheet()
+    y = 100.0
+    for line in (
+        "漢文アノテーションの機能を使わない場合、任意の CJK 支援のあるエンジンで漢文を組",
+        "版できる。オプションを初期化した後でも、設定のコマンドを使って変更できる。例えば、",
+        "縦書きの漢文でアキ組を使う場合には、ルビ文字の大きさを調整し、下記のコードを使えば",
+    ):
+        sheet.put(72, y, line, 10.4, JA)
+        y += 17
+    for line in (
+        "% example text from https://example.com/kanbun-html/",
+        "\\kanbunfont",
+        "\\kanjiunit{}{}{zi}{}{}{} \\kanjiunit{\\furiokuri{}{ku}}{}{yue}{}{}{}",
+    ):
+        sheet.put(72, y, line, 9.7, COURIER)
+        y += 14
+    sheet.put(72, y + 6, "こう出力する：漢文の各要素が正しい位置に組まれ、返り点が付く。", 10.4, JA)
+    texts = [p.text for p in read(sheet.done())]
+    assert texts[0].endswith("下記のコードを使えば"), texts
+    assert texts[1:] == ["こう出力する：漢文の各要素が正しい位置に組まれ、返り点が付く。"], texts
+
+
+def test_a_chinese_line_of_commands_set_smaller_goes_on_its_paragraph() -> None:
+    """Origin: 137_zh p12 ("...也可以使" | "用 \\listoffigures 和 \\listoftables 生成..."):
+    the commands, in a typewriter face a point smaller, outnumber the line's Chinese characters;
+    the line is still set in the text's size, and goes on the paragraph."""
+    chinese = pymupdf.Font("china-s")
+    sheet = Sheet()
+    first = "生成目录。为了生成完整、正确的目录，您至少需要编译两次。对于图表较多的论文，也可以使"
+    sheet.put(72, 200, first, 10.5, chinese)
+    x = 72.0
+    for text, font, size in (
+        ("用 ", chinese, 10.5), ("\\listoffigures", COURIER, 9.5), (" 和 ", chinese, 10.5),
+        ("\\listoftables", COURIER, 9.5), (" 生成单独的插图、表格目录。", chinese, 10.5),
+    ):  # fmt: skip
+        x = sheet.put(x, 216, text, size, font)
+    (para,) = read(sheet.done())
+    assert para.text == f"{first}用 {{v1}} 和 {{v2}} 生成单独的插图、表格目录。"
+    assert set(para.placeholders.values()) == {"\\listoffigures", "\\listoftables"}
+
+
+def test_a_listing_after_a_footnote_mark_is_code_its_japanese_argument_too() -> None:
+    """Origin: 142_ja p7: "...使うことができる。*10" (a footnote's mark after the stop), then a
+    listing whose last line is "\\hypersetup{pdftitle={日本語タイトル}}": the listing, its
+    Japanese argument one word of it, is code; the sentence is sent alone."""
+    sheet = Sheet()
+    lead = "文書情報に和文文字を含めたい場合は、設定の命令を通常通り使うことができる。"
+    sheet.put(72, 200, lead, 9.2, JA)
+    sheet.put(72 + JA.text_length(lead, 9.2), 197, "*10", 6, pymupdf.Font("tiro"))
+    listing = (
+        "\\documentclass[pdflatex,a4paper,ja=standard]{bxjsarticle}",
+        "\\usepackage{hyperref}",
+    )
+    y = sheet.lines(90, 216.0, listing, 9, COURIER, pitch=13)
+    x = sheet.put(90, y, "\\hypersetup{pdftitle={", 9, COURIER)
+    x = sheet.put(x, y, "日本語タイトル", 9.2, JA)
+    sheet.put(x, y, "}}", 9, COURIER)
+    after = "※ハイパーリンクのパッケージオプションで和文文字を含む文書情報は指定できない。"
+    sheet.put(72, y + 20, after, 9.2, JA)
+    paras = read(sheet.done())
+    # The raised mark goes as it is, the whole of it or its number a placeholder.
+    spelled = [
+        functools.reduce(lambda t, kv: t.replace(*kv), p.placeholders.items(), p.text)
+        for p in paras
+    ]
+    assert spelled == [f"{lead}*10", after]
+    assert looks_like_code(["\\usepackage{hyperref}", "\\hypersetup{pdftitle={日本語タイトル}}"])
 
 
 def test_a_listing_with_comments_in_chinese_is_code_line_by_line() -> None:
@@ -174,14 +332,9 @@ ENTRIES = (
 def test_a_hanging_author_year_list_without_a_heading_is_not_sent() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    y = 90.0
-    for line in BODY:
-        page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-        y += 12.5
-    y += 14
+    y = lines_at(page, 72, 90.0, BODY, 10, pitch=12.5) + 14
     for first, rest in ENTRIES:
-        page.insert_text((72, y), first, fontname="tiro", fontsize=9)
-        page.insert_text((84, y + 11), rest, fontname="tiro", fontsize=9)  # hung under it
+        words_at(page, [(72, y, first, 9, "tiro"), (84, y + 11, rest, 9, "tiro")])  # rest hung
         y += 26
     data = bytes(doc.tobytes())
     sent = " ".join(p.text for p in read(data))
@@ -196,10 +349,7 @@ def _justified(page: pymupdf.Page, words: list[str], y: float) -> float:
     """``words`` set one by one from x 72 to 523, their spaces stretched alike; the gap."""
     widths = [float(pymupdf.get_text_length(w, fontname="tiro", fontsize=10)) for w in words]
     gap = (523 - 72 - sum(widths)) / (len(words) - 1)
-    x = 72.0
-    for word, width in zip(words, widths, strict=True):
-        page.insert_text((x, y), word, fontname="tiro", fontsize=10)
-        x += width + gap
+    spaced_at(page, 72.0, y, words, gap, 10, "tiro")
     return gap
 
 
@@ -220,7 +370,7 @@ def test_a_justified_line_with_stretched_spaces_is_one_line_whatever_the_gap(
         _justified(page, line.split(), y)
         y += 12.5
     assert _justified(page, tail, y) > 10 * 10  # far wider than any cell gap
-    page.insert_text((72, y + 12.5), "internationalisation.", fontname="tiro", fontsize=10)
+    words_at(page, [(72, y + 12.5, "internationalisation.", 10, "tiro")])
     paras = read(bytes(doc.tobytes()))
     assert len(paras) == 1, [p.text for p in paras]
     assert " ".join(tail) in paras[0].text

@@ -29,13 +29,15 @@ from bench.corpus import (
     table,
 )
 from bench.corpus_pages import audit_pages, page_glyphs
-from bench.corpus_requests import Reading, audit_requests
+from bench.corpus_requests import Reading, audit_requests, is_math_glyph
 from tests.helpers.pdfgen import math_font
+from tests.helpers.pdfgen.sheet import Placed, words_at
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
-from translation.read.document import TEXT_FLAGS
 from translation.read.extraction import read_layout
 from translation.read.layout import PageLayout, Rect
+from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.render.glyphs import Areas, remove_glyphs
 
 WIDTH, HEIGHT = 595.0, 842.0
 SIZE = 10.0
@@ -47,24 +49,20 @@ PROSE = (
 )
 
 
-#: One line of a constructed page: (x, baseline, text, font, size).
-TextLine = tuple[float, float, str, str, float]
-
-
 def _prose(n: int) -> list[str]:
     return [PROSE[i % len(PROSE)] for i in range(n)]
 
 
-def _page(lines: Sequence[TextLine]) -> bytes:
-    """A one-page PDF: each line is (x, baseline, text, font, size)."""
+def _page(lines: Sequence[Placed]) -> bytes:
+    """A one-page PDF: each line is (x, baseline, text, size, font)."""
     doc = pymupdf.open()
     page = doc.new_page(width=WIDTH, height=HEIGHT)
-    for x, y, text, font, size in lines:
-        if font == "china-s":
+    for line in lines:
+        if line[4] == "china-s":
             page.insert_font(fontname="china-s")
-        if font == "math":
+        if line[4] == "math":
             page.insert_font(fontname="math", fontbuffer=math_font().buffer)
-        page.insert_text((x, y), text, fontname=font, fontsize=size)
+        words_at(page, [line])
     data: bytes = doc.tobytes()
     doc.close()
     return data
@@ -93,8 +91,8 @@ def _request_figures(
     return found
 
 
-def _body_page(x: float = 72.0, lines: int = 14, top: float = 100.0) -> list[TextLine]:
-    return [(x, top + i * STEP, text, "tiro", SIZE) for i, text in enumerate(_prose(lines))]
+def _body_page(x: float = 72.0, lines: int = 14, top: float = 100.0) -> list[Placed]:
+    return [(x, top + i * STEP, text, SIZE, "tiro") for i, text in enumerate(_prose(lines))]
 
 
 def _band(top: float, lines: int, x0: float = 0.0, x1: float = WIDTH) -> Rect:
@@ -106,7 +104,7 @@ def _band(top: float, lines: int, x0: float = 0.0, x1: float = WIDTH) -> Rect:
 
 def test_spliced_counts_line_numbers_read_into_a_paragraph() -> None:
     """A line-numbered manuscript: "211 The committee ... 212 and asked ..." (corpus2 130)."""
-    numbers: list[TextLine] = [(40.0, 100 + i * STEP, str(211 + i), "tiro", 7.0) for i in range(14)]
+    numbers: list[Placed] = [(40.0, 100 + i * STEP, str(211 + i), 7.0, "tiro") for i in range(14)]
     layouts = _layout(_page([*numbers, *_body_page()]))
     body = " ".join(_prose(14))
     numbered = " ".join(f"{211 + i} {t}" for i, t in enumerate(_prose(14)))
@@ -118,9 +116,9 @@ def test_spliced_counts_line_numbers_read_into_a_paragraph() -> None:
 
 def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
     """A command's name set in the left margin beside its description (corpus2 131, 133)."""
-    lines: list[TextLine] = [
+    lines: list[Placed] = [
         *_body_page(x=150.0, lines=16),
-        (40.0, 100.0, "setlength", "cour", SIZE),
+        (40.0, 100.0, "setlength", SIZE, "cour"),
     ]
     layouts = _layout(_page(lines))
     body = " ".join(_prose(16))
@@ -139,13 +137,13 @@ def test_a_section_number_at_the_edge_of_lines_that_open_in_latin_is_no_margin()
     runs from each line's first glyph, so a heading's number at that edge ("1 本文的目的") is
     in the body, not a margin label glued to the title."""
     han = "本文介绍文档类的用法以及各种选项的设置方法和注意事项"
-    lines: list[TextLine] = []
+    lines: list[Placed] = []
     for i in range(14):
         y = 130 + i * STEP
-        lines.append((72.0, y, "BXJS", "tiro", SIZE))
-        lines.append((72.0 + 26, y, han, "china-s", 9.2))
-        lines.append((72.0 + 26 + 9.2 * len(han) + 3, y, "LaTeX", "tiro", SIZE))
-    lines += [(72.0, 100.0, "1", "tibo", 12.0), (96.0, 100.0, "本文的目的", "china-s", 12.0)]
+        lines.append((72.0, y, "BXJS", SIZE, "tiro"))
+        lines.append((72.0 + 26, y, han, 9.2, "china-s"))
+        lines.append((72.0 + 26 + 9.2 * len(han) + 3, y, "LaTeX", SIZE, "tiro"))
+    lines += [(72.0, 100.0, "1", 12.0, "tibo"), (96.0, 100.0, "本文的目的", 12.0, "china-s")]
     layouts = _layout(_page(lines))
     heading = _para("p0-b0", "1 本文的目的", (70, 88, 200, 104), ParagraphKind.HEADING)
     assert _request_figures(layouts, [heading], "zh")["spliced"] == 0
@@ -156,9 +154,9 @@ def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     doc = pymupdf.open()
     for _ in range(3):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
-        page.insert_text((72, 40), "Journal of Careful Reviews 12", fontname="tiro", fontsize=8)
-        for x, y, text, font, size in _body_page(top=150.0):
-            page.insert_text((x, y), str(text), fontname=str(font), fontsize=size)
+        words_at(
+            page, [(72, 40, "Journal of Careful Reviews 12", 8, "tiro"), *_body_page(top=150.0)]
+        )
     layouts = [read_layout(page) for page in doc]
     body = " ".join(_prose(14))
     glued = [
@@ -171,6 +169,39 @@ def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     apart = [dataclasses.replace(_para(f"p{n}-b0", body, _band(150, 14)), page=n) for n in range(3)]
     assert _request_figures(layouts, glued)["spliced"] == 3
     assert _request_figures(layouts, apart)["spliced"] == 0
+
+
+def test_a_heading_number_beside_its_title_at_the_pages_top_is_no_running_head() -> None:
+    """Origin: 09_ko p2, p4 and 136_zh p11: a section opens each page, its number set apart
+    from its title at the same height ("2" | "코로나-19 관련 보험 현황"); the number recurs like
+    a page number, but beside the title it is the heading's. A number alone above the text,
+    read into the first paragraph, is still spliced."""
+    doc = pymupdf.open()
+    for n in range(3):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        head: list[Placed] = [
+            (72, 70, str(n + 1), 12, "tibo"),
+            (96, 70, f"Results of Study {'ABC'[n]}", 12, "tibo"),
+            (300, 40, str(n + 7), 9, "tiro"),
+        ]
+        words_at(page, [*head, *_body_page(top=150.0)])
+    layouts = [read_layout(page) for page in doc]
+    body = " ".join(_prose(14))
+    headings = [
+        dataclasses.replace(
+            _para(f"p{n}-b0", f"Results of Study {'ABC'[n]}", (60, 55, 400, 75)), page=n
+        )
+        for n in range(3)
+    ]
+    bodies = [
+        dataclasses.replace(_para(f"p{n}-b1", body, _band(150, 14)), page=n) for n in range(3)
+    ]
+    assert _request_figures(layouts, [*headings, *bodies])["spliced"] == 0
+    glued = [
+        dataclasses.replace(_para(f"p{n}-b1", f"{n + 7} {body}", (0, 30, WIDTH, 340)), page=n)
+        for n in range(3)
+    ]
+    assert _request_figures(layouts, [*headings, *glued])["spliced"] == 3
 
 
 def test_glued_counts_a_caption_inside_a_body_request() -> None:
@@ -192,7 +223,7 @@ def test_code_sent_counts_a_listing_in_a_monospaced_face_known_by_no_name() -> N
         "-3.2159 -0.5417 0.1093 0.6624 2.9480",
         "Multiple R-squared: 0.7412, Adjusted R-squared: 0.7377",
     ]
-    lines: list[TextLine] = [(72.0, 100 + i * STEP, t, "cour", SIZE) for i, t in enumerate(output)]
+    lines: list[Placed] = [(72.0, 100 + i * STEP, t, SIZE, "cour") for i, t in enumerate(output)]
     lines += _body_page(top=200.0)
     (layout,) = _layout(_page(lines))
     renamed = _renamed_face(layout, "Courier", "Xq7Face")
@@ -207,10 +238,10 @@ def test_code_kept_as_a_placeholder_inside_a_sentence_is_no_code_sent() -> None:
     """A Chinese sentence naming commands set in a monospaced face: the commands go as
     placeholders, never translated, so the request sends prose, not code."""
     commands = "\\setCJKmainfont \\setmathfont \\listoffigures"
-    lines: list[TextLine] = [
-        (72.0, 100.0, "用", "china-s", SIZE),
-        (84.0, 100.0, commands, "cour", SIZE),
-        (84.0 + 0.6 * SIZE * len(commands), 100.0, "生成目录。", "china-s", SIZE),
+    lines: list[Placed] = [
+        (72.0, 100.0, "用", SIZE, "china-s"),
+        (84.0, 100.0, commands, SIZE, "cour"),
+        (84.0 + 0.6 * SIZE * len(commands), 100.0, "生成目录。", SIZE, "china-s"),
     ]
     (layout,) = _layout(_page([*lines, *_body_page(top=200.0)]))
     renamed = _renamed_face(layout, "Courier", "Xq7Face")
@@ -248,11 +279,52 @@ def _renamed_face(layout: PageLayout, old: str, new: str) -> PageLayout:
 def test_unsent_counts_cjk_prose_with_two_tex_commands_left_out() -> None:
     """Chinese prose that mentions two TeX commands is prose: left out, it is unsent."""
     line = "我们在导言区使用 \\usepackage 和 \\documentclass 命令加载宏包并设置文档的版式。"
-    layouts = _layout(_page([(72.0, 100.0, line, "china-s", SIZE)]))
+    layouts = _layout(_page([(72.0, 100.0, line, SIZE, "china-s")]))
     sent = _para("p0-b0", line, _band(100, 1))
     assert _request_figures(layouts, [], "zh")["unsent"] == 1
     found = _request_figures(layouts, [sent], "zh")
     assert found["unsent"] == 0 and found["code_sent"] == 0
+
+
+def test_names_and_small_print_at_the_page_edge_are_kept_for_a_stated_reason() -> None:
+    """A list of people's names and a venue line in small print at the foot are kept with a
+    reason (names, furniture); a body-size line of prose at the foot is still unsent."""
+    names = "Waleed Ammar, Dirk Groeneveld, Chandra Bhagavatula, Iz Beltagy, Miles Crawford,"
+    venue = "Proceedings of the Annual Meeting of the Association for Computational Linguistics"
+    lost = "The last line of the column was left out of every request by mistake here."
+    lines: list[Placed] = [
+        (72.0, 70.0, names, SIZE, "tiro"),
+        *_body_page(top=120.0),
+        (72.0, 790.0, lost, SIZE, "tiro"),
+        (72.0, 825.0, venue, 7.0, "tiro"),
+    ]
+    layouts = _layout(_page(lines))
+    body = _para("p0-b0", " ".join(_prose(14)), _band(120, 14))
+    _, kept = audit_requests(Reading.of(layouts, [body]), "en", 400)
+    reasons = {line.text: line.reason for line in kept}
+    assert reasons == {names: "names", venue: "furniture", lost: ""}
+
+
+def test_a_command_line_with_cjk_meta_variables_left_out_is_code() -> None:
+    """Origin: 142_ja p8 ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf -t latex-smart"): the
+    names of a command line's meta-variables, in a CJK face, count for neither code nor prose,
+    so the line left out is kept as code, not unsent prose."""
+    fonts = {"cour": pymupdf.Font("cour"), "math": math_font(), "china-s": pymupdf.Font("china-s")}
+    runs = [
+        ("pandoc ", "cour"), ("⟨", "math"), ("输入文件的名称", "china-s"), ("⟩", "math"),
+        (" -o ", "cour"), ("⟨", "math"), ("输出文件的名称", "china-s"), ("⟩", "math"),
+        (".pdf -t markdown", "cour"),
+    ]  # fmt: skip
+    lines: list[Placed] = []
+    x = 72.0
+    for text, font in runs:
+        lines.append((x, 100.0, text, SIZE, font))
+        x += fonts[font].text_length(text, SIZE)
+    (layout,) = _layout(_page([*lines, *_body_page(top=200.0)]))
+    renamed = _renamed_face(layout, "Courier", "Xq7Face")
+    body = _para("p0-b1", " ".join(_prose(14)), _band(200, 14))
+    _, kept = audit_requests(Reading.of([renamed], [body]), "zh", 400)
+    assert [(k.reason, k.text[:6]) for k in kept] == [("code", "pandoc")]
 
 
 def test_a_footnote_mark_after_the_stop_ends_no_sentence_inside() -> None:
@@ -297,6 +369,70 @@ def test_a_list_item_whose_last_line_ends_short_ends_though_on_no_stop() -> None
     assert _request_figures(layouts, [comma])["cut"] == 1
 
 
+def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
+    """Origin: 108 p4, 122 p2, 122 p5 ("... the error of any solution is at most" [equation];
+    "... the R code is" [listing]): the sentence's last words are the display's, which no
+    paragraph holds and which stays on the page, so the request ends with all the words it has.
+    The same text with prose of another paragraph below it, or nothing, ends inside."""
+    prose = _body_page(lines=2)
+    text = PROSE[0] + " and the error of any solution is at most"
+    para = _para("p0-b0", text, _band(100, 2))
+    equation: Placed = (150.0, 100 + 2.6 * STEP, "‖Θ − Θ⋆‖ ≤ λ √(r d) + ε", SIZE, "math")
+    assert _request_figures(_layout(_page([*prose, equation])), [para])["cut"] == 0
+    listing = [
+        (90.0, 100 + (2.6 + i) * STEP, code, SIZE, "cour")
+        for i, code in enumerate(("meat <- function(x, ...) {", "  crossprod(estfun(x))", "}"))
+    ]
+    assert _request_figures(_layout(_page([*prose, *listing])), [para])["cut"] == 0
+    assert _request_figures(_layout(_page(prose)), [para])["cut"] == 1
+    next_text = "Each proposal was then read by two members of the committee."
+    after: Placed = (72.0, 100 + 2.6 * STEP, next_text, SIZE, "tiro")
+    held = _para("p0-b1", next_text, _band(100 + 2.6 * STEP, 1))
+    found = _request_figures(_layout(_page([*prose, after, equation])), [para, held])
+    assert found["cut"] == 1  # a paragraph below: the sentence stops short of the display
+
+
+def _two_pages(second: Sequence[Placed]) -> list[PageLayout]:
+    """Two pages: the body's last two lines at the first one's foot, ``second`` on the next."""
+    doc = pymupdf.open()
+    for lines in (_body_page(lines=2, top=760.0), second):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        words_at(page, lines)
+    with pymupdf.open(stream=doc.tobytes()) as read:
+        return [read_layout(page) for page in read]
+
+
+def test_a_display_at_the_next_pages_head_takes_the_sentence_over_too() -> None:
+    """Origin: 122 p5 ("A simplified version of the R code is" ends the page; the listing
+    opens the next one), 120 p5 (a listing whose lines read as prose: "> ocus <- efp(...,
+    type = ..., data = ...)"): the display that heads the next page, or the next column, is
+    the sentence's end as the one just below it is; prose there is not."""
+    listing = ("R> fit <- lm(dist ~ speed, data = cars)", "R> coef(summary(fit))")
+    code = [(90.0, 100 + i * STEP, line, SIZE, "cour") for i, line in enumerate(listing)]
+    text = PROSE[0] + " and a simplified version of the code is"
+    para = _para("p0-b0", text, _band(760, 2))
+    assert _request_figures(_two_pages(code), [para])["cut"] == 0
+    after = "Each proposal was then read by two members of the committee."
+    prose = dataclasses.replace(_para("p1-b0", after, _band(100, 1)), page=1)
+    found = _request_figures(_two_pages([(72.0, 100.0, after, SIZE, "tiro")]), [para, prose])
+    assert found["cut"] == 1
+
+
+def test_a_contents_entry_is_a_title_not_a_cut_sentence() -> None:
+    """Origin: 131 p11 (a change history indexed like a contents list: "\\lettrine: changed
+    from 'ABCDEFGHIJKLMNO-" | "QPRSTUVWXYZ' to 'EFTZ' as ... (possible optical
+    correction). . . 8", its first line body text, its last an entry): a request that ends
+    with an entry's kept leader and page number is a title, not a sentence cut at its end."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    text = "Capitals like C, G, O, Q or X might be set slightly taller than the others"
+    entry = dataclasses.replace(
+        _para("p0-b0", text + "{v1}", _band(100, 2)), placeholders={"{v1}": ". . . . 8"}
+    )
+    assert _request_figures(layouts, [entry])["cut"] == 0
+    formula = dataclasses.replace(entry, placeholders={"{v1}": "x + y"})
+    assert _request_figures(layouts, [formula])["cut"] == 1
+
+
 @pytest.mark.parametrize(
     ("figure", "defect", "whole"),
     [
@@ -328,12 +464,12 @@ B_TOP = 160.0  # paragraph B, left as it is
 
 
 def _source() -> bytes:
-    lines: list[TextLine] = [
-        (72.0, 100.0, PROSE[0][:40], "tiro", SIZE),
-        (72.0, 113.0, PROSE[1][:40], "tiro", SIZE),
+    lines: list[Placed] = [
+        (72.0, 100.0, PROSE[0][:40], SIZE, "tiro"),
+        (72.0, 113.0, PROSE[1][:40], SIZE, "tiro"),
     ]
-    lines += [(72.0, B_TOP, PROSE[2][:40], "tiro", SIZE)]
-    lines += [(72.0, 200.0, "with weights", "tiro", SIZE), (140.0, 200.0, "α β", "math", SIZE)]
+    lines += [(72.0, B_TOP, PROSE[2][:40], SIZE, "tiro")]
+    lines += [(72.0, 200.0, "with weights", SIZE, "tiro"), (140.0, 200.0, "α β", SIZE, "math")]
     return _page(lines)
 
 
@@ -354,9 +490,9 @@ def _translated(
         page.add_redact_annot((70, 188, 300, 204))
     page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
     page.insert_font(fontname="korea")
-    page.insert_text(at, text, fontname="korea", fontsize=size)
+    words_at(page, [(*at, text, size, "korea")])
     if not math:
-        page.insert_text((72, 200), "가중치 a 와 b", fontname="korea", fontsize=SIZE)
+        words_at(page, [(72, 200, "가중치 a 와 b", SIZE, "korea")])
     data: bytes = doc.tobytes()
     doc.close()
     return data
@@ -449,7 +585,7 @@ def test_a_table_row_read_as_one_line_is_checked_cell_by_cell() -> None:
     Origin: 137 (fduthesis manual), a table's header row counted outside one cell's column."""
     left, right = (72.0, 90.0, 154.0, 104.0), (155.0, 90.0, 243.0, 104.0)
     source = _page(
-        [(72.0, 100.0, "first cell", "tiro", SIZE), (156.0, 100.0, "second", "tiro", SIZE)]
+        [(72.0, 100.0, "first cell", SIZE, "tiro"), (156.0, 100.0, "second", SIZE, "tiro")]
     )
     paragraphs = [
         _para("p0-b0", "first cell", left, ParagraphKind.CELL),
@@ -462,8 +598,13 @@ def test_a_table_row_read_as_one_line_is_checked_cell_by_cell() -> None:
         page.add_redact_annot((70, 88, 254, 106))
         page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
         page.insert_font(fontname="korea")
-        page.insert_text((72.0, 100.0), "번역된 칸입니다", fontname="korea", fontsize=SIZE)
-        page.insert_text((156.0, 100.0), second, fontname="korea", fontsize=SIZE)
+        words_at(
+            page,
+            [
+                (72.0, 100.0, "번역된 칸입니다", SIZE, "korea"),
+                (156.0, 100.0, second, SIZE, "korea"),
+            ],
+        )
         lines = {ln["bbox"] for b in page.get_text("dict")["blocks"] for ln in b.get("lines", ())}
         assert len(lines) == 1, lines  # the row is one line to PyMuPDF
         found: Counter[str] = Counter()
@@ -532,8 +673,114 @@ def test_a_short_chinese_sentence_is_no_fragment_and_a_piece_without_its_stop_is
     """Origin: 137_zh p10 ("作者姓名。" describes an option: whole). Han has no capitals, so
     a stop at its end makes a short Chinese text a sentence; "另一种是扩展某些指定" (no stop)
     stays a fragment."""
-    layouts = _layout(_page([(72.0, 100.0, "作者姓名。", "china-s", SIZE)]))
+    layouts = _layout(_page([(72.0, 100.0, "作者姓名。", SIZE, "china-s")]))
     whole = _para("p0-b0", "作者姓名。", _band(100, 1))
     piece = _para("p0-b0", "扩展某些指定", _band(100, 1))
     assert _request_figures(layouts, [whole], "zh")["frag"] == 0
     assert _request_figures(layouts, [piece], "zh")["frag"] == 1
+
+
+def test_a_big_delimiter_hanging_from_its_origin_is_measured_below_it() -> None:
+    """TeX's math extension font hangs its glyphs from an origin at their top, and its box
+    (the font's) runs 0.77 of the size above the origin and 2.96 below: a big ")" whose
+    origin is just under a translated line has its ink below that line (the renderer's
+    measure, ``page_check.ink_rows``), and counts only when a line is set over its ink.
+    Origin: corpus2 108 p5 (a big ")" of the line below counted under "probability")."""
+    rect = (72.0, 90.0, 400.0, 116.0)
+    source = pymupdf.open(
+        stream=_page(
+            [(72.0, 100.0, PROSE[0][:40], SIZE, "tiro"), (72.0, 113.0, PROSE[1][:40], SIZE, "tiro")]
+        )
+    )
+    paren = b"458 0 0 -1200 400 40 d1 0 40 m 400 40 l 400 -1160 l 0 -1160 l f"
+    draw_cmex_glyph(
+        source, source[0], "R", paren, bbox="-24 -2960 1454 772", width=458, x=155,
+        y=HEIGHT - 120, size=SIZE,
+    )  # fmt: skip
+    built = source.tobytes()
+
+    def overprints(baseline: float) -> int:
+        doc = pymupdf.open(stream=built)
+        remove_glyphs(doc[0], Areas([(70.0, 90.0, 402.0, 115.0)]))  # the paragraph's lines
+        doc[0].insert_font(fontname="korea")
+        words_at(doc[0], [(72.0, baseline, TRANSLATION, SIZE, "korea")])
+        with pymupdf.open(stream=built) as src:
+            pages = audit_pages(src, doc, [_para("p0-b0", "A", rect)], {"p0-b0": "번"}, TEXT_FLAGS)
+        return sum(p.counts["overprint"] for p in pages)
+
+    (glyph,) = [
+        g for g in page_glyphs(pymupdf.open(stream=built)[0], TEXT_FLAGS) if g.font == "CMEX10"
+    ]
+    assert glyph.box[3] - glyph.origin[1] > 2 * SIZE  # the font's box, far below its ink
+    assert overprints(118.0) == 0  # the line ends just above the delimiter's ink
+    assert overprints(125.0) == 1  # set over it
+
+
+def test_a_copy_set_smaller_is_ours_where_it_lands_on_a_source_glyph() -> None:
+    """A formula's copy set with its translation at 0.9 of its size is ours, though one of
+    its glyphs lands where the source has the same character (a poor man's bold "W", the
+    glyph drawn twice a point apart, its second copy where the source's first was): only a
+    glyph of the same size there is the source still standing.
+    Origin: corpus2 108 p6 (left_under: "W||op" over its source "|", TeX's "‖" copied at
+    0.9 of its size, one bar on a source bar's place)."""
+    source = _page([(72.0, 100.0, "norm", SIZE, "tiro"), (200.0, 100.0, "W", SIZE, "tiro")])
+    rect = (70.0, 90.0, 260.0, 104.0)
+
+    def figures(size: float) -> Counter[str]:
+        doc = pymupdf.open(stream=source)
+        doc[0].add_redact_annot(rect)
+        doc[0].apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+        doc[0].insert_font(fontname="korea")
+        words_at(doc[0], [(72.0, 100.0, "번역", size, "korea")])
+        for x in (198.8, 200.0):  # the copy's two "W", the second where the source's was
+            words_at(doc[0], [(x, 100.0, "W", size, "tiro")])
+        found: Counter[str] = Counter()
+        with pymupdf.open(stream=source) as src:
+            for p in audit_pages(
+                src, doc, [_para("p0-b0", "A", rect)], {"p0-b0": "번"}, TEXT_FLAGS
+            ):
+                found.update(p.counts)
+        return found
+
+    assert sum(figures(0.9 * SIZE).values()) == 0
+    assert figures(SIZE)["left_under"] == 1  # at its own size, there: the source not erased
+
+
+def test_an_ff_ligature_read_as_an_arrow_is_no_math() -> None:
+    """Some TeX text faces map their "ff" ligature to "↵": between letters it is the
+    ligature, as the reader reads it, and its word translated is no math lost; an arrow
+    standing alone in that face still is.
+    Origin: corpus 12 (math_changed 5: "e↵orts", "o↵-the-shelf" translated)."""
+    face = pymupdf.Font("cjk")  # a face with the arrow, its name no math's
+    line = "the e\u21b5orts made, o\u21b5-the-shelf: press \u21b5 to go"
+    doc = pymupdf.open(stream=_page([(72.0, 100.0, PROSE[0][:40], SIZE, "tiro")]))
+    doc[0].insert_font(fontname="face", fontbuffer=face.buffer)
+    words_at(doc[0], [(72.0, 200.0, line, SIZE, "face")])
+    source = doc.tobytes()
+    para = _para("p0-b2", "the efforts made, off-the-shelf: press {v1} to go", (70, 188, 400, 204))
+
+    def gone(keep_arrow: bool) -> int:
+        doc = pymupdf.open(stream=source)
+        doc[0].add_redact_annot((70, 188, 400, 204))
+        doc[0].apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE)
+        doc[0].insert_font(fontname="korea")
+        words_at(doc[0], [(72, 200, "노력, 기성품: 누르세요", SIZE, "korea")])
+        if keep_arrow:  # the arrow copied as it looks
+            doc[0].insert_font(fontname="face", fontbuffer=face.buffer)
+            words_at(doc[0], [(250, 200, "\u21b5", SIZE, "face")])
+        with pymupdf.open(stream=source) as src:
+            pages = audit_pages(src, doc, [para], {para.id: "번역"}, TEXT_FLAGS)
+        return sum(p.counts["math_changed"] for p in pages)
+
+    assert gone(keep_arrow=True) == 0
+    assert gone(keep_arrow=False) == 1
+
+
+def test_the_symbol_faces_bullet_is_a_mark_not_math() -> None:
+    """Word's list bullets are the Symbol face's, read as private-use characters: the
+    reader sets them as bullets ("•"), and a list item translated with its bullet lost no
+    math; the face's own math still counts.
+    Origin: corpus 07 p4 (math_changed 4: the bullets of a list)."""
+    assert not is_math_glyph("\uf0b7", "SymbolMT")
+    assert not is_math_glyph("\uf0a7", "SymbolMT")  # its square bullet
+    assert is_math_glyph("\u2211", "SymbolMT") and is_math_glyph("a", "SymbolMT")

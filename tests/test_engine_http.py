@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from common.language import Language
 from common.settings import ConcurrencyMode, Settings
+from tests.helpers.manager import Rig
 from tests.helpers.pdfgen import make_paper
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.request import TranslationRequest
@@ -70,3 +72,41 @@ def _running(metrics: str) -> float:
         if line.startswith("vllm:num_requests_running"):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+async def test_the_engine_keeps_a_batch_slot_free_when_its_launch_command_names_the_batch(
+    tmp_path: Path,
+) -> None:
+    """`make run`'s defaults: our manager starts vLLM with a command naming --max-num-seqs
+    (32 by default) and ZT_CONCURRENCY_MAX is above it (64). The engine hands the command's
+    batch to the limiter, so a paper never holds every slot of the vLLM it launched, not even
+    before the limit has seen the batch bind: a reader's selection finds one free.
+    Origin: issue 37, a selection 2 s into a paper waited 1.5 s under the embedded defaults."""
+    rig = Rig(tmp_path)
+    # A modelled card (4 slots) slow enough for the limiter to look several times per paper.
+    command = rig.vllm_command("--max-num-seqs", "4", "--fake-token-ms", "15")
+    configured = rig.settings(
+        vllm_command=command,
+        concurrency_mode=ConcurrencyMode.ADAPTIVE,
+        concurrency_min=2,
+        concurrency_max=64,
+        concurrency_reserve=1,
+    )
+    pdf, _ = make_paper(pages=3, appendix=False)
+    try:
+        async with shared_http(configured) as http:
+            engine = await start_engine(configured, http)
+            try:
+                assert engine.manager.launch_batch == 4
+                request = TranslationRequest(
+                    pdf=pdf, source_lang=configured.source_lang, target_lang=KOREAN
+                )
+                result = await asyncio.wait_for(engine.translator.translate(request), 120)
+                stats = (await http.get(f"{rig.base_url}/fake/stats")).json()
+            finally:
+                await engine.aclose()
+    finally:
+        rig.reap()
+    assert result.llm_calls > 12  # enough requests for the limit to have grown
+    assert rig.launch_count() == 1
+    assert stats["peak_running"] == 3

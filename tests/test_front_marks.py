@@ -16,7 +16,9 @@ import pytest
 
 from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, Sheet
 from tests.helpers.pdfgen.typeset import paper_bytes, render_page, translation_glyphs
-from translation.read.paragraph import Paragraph
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.paragraph import Paragraph, ParagraphKind
 
 _BODY = (
     "Event detection is a task that requires capturing deep semantic information in text to "
@@ -145,3 +147,37 @@ def test_an_author_grid_keeps_its_names_and_whole_e_mail_addresses() -> None:
     lines = text.splitlines()
     for mail in ("josephc@allenai.org", "head@seas.upenn.edu", "jbragg@allenai.org"):
         assert any(mail in ln for ln in lines), (mail, [ln for ln in lines if "@" in ln])
+
+
+def test_a_marked_affiliation_of_the_front_matter_is_no_footnote() -> None:
+    """Origin: 116 p1 (JCAP: "¹ School of Physics, University of Melbourne, VIC 3010,
+    Australia" under the authors, before the abstract): the raised mark read as a footnote's,
+    the affiliation went out as a footnote, a request cut at its end. In the front matter a
+    line opened by a mark is an affiliation, its mark kept as its label; a footnote with the
+    same mark below the body text is still a footnote."""
+    p = Sheet()
+    p.put(70.92, 150.0, "Apparent and Average Accelerations of the Universe", 17.05, TIMES_BOLD)
+    x = p.put(141.7, 190.0, "Ann Lee", 11.05)
+    x = p.put(x, 186.0, "1", 7.45)
+    x = p.put(x + 3, 190.0, "and Bo Kim", 11.05)
+    p.put(x, 186.0, "2", 7.45)
+    affiliations = (
+        "School of Physics, University of Melbourne, VIC 3010, Australia",
+        "Department of Mathematics, University of Miami, Coral Gables, FL 33124, USA",
+    )
+    for k, text in enumerate(affiliations):
+        x = p.put(90.0, 216.0 + 14 * k, str(k + 1), 7.45)
+        p.put(x + 1, 220.0 + 14 * k, text, 9.0)
+    p.put(70.92, 270.0, "Abstract", 10, TIMES_BOLD)
+    y = 290.0
+    for line in (_BODY[:95], _BODY[95:]) * 4:
+        p.put(70.92, y, line, 10)
+        y += 12.0
+    x = p.put(70.92, 696.0, "3", 6.0)
+    p.put(x + 1, 700.0, "The data of every run are kept with the code of the paper online.", 8)
+    paragraphs = extract_paragraphs(open_document(p.done()))
+    kinds = {" ".join(q.text.split()): (q.kind, q.label.strip()) for q in paragraphs}
+    for k, text in enumerate(affiliations):
+        assert kinds[text] == (ParagraphKind.AUTHOR, str(k + 1)), kinds
+    note = "The data of every run are kept with the code of the paper online."
+    assert kinds[note] == (ParagraphKind.FOOTNOTE, "3"), kinds

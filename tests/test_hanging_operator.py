@@ -23,9 +23,11 @@ _BASE = 113.0  # the formula line's baseline
 _SIZE = 11.0
 
 
-def _sum_line() -> bytes:
+@functools.cache
+def _sum_line(bbox: str = "-24 -2960 1454 772", name: str = "CMEX10") -> bytes:
     """Three lines of a paragraph; the second holds ``1/n Σ_{i∈I} F_i``, the Σ a glyph of a
-    Type 3 font named like TeX's math extension font, with its FontBBox, drawn from its
+    Type 3 font named like TeX's math extension font, with its FontBBox (``bbox``: CMEX10's;
+    Latin Modern's reaches 0.05 above the origin, not 0.77), drawn from its
     origin 0.75 em above the baseline down to 0.25 em below it (TeX's text-style sum,
     centred on the axis).
     The content draws the line's words before the Σ, then the Σ, then the rest, as TeX does:
@@ -43,8 +45,7 @@ def _sum_line() -> bytes:
     )
     origin = 842 - (_BASE - 0.75 * _SIZE)
     draw_cmex_glyph(
-        doc, page, "P", sigma, bbox="-24 -2960 1454 772", width=1056, x=sigma_x, y=origin,
-        size=_SIZE,
+        doc, page, "P", sigma, bbox=bbox, width=1056, x=sigma_x, y=origin, size=_SIZE, name=name,
     )  # fmt: skip
     after = Sheet(doc, page=page)
     x = after.put(sigma_x + 11.6, _BASE + 3.2, "i∈I", 8, MATH)  # the sum's subscript
@@ -86,3 +87,15 @@ def test_a_hanging_sum_is_erased_and_drawn_once_before_its_summand() -> None:
     assert abs((summand.x0 - sums[0].x0) - scale * (was.x0 - before.x0)) < 0.5, (sums, summand)
     assert abs((summand.y0 - sums[0].y0) - scale * (was.y0 - before.y0)) < 0.5, (sums, summand)
     assert not [w for w in times_words(page, page.rect) if w]
+
+
+def test_a_hanging_sum_of_latin_modern_is_erased_and_copied() -> None:
+    """Latin Modern's extension font boxes its glyphs from 2.96 below the origin to 0.05
+    above: the Σ's probe, taken at the middle of that box, lay a line lower, so the sum was
+    neither erased nor copied, left standing under the next line's translation.
+    Origin: corpus2 122 p2 ("argmin_θ Σ_i Ψ": the Σ over the translation below)."""
+    data = _sum_line("0 -2960 1056 50", "LMMathExtension10-Regular")
+    _, page = render_page(data, 0)
+    (before,) = glyph_boxes(pymupdf.open(stream=data)[0], "LMMathExtension", "P")
+    sums = glyph_boxes(page, "LMMathExtension", "P")
+    assert len(sums) == 1 and abs(sums[0].x0 - before.x0) > 2, (sums, before)

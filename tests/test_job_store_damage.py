@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pymupdf
 import pytest
 
 from common.settings import ConcurrencyMode, Settings
@@ -40,14 +39,11 @@ def damage_outside_the_jobs_table(path: Path) -> None:
 
 def distinct_paper(count: int = 10) -> bytes:
     """One page of ``count`` different paragraphs (the cache cannot answer one for another)."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    for i in range(count):
-        text = f"Paragraph number {i} describes experiment {i * 7 + 3} on dataset {i}."
-        page.insert_textbox(pymupdf.Rect(72, 60 + 75 * i, 523, 120 + 75 * i), text, fontsize=11)
-    data: bytes = doc.tobytes()
-    doc.close()
-    return data
+    texts = [
+        f"Paragraph number {i} describes experiment {i * 7 + 3} on dataset {i}."
+        for i in range(count)
+    ]
+    return small_paper(paragraphs=texts, step=70.0)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
+from tests.helpers.pdfgen.sheet import lines_at, words_at
 from translation.read.blocks.code_text import looks_like_code
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -47,14 +48,8 @@ def test_displayed_latex_and_a_command_line_are_not_sent(font: str) -> None:
         ("A figure is included with the following lines of source code:", LATEX),
         ("The model is trained with the command below.", COMMAND),
     ):
-        for line in (*PROSE, intro):
-            page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-            y += 12.5
-        y += 6
-        for line in block:
-            page.insert_text((90, y), line, fontname=font, fontsize=9)
-            y += 11
-        y += 10
+        y = lines_at(page, 72, y, (*PROSE, intro), 10, pitch=12.5) + 6
+        y = lines_at(page, 90, y, block, 9, font, pitch=11) + 10
     sent = " ".join(p.text for p in read(doc))
     assert "lines of source code:" in sent and "with the command below." in sent
     for word in ("begin", "includegraphics", "caption", "Results of the three", "epochs", "seed"):
@@ -78,15 +73,10 @@ def test_equations_on_a_scanned_page_are_not_sent_as_prose() -> None:
     page = doc.new_page(width=595, height=842)
     y = 100.0
     for equation in ("L(x) = a x + b y - c (1)", "f(y) = g(x) + h(z) / k (2)"):
-        for line in PROSE:
-            page.insert_text((72, y), line, fontname="tiro", fontsize=11)
-            y += 14
-        y += 14
-        page.insert_text((220, y), equation, fontname="tiit", fontsize=12)
+        y = lines_at(page, 72, y, PROSE, 11, pitch=14) + 14
+        words_at(page, [(220, y, equation, 12, "tiit")])
         y += 28
-    for line in PROSE:
-        page.insert_text((72, y), line, fontname="tiro", fontsize=11)
-        y += 14
+    lines_at(page, 72, y, PROSE, 11, pitch=14)
     pixels = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
     scan = pymupdf.open()
     scan.new_page(width=595, height=842).insert_image(

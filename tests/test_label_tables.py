@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import pymupdf
 
+from tests.helpers.pdfgen.sheet import box_at, lines_at, words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph, ParagraphKind
@@ -49,20 +50,19 @@ def _page(
     with ``caption`` below them (or above them, ``above``)."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    page.insert_textbox((54, 80, 296, 300), INTRO * 3, fontsize=10, fontname="tiro")
+    box_at(page, (54, 80, 296, 300), INTRO * 3, 10, "tiro")
     y = 90.0
     if above:
-        page.insert_text((LEFT - 6, y), caption, fontsize=SIZE, fontname="tiro")
+        words_at(page, [(LEFT - 6, y, caption, SIZE, "tiro")])
         y += 16.0
     page.draw_line((LEFT - 6, y - 9), (RIGHT, y - 9), width=0.8)
     for label, lines in rows:
-        page.insert_text((LEFT, y), label, fontsize=SIZE, fontname="tiro")
-        for k, line in enumerate(lines):
-            page.insert_text((text_x, y + 10.0 * k), line, fontsize=SIZE, fontname="tiro")
+        words_at(page, [(LEFT, y, label, SIZE, "tiro")])
+        lines_at(page, text_x, y, lines, SIZE, pitch=10.0)
         y += 10.0 * len(lines) + 2.0
     page.draw_line((LEFT - 6, y - 8), (RIGHT, y - 8), width=0.8)
     if not above:
-        page.insert_text((LEFT - 6, y + 8), caption, fontsize=SIZE, fontname="tiro")
+        words_at(page, [(LEFT - 6, y + 8, caption, SIZE, "tiro")])
     data: bytes = doc.tobytes()
     return data
 
@@ -165,12 +165,14 @@ def _column_blocks_page(models: Sequence[tuple[list[str], list[str]]] = MODELS) 
     own beside the first column's blocks (each of its lines on a baseline of the other)."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    page.insert_textbox((54, 80, 296, 400), INTRO * 4, fontsize=10, fontname="tiro")
+    box_at(page, (54, 80, 296, 400), INTRO * 4, 10, "tiro")
     text_x = LEFT + 100.0
     y = 90.0
     page.draw_line((LEFT - 6, y - 9), (RIGHT, y - 9), width=0.8)
-    page.insert_text((LEFT, y), "Language model", fontsize=SIZE, fontname="tiro")
-    page.insert_text((text_x, y), "Training data", fontsize=SIZE, fontname="tiro")
+    words_at(
+        page,
+        [(LEFT, y, "Language model", SIZE, "tiro"), (text_x, y, "Training data", SIZE, "tiro")],
+    )
     page.draw_line((LEFT - 6, y + 4), (RIGHT, y + 4), width=0.5)
     tops = []
     y += 14.0
@@ -179,10 +181,9 @@ def _column_blocks_page(models: Sequence[tuple[list[str], list[str]]] = MODELS) 
         y += 10.0 * max(len(model), len(sources)) + 2.0
     for column, x in ((0, LEFT), (1, text_x)):
         for top, cells in zip(tops, models, strict=True):
-            for k, line in enumerate(cells[column]):
-                page.insert_text((x, top + 10.0 * k), line, fontsize=SIZE, fontname="tiro")
+            lines_at(page, x, top, cells[column], SIZE, pitch=10.0)
     page.draw_line((LEFT - 6, y - 8), (RIGHT, y - 8), width=0.8)
-    page.insert_text((LEFT - 6, y + 8), "Table 9: Training data.", fontsize=SIZE, fontname="tiro")
+    words_at(page, [(LEFT - 6, y + 8, "Table 9: Training data.", SIZE, "tiro")])
     data: bytes = doc.tobytes()
     return data
 

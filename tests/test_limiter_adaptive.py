@@ -169,6 +169,33 @@ async def test_against_four_slots_it_settles_at_the_slots_plus_a_short_queue(
     assert all(entry["max_tokens"] for entry in server.requests())
 
 
+async def test_a_batch_the_launch_command_names_keeps_a_slot_free_from_the_first_request(
+    fake_vllm: FakeVLLMFactory,
+) -> None:
+    """With a reserve, a limit that knows vLLM's batch only by seeing it overshoots it once
+    (every slot busy: a selection would wait for a paragraph to end); told the batch by our
+    launch command's --max-num-seqs, it never fills the batch."""
+    texts = paragraphs(60, 30)
+    peaks = []
+    for launch_batch in (None, 4):
+        server = fake_vllm.start("--max-num-seqs", "4", *FAST_GPU)
+        control = ControlConfig(
+            minimum=2,
+            maximum=64,
+            initial=2,
+            poll_s=POLL_S,
+            settle_s=SETTLE_S,
+            reserve=1,
+            launch_batch=launch_batch,
+        )
+        limiter = AdaptiveLimiter(control, metrics_url=f"{server.root_url}/metrics")
+        answers = await translate_all(server, limiter, texts)
+        await limiter.aclose()
+        assert answers == [pseudo_translate(t, "de") for t in texts]
+        peaks.append(fake_stats(server)["peak_running"])
+    assert peaks == [4, 3]
+
+
 async def test_a_limit_cut_below_what_is_in_flight_drains_without_deadlock(
     fake_vllm: FakeVLLMFactory,
 ) -> None:

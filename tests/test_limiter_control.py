@@ -15,7 +15,11 @@ from translation.model.metrics import VLLMLoad
 
 
 def control(
-    initial: int = 10, minimum: int = 2, maximum: int = 64, reserve: int = 0
+    initial: int = 10,
+    minimum: int = 2,
+    maximum: int = 64,
+    reserve: int = 0,
+    launch_batch: int | None = None,
 ) -> ConcurrencyControl:
     return ConcurrencyControl(
         ControlConfig(
@@ -25,6 +29,7 @@ def control(
             poll_s=1.0,
             settle_s=0.1,
             reserve=reserve,
+            launch_batch=launch_batch,
         )
     )
 
@@ -259,6 +264,33 @@ def test_before_the_batch_is_seen_the_maximum_stands_for_it() -> None:
     assert law.decide(seen(in_flight=31, running=31, waiting=0)).limit == 31
 
 
+@pytest.mark.parametrize("slots", [4, 32])
+def test_a_batch_our_launch_command_names_holds_the_reserve_without_an_overshoot(
+    slots: int,
+) -> None:
+    """The default ZT_VLLM_COMMAND names --max-num-seqs 32 while ZT_CONCURRENCY_MAX is 64:
+    the command's batch stands for the one not yet seen, so the paper never fills the batch,
+    not even in its first seconds (the same loop without it overshoots: the test above)."""
+    law = control(initial=2, reserve=1, launch_batch=slots)
+    decisions = []
+    for _ in range(60):
+        in_flight = law.limit
+        running = min(in_flight, slots)
+        decisions.append(law.decide(seen(in_flight, running, in_flight - running, kv=0.1)))
+    assert max(d.limit for d in decisions) == slots - 1
+    assert law.batch is None  # never seen binding: nothing ever waited in vLLM
+    assert decisions[-1].reason is Reason.RESERVE
+
+
+def test_a_batch_seen_smaller_than_the_launch_command_says_wins() -> None:
+    """A vLLM started by hand with fewer slots than our command names is learned as usual."""
+    law = control(initial=20, reserve=1, launch_batch=32)
+    for _ in range(2):
+        law.decide(seen(in_flight=20, running=12, waiting=8))
+    assert law.batch == 12
+    assert law.decide(seen(in_flight=12, running=12, waiting=0)).limit == 11
+
+
 def test_without_a_reserve_a_learned_batch_changes_nothing() -> None:
     law = control(initial=10)
     for _ in range(2):
@@ -277,6 +309,7 @@ def test_without_a_reserve_a_learned_batch_changes_nothing() -> None:
         ("cut", 1.0),
         ("step", 0),
         ("reserve", -1),
+        ("launch_batch", 0),
     ],
 )
 def test_config_rejects_nonsense(field: str, value: float) -> None:

@@ -19,15 +19,11 @@ import pytest
 from common.language import Language
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.manager import Recorder, Rig
+from tests.helpers.pdfgen.textbox import PARAGRAPHS, paragraph, small_paper
 from translation.pipeline import Translator
 from translation.request import TranslationRequest
 from zotero_server.manager_factory import create_manager
 
-SENTENCES = [
-    "Scientific papers are written for experts who read them in a second language.",
-    "We translate each paragraph with a dedicated model and keep the original layout.",
-    "Figures, tables and equations stay where they were on the page.",
-]
 DIE_AFTER = 4
 
 
@@ -36,18 +32,6 @@ def rig(tmp_path) -> Iterator[Rig]:
     r = Rig(tmp_path)
     yield r
     r.reap()
-
-
-def make_paper(path: Path, pages: int) -> bytes:
-    doc = pymupdf.open()
-    for page_no in range(pages):
-        page = doc.new_page()
-        for i, text in enumerate(SENTENCES):
-            rect = pymupdf.Rect(72, 90 + 90 * i, 523, 160 + 90 * i)
-            page.insert_textbox(rect, f"{text} Page {page_no + 1}.", fontsize=11)
-    doc.save(path)
-    doc.close()
-    return path.read_bytes()
 
 
 def answered_texts(log: Path) -> list[str]:
@@ -67,7 +51,7 @@ async def test_vllm_killed_mid_paper_restarts_once_and_nothing_is_paid_twice(rig
     settings = rig.settings(vllm_command=command, concurrency=1, llm_max_attempts=1)
     manager = create_manager(settings)
     translator = Translator.from_settings(settings, manager.ensure_ready)
-    paper = make_paper(rig.tmp / "paper.pdf", pages=3)
+    paper = small_paper(pages=3)  # three paragraphs a page, each its own
     progress = Recorder()
     try:
         async with manager.work():
@@ -88,6 +72,6 @@ async def test_vllm_killed_mid_paper_restarts_once_and_nothing_is_paid_twice(rig
     assert result.llm_calls == result.paragraphs and result.cache_hits == 0
     assert result.mono is not None
     with pymupdf.open(stream=result.mono) as mono:
-        last_page = " ".join(mono[-1].get_text().split())
-    expected = pseudo_translate(f"{SENTENCES[-1]} Page 3.", "ko").split()[:5]
-    assert " ".join(expected) in last_page
+        last_page = "".join(mono[-1].get_text().split())  # a line set tight reads unspaced
+    expected = pseudo_translate(paragraph(2, len(PARAGRAPHS) - 1), "ko")  # page 3's own
+    assert "".join(expected.split()) in last_page, last_page

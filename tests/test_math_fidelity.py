@@ -15,9 +15,10 @@ import pytest
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from translation.pdf import render_mono
-from translation.read.document import TEXT_FLAGS, open_document
+from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.math.formulas import restore
+from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import path_boxes
 from translation.render.redaction import formula_rules, own_paths, redact

@@ -14,9 +14,10 @@ import functools
 import pymupdf
 
 from tests.helpers.glyphs import source_glyphs
+from tests.helpers.pdfgen.sheet import MATH, TIMES, read, words_at
 from tests.helpers.pdfgen.sheet import Sheet as PageSheet
-from tests.helpers.pdfgen.sheet import read
-from tests.helpers.pdfgen.typeset import placed_glyphs, render_page
+from tests.helpers.pdfgen.type3 import draw_cmex_glyph
+from tests.helpers.pdfgen.typeset import glyph_boxes, placed_glyphs, render_page, translate
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import FormulaSource, Sheet
 
@@ -99,3 +100,90 @@ def test_copies_of_formulas_sharing_a_line_keep_their_glyphs_in_place() -> None:
         (char, origin), (want, at) = drawn[0], wanted[0]
         assert char == want
         assert abs(origin[0] - at[0]) < 0.05 and abs(origin[1] - at[1]) < 0.05, key
+
+
+def test_a_tex_math_face_under_a_package_prefix_stays_as_drawn() -> None:
+    """A display's big delimiters in yhmath's variant of TeX's extension font ("Yhcmex"),
+    whose glyphs read back as letters ("åÇ"), are math: no paragraph sends them, and the
+    written page keeps them where they were, in their own face.
+    Origin: corpus2 130 p6 (binomials' big parentheses re-set as text "åÇ")."""
+    p = PageSheet()
+    p.paragraph(
+        "The number of spanning trees of such a graph can also be counted by the theorem "
+        "above, with the algebraic method of the previous section, as the sum below shows.",
+        (72, 300),
+        100,
+    )
+    p.write()
+    paren = b"800 0 0 -1200 700 40 d1 0 40 m 700 40 l 700 -1160 l 0 -1160 l f"
+    draw_cmex_glyph(
+        p.page.parent, p.page, "R", paren, bbox="-24 -2960 1454 772", width=800, x=200,
+        y=842 - 170, size=10, name="Yhcmex", times=3,
+    )  # fmt: skip
+    data = bytes(p.doc.tobytes())
+    paragraphs, out = render_page(data, 0)
+    assert paragraphs and not any(
+        "R" in para.text.split() or "RRR" in para.text for para in paragraphs
+    )
+    drawn = [b for b in source_glyphs(out, "R") if b.y0 > 150]
+    assert [round(b.x0) for b in drawn] == [200, 208, 216]
+
+
+def test_a_formula_on_a_line_running_up_the_page_is_copied_onto_its_translation() -> None:
+    """A paragraph whose lines run up the page (a table turned on its side): its formula's
+    copy is set where its marker falls on the turned translation, across that line as the
+    source set it, not at the place the line would have were it level.
+    Origin: corpus2 117 p7-p10 (the "k" of a rotated table's "Top k", "k-shell" lost)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="math", fontbuffer=MATH.buffer)
+    rows = [
+        ("We keep the best ", "k", " of all the seeds found in the graphs of this study,"),
+        ("and the rest of the seeds are dropped before the spreading is measured.", "", ""),
+    ]
+    for n, parts in enumerate(rows):
+        x, y = 100.0 + 13 * n, 700.0
+        for text, font, face in zip(
+            parts, ("tiro", "math", "tiro"), (TIMES, MATH, TIMES), strict=True
+        ):
+            if text:
+                words_at(page, [(x, y, text, 10, font)], rotate=90)
+                y -= face.text_length(text, 10)
+    data = bytes(doc.tobytes())
+    (para,) = [p for p in read(data) if "{v1}" in p.text]
+    assert para.direction == (0.0, -1.0)
+    _, out = translate(data, "ko")
+    (copied,) = glyph_boxes(out, MATH.name.split()[0], "k")
+    bbox = pymupdf.Rect(para.bbox)
+    assert bbox.contains(copied), (copied, bbox)
+    translated = [g.bbox for g in placed_glyphs(out) if g.char.strip()]
+    first_line = min(b.x0 for b in translated)  # the first line's left, across the lines
+    assert abs(copied.x0 - first_line) < 3, (copied, first_line)
+
+
+def test_a_math_faces_circle_between_letters_is_copied_not_retyped() -> None:
+    """TeX's composition operator reads "◦", the white bullet, which a sentence keeps as
+    plain text when it opens a list item; set tight between two letters in a math face
+    ("A◦N") it is an operator of a formula: copied from the page in its face.
+    Origin: corpus2 101 p5, p7 (math_changed 3: "(A◦N)" re-set in the translation's face)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    words_at(page, [(0, 0, " ", 11, "tiro")])  # the page's content stream and its font
+    circle = b"500 0 50 50 450 450 d1 250 250 m 450 250 l 250 450 l 50 250 l f"
+    draw_cmex_glyph(
+        doc, page, "o", circle, bbox="0 -250 500 750", width=500, x=0, y=0, size=10,
+        name="CMSY10", glyph_name="openbullet", times=0,
+    )  # fmt: skip
+    ops = (  # one line, the circle between the letters in its own face
+        "BT /tiro 10 Tf 72 742 Td (Observed pairs and composed representations \\(A) Tj "
+        "/ZtEx 10 Tf (o) Tj /tiro 10 Tf (N\\) are decomposed with the functions trained.) Tj "
+        "ET BT /tiro 10 Tf 72 729 Td (The observed ones are kept as they are, measured alike.) "
+        "Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], ops.encode())
+    data = bytes(doc.tobytes())
+    (para,) = read(data)
+    assert "◦" not in para.text and "{v1}" in para.text  # inside a formula's placeholder
+    _, out = translate(data, "ko")
+    assert source_glyphs(out, "◦")  # its copy, in its own face
+    assert not [g for g in placed_glyphs(out) if g.char == "◦"]  # never re-set as text

@@ -10,6 +10,7 @@ import pytest
 
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.paper import BODY_WORDS, COLUMN, GUTTER, MARGIN_X, make_paper
+from tests.helpers.pdfgen.sheet import lines_at
 from translation.outputs import compare, crop_columns, crop_compare
 from translation.pdf import render_mono
 from translation.read.document import open_document
@@ -51,8 +52,7 @@ def paper() -> tuple[bytes, bytes]:
 def one_column_page() -> bytes:
     doc = pymupdf.open()
     page = doc.new_page()
-    for i in range(20):
-        page.insert_text((72, 80 + 14 * i), "A single column of ordinary text " * 2, fontsize=10)
+    lines_at(page, 72, 80, ["A single column of ordinary text " * 2] * 20, 10, "helv", pitch=14)
     return bytes(doc.tobytes())
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from common.settings import Settings
 from tests.conftest import CorpusCut
+from tests.helpers.pdfgen.textbox import small_paper
 from tests.helpers.server import (
     RunningServer,
     fake_llm_fixture,
@@ -139,12 +140,9 @@ def test_without_the_fonts_the_built_in_face_is_used_and_named(
 
 def test_a_font_family_we_do_not_know_is_the_papers_own_face(srv: RunningServer) -> None:
     """A plugin release with a new family must not stop every paper over a font."""
-    pdf = pymupdf.open()
-    pdf.new_page().insert_text((72, 72), "A sentence to translate here.")
+    pdf = small_paper(paragraphs=["A sentence to translate here."])
     with srv.client() as client:
-        answer = client.post(
-            "/translate", json=plugin_body(pdf.tobytes(), "p.pdf", fontFamily="comic")
-        )
+        answer = client.post("/translate", json=plugin_body(pdf, "p.pdf", fontFamily="comic"))
     assert answer.status_code == 200, answer.text
     assert answer.json()["status"] == "success"
 

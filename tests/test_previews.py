@@ -18,7 +18,7 @@ import pymupdf
 import pytest
 from pydantic import SecretStr
 
-from common.settings import Settings
+from common.settings import ConcurrencyMode, Settings
 from tests.helpers.pdfgen.textbox import staged_paper
 from tests.helpers.server import (
     RunningServer,
@@ -39,6 +39,9 @@ def srv(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
         configured = settings.model_copy(
             update={
                 "llm_base_url": fake.base_url,
+                # Fixed at one: in adaptive mode two or more are in flight, and page 2's first
+                # request can reach the fake before page 1's last, which the fake then holds.
+                "concurrency_mode": ConcurrencyMode.FIXED,
                 "concurrency": 1,
                 "api_token": SecretStr(TOKEN),
             }
@@ -57,6 +60,9 @@ def staged_srv(settings: Settings, tmp_path: Path) -> Iterator[tuple[RunningServ
         configured = settings.model_copy(
             update={
                 "llm_base_url": fake.base_url,
+                # Fixed at one: in adaptive mode two or more are in flight, and page 2's first
+                # request can reach the fake before page 1's last, which the fake then holds.
+                "concurrency_mode": ConcurrencyMode.FIXED,
                 "concurrency": 1,
                 "api_token": SecretStr(TOKEN),
             }

@@ -1,6 +1,7 @@
 """Captions read as captions, and only captions, on constructed pages read for real: a wide
 caption's short last line, a caption under a picture pasted larger than its clip, a paragraph
-that opens with a table's label, a figure reference on a paragraph's last line."""
+that opens with a table's label, a figure reference on a paragraph's last line, labels
+numbered in Roman numerals."""
 
 from __future__ import annotations
 
@@ -153,3 +154,37 @@ def test_a_figure_reference_on_a_paragraphs_last_line_is_no_caption() -> None:
     assert OUTRO in texts, texts
     found = passages(read(doc.tobytes()))
     assert not [p.text for p in found if "displayed in" in p.text and "judgments" in p.text]
+
+
+def test_labels_in_roman_numerals_open_captions() -> None:
+    """IEEE sets "TABLE III" alone on its line, centred over its title in capitals; Emerald
+    sets "Table I." before its title. Both are captions (never a sentence cut at their ends,
+    nor body text the sentence before them runs on into); "Table III shows ..." is prose.
+
+    Origin: 104 p3 ("TABLE III" | "COST PER FULL-RATE STREAM AS A FUNCTION OF"), 114 p6
+    ("Table I. MANOVA: effect of work-life training and family involvement on")."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, LEFT, TOP)
+    middle = (LEFT[0] + LEFT[1]) / 2
+    label, title = "TABLE III", "COST PER STREAM AS A FUNCTION OF THE ROUND"
+    sheet.writer.append((middle - TEXT.text_length(label, 8) / 2, y + 10), label, TEXT, 8)
+    sheet.writer.append((middle - TEXT.text_length(title, 8) / 2, y + 20), title, TEXT, 8)
+    sheet.figure(LEFT, y + 26, y + 90)
+    y = sheet.paragraph(
+        "Table III shows the cost of each stream for the round lengths that we tried, and the"
+        " cost falls as the rounds grow longer.",
+        LEFT,
+        y + 104,
+    )
+    emerald = "Table I. MANOVA: effect of training and family involvement on"
+    sheet.writer.append((RIGHT[0], TOP), emerald, TEXT, 8)
+    sheet.writer.append((RIGHT[0], TOP + 10), "the conflict scores", TEXT, 8)
+    sheet.figure(RIGHT, TOP + 16, TOP + 80)
+    sheet.paragraph(OUTRO, RIGHT, TOP + 96)
+    sheet.write()
+    kinds = {" ".join(p.text.split()): p.kind for p in read(doc.tobytes())}
+    assert kinds[f"{label} {title}"] == "caption", kinds
+    assert kinds[f"{emerald} the conflict scores"] == "caption", kinds
+    prose = [t for t in kinds if t.startswith("Table III shows")]
+    assert [kinds[t] for t in prose] == ["body"], kinds

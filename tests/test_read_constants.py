@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,13 +60,76 @@ def bare_floats(source: str) -> list[tuple[int, float]]:
     return sorted(found)
 
 
-def test_read_has_no_bare_thresholds() -> None:
-    found = [
+def strays(scan: Callable[[str], list[tuple[int, Any]]]) -> list[str]:
+    """``path:line: value`` of each literal ``scan`` finds in ``translation/read``."""
+    return [
         f"{path.relative_to(READ.parent.parent)}:{line}: {value}"
         for path in sorted(READ.rglob("*.py"))
-        for line, value in bare_floats(path.read_text(encoding="utf-8"))
+        for line, value in scan(path.read_text(encoding="utf-8"))
     ]
-    assert found == []
+
+
+def test_read_has_no_bare_thresholds() -> None:
+    assert strays(bare_floats) == []
+
+
+#: Whole numbers a comparison may hold bare: none, one and a pair (``len(rows) >= 2``). Counts
+#: past those (``len(words) <= 4``, ``gap >= 3``) are thresholds and are named.
+COMPARED_INTS = frozenset({0, 1, 2})
+_BIT_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+def bare_ints(source: str) -> list[tuple[int, int]]:
+    """(line, value) of each whole-number literal inside a comparison of ``source``, outside
+    a module-level assignment, other than ``COMPARED_INTS``; an index (``box[3]``), the
+    operand of a bit operation (``flags & 16``) and a number written in hex (a code point:
+    ``0x3040 <= code``) are no thresholds."""
+    tree = ast.parse(source)
+    exempt = _constant_nodes(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):
+            exempt.update(id(sub) for sub in ast.walk(node.slice))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, _BIT_OPS):
+            exempt.update(id(sub) for sub in ast.walk(node))
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        for sub in ast.walk(node):
+            if (
+                isinstance(sub, ast.Constant)
+                and type(sub.value) is int
+                and sub.value not in COMPARED_INTS
+                and id(sub) not in exempt
+                and not (ast.get_source_segment(source, sub) or "").lower().startswith("0x")
+            ):
+                found.add((sub.lineno, sub.value))
+    return sorted(found)
+
+
+def test_read_has_no_bare_whole_number_thresholds() -> None:
+    """Origin: issue 34 criterion 3 (whole-number thresholds were not scanned)."""
+    assert strays(bare_ints) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(words):\n    return len(words) > 12\n", [(2, 12)]),
+        ("def f(gap):\n    return gap >= 3\n", [(2, 3)]),
+        ("def f(a, s):\n    return a > 3 * s\n", [(2, 3)]),
+        ("def f(rows):\n    return 0 < len(rows) <= 2\n", []),
+        ("def f(box, y):\n    return box[3] > y\n", []),
+        ("def f(flags):\n    return flags & 16 != 0\n", []),
+        ("def f(code):\n    return 0x3040 <= code <= 0x30FF\n", []),
+        ("def f(x):\n    n = 20\n    return x > n\n", []),
+        ("LONG = 20  # characters\n\ndef f(n):\n    return n >= LONG\n", []),
+    ],
+)
+def test_the_scan_finds_whole_number_thresholds(
+    source: str, expected: list[tuple[int, int]]
+) -> None:
+    assert bare_ints(source) == expected
 
 
 @pytest.mark.parametrize(

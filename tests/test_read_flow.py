@@ -14,7 +14,7 @@ from common.language import Language
 from common.settings import Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, WIDE
-from tests.helpers.pdfgen.sheet import SIZE, Sheet, put_runs, read
+from tests.helpers.pdfgen.sheet import SIZE, Sheet, put_runs, read, wrap
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pdf import render_mono
@@ -191,6 +191,38 @@ def test_a_sentence_around_a_display_equation_is_one_request() -> None:
     assert "(1)" in pages[0] and "∑ α β" in pages[0]  # the equation and its number stay
 
 
+def test_a_chinese_sentence_around_a_displayed_listing_is_one_request() -> None:
+    """Origin: 136_zh p6 ("LaTeX 文档的标准结构是" [listing] "在 \\begin{document} 和 ...
+    之间的是我们的正文部分。"), 141_ja, 146_ko: the sentence before a listing stops on no mark
+    and a CJK character, the text after it opens with one (no case to tell it by); one
+    request, the listing a placeholder between its pieces and kept as printed."""
+    chinese, courier = pymupdf.Font("china-s"), pymupdf.Font("cour")
+    sheet = Sheet()
+    lead = (
+        "每个文档都由导言区和正文两部分组成，导言区用来设置文档的格式和加载所需的宏包。",
+        "正文则是读者真正看到的内容。一个最简单的 LaTeX 文档的标准结构是",
+    )
+    y = sheet.lines(72, 200.0, lead, 10.5, chinese, pitch=17)
+    for line in ("\\documentclass{article}", "\\begin{document}", "Hello, world!"):
+        sheet.put(90, y + 6, line, 9.5, courier)
+        y += 13
+    for line in (
+        "在正文之前的部分称为导言区，通常用于定义一些全局命令和参数，英文是 preamble。",
+        "正文的内容写在文档环境之中，编译之后就得到排好版的文档。",
+    ):
+        sheet.put(72, y + 12, line, 10.5, chinese)
+        y += 17
+    data = sheet.done()
+    paragraphs = read(data)
+    (passage,) = passages(paragraphs)
+    key = passage.pieces[1].break_before
+    assert key and f"标准结构是 {key} 在正文之前的部分" in passage.text
+    assert not any("documentclass" in v for p in paragraphs for v in p.placeholders.values())
+    pages = typeset(data, paragraphs)
+    assert_spread(passage, pages)
+    assert "\\documentclass{article}" in pages[0]  # the listing stays as printed
+
+
 def test_the_answer_is_split_at_the_equation_or_in_proportion() -> None:
     doc = pymupdf.open()
     sheet = Sheet(doc)
@@ -250,22 +282,27 @@ async def test_the_model_reads_the_whole_sentence_through_the_pipeline(
     )
 
 
-def test_a_list_that_a_sentence_opens_is_one_request_with_its_labels_kept() -> None:
+def bulleted_page(lead: str, items: list[str]) -> bytes:
+    """A page: the introduction, ``lead``, ``items`` as bullets hanging under it, the outro."""
     doc = pymupdf.open()
     sheet = Sheet(doc)
     y = sheet.paragraph(INTRO, WIDE, TOP)
-    y = sheet.paragraph("Overall, our contributions to the study of evaluation are:", WIDE, y)
-    items = [
-        "a survey of the human evaluation practices in the recent literature;",
-        "a set of three guidelines for evaluating the faithfulness of long summaries; and",
-        "an empirical validation of these guidelines on two datasets.",
-    ]
+    y = sheet.paragraph(lead, WIDE, y)
     for item in items:
         sheet.writer.append((WIDE[0] + 6, y), "\u2022", TEXT, SIZE)
         y = sheet.paragraph(item, (WIDE[0] + 18, WIDE[1]), y, indent=False)
     sheet.paragraph(OUTRO, WIDE, y + 6)
     sheet.write()
-    data = doc.tobytes()
+    return bytes(doc.tobytes())
+
+
+def test_a_list_that_a_sentence_opens_is_one_request_with_its_labels_kept() -> None:
+    items = [
+        "a survey of the human evaluation practices in the recent literature;",
+        "a set of three guidelines for evaluating the faithfulness of long summaries; and",
+        "an empirical validation of these guidelines on two datasets.",
+    ]
+    data = bulleted_page("Overall, our contributions to the study of evaluation are:", items)
 
     paragraphs = read(data)
     passage = passage_with(passages(paragraphs), "our contributions")
@@ -429,3 +466,46 @@ def test_a_list_of_phrases_after_a_colon_is_sent_item_by_item() -> None:
     texts = [p.text for p in found]
     assert "All articles that we publish have the following elements:" in texts
     assert all(item in texts for item in items)
+
+
+def _one_full_line(words: str, ending: str) -> str:
+    """``words`` cut so that, with ``ending`` after them, they fill one indented line of
+    the page's column and no more."""
+    width = WIDE[1] - WIDE[0]
+    chosen = words.split()
+    while len(wrap(" ".join([*chosen, ending]), width, 12.0)) > 1:
+        chosen.pop()
+    return " ".join([*chosen, ending])
+
+
+def test_a_one_line_piece_run_full_goes_on_past_the_page() -> None:
+    """Origin: 129 p3 and p5 (R News: a paragraph's only line at a page's foot, run to the
+    column's edge, "... For a more detailed description Genz and Bretz" | "(1999) might be
+    referred to."; "... We hope that this is helpful to users" | "/ programmers who ..."):
+    a one-line piece is full when it reaches its column's edge, and a piece that opens with
+    a mark no sentence opens with goes on the sentence before it."""
+    for ending, opening in (
+        ("Genz and Bretz", "(1999) might be referred to for the details of the method."),
+        ("helpful to users", "/ programmers who deal with multiple testing problems."),
+    ):
+        line = _one_full_line(INTRO, ending)
+        found = passages(read(_cut_by_the_page(line, opening)))
+        passage = passage_with(found, ending)
+        assert [p.page for p in passage.pieces] == [0, 1], [p.text for p in found]
+        assert f"{ending} {opening.split()[0]}" in passage.text
+
+
+def test_a_list_that_a_sentence_opens_without_a_colon_goes_on_it() -> None:
+    """Origin: 122 p8 ("... it has to be assured in addition that" | "• the model only
+    depends on a linear predictor (...)," | "• a bread method exists ..."): the sentence
+    stops on a word no sentence ends with and the items go on it in lower case, each ending
+    with a comma or the sentence's stop: one request, the bullets kept."""
+    items = [
+        "the model only depends on a linear predictor of the data,",
+        "the working residuals can be extracted from the fitted model, and",
+        "the hat values are available for the model.",
+    ]
+    data = bulleted_page("For the estimators it has to be assured in addition that", items)
+    passage = passage_with(passages(read(data)), "assured in addition")
+    assert len(passage.pieces) == 4 and all(p.label for p in passage.pieces[1:])
+    assert passage.text.endswith(items[-1])

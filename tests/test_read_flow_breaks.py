@@ -11,7 +11,7 @@ import pymupdf
 import pytest
 
 from tests.helpers.pdfgen.columns import INTRO, OUTRO, TEXT, TOP, WIDE
-from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, read, wrap
+from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, lines_at, read, spaced_at, wrap
 from translation.read.flow.passage import Passage, passages
 
 FILLER = (
@@ -132,10 +132,7 @@ def test_a_figure_number_opening_a_line_is_no_list_label() -> None:
         words = line.split()
         widths = [TEXT.text_length(w, SIZE) for w in words]
         gap = (right - 72.0 - sum(widths)) / (len(words) - 1) if i < 2 else 2.5
-        x = 72.0
-        for word, width in zip(words, widths, strict=True):
-            page.insert_text((x, 100.0 + i * LEADING), word, fontsize=SIZE, fontname="tiro")
-            x += width + gap
+        spaced_at(page, 72.0, 100.0 + i * LEADING, words, gap, SIZE, "tiro")
     texts = [(p.label, " ".join(p.text.split())) for p in read(bytes(doc.tobytes()))]
     assert texts == [("", " ".join(lines))], texts
 
@@ -165,8 +162,7 @@ def test_short_example_lines_keep_their_breaks() -> None:
     assert TEXT.text_length(remark, SIZE) > 0.75 * width
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    for k, text in enumerate(lines):
-        page.insert_text((WIDE[0], TOP + k * LEADING), text, fontsize=SIZE, fontname="tiro")
+    lines_at(page, WIDE[0], TOP, lines, SIZE, pitch=LEADING)
     texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     assert [*summaries, remark] == [t for t in texts if t in [*summaries, remark]], texts
     assert INTRO in texts and OUTRO in texts, texts

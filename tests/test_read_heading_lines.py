@@ -63,3 +63,28 @@ def test_a_title_s_centred_second_line_is_one_heading_with_its_first() -> None:
     texts = _texts(bytes(doc.tobytes()))
     assert texts[0] == (ParagraphKind.HEADING, f"{first} {second}"), texts
     assert not any(text == second for _, text in texts)
+
+
+def test_a_line_opening_with_a_decimal_in_running_text_is_no_heading() -> None:
+    """Origin: 111 p8 (AI Magazine, three columns: "... lifting it from precision" | "0.91
+    at recall 0.21. Precision increased" | "with each new iteration ..."): the line, short of
+    the column range the reader took for two columns, opens with a decimal and read as a
+    numbered heading "0.91", cutting the sentence in two around it. A section's title opens
+    with no word in lower case; the sentence is one request."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    columns = ((51.0, 213.0), (230.0, 392.0), (402.0, 564.0))
+    for column in columns:
+        y = TOP
+        while y < 520:
+            y = sheet.paragraph(INTRO, column, y)
+    lines = (
+        "lifting the curve from precision",
+        "0.91 at recall 0.21. Precision increased",
+        "with each new iteration of learning.",
+    )
+    for k, line in enumerate(lines):
+        sheet.writer.append((columns[0][0], 560 + 12.5 * k), line, TEXT, 10)
+    sheet.write()
+    texts = _texts(doc.tobytes())
+    assert [t for _, t in texts if "0.91" in t] == [" ".join(lines)], texts

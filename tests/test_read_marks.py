@@ -9,6 +9,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from tests.helpers.pdfgen.sheet import words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.math.formulas import PLACEHOLDER_RE
@@ -24,8 +25,7 @@ def page_with_marks(glyph_names: list[str]) -> bytes:
     and no /ToUnicode."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_text((72, 300), BODY, fontname="helv", fontsize=10)
-    page.insert_text((84, 700), NOTE, fontname="helv", fontsize=8)
+    words_at(page, [(72, 300, BODY, 10, "helv"), (84, 700, NOTE, 8, "helv")])
     procs = []
     for _ in glyph_names:
         xref = doc.get_new_xref()

@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.paper import BODY_WORDS
+from tests.helpers.pdfgen.sheet import lines_at, words_at, wrap
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -33,25 +34,17 @@ def sentence(seed: int, words: int = 14) -> str:
     return " ".join(chosen).capitalize() + "."
 
 
-def wrap(text: str, width: float = RIGHT - LEFT, size: float = SIZE) -> list[str]:
-    lines: list[str] = []
-    for word in text.split():
-        trial = f"{lines[-1]} {word}" if lines else word
-        if lines and pymupdf.get_text_length(trial, "tiro", size) <= width:
-            lines[-1] = trial
-        else:
-            lines.append(word)
-    return lines
-
-
 def body(page: pymupdf.Page, y: float, text: str) -> tuple[float, list[float]]:
     """Set ``text`` as a paragraph of the body from ``y``; where it ends and its baselines."""
-    baselines = []
-    for line in wrap(text):
-        page.insert_text((LEFT, y), line, fontname="tiro", fontsize=SIZE)
-        baselines.append(y)
-        y += LEADING
-    return y + 6, baselines
+    lines = wrap(text, RIGHT - LEFT)
+    end = lines_at(page, LEFT, y, lines, SIZE, pitch=LEADING)
+    return end + 6, [y + k * LEADING for k in range(len(lines))]
+
+
+def line_number(page: pymupdf.Page, number: int, baseline: float) -> None:
+    """``number`` set flush right at x 80 in the left margin (7 pt), as ``lineno`` sets it."""
+    label = str(number)
+    words_at(page, [(80 - pymupdf.get_text_length(label, "tiro", 7), baseline, label, 7, "tiro")])
 
 
 def read(doc: pymupdf.Document) -> tuple[bytes, Segmentation]:
@@ -69,11 +62,28 @@ def translated_page(data: bytes, found: Segmentation, number: int) -> pymupdf.Pa
     return pymupdf.open(stream=render_mono(doc, found.paragraphs, texts, "ko"))[number]
 
 
-def words_at(page: pymupdf.Page) -> list[tuple[float, float, float, float, str]]:
+def page_words(page: pymupdf.Page) -> list[tuple[float, float, float, float, str]]:
     return [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words")]
 
 
 # --- a line-numbered manuscript ---------------------------------------------------------------
+
+
+def running_text(p: int) -> tuple[str, tuple[str, str]]:
+    """Page ``p``'s text of a paper whose sentences run over every page break, and the break:
+    (the words page ``p`` ends with, the words it starts with)."""
+    text = " ".join(sentence(6 * p + s) for s in range(3))
+    opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
+    if p:
+        text = f"{opening} {text}"
+    closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
+    return f"{text} {' '.join(closing).capitalize()}", (" ".join(closing[-5:]), opening)
+
+
+def assert_joined_over_breaks(breaks: list[tuple[str, str]], sent: list[str]) -> None:
+    """Each page's last words and the next page's first went out in one request."""
+    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
+        assert any(f"{end} {start}" in text for text in sent), (end, start)
 
 
 def test_line_numbers_are_kept_on_the_page_and_never_join_the_text() -> None:
@@ -88,18 +98,15 @@ def test_line_numbers_are_kept_on_the_page_and_never_join_the_text() -> None:
         y = 90.0
         for k in range(4):
             if k == 2:
-                page.insert_text((LEFT, y), f"{p + 2}. Results", fontname="tibo", fontsize=12)
-                x = 80 - pymupdf.get_text_length(str(number), "tiro", 7)
-                page.insert_text((x, y), str(number), fontname="tiro", fontsize=7)
+                words_at(page, [(LEFT, y, f"{p + 2}. Results", 12, "tibo")])
+                line_number(page, number, y)
                 number += 1
                 y += 2 * LEADING
             text = " ".join(sentence(10 * p + 3 * k + s) for s in range(4))
             paragraphs.append(text)
             y, baselines = body(page, y, text)
             for baseline in baselines:
-                label = str(number)
-                x = 80 - pymupdf.get_text_length(label, "tiro", 7)  # flush right, as lineno
-                page.insert_text((x, baseline), label, fontname="tiro", fontsize=7)
+                line_number(page, number, baseline)
                 number += 1
     data, found = read(doc)
     sent = requests(found)
@@ -109,7 +116,7 @@ def test_line_numbers_are_kept_on_the_page_and_never_join_the_text() -> None:
     assert not any(re.search(r"\b2\d\d\b", text) for text in sent), sent
     numbers = [k for k in found.kept if k.reason == "line number"]
     assert {k.text for k in numbers} == {str(n) for n in range(211, number)}
-    out = words_at(translated_page(data, found, 0))
+    out = page_words(translated_page(data, found, 0))
     assert any(w[4] == "211" and w[2] <= LEFT for w in out)
     assert any(HANGUL_RE.search(w[4]) and w[0] >= LEFT - 1 for w in out)
 
@@ -132,7 +139,7 @@ def test_a_margin_label_is_its_own_request_set_in_the_margin() -> None:
         for k, label in enumerate(LABELS[p]):
             text = " ".join(sentence(20 * p + 5 * k + s) for s in range(3))
             descriptions.append(text)
-            page.insert_text((40, y), label, fontname="tiit", fontsize=8)
+            words_at(page, [(40, y, label, 8, "tiit")])
             y, _ = body(page, y, text)
             y += 8
     data, found = read(doc)
@@ -143,7 +150,7 @@ def test_a_margin_label_is_its_own_request_set_in_the_margin() -> None:
     assert all(sent.count(label) == 1 for label in everyone), sent
     labels = [p for p in found.paragraphs if p.text in everyone]
     assert len(labels) == len(everyone) and all(p.bbox[2] <= LEFT for p in labels)
-    out = words_at(translated_page(data, found, 0))
+    out = page_words(translated_page(data, found, 0))
     margin = [w for w in out if w[0] < LEFT - 1]
     assert len(margin) >= len(LABELS[0])
     assert all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in margin), margin
@@ -164,14 +171,13 @@ def test_a_side_note_is_one_request_beside_the_paragraph_it_annotates() -> None:
             start = y
             y, _ = body(page, y, text)
             if p == 0 and k == 1:
-                for n, line in enumerate(note):
-                    page.insert_text((30, start + n * LEADING), line, fontname="tiro", fontsize=8)
+                lines_at(page, 30, start, note, 8, pitch=LEADING)
     data, found = read(doc)
     sent = requests(found)
     assert " ".join(note) in sent
     for text in paragraphs:
         assert text in sent
-    out = words_at(translated_page(data, found, 0))
+    out = page_words(translated_page(data, found, 0))
     notes = [w for w in out if w[0] < LEFT - 1]
     assert notes and all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in notes), notes
 
@@ -193,29 +199,105 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
     for p in range(6):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
         head = EVEN_HEAD if p % 2 else ODD_HEAD
-        page.insert_text((LEFT, 84), str(p + 1), fontname="tiro", fontsize=SIZE)
-        page.insert_text((200, 84), head, fontname="tiit", fontsize=SIZE)
+        words_at(page, [(LEFT, 84, str(p + 1), SIZE, "tiro"), (200, 84, head, SIZE, "tiit")])
         y = 120.0
-        text = " ".join(sentence(6 * p + s) for s in range(3))
-        opening = " ".join(BODY_WORDS[(5 * p + k) % len(BODY_WORDS)] for k in range(8))
-        if p:
-            text = f"{opening} {text}"
-        closing = [BODY_WORDS[(3 * p + k) % len(BODY_WORDS)] for k in range(30)]
-        text = f"{text} {' '.join(closing).capitalize()}"
-        breaks.append((" ".join(closing[-5:]), opening))
-        for line in wrap(text):
-            page.insert_text((LEFT, y), line, fontname="tiro", fontsize=SIZE)
-            y += LEADING
+        text, at_break = running_text(p)
+        breaks.append(at_break)
+        lines_at(page, LEFT, y, wrap(text, RIGHT - LEFT), SIZE, pitch=LEADING)
     data, found = read(doc)
     sent = requests(found)
     assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
     heads = [k for k in found.kept if k.reason == "running head"]
     assert {re.sub(r"^\d+ ", "", k.text) for k in heads} == {EVEN_HEAD, ODD_HEAD}
     assert {k.page for k in heads} == set(range(6))
-    for (end, _), (_, start) in zip(breaks, breaks[1:], strict=False):
-        assert any(f"{end} {start}" in text for text in sent), (end, start)
+    assert_joined_over_breaks(breaks, sent)
     out = translated_page(data, found, 1).get_text()
     assert EVEN_HEAD in out
+
+
+def test_a_running_heads_second_line_below_the_band_is_kept_with_it() -> None:
+    """Origin: 114 p2-p9 (Emerald's outer margin: "Shift work" | "interventions" over the
+    page number, set larger than the body, its second line below the band where heads are
+    looked for): the second line was read as a heading in the middle of the sentence that
+    runs over the page break ("work and family demands can" | "interventions" | "influence
+    each other"). It is the head's next line: kept as a running head, and the sentence is
+    one request."""
+    doc = pymupdf.open()
+    breaks = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        words_at(page, [(520, 110, "Careful", 13, "tiro")])
+        words_at(page, [(520, 126, "layouts", 13, "tiro")])
+        words_at(page, [(540, 150, str(p + 1), 13, "tibo")])
+        y = 110.0
+        text, at_break = running_text(p)
+        breaks.append(at_break)
+        for line in wrap(text, width=360.0):
+            words_at(page, [(90, y, line, SIZE, "tiro")])
+            y += LEADING
+    _, found = read(doc)
+    sent = requests(found)
+    assert not any("layouts" in text.split() for text in sent), sent
+    heads = {(k.page, k.text) for k in found.kept if k.reason == "running header/footer"}
+    assert {(p, "layouts") for p in range(6)} <= heads, heads
+    assert_joined_over_breaks(breaks, sent)
+
+
+def test_a_running_foot_that_opens_with_its_page_number_is_no_footnote() -> None:
+    """Origin: 148 p5-p12 (IBM's foot: "12 Row and Column Access Control Support in IBM DB2
+    for i" on even pages, the page number first): the number read as a footnote's mark gave
+    the foot back to the text as a footnote, sent on every page. A row told as a running foot
+    by its recurrence stays kept, and the footnote on the same page is still sent."""
+    foot = "Access Control Support in Careful Systems"
+    doc = pymupdf.open()
+    for p in range(8):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 120.0
+        for s in range(3):
+            y, _ = body(page, y, " ".join(sentence(4 * p + s + k) for k in range(3)))
+        if p == 2:
+            note = "3 " + sentence(50, words=10)
+            words_at(page, [(LEFT, 740, note, 8, "tiro")])
+        if p % 2:  # the number bold, a size larger, a gap before the title
+            words_at(page, [(LEFT, 800, str(p + 1), 10, "hebo")])
+            words_at(page, [(LEFT + 23, 800, foot, 9, "helv")])
+        else:
+            words_at(page, [(RIGHT - 120, 800, "Chapter 1. Roles", 9, "helv")])
+            words_at(page, [(RIGHT - 10, 800, str(p + 1), 10, "hebo")])
+    _, found = read(doc)
+    sent = requests(found)
+    assert not [t for t in sent if foot in t or "Chapter 1. Roles" in t], sent
+    assert sum(sentence(50, words=10) in t for t in sent) == 1, sent
+    heads = [k for k in found.kept if foot in k.text]
+    assert {k.page for k in heads} == {1, 3, 5, 7}, heads
+
+
+def test_a_recurring_head_alone_at_the_top_is_never_read_into_the_sentence() -> None:
+    """Origin: 128 p2-p12 (JSS: "2 Regression Models for Count Data in R" alone at the top of
+    even pages, at the body's size): each page ends inside a sentence, and the page's top row,
+    told apart as an isolated head, was given back as the sentence's next line ("... in the
+    MASS package 2 Regression Models for Count Data in R"); the pages are sampled from a longer
+    paper, so their numbers do not count with the pages and the layout's furniture missed the
+    head. A head told by its recurrence is kept; the sentence runs on without it."""
+    doc = pymupdf.open()
+    breaks = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        # Pages sampled from a longer paper: their numbers do not count with the pages.
+        number = str(3 * p + 2)
+        if p % 2:
+            words_at(page, [(LEFT, 76, number, SIZE, "tiro")])
+            words_at(page, [(LEFT + 18, 76, ODD_HEAD, SIZE, "tiro")])
+        else:
+            words_at(page, [(LEFT + 60, 76, EVEN_HEAD, SIZE, "tiro")])
+            words_at(page, [(RIGHT - 10, 76, number, SIZE, "tiro")])
+        text, at_break = running_text(p)
+        breaks.append(at_break)
+        body(page, 112.0, text)
+    _, found = read(doc)
+    sent = requests(found)
+    assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
+    assert_joined_over_breaks(breaks, sent)
 
 
 # --- real pages of corpus2 ----------------------------------------------------------------------
@@ -269,15 +351,11 @@ def test_every_line_is_sent_or_kept_with_its_reason(tmp_path: Path) -> None:
     number = 1
     for p in range(3):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
-        page.insert_text((LEFT, 60), EVEN_HEAD, fontname="tiit", fontsize=9)
-        page.insert_text((290, 800), str(p + 1), fontname="tiro", fontsize=9)
+        words_at(page, [(LEFT, 60, EVEN_HEAD, 9, "tiit"), (290, 800, str(p + 1), 9, "tiro")])
         y, baselines = body(page, 100.0, " ".join(sentence(9 * p + s) for s in range(5)))
-        for line in listing:
-            page.insert_text((LEFT + 20, y), line, fontname="cour", fontsize=9)
-            y += 11
+        lines_at(page, LEFT + 20, y, listing, 9, "cour", pitch=11)
         for baseline in baselines:
-            x = 80 - pymupdf.get_text_length(str(number), "tiro", 7)
-            page.insert_text((x, baseline), str(number), fontname="tiro", fontsize=7)
+            line_number(page, number, baseline)
             number += 1
     data, found = read(doc)
     sent = " ".join(p.text for p in found.paragraphs)

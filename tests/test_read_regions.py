@@ -7,7 +7,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from tests.helpers.pdfgen.sheet import TIMES, put_runs, read_doc
+from tests.helpers.pdfgen.sheet import TIMES, put_runs, read_doc, words_at
 from translation.read.style.style_marks import without_tags
 
 
@@ -223,7 +223,7 @@ def test_a_title_line_ending_in_a_colon_is_sent_not_taken_for_author_names() -> 
         (110, "Designing AI Support for Real-World Expository Writing Tasks"),
     ):
         width = TIMES.text_length(text, 17)
-        page.insert_text(((612 - width) / 2, y), text, fontsize=17, fontname="tiro")
+        words_at(page, [((612 - width) / 2, y, text, 17, "tiro")])
     put_runs(page, 200, 140, [("Zejiang Shen, Tal August, Kyle Lo", False)], 12)
     put_runs(page, 72, 175, [("ABSTRACT", True)], 10)
     body = "Large language models have introduced new opportunities in writing support tools."

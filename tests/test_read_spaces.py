@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pymupdf
 
+from tests.helpers.glyphs import dark_pixels, source_glyphs
+from tests.helpers.pdfgen.sheet import words_at
+from tests.helpers.pdfgen.typeset import glyph_boxes, translate
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.pages.word_gaps import with_gap_spaces
@@ -21,7 +24,7 @@ def gap_only_page(lines: list[tuple[str, str, int]]) -> bytes:
     page = doc.new_page(width=595, height=842)
     page.insert_font(fontname="helv")
     page.insert_font(fontname="cjk", fontbuffer=pymupdf.Font("cjk").buffer)
-    page.insert_text((0, 0), " ", fontname="helv")  # gives the page a content stream
+    words_at(page, [(0, 0, " ", 11, "helv")])  # gives the page a content stream
     cjk = pymupdf.Font("cjk")
     ops = []
     for i, (font, words, gap) in enumerate(lines):
@@ -50,3 +53,25 @@ def test_letter_spacing_is_no_word_gap() -> None:
     page = {"blocks": [{"lines": [{"dir": (1.0, 0.0), "spans": [{"size": 10.0, "chars": chars}]}]}]}
     span = with_gap_spaces(page)["blocks"][0]["lines"][0]["spans"][0]
     assert span["text"] == "abc de" and "chars" not in span
+
+
+def test_a_formula_on_a_gap_spaced_line_is_copied_whole() -> None:
+    """A glyph on a line whose spaces come from gaps keeps its own advance (not an even share
+    of the span's width, spaces added): the formula's box is its glyph's, and the copy set in
+    the translation shows all its ink.
+    Origin: corpus2 146 p1 (old Hangul syllables without Unicode, copied half cut off)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    words_at(page, [(0, 0, " ", 11, "helv")])  # gives the page a content stream
+    words = "(illuminated) -110 (windows) -110 (minimize) -110 (W\\261W) -110 (when) -110 (WWWW)"
+    ops = f"BT /helv 10 Tf 72 600 Td [{words} -110 (is) -110 (minimal.)] TJ ET"
+    doc.update_stream(page.get_contents()[0], ops.encode())
+    data = bytes(doc.tobytes())
+    (para,) = extract_paragraphs(open_document(data))
+    (source,) = source_glyphs(pymupdf.open(stream=data)[0], "±")
+    ((x0, _, x1, _),) = para.formula_boxes["{v1}"]
+    assert abs(x0 - source.x0) < 0.5 and abs(x1 - source.x1) < 0.5
+    _, out = translate(data, "ko")
+    (copied,) = glyph_boxes(out, "Helvetica", "±")
+    ink = dark_pixels(pymupdf.open(stream=data)[0], source)
+    assert ink > 0 and abs(dark_pixels(out, copied) - ink) <= 0.1 * ink

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pymupdf
 
 from tests.helpers.pdfgen.columns import INTRO, OUTRO, TOP, WIDE
-from tests.helpers.pdfgen.sheet import LEADING, Sheet, read
+from tests.helpers.pdfgen.sheet import LEADING, Sheet, read, words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.flow.passage import passages
@@ -18,8 +18,7 @@ def page_of_lines(lines: list[str], size: float = 10.0) -> bytes:
     """A one-page PDF with ``lines`` set one under the other at body leading, left-aligned."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    for i, text in enumerate(lines):
-        page.insert_text((72, 120 + i * 1.2 * size), text, fontsize=size, fontname="tiro")
+    words_at(page, [(72, 120 + i * 1.2 * size, text, size, "tiro") for i, text in enumerate(lines)])
     return bytes(doc.tobytes())
 
 
@@ -106,9 +105,7 @@ def test_a_line_end_hyphen_is_decided_by_the_words_the_document_prints_whole() -
     ]
     for lines in (first, second):
         page = doc.new_page(width=595, height=842)
-        for i, text in enumerate(lines):
-            if text:
-                page.insert_text((72, 120 + i * 12.0), text, fontsize=10.0, fontname="tiro")
+        words_at(page, [(72, 120 + i * 12.0, t, 10.0, "tiro") for i, t in enumerate(lines) if t])
     texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     (cut,) = [t for t in texts if t.startswith("Faithfulness")]
     assert "by Kryscinski and others" in cut, cut

@@ -162,3 +162,21 @@ def test_a_footnote_formula_is_set_once_at_its_new_place() -> None:
         chr(c[0]) for t in page.get_texttrace() if "Math" in t["font"] for c in t["chars"]
     )
     assert math["Σ"] == 1 and math["⊤"] == 1
+
+
+def test_a_prefixed_logo_is_a_word_not_a_copy() -> None:
+    """ "PDF" before the logo ("PDFLaTeX"): the logo is still the word, translated with its
+    line; before, the small raised "A" was a formula copied as it looks, and with it the
+    "L" it is kerned under, shown cut in two beside the translation.
+    Origin: corpus2 145 p3 (overprint: "LA" over the translation's "P")."""
+    p = _LogoSheet()
+    x = p.put(72, 140, "Documents are set with PDF", 10)
+    p.put(p.logo(x, 140, 10, TIMES), 140, " and they keep their layout when translated.", 10)
+    p.put(72, 152, "The formulas they hold are copied as they look on the page itself.", 10)
+    data = p.done()
+    (para,) = extract_paragraphs(open_document(data))
+    assert "PDFLaTeX" in para.text and not para.formula_boxes
+    out = pymupdf.open(
+        stream=render_mono(open_document(data), [para], {para.id: "번역 PDFLaTeX 문서"}, "ko")
+    )
+    assert _source_glyphs(out[0]) == []

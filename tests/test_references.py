@@ -12,6 +12,7 @@ import pytest
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.layouts import block, line, span
 from tests.helpers.pdfgen.paper import BODY_WORDS, REFERENCE_WORDS, Truth, _Writer
+from tests.helpers.pdfgen.sheet import lines_at, words_at, wrap
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document, extract_paragraphs
@@ -476,18 +477,6 @@ BIO_TAIL = (
 )
 
 
-def wrapped(text: str, width: float, size: float) -> list[str]:
-    """``text`` broken into lines at most ``width`` wide in Times-Roman of ``size``."""
-    lines = [""]
-    for word in text.split():
-        trial = f"{lines[-1]} {word}".strip()
-        if lines[-1] and pymupdf.get_text_length(trial, "Times-Roman", size) > width:
-            lines.append(word)
-        else:
-            lines[-1] = trial
-    return lines
-
-
 def make_biographies_page() -> bytes:
     """Left column: the end of a bibliography set small, its last entry ending in a URL (no
     full stop), then a biography; right column: more biographies in the body size, each beside
@@ -498,28 +487,23 @@ def make_biographies_page() -> bytes:
     photo = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 24, 30), False)
     photo.clear_with(150)
     y = 70.0
-    page.insert_text((50, y), "References", fontname="Times-Bold", fontsize=10)
+    words_at(page, [(50, y, "References", 10, "Times-Bold")])
     y += 16
     for k in range(1, 13):
         entry = entries(k, 1)[0]
         if k == 12:
             entry = [*entry[:1], "URL http://ieeexplore.ieee.org/document/944190/"]
         for i, text in enumerate(entry):
-            page.insert_text((50 if i == 0 else 60, y), text, fontname="Times-Roman", fontsize=8)
+            words_at(page, [(50 if i == 0 else 60, y, text, 8, "Times-Roman")])
             y += 9.5
         y += 1.5
     names = ["Nicolas Roisin", "Thibault Delhaye", "Nicolas Martin", "Jean-Pierre Dubois"]
     spots = [(50.0, y + 20), (305.0, 70.0), (305.0, 290.0), (305.0, 510.0)]
     for name, (x, top) in zip(names, spots, strict=True):
         page.insert_image(pymupdf.Rect(x, top, x + 60, top + 75), pixmap=photo)
-        base = top + 9
-        for text in wrapped(f"{name} {BIO}", 174, 10):
-            page.insert_text((x + 66, base), text, fontname="Times-Roman", fontsize=10)
-            base += 12
+        base = lines_at(page, x + 66, top + 9, wrap(f"{name} {BIO}", 174), 10, "Times-Roman")
         base = max(base, top + 75 + 12)
-        for text in wrapped(BIO_TAIL, 240, 10):
-            page.insert_text((x, base), text, fontname="Times-Roman", fontsize=10)
-            base += 12
+        lines_at(page, x, base, wrap(BIO_TAIL, 240), 10, "Times-Roman")
     data: bytes = doc.tobytes()
     doc.close()
     return data
@@ -550,27 +534,21 @@ def test_the_papers_own_citation_under_its_label_is_not_sent() -> None:
     reference."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    y = 80.0
-    for text in (
+    intro = (
         "When reading a scholarly article, inline citations help researchers put the current",
         "paper in context and find relevant prior work; we study how readers can be helped.",
-    ):
-        page.insert_text((54, y), text, fontname="tiro", fontsize=9)
-        y += 11.0
-    page.insert_text((54, y + 14), "ACM Reference Format:", fontname="tibo", fontsize=8)
-    y += 25.0
-    for text in (
+    )
+    y = lines_at(page, 54, 80.0, intro, 9, pitch=11.0)
+    words_at(page, [(54, y + 14, "ACM Reference Format:", 8, "tibo")])
+    citation = (
         "Joseph Chee Chang, Amy X. Zhang, Jonathan Bragg, Andrew Head, Kyle Lo, Doug",
         "Downey, and Daniel S. Weld. 2023. CiteSee: Augmenting Citations in Scientific",
         "Papers. In Proceedings of the 2023 CHI Conference on Human Factors in Computing",
         "Systems (CHI '23), April 23-28, 2023, Hamburg, Germany. ACM, 15 pages.",
-    ):
-        page.insert_text((54, y), text, fontname="tiro", fontsize=8)
-        y += 10.0
-    page.insert_text((54, y + 20), "1 INTRODUCTION", fontname="tibo", fontsize=10)
-    page.insert_text(
-        (54, y + 36), "Science builds on the past work of others, and so do we.", fontsize=9
     )
+    y = lines_at(page, 54, y + 25.0, citation, 8, pitch=10.0)
+    opening = "Science builds on the past work of others, and so do we."
+    words_at(page, [(54, y + 20, "1 INTRODUCTION", 10, "tibo"), (54, y + 36, opening, 9, "helv")])
     sent = [p.text for p in extract_paragraphs(open_document(doc.tobytes()))]
     assert "ACM Reference Format:" in sent, sent
     assert not [t for t in sent if "CiteSee" in t or "Jonathan Bragg" in t], sent

@@ -7,6 +7,7 @@ import random
 
 import pymupdf
 
+from tests.helpers.pdfgen.sheet import lines_at, words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
 from translation.read.segmentation import Segmentation
@@ -38,26 +39,24 @@ def entry(number: int) -> tuple[str, ...]:
 
 def new_page(doc: pymupdf.Document) -> pymupdf.Page:
     page = doc.new_page(width=595, height=842)
-    page.insert_text((230, 40), "Journal of Synthetic Physics 2024", fontname="tiro", fontsize=8)
-    page.insert_text((295, 805), str(doc.page_count), fontname="tiro", fontsize=9)
+    head = (230, 40, "Journal of Synthetic Physics 2024", 8, "tiro")
+    words_at(page, [head, (295, 805, str(doc.page_count), 9, "tiro")])
     return page
 
 
 def prose(page: pymupdf.Page, y: float, paragraphs: int) -> float:
     for _ in range(paragraphs):
-        for line in PROSE:
-            page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-            y += 12.5
-        y += 8
+        y = lines_at(page, 72, y, PROSE, 10, pitch=12.5) + 8
     return y
 
 
 def entries(page: pymupdf.Page, y: float, first: int, last: int) -> float:
     for number in range(first, last + 1):
-        for i, line in enumerate(entry(number)):
-            page.insert_text((72 + 14 * (i > 0), y), line, fontname="tiro", fontsize=9)
-            y += 11
-        y += 2
+        lines = entry(number)
+        words_at(
+            page, [(72 + 14 * (i > 0), y + 11 * i, line, 9, "tiro") for i, line in enumerate(lines)]
+        )
+        y += 11 * len(lines) + 2
     return y
 
 
@@ -73,7 +72,7 @@ def test_a_bibliography_continued_on_the_next_pages_is_kept_on_every_page() -> N
     doc = pymupdf.open()
     page = new_page(doc)
     y = prose(page, 90, 4)
-    page.insert_text((72, y + 10), "References", fontname="tibo", fontsize=11)
+    words_at(page, [(72, y + 10, "References", 11, "tibo")])
     entries(page, y + 30, 1, 26)
     entries(new_page(doc), 90, 27, 70)
     entries(new_page(doc), 90, 71, 80)
@@ -104,7 +103,7 @@ def test_a_numbered_list_of_the_body_without_authors_is_translated() -> None:
         for n in range(1, 8)
     ]
     for step in steps:
-        page.insert_text((72, y), step, fontname="tiro", fontsize=10)
+        words_at(page, [(72, y, step, 10, "tiro")])
         y += 14
     found = read(doc)
     assert found.reference_pages == ()
@@ -115,7 +114,7 @@ def test_a_reference_list_broken_by_annotations_is_kept_and_so_are_the_notes() -
     doc = pymupdf.open()
     page = new_page(doc)
     y = prose(page, 90, 4)
-    page.insert_text((72, y + 10), "References", fontname="tibo", fontsize=11)
+    words_at(page, [(72, y + 10, "References", 11, "tibo")])
     top = y + 30
     entries(page, top, 1, 20)
     question = "is this the published version of the paper or only a preprint of it?"

@@ -12,7 +12,7 @@ import pytest
 from tests.helpers.cli import env as env
 from tests.helpers.cli import fake_vllm as fake_vllm
 from tests.helpers.cli import run_cli
-from tests.helpers.pdfgen.textbox import PARAGRAPHS
+from tests.helpers.pdfgen.textbox import PARAGRAPHS, small_paper
 from tests.helpers.server import RunningServer, plugin_body
 from tests.helpers.server import fake_llm_fixture as fake_llm_fixture
 from tests.helpers.server import srv_fixture as srv_fixture
@@ -29,22 +29,10 @@ ENTRIES = [
 ]
 
 
-def make_paper(path: Path) -> Path:
-    """Two pages: body paragraphs, then a bibliography of four author-year entries."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    y = 90.0
-    for text in PARAGRAPHS:
-        page.insert_textbox(pymupdf.Rect(72, y, 523, y + 70), text, fontsize=11)
-        y += 90
-    page = doc.new_page()
-    page.insert_text((72, 100), "References", fontsize=12, fontname="hebo")
-    y = 130.0
-    for entry in ENTRIES:
-        page.insert_textbox(pymupdf.Rect(72, y, 523, y + 40), entry, fontsize=10)
-        y += 40
-    doc.save(path)
-    doc.close()
+def bibliography_paper(path: Path) -> Path:
+    """Two pages written to ``path``: body paragraphs, then a bibliography of four author-year
+    entries."""
+    path.write_bytes(small_paper(paragraphs=PARAGRAPHS, references=ENTRIES))
     return path
 
 
@@ -84,7 +72,7 @@ def test_corpus_bibliographies_are_still_kept(corpus_dir: Path, name: str) -> No
 
 @pytest.mark.slow
 def test_cli_summary_names_the_pages_kept(tmp_path: Path, env: dict[str, str]) -> None:
-    paper = make_paper(tmp_path / "paper.pdf")
+    paper = bibliography_paper(tmp_path / "paper.pdf")
     result = run_cli(["translate", str(paper), "--no-dual"], env, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "references kept as they are: page 2" in result.stderr
@@ -102,7 +90,7 @@ def test_cli_summary_names_the_pages_kept(tmp_path: Path, env: dict[str, str]) -
 
 
 def test_the_jobs_final_message_names_the_pages_kept(srv: RunningServer, tmp_path: Path) -> None:
-    pdf = make_paper(tmp_path / "paper.pdf").read_bytes()
+    pdf = bibliography_paper(tmp_path / "paper.pdf").read_bytes()
     body = plugin_body(pdf, "paper.pdf", asyncJob=True, dual="false")
     with srv.client(headers={"X-PDF2zh-Protocol": "accepted"}) as client:
         answer = client.post("/translate", json=body)

@@ -120,6 +120,33 @@ def test_a_latin_name_opens_a_chinese_or_japanese_sentence() -> None:
     assert flags("maries are not reproducible across studies at all here.", language="zh").broken
 
 
+def test_a_latin_name_opens_a_korean_sentence_its_particle_glued_to_it() -> None:
+    """Origin: 146_ko p2 ("pmhanguljamo.sty는 “Poorman’s Hangul Jamo Input Method”에서 ..."),
+    p12 ("ko.TEX 패키지와 함께 쓸 때와 ..."): a name in lower case, a Korean particle glued
+    to it, opens the sentence."""
+    text = "pmhanguljamo.sty는 “Poorman’s Hangul Jamo Input Method”에서 따온 이름이다."
+    assert not flags(text, language="ko").starts_inside
+    assert not flags(
+        "ko.TEX 패키지와 함께 쓸 때와 그렇지 않을 때를 나누어서 보이겠다.", "", "ko"
+    ).broken
+    assert flags("maries are not reproducible across studies at all here.", language="ko").broken
+
+
+def test_a_korean_nominal_ending_ends_a_sentence() -> None:
+    """Origin: 09_ko p1-p4, footnotes in the noun style of a report ("...신체에 입은 상해를
+    상해로 정의함", "...통계청에서 작성함"): whole sentences on no stop; a line cut in the
+    middle of a word or after a particle still ends inside one."""
+    assert not flags(
+        "보험기간 중에 발생한 급격하고도 우연한 외래의 사고를 상해로 정의함"
+    ).ends_inside
+    assert not flags("다수의 피보험자가 같은 보험종류를 동시에 계약했을 때를 의미함").ends_inside
+    assert not flags("손실규모를 측정하기 어려운 자연재해 리스크를 보상하는 보험임").ends_inside
+    assert flags(
+        "각종 사이버위협에 대한 하나의 기법 또는 알고리즘이 아닌, 최적화된 알고리즘과 기"
+    ).ends_inside
+    assert flags("인간이 폭정과 억압에 대항하는 마지막 수단으로서 반란을 일으키도록 강").ends_inside
+
+
 @pytest.mark.corpus
 def test_a_japanese_definition_list_is_sent_entry_by_entry_each_whole() -> None:
     """Origin: 141_ja p7 (BibTeX's entry types): each entry, its bold term first, is one
@@ -134,3 +161,11 @@ def test_a_japanese_definition_list_is_sent_entry_by_entry_each_whole() -> None:
     assert terms[:5] == ["article", "book", "booklet", "conference", "inbook"]
     assert all(t.rstrip().endswith((".", "．", "：")) for t in entries)
     assert not any(flags(t, language="ja").broken for t in entries)
+
+
+def test_a_labelled_list_ends_with_its_last_item() -> None:
+    """Origin: corpus2 112's keywords line, sent once the reader no longer took it for names."""
+    keywords = "<b>Keywords:</b> Answer Validation, Recognizing Textual Entailment, Synthesis"
+    assert not flags(keywords).ends_inside
+    run_in = "<b>Method:</b> we validate each answer against the passage it was drawn from and"
+    assert flags(run_in).ends_inside

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pymupdf
 import pytest
 
 from common.errors import InputError
 from tests.helpers.pdfgen.layouts import H, W, block, line, page, span, text_block
+from tests.helpers.pdfgen.sheet import Sheet, read
 from translation.read.segment import (
     PLACEHOLDER_RE,
     Line,
@@ -139,6 +141,28 @@ def test_two_columns_read_left_then_right_after_a_spanning_title() -> None:
     got = texts(segment([layout]))
     assert got[0].startswith("A Title")
     assert got[1].startswith("Left column") and got[2].startswith("Right column")
+
+
+def test_a_spanning_paragraph_indented_keeps_its_last_line_above_two_columns() -> None:
+    """Origin: 136_zh p1: a paragraph across the page, its first line indented two characters,
+    its last line short and back at the edge, then text in two columns: the last line was read
+    as the left column's, the paragraph cut after "这份常见问"."""
+    chinese = pymupdf.Font("china-s")
+    sheet = Sheet()
+    first = (
+        "本文的大部分内容都来自于论坛上的讨论。版本号为零点四，一共收录有八十九个问题。这份常见问"
+    )
+    last = "题集会不断更新，请到网站的主页下载它的最新版本。"
+    sheet.put(92, 200, first, 10, chinese)
+    sheet.put(72, 215, last, 10, chinese)
+    left, right = (
+        "左栏的正文在这里继续排版，每行只占半个版面。",
+        "右栏的正文也这样排版，与左栏并排。",
+    )
+    for i in range(8):
+        sheet.put(72, 245 + 15 * i, left, 10, chinese)
+        sheet.put(320, 245 + 15 * i, right, 10, chinese)
+    assert read(sheet.done())[0].text == first + last
 
 
 def test_hyphenated_line_breaks_are_joined_but_compounds_keep_their_hyphen() -> None:

@@ -10,6 +10,7 @@ from functools import cache
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.pdfgen.sheet import lines_at, words_at
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -54,30 +55,24 @@ def cjk_page(body_font: str, body: tuple[str, ...], heads: list[str], captions: 
     page.insert_font(fontname="gothic", fontbuffer=fixed_pitch_cjk())
     y = 90.0
     for head in heads:
-        page.insert_text((72, y), head, fontname="gothic", fontsize=11)
-        y += 20
-        for line in body:
-            page.insert_text((72, y), line, fontname=body_font, fontsize=10)
-            y += 14
-        y += 8
+        words_at(page, [(72, y, head, 11, "gothic")])
+        y = lines_at(page, 72, y + 20, body, 10, body_font, pitch=14) + 8
     table_caption, figure_caption = captions
-    page.insert_text((200, y), table_caption, fontname="gothic", fontsize=9)
+    words_at(page, [(200, y, table_caption, 9, "gothic")])
     y += 8
     page.draw_line((200, y), (420, y))
     y += 13
     for cells in (("A", "81.2", "79.4"), ("B", "85.3", "83.1"), ("C", "87.1", "84.9")):
         for x, cell in zip((205, 290, 360), cells, strict=True):
-            page.insert_text((x, y), cell, fontname="helv", fontsize=9)
+            words_at(page, [(x, y, cell, 9, "helv")])
         y += 13
     page.draw_line((200, y - 8), (420, y - 8))
     y += 10
     page.draw_rect((200, y, 400, y + 80), color=(0, 0, 0), fill=(0.8, 0.8, 0.9))
     y += 95
-    page.insert_text((200, y), figure_caption, fontname="gothic", fontsize=9)
+    words_at(page, [(200, y, figure_caption, 9, "gothic")])
     y += 20
-    for line in body:
-        page.insert_text((72, y), line, fontname=body_font, fontsize=10)
-        y += 14
+    y = lines_at(page, 72, y, body, 10, body_font, pitch=14)
     return bytes(doc.tobytes())
 
 
@@ -117,18 +112,16 @@ def test_a_title_repeated_in_the_running_head_is_sent_as_the_title_on_page_one()
         page = doc.new_page(width=595, height=842)
         if number == 0:
             width = pymupdf.get_text_length(title, "tibo", 16)
-            page.insert_text(((595 - width) / 2, 80), title, fontname="tibo", fontsize=16)
+            words_at(page, [((595 - width) / 2, 80, title, 16, "tibo")])
             y = 130.0
         else:  # the running head: the title again, small and in italics
             width = pymupdf.get_text_length(title, "tiit", 8)
-            page.insert_text(((595 - width) / 2, 40), title, fontname="tiit", fontsize=8)
+            words_at(page, [((595 - width) / 2, 40, title, 8, "tiit")])
             y = 90.0
         for _ in range(4):
-            for line in lines:
-                page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-                y += 12.5
+            y = lines_at(page, 72, y, lines, 10, pitch=12.5)
             y += 8
-        page.insert_text((290, 805), str(number + 1), fontname="tiro", fontsize=9)
+        words_at(page, [(290, 805, str(number + 1), 9, "tiro")])
     paragraphs = read(bytes(doc.tobytes()))
     titles = [p for p in paragraphs if p.text == title]
     assert [(p.page, p.kind) for p in titles] == [(0, ParagraphKind.HEADING)]
@@ -140,9 +133,7 @@ def _body(page: pymupdf.Page, x: float) -> None:
     page are running heads (the same text on every page would be one)."""
     y = 140.0
     for _ in range(4):
-        for line in PROSE:
-            page.insert_text((x, y), line, fontname="tiro", fontsize=10)
-            y += 12.5
+        y = lines_at(page, x, y, PROSE, 10, pitch=12.5)
         y += 8
 
 
@@ -155,11 +146,16 @@ def test_a_running_heads_last_line_beside_the_page_number_is_not_sent() -> None:
     for number in range(8):
         page = doc.new_page(width=612, height=792)
         if number % 2:
-            page.insert_text((73, 75), head, fontname="tiro", fontsize=9)
-            page.insert_text((73, 86), "Processing", fontname="tiro", fontsize=9)
-            page.insert_text((498, 86), str(number + 1), fontname="tiro", fontsize=9)
+            words_at(
+                page,
+                [
+                    (73, 75, head, 9, "tiro"),
+                    (73, 86, "Processing", 9, "tiro"),
+                    (498, 86, str(number + 1), 9, "tiro"),
+                ],
+            )
         else:
-            page.insert_text((110, 79), str(number + 1), fontname="tiro", fontsize=9)
+            words_at(page, [(110, 79, str(number + 1), 9, "tiro")])
         _body(page, 73.0)
     sent = [p.text for p in read(bytes(doc.tobytes()))]
     assert not [t for t in sent if "Processing" in t or "Healthcare" in t], sent
@@ -175,16 +171,18 @@ def test_a_running_head_cut_in_two_at_its_gap_is_not_sent() -> None:
         page = doc.new_page(width=612, height=792)
         venue = "CHI '23, April 23-28, 2023, Hamburg, Germany"
         other = "Chang et al." if number % 2 else "CiteSee: Augmenting Citations in Papers"
-        page.insert_text((54, 68), venue if number % 2 else other, fontname="tiro", fontsize=7)
+        words_at(page, [(54, 68, venue if number % 2 else other, 7, "tiro")])
         right = other if number % 2 else venue
         x = 558 - pymupdf.get_text_length(right, "tiro", 7)
-        page.insert_text((x, 68), right, fontname="tiro", fontsize=7)
+        words_at(page, [(x, 68, right, 7, "tiro")])
         if number == 5:  # a table at the page's head, under the running head
             for k, (name, count) in enumerate(
                 (("Action", "Count"), ("Opens", "12"), ("Saves", "7"))
             ):
-                page.insert_text((430, 90 + 11 * k), name, fontname="tiro", fontsize=8)
-                page.insert_text((520, 90 + 11 * k), count, fontname="tiro", fontsize=8)
+                words_at(
+                    page,
+                    [(430, 90 + 11 * k, name, 8, "tiro"), (520, 90 + 11 * k, count, 8, "tiro")],
+                )
         _body(page, 54.0)
     sent = [p.text for p in read(bytes(doc.tobytes()))]
     assert not [t for t in sent if "Chang et al." in t or "Hamburg" in t or "CiteSee" in t], sent
@@ -203,9 +201,7 @@ def test_a_free_text_note_is_left_as_it_is_and_never_overprinted() -> None:
     page = doc.new_page(width=595, height=842)
     y = 90.0
     for _ in range(4):
-        for line in PROSE:
-            page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-            y += 12.5
+        y = lines_at(page, 72, y, PROSE, 10, pitch=12.5)
         y += 8
     note = "Reviewer note: this claim needs a citation here"
     box = pymupdf.Rect(430, 95, 570, 140)
@@ -234,17 +230,14 @@ def test_a_word_comment_balloon_is_left_as_it_is_and_never_overprinted() -> None
     page = doc.new_page(width=595, height=842)
     y = 90.0
     for _ in range(2):
-        for line in PROSE:
-            page.insert_text((60, y), line, fontname="tiro", fontsize=10)
-            y += 12.5
+        y = lines_at(page, 60, y, PROSE, 10, pitch=12.5)
         y += 8
     short = "The results of the study are shown in the next section."
-    page.insert_text((60, y), short, fontname="tiro", fontsize=10)
+    words_at(page, [(60, y, short, 10, "tiro")])
     balloon = pymupdf.Rect(440, y - 12, 580, y + 14)
     page.draw_rect(balloon, color=(0.8, 0.2, 0.2), fill=(1, 0.9, 0.9), width=0.5)
     comment = ("Comment [AB1]: which section?", "Please give its number here.")
-    page.insert_text((444, y - 3), comment[0], fontname="helv", fontsize=7)
-    page.insert_text((444, y + 7), comment[1], fontname="helv", fontsize=7)
+    words_at(page, [(444, y - 3, comment[0], 7, "helv"), (444, y + 7, comment[1], 7, "helv")])
     page.draw_line((330, y + 2), (440, y - 8), color=(0.8, 0.2, 0.2), dashes="[1 1] 0")
     data = bytes(doc.tobytes())
     paragraphs = read(data)
@@ -265,18 +258,42 @@ def test_a_note_of_whom_to_write_to_keeps_its_names() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     y = 100.0
-    for line in PROSE:
-        page.insert_text((72, y), line, fontname="tiro", fontsize=10)
-        y += 12.5
+    y = lines_at(page, 72, y, PROSE, 10, pitch=12.5)
     page.draw_line((72, 700), (200, 700), width=0.4)
     note = "Correspondence to: Jishnu Ray Chowdhury, Yong Zhuang, Shuyi Wang."
-    page.insert_text((72, 712), note, fontname="tiro", fontsize=8)
-    page.insert_text((72, 724), "Note: the data are public and free to use.", fontsize=8)
-    page.insert_text(
-        (72, 680),
-        "Authors' addresses: Tal August, University of Washington, Seattle, USA.",
-        fontsize=7,
-    )
+    addresses = "Authors' addresses: Tal August, University of Washington, Seattle, USA."
+    public = "Note: the data are public and free to use."
+    notes = [
+        (72, 712, note, 8, "tiro"),
+        (72, 724, public, 8, "helv"),
+        (72, 680, addresses, 7, "helv"),
+    ]
+    words_at(page, notes)
     sent = [p.text for p in read(bytes(doc.tobytes()))]
     assert not [t for t in sent if "Chowdhury" in t or "Tal August" in t], sent
     assert any("data are public" in t for t in sent), sent
+
+
+def test_a_labelled_list_of_words_the_paper_uses_is_sent_as_keywords() -> None:
+    """A label's title-case list whose words the paper prints in lower case is keywords, not
+    names: sent. The names of a correspondence note still are not. Origin: corpus2 112's
+    "Keywords: Answer Validation, Recognizing Textual Entailment, ..." and 118's "Chapter 4:
+    Hardware Dependencies (And Other Complications)" were kept as author names."""
+    body = (
+        "We study answer validation as a case of recognizing textual entailment, where the",
+        "information synthesis of several answers helps; the hardware dependencies of the",
+        "system and its other complications are left to the appendix of this short report.",
+    )
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    keywords = "Keywords: Answer Validation, Recognizing Textual Entailment, Information Synthesis"
+    chapter = "Chapter 4: Hardware Dependencies, Other Complications"
+    note = "Correspondence to: Jishnu Ray Chowdhury, Yong Zhuang, Shuyi Wang."
+    words_at(page, [(72, 90, keywords, 10, "tiro"), (72, 120, chapter, 10, "tiro")])
+    lines_at(page, 72, 160, body * 3, 10, pitch=12.5)
+    page.draw_line((72, 700), (200, 700), width=0.4)
+    words_at(page, [(72, 712, note, 8, "tiro")])
+    sent = [p.text for p in read(bytes(doc.tobytes()))]
+    assert any("Answer Validation, Recognizing Textual Entailment" in t for t in sent), sent
+    assert any("Hardware Dependencies" in t for t in sent), sent
+    assert not [t for t in sent if "Chowdhury" in t], sent

@@ -18,8 +18,9 @@ from tests.conftest import CorpusCut
 from tests.helpers.pdfgen.typeset import kept_as_printed
 from tests.helpers.server import fake_llm_fixture, plugin_body, run_app
 from tests.helpers.vllm import FakeVLLMProcess
-from translation.read.document import TEXT_FLAGS, open_document
+from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
+from translation.read.pages.page_space import TEXT_FLAGS
 
 __all__ = ["fake_llm_fixture"]
 

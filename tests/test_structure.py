@@ -13,10 +13,13 @@ import pytest
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.layouts import H, block, line, page, span, text_block
+from tests.helpers.pdfgen.sheet import words_at
+from translation.pdf import render_mono
 from translation.read.blocks.front_matter import looks_like_names, name_with_affiliation
 from translation.read.blocks.roles import list_label
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
+from translation.read.flow.passage import passages, translated
 from translation.read.layout import Block
 from translation.read.math.formulas import protect, restore
 from translation.read.math.notation import only_citation, only_notation
@@ -200,6 +203,42 @@ def test_footnotes_running_into_the_footer_band_are_sent() -> None:
     assert [p.label for p in notes_got] == ["① ", "② "]
     assert notes_got[1].text.endswith("并给出了参考链接。")
     assert all("7" != p.text for p in got)  # the page number is still no paragraph
+
+
+def test_body_lines_running_into_the_footer_band_stay_with_their_column() -> None:
+    """A column whose text runs two lines into the bottom 8 % (where feet live), the last of
+    them a new sentence: both lines are read with the column, while a foot repeated on every
+    page is still no text. Origin: corpus2 104 (IEEE, 1997), every column's last two lines
+    were taken for a foot and never sent."""
+    band = H - 0.08 * H
+    subjects = ("server", "scheduler", "controller")  # each page's column says its own words
+
+    def column(subject: str) -> list[str]:
+        return [
+            f"The {subject} reads each block of the stream in one round, and",
+            "the rounds follow one another without a gap between them so",
+            f"that the disk is never idle while the {subject} waits for data.",
+            f"Otherwise the {subject}'s read rate bounds the users it serves.",
+        ]
+
+    rows = len(FILLER) * 20 + len(column(""))
+    top = band + 3.5 * 12 - rows * 12  # the last two rows stand inside the band
+    pages = [
+        page(
+            index,
+            text_block(FILLER * 20 + column(subject), 60, top),
+            text_block(["Proceedings of the Workshop on Test Pages"], 60, H - 24, 8),
+            text_block([str(index + 1)], 295, H - 12, 8),
+        )
+        for index, subject in enumerate(subjects)
+    ]
+    texts = [p.text for p in segment(pages)]
+    for subject in subjects:
+        ends = [t for t in texts if f"the {subject} waits for data." in t]
+        assert len(ends) == 1 and ends[0].endswith(
+            f"the {subject}'s read rate bounds the users it serves."
+        )
+    assert not any("Proceedings" in t for t in texts)
 
 
 # --- headings, captions, run-in headings ----------------------------------------------------
@@ -450,8 +489,13 @@ def test_a_chinese_paragraph_s_short_last_line_below_its_indent_is_its_own() -> 
     pg = doc.new_page(width=595, height=842)
     size, left, y = 10.0, 72.0, 100.0
     for first, tail in zip(ZH_TWO_LINES, ZH_TAILS, strict=True):
-        pg.insert_text((left + 2 * size + 0.05, y), first, fontname="china-s", fontsize=size)
-        pg.insert_text((left, y + 15), tail, fontname="china-s", fontsize=size)
+        words_at(
+            pg,
+            [
+                (left + 2 * size + 0.05, y, first, size, "china-s"),
+                (left, y + 15, tail, size, "china-s"),
+            ],
+        )
         y += 31
     paras = extract_paragraphs(open_document(doc.tobytes()))
     assert [p.text for p in paras] == [a + b for a, b in zip(ZH_TWO_LINES, ZH_TAILS, strict=True)]
@@ -525,14 +569,14 @@ def chinese_pdf() -> bytes:
     other = [(ZH_OTHER * 20)[i : i + per_line] for i in range(0, 420, per_line)]
     for number in (1, 2):
         pg = doc.new_page(width=595, height=842)
-        pg.insert_text((left, 50), "中文学报 第十二卷", fontname="china-s", fontsize=9)
-        pg.insert_text((290, 820), str(number), fontname="china-s", fontsize=9)
+        words_at(
+            pg,
+            [(left, 50, "中文学报 第十二卷", 9, "china-s"), (290, 820, str(number), 9, "china-s")],
+        )
     one, two = doc[0], doc[1]
     y = 100.0
     for k, row in enumerate(lines[:40]):
-        one.insert_text(
-            (left + (2 * size if k == 0 else 0), y), row, fontname="china-s", fontsize=size
-        )
+        words_at(one, [(left + (2 * size if k == 0 else 0), y, row, size, "china-s")])
         y += lead
     notes = [
         "①这是第一个脚注，说明了实验中使用的数据集来源。",
@@ -541,14 +585,12 @@ def chinese_pdf() -> bytes:
         "③这是第三个脚注。",
     ]
     for i, note in enumerate(notes):
-        one.insert_text((left, 745 + 12 * i), note, fontname="china-s", fontsize=8)
+        words_at(one, [(left, 745 + 12 * i, note, 8, "china-s")])
     assert not lines[39].endswith("。")  # the paragraph goes on to the next page
-    two.insert_text((left, 80), "方法优于基线系统。", fontname="china-s", fontsize=size)
+    words_at(two, [(left, 80, "方法优于基线系统。", size, "china-s")])
     y = 110.0
     for k, row in enumerate(other):
-        two.insert_text(
-            (left + (2 * size if k == 0 else 0), y), row, fontname="china-s", fontsize=size
-        )
+        words_at(two, [(left + (2 * size if k == 0 else 0), y, row, size, "china-s")])
         y += lead
     data: bytes = doc.tobytes()
     return data
@@ -624,11 +666,12 @@ def test_tex_accents_set_before_their_letters_make_one_letter() -> None:
     pieces and came back as two words."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_text(
-        (72, 100), "The corpus of Saier and F¨arber (2019) is used by Universit´e", fontsize=10
+    words_at(
+        page,
+        [(72, 100, "The corpus of Saier and F¨arber (2019) is used by Universit´e", 10, "helv")],
     )
-    page.insert_text(
-        (72, 113), "de Lyon and by ´Ecole Normale in their work on citations.", fontsize=10
+    words_at(
+        page, [(72, 113, "de Lyon and by ´Ecole Normale in their work on citations.", 10, "helv")]
     )
     (para,) = extract_paragraphs(open_document(doc.tobytes()))
     assert "Färber" in para.text and "Université" in para.text and "École" in para.text, para.text
@@ -645,3 +688,71 @@ def test_a_cell_of_citations_or_a_named_resource_with_its_citation_is_not_sent()
     assert not only_citation("Sentence classification (Smith et al., 2020)")
     assert not only_citation("LED-4096")
     assert not only_citation("Results on the test set")
+
+
+def test_a_contents_list_sends_each_entry_alone_without_its_leader_and_page() -> None:
+    """Origin: 148 p2 (a contents page: "1.1 Security fundamentals. . . . . 2", the entries
+    run together into one request per chapter, ending on a page number). Each entry is its
+    own request, its text alone; the leader and the page number are kept as printed and
+    stand on the translated page after the entry's translation."""
+    entries = [
+        ("Notices", "vii"),
+        ("Preface", "xi"),
+        ("Chapter 1. Securing the data", "1"),
+        ("1.1 Security fundamentals", "2"),
+        ("1.2 Current state of security", "2"),
+        ("1.3 Security controls in the database", "3"),
+        ("Chapter 2. Roles and separation of duties", "7"),
+        ("2.1 Roles", "8"),
+    ]
+    doc = pymupdf.open()
+    pdf_page = doc.new_page(width=595, height=842)
+    words_at(pdf_page, [(72, 90, "Contents", 20, "tibo")])
+    for k, (title, number) in enumerate(entries):
+        y = 130 + 13 * k
+        dots = "."
+        while pymupdf.get_text_length(f"{title} {dots} .", "tiro", 10) < 440:
+            dots += " ."
+        words_at(pdf_page, [(72, y, f"{title} {dots} {number}", 10, "tiro")])
+    data = bytes(doc.tobytes())
+    paragraphs = extract_paragraphs(open_document(data))
+    sent = [without_tags(p.text) for p in passages(paragraphs) if p.text != "Contents"]
+    assert [s.split("{")[0].strip() for s in sent] == [t for t, _ in entries], sent
+    assert not [s for s in sent if ". ." in s], sent
+    # An entry names a section, as its heading does: a title, not a fragment of prose.
+    assert {p.kind for p in paragraphs} == {ParagraphKind.HEADING}
+    texts = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    out = pymupdf.open(stream=render_mono(open_document(data), paragraphs, texts, "ko"))[0]
+    lines = [" ".join(ln.split()) for ln in out.get_text().splitlines() if ln.strip()]
+    ends = [ln.rsplit(" ", 1)[-1] for ln in lines if ". . ." in ln]
+    assert ends == [number for _, number in entries], lines
+    assert not [ln for ln in lines if "Security fundamentals" in ln], lines  # translated
+
+
+def test_a_contents_entry_wrapped_into_the_next_column_is_one_request() -> None:
+    """Origin: 131 p11 (a two-column change history indexed like a contents list): an entry
+    whose first line ends the left column goes on at the right column's head, where its
+    leader and page number end it; each entry is one request, and the entry after it is
+    a request of its own."""
+    doc = pymupdf.open()
+    pdf_page = doc.new_page(width=595, height=842)
+
+    def entry(x: float, y: float, text: str, number: str) -> None:
+        dots = "."
+        while pymupdf.get_text_length(f"{text} {dots} .", "tiro", 9) < 180:
+            dots += " ."
+        words_at(pdf_page, [(x, y, f"{text} {dots} {number}", 9, "tiro")])
+
+    y = 100.0
+    for k in range(20):
+        entry(60, y, f"General: option number {k + 1} added", str(k + 2))
+        y += 11
+    words_at(pdf_page, [(60, y, "General: the heights of capitals changed from", 9, "helv")])
+    entry(320, 100, "the old values to the new ones", "8")
+    entry(320, 111, "General: new customisable string", "3")
+    paragraphs = extract_paragraphs(open_document(bytes(doc.tobytes())))
+    sent = [without_tags(p.text).split("{")[0].strip() for p in passages(paragraphs)]
+    wrapped = "General: the heights of capitals changed from the old values to the new ones"
+    assert wrapped in sent, sent
+    assert "General: new customisable string" in sent, sent
+    assert len(sent) == 22, sent

@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, TIMES_ITALIC, Sheet
+from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, TIMES_ITALIC, Sheet, words_at
 from tests.helpers.pdfgen.typeset import paper_bytes as _paper
 from tests.helpers.pdfgen.typeset import placed_glyphs
 from tests.helpers.pdfgen.typeset import render_page as _render
@@ -259,7 +259,7 @@ def test_markup_annotations_move_with_their_text_or_go() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=400, height=200)
     text = "Results improved in 2020 compared with earlier systems overall."
-    page.insert_text((40, 60), text, fontname="tiro", fontsize=10)
+    words_at(page, [(40, 60, text, 10, "tiro")])
     year = page.search_for("2020")[0]
     page.add_underline_annot(year)
     page.add_highlight_annot(page.search_for("earlier")[0])

@@ -12,6 +12,7 @@ import functools
 import pymupdf
 
 from tests.fakes.pseudo import pseudo_translate, pseudo_words
+from tests.helpers.pdfgen.sheet import words_at
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -24,7 +25,7 @@ _FILLER = "and report the mean of five runs on every corpus we tried."
 def _put(page: pymupdf.Page, y: float, parts: list[tuple[str, str]]) -> None:
     x = 72.0
     for text, font in parts:
-        page.insert_text((x, y), text, fontname=font, fontsize=10.0)
+        words_at(page, [(x, y, text, 10.0, font)])
         x += pymupdf.get_text_length(text, fontname=font, fontsize=10.0)
 
 
@@ -133,7 +134,7 @@ def _two_columns() -> bytes:
     for number, parts in enumerate(left):
         _put(page, 100.0 + 13.0 * number, parts)
     for number in range(3):
-        page.insert_text((340, 100.0 + 13.0 * number), _FILLER[:32], fontname="helv", fontsize=10)
+        words_at(page, [(340, 100.0 + 13.0 * number, _FILLER[:32], 10, "helv")])
     data: bytes = doc.tobytes()
     return data
 

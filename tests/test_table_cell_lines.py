@@ -9,7 +9,7 @@ import pymupdf
 from tests.helpers.pdfgen.columns import INTRO, OUTRO, RIGHT, TOP
 from tests.helpers.pdfgen.layouts import cell_row, lines_block
 from tests.helpers.pdfgen.layouts import page as layout_page
-from tests.helpers.pdfgen.sheet import LEADING, SIZE, TIMES, put_runs, read_doc, wrap
+from tests.helpers.pdfgen.sheet import LEADING, SIZE, TIMES, put_runs, read_doc, words_at, wrap
 from translation.read.layout import Line
 from translation.read.segment import segment
 from translation.read.style.style_marks import without_tags
@@ -289,27 +289,27 @@ def test_a_quoted_title_wrapped_in_title_case_is_one_cell() -> None:
     page = doc.new_page(width=595, height=842)
     page.insert_font(fontname="serif", fontbuffer=TIMES.buffer)  # with its curly quotes
     for k, text in enumerate(wrap(f"{INTRO} {OUTRO}", RIGHT[1] - RIGHT[0])):
-        page.insert_text((RIGHT[0], TOP + k * LEADING), text, fontsize=SIZE, fontname="serif")
+        words_at(page, [(RIGHT[0], TOP + k * LEADING, text, SIZE, "serif")])
     page.draw_line((310, 270), (530, 270))
     base = 282.0
     for category, title in rows:
         if not title:
             page.draw_line((310, base - 12), (530, base - 12))
-        page.insert_text((318.4, base), category, fontsize=9.0, fontname="serif")
+        words_at(page, [(318.4, base, category, 9.0, "serif")])
         for k, text in enumerate(title):
             words = text.split()
             if k == 0 and len(title) > 1:  # justified to the cell's right edge, as in the PDF
                 room = 514.4 - 358.5 - sum(TIMES.text_length(w, 9.0) for w in words)
                 gap, x = room / (len(words) - 1), 358.5
                 for word in words:
-                    page.insert_text((x, base), word, fontsize=9.0, fontname="serif")
+                    words_at(page, [(x, base, word, 9.0, "serif")])
                     x += TIMES.text_length(word, 9.0) + gap
             else:
-                page.insert_text((358.5, base + 10 * k), text, fontsize=9.0, fontname="serif")
+                words_at(page, [(358.5, base + 10 * k, text, 9.0, "serif")])
         base += 10 * max(1, len(title)) + (5 if title else 6)
     page.draw_line((310, base - 4), (530, base - 4))
     caption = "Table 7: Sampled papers in clusters from the embedding space in Figure 3."
-    page.insert_text((RIGHT[0], base + 20), caption, fontsize=SIZE, fontname="serif")
+    words_at(page, [(RIGHT[0], base + 20, caption, SIZE, "serif")])
     texts = [" ".join(p.text.split()) for p in read_doc(doc)]
     for category, title in rows:
         assert category in texts, texts
@@ -335,7 +335,7 @@ def _justified_cell_table() -> pymupdf.Document:
     assert 9 < space < 1.15 * 9  # stretched past a font size, as on the paper
     x = x_how
     for k, (word, width) in enumerate(zip(first, widths, strict=True)):
-        page.insert_text((x, 102), word, fontsize=9, fontname="cour" if k == 0 else "tiro")
+        words_at(page, [(x, 102, word, 9, "cour" if k == 0 else "tiro")])
         x += width + space
     rest = [
         "PySBD (Sadvilkar and Neumann, 2020) to segment sentences. The word predictor is",

@@ -16,8 +16,9 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_words
-from tests.helpers.pdfgen.sheet import TIMES
-from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
+from tests.helpers.glyphs import dark_pixels, source_glyphs
+from tests.helpers.pdfgen.sheet import TIMES, box_at, words_at
+from tests.helpers.pdfgen.typeset import by_text, glyph_boxes, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
 SIZE = 9.0
@@ -47,24 +48,17 @@ def _boxed_table(
     it), rules between the rows, a sentence of body text above and below."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_text(
-        (72, 80),
-        rows[0][0] + " is the first column of the table below.",
-        fontsize=10,
-        fontname=font,
-    )
+    words_at(page, [(72, 80, rows[0][0] + " is the first column of the table below.", 10, font)])
     y = 110.0
     for row in rows:
         page.draw_line((72, y - 12), (520, y - 12), width=0.5)
         used = 0.0
         for (x0, x1), text in zip(columns, row, strict=True):
-            left = page.insert_textbox((x0, y - 10, x1, y + 40), text, fontsize=SIZE, fontname=font)
+            left = box_at(page, (x0, y - 10, x1, y + 40), text, SIZE, font)
             used = max(used, 50 - left)
         y += used + 6
     page.draw_line((72, y - 12), (520, y - 12), width=0.5)
-    page.insert_text(
-        (72, y + 20), rows[1][0] + " is named in the table above.", fontsize=10, fontname=font
-    )
+    words_at(page, [(72, y + 20, rows[1][0] + " is named in the table above.", 10, font)])
     return bytes(doc.tobytes())
 
 
@@ -93,6 +87,27 @@ def test_wrapped_text_cells_are_read_whole_and_stay_in_their_columns() -> None:
     assert _inside_columns(out, columns, hangul) >= 12
 
 
+def test_a_formula_in_a_wrapped_cell_is_copied_whole() -> None:
+    """A cell's words are cut from their line with estimated boxes (a space half a letter,
+    every letter alike), so the box the reader gives a formula in a cell of wide and narrow
+    letters stands beside its glyph; its copy is shown on the glyphs that spell it on that
+    line, all its ink.
+    Origin: corpus 09 p2 (a cell's "→" copied from beside it: nothing shown)."""
+    rows = [
+        ENGLISH_ROWS[0],
+        ("Collection", "Widths WWWWWW ± iiiiii of the whole row are measured.", "Data team"),
+        *ENGLISH_ROWS[2:],
+    ]
+    data = _boxed_table(rows, [(72.0, 165.0), (170.0, 420.0), (430.0, 520.0)], "Times-Roman")
+    paras, out = translate(data, "ko")
+    assert [p for p in paras if "{v1}" in p.text]  # sent as a formula
+    source = pymupdf.open(stream=data)[0]
+    (glyph,) = source_glyphs(source, "±")
+    (copied,) = glyph_boxes(out, "Times", "±")
+    ink = dark_pixels(source, glyph)
+    assert ink > 0 and abs(dark_pixels(out, copied) - ink) <= 0.1 * ink
+
+
 def test_a_korean_two_column_text_table_stays_in_its_columns() -> None:
     columns = [(72.0, 190.0), (200.0, 520.0)]
     data = _boxed_table(KOREAN_ROWS, columns, "korea")
@@ -114,9 +129,7 @@ def _lined_table(rows: Sequence[tuple[str, ...]], xs: list[float], fonts: list[s
     page = doc.new_page(width=595, height=842)
     for i, row in enumerate(rows):
         for x, font, text in zip(xs, fonts, row, strict=True):
-            page.insert_text(
-                (x, 100 + 14 * i), text, fontsize=SIZE, fontname="Times-Bold" if i == 0 else font
-            )
+            words_at(page, [(x, 100 + 14 * i, text, SIZE, "Times-Bold" if i == 0 else font)])
     return bytes(doc.tobytes())
 
 
@@ -171,9 +184,7 @@ def test_a_dark_header_fill_and_coloured_cells_stay_readable() -> None:
         for x, text in zip((76, 200, 300), row, strict=True):
             red = text in ("88.4", "learned weights")
             colour = (1, 1, 1) if i == 0 else (0.8, 0, 0) if red else (0, 0, 0)
-            page.insert_text(
-                (x, 100 + 15 * i), text, fontsize=SIZE, fontname="Helvetica", color=colour
-            )
+            words_at(page, [(x, 100 + 15 * i, text, SIZE, "Helvetica")], color=colour)
     _, out = translate(bytes(doc.tobytes()), "ko")
     # The fill is still there, under a header translated in white.
     pixel = out.get_pixmap(clip=(160, 90, 190, 92)).pixel(5, 1)
@@ -191,10 +202,10 @@ def test_a_right_aligned_column_keeps_its_alignment() -> None:
     rows = [("Model", "Params", "Score"), ("Small model", "12", "71.3")]
     rows += [("Medium sized model", "110", "78.9"), ("Large", "340", "83.0")]
     for i, row in enumerate(rows):
-        page.insert_text((76, 100 + 14 * i), row[0], fontsize=SIZE, fontname="Times-Roman")
+        words_at(page, [(76, 100 + 14 * i, row[0], SIZE, "Times-Roman")])
         for right, text in ((260.0, row[1]), (330.0, row[2])):
             x = right - font.text_length(text, SIZE)
-            page.insert_text((x, 100 + 14 * i), text, fontsize=SIZE, fontname="Times-Roman")
+            words_at(page, [(x, 100 + 14 * i, text, SIZE, "Times-Roman")])
     _, out = translate(bytes(doc.tobytes()), "ko")
     header = sorted(
         (s for s in spans(out, (70, 90, 340, 103)) if hangul(s["text"])),
@@ -221,9 +232,9 @@ def test_coloured_bold_words_inside_a_cell_keep_their_colours() -> None:
     for i, parts in enumerate(rows):
         x, y = 76.0, 100.0 + 14 * i
         for text, font, colour in parts:
-            page.insert_text((x, y), text, fontsize=SIZE, fontname=font, color=colour)
+            words_at(page, [(x, y, text, SIZE, font)], color=colour)
             x += pymupdf.get_text_length(text, fontname=font, fontsize=SIZE)
-        page.insert_text((260, y), notes[i], fontsize=SIZE, fontname="Times-Roman")
+        words_at(page, [(260, y, notes[i], SIZE, "Times-Roman")])
     _, out = translate(bytes(doc.tobytes()), "ko")
     coloured: dict[int, str] = {}
     for span in spans(out, (70, 90, 250, 135)):
@@ -253,18 +264,23 @@ def _number_table() -> tuple[bytes, list[float]]:
         ends.append(x)
         x += font.text_length(" ", SIZE)
     ends.append(ends[-1] + 18.0)
-    page.insert_text((76, 100), "Training signal", fontsize=SIZE, fontname="Times-Roman")
-    page.insert_text((200, 100), NUMBER_HEADER, fontsize=SIZE, fontname="Times-Roman")
+    words_at(
+        page,
+        [
+            (76, 100, "Training signal", SIZE, "Times-Roman"),
+            (200, 100, NUMBER_HEADER, SIZE, "Times-Roman"),
+        ],
+    )
     all_x = ends[-1] - font.text_length("All", SIZE)
-    page.insert_text((all_x, 100), "All", fontsize=SIZE, fontname="Times-Roman")
+    words_at(page, [(all_x, 100, "All", SIZE, "Times-Roman")])
     for i, label in enumerate(NUMBER_LABELS):
         y = 114.0 + 12 * i
-        page.insert_text((76, y), label, fontsize=SIZE, fontname="Times-Roman")
+        words_at(page, [(76, y, label, SIZE, "Times-Roman")])
         numbers = [f"{80 + i}.{k}" for k in range(5)]
         cells = [*zip(numbers[:3], ends[:3], strict=True), (" ".join(numbers[3:]), ends[4])]
         for number, end in cells:
             start = end - font.text_length(number, SIZE)
-            page.insert_text((start, y), number, fontsize=SIZE, fontname="Times-Roman")
+            words_at(page, [(start, y, number, SIZE, "Times-Roman")])
     return bytes(doc.tobytes()), ends
 
 
@@ -303,20 +319,20 @@ def _table_beside_column() -> bytes:
     of the right page column."""
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_text((173, 100), "Number of Parameters", fontsize=SIZE, fontname="Times-Bold")
+    words_at(page, [(173, 100, "Number of Parameters", SIZE, "Times-Bold")])
     for i, row in enumerate(BESIDE_ROWS):
         for x, text in zip((60, 170, 235), row, strict=True):
             font = "Times-Bold" if i == 0 else "Times-Roman"
-            page.insert_text((x, 116 + 13 * i), text, fontsize=SIZE, fontname=font)
+            words_at(page, [(x, 116 + 13 * i, text, SIZE, font)])
     # One justified line has a space stretched wide: MuPDF keeps each half a line of its own.
     words = _COLUMN_TEXT.split()
     for i in range(8):
         y = 100.0 + 11 * i
         left, right = " ".join(words[6 * i : 6 * i + 3]), " ".join(words[6 * i + 3 : 6 * i + 6])
         gap = 14 if i == 2 else pymupdf.get_text_length(" ", "Times-Roman", SIZE)
-        page.insert_text((324, y), left, fontsize=SIZE, fontname="Times-Roman")
+        words_at(page, [(324, y, left, SIZE, "Times-Roman")])
         x = 324 + pymupdf.get_text_length(left, "Times-Roman", SIZE) + gap
-        page.insert_text((x, y), right, fontsize=SIZE, fontname="Times-Roman")
+        words_at(page, [(x, y, right, SIZE, "Times-Roman")])
     return bytes(doc.tobytes())
 
 
@@ -345,7 +361,7 @@ def _sent_of_table(
     translated page."""
     doc = pymupdf.open(stream=_lined_table(rows, xs, ["Times-Roman"] * len(xs)))
     if below:
-        doc[0].insert_text((76, 200), below, fontsize=10)
+        words_at(doc[0], [(76, 200, below, 10, "helv")])
     paras, out = translate(bytes(doc.tobytes()), "ko")
     return {" ".join(p.text.split()) for p in paras}, out
 
@@ -399,7 +415,7 @@ def _justified(page: pymupdf.Page, x: float, y: float, text: str) -> None:
     widths = [pymupdf.get_text_length(w, "Helvetica", SIZE) for w in words]
     gap = (318 - x - sum(widths)) / (len(words) - 1)
     for word, width in zip(words, widths, strict=True):
-        page.insert_text((x, y), word, fontsize=SIZE, fontname="Helvetica")
+        words_at(page, [(x, y, word, SIZE, "Helvetica")])
         x += width + gap
 
 
@@ -418,7 +434,7 @@ def _list_table(items: list[list[str]], centred: bool, boxed: bool) -> tuple[byt
         for i, text in enumerate(item):
             x = 150.0 if i == 0 else 158.0
             if len(item) > 1 and i == len(item) - 1 or text == "- Scored twice":
-                page.insert_text((x, y), text, fontsize=SIZE, fontname="Helvetica")
+                words_at(page, [(x, y, text, SIZE, "Helvetica")])
             else:
                 _justified(page, x, y, text)
             y += 11
@@ -426,7 +442,7 @@ def _list_table(items: list[list[str]], centred: bool, boxed: bool) -> tuple[byt
         middle = (first + y - 11) / 2
         for k, part in enumerate(parts):
             at = middle + 11 * (k - (len(parts) - 1) / 2) if centred else first + 11 * k
-            page.insert_text((76, at), part, fontsize=SIZE, fontname="Helvetica")
+            words_at(page, [(76, at, part, SIZE, "Helvetica")])
         rules.append(y - 3)
         y += 8
     for rule in rules:

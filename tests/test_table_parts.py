@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pymupdf
 
-from tests.helpers.pdfgen.sheet import TIMES, math_font
+from tests.helpers.pdfgen.sheet import TIMES, box_at, math_font, words_at
 from tests.helpers.pdfgen.typeset import by_text, hangul, spans, translate
 from translation.read.paragraph import ParagraphKind
 
@@ -26,10 +26,10 @@ def _numbers_table(page: pymupdf.Page, top: float, rows: Sequence[tuple[str, ...
     page.draw_line((110, top), (500, top), width=0.5)
     y = top + 12
     for row in rows:
-        page.insert_text((114, y), row[0], fontsize=SIZE, fontname="Times-Roman")
+        words_at(page, [(114, y, row[0], SIZE, "Times-Roman")])
         for right, text in zip((260.0, 330.0, 400.0, 490.0), row[1:], strict=False):
             x = right - font.text_length(text, SIZE)
-            page.insert_text((x, y), text, fontsize=SIZE, fontname="Times-Roman")
+            words_at(page, [(x, y, text, SIZE, "Times-Roman")])
         y += 11
     page.draw_line((110, y - 7), (500, y - 7), width=0.5)
     return y - 7
@@ -54,20 +54,17 @@ def test_a_table_footnote_keeps_no_english_line_under_its_translation() -> None:
     page = doc.new_page(width=595, height=842)
     bottom = _numbers_table(page, 100, NUMBER_ROWS)
     first = bottom + 12
-    page.insert_text((110.5, first - 3.1), "1", fontsize=5.8, fontname="Times-Roman")
-    page.insert_text(
-        (115.0, first),
+    footnote = (
         "The counts of the court filings might differ slightly from those reported in the "
         "original paper because some",
-        fontsize=8.2,
-        fontname="Times-Roman",
-    )
-    page.insert_text(
-        (110.1, first + 9),
         "documents were not downloaded by the script that the authors provided.",
-        fontsize=8.2,
-        fontname="Times-Roman",
     )
+    mark = (110.5, first - 3.1, "1", 5.8, "Times-Roman")  # its raised number
+    lines = [
+        (115.0, first, footnote[0], 8.2, "Times-Roman"),
+        (110.1, first + 9, footnote[1], 8.2, "Times-Roman"),
+    ]
+    words_at(page, [mark, *lines])
     paras, out = translate(bytes(doc.tobytes()), "ko")
     (note,) = [p for p in paras if "counts of the court filings" in p.text]
     assert note.kind != ParagraphKind.CELL  # a table note is no cell
@@ -93,7 +90,7 @@ def _justified(page: pymupdf.Page, y: float, text: str, label: float = 0.0) -> N
     gap = (290 - sum(widths) - label) / (len(words) - 1)
     x = 110.0
     for i, (word, width) in enumerate(zip(words, widths, strict=True)):
-        page.insert_text((x, y), word, fontsize=10.0, fontname="Times-Roman")
+        words_at(page, [(x, y, word, 10.0, "Times-Roman")])
         x += width + gap + (label if i == 1 else 0.0)
 
 
@@ -102,10 +99,10 @@ def _narrow_table(page: pymupdf.Page, top: float, rows: Sequence[tuple[str, ...]
     page.draw_line((110, top), (400, top), width=0.5)
     y = top + 12
     for row in rows:
-        page.insert_text((114, y), row[0], fontsize=SIZE, fontname="Times-Roman")
+        words_at(page, [(114, y, row[0], SIZE, "Times-Roman")])
         for right, text in zip((300.0, 350.0, 400.0), row[1:], strict=True):
             x = right - font.text_length(text, SIZE)
-            page.insert_text((x, y), text, fontsize=SIZE, fontname="Times-Roman")
+            words_at(page, [(x, y, text, SIZE, "Times-Roman")])
         y += 10
     page.draw_line((110, y - 6), (400, y - 6), width=0.5)
     return y - 6
@@ -134,7 +131,7 @@ def test_caption_words_lining_up_with_columns_stay_in_the_caption() -> None:
         page, y + 11, "sentences supporting each unit of a summary; recall at k is the share"
     )
     last = "of times the gold sentence was found among the first k sentences."
-    page.insert_text((110, y + 22), last, fontsize=10.0, fontname="Times-Roman")
+    words_at(page, [(110, y + 22, last, 10.0, "Times-Roman")])
     _narrow_table(
         page,
         y + 45,
@@ -179,20 +176,20 @@ def test_a_formula_cell_stays_in_its_column_and_no_rows_merge() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     page.insert_font(fontname="math", fontbuffer=math_font().buffer)
-    page.insert_text(
-        (76, 90),
-        "The measures are defined in the table below.",
-        fontsize=10,
-        fontname="Times-Roman",
-    )
+    words_at(page, [(76, 90, "The measures are defined in the table below.", 10, "Times-Roman")])
     header = ("Measure", "Definition", "Meaning")
     for x, text in zip((76, 122, 232), header, strict=True):
-        page.insert_text((x, 111), text, fontsize=SIZE, fontname="Times-Bold")
+        words_at(page, [(x, 111, text, SIZE, "Times-Bold")])
     for i, (name, formula, meaning) in enumerate(FORMULA_ROWS):
         y = 122 + 11 * i
-        page.insert_text((76, y), name, fontsize=SIZE, fontname="Times-Roman")
-        page.insert_text((122, y), formula, fontsize=SIZE, fontname="math")
-        page.insert_text((232, y), meaning, fontsize=SIZE, fontname="Times-Roman")
+        words_at(
+            page,
+            [
+                (76, y, name, SIZE, "Times-Roman"),
+                (122, y, formula, SIZE, "math"),
+                (232, y, meaning, SIZE, "Times-Roman"),
+            ],
+        )
     data = bytes(doc.tobytes())
     paras, out = translate(data, "ko")
     cells = by_text(paras)
@@ -231,22 +228,16 @@ MERGED_CELLS = [
 def test_a_word_table_with_merged_cells_keeps_each_translation_inside_its_cell() -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
-    page.insert_text(
-        (72, 85), "다음 표는 연구의 단계를 정리한 것이다.", fontsize=10, fontname="korea"
-    )
+    words_at(page, [(72, 85, "다음 표는 연구의 단계를 정리한 것이다.", 10, "korea")])
     for (x0, y0, x1, y1), text in MERGED_CELLS:  # each cell a box of its own, as Word sets it
         for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1))):  # top and right border
             page.draw_line(a, b, width=0.5)
         for a, b in (((x0, y1), (x1, y1)), ((x0, y0), (x0, y1))):
             page.draw_line(a, b, width=0.5)
         centred = x0 == 72 or y0 == 100
-        left = page.insert_textbox(
-            (x0 + 4, y0 + 3, x1 - 4, y1), text, fontsize=SIZE, fontname="korea", align=centred
-        )
+        left = box_at(page, (x0 + 4, y0 + 3, x1 - 4, y1), text, SIZE, "korea", align=centred)
         assert left >= 0
-    page.insert_text(
-        (72, 240), "표의 각 단계는 본문에서 자세히 설명한다.", fontsize=10, fontname="korea"
-    )
+    words_at(page, [(72, 240, "표의 각 단계는 본문에서 자세히 설명한다.", 10, "korea")])
     paras, out = translate(bytes(doc.tobytes()), "en")
     cells = by_text(paras)
     for _, text in MERGED_CELLS:
@@ -283,17 +274,22 @@ def test_a_row_whose_numbers_touch_its_label_is_not_sent_with_them() -> None:
         (longest, "82.9 84.3 85.2 36.6 76.4"),
         ("Encoder fine-tuned on all tasks", "83.3 86.1 88.2 36.0 78.0"),
     ]
-    page.insert_text((72, 100), "Training signal", fontsize=SIZE, fontname="Times-Roman")
-    page.insert_text(
-        (numbers_x, 100), "CLS USR CITE REC All", fontsize=SIZE, fontname="Times-Roman"
+    words_at(
+        page,
+        [
+            (72, 100, "Training signal", SIZE, "Times-Roman"),
+            (numbers_x, 100, "CLS USR CITE REC All", SIZE, "Times-Roman"),
+        ],
     )
     for i, (label, numbers) in enumerate(rows):
         y = 114 + 10 * i
         if label == longest:
-            page.insert_text((72, y), label + " " + numbers, fontsize=SIZE, fontname="Times-Roman")
+            words_at(page, [(72, y, label + " " + numbers, SIZE, "Times-Roman")])
         else:
-            page.insert_text((72, y), label, fontsize=SIZE, fontname="Times-Roman")
-            page.insert_text((numbers_x, y), numbers, fontsize=SIZE, fontname="Times-Roman")
+            words_at(
+                page,
+                [(72, y, label, SIZE, "Times-Roman"), (numbers_x, y, numbers, SIZE, "Times-Roman")],
+            )
     data = bytes(doc.tobytes())
     paras, out = translate(data, "ko")
     texts = set(by_text(paras))
@@ -322,9 +318,7 @@ def test_the_colours_of_cells_and_their_fills_survive() -> None:
     for i, row in enumerate(rows):
         for x, text in zip((76, 204, 300), row, strict=True):
             rgb = pymupdf.sRGB_to_pdf(colours.get(text, 0))
-            page.insert_text(
-                (x, 114 + 14 * i), text, fontsize=SIZE, fontname="Helvetica", color=rgb
-            )
+            words_at(page, [(x, 114 + 14 * i, text, SIZE, "Helvetica")], color=rgb)
     _, out = translate(bytes(doc.tobytes()), "ko")
     answers = sorted(
         (s for s in spans(out, (200, 117, 290, 160)) if hangul(s["text"])),

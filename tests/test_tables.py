@@ -23,6 +23,7 @@ from bench.tables import (
 )
 from tests.helpers.pdfgen.layouts import CELL_SIZE, cell_row, cell_span, lines_block
 from tests.helpers.pdfgen.layouts import page as layout_page
+from tests.helpers.pdfgen.sheet import words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.layout import Frame, Line, PageLayout, Span
@@ -338,7 +339,7 @@ def _table_pdf() -> bytes:
     ]
     for i, row in enumerate(rows):
         for j, text in enumerate(row):
-            page.insert_text((60 + 60 * j if j else 40, 60 + 14 * i), text, fontsize=CELL_SIZE)
+            words_at(page, [(60 + 60 * j if j else 40, 60 + 14 * i, text, CELL_SIZE, "helv")])
     return bytes(doc.tobytes())
 
 

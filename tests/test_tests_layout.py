@@ -66,42 +66,13 @@ def test_no_module_of_the_tests_imports_a_test_module() -> None:
 
 #: Test modules that still write their pages with raw ``insert_text``/``insert_textbox`` calls,
 #: each with why. A new module builds its pages with ``tests/helpers/pdfgen/`` (one small paper:
-#: ``pdfgen.textbox.small_paper``); one that needs the raw call on purpose is listed here.
+#: ``pdfgen.textbox.small_paper``; words at exact points: ``pdfgen.sheet.words_at``/``lines_at``);
+#: one that needs the raw call on purpose is listed here.
 RAW_PAGE_BUILDERS = {
     # Raw on purpose: the file itself is the case.
     "test_worker_limits.py": "hostile PDFs: a content stream rewritten, a lone page number",
     "test_dual_rotation.py": "text written rotated (insert_text's rotate) on rotated pages",
     "test_ocr.py": "a scan's invisible text layer (render_mode=3) over its page image",
-    # Not yet converted (issue 34 criterion 5): words placed at exact points for one reading
-    # rule (cells, regions, marks, styles); each is a pdfgen.sheet/columns conversion.
-    "test_bold_runs.py": "not yet converted: words at exact points",
-    "test_cell_bounds.py": "not yet converted: words at exact points",
-    "test_code_by_what_it_is.py": "not yet converted: words at exact points",
-    "test_corpus_audit.py": "not yet converted: words at exact points",
-    "test_job_store_damage.py": "not yet converted: boxes at fixed places",
-    "test_kept_regions.py": "not yet converted: words at exact points",
-    "test_label_tables.py": "not yet converted: words at exact points",
-    "test_manager_pipeline.py": "not yet converted: per-page sentences (a small_paper option)",
-    "test_paragraph_space.py": "not yet converted: words at exact points",
-    "test_pdf_compare.py": "not yet converted: words at exact points",
-    "test_plugin_settings.py": "not yet converted: a one-sentence page",
-    "test_read_flow_breaks.py": "not yet converted: words at exact points",
-    "test_read_marks.py": "not yet converted: words at exact points",
-    "test_read_page_regions.py": "not yet converted: words at exact points",
-    "test_read_regions.py": "not yet converted: words at exact points",
-    "test_read_spaces.py": "not yet converted: words at exact points",
-    "test_read_words.py": "not yet converted: words at exact points",
-    "test_references.py": "not yet converted: words at exact points",
-    "test_references_kept.py": "not yet converted: words at exact points",
-    "test_references_report.py": "not yet converted: body page then a bibliography page",
-    "test_sent_regions.py": "not yet converted: words at exact points",
-    "test_structure.py": "not yet converted: words at exact points",
-    "test_style.py": "not yet converted: words at exact points",
-    "test_style_runs.py": "not yet converted: words at exact points",
-    "test_table_cell_lines.py": "not yet converted: words at exact points",
-    "test_table_cells.py": "not yet converted: words at exact points",
-    "test_table_parts.py": "not yet converted: words at exact points",
-    "test_tables.py": "not yet converted: words at exact points",
 }
 
 _RAW_CALL = re.compile(r"\.insert_text(?:box)?\(")

@@ -18,6 +18,8 @@ RENDER_FROM_READ = {
     "translation.read.layout",
     "translation.read.paragraph",
     "translation.read.math.formulas",
+    # A contents entry's leader kept out of its request by a placeholder.
+    "translation.read.numbering.contents",
     "translation.read.style.paragraph_style",
     "translation.read.style.style_marks",
     # Where a page's annotations draw text of their own: areas a translation keeps clear of.

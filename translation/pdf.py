@@ -20,13 +20,14 @@ import pymupdf
 from common.errors import (
     ZTError,
 )
-from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
+from translation.read.document import PDF_LOCK, error_reason
 from translation.read.ocr import (
     DEFAULT_OCR,
     OcrOptions,
     paint_covers,
     words_are_pixels,
 )
+from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph
 from translation.render.cell_fit import cell_fits
 from translation.render.face_subset import subset_faces

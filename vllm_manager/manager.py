@@ -30,6 +30,7 @@ import httpx
 from common.errors import LLMUnavailableError, ZTError
 from common.progress import ProgressSink, ignore_progress
 from common.settings import IdleAction, ManagerKind, Settings
+from common.vllm_identity import command_batch
 from vllm_manager.activity import Activity
 from vllm_manager.bring_up import BringUp
 from vllm_manager.choice import ManagerChoice
@@ -87,6 +88,14 @@ class VLLMManager:
     def launches(self) -> bool:
         """False for a manager that only checks health and never starts vLLM."""
         return self.launcher.launches
+
+    @property
+    def launch_batch(self) -> int | None:
+        """The batch size (``--max-num-seqs``) of the command this manager starts vLLM with;
+        None for one that never starts vLLM, or a command that names none (a launch profile's
+        own ``--settings`` then print ``ZT_CONCURRENCY_MAX`` to match). The adaptive limit keeps
+        a slot of it free for a reader's selection before it has seen the batch bind."""
+        return command_batch(self.settings.vllm_command) if self.launches else None
 
     @property
     def base_url(self) -> str:

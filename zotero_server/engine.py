@@ -56,7 +56,7 @@ async def start_engine(settings: Settings, http: httpx.AsyncClient) -> Engine:
         one = plan_hosts(settings)[0].settings  # the settings, or a lone [[hosts]]
         manager = create_manager(one, http_client=http)
         await manager.start()
-        limiter = make_limiter(one, http_client=http)
+        limiter = make_limiter(one, http_client=http, launch_batch=manager.launch_batch)
         translator = Translator.from_settings(
             one, manager.ensure_ready, http_client=http, limiter=limiter
         )

@@ -69,7 +69,8 @@ def build_gpu_hosts(settings: Settings, http_client: httpx.AsyncClient) -> GPUHo
         own = plan.settings.model_copy(
             update={"llm_max_attempts": min(HOST_ATTEMPTS, plan.settings.llm_max_attempts)}
         )
-        limiter = make_limiter(own, http_client=http_client)
+        manager = create_manager(plan.settings, http_client=http_client)
+        limiter = make_limiter(own, http_client=http_client, launch_batch=manager.launch_batch)
         assert isinstance(limiter, FixedLimiter | AdaptiveLimiter)  # what make_limiter makes
         lanes.append(
             Lane(
@@ -82,7 +83,7 @@ def build_gpu_hosts(settings: Settings, http_client: httpx.AsyncClient) -> GPUHo
         hosts.append(
             Host(
                 name=plan.name,
-                manager=create_manager(plan.settings, http_client=http_client),
+                manager=manager,
                 weight=plan.weight,
                 wake_s=plan.wake_s,
                 start_s=plan.start_s,

@@ -18,3 +18,10 @@ def source_glyphs(page: pymupdf.Page, chars: str) -> list[pymupdf.Rect]:
         for c in t["chars"]
         if chr(c[0]) in chars
     ]
+
+
+def dark_pixels(page: pymupdf.Page, clip: pymupdf.Rect) -> int:
+    """How many pixels of ``page`` inside ``clip`` are dark (rendered at 288 dpi, in grey):
+    the ink a reader sees there."""
+    pix = page.get_pixmap(dpi=288, clip=clip, colorspace=pymupdf.csGRAY)
+    return sum(1 for v in pix.samples if v < 128)

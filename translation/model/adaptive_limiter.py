@@ -93,9 +93,11 @@ class AdaptiveLimiter(FairSlots):
         *,
         poll_s: float = ControlConfig.poll_s,
         settle_s: float = ControlConfig.settle_s,
+        launch_batch: int | None = None,
     ) -> AdaptiveLimiter:
         """The limiter for ``settings.llm_base_url`` (the bench scales ``poll_s`` and
-        ``settle_s`` with its fake GPU's clock)."""
+        ``settle_s`` with its fake GPU's clock). ``launch_batch``: the batch size of the
+        command our manager starts vLLM with (``VLLMManager.launch_batch``), if it does."""
         config = ControlConfig(
             minimum=settings.concurrency_min,
             maximum=settings.concurrency_max,
@@ -103,6 +105,7 @@ class AdaptiveLimiter(FairSlots):
             poll_s=poll_s,
             settle_s=settle_s,
             reserve=settings.concurrency_reserve,
+            launch_batch=launch_batch,
         )
         headers = {}
         if settings.llm_api_key is not None:

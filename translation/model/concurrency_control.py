@@ -33,12 +33,14 @@ of the paper's long answers to end (seconds). The batch size is learned, not con
 number running while requests wait in vLLM and its cache is below ``kv_high`` (so the slots
 bind, not the cache), seen alike at two looks in a row (a burst held back by the step's token
 budget for a step or two is not the batch); the second look comes soon after the first. Until
-then ``maximum`` stands for it: the launch profiles set ``ZT_CONCURRENCY_MAX`` to their
-``--max-num-seqs``, so a paper started on such a vLLM never fills its batch, not even in the
-second or so before the batch is seen (a limit that overshoots it keeps every slot busy until
-the paper's first answers end). The cost: one slot of the batch, about 1.5 % of a 32-slot
-batch's tokens per second (its steps are a little shorter too), or one slot of ``maximum`` where
-it is set below the batch.
+then the batch size our own launch command names stands for it (``launch_batch``: the
+``--max-num-seqs`` of ``ZT_VLLM_COMMAND``, where our manager starts vLLM), else ``maximum`` (the
+launch profiles set ``ZT_CONCURRENCY_MAX`` to their ``--max-num-seqs``). So a paper started on
+such a vLLM never fills its batch, not even in the second or so before the batch is seen (a
+limit that overshoots it keeps every slot busy until the paper's first answers end). A vLLM
+started by someone else with neither named is learned by overshooting its batch once. The
+cost: one slot of the batch, about 1.5 % of a 32-slot batch's tokens per second (its steps are
+a little shorter too), or one slot of ``maximum`` where it is set below the batch.
 
 Without /metrics (404, not vLLM, unreachable) the law falls back to latency alone: the median
 latency of the requests finished since the last look against the lowest such median seen (a
@@ -97,6 +99,9 @@ class ControlConfig:
     poll_s: float = 1.0
     settle_s: float = 0.1
     reserve: int = 0  # vLLM batch slots kept free for a reader's selection (module doc)
+    #: The ``--max-num-seqs`` of the command our manager starts vLLM with (None: not ours, or
+    #: not named): the batch size until one is seen (module doc).
+    launch_batch: int | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.minimum <= self.maximum:
@@ -105,6 +110,8 @@ class ControlConfig:
             )
         if not 0 < self.kv_high <= self.kv_max <= 1:
             raise ValueError("need 0 < kv_high <= kv_max <= 1")
+        if self.launch_batch is not None and self.launch_batch < 1:
+            raise ValueError(f"need launch_batch >= 1, got {self.launch_batch}")
         if not 0 < self.cut < 1 or self.step < 1 or self.waiting_target < 0 or self.reserve < 0:
             raise ValueError("need 0 < cut < 1, step >= 1, waiting_target >= 0, reserve >= 0")
         if self.poll_s <= 0 or self.settle_s <= 0 or self.latency_tolerance <= 1:
@@ -195,8 +202,8 @@ class ConcurrencyControl:
         self._learn_batch(load)
         limit, reason = self._by_load(seen, load, preempted, ahead)
         if self.config.reserve:
-            # Before the batch is seen, the maximum stands for it (module doc).
-            batch = self.config.maximum if self.batch is None else self.batch
+            # Before the batch is seen, the launch command's or the maximum stands for it.
+            batch = self.batch or self.config.launch_batch or self.config.maximum
             ceiling = max(1, min(batch, self.config.maximum) - self.config.reserve)
             if limit > ceiling:
                 return ceiling, Reason.RESERVE

@@ -102,12 +102,18 @@ class FixedLimiter(FairSlots):
 # --- the adaptive limiter (I/O) --------------------------------------------------------------
 
 
-def make_limiter(settings: Settings, http_client: httpx.AsyncClient | None = None) -> Limiter:
+def make_limiter(
+    settings: Settings,
+    http_client: httpx.AsyncClient | None = None,
+    *,
+    launch_batch: int | None = None,
+) -> Limiter:
     """The limiter ``ZT_CONCURRENCY_MODE`` asks for.
 
     fixed: ``ZT_CONCURRENCY`` at all times. adaptive: starts at ``ZT_CONCURRENCY_MIN`` (a
     higher start would queue inside a small vLLM at once) and moves up to
-    ``ZT_CONCURRENCY_MAX``; the limit it learned carries over to the next job. Raises
+    ``ZT_CONCURRENCY_MAX``; the limit it learned carries over to the next job; ``launch_batch``
+    is the batch size of the command our manager starts vLLM with, if it does. Raises
     ``ConfigError`` when the bounds are inverted.
     """
     if settings.concurrency_mode is ConcurrencyMode.FIXED:
@@ -117,4 +123,4 @@ def make_limiter(settings: Settings, http_client: httpx.AsyncClient | None = Non
             f"ZT_CONCURRENCY_MIN ({settings.concurrency_min}) is above ZT_CONCURRENCY_MAX "
             f"({settings.concurrency_max})"
         )
-    return AdaptiveLimiter.from_settings(settings, http_client)
+    return AdaptiveLimiter.from_settings(settings, http_client, launch_batch=launch_batch)

@@ -17,10 +17,10 @@ from common.errors import (
     PasswordRequiredError,
 )
 from translation.read.ocr import DEFAULT_OCR, OcrMode, OcrOptions, needs_ocr, tessdata
+from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.pages.pdf_limits import DEFAULT_LIMITS, PdfLimits
 
 # Ligatures expanded, whitespace kept, text outside the media box ignored, no image blocks.
-TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
 # PyMuPDF is not thread-safe, not even for different documents, and holds the GIL while it
 # works; the server therefore does all of its PDF work in worker processes, one job per process

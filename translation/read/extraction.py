@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pymupdf
 
 from common.errors import InputError, ZTError
-from translation.read.document import PDF_LOCK, TEXT_FLAGS, error_reason
+from translation.read.document import PDF_LOCK, error_reason
 from translation.read.early import EarlyParagraphs, OnPart
 from translation.read.layout import (
     Block,
@@ -36,9 +36,9 @@ from translation.read.ocr.pool import read_pages
 from translation.read.pages import word_gaps
 from translation.read.pages.annotations import text_annotation_areas, without_annotation_text
 from translation.read.pages.comment_balloons import balloon_areas
-from translation.read.pages.glyph_advances import Advances, page_advances
+from translation.read.pages.glyph_advances import page_advances
 from translation.read.pages.marks import is_mark, page_marks
-from translation.read.pages.page_space import page_size
+from translation.read.pages.page_space import TEXT_FLAGS, page_size
 from translation.read.pages.path_clips import PATH_KINDS, path_clips, shown_path_boxes
 from translation.read.pages.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.pages.span_origins import fix_origins
@@ -75,7 +75,9 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
                     color=int(span["color"]),
                     origin=tuple(span["origin"]),
                     mark=is_mark(span["text"], marks.get(font_base(span["font"]), frozenset())),
-                    advances=_advances(advances, (b, n, s), span["text"]),
+                    advances=_advances(
+                        span.get("advances") or advances.get((b, n, s), ()), span["text"]
+                    ),
                 )
                 for s, span in enumerate(line["spans"])
             )
@@ -117,9 +119,8 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     )
 
 
-def _advances(found: Advances, at: tuple[int, int, int], text: str) -> tuple[float, ...]:
-    """The advances of the span at ``at``, if it holds one per character of ``text``."""
-    got = found.get(at, ())
+def _advances(got: tuple[float, ...], text: str) -> tuple[float, ...]:
+    """A span's advances ``got``, if they hold one per character of its ``text``."""
     return got if len(got) == len(text) else ()
 
 

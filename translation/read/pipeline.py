@@ -189,7 +189,12 @@ def blocks(rows: Rows) -> Blocks:
                 and last[-1].region == row.region
                 # A margin block (a note, a label, a caption) is one unit; the body's lines
                 # go on by the continuation rules.
-                and (row.region or continues(last[-1], row, last, stats.leading, stats.body_size))
+                and (
+                    row.region
+                    or continues(
+                        last[-1], row, last, stats.leading_at(last[-1].size), stats.body_size
+                    )
+                )
                 and not (front and front_break(last[-1], row, stats.body_size))
             ):
                 last.append(row)

@@ -8,11 +8,12 @@ reader of the requests would flag:
   without a stop);
 * it *starts inside* a sentence when its first word is in lower case ("maries of the", "where
   {v1} is"), and *ends inside* one when it ends with no sentence stop (a full-width colon or
-  semicolon is a stop as its ASCII form is); a term set in its own style at its start
-  ("<b>article</b> a paper in a journal.", "<b>Hybrid:</b> defines ...", "<i>Scalability:</i>
-  the effect of ...") opens an entry, whatever the case of the term or of the words after
-  it, and in Chinese or Japanese a lower-case Latin name that CJK text follows ("hyperref
-  パッケージ") opens the sentence it names;
+  semicolon is a stop as its ASCII form is, and so is a Korean nominal ending: "...정의함");
+  a term set in its own style at its start ("<b>article</b> a paper in a journal.",
+  "<b>Hybrid:</b> defines ...", "<i>Scalability:</i> the effect of ...") opens an entry,
+  whatever the case of the term or of the words after it, and in Chinese, Japanese or
+  Korean a lower-case Latin name that CJK text follows ("hyperref パッケージ",
+  "pmhanguljamo.sty는") opens the sentence it names;
 * it *ends cut* when its last word is cut by a line-end hyphen ("the sum-");
 * a *word cut in two* is a fragment that is no word: a request's last word before a hyphen, or
   the lower-case opening of the request after it, or a hyphen left inside a text where the
@@ -113,8 +114,12 @@ _TERM_WORDS = 3
 #: How an italic run-in label ends ("<i>Scalability:</i> the effect of ...").
 _TERM_ENDS = (":", ".", "：", "．")
 #: Sources whose own words are no Latin words (a Latin word in them is a name).
-_CJK_LANGUAGES = frozenset({"zh", "ja"})
-_CJK_NEXT_RE = re.compile(r"[\s\u3000]*(?:\{v\d+\}[\s\u3000]*)*[\u3040-\u30ff\u3400-\u9fff]")
+_CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
+#: What follows a name that opens a CJK sentence: the rest of the name ("pmhanguljamo.sty",
+#: "k.TEX"), then CJK text, a particle glued to the name or not ("…sty는", "hyperref パッケージ").
+_CJK_NEXT_RE = re.compile(
+    r"[\w.\-/]*[\s\u3000]*(?:\{v\d+\}[\s\u3000]*)*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]"
+)
 
 
 def _opens_with_term(text: str) -> bool:
@@ -126,6 +131,22 @@ def _opens_with_term(text: str) -> bool:
         return False
     # Bold, or a run-in label's stop: an italic word alone is emphasis ("<i>while</i> the").
     return term.group(1) == "b" or term.group(2).rstrip().endswith(_TERM_ENDS)
+
+
+#: A labelled list ("Keywords: Answer Validation, Recognizing Textual Entailment"): items split
+#: by commas or semicolons, each at most this many words, two items at least.
+_LIST_ITEM_WORDS = 4
+_LIST_SPLIT_RE = re.compile(r"\s*[,;]\s*")
+
+
+def _labelled_list(text: str) -> bool:
+    """Whether ``text`` (tags removed) is a label and a list of short items, which ends with
+    its last item, on no stop."""
+    label, colon, rest = text.partition(":")
+    if not colon or not label.strip() or len(label.split()) > _TERM_WORDS:
+        return False
+    items = [item for item in _LIST_SPLIT_RE.split(rest.strip()) if item]
+    return len(items) >= 2 and all(len(item.split()) <= _LIST_ITEM_WORDS for item in items)
 
 
 def _starts_inside(text: str, language: str = "en") -> bool:
@@ -140,8 +161,14 @@ def _starts_inside(text: str, language: str = "en") -> bool:
     return word[0].islower() and not any(c.isupper() for c in word)
 
 
+#: Korean nominal endings (-함, -음, -임, -됨, ...): a sentence of a report, a footnote or a
+#: bullet set in the noun style ends on one with no stop ("...상해로 정의함").
+_KOREAN_NOMINAL_ENDS = tuple("함음임됨짐봄옴움줌냄")
+
+
 def _ends_inside(text: str) -> bool:
-    return not text.rstrip(_CLOSERS).endswith(_STOPS)
+    text = text.rstrip(_CLOSERS)
+    return not text.endswith(_STOPS) and not text.endswith(_KOREAN_NOMINAL_ENDS)
 
 
 def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
@@ -168,7 +195,7 @@ def flags(text: str, previous: str = "", language: str = "en") -> RequestFlags:
     return RequestFlags(
         prose=word_count(text) >= PROSE_WORDS,
         starts_inside=not term and _starts_inside(text, language),
-        ends_inside=_ends_inside(text),
+        ends_inside=_ends_inside(text) and not (term and _labelled_list(text)),
         ends_cut=tail is not None,
         cut_words=cut,
     )
@@ -206,6 +233,9 @@ _CAPTION_CJK_RE = re.compile(
 )
 _STOP_BEFORE_RE = re.compile(r"[.!?:;)\]。．！？]\s*$")
 
+#: A caption's label after fewer words than this is the caption's own start.
+_CAPTION_AFTER_WORDS = 3
+
 
 def glued_caption(text: str) -> bool:
     """Whether a caption's label stands inside ``text`` (not at its start): "Table 2: ..." or
@@ -215,7 +245,7 @@ def glued_caption(text: str) -> bool:
     text = without_tags(text).strip()
     for match in _CAPTION_LATIN_RE.finditer(text):
         before = text[: match.start()]
-        if word_count(before) < 3:
+        if word_count(before) < _CAPTION_AFTER_WORDS:
             continue
         words = before.split()
         if _STOP_BEFORE_RE.search(before) or words[-1].lower() not in _LABEL_LEADS:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pymupdf
 from pymupdf import mupdf
 
-from translation.read.layout import Rect
-from translation.read.math.formulas import mark_key
+from translation.read.layout import Frame, Rect
+from translation.read.math.formulas import LIGATURES, mark_key
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import FormulaSource, Sheet, glyph_like
 from translation.render.redaction import RULE_REACH
@@ -53,20 +53,31 @@ def formula_copies(
     line inside the piece, never those of the lines above and below that a tall piece (a
     big operator, a fraction) reaches over; so the area shown can reach a little above and
     below the estimated glyph box, to show the whole ink of the glyphs and nothing else."""
-    pieces: list[tuple[tuple[str, str], pymupdf.Rect, float, float, list[Rect]]] = []
+    pieces: list[tuple[tuple[str, str], pymupdf.Rect, float, float, list[Rect], Frame]] = []
     for para, key in wanted:
         size = para.font_size or 10.0
         descents = para.formula_descents.get(key) or ()
+        # Across the line is the frame's y (down the page for horizontal text, along x for a
+        # rotated table's lines), as the reader measured the descents.
+        frame = Frame(para.direction)
+        horizontal = frame.u == (1.0, 0.0)
         for i, box in enumerate(para.formula_boxes[key]):
             descent = descents[i] if i < len(descents) else 0.25 * size
-            rect = _with_paths(pymupdf.Rect(box), source.paths(number), size) & page_rect
+            rect = pymupdf.Rect(box)
+            if horizontal:
+                if len(para.formula_boxes[key]) == 1:
+                    text = para.placeholders.get(key, "")
+                    rect = _on_glyphs(rect, text, box[3] - descent, size, source.lines(number))
+                rect = _with_paths(rect, source.paths(number), size)
+            rect &= page_rect
             if rect.is_empty:
                 continue
-            base = box[3] - descent
+            own = frame.to_frame(box)
+            base = own[3] - descent
             bands = [
                 tuple(pymupdf.Rect(band) & rect)
                 for band in para.rects
-                if base - 1.2 * size < (band[1] + band[3]) / 2 < base + 0.5 * size
+                if base - 1.2 * size < _middle(frame.to_frame(band)) < base + 0.5 * size
                 and rect.intersects(band)
             ]
             # The formula's rules (bars, overlines) may stand a little outside its glyph box.
@@ -79,16 +90,57 @@ def formula_copies(
                 for p in source.paths(number)
                 if grown.contains(p)
             )
-            pieces.append(((para.id, key), rect, descent + rect.y1 - box[3], size, bands))
-    xobjects = source.xobjects(number, [bands for *_, bands in pieces])
+            below = descent + frame.to_frame(tuple(rect))[3] - own[3]
+            pieces.append(((para.id, key), rect, below, size, bands, frame))
+    xobjects = source.xobjects(number, [bands for *_, bands, _ in pieces])
     copies: dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]] = {
         key: [] for key in ((p.id, k) for p, k in wanted)
     }
-    for (ident, rect, descent, size, _), xobject in zip(pieces, xobjects, strict=True):
+    for (ident, rect, descent, size, _, frame), xobject in zip(pieces, xobjects, strict=True):
         margin = _COPY_MARGIN * size
-        shown = pymupdf.Rect(rect.x0, rect.y0 - margin, rect.x1, rect.y1 + margin) & page_rect
+        x0, y0, x1, y1 = frame.to_frame(tuple(rect))
+        shown = pymupdf.Rect(frame.to_page((x0, y0 - margin, x1, y1 + margin))) & page_rect
         copies[ident].append((FormulaCopy(xobject, sheet), shown, descent + margin))
     return copies
+
+
+def _middle(rect: Rect) -> float:
+    return (rect[1] + rect[3]) / 2
+
+
+def _on_glyphs(
+    rect: pymupdf.Rect,
+    text: str,
+    base: float,
+    size: float,
+    lines: Sequence[Sequence[tuple[str, float, float, float]]],
+) -> pymupdf.Rect:
+    """``rect`` (a one-line formula's estimated glyph box, its baseline at ``base``) moved onto
+    the formula's own glyphs: the run of the page's glyphs (``FormulaSource.lines``) on that
+    baseline spelling ``text``, the nearest one. The reader estimates a character's box where
+    it cannot measure it (a table cell's words cut from their line), and a copy shown through
+    an estimate beside its glyphs shows a part of them, or nothing. Kept as it is where no such
+    run stands near it."""
+    wanted = "".join(LIGATURES.get(c, c) for c in text if not c.isspace())
+    if not wanted:
+        return rect
+    centre = (rect.x0 + rect.x1) / 2
+    best: tuple[float, float, float] | None = None  # (distance, x0, x1)
+    for line in lines:
+        if not line or abs(line[0][3] - base) > _SAME_BASE * size:
+            continue
+        spelt = [(c, x0, x1) for char, x0, x1, _ in line for c in LIGATURES.get(char, char)]
+        chars = "".join(c for c, _, _ in spelt)
+        at = chars.find(wanted)
+        while at >= 0:
+            x0, x1 = spelt[at][1], spelt[at + len(wanted) - 1][2]
+            distance = abs((x0 + x1) / 2 - centre)
+            if best is None or distance < best[0]:
+                best = (distance, x0, x1)
+            at = chars.find(wanted, at + 1)
+    if best is None or best[0] > _NEAR_GLYPHS * size:
+        return rect
+    return pymupdf.Rect(best[1], rect.y0, best[2], rect.y1)
 
 
 def _with_paths(rect: pymupdf.Rect, paths: Sequence[Rect], size: float) -> pymupdf.Rect:
@@ -106,5 +158,7 @@ def _with_paths(rect: pymupdf.Rect, paths: Sequence[Rect], size: float) -> pymup
     return rect
 
 
+_SAME_BASE = 0.3  # font sizes: glyphs whose origins stand this near a baseline are on it
+_NEAR_GLYPHS = 3.0  # font sizes: the farthest an estimated formula box stands from its glyphs
 _STROKE = 0.5  # points: the most half a formula path's stroke is taken to reach past its box
 _COPY_MARGIN = 0.3  # font sizes shown above and below a formula piece's estimated glyph box

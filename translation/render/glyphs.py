@@ -24,8 +24,10 @@ import pymupdf
 from pymupdf import mupdf
 
 from translation.read.layout import Rect
+from translation.read.pages.page_space import TEXT_FLAGS
 
 _CELL = 16.0  # grid cell of the area index, in points
+_LEVEL = 0.02  # a line whose direction rises or falls by less than this (a sine) runs level
 
 
 class Areas:
@@ -110,15 +112,17 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         y1 = bbox.y1
         if y1 < 1.0:
             y0 = bbox.y0
-            if y1 <= 0.1 and y0 < -0.3:
+            if y0 < -1.5:
+                # The box is the font's: one reaching far below the origin and not far above
+                # is TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Latin
+                # Modern's lmex: 2.96 below, 0.05 above; Word's Cambria Math reaches 3.1
+                # above), whose glyphs hang, the least one em tall (a sum): its middle would
+                # lie a line lower.
+                gy = -0.5
+            elif y1 <= 0.1 and y0 < -0.3:
                 # Hanging, at least half an em: the box may be the font's ascent and descent
                 # (txex: 0.056 above, 0.438 below), not the delimiter's ink, 1.2 em and more.
                 gy = min(0.5 * (y0 + y1), -0.5)
-            elif y0 < -1.5:
-                # The box is the font's: one reaching far below the origin and not far above
-                # is TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Word's
-                # Cambria Math reaches 3.1 above), whose glyphs hang, the least one em tall.
-                gy = -0.5
         probe = _transform_xy(0.5 * bbox.x1, gy, _concat(trm, ctm))
         x, y = self._page_point(probe.x, probe.y)
         drop = self._areas.contains(x, y) != self._keep
@@ -254,6 +258,7 @@ class FormulaSource:
         self._target_pdf = mupdf.pdf_document_from_fz_document(target.this)
         self._graft = mupdf.PdfGraftMap(self._target_pdf)
         self._paths: dict[int, list[Rect]] = {}
+        self._lines: dict[int, list[list[tuple[str, float, float, float]]]] = {}
 
     def paths(self, number: int) -> list[Rect]:
         """The boxes of the vector paths of original page ``number`` that can be part of a
@@ -269,6 +274,30 @@ class FormulaSource:
                 for r in (path["rect"],)
             ] + mask_boxes(page)
         return self._paths[number]
+
+    def lines(self, number: int) -> list[list[tuple[str, float, float, float]]]:
+        """The horizontal lines of original page ``number`` (unrotated page space), each its
+        glyphs but spaces as (character, left, right, baseline y), as PyMuPDF reads them."""
+        if number not in self._lines:
+            page = self._source[number]
+            if page.rotation:
+                page.set_rotation(0)
+            found: list[list[tuple[str, float, float, float]]] = []
+            raw = page.get_text("rawdict", flags=TEXT_FLAGS)
+            for block in raw.get("blocks", ()):
+                for line in block.get("lines", ()):
+                    if abs(line.get("dir", (1.0, 0.0))[1]) > _LEVEL:
+                        continue
+                    found.append(
+                        [
+                            (c["c"], c["bbox"][0], c["bbox"][2], c["origin"][1])
+                            for span in line["spans"]
+                            for c in span["chars"]
+                            if not c["c"].isspace()
+                        ]
+                    )
+            self._lines[number] = found
+        return self._lines[number]
 
     def page_matrix(self, number: int) -> pymupdf.Matrix:
         """Page ``number``'s unrotated page space -> its PDF space, inverted (PDF -> page)."""

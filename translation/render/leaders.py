@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 import pymupdf
 
+from translation.read.numbering.contents import with_leader
 from translation.read.paragraph import Paragraph
 
 #: A leader at a text's end: four dots or more, then perhaps a page number (arabic or roman).
@@ -38,7 +39,9 @@ def keep_leaders(
     page's source text is removed."""
     out: list[tuple[Paragraph, str]] = []
     for para, text in items:
-        match = LEADER.search(para.text)
+        # An entry whose leader the reader kept out of the request: as printed.
+        source = with_leader(para.text, para.placeholders)
+        match = LEADER.search(source)
         dots = _leader_dots(page, para) if match and para.direction == (1.0, 0.0) else []
         body = LEADER.sub("", text).rstrip() if dots else ""
         if not dots or not body or dots[0] <= para.bbox[0]:
@@ -58,7 +61,7 @@ def keep_leaders(
         x0, y0, x1, y1 = para.bbox
         cut = dataclasses.replace(
             para,
-            text=para.text[: match.start()].rstrip(),
+            text=source[: match.start()].rstrip(),
             bbox=(x0, y0, min(x1, right), y1),
             rects=bands,
             max_bbox=None,

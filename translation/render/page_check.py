@@ -47,6 +47,17 @@ SLACK = 0.5
 COPY_MARGIN = 0.3
 #: How many rounds of "a source put back breaks a translation beside it" are followed.
 _ROUNDS = 6
+#: A glyph's ink on a horizontal line: from this many sizes above its baseline to this many
+#: below it.
+INK_ABOVE, INK_BELOW = 0.7, 0.1
+#: A glyph *hangs* from its origin when its box (the font's: MuPDF knows no other) reaches
+#: more than :data:`HANG_BELOW` sizes below its origin and less than :data:`HANG_ABOVE` above:
+#: TeX's math extension font (CMEX10, 2.96 below and 0.77 above), whose big delimiters and
+#: radicals hang from an origin at their top, like ``translation.render.glyphs``' probe.
+HANG_BELOW, HANG_ABOVE = 1.5, 1.0
+#: A hanging glyph's ink runs this many sizes down from its origin (the least of them, a
+#: "big" parenthesis, 1.2 em tall, reaches further).
+HANG_INK = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,10 +260,21 @@ def _within(ink: Rect, box: Rect) -> bool:
     return box[0] - 1 <= cx <= box[2] + 1 and box[1] - 1 <= cy <= box[3] + 1
 
 
+def ink_rows(top: float, bottom: float, base: float, size: float) -> tuple[float, float]:
+    """The top and bottom of the ink of glyphs of ``size`` on a horizontal line whose
+    baseline (the glyphs' origin) is at ``base`` and whose box runs from ``top`` to
+    ``bottom``: :data:`INK_ABOVE` above the baseline to :data:`INK_BELOW` below, or, for glyphs
+    that hang from their origin (:data:`HANG_BELOW`), from it down by :data:`HANG_INK`. The
+    corpus audit (``bench.corpus_pages``) measures with it too."""
+    if bottom - base > HANG_BELOW * size and base - top < HANG_ABOVE * size:
+        return base, base + HANG_INK * size
+    return base - INK_ABOVE * size, base + INK_BELOW * size
+
+
 def span_inks(blocks: Iterable[Mapping[str, object]], notation: bool = False) -> list[Rect]:
     """The inks of the text spans of a page's ``get_text("dict")`` blocks: on a horizontal
-    line from 0.7 of the span's size above its baseline to 0.1 below, over its glyphs' extent
-    (spaces at its ends left out, about); else the middle of its box. ``notation``: only the
+    line as :func:`ink_rows` says, over its glyphs' extent (spaces at its ends left out,
+    about); else the middle of its box. ``notation``: only the
     spans holding a math symbol, a Greek letter or a glyph without a Unicode meaning."""
     inks: list[Rect] = []
     for block in blocks:
@@ -272,10 +294,8 @@ def span_inks(blocks: Iterable[Mapping[str, object]], notation: bool = False) ->
                 # Spaces at the span's ends take no ink (a word processor's padded runs).
                 per = (x1 - x0) / len(text)
                 lead, trail = len(text) - len(text.lstrip()), len(text) - len(text.rstrip())
-                base = span["origin"][1]
-                inks.append(
-                    (x0 + per * lead, base - 0.7 * size, x1 - per * trail, base + 0.1 * size)
-                )
+                top, bottom = ink_rows(y0, y1, span["origin"][1], size)
+                inks.append((x0 + per * lead, top, x1 - per * trail, bottom))
     return inks
 
 

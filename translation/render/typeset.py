@@ -33,7 +33,7 @@ from translation.render.cell_fit import fit_cell
 from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language
 from translation.render.formula_copies import Copies
 from translation.render.measure import INDENT_MARK, hanging_indent, indented, leading, measurer
-from translation.render.writers import Writers, rgb, write_onto, write_run, writer_for
+from translation.render.writers import Turn, Writers, rgb, write_onto, write_run, writer_for
 
 
 @dataclass(slots=True)
@@ -198,6 +198,7 @@ def typeset(
         label_end=layout.label_end,
         size=layout.fitted.size,
         turned=None if horizontal else pymupdf.TextWriter(page.rect),
+        turn=None if horizontal else Turn(frame, (ox, oy), (x0, y0)),
     )
     _set_lines(pen, text, layout, ox, _first_baseline(para, layout, oy, horizontal), target_lang)
     if pen.turned is not None:
@@ -294,6 +295,7 @@ class _Pen:
     label_end: int
     size: float
     turned: pymupdf.TextWriter | None
+    turn: Turn | None = None  # where ``turned``'s level writing lands (its formula copies)
 
     def write(self, piece: str, start: int, x: float, baseline: float) -> float:
         """Write ``piece`` (text[start:...]) in runs of one style from x; the x after. The
@@ -337,6 +339,7 @@ class _Pen:
                 self.copies,
                 src,
                 code_mono,
+                self.turn,
             )
             if self.turned is None:
                 _place(self.placement, chain, run, start + i, x, end, run_base, run_size, code_mono)

@@ -4,10 +4,12 @@ runs of one font, and formula markers drawn as copies of their original glyphs."
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import pymupdf
 from pymupdf import mupdf
 
+from translation.read.layout import Frame, Rect
 from translation.read.math.formulas import mark_key
 from translation.read.pages.page_space import user_unit
 from translation.read.paragraph import Paragraph
@@ -99,6 +101,31 @@ def _monospaced(font: pymupdf.Font) -> bool:
     return bool(font.flags["mono"])
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Where text written level by a turned writer lands (``typeset``: a line that does not
+    run across the page is written horizontally from ``origin``, the page point of its box's
+    corner, then turned about it): a level point ``origin`` + (a, b) is the frame point
+    ``corner`` + (a, b)."""
+
+    frame: Frame
+    origin: tuple[float, float]
+    corner: tuple[float, float]
+
+    def extent(self, rect: pymupdf.Rect) -> tuple[float, float]:
+        """A page rect's length along the line and across it."""
+        x0, y0, x1, y1 = self.frame.to_frame((rect.x0, rect.y0, rect.x1, rect.y1))
+        return x1 - x0, y1 - y0
+
+    def page(self, level: Rect) -> pymupdf.Rect:
+        """The page rect of a rect of the level writing."""
+        (ox, oy), (cx, cy) = self.origin, self.corner
+        x0, y0, x1, y1 = level
+        return pymupdf.Rect(
+            self.frame.to_page((cx + x0 - ox, cy + y0 - oy, cx + x1 - ox, cy + y1 - oy))
+        )
+
+
 def write_run(
     writer: pymupdf.TextWriter,
     page: pymupdf.Page,
@@ -111,11 +138,13 @@ def write_run(
     copies: Copies,
     src: float,
     mono: bool = False,
+    turn: Turn | None = None,
 ) -> float:
     """Append ``text`` at (x, baseline) in runs of one font (``mono``: the monospaced one
     where it has the character); returns the x after it. A formula marker is drawn as a
     vector copy of its original glyphs, its source baseline on ours (the copy keeps the
-    glyphs' text, so the formula stays searchable). Style marks are not drawn."""
+    glyphs' text, so the formula stays searchable); on a line written level and turned
+    (``turn``), where that level place lands on the page. Style marks are not drawn."""
     run, run_font, run_width = "", 0, 0.0
     for char in text + "\0":
         key = mark_key(char) if char != "\0" else None
@@ -133,9 +162,12 @@ def write_run(
         if key is not None:
             scale = size / src
             for copy, rect, descent in copies.get((para.id, key), []):
-                w, h = rect.width * scale, rect.height * scale
+                along, across = (rect.width, rect.height) if turn is None else turn.extent(rect)
+                w, h = along * scale, across * scale
                 bottom = baseline + descent * scale
-                copy.sheet.place(copy.xobject, rect, pymupdf.Rect(x, bottom - h, x + w, bottom))
+                level = (x, bottom - h, x + w, bottom)
+                target = pymupdf.Rect(level) if turn is None else turn.page(level)
+                copy.sheet.place(copy.xobject, rect, target)
                 x += w
         elif index == _MONO:
             run += char

@@ -2,7 +2,9 @@
 
 - :mod:`.sheet`: the page builder (:class:`~.sheet.Sheet`: text set at baselines, drawn when
   done; wrapped paragraphs, a display equation, a figure box), its fonts, and reading a built
-  page (``read``, ``read_doc``).
+  page (``read``, ``read_doc``); text at exact points in a face named as a PDF names it
+  (``words_at``, ``lines_at``, ``spaced_at``, ``put_runs``) and a paragraph wrapped in a box
+  (``box_at``), drawn at once.
 - :mod:`.columns`: the two columns of a paper's body and the prose the reading tests set in
   them.
 - :mod:`.paper`: :func:`~.paper.make_paper`, a whole generated paper with its ground truth, and

@@ -5,6 +5,8 @@ fonts ship with PyMuPDF; nothing is downloaded."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import pymupdf
 from pymupdf import mupdf
 
@@ -69,6 +71,22 @@ class Sheet:
         self.writer.append((x, y), text, font=font, fontsize=size)
         return x + float(font.text_length(text, size))
 
+    def lines(
+        self,
+        x: float,
+        y: float,
+        lines: Iterable[str],
+        size: float = 11.0,
+        font: pymupdf.Font = TIMES,
+        pitch: float = LEADING,
+    ) -> float:
+        """Set ``lines`` one under the other at ``x`` from baseline ``y``, ``pitch`` apart (the
+        :class:`Sheet` form of :func:`lines_at`); return the baseline after the last."""
+        for line in lines:
+            self.put(x, y, line, size, font)
+            y += pitch
+        return y
+
     def words(self, x: float, y: float, text: str, gap: float = 5.6) -> float:
         """Words set one by one a justified space apart, as Word writes them."""
         for word in text.split():
@@ -113,15 +131,89 @@ class Sheet:
         return data
 
 
+#: Text placed at an exact point: its baseline's left end (x, y), the text, its size, and the
+#: name of its face as ``insert_text`` takes it (a base-14 name such as ``"tiro"``, ``"tibo"``,
+#: ``"cour"``, ``"helv"``, a CJK one such as ``"korea"``, or one put on the page with
+#: ``page.insert_font``). The face's name is what the PDF names it: a rule that reads a font
+#: by its name (bold, typewriter, a TeX face) sees it.
+Placed = tuple[float, float, str, float, str]
+
+
+def words_at(
+    page: pymupdf.Page,
+    words: Iterable[Placed],
+    color: Sequence[float] | None = None,
+    rotate: int = 0,
+) -> None:
+    """Set each of ``words`` (:data:`Placed`) at its point on ``page`` (``insert_text``,
+    drawn at once), in ``color`` (black when None), turned by ``rotate`` degrees: the builder
+    of pages whose words sit at exact points (a table's cells, a margin's line numbers, a
+    running head)."""
+    for x, y, text, size, font in words:
+        page.insert_text((x, y), text, fontsize=size, fontname=font, color=color, rotate=rotate)
+
+
+def lines_at(
+    page: pymupdf.Page,
+    x: float,
+    y: float,
+    lines: Iterable[str],
+    size: float = SIZE,
+    font: str = "tiro",
+    pitch: float = LEADING,
+) -> float:
+    """Set ``lines`` one under the other at ``x`` from baseline ``y``, ``pitch`` apart, in
+    ``font`` at ``size`` (:func:`words_at`); return the baseline after the last."""
+    for line in lines:
+        words_at(page, [(x, y, line, size, font)])
+        y += pitch
+    return y
+
+
+def spaced_at(
+    page: pymupdf.Page,
+    x: float,
+    y: float,
+    words: Iterable[str],
+    gap: float,
+    size: float = SIZE,
+    font: str = "tiro",
+) -> float:
+    """Set ``words`` (in a base-14 ``font``) one by one ``gap`` apart from ``x`` on baseline
+    ``y`` (a justified line, as Word writes it: each word its own text object); return where
+    the last gap ends."""
+    for word in words:
+        words_at(page, [(x, y, word, size, font)])
+        x += pymupdf.get_text_length(word, font, size) + gap
+    return x
+
+
 def put_runs(
     page: pymupdf.Page, x: float, y: float, parts: list[tuple[str, bool]], size: float
 ) -> float:
     """Set ``parts`` (text, bold) one after the other on a line of ``page`` with the base-14
     Times (``insert_text``, drawn at once); return where the line ends."""
     for text, bold in parts:
-        page.insert_text((x, y), text, fontsize=size, fontname="tibo" if bold else "tiro")
+        words_at(page, [(x, y, text, size, "tibo" if bold else "tiro")])
         x += (TIMES_BOLD if bold else TIMES).text_length(text, size)
     return x
+
+
+def box_at(
+    page: pymupdf.Page,
+    box: tuple[float, float, float, float],
+    text: str,
+    size: float = 11.0,
+    font: str = "helv",
+    align: int = pymupdf.TEXT_ALIGN_LEFT,
+) -> float:
+    """``text`` wrapped in ``box`` (x0, y0, x1, y1) by PyMuPDF (``insert_textbox``), lined up
+    by ``align``: a paragraph or a cell whose lines' exact places do not matter. Returns the
+    height the box has left under the text (negative: the text did not fit)."""
+    left: float = page.insert_textbox(
+        pymupdf.Rect(box), text, fontsize=size, fontname=font, align=align
+    )
+    return left
 
 
 def read(data: bytes) -> list[Paragraph]:

@@ -79,11 +79,18 @@ def paragraph(page_no: int, index: int) -> str:
 TOP = 120.0
 
 
-def small_paper(pages: int = 1, paragraphs: Sequence[str] = ()) -> bytes:
+def small_paper(
+    pages: int = 1,
+    paragraphs: Sequence[str] = (),
+    step: float = 90.0,
+    references: Sequence[str] = (),
+) -> bytes:
     """The one small paper of text boxes (one column, A4) a job's test sends: ``paragraphs``
     on each of ``pages`` pages, or by default three body paragraphs that differ from page to
-    page. Each page's boxes sit a little lower than the last's (text repeated at one place on
-    every page would look like a running head)."""
+    page, their boxes (70 pt high) ``step`` apart (70 fits ten on a page). Each page's boxes
+    sit a little lower than the last's (text repeated at one place on every page would look
+    like a running head). ``references``: then a last page, a bibliography: the heading
+    "References" in Helvetica Bold, then each entry in its box."""
     doc = pymupdf.open()
     for page_no in range(pages):
         page = doc.new_page(width=595, height=842)
@@ -91,7 +98,11 @@ def small_paper(pages: int = 1, paragraphs: Sequence[str] = ()) -> bytes:
         y = TOP + 20 * page_no
         for text in texts:
             page.insert_textbox(pymupdf.Rect(72, y, 523, y + 70), text, fontsize=11)
-            y += 90
-    data: bytes = doc.tobytes()
-    doc.close()
-    return data
+            y += step
+    if references:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 100), "References", fontsize=12, fontname="hebo")
+        for i, entry in enumerate(references):
+            box = pymupdf.Rect(72, 130 + 40 * i, 523, 170 + 40 * i)
+            page.insert_textbox(box, entry, fontsize=10)
+    return _written(doc)

@@ -10,6 +10,7 @@ from translation.read import measures
 from translation.read.blocks import roles
 from translation.read.math.formulas import GLYPH, MATH, MATHS, NEUTRAL, TEXT
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
+from translation.read.numbering.contents import leader_start
 from translation.read.numbering.grammar import COUNT
 from translation.read.references.entries import REFS_HEADING_RE, is_entry
 from translation.read.rows.row import Row
@@ -43,6 +44,8 @@ def continues(prev: Row, cur: Row, para: list[Row], leading: float, body_size: f
     document's usual baseline distance in font sizes; ``body_size``: the body text's size,
     which tells footnotes apart)."""
     if prev.cell or cur.cell or prev.col != cur.col or prev.mathy:
+        return False
+    if leader_start(prev.text) is not None:  # a contents entry ends at its page number
         return False
     if cur.mathy and not _closing_math_line(prev, cur):
         return False
@@ -214,16 +217,20 @@ def _unmarked(row: Row) -> str:
     return row.chars[:at].strip() if at < end else row.text
 
 
+_LABEL_MATH = 6  # characters: a labelled equation's line holds at least this much math ...
+_LABEL_WORDS = 3  # ... and at most this many words of text (its label: "token ids (W)")
+
+
 def display_row(row: Row) -> bool:
     """A line of a display equation with a short text label ("token ids (W) = {...}"): at
     most three words, more math than letters, math to its end, and not a full column line (an
     inline formula's line runs from edge to edge)."""
     math = row.classes.count(MATH) + row.classes.count(GLYPH)
-    if math < 6:
+    if math < _LABEL_MATH:
         return False
     pairs = list(zip(row.chars, row.classes, strict=True))
     words = WORD_RE.findall("".join(c if k == TEXT else " " for c, k in pairs))
-    if len(words) > 3 or sum(len(w) for w in words) >= math:
+    if len(words) > _LABEL_WORDS or sum(len(w) for w in words) >= math:
         return False
     last = next((k for c, k in reversed(pairs) if k != NEUTRAL), TEXT)
     col0, col1 = row.col_range

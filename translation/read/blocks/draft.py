@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from translation.read.blocks import roles
+from translation.read.blocks.code_text import in_meta
 from translation.read.blocks.kind_rules import Facts, decide
 from translation.read.layout import Frame, Rect, union
 from translation.read.math.char_classes import composed, with_math_letters
@@ -22,6 +23,7 @@ from translation.read.math.formulas import (
     copied_as_glyphs,
     protect,
 )
+from translation.read.numbering.contents import leader_start
 from translation.read.paragraph import ParagraphKind
 from translation.read.regions.doc_stats import DocStats
 from translation.read.rows.row import Row
@@ -166,6 +168,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
             draft.glyph_formulas.add(key)
         elif CODE in classes[start:end] and MATH not in classes[start:end]:
             draft.code_formulas.add(key)
+    _keep_leader(draft)
     words = words_of(draft.text)
     rows = draft.rows
     facts = Facts(
@@ -178,7 +181,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         words=words,
         letters=sum(len(w) for w in words),
         math_chars=classes.count(MATH) + classes.count(GLYPH),
-        mono=sum(r.mono * len(r.text) for r in rows) / max(1, sum(len(r.text) for r in rows)),
+        mono=_mono_share(chars, classes),
         body_size=stats.body_size,
         seen=seen,
     )
@@ -187,6 +190,32 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
         draft.kind = outcome
     elif outcome is not None:
         draft.skip = outcome
+
+
+def _mono_share(chars: str, classes: str) -> float:
+    """The share of the block's characters (spaces aside) set monospaced, a meta-variable's
+    brackets and name aside ("pandoc ⟨入力ファイル名⟩ -o ⟨出力ファイル名⟩.pdf": its name, in
+    a CJK face, stands for what the user types; the line is code)."""
+    total = code = 0
+    meta = in_meta(chars, [kind == CODE for kind in classes])
+    for char, kind, inside in zip(chars, classes, meta, strict=True):
+        if not (char.isspace() or inside):
+            total += 1
+            code += kind == CODE
+    return code / total if total else 0.0
+
+
+def _keep_leader(draft: Draft) -> None:
+    """A contents entry's leader and page number (``numbering.contents``) kept as they are:
+    a placeholder after the entry's text, its original the leader as printed."""
+    start = leader_start(draft.text)
+    if start is None:
+        return
+    numbers = [int(k[2:-1]) for k in draft.placeholders if k[2:-1].isdigit()]
+    key = f"{{v{max(numbers, default=0) + 1}}}"
+    draft.placeholders[key] = draft.text[start:]
+    draft.text = draft.text[:start] + key
+    draft.states = [*draft.states[:start], *([None] * len(key))]
 
 
 def _protected_states(

@@ -40,6 +40,9 @@ _INSTITUTION_RE = re.compile(
 
 # --- front matter ---------------------------------------------------------------------------
 
+_FRONT_END_CHARS = 60  # characters: an "Abstract" line is shorter (or opens a run of letters)
+_FIRST_SECTION_CHARS = 40  # characters: a bold "1 Introduction" line is shorter
+
 
 def front_matter_end(rows: list[Row]) -> Row | None:
     """The row that ends the first page's front matter (title, authors, affiliations,
@@ -50,8 +53,15 @@ def front_matter_end(rows: list[Row]) -> Row | None:
             for r in rows
             if not r.drop
             and (
-                (_FRONT_END_RE.match(r.text) and (len(r.text) < 60 or r.text[:8].isalpha()))
-                or (_FIRST_SECTION_RE.match(r.text) and r.bold and len(r.text) < 40)
+                (
+                    _FRONT_END_RE.match(r.text)
+                    and (len(r.text) < _FRONT_END_CHARS or r.text[:8].isalpha())
+                )
+                or (
+                    _FIRST_SECTION_RE.match(r.text)
+                    and r.bold
+                    and len(r.text) < _FIRST_SECTION_CHARS
+                )
             )
         ),
         None,
@@ -72,6 +82,10 @@ def front_break(prev: Row, cur: Row, body_size: float) -> bool:
     return prev.size <= body_size + _FRONT_LARGER and prev.x1 < col1 - _SHORT * (col1 - col0)
 
 
+_LONG_NAME_LIST = 3  # groups: a line of this many names or more may start with a surname
+_NAME_WORDS_MOST = 4  # words: one author's name has at most this many (particles aside)
+
+
 def looks_like_names(text: str, alone: bool = False) -> bool:
     """A line of author names ("Arman Cohan†∗ Sergey Feldman† Iz Beltagy†"): two or more
     groups of two to four capitalised words or initials, split by marks, commas or "and",
@@ -90,11 +104,15 @@ def looks_like_names(text: str, alone: bool = False) -> bool:
         names = [t for t in group if t.lower() not in _PARTICLES]
         # A line that goes on with the last name of the line above ("Lee⁴, Jacob Carlson⁵,
         # and Weining Li⁵"): one name, marked, before two whole ones.
-        fewest = 1 if k == 0 and len(groups) >= 3 and _SURNAME_MARK_RE.match(text) else 2
+        fewest = (
+            1 if k == 0 and len(groups) >= _LONG_NAME_LIST and _SURNAME_MARK_RE.match(text) else 2
+        )
         if len(names) == 1 and fewest == 2 and spare and _NAME_TOKEN_RE.match(names[0]):
             spare -= 1
             continue
-        if not fewest <= len(names) <= 4 or not all(_NAME_TOKEN_RE.match(t) for t in names):
+        if not fewest <= len(names) <= _NAME_WORDS_MOST or not all(
+            _NAME_TOKEN_RE.match(t) for t in names
+        ):
             return False
     if text.rstrip().endswith(":"):
         return False  # a title's first line ("Beyond Summarization:"), never a name list
@@ -109,10 +127,22 @@ def name_with_affiliation(text: str) -> bool:
     words = name.split()
     return (
         bool(comma)
-        and 2 <= len(words) <= 4
+        and 2 <= len(words) <= _NAME_WORDS_MOST
         and all(_NAME_TOKEN_RE.match(w) or _CAPS_NAME_TOKEN_RE.match(w) for w in words)
         and bool(_INSTITUTION_RE.search(rest))
     )
+
+
+_WORD_SHARE = 0.5  # of a line's capitalised words: this many printed in lower case elsewhere
+_CAPITALISED_RE = re.compile(r"\b[A-Z][a-zà-ÿ]+\b")
+
+
+def common_words(text: str, lowered: frozenset[str]) -> bool:
+    """Whether most capitalised words of ``text`` are words the document prints in lower case
+    (``Vocabulary.lowered``): a title or keywords in title case ("Keywords: Answer Validation,
+    Recognizing Textual Entailment"), not people's names, which prose never lowers."""
+    words = _CAPITALISED_RE.findall(text)
+    return bool(words) and sum(w.lower() in lowered for w in words) >= _WORD_SHARE * len(words)
 
 
 def author_names(lines: list[str], text: str, cell: bool) -> bool:

@@ -12,18 +12,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from translation.read.blocks import roles
-from translation.read.blocks.code_text import looks_like_code
-from translation.read.blocks.front_matter import author_names, labelled_names
+from translation.read.blocks.code_text import looks_like_code, outside_meta
+from translation.read.blocks.front_matter import author_names, common_words, labelled_names
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.math.notation import only_citation, only_notation
 from translation.read.math.operator_names import only_operator_names
 from translation.read.math.quantities import is_quantity
 from translation.read.measures import SIZE_STEP
+from translation.read.numbering.contents import ends_entry
 from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.style.style_marks import without_tags
 from translation.read.words.vocabulary import Vocabulary
-from translation.read.words.word import ends_sentence
+from translation.read.words.word import WORD_RE, ends_sentence
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +59,16 @@ def _no_words(f: Facts) -> bool:
 
 _SHORT_MONO = 0.6  # a few words with this share of monospaced characters are code
 
+_SHORT_MONO_WORDS = 4  # words: code set monospaced is fewer (a sentence around a URL is more)
+
 
 def _short_mono(f: Facts) -> bool:
-    """Code: a few words set monospaced (a sentence around a long URL is not)."""
-    return f.mono >= _SHORT_MONO and len(f.words) < 4
+    """Code: a few words set monospaced (a sentence around a long URL is not), the names of
+    its meta-variables aside, in whatever script ("fontcmd=⟨書体のコマンド⟩")."""
+    if f.mono < _SHORT_MONO:
+        return False
+    words = WORD_RE.findall(PLACEHOLDER_RE.sub(" ", outside_meta(f.text, f.placeholders)))
+    return len(words) < _SHORT_MONO_WORDS
 
 
 def _code_text(f: Facts) -> bool:
@@ -69,12 +76,19 @@ def _code_text(f: Facts) -> bool:
     return looks_like_code([row.text for row in f.rows])
 
 
+_EQUATION_WORDS = 3  # words: an equation among more math than letters has at most this many
+
+
 def _mostly_math(f: Facts) -> bool:
     """A few words among more math than letters: an equation."""
-    return bool(f.math_chars) and len(f.words) <= 3 and f.letters <= 2 * f.math_chars + 2
+    return (
+        bool(f.math_chars) and len(f.words) <= _EQUATION_WORDS and f.letters <= 2 * f.math_chars + 2
+    )
 
 
 _RELATIONS = ("=", "≈", "≤", "≥", "≡", "∝", ":=")
+
+_NAMED_EQUATION_TOKENS = 9  # tokens: an equation between named quantities has at most this many
 
 
 def _named_equation(f: Facts) -> bool:
@@ -86,7 +100,7 @@ def _named_equation(f: Facts) -> bool:
     names = [t for t in tokens if not PLACEHOLDER_RE.fullmatch(t)]
     return (
         bool(math)
-        and len(tokens) <= 9
+        and len(tokens) <= _NAMED_EQUATION_TOKENS
         and any(r in f.placeholders.get(t, "") for t in math for r in _RELATIONS)
         and all(re.search(r"[A-Z0-9]", t) for t in names)
     )
@@ -121,12 +135,32 @@ def _front_names(f: Facts) -> bool:
 
 
 def _labelled_names(f: Facts) -> bool:
-    """Anywhere: a note of whom to write to."""
-    return labelled_names(f.text)
+    """Anywhere: a note of whom to write to. A label's list in title case whose words the
+    paper prints in lower case is keywords or a title ("Keywords: Answer Validation, ...",
+    "Chapter 4: Hardware Dependencies"), not names (front_matter.common_words)."""
+    if not labelled_names(f.text):
+        return False
+    return f.seen is None or not common_words(f.text, f.seen.lowered)
 
 
 def _cell(f: Facts) -> bool:
     return f.rows[0].cell
+
+
+#: Rows of a front matter's marked line, at most: an affiliation runs over one or two.
+_AFFILIATION_ROWS = 2
+
+
+def _front_mark(f: Facts) -> bool:
+    """A line or two of the front matter opened by a mark ("¹ School of Physics, ..."): an
+    affiliation that the authors' marks point to, not a footnote of the text."""
+    return f.front and bool(f.label) and len(f.rows) <= _AFFILIATION_ROWS
+
+
+def _contents_entry(f: Facts) -> bool:
+    """An entry of a contents list: its text ends with its leader's and page number's
+    placeholder (``numbering.contents``). It names a section, as its heading does."""
+    return ends_entry(f.text, f.placeholders)
 
 
 def _labelled(f: Facts) -> bool:
@@ -145,13 +179,16 @@ def _front_line(f: Facts) -> bool:
     )
 
 
+_HEADING_WORDS = 15  # words: a heading of a line or two has at most this many
+
+
 def _heading(f: Facts) -> bool:
     """A line or two, bold or larger, no sentence ending ("Gold Answer: 5:02" is bold but for
     "5:02"); or a numbered heading's line or two."""
     rows = f.rows
     return (
         len(rows) <= 2
-        and len(f.words) <= 15
+        and len(f.words) <= _HEADING_WORDS
         and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)
         and not roles.colon_lead(rows[0])
@@ -181,6 +218,8 @@ RULES: tuple[tuple[Callable[[Facts], bool], Outcome], ...] = (
     (_front_names, "author names"),
     (_labelled_names, "author names"),
     (_cell, ParagraphKind.CELL),
+    (_front_mark, ParagraphKind.AUTHOR),
+    (_contents_entry, ParagraphKind.HEADING),
     (_labelled, None),
     (_front_line, ParagraphKind.AUTHOR),
     (_heading, ParagraphKind.HEADING),

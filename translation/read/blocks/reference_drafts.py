@@ -47,6 +47,10 @@ def _own_footnotes(drafts: Sequence[Draft], references: Collection[int]) -> set[
     return own
 
 
+#: A draft of a line or two and at most this many words may be a heading.
+_HEADING_LIKE_WORDS = 12
+
+
 def piece_of(draft: Draft) -> Piece:
     """What the references rules see of ``draft``
     (``translation.read.references.entries.Piece``)."""
@@ -58,7 +62,8 @@ def piece_of(draft: Draft) -> Piece:
         page=draft.page,
         text=text,
         heading=heading,
-        heading_like=heading or (len(draft.rows) <= 2 and len(words_of(draft.text)) <= 12),
+        heading_like=heading
+        or (len(draft.rows) <= 2 and len(words_of(draft.text)) <= _HEADING_LIKE_WORDS),
         size=draft.rows[0].size,
         bold=draft.rows[0].bold,
         skipped=bool(draft.skip),

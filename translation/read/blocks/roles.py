@@ -42,6 +42,7 @@ from translation.read.words.word import (
     cjk_weight,
     dangles,
     ends_sentence,
+    has_wide,
 )
 
 # A list item's label: bullets, "1.", "(a)", "iv)", "III.", "①", "[3]" (a reference entry).
@@ -161,6 +162,8 @@ def _run_in_enumeration(label: str, para: list[Row]) -> bool:
 
 _EQUATION_WORD_RE = re.compile(r"(?:eqs?|equations?|formulas?)\.?$", re.IGNORECASE)
 
+_MARK_CHARS_MOST = 4  # characters: a footnote's mark is at most this long ("†‡", "12")
+
 
 def footnote_label(row: Row, body_size: float) -> str:
     """The footnote marker a row of small print starts with ("" if none): a superscript
@@ -173,7 +176,7 @@ def footnote_label(row: Row, body_size: float) -> str:
         end < len(row.chars)
         and row.classes[end] == GLYPH
         and row.chars[end] in _MARK_CHARS
-        and end - start < 4
+        and end - start < _MARK_CHARS_MOST
     ):
         end += 1
     if end > start:  # a superscript marker ("⁴We also ..."), not a formula glued to words
@@ -203,16 +206,32 @@ def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
     )
 
 
+_HEADING_CJK_MOST = 90  # width (cjk_weight): a numbered heading's line is narrower
+_HEADING_NUMBER_WORDS = 12  # words: a numbered heading's line has at most this many
+
+
 def heading_number(row: Row) -> bool:
     """A numbered heading line: "3.1 Encoding module", "B.1 Fine-grained evaluations", or a
     single number with a bold or larger title; short, few words, no sentence end."""
     text = row.text
-    if not _HEADING_NUMBER_RE.match(text) or ends_sentence(text) or cjk_weight(text) > 90:
+    if (
+        not _HEADING_NUMBER_RE.match(text)
+        or ends_sentence(text)
+        or cjk_weight(text) > _HEADING_CJK_MOST
+    ):
         return False
-    if len(text.split()) > 12:
+    if len(text.split()) > _HEADING_NUMBER_WORDS:
         return False
     distinct = _MULTI_LEVEL_RE.match(text) or _CJK_SECTION_RE.match(text)
-    return (bool(distinct) and _short(row)) or row.bold
+    if row.bold:
+        return True
+    # A decimal in running text at a line's start is no section number: "0.91 at recall
+    # 0.21. Precision increased" goes on a sentence; a title opens with no word in lower case.
+    title = _MULTI_LEVEL_RE.match(text)
+    first = text[title.end() - 1 :].split()[0] if title else ""
+    if first.isalpha() and first.islower():
+        return False
+    return bool(distinct) and _short(row)
 
 
 def caption_start(row: Row) -> bool:
@@ -231,15 +250,21 @@ def is_algorithm_caption(text: str) -> bool:
     return bool(_ALGO_CAPTION_RE.match(text))
 
 
+_KEYWORD_WORDS = 4  # words: a line of pseudo-code keywords alone has at most this many
+
+
 def only_keywords(words: list[str]) -> bool:
     """Pseudo-code keywords and nothing else ("end for", "return"): not prose to translate."""
-    return 0 < len(words) <= 4 and all(w.lower() in _KEYWORDS for w in words)
+    return 0 < len(words) <= _KEYWORD_WORDS and all(w.lower() in _KEYWORDS for w in words)
+
+
+_RUN_IN_CHARS = 3  # characters: a bold run-in heading's lead is at least this long
 
 
 def run_in_start(prev: Row, cur: Row) -> bool:
     """``cur`` opens with a bold run-in heading ("Results. We run ...") after a finished
     sentence: a new paragraph."""
-    if cur.bold or cur.bold_lead < 3 or not ends_sentence(prev.text):
+    if cur.bold or cur.bold_lead < _RUN_IN_CHARS or not ends_sentence(prev.text):
         return False
     lead = cur.text[: cur.bold_lead].rstrip()
     return lead.endswith((".", ":", "：", "。")) or bool(list_label(lead + " "))
@@ -314,6 +339,9 @@ def bold_runs_on(prev: Row, cur: Row) -> bool:
     return bool(word) and all(prev.styles[i] & 1 for i in word)
 
 
+_COLON_LEAD_WORDS = 6  # words: a bold lead closed by a colon has at most this many
+
+
 def colon_lead(row: Row) -> bool:
     """``row`` opens with a bold lead of a few words closed by a colon ("Gold Answer:",
     "TAPAS after row order perturbation:"), with text not in bold after it ("5:02": a
@@ -325,7 +353,7 @@ def colon_lead(row: Row) -> bool:
     if colon <= start or not text[colon + 1 :].strip() or len(row.styles) != len(text):
         return False
     lead = text[start:colon]
-    if len(lead.split()) > 6 or not any(c.isalpha() for c in lead):
+    if len(lead.split()) > _COLON_LEAD_WORDS or not any(c.isalpha() for c in lead):
         return False
     if not all(row.styles[i] & 1 for i in range(start, colon + 1) if text[i].isalnum()):
         return False
@@ -384,15 +412,25 @@ _PROSE_MONO = 0.5  # ... after one with less of them (prose) ...
 _PROSE_AFTER_CODE = 0.2  # ... and a line with less than this share is prose after code
 
 
+#: A footnote's mark right after a sentence's stop ("...ことができる。*10", "ontologies.9").
+_MARK_AFTER_STOP_RE = re.compile(rf"(?<=[.。．!?！？])[*†‡]?{COUNT}$")
+
+
 def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     """Where a block of code set in a monospaced font begins (after "... as follows:" or a
     finished sentence) or ends (``first``: the first row of the paragraph ``prev`` ends);
     identifiers filling a line inside a sentence are no block: a monospaced line that prose
-    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...")."""
+    led into goes on in prose ("(e.g., " | "doc.sentences, doc.tokens)" | "(Figure 1). ...").
+    A line that opens with a link is no code; one whose comment names a link is
+    ("% example text from https://...")."""
     if cur.mono >= _CODE_MONO and prev.mono < _PROSE_MONO and not URL_TAIL_RE.search(prev.text):
-        if _URL_START_RE.search(cur.text):  # links set in typewriter type, not code
+        if _URL_START_RE.match(cur.text.lstrip("<([ ")):  # a link set in typewriter type
             return False
-        return prev.text.endswith((":", "：")) or ends_sentence(prev.text)
+        # A lead-in may end on no stop in a script that puts no spaces between words, whose
+        # identifiers never fill a wrapped line by themselves ("下記のコードを使えば" |
+        # "% example text ..." | "\\kanbunfont").
+        lead = _MARK_AFTER_STOP_RE.sub("", prev.text.rstrip())
+        return lead.endswith((":", "：")) or ends_sentence(lead) or has_wide(lead[-1:])
     block = first.mono >= _CODE_MONO
     return (
         block

@@ -3,7 +3,9 @@
 A paragraph is cut in pieces by the page: at a column's foot it goes on at the next column's
 head, at a page's foot on the next page, after a figure, a table, a caption or the footnotes
 below it, and around a display equation set in its middle ("... we can write" [equation]
-"where x is ..."). Each piece stays a paragraph of its own (it is typeset in its own box), and
+"where x is ..."). Chinese, Japanese and Korean have no case to tell a sentence's going on
+by: one left open on a CJK character before a display equation or a listing goes on in CJK
+text after it. Each piece stays a paragraph of its own (it is typeset in its own box), and
 the pieces of one paragraph make one *passage*, sent as one request
 (``translation.read.flow.passage``).
 
@@ -39,11 +41,12 @@ from translation.read.blocks.draft import Draft
 from translation.read.flow.passage import hyphen_break
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.measures import ONE_SIZE, SIZE_STEP, line_step
+from translation.read.numbering.contents import ends_entry
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.words.lexicon import joins_at_break
 from translation.read.words.vocabulary import Vocabulary
-from translation.read.words.word import LAST_WORD_RE, dangles, ends_sentence
+from translation.read.words.word import LAST_WORD_RE, dangles, ends_sentence, has_wide
 
 #: What may lie between two pieces of one paragraph (besides skipped rows: equations, numbers).
 _FLOATS = (ParagraphKind.CAPTION, ParagraphKind.FOOTNOTE, ParagraphKind.CELL)
@@ -67,6 +70,8 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
     for i, draft in enumerate(drafts):
         if not sent(i) or draft.kind not in _OPEN or draft.front or _closed(draft.text):
             continue
+        if ends_entry(draft.text, draft.placeholders):
+            continue  # a contents entry ends at its page number
         if draft.rows[0].region:
             continue  # margin material (a side note, a label) goes on in no other box
         displays: list[Draft] = []
@@ -77,7 +82,9 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
             if nxt.rows[0].region:
                 continue  # the body's sentence goes on past the margin's material
             if nxt.skip:
-                if _display(nxt):
+                # A listing stands in a CJK sentence left open before it ("LaTeX 文档的标准结构是"
+                # [listing]); a Latin one goes on past it by the rules for any break.
+                if _display(nxt) or (_listing(nxt) and has_wide(draft.text.rstrip()[-1:])):
                     displays.append(nxt)
                 continue
             if nxt.kind in _FLOATS or _smaller(nxt, draft):
@@ -99,10 +106,21 @@ def _closed(text: str) -> bool:
     return ends_sentence(text) and not text.endswith((":", "："))
 
 
+#: A line set monospaced this much is a listing's (its commands all placeholders: no words).
+_LISTING_MONO = 0.8
+
+
 def _display(draft: Draft) -> bool:
     """A skipped draft that is a display equation."""
     return draft.skip == "equation" or (
         draft.skip == "no words" and any(r.mathy for r in draft.rows)
+    )
+
+
+def _listing(draft: Draft) -> bool:
+    """A skipped draft that is a displayed listing (code kept as it is printed)."""
+    return draft.skip == "code" or (
+        draft.skip == "no words" and any(r.mono >= _LISTING_MONO for r in draft.rows)
     )
 
 
@@ -161,16 +179,23 @@ def _goes_on(prev: Draft, nxt: Draft, equation: bool) -> bool:
         # A list that goes on the sentence before it: "... are:" "(a) lower case...;".
         word = LAST_WORD_RE.search(tail)
         joined = tail.endswith((",", ";")) or bool(word and word.group(1) in ("and", "or"))
-        opened = tail.endswith((":", "：")) and _opens_inside(text)
+        # A sentence that stops on a colon, or on a word no sentence ends with ("... it has
+        # to be assured in addition that" | "• the model only depends on ..., "), opens it.
+        opened = (tail.endswith((":", "：")) or dangles(tail)) and _opens_inside(text)
         return joined or (opened and _enumerates(nxt.text))
-    if nxt.kind != ParagraphKind.BODY or nxt.label or _defines(nxt):
-        return False
+    entry = nxt.kind == ParagraphKind.HEADING and ends_entry(nxt.text, nxt.placeholders)
+    if nxt.kind != ParagraphKind.BODY and not entry or nxt.label or _defines(nxt):
+        return False  # a contents entry's last lines may open the next column
     head = text[0]
     if prev.rows[-1].bold != nxt.rows[0].bold and not head.islower():
         return False  # a bold word may open a line; a bold heading set apart may not
     if tail.endswith((":", "：")) and not _opens_inside(text):
         return False  # "as follows:" [equation] "The model ..." starts anew
     if _opens_inside(text) or (not equation and _closes_bracket(tail, nxt.text)):
+        return True
+    if equation and has_wide(tail[-1:]) and has_wide(head):
+        # Chinese, Japanese or Korean text has no case to tell a sentence's going on by: one
+        # left open before a display goes on after it ("...的命令是" [listing] "即可完成安装。").
         return True
     if equation or not (head.isalpha() or head.isdigit()):
         return False
@@ -214,11 +239,10 @@ _FULL = 1.5  # ... and this near its column's edge
 
 def _runs_full(draft: Draft) -> bool:
     """Whether ``draft``'s last line runs to its column's edge as far as its other lines do:
-    a justified line that the paragraph goes on after (its last line ends short)."""
-    if len(draft.rows) < 2:
-        return False
+    a justified line that the paragraph goes on after (its last line ends short). A piece of
+    one line (a paragraph's first line at a page's foot) is measured by its column alone."""
     last = draft.rows[-1]
-    edge = max(r.x1 for r in draft.rows[:-1])
+    edge = max((r.x1 for r in draft.rows[:-1]), default=last.x1)
     return (
         last.x1 >= edge - _FULL_AS_OTHERS * last.size
         and last.x1 >= last.col_range[1] - _FULL * last.size
@@ -234,6 +258,10 @@ def _closes_bracket(tail: str, text: str) -> bool:
     return bool(_CITATION_CLOSE_RE.match(text))
 
 
+#: A caption that is body text runs this many lines or more.
+_RUN_ON_ROWS = 3
+
+
 def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
     """The drafts classed as captions that are body text: a paragraph that opens with a
     caption's label ("Table 4. On average, ...") right where the body text before it (floats
@@ -242,7 +270,7 @@ def run_on_captions(drafts: Sequence[Draft]) -> list[int]:
     (that would be the sentence's own continuation, the caption a float between)."""
     found: list[int] = []
     for j, draft in enumerate(drafts):
-        if draft.kind != ParagraphKind.CAPTION or draft.skip or len(draft.rows) < 3:
+        if draft.kind != ParagraphKind.CAPTION or draft.skip or len(draft.rows) < _RUN_ON_ROWS:
             continue
         before = _neighbour(drafts, range(j - 1, -1, -1))
         if (
@@ -267,9 +295,15 @@ def _neighbour(drafts: Sequence[Draft], indices: range) -> Draft | None:
     )
 
 
+#: Marks no sentence opens with: a piece that opens with one goes on the sentence before it
+#: ("... helpful to users" | "/ programmers who ...").
+_INSIDE_MARKS = tuple("/,;:)]}")
+
+
 def _opens_inside(text: str) -> bool:
-    """Whether ``text`` opens inside a sentence: lower case, or a formula."""
-    return text[0].islower() or bool(PLACEHOLDER_RE.match(text))
+    """Whether ``text`` opens inside a sentence: lower case, a formula, or a mark no sentence
+    opens with."""
+    return text[0].islower() or bool(PLACEHOLDER_RE.match(text)) or text.startswith(_INSIDE_MARKS)
 
 
 def chain(paragraphs: Sequence[Paragraph], after: dict[int, tuple[int, bool]]) -> list[Paragraph]:

@@ -28,8 +28,10 @@ MANGLED_RE = re.compile(
 
 # --- character classes and placeholders -----------------------------------------------------
 
+# TeX's math faces by their names; a package's variant of one keeps the name after a short
+# prefix of its own (yhmath's extension font, "yhcmex").
 _MATH_FONT_RE = re.compile(
-    r"^(CM(MI|SY|EX|BSY|MIB)|MSAM|MSBM|EUFM|EUSM|EUEX|RSFS|LMMath|"
+    r"^([a-z]{0,2}CM(MI|SY|EX|BSY|MIB)|MSAM|MSBM|EUFM|EUSM|EUEX|RSFS|LMMath|"
     r"MT(MI|SY|EX)|MT2(MI|SY|EX|MS|BS|BE)|TX(MI|SY|EX)|PX(MI|SY|EX)|rtx(mi|sy|ex)|"
     r"NewTXMI|ztmcm|esint|wasy|stmary|Asana|XITSMath|STIX.*Math|.*Math|Symbol|Euclid|"
     r"MathematicalPi|Mathematica)",
@@ -113,6 +115,11 @@ def is_math_font(name: str, cm_is_math: bool = False) -> bool:
     if _MATH_FONT_RE.match(base):
         return True
     return cm_is_math and bool(CM_TEXT_FONT_RE.match(base))
+
+
+def is_literal_symbol(char: str) -> bool:
+    """A bullet or a footnote mark: plain text for the LLM (``char_class``), in any face."""
+    return char in _LITERAL_SYMBOLS
 
 
 @functools.cache  # asked for every character read; a page holds a few hundred distinct ones

@@ -14,7 +14,10 @@ OPERATOR_NAMES = frozenset(
     "Tr var Var cov Cov erf sgn sign".split()
 )
 
+#: A line of operator names alone has at most this many words.
+_NAMES_MOST = 4
+
 
 def only_operator_names(words: Sequence[str]) -> bool:
     """Whether ``words`` are one to four operator names, as set (``lim sup`` counts as two)."""
-    return 0 < len(words) <= 4 and all(w in OPERATOR_NAMES for w in words)
+    return 0 < len(words) <= _NAMES_MOST and all(w in OPERATOR_NAMES for w in words)

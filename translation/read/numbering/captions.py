@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import re
 
+from translation.read.numbering.grammar import ROMAN
+
 #: The words that label a table's caption and a figure's, in Latin and in CJK script (a Korean
 #: label may stand in brackets: "[표 1]", "<그림 2>").
 TABLE_LATIN, TABLE_CJK = r"Table|Tab\.", r"表|표|\[표|<표|〈표"
 FIGURE_LATIN, FIGURE_CJK = r"Figure|Fig\.", r"图|圖|図|그림|\[그림|<그림|〈그림"
 
+#: A Latin label's number: "2", "A1", "3.1"; or in Roman numerals (IEEE's "TABLE III",
+#: Emerald's "Table I."), which need a space or a stop after them (not a word's start).
+_LATIN_NUMBER = rf"(?:[A-Z]?\d+(?:\.\d+)?|{ROMAN}(?=[\s:.：。]|$))"
+
 _CAPTION_RE = re.compile(
     rf"^\s*(?:(?:{FIGURE_LATIN}|{TABLE_LATIN}|Algorithm|Listing|Scheme|Chart|Exhibit)\s*"
-    r"[A-Z]?\d+(?:\.\d+)?(?P<end>\s*[:.：。]|\s)|"
+    rf"{_LATIN_NUMBER}(?P<end>\s*[:.：。]|\s*$|\s)|"
     # A CJK label needs no stop: prose glues a particle to the number ("表1に", "표 1은").
     rf"(?:{FIGURE_CJK}|{TABLE_CJK})\s*[\d０-９]+(?:[.-][\d０-９]+)?"
     r"(?P<cjk>\s*[:.：。．\]>〉]|\s))",
@@ -21,11 +27,12 @@ _CAPTION_RE = re.compile(
 
 def caption_label(text: str, bold_lead: int) -> bool:
     """Whether ``text`` begins with a caption's label: followed by a stop ("Table 1:",
-    "Figure 2."), a CJK label ("表 1", "그림 2"), or a label set in bold (``bold_lead``: how
-    many characters the text's bold start holds); a sentence "Fig. 2 shows ..." is prose."""
+    "Figure 2.", "Table I."), alone on its line (IEEE's "TABLE III" over its title), a CJK
+    label ("表 1", "그림 2"), or a label set in bold (``bold_lead``: how many characters the
+    text's bold start holds); a sentence "Fig. 2 shows ..." is prose."""
     match = _CAPTION_RE.match(text)
     if not match:
         return False
-    if match.group("cjk") or (match.group("end") or "").strip():
+    if match.group("cjk") or (match.group("end") or "").strip() or match.end() == len(text):
         return True
     return bold_lead >= len(match.group(0).strip())

@@ -90,6 +90,9 @@ _CHANNEL = 255.0
 #: Points outside a word box the background is sampled at.
 _RING_MARGIN = 2.0
 
+#: Channel levels this far apart are one colour: a scan's noise rounded away.
+_NOISE = 16
+
 
 def background(pixels: Sequence[tuple[int, int, int]]) -> tuple[float, float, float]:
     """The background colour (0..1 RGB) among ``pixels`` sampled around a word box: the most
@@ -100,9 +103,9 @@ def background(pixels: Sequence[tuple[int, int, int]]) -> tuple[float, float, fl
     lightness = sorted(sum(p) for p in pixels)
     middle = lightness[len(lightness) // 2]
     pixels = [p for p in pixels if sum(p) >= middle]
-    counts = Counter((r // 16, g // 16, b // 16) for r, g, b in pixels)
+    counts = Counter((r // _NOISE, g // _NOISE, b // _NOISE) for r, g, b in pixels)
     best = counts.most_common(1)[0][0]
-    chosen = [p for p in pixels if (p[0] // 16, p[1] // 16, p[2] // 16) == best]
+    chosen = [p for p in pixels if (p[0] // _NOISE, p[1] // _NOISE, p[2] // _NOISE) == best]
     return tuple(statistics.fmean(p[i] for p in chosen) / _CHANNEL for i in range(3))  # type: ignore[return-value]
 
 

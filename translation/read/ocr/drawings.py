@@ -10,6 +10,13 @@ from translation.read.layout import Rect, union
 #: Pixels a point of the page image the drawings are found on (18 dpi: a cell of 4 points).
 GRAPHIC_SCALE = 0.25
 
+#: A piece of ink this many points wide and high or more may be a drawing ...
+_PIECE_LEAST = 8
+#: ... when it holds this many dark pixels or more ...
+_PIECE_PIXELS = 4
+#: ... and the pieces merged cover this many square points or more.
+_FIGURE_AREA = 2500
+
 
 def graphic_regions(
     dark: Sequence[bool],
@@ -55,11 +62,17 @@ def graphic_regions(
                         seen[nxt] = 1
                         stack.append(nxt)
         w, h = (c1 - c0 + 1) / scale, (r1 - r0 + 1) / scale
-        if w >= 8 and h >= 8 and count >= 4:
+        if w >= _PIECE_LEAST and h >= _PIECE_LEAST and count >= _PIECE_PIXELS:
             pieces.append(
                 (c0 / scale - 6, r0 / scale - 6, (c1 + 1) / scale + 6, (r1 + 1) / scale + 6)
             )
-    return [r for r in _merged(pieces) if (r[2] - r[0]) * (r[3] - r[1]) >= 2500]
+    return [r for r in _merged(pieces) if (r[2] - r[0]) * (r[3] - r[1]) >= _FIGURE_AREA]
+
+
+#: A line of at most this many words touching a drawing is its label ...
+_LABEL_WORDS = 3
+#: ... touching: this many points near it or nearer.
+_LABEL_REACH = 6
 
 
 def with_labels(figures: Sequence[Rect], lines: Sequence[tuple[Rect, int]]) -> list[Rect]:
@@ -67,17 +80,17 @@ def with_labels(figures: Sequence[Rect], lines: Sequence[tuple[Rect, int]]) -> l
     them, until none is left: the labels of a drawing, and the drawing Tesseract read as text
     ("(~ links to Com)"). A line of running text is longer and stays out."""
     out = list(figures)
-    short = [box for box, words in lines if words <= 3]
+    short = [box for box, words in lines if words <= _LABEL_WORDS]
     grown = True
     while grown and out:
         grown = False
         for box in short:
             for i, fig in enumerate(out):
                 near = (
-                    box[0] <= fig[2] + 6
-                    and fig[0] - 6 <= box[2]
-                    and box[1] <= fig[3] + 6
-                    and fig[1] - 6 <= box[3]
+                    box[0] <= fig[2] + _LABEL_REACH
+                    and fig[0] - _LABEL_REACH <= box[2]
+                    and box[1] <= fig[3] + _LABEL_REACH
+                    and fig[1] - _LABEL_REACH <= box[3]
                 )
                 inside = (
                     fig[0] <= box[0] and box[2] <= fig[2] and fig[1] <= box[1] and box[3] <= fig[3]

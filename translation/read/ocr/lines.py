@@ -181,6 +181,9 @@ _GUTTER_FROM, _GUTTER_TO = 0.3, 0.7
 #: ... and is from these points to this share of the page wide.
 _GUTTER_NARROWEST, _GUTTER_WIDEST = 4, 0.12
 
+#: With fewer lines a page tells no gutter from a margin.
+_GUTTER_LINES = 8
+
 
 def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, float] | None:
     """The page's column gutter (x0, x1): the widest run of x in the middle 40% of the page
@@ -188,7 +191,7 @@ def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, f
     run across it; a skewed scan has lines across both columns, and Tesseract reads specks in
     the gutter as dashes); None on a one-column page, and where the run is too wide for a
     gutter (a page of a few lines)."""
-    if len(lines) < 8 or width <= 0:  # too few lines to tell a gutter from a margin
+    if len(lines) < _GUTTER_LINES or width <= 0:  # too few lines to tell a gutter from a margin
         return None
     lo, hi = int(_GUTTER_FROM * width), int(_GUTTER_TO * width)
     reach = [0] * (hi - lo + 1)
@@ -269,6 +272,10 @@ def word_spaces(words: Sequence[Word], size: float) -> list[tuple[float, float]]
     return out
 
 
+#: An inner scrap of a stretched line has fewer characters than this.
+_SCRAP_MOST = 4
+
+
 def drop_inner_scraps(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
     """``lines`` without the lines of fewer than 4 characters whose middle lies in the box of
     a line half again as high as the usual line: a scrap of a line Tesseract stretched over
@@ -283,7 +290,7 @@ def drop_inner_scraps(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
     for words, box in zip(lines, boxes, strict=True):
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         inner = any(t != box and t[0] <= cx <= t[2] and t[1] <= cy <= t[3] for t in tall)
-        if not (inner and sum(len(t) for t, _ in words) < 4):
+        if not (inner and sum(len(t) for t, _ in words) < _SCRAP_MOST):
             out.append(list(words))
     return out
 

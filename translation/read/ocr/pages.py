@@ -34,6 +34,10 @@ def needs_ocr(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool:
     return is_scanned(0, images, box.width, box.height)
 
 
+#: The text render mode of an OCR layer: neither filled nor stroked.
+_INVISIBLE = 3
+
+
 def words_are_pixels(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool:
     """Whether the words of ``page`` are pixels of a scan, to be painted over rather than
     removed glyph by glyph: a page read by OCR, or a scan that carries its own OCR text layer
@@ -45,4 +49,4 @@ def words_are_pixels(page: pymupdf.Page, mode: OcrMode, text_flags: int) -> bool
     if not is_scanned(0, images, page.rect.width, page.rect.height):
         return False
     traced = page.get_texttrace()
-    return bool(traced) and all(t["type"] == 3 for t in traced)  # 3: invisible
+    return bool(traced) and all(t["type"] == _INVISIBLE for t in traced)

@@ -22,18 +22,23 @@ _BY_WIDTH_MOST = 1.15
 #: ... and a shorter one's the size by width when its height is more than this many times it.
 _TALL_FOR_WIDTH = 1.8
 
+#: A line of this many characters or more tells the body size (and is sized by its width).
+_LONG_LINE = 20
+#: A line of fewer characters than this is a speck or a label, sized as body text.
+_SPECK_CHARS = 4
+
 
 def even_sizes(sizes: Sequence[float], chars: Sequence[int]) -> list[float]:
     """Line sizes with the OCR's jitter taken out: a size from 72% to 125% of the page's body
     size (the median size of its lines of 20 characters or more) becomes the body size (a
     footnote's text too: the fitting sets it in its box), and so does the size of a line of
     fewer than 4 characters (a speck read as "(by" is no heading)."""
-    long = [s for s, n in zip(sizes, chars, strict=True) if n >= 20]
+    long = [s for s, n in zip(sizes, chars, strict=True) if n >= _LONG_LINE]
     if not long:
         return list(sizes)
     body = statistics.median(long)
     return [
-        body if _BODY_LEAST * body <= s <= _BODY_MOST * body or n < 4 else s
+        body if _BODY_LEAST * body <= s <= _BODY_MOST * body or n < _SPECK_CHARS else s
         for s, n in zip(sizes, chars, strict=True)
     ]
 
@@ -48,7 +53,7 @@ def cap_by_pitch(
     fewer characters than printed ("To oil an then" for "To give an example for the"); a line
     set at body pitch among others is body text however it reads, and a heading has room
     around it."""
-    long = [s for s, n in zip(sizes, chars, strict=True) if n >= 20]
+    long = [s for s, n in zip(sizes, chars, strict=True) if n >= _LONG_LINE]
     if not long:
         return list(sizes)
     body = statistics.median(long)
@@ -71,6 +76,10 @@ def cap_by_pitch(
     return out
 
 
+#: A shorter line of this many characters or more is sized by its height, capped by its width.
+_SOME_CHARS = 6
+
+
 def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
     """The font size of each OCR line box (``chars`` characters long).
 
@@ -87,21 +96,29 @@ def line_sizes(boxes: Sequence[Rect], chars: Sequence[int]) -> list[float]:
     typical = statistics.median(heights or [0.0])
     pitch = body_size(boxes)
     body = min(pitch, typical) if pitch else typical
-    ratios = [a / body for a, n in zip(advances, chars, strict=True) if n >= 20 and body > 0]
+    ratios = [
+        a / body for a, n in zip(advances, chars, strict=True) if n >= _LONG_LINE and body > 0
+    ]
     if not ratios:
         return heights
     ratio = statistics.median(ratios)
     sizes = []
     for height, advance, n in zip(heights, advances, chars, strict=True):
         by_width = advance / ratio
-        if n >= 20:  # long enough for its width to tell
+        if n >= _LONG_LINE:  # long enough for its width to tell
             sizes.append(by_width)
             continue
-        if n >= 6:
+        if n >= _SOME_CHARS:
             sizes.append(min(height, _BY_WIDTH_MOST * by_width))
             continue
-        sizes.append(by_width if n >= 4 and height > _TALL_FOR_WIDTH * by_width else height)
+        sizes.append(
+            by_width if n >= _SPECK_CHARS and height > _TALL_FOR_WIDTH * by_width else height
+        )
     return sizes
+
+
+#: Fewer line pitches than this tell no body size.
+_PITCHES_LEAST = 3
 
 
 def body_size(boxes: Sequence[Rect]) -> float | None:
@@ -121,7 +138,7 @@ def body_size(boxes: Sequence[Rect]) -> float | None:
             ):
                 pitches.append(cy2 - cy)
                 break
-    return statistics.median(pitches) / DEFAULT_LEADING if len(pitches) >= 3 else None
+    return statistics.median(pitches) / DEFAULT_LEADING if len(pitches) >= _PITCHES_LEAST else None
 
 
 #: Lines closer to each other than this share of the page's line pitch are small print...

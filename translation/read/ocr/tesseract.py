@@ -45,6 +45,10 @@ def read_ocr_page(
         raise
 
 
+#: A pixel darker than this grey (0..255) is ink, for finding the drawings on a page.
+_DARK_GREY = 220
+
+
 def _read(
     page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
 ) -> PageLayout:
@@ -62,7 +66,7 @@ def _read(
     layout = ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
     lines = [text_band(ln) for b in layout.blocks for ln in b.lines]
     pix = page.get_pixmap(dpi=round(72 * GRAPHIC_SCALE), colorspace=pymupdf.csGRAY)
-    dark = [v < 220 for v in pix.samples] if pix.stride == pix.width else []
+    dark = [v < _DARK_GREY for v in pix.samples] if pix.stride == pix.width else []
     drawn = graphic_regions(dark, pix.width, pix.height, lines, GRAPHIC_SCALE)
     labels = [(ln.bbox, len(ln.spans)) for b in layout.blocks for ln in b.lines]
     return dataclasses.replace(layout, figures=(*layout.figures, *with_labels(drawn, labels)))
@@ -99,10 +103,14 @@ def _without_rules(page: pymupdf.Page, dpi: int) -> Iterator[pymupdf.Page]:
         scratch.close()
 
 
+#: A pixel darker than this grey (0..255) is ink under a word.
+_INK_GREY = 128
+
+
 def _page_ink(page: pymupdf.Page) -> Ink:
     """:data:`Ink` of ``page`` as rendered (the pixmap is made on the first call)."""
     made: list[pymupdf.Pixmap] = []
-    dark = bytes(1 if v < 128 else 0 for v in range(256))
+    dark = bytes(1 if v < _INK_GREY else 0 for v in range(256))
 
     def ink(box: Rect) -> list[int]:
         if not made:

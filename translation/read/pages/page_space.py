@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import pymupdf
 
+#: How a page's text is extracted, by the reader and by the renderer's glyph filter alike:
+#: whitespace as printed, glyphs outside the media box left out.
+TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 #: One point per unit: a page without /UserUnit.
 _NO_UNIT = 1.0
 #: How far from 1 MuPDF's rounding of the page rectangle puts the unit (no /UserUnit).

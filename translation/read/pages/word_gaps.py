@@ -20,6 +20,7 @@ from typing import Any
 
 from translation.read.layout import AXIS_ALIGNED
 from translation.read.measures import USUAL_SIZE
+from translation.read.pages.glyph_advances import advances
 
 #: A word gap is wider than this share of the font size...
 MIN_GAP = 0.1
@@ -48,18 +49,29 @@ def runs_together(page: Page) -> bool:
 def with_gap_spaces(page: Page) -> Page:
     """A ``rawdict`` page as a ``dict`` page (each span's ``text`` from its ``chars``), with a
     space where a horizontal line's glyphs leave a word gap and none is drawn. The space ends
-    the span before the gap (the boxes of the glyphs stay as they were)."""
+    the span before the gap (the boxes of the glyphs stay as they were). Each span keeps its
+    characters' ``advances`` (``glyph_advances``), one per character of its new text: a glyph
+    a gap follows advances to its box's end, its space over the gap."""
     for block in page.get("blocks", ()):
         for line in block.get("lines", ()):
             spans = line["spans"]
             after = _gap_ends(spans) if _horizontal(line) else set()
             for i, span in enumerate(spans):
-                text = []
-                for k, char in enumerate(span.get("chars", ())):
+                chars = span.get("chars", ())
+                steps = advances(chars, line.get("dir", (1.0, 0.0)))
+                text: list[str] = []
+                spaced: list[float] = []
+                for k, char in enumerate(chars):
                     text.append(char["c"])
+                    step = steps[k] if steps else 0.0
                     if (i, k) in after:
+                        glyph = min(step, max(0.0, char["bbox"][2] - char["origin"][0]))
                         text.append(" ")
+                        spaced.extend((glyph, step - glyph))
+                    else:
+                        spaced.append(step)
                 span["text"] = "".join(text)
+                span["advances"] = tuple(spaced) if steps else ()
                 span.pop("chars", None)
     return page
 

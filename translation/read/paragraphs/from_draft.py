@@ -30,6 +30,8 @@ _JUSTIFIED = 1.5  # font sizes: justified lines but the last end this near the r
 _PITCH_LEAST, _PITCH_MOST = 1.0, 2.0  # font sizes: the line pitch set, from least to most
 _INDENT_LEAST, _INDENT_MOST = 0.5, 4  # font sizes: a first-line indent kept for the setting
 
+_FEW_ROWS = 3  # rows: a centred block of more is a long caption, ragged on both sides
+
 
 def _align(rows: list[Row], heading: bool = False) -> Align:
     """Centred: rows on the column's axis that leave wide margins, keep off the column's left
@@ -38,7 +40,7 @@ def _align(rows: list[Row], heading: bool = False) -> Align:
     justified lines of a box inset on both sides (a framed block of instructions, 03 p20);
     centred, their translation would be widened over the frame."""
     col0, col1 = rows[0].col_range
-    if len(rows) <= 3:
+    if len(rows) <= _FEW_ROWS:
         center = (col0 + col1) / 2
         widths = [r.x1 - r.x0 for r in rows]
         inset_box = len(rows) > 1 and max(widths) - min(widths) < rows[0].size
@@ -54,7 +56,7 @@ def _align(rows: list[Row], heading: bool = False) -> Align:
             or max(widths) - min(widths) > _RAGGED * rows[0].size
         ):
             return Align.CENTER
-    if len(rows) > 3:  # a long centred caption: every row on one axis, ragged on both sides
+    if len(rows) > _FEW_ROWS:  # a long centred caption: every row on one axis, ragged on both sides
         centers = sorted((r.x0 + r.x1) / 2 for r in rows)
         axis = centers[len(centers) // 2]
         lefts = [r.x0 for r in rows]

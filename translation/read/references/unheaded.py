@@ -154,9 +154,15 @@ def _list_from(pieces: Sequence[Piece], start: int, taken: Collection[int]) -> r
     return range(start, stop)
 
 
+#: The rest of an unfinished entry has fewer words than this (running text more).
+_ENTRY_REST_WORDS = 12
+
+
 def _goes_on(entry: str, piece: Piece) -> bool:
     """Whether ``piece`` is the rest of the unfinished ``entry`` (not a heading, not a
     paragraph of running text)."""
     if piece.heading or ends_sentence(entry):
         return False
-    return is_entry(piece.text, labelled=True) or len(WORD_RE.findall(piece.text)) < 12
+    return (
+        is_entry(piece.text, labelled=True) or len(WORD_RE.findall(piece.text)) < _ENTRY_REST_WORDS
+    )

@@ -34,12 +34,15 @@ EDGE_TWENTIETH = 1
 
 LEFT_TO_RIGHT = (1.0, 0.0)
 
+#: A line of fewer letters is no part of a body column's measure.
+LINE_LETTERS = 3
+
 
 def line_extent(line: Line, body_size: float) -> Range | None:
     """Where a line's body-size text starts and ends, or None for a line that is no part of
     a body column's measure (other sizes, under three letters, or a wide gap inside it)."""
     spans = [s for s in line.spans if s.text.strip() and abs(s.size - body_size) <= SAME_SIZE]
-    if sum(c.isalpha() for s in spans for c in s.text) < 3:
+    if sum(c.isalpha() for s in spans for c in s.text) < LINE_LETTERS:
         return None
     for a, b in zip(spans, spans[1:], strict=False):
         if b.bbox[0] - a.bbox[2] >= INNER_GAP * body_size:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from translation.read.layout import PageLayout, Vector, axis
 from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
@@ -18,6 +18,17 @@ from translation.read.words.word import cjk_weight, has_wide
 #: Baseline distances of two lines, of their size, that are a line pitch (less: lines set over
 #: each other; more: a gap between paragraphs or blocks).
 _PITCH_LEAST, _PITCH_MOST = 1.0, 2.5
+
+
+#: Baseline distances of one size a size's own leading is told from; with fewer, the
+#: document's usual leading stands for it.
+_FEW_PITCHES = 3
+#: Characters a line holds at least for its distance to the next to be a line pitch (a
+#: vertical line's glyphs, each read as a line of its own, stack one em apart; a figure's
+#: tick labels and axis titles stand apart at their own distances).
+_PITCH_CHARS = 8
+#: The direction of a line set left to right (vertical lines have their own pitch).
+_HORIZONTAL: Vector = (1.0, 0.0)
 
 
 @dataclass(slots=True)
@@ -33,6 +44,18 @@ class DocStats:
     #: Which faces (names without subset prefix) are monospaced, measured from their glyphs'
     #: advances (:mod:`translation.read.pages.monospace`), never told by their names.
     pitches: Pitches = Pitches()
+    #: Size (to half a point) -> the usual baseline distance of consecutive lines of that size
+    #: / the size, where the document holds enough of them: a report set double-spaced
+    #: beside tables set tight, a manual's body beside its vertical examples.
+    leadings: dict[float, float] = field(default_factory=dict)
+
+    def leading_at(self, size: float) -> float:
+        """The usual line pitch of text of ``size`` (font sizes): its own where measured, else
+        the document's."""
+        return self.leadings.get(round(size * 2) / 2, self.leading)
+
+
+_LONG_LINE = 40  # width (cjk_weight): body text fills lines this long (tables, captions don't)
 
 
 def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
@@ -63,7 +86,7 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                         fonts[font_base(span.font)] += n
                         if has_wide(span.text):
                             cjk_fonts.add(font_base(span.font))
-                        if width >= 40:
+                        if width >= _LONG_LINE:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
     body_size = sizes.most_common(1)[0][0] if sizes else USUAL_SIZE
@@ -76,4 +99,35 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
     text_font = next(iter(plain), texts[0] if texts else "")
     cm_is_math = not CM_TEXT_FONT_RE.match(text_font)
     leading = statistics.median(pitches) if pitches else DEFAULT_LEADING
-    return DocStats(body_size, cm_is_math, directions, leading, frozenset(cjk_fonts), faces)
+    leadings = _leadings(pages)
+    return DocStats(
+        body_size, cm_is_math, directions, leading, frozenset(cjk_fonts), faces, leadings
+    )
+
+
+def _leadings(pages: Sequence[PageLayout]) -> dict[float, float]:
+    """Each size's usual line pitch (font sizes) from horizontal lines of :data:`_PITCH_CHARS`
+    characters or more: a line and the nearest one of its size above it that it overlaps
+    across, in its block or not (a producer may put each line in a block of its own)."""
+    found: dict[float, list[float]] = {}
+    for page in pages:
+        lines = [
+            (round(sp.size * 2) / 2, line.bbox[0], line.bbox[2], sp.origin[1], sp.size)
+            for block in page.blocks
+            for line in block.lines
+            if line.direction == _HORIZONTAL
+            and (sp := line.spans[0]).origin
+            and sp.size > 0
+            and sum(len(s.text.strip()) for s in line.spans) >= _PITCH_CHARS
+        ]
+        for key, x0, x1, base, size in lines:
+            above = [
+                b
+                for k, a0, a1, b, _ in lines
+                if k == key and b < base and min(x1, a1) > max(x0, a0)
+            ]
+            if above:
+                ratio = (base - max(above)) / size
+                if _PITCH_LEAST <= ratio <= _PITCH_MOST:
+                    found.setdefault(key, []).append(round(ratio, 2))
+    return {k: statistics.median(v) for k, v in found.items() if len(v) >= _FEW_PITCHES}

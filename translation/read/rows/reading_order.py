@@ -17,6 +17,7 @@ from translation.read.words.word import ends_sentence
 _SPANS = 0.2  # of the half width: a row reaching this far into both halves spans them
 _COLUMN_SHARE = 0.15  # of the characters: a column holding less is none (one column)
 _ALIGNED = 0.5  # font sizes: rows starting this close line up
+_INDENT = 2.5  # font sizes: a first line's indent, at most (two full-width characters and more)
 _CLEAR = 0.5  # font sizes: a row of one side stays this clear of the gutter
 _STEP_LEAST, _STEP_MOST = 0.5, 2.0  # font sizes: the line step to the next line of a text
 _BESIDE = 0.7  # font sizes: baselines this close are beside each other
@@ -77,7 +78,8 @@ def reading_order(rows: list[Row]) -> list[Row]:
 def _spanning_tails(rows: list[Row]) -> None:
     """Give a spanning paragraph's short last line the spanning column: a half-width row right
     under a spanning row that ends inside a sentence, on its left edge or centred under it (a
-    title's second line) and in its size, one line further down, with nothing else on its line
+    title's second line) or back at the edge under an indented first line, and in its size,
+    one line further down, with nothing else on its line
     ("... All results" / "are the average of ..."). The first line of a column under a spanning
     line has the other column's line beside it."""
     ordered = sorted(rows, key=lambda r: r.baseline)
@@ -86,6 +88,10 @@ def _spanning_tails(rows: list[Row]) -> None:
         if prev.col != 2 or row.col == 2 or ends_sentence(prev.text):
             continue
         centred = abs((row.x0 + row.x1) - (prev.x0 + prev.x1)) < size
+        # Back at the paragraph's edge under its indented first line ("　　本文的...常见问" |
+        # "题集会不断更新...").
+        if prev.x0 - _INDENT * size <= row.x0 < prev.x0:
+            centred = True
         if (abs(row.x0 - prev.x0) > _ALIGNED * size and not centred) or abs(
             row.size - size
         ) > SIZE_STEP:
@@ -139,6 +145,9 @@ def _side_run(rows: list[Row]) -> tuple[int, int, list[Row], list[Row]] | None:
     return None
 
 
+_RUN_ROWS = 3  # rows: a run beside a gutter holds at least this many
+
+
 def _grow_run(
     rows: list[Row], i: int, j: int, g0: float, g1: float
 ) -> tuple[int, int, list[Row], list[Row]] | None:
@@ -171,7 +180,7 @@ def _grow_run(
     members = range(lo, hi + 1)
     left = [rows[k] for k in members if k in side and not side[k]]
     right = [rows[k] for k in members if k in side and side[k]]
-    if len(left) + len(right) < 3 or len(left) + len(right) < hi + 1 - lo:
+    if len(left) + len(right) < _RUN_ROWS or len(left) + len(right) < hi + 1 - lo:
         return None
     if not (_has_words(left) and _has_words(right)):
         return None

@@ -20,6 +20,7 @@ from translation.read.math.formulas import (
     TEXT,
     char_class,
     font_base,
+    is_literal_symbol,
     is_math_font,
 )
 from translation.read.measures import (
@@ -218,6 +219,14 @@ def _small_caps(capital: Span, span: Span) -> bool:
     )
 
 
+def _mono_span(span: Span, stats: DocStats) -> bool:
+    """Whether ``span`` is set in a face measured monospaced (a CJK face's ideographs aside)."""
+    base = font_base(span.font)
+    if base in stats.cjk_fonts:
+        return base in stats.pitches.mono and not has_wide(span.text)
+    return stats.pitches.is_mono(base, bool(span.flags & 8))
+
+
 def _carrier_size(
     piece: list[tuple[Rect, Span]], weights: Counter[float], frame: Frame, cm_is_math: bool
 ) -> float:
@@ -260,6 +269,9 @@ _BAND_TOP = 0.6
 _BAND_INSET = 0.1
 #: Points within which the bands of two spans in a row lie level and make one band.
 _BAND_JOIN = 0.5
+#: Where the glyph filter probes a glyph hanging from its origin: from this share of its size
+#: below the origin to this share (translation.render.glyphs: half an em, or its box's middle).
+_HANG_PROBE_FROM, _HANG_PROBE_TO = 0.4, 0.7
 #: A row is bold when this share of its letters is.
 BOLD_SHARE = 0.95
 
@@ -278,7 +290,15 @@ def make_row(
     if not size:
         weights: Counter[float] = Counter()
         before: Span | None = None
-        for _, span in piece:
+        # In a line of CJK text, code set in a smaller typewriter face is the sentence's
+        # commands ("用 \\listoffigures 和 \\listoftables 生成..."): the text's size is the
+        # line's, however many characters the commands have.
+        voters = [(b, s) for b, s in piece if not _mono_span(s, stats)]
+        if any(has_wide(s.text) for _, s in voters):
+            piece_votes = voters
+        else:
+            piece_votes = piece
+        for _, span in piece_votes:
             # Small capitals ("T" + "ABLEFORMER" set smaller) count at their capital's size.
             weight_size = span.size
             if before is not None and _small_caps(before, span):
@@ -312,6 +332,7 @@ def make_row(
     bold_lead, lead_open, lead_letters = 0, True, 0  # the text's bold start, its letters
     colors: Counter[int] = Counter()
     right: float | None = None
+    math_marks: list[int] = []  # where a math face's bullet or mark stands in ``chars``
     for box, span in piece:
         text = _FF_RE.sub("ff", "".join(LIGATURES.get(c, c) for c in span.text))
         if text.strip() in ("\x0f", "\ufffd") and _bullet(span, piece, chars):
@@ -338,15 +359,11 @@ def make_row(
         # A raised or lowered math glyph the font maps to a space (MathTime's arrow over a
         # bold vector name) is a glyph of the formula, not a word gap.
         blank_glyph = script and not span.text.strip()
-        base = font_base(span.font)
         # Monospaced as measured from the face's glyphs, whatever its name (its own flag
         # where it shows too few to tell). A CJK face sets its ideographs on one em and
         # flags itself fixed-pitch: no sign of code; its Latin measured monospaced (a coding
         # face's) is, in a run without CJK characters.
-        if base in stats.cjk_fonts:
-            mono = base in stats.pitches.mono and not has_wide(span.text)
-        else:
-            mono = stats.pitches.is_mono(base, bool(span.flags & 8))
+        mono = _mono_span(span, stats)
         bold = bool(span.flags & 16) or "Bold" in span.font
         # Glyph area around the span's own baseline (line boxes of some producers are far
         # taller than their glyphs); x along the span by the glyphs' advances (a formula
@@ -359,6 +376,8 @@ def make_row(
         for char, share in zip(text, shares, strict=True):
             chars.append(char)
             kind = GLYPH if blank_glyph else char_class(char, math_span)
+            if math_span and is_literal_symbol(char):
+                math_marks.append(len(chars) - 1)
             classes.append(CODE if mono and kind != GLYPH and not char.isspace() else kind)
             styles.append(style)
             boxes.append((left, top, left + share * step, bottom))
@@ -392,6 +411,20 @@ def make_row(
                 rects[-1] = (min(last[0], tight[0]), last[1], max(last[2], tight[2]), last[3])
             else:
                 rects.append(tight)
+            if hangs(span, frame) and span.origin is not None:
+                # A glyph hanging from its origin is probed below it (half an em: the least
+                # such glyph's middle); a tall one's origin stands so high over the baseline
+                # (a radical over a fraction) that its probe misses the band above: a band
+                # of its own holds it, so it is erased and copied with its line.
+                top = frame.point(*span.origin)[1]
+                probe = (top + _HANG_PROBE_FROM * span.size, top + _HANG_PROBE_TO * span.size)
+                if probe[0] < tight[1] or probe[1] > tight[3]:
+                    rects.append((tight[0], probe[0], tight[2], probe[1]))
+    # A bullet or mark of a math face set tight between two glyphs is an operator of a
+    # formula (TeX's \circ reads "◦": "A◦N"), not the plain mark it is at a line's start.
+    for i in math_marks:
+        if 0 < i < len(chars) - 1 and not chars[i - 1].isspace() and not chars[i + 1].isspace():
+            classes[i] = GLYPH
     glyphs = [b for b, s in piece if s.text.strip()]
     return Row(
         chars="".join(chars),

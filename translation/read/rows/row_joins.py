@@ -20,6 +20,8 @@ _LEVEL = 0.2  # font sizes: pieces whose baselines lie this close are level
 _SCRIPT_LEFT = 0.1  # font sizes: a lead script may start this far left of its piece
 _ENTRIES_SIZE = 0.7  # a matrix's entries are at least this share of the line's size
 
+_SCRIPT_CHARS = 6  # characters: a row of math scripts alone is at most this long
+
 
 def attach_scripts(rows: list[Row]) -> list[Row]:
     """Rows of math scripts alone (Word writes a superscript as its own block) joined to the
@@ -32,7 +34,7 @@ def attach_scripts(rows: list[Row]) -> list[Row]:
         math = MATH_ONLY_RE.match(row.classes) is not None
         # A digit in the text face (TeX's subscript "2" of a formula, 2203.00130 p37) is a
         # script only under or beside a formula, not after a word (a footnote mark).
-        if (math or row.text.isdigit()) and len(row.text) <= 6:
+        if (math or row.text.isdigit()) and len(row.text) <= _SCRIPT_CHARS:
             near = [
                 h
                 for h in hosts

@@ -30,10 +30,15 @@ _SAME_LINE = 0.5  # font sizes: baselines this close are one line
 _JOIN_SIZE = 0.5  # points: two band rows of one sentence differ in size by less ...
 _JOIN_STEP_LEAST, _JOIN_STEP_MOST = 0.5, 1.8  # ... and stand a line step apart (font sizes)
 _SMALL_PRINT = 0.5  # points: rows smaller than the body text by this much are small print
+_HEAD_LINE_STEP_LEAST = 0.5  # font sizes: a head's next line stands at least this far down
 
 
 def _normalized(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
+
+
+_TOP_CHARS = 80  # characters: a page's first row this short may be its header
+_FEW_PAGES = 4  # pages: in a paper of at most this many, two copies make a running head
 
 
 def mark_headers_footers(
@@ -71,7 +76,7 @@ def mark_headers_footers(
                 first.bottom <= fy0 + _TOP_BAND * height
                 and first.size <= stats.body_size + _TOP_LARGER
                 and second.top - first.bottom >= _TOP_APART * first.size
-                and len(first.text) <= 80
+                and len(first.text) <= _TOP_CHARS
             ):
                 first.drop = "header"
         _join_band_sentences(rows, stats.body_size)
@@ -85,7 +90,7 @@ def mark_headers_footers(
             seen[key] += 1
         for row, where in marked:
             sizes.setdefault((where, _normalized(row.text)), []).append(row.size)
-    needed = 2 if len(pages) <= 4 else max(3, len(pages) // 4)
+    needed = 2 if len(pages) <= _FEW_PAGES else max(3, len(pages) // 4)
     # Where a row cut into cells recurs with no table under it on enough pages, it is a head
     # on every page, a table under it on some of them too (2302.07302 p11-12).
     heads: Counter[tuple[str, str]] = Counter()
@@ -113,7 +118,41 @@ def mark_headers_footers(
             # is set large (page 1): only the rows of the repeats' own size are the head.
             usual = _usual_size(sizes[key])
             if row.text and seen[key] >= needed and abs(row.size - usual) < _REPEAT_SIZE:
-                row.drop = row.drop or "running header/footer"
+                # Told by its recurrence, whatever the band said: a foot that opens with its
+                # page number ("2 Row and Column ...") is never a footnote given back, nor a
+                # page's isolated top row the previous page's sentence that runs on into it.
+                if row.drop in ("", "header/footer", "header"):
+                    row.drop = "running header/footer"
+    _mark_head_lines(rows_by_page, needed)
+
+
+def _mark_head_lines(rows_by_page: dict[int, list[Row]], needed: int) -> None:
+    """A running head set over two lines whose second runs past the band (Emerald's outer
+    margin: "Shift work" | "interventions" over the page number): the row a line step under
+    a running head's row (over a running foot's), of its size and across its width, is the
+    head's next line where the same text stands there on as many pages as the head needs."""
+    found: dict[str, list[tuple[int, Row]]] = {}
+    for index, rows in rows_by_page.items():
+        heads = [r for r in rows if r.drop == "running header/footer"]
+        for head in heads:
+            for row in rows:
+                if row.drop or not row.text.strip():
+                    continue
+                below = _HEAD_LINE_STEP_LEAST * head.size < line_step(head, row)
+                above = _HEAD_LINE_STEP_LEAST * head.size < line_step(row, head)
+                step = line_step(head, row) if below else line_step(row, head)
+                if (
+                    (below or above)
+                    and step < _JOIN_STEP_MOST * head.size
+                    and abs(row.size - head.size) < _REPEAT_SIZE
+                    and min(row.x1, head.x1) > max(row.x0, head.x0)
+                ):
+                    key = f"{_normalized(head.text)}|{'below' if below else 'above'}|"
+                    found.setdefault(key + _normalized(row.text), []).append((index, row))
+    for lines in found.values():
+        if len({index for index, _ in lines}) >= needed:
+            for _, row in lines:
+                row.drop = "running header/footer"
 
 
 def _heads_cells(row: Row, rows: list[Row]) -> bool:
@@ -145,14 +184,19 @@ def _usual_size(sizes: list[float]) -> float:
     return min(counts, key=lambda size: (-counts[size], size))
 
 
-def _joins_below(upper: Row, lower: Row) -> bool:
-    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+def _next_line(upper: Row, lower: Row) -> bool:
+    """Whether ``lower`` is set as the line after ``upper``: their size, a line step apart,
+    one above the other."""
     return (
         abs(upper.size - lower.size) < _JOIN_SIZE
         and _JOIN_STEP_LEAST * upper.size < line_step(upper, lower) < _JOIN_STEP_MOST * upper.size
         and min(upper.x1, lower.x1) > max(upper.x0, lower.x0)
-        and not ends_sentence(upper.text)
     )
+
+
+def _joins_below(upper: Row, lower: Row) -> bool:
+    """Whether ``lower`` is the next line of the sentence ``upper`` leaves unfinished."""
+    return _next_line(upper, lower) and not ends_sentence(upper.text)
 
 
 def _join_band_sentences(rows: list[Row], body_size: float) -> None:
@@ -161,17 +205,23 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
     dropped header line, is dropped too; a body-size line running into the bottom band is a
     paragraph's end and is translated with it."""
     ordered = sorted(rows, key=lambda r: r.baseline)
-    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom
+    middle = ordered[len(ordered) // 2].baseline if ordered else 0.0
+    for i in range(len(ordered) - 1, 0, -1):  # upwards from the bottom: small print above
         row = ordered[i]
         if row.drop != "header/footer":
             continue
         above = [r for r in ordered[:i] if not r.drop and _joins_below(r, row)]
-        if above:
-            upper = above[-1]
-            if upper.size <= body_size - _SMALL_PRINT:
-                upper.drop = "header/footer"
-            elif upper.baseline > ordered[len(ordered) // 2].baseline:
-                row.drop = ""
+        if above and above[-1].size <= body_size - _SMALL_PRINT:
+            above[-1].drop = "header/footer"
+    # Downwards: body text that runs into the band keeps every line of it there, each given
+    # back before the next is looked at (a column ending two lines into the band), a new
+    # sentence's line too; a line repeated page after page is still a foot (below).
+    for i, row in enumerate(ordered):
+        if row.drop != "header/footer" or row.baseline <= middle:
+            continue
+        above = [r for r in ordered[:i] if not r.drop and _next_line(r, row)]
+        if above and above[-1].size > body_size - _SMALL_PRINT:
+            row.drop = ""
     for i, row in enumerate(ordered):  # downwards from the top
         if row.drop != "header/footer":
             continue

@@ -27,14 +27,16 @@ _BELOW = 0.5  # font sizes: such a rule lies at most this far below the cell's r
 _STEP_LEAST, _STEP_MOST = 0.5, 1.6  # font sizes: the line step of one ruled cell's lines
 _SAME_SIZE = 0.5  # points: the lines of one cell differ in size by less
 
+_RULE_LENGTH = 3  # a rule is longer than this many times its thinness
+
 
 def rules_of(paths: Sequence[Rect]) -> list[Rect]:
     """The thin horizontal and vertical lines among a page's vector ``paths``."""
     return [
         p
         for p in paths
-        if (p[2] - p[0] <= _THIN and p[3] - p[1] > 3 * _THIN)
-        or (p[3] - p[1] <= _THIN and p[2] - p[0] > 3 * _THIN)
+        if (p[2] - p[0] <= _THIN and p[3] - p[1] > _RULE_LENGTH * _THIN)
+        or (p[3] - p[1] <= _THIN and p[2] - p[0] > _RULE_LENGTH * _THIN)
     ]
 
 

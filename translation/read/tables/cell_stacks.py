@@ -187,6 +187,9 @@ def _open(text: str) -> bool:
     return any(text.count(opening) > text.count(closing) for opening, closing in _QUOTES.items())
 
 
+_PADDED_SHARE = 4  # a quarter of the steps, or more, are padded for a padded table
+
+
 def _line_pitch(lines: Sequence[StackLine]) -> float | None:
     """The baseline step of a table's wrapped cells where its rows are set further apart
     (padded): the smallest step between its visual rows, when a good share of the steps are
@@ -200,7 +203,7 @@ def _line_pitch(lines: Sequence[StackLine]) -> float | None:
         return None
     low = min(steps)
     wide = sum(s > _PADDED * low for s in steps)
-    return low if wide >= max(_PADDED_LEAST, len(steps) / 4) else None
+    return low if wide >= max(_PADDED_LEAST, len(steps) / _PADDED_SHARE) else None
 
 
 def _wrapped(line: StackLine, up: StackLine, right: float, pitch: float | None) -> bool:

@@ -127,6 +127,9 @@ def _stretched_spaces(
     return found
 
 
+_NUMBERS_LEAST = 3  # numbers: a piece's tail of this many is a row's cells
+
+
 def split_cells(
     spans: list[tuple[Rect, Span]],
     gutters: Sequence[tuple[float, float]] = (),
@@ -211,7 +214,7 @@ def split_cells(
         numbers = tail.split()
         if (
             0 < cut < len(piece)
-            and len(numbers) >= 3
+            and len(numbers) >= _NUMBERS_LEAST
             and all(_NUMBER_RE.match(t) for t in numbers)
             and has_letters(head)
         ):

@@ -67,6 +67,8 @@ _ITEM_MARK_RE = re.compile(
 )
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
 
+_TABLE_ROWS = 3  # rows: a cluster of fewer is no table
+
 
 def find_tables(
     rows: Sequence[RowSpans], leave_out: Sequence[Rect] = (), rules: Sequence[Rect] = ()
@@ -128,7 +130,7 @@ def find_tables(
                 clusters[-1].add(item)
     tables = []
     for cluster in clusters:
-        if len(cluster.rows) < 3:
+        if len(cluster.rows) < _TABLE_ROWS:
             continue
         if cluster.running_text():
             continue
@@ -166,6 +168,9 @@ def find_tables(
         columns = tuple(number_columns(cluster.words))
         tables.append(Table(box, tuple(gutters), tuple(narrow), columns))
     return tables + label_tables(items, tables)
+
+
+_NUMBER_SHARE = 4  # running text: at most a quarter of its rows end in a number
 
 
 @dataclass(slots=True)
@@ -233,7 +238,7 @@ class _Cluster:
                 and abs(box[2] - self.x1) <= _RUNNING_EDGE * size
             )
             flush += edges and first[:1].islower()
-        return flush >= max(2, len(self.boxes) / 2) and numbers <= len(self.boxes) / 4
+        return flush >= max(2, len(self.boxes) / 2) and numbers <= len(self.boxes) / _NUMBER_SHARE
 
     def fits(self, box: Rect) -> bool:
         """Whether a row of cells spanning ``box`` is about as wide as the table (a table in
@@ -324,6 +329,9 @@ def _without_far_cells(
     return gutters, cluster
 
 
+_OVERHANG_ROWS = 3  # rows: with fewer, where most end is the last end
+
+
 def _without_overhang(
     boxes: Sequence[Rect],
     gaps: Sequence[Sequence[tuple[float, float]]],
@@ -337,7 +345,7 @@ def _without_overhang(
     cells and set over the table); a row lying wholly there is left out."""
     size = sizes[len(sizes) // 2]
     ends = sorted(b[2] for b in boxes)
-    right = ends[int(_OVERHANG_RANK * len(ends))] if len(ends) >= 3 else ends[-1]
+    right = ends[int(_OVERHANG_RANK * len(ends))] if len(ends) >= _OVERHANG_ROWS else ends[-1]
     out: list[Rect] = []
     for box, strong in zip(boxes, gaps, strict=True):
         if box[2] <= right + size:

@@ -81,6 +81,12 @@ def _label_gap(item: RowItem, most: int = 3) -> tuple[float, float] | None:
     return first
 
 
+_CELL_LINES_MOST = 4  # lines: a cell (or group labels) this long since a label ends the table
+_LABEL_CHARS = 24  # characters: a short label ...
+_LABEL_LETTERS = 20  # ... or, cut at its punctuation, this many without spaces
+_LABEL_ROWS = 3  # rows: a label table has at least this many labels
+
+
 def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, int]:
     """The label table whose first label row is ``items[start]`` (None where the stack is
     none), and the index of the last row looked at as part of it."""
@@ -116,7 +122,7 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
             gutter = (max(gutter[0], own[0]), min(gutter[1], own[1]))
             labels.append([s.text for b, s in other.found if b[2] <= own[0] + EDGE_SLACK])
             lines = 0
-        elif lines >= 4:
+        elif lines >= _CELL_LINES_MOST:
             break
         elif (
             abs(box[0] - text_x) <= _EDGE
@@ -137,10 +143,12 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
         reach, x1, last = max(reach, box[3]), max(x1, box[2]), j
     # A label cut into words at its punctuation ("( Peters et al. , 2018a )") is as short as
     # its letters.
-    short = all(len(" ".join(t)) <= 24 or len("".join(t)) <= 20 for t in labels)
+    short = all(
+        len(" ".join(t)) <= _LABEL_CHARS or len("".join(t)) <= _LABEL_LETTERS for t in labels
+    )
     markers = all(_MARKER_RE.match(" ".join(t)) for t in labels)
     narrow = gutter[0] - left <= _NARROW_LABELS * (x1 - left)
-    if len(labels) >= 3 and captioned and short and narrow and not markers:
+    if len(labels) >= _LABEL_ROWS and captioned and short and narrow and not markers:
         if gutter[1] - gutter[0] >= GUTTER_WIDTH * size:
             return Table(union(boxes), (gutter,)), last
     return None, start
@@ -163,6 +171,9 @@ def _group_label_above(items: Sequence[RowItem], start: int) -> Rect | None:
     return None
 
 
+_CAPTION_LINES = 3  # lines: a caption above a table has at most this many more over its first
+
+
 def _caption_above(items: Sequence[RowItem], start: int, size: float) -> bool:
     """Whether a table caption (its first line, then up to three more lines set close
     together) ends directly above ``items[start]``."""
@@ -175,7 +186,7 @@ def _caption_above(items: Sequence[RowItem], start: int, size: float) -> bool:
         box = other.box
         if box[2] <= first.box[0] or box[0] >= first.box[2] or box[3] > top + EDGE_SLACK:
             continue
-        if top - box[3] > limit or seen > 3:
+        if top - box[3] > limit or seen > _CAPTION_LINES:
             return False
         if other.caption:
             return True

@@ -197,6 +197,9 @@ def row_item(
     )
 
 
+_JUSTIFIED_GAPS = 3  # gaps: a justified line stretches at least this many alike
+
+
 def _justified(
     found: Sequence[tuple[Rect, Span]],
     extents: Sequence[tuple[float, float]],
@@ -214,7 +217,9 @@ def _justified(
     plain = [t.strip().strip("\u201c\u201d\"'(),.;:-") for t in texts]
     letters = [t.isalpha() for t in plain]
     between = [g for k, g in enumerate(gaps) if letters[k] and letters[k + 1]]
-    if len(between) < 3 or max(between) - min(between) > max(EVEN_SLACK, EVEN_SPACES * size):
+    if len(between) < _JUSTIFIED_GAPS or max(between) - min(between) > max(
+        EVEN_SLACK, EVEN_SPACES * size
+    ):
         return False
     widths = [b - a for a, b in extents]
     if max(widths) - min(widths) < size:  # words of one width: a table's uniform cells

@@ -61,6 +61,10 @@ def is_word(token: str, language: str = "en") -> bool:
     return token.lower() in _lexicon(language)
 
 
+#: An English stem of this many letters or more joins a suffix over a hyphen.
+_STEM_LETTERS = 3
+
+
 def joins_at_break(
     before: str, after: str, language: str = "en", seen: Vocabulary | None = None
 ) -> bool:
@@ -81,7 +85,11 @@ def joins_at_break(
         return verdict
     if is_word(before + after, language):
         return True
-    if language.lower().startswith("en") and len(before) >= 3 and after.lower() in _SUFFIXES:
+    if (
+        language.lower().startswith("en")
+        and len(before) >= _STEM_LETTERS
+        and after.lower() in _SUFFIXES
+    ):
         return True  # "reencounter-" + "ing", "postpro-" + "cess": an ending, no word alone
     # A piece that stands as a word makes a compound; pieces that are no words, a broken word.
     return not is_word(after, language) and not is_word(before, language)

@@ -3,7 +3,8 @@
 TeX sets its own name and LaTeX's with raised, lowered and smaller letters: the small raised
 "A" of LaTeX reads as a superscript, so the logo would become a formula "LA" (copied as it
 looks) before a word "TEX" (translated): fragments of the logo in a title or a caption. Such a
-logo is the word "LaTeX", plain text the model keeps as it is.
+logo is the word "LaTeX", plain text the model keeps as it is; so is it after a prefix
+("PDFLaTeX", "XeLaTeX": the small "A" kerned under the "L" before it).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import re
 
 from translation.read.math.formulas import MATHS, TEXT
 
-# The letters of the logo as MuPDF reads them, the "A" set as a script.
-_LATEX_RE = re.compile(r"(?<![A-Za-z])LATE[Xx](?![A-Za-z])")
+# The letters of the logo as MuPDF reads them, the "A" set as a script (its class says so:
+# letters before it are a prefix of the name, "PDFLATEX").
+_LATEX_RE = re.compile(r"LATE[Xx](?![A-Za-z])")
 
 
 def text_logos(chars: str, classes: str) -> tuple[str, str]:
