@@ -5,17 +5,22 @@ of a PDF worker's time, and the same paper comes back: translated again once its
 in the answer cache (then the reading is most of the job), into another language, with other
 outputs. The reading depends on the file's bytes, the pages asked, whether the references are
 translated, the OCR options, the limits, and on the code that reads it: an entry is kept under
-a digest of all of these, the reading code's own files and the versions of PyMuPDF and of the
-word lists among them, so a reading made by other code is never served.
+a digest of all of these, the reading code's own files (:data:`CODE_FILES`) and the versions of
+Python, PyMuPDF and the word lists among them, so a reading made by other code (an upgrade, an
+edited checkout) is never served.
 
 A reading that took OCR is not kept (Tesseract's reading is not part of the key), nor is one
 that failed. Entries are files in a folder of the data directory (``ZT_DATA_DIR``), written
-whole or not at all; the folder keeps the :data:`KEEP` most recently used, and an entry that
-cannot be read is a miss.
+whole under a temporary name, then renamed: a reader sees a whole entry or none. Each holds a
+digest of its payload, so an entry cut short or damaged on disk is a miss, deleted (the next
+reading writes it anew). The folder keeps the :data:`KEEP` most recently used entries, no more
+than :data:`MAX_BYTES` in all; a reading larger than :data:`MAX_ENTRY_BYTES` is not kept, and a
+file that large is never loaded.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -24,7 +29,8 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pymupdf
@@ -38,35 +44,72 @@ log = logging.getLogger(__name__)
 
 #: Readings a folder keeps (a 50-page paper's is about 0.5 MB).
 KEEP = 200
+#: Bytes the folder's entries take at most: the most recently used are kept.
+MAX_BYTES = 256 * 1024 * 1024
+#: The largest entry written or read (a reading at the text limits is far larger: read again).
+MAX_ENTRY_BYTES = 32 * 1024 * 1024
+#: A temporary file older than this is a write that died with its worker.
+STALE_PART_S = 3600.0
+
+#: What the reading imports outside ``translation/read`` (``tests`` checks the list is whole),
+#: and this module (the entries' format), relative to the repository's root.
+CODE_FILES = (
+    "translation/__init__.py",
+    "common/__init__.py",
+    "translation/reading_cache.py",
+    "common/errors.py",
+    "common/language.py",
+)
+
 _SUFFIX = ".reading"
+_PART = ".part"
+_MAGIC = b"zt-reading-1\n"
+_DIGEST = hashlib.sha256().digest_size
 
 
-@functools.cache
-def code_version() -> str:
-    """A digest of what a reading depends on besides its input: every file of
-    ``translation/read``, the modules it uses outside it, Python's and PyMuPDF's versions
-    and the word lists' package."""
-    root = Path(translation.__file__).resolve().parent
-    files = [path for path in (root / "read").rglob("*") if "__pycache__" not in path.parts]
-    common = root.parent / "common"
-    files += [root / "__init__.py", common / "errors.py", common / "language.py"]
+def code_files(root: Path) -> list[Path]:
+    """The files of the reading code under the repository root ``root``: every file of
+    ``translation/read`` and :data:`CODE_FILES`."""
+    read = [p for p in (root / "translation" / "read").rglob("*") if "__pycache__" not in p.parts]
+    return sorted(p for p in [*read, *(root / name for name in CODE_FILES)] if p.is_file())
+
+
+def code_digest(root: Path) -> str:
+    """A digest of what a reading depends on besides its input: the reading code's files
+    under ``root`` (:func:`code_files`), Python's and PyMuPDF's versions and the word lists'
+    package."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in files if p.is_file()):
-        digest.update(str(path.relative_to(root.parent)).encode())
+    for path in code_files(root):
+        digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     words = importlib.metadata.version("pyspellchecker")
     digest.update(f"{sys.version} {pymupdf.VersionBind} {pymupdf.VersionFitz} {words}".encode())
     return digest.hexdigest()
 
 
+@functools.cache
+def code_version() -> str:
+    """:func:`code_digest` of the code this process runs (its files read once)."""
+    return code_digest(Path(translation.__file__).resolve().parent.parent)
+
+
 class ReadingCache:
     """The readings kept in ``folder`` (made on first write), under ``version`` of the
-    reading code (:func:`code_version`)."""
+    reading code (:func:`code_version`); ``keep`` entries, ``max_bytes`` in all at most."""
 
-    def __init__(self, folder: Path, keep: int = KEEP, version: str | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        keep: int = KEEP,
+        version: str | None = None,
+        max_bytes: int = MAX_BYTES,
+        max_entry_bytes: int = MAX_ENTRY_BYTES,
+    ) -> None:
         self.folder = folder
         self.keep = keep
         self.version = version if version is not None else code_version()
+        self.max_bytes = max_bytes
+        self.max_entry_bytes = max_entry_bytes
 
     def key(
         self,
@@ -79,27 +122,31 @@ class ReadingCache:
         """The entry of reading ``data`` so."""
         digest = hashlib.sha256(self.version.encode())
         digest.update(hashlib.sha256(data).digest())
+        # Every option of the reading, new ones too; how many scanned pages are read at once
+        # changes nothing read.
         asked = (
             None if pages is None else list(pages),
             include_references,
-            limits,
-            (ocr.mode.value, ocr.language.code, ocr.dpi),
+            dataclasses.astuple(limits),
+            dataclasses.astuple(dataclasses.replace(ocr, processes=1)),
         )
         digest.update(repr(asked).encode())
         return digest.hexdigest()
 
     def get(self, key: str) -> Segmentation | None:
-        """The reading kept under ``key``, or None."""
+        """The reading kept under ``key``, or None (none, or one that cannot be read: that
+        one is deleted)."""
         path = self._path(key)
         try:
             with path.open("rb") as file:
-                found = pickle.load(file)
+                if os.fstat(file.fileno()).st_size > self.max_entry_bytes:
+                    raise ValueError("larger than an entry may be")
+                found = _loads(file.read())
         except FileNotFoundError:
             return None
-        except Exception as exc:  # damaged: read again, and write it anew
-            log.warning("reading cache entry %s unreadable (%r): read again", path.name, exc)
-            return None
-        if not isinstance(found, Segmentation):
+        except Exception as exc:  # damaged: read again, and written anew
+            log.warning("reading cache entry %s unreadable (%s): read again", path.name, exc)
+            path.unlink(missing_ok=True)
             return None
         try:
             os.utime(path)  # used: the last to go
@@ -110,12 +157,16 @@ class ReadingCache:
     def put(self, key: str, reading: Segmentation) -> None:
         """Keep ``reading`` under ``key``; a folder that cannot be written keeps nothing (the
         job goes on)."""
+        payload = pickle.dumps(reading, protocol=pickle.HIGHEST_PROTOCOL)
+        entry = b"".join((_MAGIC, hashlib.sha256(payload).digest(), payload))
+        if len(entry) > self.max_entry_bytes:
+            return
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".part")
+            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=_PART)
             try:
                 with os.fdopen(handle, "wb") as file:
-                    pickle.dump(reading, file, protocol=pickle.HIGHEST_PROTOCOL)
+                    file.write(entry)
                 os.replace(temporary, self._path(key))
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
@@ -128,12 +179,44 @@ class ReadingCache:
         return self.folder / f"{key}{_SUFFIX}"
 
     def _prune(self) -> None:
+        now = time.time()
         entries = []
-        for path in self.folder.glob(f"*{_SUFFIX}"):
+        for path in self.folder.iterdir():
             try:
-                entries.append((path.stat().st_mtime, path))
+                stat = path.stat()
             except OSError:  # gone meanwhile (another worker pruned it)
                 continue
+            if path.suffix == _SUFFIX:
+                entries.append((stat.st_mtime, stat.st_size, path))
+            elif path.suffix == _PART and now - stat.st_mtime > STALE_PART_S:
+                path.unlink(missing_ok=True)
         entries.sort(reverse=True)
-        for _, path in entries[self.keep :]:
-            path.unlink(missing_ok=True)
+        _unlink(path for path in _over(entries, self.keep, self.max_bytes))
+
+
+def _loads(content: bytes) -> Segmentation:
+    head = len(_MAGIC) + _DIGEST
+    if not content.startswith(_MAGIC) or len(content) < head:
+        raise ValueError("not an entry of this format")
+    payload = content[head:]
+    if hashlib.sha256(payload).digest() != content[len(_MAGIC) : head]:
+        raise ValueError("its digest does not match")
+    found = pickle.loads(payload)
+    if not isinstance(found, Segmentation):
+        raise ValueError(f"holds a {type(found).__name__}")
+    return found
+
+
+def _over(entries: Sequence[tuple[float, int, Path]], keep: int, max_bytes: int) -> list[Path]:
+    """The ``entries`` (newest first) past the first ``keep`` or past ``max_bytes`` in all."""
+    total, over = 0, []
+    for n, (_, size, path) in enumerate(entries):
+        total += size
+        if n >= keep or total > max_bytes:
+            over.append(path)
+    return over
+
+
+def _unlink(paths: Iterable[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
