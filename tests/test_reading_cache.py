@@ -11,12 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from common.errors import PDFTooComplexError
 from common.language import Language
-from tests.helpers.ocr import needs_ocr
+from tests.helpers.ocr import needs_ocr, scan_of
 from tests.helpers.pdfgen.textbox import small_paper
 from translation.read.ocr import OcrOptions
 from translation.read.pages.pdf_limits import PdfLimits
@@ -130,20 +129,10 @@ async def test_a_reading_that_failed_is_not_kept(tmp_path: Path) -> None:
     assert _entries(tmp_path) == []
 
 
-def _scan_of(paper: bytes) -> bytes:
-    """``paper`` with every page an image of itself: no text layer."""
-    scan = pymupdf.open()
-    with pymupdf.open(stream=paper, filetype="pdf") as src:
-        for page in src:
-            image = scan.new_page(width=page.rect.width, height=page.rect.height)
-            image.insert_image(image.rect, pixmap=page.get_pixmap(dpi=150))
-    return bytes(scan.tobytes())
-
-
 @needs_ocr("en")
 async def test_a_reading_by_ocr_is_not_kept(tmp_path: Path) -> None:
     """Tesseract is no part of the key: its reading is not kept, and is read again."""
-    scan = _scan_of(small_paper(1))
+    scan = scan_of(small_paper(1))
     found = await _read(scan, tmp_path, ocr=OcrOptions(dpi=150))
     assert "paragraph" in " ".join(p.text for p in found.paragraphs).lower()
     assert _entries(tmp_path) == []

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import REPO_ROOT
+from tests.helpers.vllm import FakeVLLMFactory
 
 
 def _python(*args: str) -> str:
@@ -110,3 +111,24 @@ def test_the_translate_path_leaves_the_pdf_engine_to_the_worker() -> None:
         "from common.forkserver import PRELOAD; print('translation.worker_child' in PRELOAD)"
     )
     assert _python("-c", preloaded) == "True"
+
+
+def test_a_warmed_up_client_imports_nothing_at_its_first_request(tmp_path: Path) -> None:
+    """Origin: issue 38 (the server's first request of a paper left 50-90 ms late: the
+    client imported the SDK's chat resource at its first request, on the event loop)."""
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start()
+        code = (
+            "import asyncio, json, sys\n"
+            "from common.language import Language\n"
+            "from translation.model import llm\n"
+            "llm.import_sdk_in_background(); llm._sdk_import.join()\n"
+            f"client = llm.LLMClient(base_url={fake.base_url!r}, model={fake.model!r},"
+            " api_key=None, prompt_format='translategemma', timeout_s=30, deadline_s=30,"
+            " max_attempts=1)\n"
+            "before = set(sys.modules)\n"
+            "answer = asyncio.run(client.translate('Hello.', Language('en'), Language('ko')))\n"
+            "print(json.dumps([bool(answer), sorted(m for m in set(sys.modules) - before"
+            " if m.startswith('openai'))]))\n"
+        )
+        assert json.loads(_python("-c", code)) == [True, []]
