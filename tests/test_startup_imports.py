@@ -132,3 +132,23 @@ def test_a_warmed_up_client_imports_nothing_at_its_first_request(tmp_path: Path)
             " if m.startswith('openai'))]))\n"
         )
         assert json.loads(_python("-c", code)) == [True, []]
+
+
+def test_serve_starts_the_pdf_workers_and_the_sdk_before_the_web_app() -> None:
+    """Origin: issue 38 (an upload just after the server answered found its forkserver still
+    importing the engine, and the SDK's import on the server's cores: its first request left
+    a second late on a busy machine)."""
+    # A config that cannot be read stops `serve` before it imports the web app: by then the
+    # forkserver is started and the SDK imported, in the background.
+    code = (
+        "import sys, threading\n"
+        "from multiprocessing import forkserver\n"
+        "from zotero_server import cli\n"
+        "from translation.model import llm\n"
+        "code = cli.main(['--config', '/nonexistent/zotero-translate.toml', 'serve'])\n"
+        "for thread in threading.enumerate():\n"
+        "    if thread.name in ('pdf-warm-up', 'import-openai'): thread.join()\n"
+        "print(code, forkserver._forkserver._forkserver_pid is not None,"
+        " 'openai.resources.chat.chat' in sys.modules, 'zotero_server.app' in sys.modules)\n"
+    )
+    assert _python("-c", code) == "2 True True False"
