@@ -529,7 +529,8 @@ def _display_default(name: str, value: Any) -> str:
 
 
 def settings_markdown() -> str:
-    """The settings table rows of docs/settings.md (``make docs``; tests/test_docs.py)."""
+    """The settings table rows of docs/settings.md (``make docs``;
+    tests/zotero_server/test_docs.py)."""
     return "\n".join(
         f"| `{ENV_PREFIX}{name.upper()}` | `{_display_default(name, field.default)}` |"
         f" {field.description or ''} |"

@@ -37,9 +37,9 @@ def _tests_graph() -> dict[str, set[str]]:
 
 
 def test_the_checks_find_a_campaign_name_and_an_import_of_a_test_module() -> None:
-    assert campaign_named(["tests.test_hardening_pdf", "tests.test_tables"]) == [
-        "tests.test_hardening_pdf"
-    ]
+    assert campaign_named(
+        ["tests.test_hardening_pdf", "tests.translation.read.tables.test_tables"]
+    ) == ["tests.test_hardening_pdf"]
     assert campaign_named(["tests.helpers.pdfgen", "tests.test_polish"]) == ["tests.test_polish"]
     graph = {
         "tests.test_a": {"tests.test_b", "tests.helpers.server", "tests.test_a"},
@@ -99,8 +99,38 @@ def test_test_pages_are_built_by_pdfgen() -> None:
     """Origin: issue 34 criterion 5 (one page builder for constructed test pages)."""
     tests = ROOT / "tests"
     here = Path(__file__).name  # this module names the calls it looks for
-    sources = {p.name: p.read_text() for p in tests.glob("test_*.py") if p.name != here}
+    sources = {p.name: p.read_text() for p in tests.rglob("test_*.py") if p.name != here}
     assert len(sources) > 100  # the suite was found
     found = raw_page_builders(sources)
     assert sorted(set(found) - set(RAW_PAGE_BUILDERS)) == []
     assert sorted(set(RAW_PAGE_BUILDERS) - set(found)) == []  # a converted module leaves the list
+
+
+#: Folders of ``tests/`` that hold no test modules of a source folder: the suite's own parts.
+SUITE_PARTS = {"helpers", "fakes", "reader_clients", "__pycache__"}
+
+
+def unmirrored(test_folders: Iterable[Path], root: Path) -> list[str]:
+    """The test folders (relative to ``tests/``) with no source folder of the same path."""
+    return sorted(str(f) for f in test_folders if not (root / f).is_dir())
+
+
+def test_the_check_finds_a_test_folder_with_no_source_folder(tmp_path: Path) -> None:
+    (tmp_path / "translation" / "read").mkdir(parents=True)
+    folders = [Path("translation"), Path("translation/read"), Path("translation/reading")]
+    assert unmirrored(folders, tmp_path) == ["translation/reading"]
+
+
+def test_test_modules_mirror_the_source_folders() -> None:
+    """Origin: issue 34 criterion 5: ``tests/translation/read/tables/`` tests
+    ``translation/read/tables/``; only the suite's own tests sit at the top of ``tests/``."""
+    tests = ROOT / "tests"
+    folders = [
+        p.parent.relative_to(tests)
+        for p in tests.rglob("test_*.py")
+        if not SUITE_PARTS & set(p.relative_to(tests).parts)
+    ]
+    assert len(folders) > 100  # the suite was found
+    assert unmirrored({f for f in folders if f != Path(".")}, ROOT) == []
+    top = sorted(p.name for p in tests.glob("test_*.py"))
+    assert top == ["test_fake_vllm_protocol.py", "test_tests_layout.py"], top

@@ -3,10 +3,11 @@ OpenAPI schemas) and the settings table in ``docs/settings.md`` (from the settin
 
 Each lives between a begin and an end marker line; the prose around them is written by hand.
 ``python -m zotero_server.reference_docs`` (``make docs``) rewrites both blocks in place;
-``--check`` changes nothing and exits 1 naming the stale pages. ``tests/test_docs.py`` holds the
-pages equal to what this module generates, so a new route or setting fails the suite until the
-pages are regenerated. A route is described by its endpoint's docstring (its first paragraph):
-FastAPI puts the docstring into the schema, and this module takes it from there.
+``--check`` changes nothing and exits 1 naming the stale pages.
+``tests/zotero_server/test_docs.py`` holds the pages equal to what this module generates, so
+a new route or setting fails the suite until the pages are regenerated. A route is described
+by its endpoint's docstring (its first paragraph): FastAPI puts the docstring into the
+schema, and this module takes it from there.
 """
 
 from __future__ import annotations

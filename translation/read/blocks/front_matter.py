@@ -86,6 +86,10 @@ _LONG_NAME_LIST = 3  # groups: a line of this many names or more may start with 
 _NAME_WORDS_MOST = 4  # words: one author's name has at most this many (particles aside)
 
 
+#: In a long list of names one in this many may be a single word.
+_ONE_WORD_IN = 5
+
+
 def looks_like_names(text: str, alone: bool = False) -> bool:
     """A line of author names ("Arman Cohan†∗ Sergey Feldman† Iz Beltagy†"): two or more
     groups of two to four capitalised words or initials, split by marks, commas or "and",
@@ -99,7 +103,7 @@ def looks_like_names(text: str, alone: bool = False) -> bool:
         return False
     # In a long list of names one in five may be a single word (a surname taken into its
     # marks' placeholder: "Kyle {v1}" for "Kyle Loα∗").
-    spare = len(groups) // 5
+    spare = len(groups) // _ONE_WORD_IN
     for k, group in enumerate(groups):
         names = [t for t in group if t.lower() not in _PARTICLES]
         # A line that goes on with the last name of the line above ("Lee⁴, Jacob Carlson⁵,

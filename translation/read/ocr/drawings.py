@@ -18,6 +18,12 @@ _PIECE_PIXELS = 4
 _FIGURE_AREA = 2500
 
 
+#: Pixels (at the graphic scale) between two dark pixels of one drawing.
+_STROKE_REACH = 3
+#: Points of room around a drawing's piece, so its edge strokes are inside it.
+_PIECE_ROOM = 6
+
+
 def graphic_regions(
     dark: Sequence[bool],
     width: int,
@@ -42,7 +48,7 @@ def graphic_regions(
             text[r * width + c0 : r * width + c1 + 1] = b"\x01" * (c1 - c0 + 1)
     seen = bytearray(width * height)
     pieces: list[Rect] = []
-    reach = 3
+    reach = _STROKE_REACH
     for start in range(width * height):
         if not dark[start] or text[start] or seen[start]:
             continue
@@ -64,7 +70,12 @@ def graphic_regions(
         w, h = (c1 - c0 + 1) / scale, (r1 - r0 + 1) / scale
         if w >= _PIECE_LEAST and h >= _PIECE_LEAST and count >= _PIECE_PIXELS:
             pieces.append(
-                (c0 / scale - 6, r0 / scale - 6, (c1 + 1) / scale + 6, (r1 + 1) / scale + 6)
+                (
+                    c0 / scale - _PIECE_ROOM,
+                    r0 / scale - _PIECE_ROOM,
+                    (c1 + 1) / scale + _PIECE_ROOM,
+                    (r1 + 1) / scale + _PIECE_ROOM,
+                )
             )
     return [r for r in _merged(pieces) if (r[2] - r[0]) * (r[3] - r[1]) >= _FIGURE_AREA]
 

@@ -185,6 +185,10 @@ _GUTTER_NARROWEST, _GUTTER_WIDEST = 4, 0.12
 _GUTTER_LINES = 8
 
 
+#: A gutter between columns is crossed by at most one line in this many.
+_CROSSED_BY_ONE_IN = 5
+
+
 def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, float] | None:
     """The page's column gutter (x0, x1): the widest run of x in the middle 40% of the page
     that the words of at most a fifth of the lines reach into (the title, authors and footer
@@ -202,7 +206,7 @@ def find_gutter(lines: Sequence[Sequence[Word]], width: float) -> tuple[float, f
                 hit.update(range(max(lo, int(box[0])), min(hi, int(box[2])) + 1))
         for x in hit:
             reach[x - lo] += 1
-    limit = max(1, len(lines) // 5)
+    limit = max(1, len(lines) // _CROSSED_BY_ONE_IN)
     best: tuple[int, int] | None = None
     start = None
     for x, count in enumerate([*reach, limit + 1]):

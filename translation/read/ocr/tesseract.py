@@ -65,7 +65,7 @@ def _read(
     box = page.rect
     layout = ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
     lines = [text_band(ln) for b in layout.blocks for ln in b.lines]
-    pix = page.get_pixmap(dpi=round(72 * GRAPHIC_SCALE), colorspace=pymupdf.csGRAY)
+    pix = page.get_pixmap(dpi=round(POINTS_PER_INCH * GRAPHIC_SCALE), colorspace=pymupdf.csGRAY)
     dark = [v < _DARK_GREY for v in pix.samples] if pix.stride == pix.width else []
     drawn = graphic_regions(dark, pix.width, pix.height, lines, GRAPHIC_SCALE)
     labels = [(ln.bbox, len(ln.spans)) for b in layout.blocks for ln in b.lines]
@@ -114,7 +114,9 @@ def _page_ink(page: pymupdf.Page) -> Ink:
 
     def ink(box: Rect) -> list[int]:
         if not made:
-            made.append(page.get_pixmap(dpi=round(72 * INK_SCALE), colorspace=pymupdf.csGRAY))
+            made.append(
+                page.get_pixmap(dpi=round(POINTS_PER_INCH * INK_SCALE), colorspace=pymupdf.csGRAY)
+            )
         pix = made[0]
         x0 = max(0, int((box[0] - page.rect.x0) * INK_SCALE))
         x1 = min(pix.width, int((box[2] - page.rect.x0) * INK_SCALE) + 1)

@@ -13,13 +13,16 @@ from dataclasses import dataclass
 from common.errors import PDFTooComplexError
 from translation.read.layout import PageLayout
 
+#: The defaults: far above real papers (a dense page has a few thousand spans).
+MAX_PAGES, MAX_PAGE_SPANS, MAX_PAGE_CHARS, MAX_TEXT_CHARS = 2000, 50_000, 200_000, 10_000_000
+
 
 @dataclass(frozen=True)
 class PdfLimits:
-    max_pages: int = 2000
-    max_page_spans: int = 50_000
-    max_page_chars: int = 200_000
-    max_text_chars: int = 10_000_000
+    max_pages: int = MAX_PAGES
+    max_page_spans: int = MAX_PAGE_SPANS
+    max_page_chars: int = MAX_PAGE_CHARS
+    max_text_chars: int = MAX_TEXT_CHARS
 
     def check_page_count(self, count: int) -> None:
         if count > self.max_pages:

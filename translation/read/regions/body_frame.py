@@ -50,6 +50,10 @@ def line_extent(line: Line, body_size: float) -> Range | None:
     return (spans[0].bbox[0], spans[-1].bbox[2])
 
 
+#: Line ends are cut into this many quantiles; the frame's edge is ``EDGE_TWENTIETH`` in.
+_TWENTIETHS = 20
+
+
 def _measure(edges: Sequence[Range], needed: int) -> Range | None:
     """The range of a set of line extents: the edge percentiles of the full ones."""
     if len(edges) < needed:
@@ -59,8 +63,8 @@ def _measure(edges: Sequence[Range], needed: int) -> Range | None:
     full = [(left, right) for left, right in edges if right - left >= FULL_LINE * wide]
     if len(full) < PAGE_LINES:
         return None
-    lefts = statistics.quantiles([e[0] for e in full], n=20, method="inclusive")
-    rights = statistics.quantiles([e[1] for e in full], n=20, method="inclusive")
+    lefts = statistics.quantiles([e[0] for e in full], n=_TWENTIETHS, method="inclusive")
+    rights = statistics.quantiles([e[1] for e in full], n=_TWENTIETHS, method="inclusive")
     return (lefts[EDGE_TWENTIETH - 1], rights[-EDGE_TWENTIETH])
 
 

@@ -41,6 +41,11 @@ _TOP_CHARS = 80  # characters: a page's first row this short may be its header
 _FEW_PAGES = 4  # pages: in a paper of at most this many, two copies make a running head
 
 
+#: In a longer paper a running head stands on this many pages at least, and on one in
+#: ``_RECURS_ONE_IN`` (a head printed on even or odd pages, a chapter's, recurs less).
+_RECURS_LEAST, _RECURS_ONE_IN = 3, 4
+
+
 def mark_headers_footers(
     rows_by_page: dict[int, list[Row]],
     pages: Sequence[PageLayout],
@@ -90,7 +95,7 @@ def mark_headers_footers(
             seen[key] += 1
         for row, where in marked:
             sizes.setdefault((where, _normalized(row.text)), []).append(row.size)
-    needed = 2 if len(pages) <= _FEW_PAGES else max(3, len(pages) // 4)
+    needed = 2 if len(pages) <= _FEW_PAGES else max(_RECURS_LEAST, len(pages) // _RECURS_ONE_IN)
     # Where a row cut into cells recurs with no table under it on enough pages, it is a head
     # on every page, a table under it on some of them too (2302.07302 p11-12).
     heads: Counter[tuple[str, str]] = Counter()
@@ -230,6 +235,10 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
             below[0].drop = "header/footer"
 
 
+#: Points: a line's height on the page, rounded to this step, tells the same head apart.
+_HEIGHT_STEP = 3
+
+
 def running_head_boxes(
     pages: Sequence[PageLayout], frames: Mapping[int, Frame]
 ) -> dict[int, list[Rect]]:
@@ -257,7 +266,9 @@ def running_head_boxes(
                 where = "top" if box[3] <= fy0 + band else "bottom" if box[1] >= fy1 - band else ""
                 text = _normalized("".join(span.text for span in line.spans))
                 if where and sum(c.isalpha() for c in text) >= 2:
-                    lines.append(((where, text, round((box[1] + box[3]) / 6)), box))
+                    lines.append(
+                        ((where, text, round((box[1] + box[3]) / (2 * _HEIGHT_STEP))), box)
+                    )
         found[page.index] = lines
         seen.update({key for key, _ in lines})
     return {

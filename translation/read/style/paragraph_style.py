@@ -150,6 +150,11 @@ def _body(chars: Sequence[str], codes: Sequence[int | None]) -> tuple[int, bool,
     return colors.most_common(1)[0][0], bold, italic
 
 
+#: Characters: a translated lead's end is looked for this far at least, or this many times
+#: the source lead's length.
+_LEAD_REACH_LEAST, _LEAD_REACH_TIMES = 12, 3
+
+
 def lead_end(lead: str, text: str) -> int:
     """Where the run-in ``lead`` ends in the translation ``text`` (0: not found). A lead closed
     by a colon or full stop ends at the first such mark in the translation's first stretch; one
@@ -159,7 +164,7 @@ def lead_end(lead: str, text: str) -> int:
     if text.startswith(lead):
         return len(lead)
     if lead.endswith(_LEAD_ENDS):
-        reach = min(len(text) - 1, max(12, 3 * len(lead)))
+        reach = min(len(text) - 1, max(_LEAD_REACH_LEAST, _LEAD_REACH_TIMES * len(lead)))
         for i, char in enumerate(text[: reach + 1]):
             if char in _LEAD_ENDS and (i + 1 == len(text) or not text[i + 1].isalnum()):
                 if char == "." and i > 0 and text[i - 1].isdigit():

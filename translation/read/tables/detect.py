@@ -27,8 +27,8 @@ from translation.read.numbering.grammar import (
     MIDDLE_DOT,
     REFERENCE_MARK,
 )
+from translation.read.tables.gutter_scan import CROSSED_BY_ONE_IN, open_runs
 from translation.read.tables.gutter_scan import STEP as _STEP
-from translation.read.tables.gutter_scan import open_runs
 from translation.read.tables.label_tables import label_tables
 from translation.read.tables.number_columns import number_columns, number_gutters
 from translation.read.tables.table_rows import (
@@ -391,7 +391,7 @@ def _gutters(
         for (_, a), (b, _) in zip(extents, extents[1:], strict=False):
             for i in range(int(math.ceil((a - x0) / _STEP)), min(n, int((b - x0) / _STEP))):
                 gaps[i] += 1
-    allowed = len(rows) // 5
+    allowed = len(rows) // CROSSED_BY_ONE_IN
     width = GUTTER_WIDTH * sizes[len(sizes) // 2]
     result: list[tuple[float, float]] = []
     for i, j in open_runs(cover, gaps, allowed):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 STEP = 0.25  # resolution of the scan, in points
+#: A gutter is crossed by at most one row in this many (a heading, a note over the cells).
+CROSSED_BY_ONE_IN = 5
 
 
 def open_runs(cover: Sequence[int], gaps: Sequence[int], allowed: int) -> Iterator[tuple[int, int]]:

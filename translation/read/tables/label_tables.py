@@ -66,7 +66,12 @@ def label_tables(items: Sequence[RowItem], found: Sequence[Table]) -> list[Table
     return result
 
 
-def _label_gap(item: RowItem, most: int = 3) -> tuple[float, float] | None:
+#: Words a row's label holds at most before its gap; below the first label row, a longer one
+#: (a citation as label) whose gap lines up.
+_LABEL_WORDS, _LONG_LABEL_WORDS = 3, 8
+
+
+def _label_gap(item: RowItem, most: int = _LABEL_WORDS) -> tuple[float, float] | None:
     """The gap after a row's label: its first gap set apart (strong, or apart), with at most
     ``most`` words before it."""
     gaps = sorted(item.strong or item.apart)
@@ -117,7 +122,7 @@ def _label_stack(items: Sequence[RowItem], start: int) -> tuple[Table | None, in
             break
         # Below the first label row, a label of more words ("(Smith et al., 2019)") counts
         # where its gap lines up with the first's (and it is short: see ``short``).
-        own = _label_gap(other, most=8)
+        own = _label_gap(other, most=_LONG_LABEL_WORDS)
         if own is not None and abs(box[0] - left) <= _EDGE and abs(own[1] - text_x) <= _EDGE:
             gutter = (max(gutter[0], own[0]), min(gutter[1], own[1]))
             labels.append([s.text for b, s in other.found if b[2] <= own[0] + EDGE_SLACK])

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 
 from translation.read.layout import Rect, Span
+from translation.read.tables.gutter_scan import CROSSED_BY_ONE_IN, open_runs
 from translation.read.tables.gutter_scan import STEP as _STEP
-from translation.read.tables.gutter_scan import open_runs
 from translation.read.tables.table_rows import OVERLAP
 
 _NUMBER_RE = re.compile(r"^\(?[-+−±]?\d+(?:[.,]\d+)*%?\)?[*†‡]?$")
@@ -46,7 +46,7 @@ def number_gutters(
                 continue
             for i in range(math.ceil((a[2] - x0) / _STEP), min(n, int((b[0] - x0) / _STEP))):
                 gaps[i] += 1
-    allowed = len(rows) // 5
+    allowed = len(rows) // CROSSED_BY_ONE_IN
     needed = max(2, math.ceil(_MOST_ROWS * len(rows)))
     result: list[tuple[float, float]] = []
     for i, j in open_runs(cover, gaps, allowed):

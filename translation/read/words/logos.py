@@ -18,6 +18,10 @@ from translation.read.math.formulas import MATHS, TEXT
 _LATEX_RE = re.compile(r"LATE[Xx](?![A-Za-z])")
 
 
+#: The word a LaTeX logo is read as: as long as the logo's letters.
+_LOGO = "LaTeX"
+
+
 def text_logos(chars: str, classes: str) -> tuple[str, str]:
     """``chars`` and ``classes`` (one per character) with each LaTeX logo made the word
     "LaTeX" in text: same length, so the characters' boxes still line up."""
@@ -25,6 +29,6 @@ def text_logos(chars: str, classes: str) -> tuple[str, str]:
         start = match.start()
         if classes[start + 1] not in MATHS:  # an upper-case "LATEX" of the text itself
             continue
-        chars = chars[:start] + "LaTeX" + chars[start + 5 :]
-        classes = classes[:start] + TEXT * 5 + classes[start + 5 :]
+        chars = chars[:start] + _LOGO + chars[start + len(_LOGO) :]
+        classes = classes[:start] + TEXT * len(_LOGO) + classes[start + len(_LOGO) :]
     return chars, classes

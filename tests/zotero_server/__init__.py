@@ -1,0 +1,1 @@
+"""Tests of `zotero_server/`."""
