@@ -15,6 +15,7 @@ import pytest
 
 from common.errors import PDFTooComplexError
 from common.language import Language
+from tests.conftest import REPO_ROOT
 from tests.helpers.ocr import needs_ocr, scan_of
 from tests.helpers.pdfgen.textbox import small_paper
 from translation.read.ocr import OcrOptions
@@ -31,7 +32,7 @@ from translation.reading_cache import (
 from translation.worker import PdfWorker, WorkerConfig
 
 KO = Language("ko")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 async def _read(
