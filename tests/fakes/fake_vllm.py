@@ -89,6 +89,14 @@ engine steps back to back while there is work:
   ``tail_steps``/``tail_busy_s``/``tail_loss_s`` count from the last request's arrival. Wall
   clock (``time.time()``): ``first_step_at``, ``last_step_end_at`` and ``idle_wall_s`` (no work
   in between), so the engine's lag behind its model is (span - idle) - busy_s.
+- Per request (``scheduled`` in its ``--fake-request-log`` line): the engine it found on arrival
+  (running, waiting, free blocks, and the step then running, which it waits out: its batch,
+  prefill tokens and modelled time), the steps it then waited before its first admission by
+  why the admission stopped short of it (``slots``, ``kv``, ``budget``, ``preemption``: the step
+  preempted, so it admitted none, as vLLM V1's scheduler skips its waiting queue after a
+  preemption; ``queue``: others ahead of it took what there was), the step that admitted it
+  (batch, prefill tokens, modelled time, wall start) and how often it was preempted. Per
+  priority, /fake/stats has ``peak_waiting_by_priority`` and ``most_steps_waited_by_priority``.
 """
 
 from __future__ import annotations
@@ -445,6 +453,8 @@ class Job:
     arrived_at: float = field(default_factory=time.time)  # wall time the request was parsed
     #: Wall time of its first token (the capacity model's engine step; None without it).
     first_token_at: float | None = None
+    #: The capacity model's record of how it was scheduled (``_Sequence.record``; {} without).
+    scheduled: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -539,6 +549,42 @@ class _Sequence:
     admitted_before: bool = False
     done: threading.Event = field(default_factory=threading.Event)
     first_token_at: float | None = None  # wall time the step that made its first token ended
+    #: The engine as the request found it: (running, waiting, free KV blocks).
+    arrival: tuple[int, int, int] = (0, 0, 0)
+    #: The step running when it arrived, which it waits out: (sequences, prompt tokens
+    #: prefilled, modelled seconds); None when it arrived between steps or to an idle engine.
+    arrived_in: tuple[int, int, float] | None = None
+    #: Steps it waited before its first admission, by why the queue's admission stopped
+    #: short of it: slots, kv, budget, preemption (the step preempted: none admitted) or queue
+    #: (requests ahead of it in the queue took what there was).
+    waited: dict[str, int] = field(default_factory=dict)
+    #: The step that first admitted it: (sequences in the batch, prompt tokens prefilled in it,
+    #: its modelled seconds): its first token comes at that step's end.
+    admitted: tuple[int, int, float] | None = None
+    admitted_at: float | None = None  # wall time that step began
+    preempted: int = 0  # times it was preempted (and recomputed on readmission)
+
+    def record(self) -> dict[str, Any]:
+        """What ``--fake-request-log`` logs of its scheduling (its line's ``scheduled``)."""
+        running, waiting, free = self.arrival
+        batch, prefill, step_s = self.admitted or (0, 0, 0.0)
+        in_batch, in_prefill, in_step_s = self.arrived_in or (0, 0, 0.0)
+        return {
+            "arrived_running": running,
+            "arrived_waiting": waiting,
+            "arrived_free_blocks": free,
+            "arrived_mid_step": self.arrived_in is not None,
+            "arrived_step_batch": in_batch,
+            "arrived_step_prefill_tokens": in_prefill,
+            "arrived_step_s": in_step_s,
+            "waited_steps": sum(self.waited.values()),
+            "waited": dict(self.waited),
+            "admitted_batch": batch,
+            "admitted_prefill_tokens": prefill,
+            "admitted_step_s": step_s,
+            "admitted_at": self.admitted_at,
+            "preempted": self.preempted,
+        }
 
 
 def _rank(sequence: _Sequence) -> tuple[int, int]:
@@ -600,6 +646,12 @@ class Engine:
     _queue: deque[_Sequence] = field(init=False, default_factory=deque)
     _batch: list[_Sequence] = field(init=False, default_factory=list)
     _free_blocks: int = field(init=False, default=0)
+    #: The step running now (scheduled, not finished): (sequences, prefill tokens, seconds).
+    _stepping: tuple[int, int, float] | None = field(init=False, default=None)
+    #: Per request priority: the most requests of it waiting at once after a step's scheduling,
+    #: and the most steps one of them waited before its first admission (``GET /fake/stats``).
+    peak_waiting_by_priority: dict[int, int] = field(init=False, default_factory=dict)
+    most_steps_waited_by_priority: dict[int, int] = field(init=False, default_factory=dict)
     #: Set by ``POST /fake/release``: generations past ``--fake-hold-after`` go on.
     released: threading.Event = field(init=False, default_factory=threading.Event)
 
@@ -661,11 +713,14 @@ class Engine:
             job.prompt_tokens, max(1, result.completion_tokens), job.priority, number
         )
         with self._ready:
+            sequence.arrival = (len(self._batch), len(self._queue), self._free_blocks)
+            sequence.arrived_in = self._stepping
             self._queue.append(sequence)
             self.tail_loss_s, self.tail_busy_s, self.tail_steps = 0.0, 0.0, 0
             self._ready.notify()
         sequence.done.wait()
         job.first_token_at = sequence.first_token_at
+        job.scheduled = sequence.record()
         return result
 
     def _run_steps(self, model: CapacityModel) -> None:
@@ -682,10 +737,14 @@ class Engine:
                     self.first_step_at = time.time()
                 elif idle_since is not None:
                     self.idle_wall_s += time.time() - idle_since
-                prefill = self._schedule(model)
+                prefill, admitted = self._schedule(model)
                 underfed = not self._queue  # else a request waits for KV or the prefill budget
                 batch = len(self._batch)
                 step = model.step_s(batch, prefill)
+                began = time.time()
+                for sequence in admitted:
+                    sequence.admitted, sequence.admitted_at = (batch, prefill, step), began
+                self._stepping = (batch, prefill, step)
                 self.trace.append((time.time(), batch, len(self._queue)))
                 self.steps += 1
                 self.busy_s += step
@@ -707,10 +766,12 @@ class Engine:
                 clock = now
             with self._ready:
                 self._finish_step()
+                self._stepping = None
                 self.last_step_end_at = time.time()
 
-    def _schedule(self, model: CapacityModel) -> int:
-        """One scheduling pass as in vLLM V1; returns the prompt tokens prefilled in this step.
+    def _schedule(self, model: CapacityModel) -> tuple[int, list[_Sequence]]:
+        """One scheduling pass as in vLLM V1; returns the prompt tokens prefilled in this step
+        and the sequences it admitted for the first time.
 
         Running sequences first, oldest first: each needs KV room for the token it computes now;
         when no block is free the NEWEST running sequence is preempted (its blocks freed, back to
@@ -733,6 +794,7 @@ class Engine:
                     index -= 1  # an already scheduled one: its blocks come back too
                 self._free_blocks += victim.blocks
                 victim.blocks = 0
+                victim.preempted += 1
                 if by_priority:
                     self._queue = deque(sorted([*self._queue, victim], key=_rank))
                 else:
@@ -747,6 +809,7 @@ class Engine:
                 index += 1
         budget = model.max_batched_tokens - len(self._batch)
         prefill = 0
+        first: list[_Sequence] = []
         blocked = "preemption" if preempted else "slots"
         while not preempted and self._queue and len(self._batch) < model.max_num_seqs:
             sequence = self._queue[0]
@@ -767,6 +830,8 @@ class Engine:
             if not sequence.admitted_before:
                 sequence.admitted_before = True
                 self.prompt_tokens_total += sequence.prompt_tokens
+                first.append(sequence)
+        self._note_waiting(blocked)
         self.running, self.waiting = len(self._batch), len(self._queue)
         self.kv_blocks_used = model.kv_blocks - self._free_blocks
         self.kv_tokens = self.kv_blocks_used * model.block_size
@@ -774,7 +839,24 @@ class Engine:
         self.waiting_steps += self.waiting
         if self.waiting > self.peak_waiting:
             self.peak_waiting, self.peak_waiting_why = self.waiting, blocked
-        return prefill
+        return prefill, first
+
+    def _note_waiting(self, blocked: str) -> None:
+        """Charge this step to every request still waiting: the head of the queue to what
+        stopped the admission, the rest to the queue ahead of them (a readmission to none)."""
+        count: dict[int, int] = {}
+        for place, sequence in enumerate(self._queue):
+            count[sequence.priority] = count.get(sequence.priority, 0) + 1
+            if sequence.admitted_before:
+                continue
+            why = blocked if place == 0 or blocked in ("slots", "preemption") else "queue"
+            sequence.waited[why] = sequence.waited.get(why, 0) + 1
+            waited = sum(sequence.waited.values())
+            most = self.most_steps_waited_by_priority
+            most[sequence.priority] = max(most.get(sequence.priority, 0), waited)
+        for priority, waiting in count.items():
+            peak = self.peak_waiting_by_priority
+            peak[priority] = max(peak.get(priority, 0), waiting)
 
     def _finish_step(self) -> None:
         """Every sequence in the batch made one token; the finished ones leave it."""
@@ -819,6 +901,12 @@ class Engine:
                 "prompt_tokens_total": self.prompt_tokens_total,
                 "generation_tokens_total": self.generation_tokens_total,
                 "kv_capacity_tokens": self.kv_capacity,
+                "peak_waiting_by_priority": {
+                    str(p): n for p, n in sorted(self.peak_waiting_by_priority.items())
+                },
+                "most_steps_waited_by_priority": {
+                    str(p): n for p, n in sorted(self.most_steps_waited_by_priority.items())
+                },
             }
 
     def _answer(self, job: Job, number: int) -> Generation:
@@ -1198,6 +1286,7 @@ class FakeVLLM:
             "status": status,
             "arrived_at": job.arrived_at,
             "first_token_at": job.first_token_at,
+            "scheduled": job.scheduled,
         }
         if result is not None:
             entry["prompt_tokens"] = result.prompt_tokens

@@ -125,6 +125,11 @@ class AdaptiveLimiter(FairSlots):
     def config(self) -> ControlConfig:
         return self._control.config
 
+    def step_s(self) -> float | None:
+        """vLLM's engine step from its token counters (``ConcurrencyControl.step_s``): it times
+        a selection's hold on the papers' requests (``translation.model.fair_slots``)."""
+        return self._control.step_s
+
     @asynccontextmanager
     async def slot(self, owner: str = "") -> AsyncIterator[None]:
         self._ensure_watcher()
@@ -147,6 +152,7 @@ class AdaptiveLimiter(FairSlots):
             self._release(owner)
 
     async def aclose(self) -> None:
+        self._cancel_hold()
         watcher, self._watcher = self._watcher, None
         if watcher is not None and not watcher.done():
             watcher.cancel()
@@ -168,6 +174,12 @@ class AdaptiveLimiter(FairSlots):
 
     def _on_wait(self) -> None:
         self._demand = True
+
+    def _queued_for_room(self) -> bool:
+        """Requests wait here for the limit, not only for a selection's hold (with room free
+        and a hold running they wait it out: no demand for a higher limit)."""
+        held = self._holding() and self._in_flight < self.limit
+        return self._queued > 0 and not held
 
     # --- watching the server -----------------------------------------------------------------
 
@@ -195,7 +207,7 @@ class AdaptiveLimiter(FairSlots):
         now = time.monotonic()
         seen = Observation(
             in_flight=self._in_flight,
-            demand=self._demand or self.pending() > 0,
+            demand=self._demand or self.waiting_above() > 0 or self._queued_for_room(),
             load=load,
             latencies=tuple(self._latencies),
             failures=self._failures,

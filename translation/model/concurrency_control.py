@@ -148,6 +148,11 @@ _BASELINE_FORGET = 1.02
 #: Answer tokens per prompt token assumed until vLLM's counters show more: a translation is
 #: about as long as its source, and the prompt adds an instruction on top.
 ANSWER_RATIO_PRIOR = 1.0
+#: The longest engine step ``ConcurrencyControl.step_s`` reports (seconds): a stalled server's
+#: counters stop, and the step they imply would make a selection's hold on the papers'
+#: requests (``fair_slots``) endless. A full batch's decode step on a consumer card is tens of
+#: milliseconds.
+STEP_MAX_S = 0.25
 
 
 class ConcurrencyControl:
@@ -164,6 +169,14 @@ class ConcurrencyControl:
         #: vLLM's batch size (``--max-num-seqs``) once seen (module doc); None until then.
         self.batch: int | None = None
         self._full_running: int | None = None  # running at the last look, if the slots bound
+
+    @property
+    def step_s(self) -> float | None:
+        """vLLM's engine step as its token counters show it: one answer token of a running
+        request per step, so 1 / that rate (at most STEP_MAX_S); None until measured."""
+        if not self._rate or self._rate <= 0:
+            return None
+        return min(STEP_MAX_S, 1.0 / self._rate)
 
     def decide(self, seen: Observation) -> Decision:
         """Take one observation; return (and adopt) the new limit."""

@@ -30,6 +30,16 @@ so a selection sent while a paper keeps every slot busy starts at once (vLLM tak
 running batch at the next step) instead of waiting for a paragraph to end.
 A person reading waits for that one answer; the paper loses at most that many slots' worth.
 
+**The hold** (where the limiter knows vLLM's engine step, ``step_s``: the adaptive one, from
+vLLM's token counters). A selection's first token comes at the end of the engine step that
+admits it, and vLLM (priority or not) fills that step with the prompts of whatever paragraphs
+wait there, up to ``--max-num-batched-tokens``: each one's prefill lengthens the step (by 7 ms
+for a short paragraph on the modelled card, the time of a decode step for a long one). So once
+an interactive request has taken its slot, the papers' requests wait
+:data:`INTERACTIVE_HOLD_STEPS` engine steps for theirs: the selection reaches vLLM and is
+admitted in the next step with its own prompt alone. The paper loses those few steps' worth of
+new admissions per selection, nothing more: what it has running goes on.
+
 Inside the owner picked, the head of its queue gets the slot, unless a subclass says otherwise
 (``_choose``): the dispatcher over several hosts picks by the request's size (``Waiter.size``)
 which of that owner's waiters fits the host with room, or holds the room for a faster host.
@@ -41,6 +51,8 @@ The counts are cheap to read (``waiting(owner)``, ``held(owner)``) for the progr
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -52,6 +64,10 @@ FLOOR_SHARE = 4
 INTERACTIVE = "\x00interactive"
 #: Slots interactive requests may hold above the limit.
 INTERACTIVE_ROOM = 2
+#: After an interactive request takes its slot, papers' requests wait this many engine steps
+#: for theirs (module doc, "The hold"): it reaches vLLM, waits out the step running (one at
+#: most) and is admitted in the next; a paragraph sent after that is not prefilled beside it.
+INTERACTIVE_HOLD_STEPS = 2
 
 
 @dataclass(eq=False)  # each waiter is itself: compared and hashed by identity
@@ -83,11 +99,19 @@ class FairSlots(ABC):
         #: Requests waiting above this limiter for its room (that dispatcher's queue): to a
         #: limit that follows demand they count as waiting here.
         self.waiting_above: Callable[[], int] = _nobody
+        # The hold (module doc): when papers' requests may next take a slot (time.monotonic()).
+        self._held_until = -math.inf
+        self._hold_timer: asyncio.TimerHandle | None = None
 
     @property
     @abstractmethod
     def limit(self) -> int:
         """The most requests allowed in flight right now (the subclass's policy)."""
+
+    def step_s(self) -> float | None:
+        """vLLM's engine step as this limiter knows it (seconds), which times the hold a
+        selection puts on the papers' requests (module doc); None, as here: unknown, no hold."""
+        return None
 
     @property
     def in_flight(self) -> int:
@@ -138,11 +162,14 @@ class FairSlots(ABC):
         """Wait, under ``owner``, for a slot; the waiter returned is the one ``_granted`` saw."""
         waiter = Waiter(asyncio.get_running_loop().create_future(), size)
         ahead = not self._queued or (owner == INTERACTIVE and INTERACTIVE not in self._queues)
-        if self._in_flight < self._room(owner) and ahead and self._choose([waiter]) is waiter:
+        room = self._in_flight < self._room(owner)
+        held = self._held_s(owner) > 0
+        if room and ahead and not held and self._choose([waiter]) is waiter:
             self._take(owner)
             self._granted(waiter)
             return waiter
-        self._on_wait()
+        if not (room and held):  # waiting out a hold is no demand for a higher limit
+            self._on_wait()
         self._queues.setdefault(owner, deque()).append(waiter)
         self._queued += 1
         if self._in_flight < self._room(owner):
@@ -173,6 +200,10 @@ class FairSlots(ABC):
         while self._queued:
             owner = self._next_owner()
             if self._in_flight >= self._room(owner):
+                break
+            held = self._held_s(owner)
+            if held > 0:
+                self._grant_in(held)
                 break
             waiter = self._choose(self._queues[owner])
             if waiter is None:
@@ -210,7 +241,37 @@ class FairSlots(ABC):
         assert fewest is not None
         return fewest
 
+    def _held_s(self, owner: str) -> float:
+        """How long ``owner`` must still wait out a selection's hold before it may take a free
+        slot (module doc): 0 for the interactive class, and where no hold runs."""
+        if owner == INTERACTIVE:
+            return 0.0
+        return max(0.0, self._held_until - time.monotonic())
+
+    def _grant_in(self, delay_s: float) -> None:
+        """Run a grant round in ``delay_s`` (once: that round arms the next if need be)."""
+        if self._hold_timer is None:
+            loop = asyncio.get_running_loop()
+            self._hold_timer = loop.call_later(delay_s, self._held_grant)
+
+    def _held_grant(self) -> None:
+        self._hold_timer = None
+        self._grant()
+
+    def _holding(self) -> bool:
+        """A hold keeps requests waiting that the limit would let through."""
+        return self._hold_timer is not None
+
+    def _cancel_hold(self) -> None:
+        timer, self._hold_timer = self._hold_timer, None
+        if timer is not None:
+            timer.cancel()
+
     def _take(self, owner: str) -> None:
+        step = self.step_s() if owner == INTERACTIVE else None
+        if step is not None:
+            until = time.monotonic() + INTERACTIVE_HOLD_STEPS * step
+            self._held_until = max(self._held_until, until)
         self._in_flight += 1
         self._peak = max(self._peak, self._in_flight)
         self._held[owner] = self._held.get(owner, 0) + 1

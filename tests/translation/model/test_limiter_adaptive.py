@@ -6,17 +6,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from common.errors import ConfigError
+from common.language import Language
 from common.settings import ConcurrencyMode, Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess, translate_all
 from translation.model.adaptive_limiter import AdaptiveLimiter, metrics_url
 from translation.model.concurrency_control import ControlConfig, Reason, Signals
+from translation.model.fair_slots import INTERACTIVE
 from translation.model.limiter import FixedLimiter, Limiter, make_limiter
+from translation.model.llm import LLMClient
 
 # A modelled GPU twenty times faster than the card (1.1 ms per engine step), and the limiter's
 # clock scaled the same way.
@@ -285,3 +289,80 @@ def test_metrics_url_is_the_server_root_whatever_the_base_url_looks_like() -> No
     assert metrics_url("http://h:8000/v1") == "http://h:8000/metrics"
     assert metrics_url("http://h:8000/v1/") == "http://h:8000/metrics"
     assert metrics_url("https://proxy.example/vllm") == "https://proxy.example/vllm/metrics"
+
+
+# A modelled card at its own pace (22 ms per decode step, 0.3 ms per prompt token) under vLLM's
+# priority scheduling: its steps are long against the loopback's transit, as a real card's are.
+PRIORITY_GPU = (
+    "--max-num-seqs", "16", "--fake-token-ms", "22", "--scheduling-policy", "priority",
+    "--disable-uvicorn-access-log",
+)  # fmt: skip
+SELECTION = "A reader's selection asks what the attention weights of the last layer mean."
+
+
+async def _selection_then_paragraphs(
+    server: FakeVLLMProcess, limiter: FixedLimiter | AdaptiveLimiter
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A paper's four long paragraphs run; once the limiter could have measured vLLM's step, a
+    selection is sent and, at once behind it, six more of the paper's paragraphs (as when the
+    pipeline has a new part of the paper ready). The fake's log entries of the selection and of
+    those six."""
+    client = LLMClient(
+        base_url=server.base_url,
+        model=server.model,
+        api_key=None,
+        prompt_format="translategemma",
+        timeout_s=60,
+        deadline_s=60,
+        max_attempts=2,
+        paper_priority=1,
+    )
+    english, german = Language.parse("en"), Language.parse("de")
+
+    async def one(text: str, owner: str) -> str:
+        async with limiter.slot(owner):
+            paper = owner != INTERACTIVE
+            return await client.translate(text, english, german, paper=paper)
+
+    burst = paragraphs(6, 30)
+    async with client:
+        running = [asyncio.create_task(one(t, "paper")) for t in paragraphs(4, 60)]
+        for _ in range(100):  # until vLLM's token counters have shown two looks' worth
+            if isinstance(limiter, FixedLimiter) or limiter.step_s() is not None:
+                break
+            await asyncio.sleep(POLL_S)
+        selection = asyncio.create_task(one(SELECTION, INTERACTIVE))
+        await asyncio.sleep(0)  # the selection takes its slot first
+        await asyncio.gather(selection, *(one(t, "paper") for t in burst), *running)
+    log = {entry["text"]: entry for entry in server.requests(status=200)}
+    return log[SELECTION], [log[text] for text in burst]
+
+
+async def test_paragraphs_sent_behind_a_selection_are_not_prefilled_in_its_step(
+    fake_vllm: FakeVLLMFactory,
+) -> None:
+    """vLLM fills the step that admits a selection with whatever paragraphs wait there, and
+    each one's prefill delays its first token. The adaptive limiter, which knows vLLM's step
+    from its token counters, holds the paper's requests for two steps once a selection has its
+    slot: the selection is admitted in the next step, with its own prompt alone.
+    Origin: issue 37, a selection 6 s into a paper had its first token 184 ms after a lone one's
+    (the fake's records: never in vLLM's queue; its step prefilled 607 tokens of the paper's)."""
+    unheld = fake_vllm.start(*PRIORITY_GPU)
+    selection, burst = await _selection_then_paragraphs(unheld, FixedLimiter(16))
+    # The scenario is real: without the hold, the paragraphs share the selection's step.
+    assert selection["scheduled"]["admitted_at"] in {e["scheduled"]["admitted_at"] for e in burst}
+    assert selection["scheduled"]["admitted_prefill_tokens"] > selection["prompt_tokens"]
+
+    server = fake_vllm.start(*PRIORITY_GPU)
+    limiter = AdaptiveLimiter(
+        config(initial=16, minimum=16, maximum=16), metrics_url=f"{server.root_url}/metrics"
+    )
+    selection, burst = await _selection_then_paragraphs(server, limiter)
+    await limiter.aclose()
+    record = selection["scheduled"]
+    assert record["waited_steps"] == 0  # admitted at the first step after its arrival
+    assert record["admitted_prefill_tokens"] == selection["prompt_tokens"]  # its prompt alone
+    assert all(e["scheduled"]["admitted_at"] > record["admitted_at"] for e in burst)
+    stats: dict[str, Any] = httpx.get(f"{server.root_url}/fake/stats", timeout=5).json()
+    assert stats["most_steps_waited_by_priority"].get("0", 0) == 0  # never in vLLM's queue
+    assert stats["preemptions"] == 0
