@@ -11,7 +11,7 @@ edited checkout) is never served.
 
 A reading that took OCR is not kept (Tesseract's reading is not part of the key), nor is one
 that failed. Entries are files in a folder of the data directory (``ZT_DATA_DIR``), written
-whole under a temporary name, then renamed: a reader sees a whole entry or none. Each holds a
+whole under a temporary name, then renamed: a reader sees a whole entry or none. Each ends with a
 digest of its payload, so an entry cut short or damaged on disk is a miss, deleted (the next
 reading writes it anew). The folder keeps the :data:`KEEP` most recently used entries, no more
 than :data:`MAX_BYTES` in all; a reading larger than :data:`MAX_ENTRY_BYTES` is not kept, and a
@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import pymupdf
 
@@ -156,23 +157,25 @@ class ReadingCache:
 
     def put(self, key: str, reading: Segmentation) -> None:
         """Keep ``reading`` under ``key``; a folder that cannot be written keeps nothing (the
-        job goes on)."""
-        payload = pickle.dumps(reading, protocol=pickle.HIGHEST_PROTOCOL)
-        entry = b"".join((_MAGIC, hashlib.sha256(payload).digest(), payload))
-        if len(entry) > self.max_entry_bytes:
-            return
+        job goes on). The pickle streams to its file, never whole in memory: a reading past
+        the entry's bound stops there, under a worker's memory limit."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=_PART)
             try:
                 with os.fdopen(handle, "wb") as file:
-                    file.write(entry)
+                    file.write(_MAGIC)
+                    capped = _Capped(file, self.max_entry_bytes - len(_MAGIC) - _DIGEST)
+                    pickle.dump(reading, capped, protocol=pickle.HIGHEST_PROTOCOL)
+                    file.write(capped.digest.digest())
                 os.replace(temporary, self._path(key))
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
                 raise
             self._prune()
-        except OSError as exc:
+        except _TooLarge:
+            log.info("reading cache: a reading over %d bytes is not kept", self.max_entry_bytes)
+        except (OSError, MemoryError) as exc:
             log.warning("reading cache %s not written: %s", self.folder, exc)
 
     def _path(self, key: str) -> Path:
@@ -195,16 +198,35 @@ class ReadingCache:
 
 
 def _loads(content: bytes) -> Segmentation:
-    head = len(_MAGIC) + _DIGEST
-    if not content.startswith(_MAGIC) or len(content) < head:
+    head = len(_MAGIC)
+    if not content.startswith(_MAGIC) or len(content) < head + _DIGEST:
         raise ValueError("not an entry of this format")
-    payload = content[head:]
-    if hashlib.sha256(payload).digest() != content[len(_MAGIC) : head]:
+    payload = content[head:-_DIGEST]
+    if hashlib.sha256(payload).digest() != content[-_DIGEST:]:
         raise ValueError("its digest does not match")
     found = pickle.loads(payload)
     if not isinstance(found, Segmentation):
         raise ValueError(f"holds a {type(found).__name__}")
     return found
+
+
+class _TooLarge(Exception):
+    """The reading's pickle ran past the entry's bound."""
+
+
+class _Capped:
+    """A binary file's ``write`` that hashes what passes, and stops past ``limit`` bytes."""
+
+    def __init__(self, file: BinaryIO, limit: int) -> None:
+        self._file, self._left = file, limit
+        self.digest = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self._left -= len(data)
+        if self._left < 0:
+            raise _TooLarge
+        self.digest.update(data)
+        return self._file.write(data)
 
 
 def _over(entries: Sequence[tuple[float, int, Path]], keep: int, max_bytes: int) -> list[Path]:
