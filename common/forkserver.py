@@ -14,9 +14,10 @@ import sys
 import threading
 from multiprocessing.context import BaseContext
 
-#: What the forkserver imports once, before it forks a worker: the worker's own module and
-#: the word list (``translation.worker_preload``), and the main module's imports.
-PRELOAD = ("translation.worker", "translation.worker_preload")
+#: What the forkserver imports once, before it forks a worker: the worker's own modules (the
+#: child's engine, which the parent does not import), the word list
+#: (``translation.worker_preload``), and the main module's imports.
+PRELOAD = ("translation.worker", "translation.worker_child", "translation.worker_preload")
 
 _context_lock = threading.Lock()
 _context: BaseContext | None = None

@@ -202,7 +202,9 @@ class Settings(BaseSettings):
         " launch profiles set it to their --max-num-seqs); 0 fills every slot",
     )
     data_dir: Path = Field(
-        default_factory=default_data_dir, description="Cache, outputs and leases"
+        default_factory=default_data_dir,
+        description="Cache, outputs and leases; papers' readings in readings/ (the 200 used"
+        " last, 256 MiB at most: a paper sent again is not read again)",
     )
     max_upload_mb: float = Field(
         100.0, gt=0, description="Largest accepted PDF, in MiB (1 MiB = 1,048,576 bytes)"
@@ -416,6 +418,11 @@ class Settings(BaseSettings):
     @property
     def outputs_dir(self) -> Path:
         return self.data_dir / "outputs"
+
+    @property
+    def reading_cache_dir(self) -> Path:
+        """Where the PDF workers keep papers' readings (``translation.reading_cache``)."""
+        return self.data_dir / "readings"
 
     @property
     def manager_dir(self) -> Path:

@@ -35,10 +35,10 @@ from common.language import Language
 from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
 from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.paragraph import Paragraph
-from translation.read.segment import Segmentation
+from translation.read.segmentation import Segmentation
 from translation.render.faces import FontFamily
 from translation.render.fallback import FallBack
-from translation.worker_child import OCR_PAGE, PART, serve
+from translation.worker_protocol import OCR_PAGE, PART
 
 if TYPE_CHECKING:
     from common.settings import Settings
@@ -61,6 +61,8 @@ class WorkerConfig:
     ocr_max_seconds: float = 900.0
     #: Where the CJK faces are (``translation.render.faces``); None: the built-in fonts only.
     font_dir: Path | None = None
+    #: Where readings are kept across jobs (``translation.reading_cache``); None: none are.
+    reading_cache: Path | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerConfig:
@@ -77,7 +79,17 @@ class WorkerConfig:
             ocr_max_pages=settings.ocr_max_pages,
             ocr_max_seconds=settings.ocr_max_seconds,
             font_dir=settings.font_dir,
+            reading_cache=settings.reading_cache_dir,
         )
+
+
+def _child(conn: Connection, memory_mb: int) -> None:
+    """The child's entry. The engine it runs (``translation.worker_child``: the reading's
+    stages, the typesetter) is imported here, in the child, where the forkserver has it
+    already; the parent, which only sends steps and reads replies, never imports it."""
+    from translation.worker_child import serve
+
+    serve(conn, memory_mb)
 
 
 class PdfWorker:
@@ -137,14 +149,16 @@ class PdfWorker:
         ``on_ocr(turn)`` is told as each starts, and ``on_part`` paragraphs of the pages read
         so far (``translation.read.early``), both in a thread of their own (not the event
         loop's). The translation is set in the face ``font_family`` picks (:meth:`typeface`
-        names it).
+        names it). A paper read before is not read again where the config keeps readings
+        (``translation.reading_cache``): then no part is told.
         """
         ocr = ocr or OcrOptions()
         args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
         face = (self.config.font_dir, font_family)
         early = on_part is not None
+        kept = self.config.reading_cache
         result: tuple[int, Segmentation] = await self._call(
-            "open", *args, face, early, on_ocr=on_ocr, on_part=on_part
+            "open", *args, face, early, kept, on_ocr=on_ocr, on_part=on_part
         )
         return result
 
@@ -213,7 +227,7 @@ class PdfWorker:
         ctx = context()
         ours, theirs = ctx.Pipe()
         process = ctx.Process(  # type: ignore[attr-defined]
-            target=serve, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"
+            target=_child, args=(theirs, self.config.memory_mb), daemon=True, name="zt-pdf"
         )
         process.start()
         theirs.close()

@@ -24,19 +24,13 @@ from translation.read.ocr import OcrOptions, OcrTurn
 from translation.read.ocr.pool import ocr_processes
 from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.paragraph import Paragraph
-from translation.read.segment import Segmentation
+from translation.read.segmentation import Segmentation
+from translation.reading_cache import ReadingCache
 from translation.render import preview
 from translation.render.faces import Face, FontFamily, choose_face, describe, paper_is_serif
 from translation.render.fallback import FallBack
 from translation.render.sanitize import strip_active_content
-
-#: What the child sends before (False) and after (True) it reads a page by OCR: the parent
-#: times the page against the OCR bounds instead of the step's limit.
-OCR_PAGE = "ocr-page"
-
-
-#: What the child sends with paragraphs read early (``translation.read.early``).
-PART = "part"
+from translation.worker_protocol import OCR_PAGE, PART
 
 
 class _State:
@@ -126,6 +120,7 @@ def _open(
     ocr: OcrOptions,
     face: tuple[Path | None, FontFamily] = (None, FontFamily.AUTO),
     early: bool = False,
+    kept: Path | None = None,
 ) -> tuple[int, Segmentation]:
     doc = open_document(data, password, limits, ocr)
     state.doc, state.data, state.password = doc, data, password
@@ -136,15 +131,7 @@ def _open(
         bad = [p + 1 for p in pages if not 0 <= p < count]
         if bad:
             raise InputError(f"page {bad[0]} does not exist (the PDF has {count} pages)")
-    extracted = extract_document(
-        doc,
-        pages,
-        include_references,
-        limits,
-        ocr,
-        lambda turn, done: _tell(state, turn, done),
-        (lambda part: _send(state, PART, part)) if early else None,
-    )
+    extracted = _read(state, doc, pages, include_references, limits, ocr, early, kept)
     # Typesetting picks its fonts by the model's code of the language it sets.
     folder, family = face
     wanted = list(range(count)) if pages is None else list(pages)
@@ -155,6 +142,44 @@ def _open(
     state.target = target_lang.code
     state.renderer = pdf.MonoRenderer(doc, target_lang.code, ocr, state.face)
     return count, extracted
+
+
+def _read(
+    state: _State,
+    doc: Any,
+    pages: Sequence[int] | None,
+    include_references: bool,
+    limits: PdfLimits,
+    ocr: OcrOptions,
+    early: bool,
+    kept: Path | None,
+) -> Segmentation:
+    """The document's reading: kept from a job before (``translation.reading_cache``, in
+    the folder ``kept``), or read now (and kept, unless a page took OCR)."""
+    cache = ReadingCache(kept) if kept is not None else None
+    key = cache.key(state.data, pages, include_references, limits, ocr) if cache else ""
+    found = cache.get(key) if cache is not None else None
+    if found is not None:
+        return found
+    scanned = False
+
+    def tell(turn: OcrTurn, done: bool) -> None:
+        nonlocal scanned
+        scanned = True
+        _tell(state, turn, done)
+
+    extracted = extract_document(
+        doc,
+        pages,
+        include_references,
+        limits,
+        ocr,
+        tell,
+        (lambda part: _send(state, PART, part)) if early else None,
+    )
+    if cache is not None and not scanned:
+        cache.put(key, extracted)
+    return extracted
 
 
 def _typeface(state: _State) -> str:

@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from common.progress import ProgressSink
     from common.settings import Settings
 
-# What a command needs is imported where it runs: ``translate`` starts the PDF workers'
-# forkserver before it imports the settings (pydantic) or the engine, and the forkserver
-# preloads this module's imports (``common.forkserver.main_imports``): none of them heavy.
+# What a command needs is imported where it runs: ``translate`` and ``serve`` start the PDF
+# workers' forkserver before they import the settings (pydantic), the web app or the engine,
+# and the forkserver preloads this module's imports (``common.forkserver.main_imports``):
+# none of them heavy.
 
 #: ``status`` / ``vllm status``: the exit status when vLLM is not serving (down, or unread).
 EXIT_VLLM_DOWN = 3
@@ -252,7 +253,9 @@ async def _put_down(action: str, settings: Settings, several: bool) -> str:
 
 def _start_pdf_workers() -> None:
     """Start the PDF workers' forkserver now, in a thread: it imports the engine in its own
-    process (a second or more) while this one imports the rest of the command's modules."""
+    process (a second or more) while this one imports the rest of the command's modules (the
+    web app's, for ``serve``: an upload just after the start found the forkserver still
+    importing, and its check waited for it)."""
     import threading
 
     from common.forkserver import warm_up
@@ -278,8 +281,14 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "settings":  # needs no valid settings: it is how to find the bad one
         print(settings_text())
         return 0
-    if args.command == "translate":  # it imports the engine meanwhile (common.forkserver)
+    if args.command in ("translate", "serve"):  # the engine imported meanwhile, elsewhere
         _start_pdf_workers()
+    if args.command == "serve":
+        # The SDK of the LLM's requests (a second of CPU on a busy machine) is imported beside
+        # the web app, not after it: an upload just after the start competed with it.
+        from translation.model.llm import import_sdk_in_background
+
+        import_sdk_in_background()
     from common.settings import load_settings, unknown_environment
 
     try:

@@ -3,6 +3,7 @@ installs them: tesseract-ocr tesseract-ocr-eng ...)."""
 
 from __future__ import annotations
 
+import pymupdf
 import pytest
 
 from common.errors import ZTError
@@ -24,3 +25,13 @@ def needs_ocr(language: str = "en") -> pytest.MarkDecorator:
     """Mark a test (or ``pytestmark``) to skip, with the packages to install, without OCR."""
     reason = ocr_missing(language)
     return pytest.mark.skipif(reason is not None, reason=reason or "")
+
+
+def scan_of(paper: bytes, dpi: int = 150) -> bytes:
+    """``paper`` with every page an image of itself at ``dpi``: no text layer, read by OCR."""
+    scan = pymupdf.open()
+    with pymupdf.open(stream=paper, filetype="pdf") as src:
+        for page in src:
+            image = scan.new_page(width=page.rect.width, height=page.rect.height)
+            image.insert_image(image.rect, pixmap=page.get_pixmap(dpi=dpi))
+    return bytes(scan.tobytes())

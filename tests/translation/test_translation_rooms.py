@@ -101,7 +101,15 @@ READ_STAGES = (
 #: they use no stage.
 READ_SHARED = ("layout", "measures", "paragraph", "math", "words", "style", "numbering")
 #: The modules that open a document and run the stages: they may use every stage.
-READ_RUNNERS = ("pipeline", "segment", "extraction", "early", "document", "request_audit")
+READ_RUNNERS = (
+    "pipeline",
+    "segment",
+    "segmentation",
+    "extraction",
+    "early",
+    "document",
+    "request_audit",
+)
 
 
 def _read_part(module: str) -> str:

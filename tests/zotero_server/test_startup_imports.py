@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import REPO_ROOT
+from tests.helpers.vllm import FakeVLLMFactory
 
 
 def _python(*args: str) -> str:
@@ -93,3 +94,61 @@ def test_the_command_line_module_imports_neither_settings_nor_engine() -> None:
         " if m in sys.modules))\n"
     )
     assert _python("-c", code) == "[]"
+
+
+def test_the_translate_path_leaves_the_pdf_engine_to_the_worker() -> None:
+    # The parent sends steps to its PDF worker and reads the replies: the reading's stages,
+    # the typesetter and the worker child's engine are imported by the forkserver (once),
+    # never by the command or the engine in the parent.
+    code = (
+        "import sys, zotero_server.translate_command, zotero_server.engine\n"
+        "engine = ['translation.worker_child', 'translation.read.pipeline',"
+        " 'translation.read.extraction', 'translation.pdf', 'translation.render.typeset']\n"
+        "print(sorted(m for m in engine if m in sys.modules))\n"
+    )
+    assert _python("-c", code) == "[]"
+    preloaded = (
+        "from common.forkserver import PRELOAD; print('translation.worker_child' in PRELOAD)"
+    )
+    assert _python("-c", preloaded) == "True"
+
+
+def test_a_warmed_up_client_imports_nothing_at_its_first_request(tmp_path: Path) -> None:
+    """Origin: issue 38 (the server's first request of a paper left 50-90 ms late: the
+    client imported the SDK's chat resource at its first request, on the event loop)."""
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start()
+        code = (
+            "import asyncio, json, sys\n"
+            "from common.language import Language\n"
+            "from translation.model import llm\n"
+            "llm.import_sdk_in_background(); llm._sdk_import.join()\n"
+            f"client = llm.LLMClient(base_url={fake.base_url!r}, model={fake.model!r},"
+            " api_key=None, prompt_format='translategemma', timeout_s=30, deadline_s=30,"
+            " max_attempts=1)\n"
+            "before = set(sys.modules)\n"
+            "answer = asyncio.run(client.translate('Hello.', Language('en'), Language('ko')))\n"
+            "print(json.dumps([bool(answer), sorted(m for m in set(sys.modules) - before"
+            " if m.startswith('openai'))]))\n"
+        )
+        assert json.loads(_python("-c", code)) == [True, []]
+
+
+def test_serve_starts_the_pdf_workers_and_the_sdk_before_the_web_app() -> None:
+    """Origin: issue 38 (an upload just after the server answered found its forkserver still
+    importing the engine, and the SDK's import on the server's cores: its first request left
+    a second late on a busy machine)."""
+    # A config that cannot be read stops `serve` before it imports the web app: by then the
+    # forkserver is started and the SDK imported, in the background.
+    code = (
+        "import sys, threading\n"
+        "from multiprocessing import forkserver\n"
+        "from zotero_server import cli\n"
+        "from translation.model import llm\n"
+        "code = cli.main(['--config', '/nonexistent/zotero-translate.toml', 'serve'])\n"
+        "for thread in threading.enumerate():\n"
+        "    if thread.name in ('pdf-warm-up', 'import-openai'): thread.join()\n"
+        "print(code, forkserver._forkserver._forkserver_pid is not None,"
+        " 'openai.resources.chat.chat' in sys.modules, 'zotero_server.app' in sys.modules)\n"
+    )
+    assert _python("-c", code) == "2 True True False"

@@ -76,8 +76,11 @@ PROBE_TIMEOUT_S = 60.0
 
 def _sdk() -> ModuleType:
     """The openai package, imported on first use: about half a second of its pydantic types
-    on a quiet core, paid only by a run that sends a request (a cached paper sends none)."""
+    on a quiet core, paid only by a run that sends a request (a cached paper sends none).
+    With it the chat resource every request goes through: the client imports that lazily, at
+    its first request, on the event loop (50-90 ms before a paper's first request left)."""
     import openai
+    import openai.resources.chat.chat  # its package imports it lazily, at first use
 
     return openai
 

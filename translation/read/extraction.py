@@ -43,7 +43,8 @@ from translation.read.pages.path_clips import PATH_KINDS, path_clips, shown_path
 from translation.read.pages.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.pages.span_origins import fix_origins
 from translation.read.paragraph import Paragraph
-from translation.read.pipeline import Segmentation, read
+from translation.read.pipeline import read
+from translation.read.segmentation import Segmentation
 from translation.read.tables.cell_rules import rules_of
 
 

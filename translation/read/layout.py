@@ -92,9 +92,12 @@ def axis(direction: Vector) -> Vector | None:
 @dataclass(frozen=True, slots=True)
 class Frame:
     """Coordinates along a reading direction ``u`` (x) and the line-advance direction ``v``
-    (y, "down" for a reader of that text). The identity for ordinary horizontal text."""
+    (y, "down" for a reader of that text). The identity for ordinary horizontal text.
 
-    u: Vector = (1.0, 0.0)
+    The mappings are asked for every span, row and box a stage looks at: the identity's take
+    the page's coordinates as they are (the same values, without the arithmetic)."""
+
+    u: Vector = HORIZONTAL
 
     @property
     def v(self) -> Vector:
@@ -102,20 +105,34 @@ class Frame:
 
     def point(self, x: float, y: float) -> Vector:
         """Page point -> frame point."""
+        if self.u == HORIZONTAL:
+            return (x, y)
         (ux, uy), (vx, vy) = self.u, self.v
         return (x * ux + y * uy, x * vx + y * vy)
 
     def to_frame(self, rect: Rect) -> Rect:
+        if self.u == HORIZONTAL:
+            return _ordered(rect)
         pts = [self.point(x, y) for x, y in _corners(rect)]
         return _bounds(pts)
 
     def page_point(self, a: float, b: float) -> Vector:
         """Frame point -> page point."""
+        if self.u == HORIZONTAL:
+            return (a, b)
         (ux, uy), (vx, vy) = self.u, self.v
         return (a * ux + b * vx, a * uy + b * vy)
 
     def to_page(self, rect: Rect) -> Rect:
+        if self.u == HORIZONTAL:
+            return _ordered(rect)
         return _bounds([self.page_point(a, b) for a, b in _corners(rect)])
+
+
+def _ordered(rect: Rect) -> Rect:
+    """``rect``'s corners as :func:`_bounds` orders them: the least x and y first."""
+    x0, y0, x1, y1 = rect
+    return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
 
 def _corners(rect: Rect) -> list[Vector]:

@@ -45,21 +45,10 @@ from translation.read.rows.row import Row
 from translation.read.rows.row_joins import attach_drop_caps, attach_scripts, join_pieces
 from translation.read.rows.running_heads import mark_headers_footers, running_head_boxes
 from translation.read.rows.visual import rows_of_page, visual_rows
+from translation.read.segmentation import Segmentation
 from translation.read.tables.cell_stacks import stacked
 from translation.read.tables.detect import find_tables
 from translation.read.words.vocabulary import Vocabulary, vocabulary
-
-
-@dataclass(frozen=True, slots=True)
-class Segmentation:
-    """The paragraphs to translate, and the pages (0-based, among the wanted ones) where the
-    references section was found (kept as it is unless references are included)."""
-
-    paragraphs: list[Paragraph]
-    reference_pages: tuple[int, ...] = ()
-    #: The text of the wanted pages that reached no paragraph, each with why it is kept.
-    kept: tuple[Kept, ...] = ()
-
 
 # --- the values passed from stage to stage ---------------------------------------------------
 

@@ -44,7 +44,8 @@ from translation.read.layout import (
 from translation.read.math.formulas import PLACEHOLDER_RE, formula_mark, mark_key, protect, restore
 from translation.read.pages.page_range import parse_pages
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
-from translation.read.pipeline import Segmentation, read
+from translation.read.pipeline import read
+from translation.read.segmentation import Segmentation
 
 __all__ = [
     "PLACEHOLDER_RE",

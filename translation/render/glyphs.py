@@ -105,20 +105,26 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
     ) -> int:
         # The probe in glyph space (1 = the font size), then text space -> PDF -> page. A
         # glyph hanging from its origin (TeX's big delimiters) is probed at its middle.
-        gx, gy = 0.5 * bbox.x1, 0.3
-        if bbox.y0 < -1.5 and bbox.y1 < 1.0:
-            # The box is the font's: one reaching far below the origin and not far above is
-            # TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Latin Modern's
-            # lmex: 2.96 below, 0.05 above; Word's Cambria Math reaches 3.1 above), whose
-            # glyphs hang, the least one em tall (a sum): its middle would lie a line lower.
-            gy = -0.5
-        elif bbox.y1 <= 0.1 and bbox.y0 < -0.3:
-            # Hanging, at least half an em: the box may be the font's ascent and descent
-            # (txex: 0.056 above, 0.438 below), not the delimiter's ink, 1.2 em and more.
-            gy = min(0.5 * (bbox.y0 + bbox.y1), -0.5)
-        tx = gx * trm.a + gy * trm.c + trm.e
-        ty = gx * trm.b + gy * trm.d + trm.f
-        x, y = self._page_point(tx * ctm.a + ty * ctm.c + ctm.e, tx * ctm.b + ty * ctm.d + ctm.f)
+        # Called once a glyph: every read of a MuPDF struct's field is a call of its own
+        # (a third of a microsecond), so the fields are read only where a case needs them,
+        # and MuPDF maps the probe through both matrices (two calls, not twelve reads).
+        gy = 0.3
+        y1 = bbox.y1
+        if y1 < 1.0:
+            y0 = bbox.y0
+            if y0 < -1.5:
+                # The box is the font's: one reaching far below the origin and not far above
+                # is TeX's math extension font (CMEX10: 2.96 em below, 0.77 above; Latin
+                # Modern's lmex: 2.96 below, 0.05 above; Word's Cambria Math reaches 3.1
+                # above), whose glyphs hang, the least one em tall (a sum): its middle would
+                # lie a line lower.
+                gy = -0.5
+            elif y1 <= 0.1 and y0 < -0.3:
+                # Hanging, at least half an em: the box may be the font's ascent and descent
+                # (txex: 0.056 above, 0.438 below), not the delimiter's ink, 1.2 em and more.
+                gy = min(0.5 * (y0 + y1), -0.5)
+        probe = _transform_xy(0.5 * bbox.x1, gy, _concat(trm, ctm))
+        x, y = self._page_point(probe.x, probe.y)
         drop = self._areas.contains(x, y) != self._keep
         self.removed += drop
         return 1 if drop else 0
@@ -157,6 +163,10 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         inner = (box[0] + 0.3, box[1] + 0.3, box[2] - 0.3, box[3] - 0.3)
         return 1 if self._strip and not self._areas.holds(inner) else 0
 
+
+#: MuPDF's own matrix product and point mapping, on the structs a callback is given.
+_concat = mupdf.ll_fz_concat
+_transform_xy = mupdf.ll_fz_transform_point_xy
 
 _PATHS = {
     mupdf.FZ_CULL_PATH_FILL,

@@ -10,7 +10,7 @@ from tests.helpers.pdfgen.sheet import LEADING, Sheet, read, words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.flow.passage import passages
-from translation.read.words.lexicon import is_word, joins_at_break
+from translation.read.words.lexicon import _lexicon, is_word, joins_at_break
 from translation.read.words.word import hangul_cut
 
 
@@ -55,6 +55,18 @@ def test_the_decision_follows_the_word_list() -> None:
     # An ending the word list holds as a word ("ing", "cess") never follows a compound's hyphen.
     assert joins_at_break("reencounter", "ing") and joins_at_break("postpro", "cess")
     assert not joins_at_break("re", "ing")  # too short a stem to tell
+
+
+def test_the_word_list_is_the_one_the_spellchecker_package_ships() -> None:
+    """The list is read from the package's own file, not through a checker (faster): the
+    same words, lower-cased, as a checker holds; a language without a list gets English's."""
+    from spellchecker import SpellChecker
+
+    for language in ("en", "de"):
+        checker = SpellChecker(language=language, distance=1)
+        assert _lexicon(language) == frozenset(checker.word_frequency.dictionary)
+    assert _lexicon("ko") == _lexicon("en")
+    assert is_word("Summaries") and is_word("und", "de") and not is_word("und")
 
 
 def test_a_korean_word_wrapped_inside_is_one_word_again() -> None:

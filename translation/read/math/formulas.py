@@ -8,6 +8,7 @@ addresses and TeX commands named in a sentence become placeholders ``{v1}``, ``{
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -122,6 +123,7 @@ def is_literal_symbol(char: str) -> bool:
     return char in _LITERAL_SYMBOLS
 
 
+@functools.cache  # asked for every character read; a page holds a few hundred distinct ones
 def char_class(char: str, span_is_math: bool) -> str:
     if char.isspace():
         return NEUTRAL

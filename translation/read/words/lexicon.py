@@ -16,6 +16,9 @@ though "ski" is a word, a compound printed inside a line elsewhere keeps its hyp
 from __future__ import annotations
 
 import functools
+import gzip
+import json
+import pkgutil
 import re
 
 from spellchecker import SpellChecker
@@ -35,10 +38,22 @@ _SUFFIXES = frozenset(
 
 @functools.cache
 def _lexicon(language: str) -> frozenset[str]:
-    """The lower-case words of ``language``'s list (English's for a language without one)."""
+    """The lower-case words of ``language``'s list (English's for a language without one).
+
+    The list is read from the package as ``SpellChecker`` reads it (gzipped JSON, the words
+    lower-cased), without the letter and length tables a checker builds and nothing here
+    asks for: half the time (0.1 s for English), paid once by every process that reads."""
     code = language.lower().replace("_", "-").split("-")[0]
-    checker = SpellChecker(language=code if code in LANGUAGES else "en", distance=1)
-    return frozenset(checker.word_frequency.dictionary)
+    name = code if code in LANGUAGES else "en"
+    try:
+        packed = pkgutil.get_data("spellchecker", f"resources/{name}.json.gz")
+    except OSError:  # the package keeps its lists elsewhere: ask a checker
+        packed = None
+    if packed is None:
+        checker = SpellChecker(language=name, distance=1)
+        return frozenset(checker.word_frequency.dictionary)
+    words = json.loads(gzip.decompress(packed).decode("utf-8"))
+    return frozenset(word.lower() for word in words)
 
 
 def is_word(token: str, language: str = "en") -> bool:

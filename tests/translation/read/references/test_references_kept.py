@@ -14,7 +14,7 @@ from tests.helpers.pdfgen.sheet import lines_at, words_at
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
 from translation.read.references.entries import has_venue
-from translation.read.segment import Segmentation
+from translation.read.segmentation import Segmentation
 
 PROSE = (
     "We describe a careful method for the evaluation of the models that we study in this",

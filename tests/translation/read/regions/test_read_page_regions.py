@@ -20,7 +20,7 @@ from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
 from translation.read.flow.passage import passages, translated
-from translation.read.pipeline import Segmentation
+from translation.read.segmentation import Segmentation
 
 WIDTH, HEIGHT = 595.0, 842.0
 LEFT, RIGHT = 110.0, 500.0
