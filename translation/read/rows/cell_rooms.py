@@ -4,13 +4,14 @@ space below it up to the rules around it, and whether the cell is set flush righ
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 from translation.read.layout import Rect
+from translation.read.measures import DEFAULT_LEADING
 from translation.read.rows.row import Row
 from translation.read.tables.cell_align import right_aligned
 from translation.read.tables.cell_rules import clear_room, ruled_cells, ruled_room
-from translation.read.tables.detect import cell_rooms
 
 
 def stack_ruled_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
@@ -44,3 +45,32 @@ def grow_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
     flush = right_aligned([(r.bbox, r.size) for r in cells], [r.stack for r in cells])
     for cell, right in zip(cells, flush, strict=True):
         cell.flush_right = right
+
+
+_ROOM_LINES = 3.0  # lines below a cell its room may reach (at the usual leading)
+_ROOM_SLACK = 0.2  # font sizes: boxes from this far above a room's foot may stop it
+_ROOM_BELOW = 0.5  # font sizes: a box this far below a room's top stops it
+_ROOM_CLEAR = 0.15  # font sizes: a room stops this far above the box that stops it
+
+
+def cell_rooms(cells: Sequence[tuple[Rect, float]], others: Sequence[Rect]) -> list[float]:
+    """For each cell (its x-room as a box whose y-range is its glyphs, and its font size),
+    how far down its text may grow: to just above the first glyphs below it within its
+    x-room (``others``: the glyph boxes of every row of the page), at most three lines."""
+    ordered = sorted(others, key=lambda r: r[1])
+    tops = [r[1] for r in ordered]
+    result = []
+    for room, size in cells:
+        limit = room[3] + _ROOM_LINES * DEFAULT_LEADING * size
+        for other in ordered[bisect.bisect_left(tops, room[3] - _ROOM_SLACK * size) :]:
+            if other[1] >= limit:
+                break
+            if (
+                other[0] < room[2]
+                and other[2] > room[0]
+                and other[1] > room[1] + _ROOM_BELOW * size
+            ):
+                limit = other[1] - _ROOM_CLEAR * size
+                break
+        result.append(max(room[3], limit))
+    return result

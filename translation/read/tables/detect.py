@@ -10,7 +10,6 @@ close to its first number). Everything here is in frame coordinates and pure.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import math
 import re
@@ -18,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from translation.read.layout import Rect, Span, union
-from translation.read.measures import DEFAULT_LEADING
 from translation.read.numbering.grammar import (
     BULLET_OPERATOR,
     BULLET_SHAPES,
@@ -58,10 +56,6 @@ _FAR_GUTTER_LEAST = 6.0  # font sizes: a far gutter is at least this wide
 _OVERHANG_RANK = 0.6  # where most rows end: this far up the order of their right ends
 _OVERHANG_REACH = 0.5  # font sizes: a gutter starting this close past that edge overhangs
 _GAP_SHARE = 0.3  # of the spans: a gutter needs gaps in this share of them (at least two)
-_ROOM_LINES = 3.0  # lines below a cell its room may reach (at the usual leading)
-_ROOM_SLACK = 0.2  # font sizes: boxes from this far above a room's foot may stop it
-_ROOM_BELOW = 0.5  # font sizes: a box this far below a room's top stops it
-_ROOM_CLEAR = 0.15  # font sizes: a room stops this far above the box that stops it
 _ITEM_MARK_RE = re.compile(
     rf"^[{BULLETS}{MIDDLE_DOT}{BULLET_OPERATOR}{BULLET_SHAPES}*{REFERENCE_MARK}\-{DASHES}]$"
 )
@@ -406,27 +400,4 @@ def _gutters(
             if (core[-1] + 1 - core[0]) * _STEP >= width:
                 lo, hi = x0 + core[0] * _STEP, x0 + (core[-1] + 1) * _STEP
             result.append((lo, hi))
-    return result
-
-
-def cell_rooms(cells: Sequence[tuple[Rect, float]], others: Sequence[Rect]) -> list[float]:
-    """For each cell (its x-room as a box whose y-range is its glyphs, and its font size),
-    how far down its text may grow: to just above the first glyphs below it within its
-    x-room (``others``: the glyph boxes of every row of the page), at most three lines."""
-    ordered = sorted(others, key=lambda r: r[1])
-    tops = [r[1] for r in ordered]
-    result = []
-    for room, size in cells:
-        limit = room[3] + _ROOM_LINES * DEFAULT_LEADING * size
-        for other in ordered[bisect.bisect_left(tops, room[3] - _ROOM_SLACK * size) :]:
-            if other[1] >= limit:
-                break
-            if (
-                other[0] < room[2]
-                and other[2] > room[0]
-                and other[1] > room[1] + _ROOM_BELOW * size
-            ):
-                limit = other[1] - _ROOM_CLEAR * size
-                break
-        result.append(max(room[3], limit))
     return result
