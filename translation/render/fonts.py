@@ -130,6 +130,11 @@ class FontChain:
             used += self._bold.used_faces()
         return used
 
+    def sets(self, char: str) -> bool:
+        """Whether some face of the chain (the monospaced one included) has ``char``: one
+        that none has would be left out of the page (``index`` -1)."""
+        return char.isspace() or self.index(char) >= 0 or self.in_mono(char)
+
     def in_mono(self, char: str) -> bool:
         """Whether the monospaced font sets ``char`` (else the chain does)."""
         return not char.isspace() and self.mono.has_glyph(ord(char)) > 0

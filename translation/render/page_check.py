@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from translation.read.layout import Rect
+from translation.read.math.formulas import mark_key
 from translation.read.paragraph import Paragraph
 from translation.read.style.style_marks import is_mark
 
@@ -83,6 +84,8 @@ class SetBlock:
     #: Where its formulas' copies were shown (``formula_copies``: their glyphs' box with a
     #: margin of 0.3 of the size above and below).
     copies: tuple[Rect, ...] = ()
+    #: Characters of its text that no face sets: they would be left out of the page.
+    missing: tuple[str, ...] = ()
 
     def inks(self) -> list[Rect]:
         """The inks of its lines and of its formulas' copies."""
@@ -181,21 +184,26 @@ def block_of(
     size: float,
     area: Rect,
     copies: Sequence[Rect] = (),
+    sets: Callable[[str], bool] | None = None,
 ) -> SetBlock:
     """A :class:`SetBlock` from a placement's text and character ``boxes``, and where its
-    formula ``copies`` were shown."""
+    formula ``copies`` were shown; ``sets``: whether a face has a character (None: all)."""
     lines: list[Rect] = []
     complete = True
+    missing: list[str] = []
     for char, box in zip(text, boxes, strict=True):
         if box is None:
             complete = complete and (char.isspace() or is_mark(char))
             continue
+        if sets is not None and not (sets(char) or is_mark(char) or mark_key(char)):
+            missing.append(char)
         if lines and abs(lines[-1][3] - box[3]) < 0.5 and box[0] >= lines[-1][0] - 0.5:
             last = lines[-1]
             lines[-1] = (last[0], min(last[1], box[1]), max(last[2], box[2]), last[3])
         else:
             lines.append(box)
-    return SetBlock(para, tuple(lines), size, complete and bool(lines), area, tuple(copies))
+    done = complete and bool(lines)
+    return SetBlock(para, tuple(lines), size, done, area, tuple(copies), tuple(missing))
 
 
 def line_ink(box: Rect, size: float) -> Rect:
@@ -227,6 +235,8 @@ def check_page(
         src = para.font_size or 10.0
         if not block.complete:
             verdict.fall(para.id, "unset")
+        if block.missing:  # a character no face has would vanish from the page, silently
+            verdict.fall(para.id, "no glyph")
         if block.lines and block.size < MIN_SCALE * src - 0.01:
             verdict.fall(para.id, "tiny")
         if _outside(block, page_rect):
@@ -258,6 +268,7 @@ def check_apart(page_rect: Rect, apart: Sequence[SetBlock], standing: Sequence[R
         inks = block.inks()
         if (
             not block.complete
+            or block.missing
             or block.size < MIN_SCALE * src - 0.01
             or any(
                 x0 < max(px0 - 1, ax0 - slack)

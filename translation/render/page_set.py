@@ -130,7 +130,7 @@ def set_page(
     started = time.perf_counter()
     rect = tuple(page.rect)
     page_rect = (rect[0], rect[1], rect[2], rect[3])
-    set_blocks = _blocks(result, items, planned, shown)
+    set_blocks = _blocks(result, items, planned, shown, chain)
     verdict = check_page(page_rect, set_blocks, span_inks(blocks))
     if verdict.stray:
         keep_notation(verdict, span_inks(blocks, notation=True))
@@ -148,8 +148,8 @@ def set_page(
         sheet.rewind(mark)  # the formula copies of the first lay-out
         keep = [(p, t) for p, t in items if p.id not in verdict.fallen]
         fallen = [(p, t) for p, t in items if p.id in verdict.fallen]
-        result = lay_out(keep)
-        kept = _blocks(result, keep, planned, shown)
+        result = kept_only = lay_out(keep)
+        kept = _blocks(result, keep, planned, shown, chain)
         set_inks = [ink for b in kept for ink in b.inks()]
         obstacles = [*texts, *shapes, *(p.bbox for p, _ in fallen), *set_inks]
         apart = set_apart(fallen, obstacles, page_rect, apart_in)
@@ -163,18 +163,24 @@ def set_page(
             sheet.rewind(mark)
             chosen = [(apart[p.id][0], t) for p, t in fallen if p.id in apart]
             result = lay_out([*keep, *chosen])
-            broken = check_apart(page_rect, _blocks(result, chosen, planned, shown), standing)
+            broken = check_apart(
+                page_rect, _blocks(result, chosen, planned, shown, chain), standing
+            )
             apart = {k: v for k, v in apart.items() if k not in broken}
             if not broken:
                 break
         else:
+            apart = {}
+        if not apart and result is not kept_only:
+            # Every block set apart broke the page: none of them stays laid out on it.
             sheet.rewind(mark)
-            result, apart = lay_out(keep), {}
+            result = lay_out(keep)
     result.fallen = verdict.fallen
     result.check_seconds = seconds
     result.covers = [r for r in covers if r in verdict.strays()]
     result.placed = {
-        b.para.id: Placed.of(b, b.para.id in apart) for b in _blocks(result, items, planned, shown)
+        b.para.id: Placed.of(b, b.para.id in apart)
+        for b in _blocks(result, items, planned, shown, chain)
     }
     return result
 
@@ -184,13 +190,16 @@ def _blocks(
     items: Iterable[tuple[Paragraph, str]],
     planned: Mapping[str, tuple[Rect, float]],
     shown: Mapping[str, Sequence[Rect]],
+    chain: FontChain,
 ) -> list[SetBlock]:
-    """The check's blocks of those of ``items`` that ``result`` set."""
+    """The check's blocks of those of ``items`` that ``result`` set (in ``chain``'s faces)."""
     found = []
     for para, _ in items:
         setting = result.placements.get(para.id)
         if para.id in planned and setting is not None and setting.text:
             area = planned[para.id][0]
             copies = shown.get(para.id, ())
-            found.append(block_of(para, setting.text, setting.boxes, setting.size, area, copies))
+            found.append(
+                block_of(para, setting.text, setting.boxes, setting.size, area, copies, chain.sets)
+            )
     return found

@@ -312,6 +312,30 @@ def test_a_paragraph_with_no_room_is_kept_and_its_translation_set_apart_where_it
     assert fallback_note(fell).startswith("set apart from their source, where the page had room")
 
 
+def test_a_translation_holding_a_character_no_face_sets_is_kept_as_printed() -> None:
+    """A translation with a character that no face of the chain has (an old Hangul tone mark,
+    U+302E) would lose it silently: its block falls back ("no glyph"), is not set apart
+    either (the same faces would drop it there), and stays as printed, named in the job's
+    message; the other paragraph is translated. Origin: corpus2 146, whose old-Hangul
+    examples came out with their tone marks and jamo left out."""
+    data = text_page([*_body(100, 200, 30), *_body(100, 400, 20)])
+
+    def marked(text: str) -> str:  # the first paragraph's (30 words) gets the mark
+        out = pseudo_translate(text, "ko")
+        return out.replace(" ", " \u302e", 1) if len(text.split()) > 25 else out
+
+    paragraphs, out, fell, _ = set_page(data, marked)
+    assert [(f.block, f.reasons, f.apart) for f in fell] == [
+        (paragraphs[0].id, ("no glyph",), False)
+    ]
+    assert kept_as_printed(data, out, paragraphs[:1])
+    hangul = [
+        c for t in out.get_texttrace() for c in t["chars"] if "\uac00" <= chr(c[0]) <= "\ud7a3"
+    ]
+    assert hangul and all(pymupdf.Rect(c[3]).y0 > 380 for c in hangul)  # the second only
+    assert fallback_note(fell).startswith("kept as printed")
+
+
 def test_a_side_note_and_a_footer_beside_its_page_number_are_erased_and_clear() -> None:
     lines = [
         *_body(100, 200, 40),
