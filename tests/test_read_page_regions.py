@@ -300,6 +300,36 @@ def test_a_recurring_head_alone_at_the_top_is_never_read_into_the_sentence() -> 
     assert_joined_over_breaks(breaks, sent)
 
 
+def test_a_columns_first_line_in_the_head_band_is_read_with_its_paragraph() -> None:
+    """Origin: 134 p2-p12 (a TeX user guide: each column opens with a hanging term, "usecmfonts
+    By use of this option, you declare that you do", 57 pt down, inside the band where heads
+    are looked for, its rest indented under it): the first line was kept as a header and the
+    paragraph sent without it ("not have the ..."). A body-size line with the body's next
+    line a line step under it is the column's first line: sent with its paragraph, as one
+    request; the running head above it, set apart, is still kept."""
+    doc = pymupdf.open()
+    openings = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        words_at(
+            page, [(LEFT, 40, ODD_HEAD, SIZE, "tiit"), (RIGHT - 10, 40, str(p + 1), SIZE, "tiro")]
+        )
+        term = ["alpha", "beta", "gamma", "delta", "kappa", "sigma"][p]
+        text = " ".join(sentence(5 * p + s) for s in range(3))
+        lines = wrap(text, RIGHT - LEFT - 25)
+        words_at(page, [(LEFT - 25, 62, f"{term.capitalize()} {lines[0]}", SIZE, "tiro")])
+        lines_at(page, LEFT, 62 + LEADING, lines[1:], SIZE, pitch=LEADING)
+        openings.append(f"{term.capitalize()} {lines[0]} {lines[1].split()[0]}")
+    data, found = read(doc)
+    sent = requests(found)
+    for opening in openings:
+        assert any(opening in text for text in sent), (opening, sent)
+    assert not any(ODD_HEAD in text for text in sent), sent
+    assert {k.page for k in found.kept if k.text.endswith(ODD_HEAD)} == set(range(6))
+    out = translated_page(data, found, 2).get_text()
+    assert "Gamma" not in out and ODD_HEAD in out
+
+
 # --- real pages of corpus2 ----------------------------------------------------------------------
 
 
