@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.paper import BODY_WORDS
-from tests.helpers.pdfgen.sheet import lines_at, words_at, wrap
+from tests.helpers.pdfgen.sheet import Placed, lines_at, words_at, wrap
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -154,6 +154,51 @@ def test_a_margin_label_is_its_own_request_set_in_the_margin() -> None:
     margin = [w for w in out if w[0] < LEFT - 1]
     assert len(margin) >= len(LABELS[0])
     assert all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in margin), margin
+
+
+def justified(page: pymupdf.Page, x: float, y: float, text: str, width: float) -> None:
+    """Set ``text`` as one justified line from ``x``: its last word ends at ``x + width``."""
+    words = text.split()
+    widths = [pymupdf.get_text_length(word, "tiro", SIZE) for word in words]
+    space = (width - sum(widths)) / max(1, len(words) - 1)
+    placed: list[Placed] = []
+    for word, advance in zip(words, widths, strict=True):
+        placed.append((x, y, word, SIZE, "tiro"))
+        x += advance + space
+    words_at(page, placed)
+
+
+def test_a_version_note_in_the_outer_margin_is_never_read_into_the_line_beside_it() -> None:
+    """Origin: 146 p3, p11 (a package manual marks where a feature came in with its version,
+    "v0.5", in the right margin beside a justified line of the text): the note, one letter
+    and digits, was read into the sentence beside it ("... escape하여야 할 v0.5 때가 있다").
+    At a line's end, past the body's right edge, a letter with digits is margin material:
+    the sentence is one request without it, and the note stands on the translated page."""
+    doc = pymupdf.open()
+    paragraphs = []
+    for p in range(2):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 100.0
+        for k in range(3):
+            text = " ".join(sentence(40 * p + 4 * k + s) for s in range(4))
+            paragraphs.append(text)
+            lines = wrap(text, RIGHT - LEFT)
+            for n, line in enumerate(lines):
+                if n < len(lines) - 1:
+                    justified(page, LEFT, y, line, RIGHT - LEFT)
+                else:
+                    words_at(page, [(LEFT, y, line, SIZE, "tiro")])
+                if k == 1 and n == 1:  # the note right after its line, as TeX sets it
+                    words_at(page, [(RIGHT + 11, y, f"v{p}.5", 8, "tiro")])
+                y += LEADING
+            y += 6
+    data, found = read(doc)
+    sent = requests(found)
+    for text in paragraphs:
+        assert text in sent, sent
+    assert not any(re.search(r"v\d\.5", text) for text in sent), sent
+    out = page_words(translated_page(data, found, 0))
+    assert any(w[4] == "v0.5" and w[0] >= RIGHT for w in out), out
 
 
 def test_a_side_note_is_one_request_beside_the_paragraph_it_annotates() -> None:
