@@ -78,3 +78,29 @@ def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None
         in texts
     ), texts
     assert not [t for t in texts if "Ann Lee" in t or "Proceedings" in t], texts
+
+
+def test_a_footnote_opened_by_a_raised_mark_goes_on_at_a_line_opening_with_a_number() -> None:
+    """Origin: 147 p3 (footnote 13: "More than 10 degrees difference for more than" | "10
+    seconds."): a line of small print that opens with a number after an unfinished line
+    was read as the next footnote, numbered "10", where the footnotes of the page are
+    marked raised. A footnote opened by a raised mark goes on there: one request, whole;
+    the next footnote, raised, is its own."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    below = sheet.paragraph(INTRO, LEFT, TOP)
+    sheet.paragraph(OUTRO, LEFT, below + 4)
+    y = 730.0
+    sheet.writer.append((LEFT[0], y - 3), "13", TEXT, 5.0)
+    sheet.writer.append((LEFT[0] + 8, y), "Sensors that differ by more than ten degrees", TEXT, 8)
+    sheet.writer.append((LEFT[0], y + 9), "for more than", TEXT, 8)
+    sheet.writer.append((LEFT[0], y + 18), "10 seconds in a row are both set aside.", TEXT, 8)
+    sheet.writer.append((LEFT[0], y + 24), "14", TEXT, 5.0)
+    sheet.writer.append((LEFT[0] + 8, y + 27), "The crew is told of it at once.", TEXT, 8)
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    assert (
+        "Sensors that differ by more than ten degrees for more than 10 seconds in a row are"
+        " both set aside." in texts
+    ), texts
+    assert "The crew is told of it at once." in texts, texts

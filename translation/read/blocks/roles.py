@@ -192,18 +192,25 @@ def footnote_label(row: Row, body_size: float) -> str:
 
 def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
     """A footnote begins at its marker: a superscript one always; "(1)", "1)", "*" only
-    after a finished sentence, after other print, or after another footnote (small print
-    can enumerate "(1) ... (2) ..." inside a sentence)."""
+    after a finished sentence, after other print, or after another footnote marked alike
+    (small print can enumerate "(1) ... (2) ..." inside a sentence; a footnote opened by a
+    raised mark goes on at a line that starts with a number: "... for more than" | "10
+    seconds.")."""
     label = footnote_label(cur, body_size)
     if not label:
         return False
-    if cur.classes.lstrip("n")[:1] == GLYPH:
+    if _raised(cur):
         return True
     return (
         ends_sentence(prev.text)
         or abs(prev.size - cur.size) > ONE_SIZE
-        or bool(footnote_label(first, body_size))
+        or (bool(footnote_label(first, body_size)) and not _raised(first))
     )
+
+
+def _raised(row: Row) -> bool:
+    """Whether ``row`` opens with a raised mark (a superscript)."""
+    return row.classes.lstrip("n")[:1] == GLYPH
 
 
 _HEADING_CJK_MOST = 90  # width (cjk_weight): a numbered heading's line is narrower
