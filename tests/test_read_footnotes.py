@@ -85,7 +85,8 @@ def test_a_footnote_opened_by_a_raised_mark_goes_on_at_a_line_opening_with_a_num
     seconds."): a line of small print that opens with a number after an unfinished line
     was read as the next footnote, numbered "10", where the footnotes of the page are
     marked raised. A footnote opened by a raised mark goes on there: one request, whole;
-    the next footnote, raised, is its own."""
+    the next footnote, raised, is its own, and so is one a symbol marks after a line with
+    no stop (132 p1: "∗The author ..." | "†Martin Blais for his suggestions")."""
     doc = pymupdf.open()
     sheet = Sheet(doc)
     below = sheet.paragraph(INTRO, LEFT, TOP)
@@ -96,11 +97,14 @@ def test_a_footnote_opened_by_a_raised_mark_goes_on_at_a_line_opening_with_a_num
     sheet.writer.append((LEFT[0], y + 9), "for more than", TEXT, 8)
     sheet.writer.append((LEFT[0], y + 18), "10 seconds in a row are both set aside.", TEXT, 8)
     sheet.writer.append((LEFT[0], y + 24), "14", TEXT, 5.0)
-    sheet.writer.append((LEFT[0] + 8, y + 27), "The crew is told of it at once.", TEXT, 8)
+    sheet.writer.append((LEFT[0] + 8, y + 27), "The crew is told of it at once by", TEXT, 8)
+    sheet.writer.append((LEFT[0], y + 36), "the alert on the display", TEXT, 8)
+    sheet.writer.append((LEFT[0], y + 45), "\u2020Martin Blais for his suggestions", TEXT, 8)
     sheet.write()
     texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
     assert (
         "Sensors that differ by more than ten degrees for more than 10 seconds in a row are"
         " both set aside." in texts
     ), texts
-    assert "The crew is told of it at once." in texts, texts
+    assert "The crew is told of it at once by the alert on the display" in texts, texts
+    assert "Martin Blais for his suggestions" in texts, texts

@@ -192,19 +192,22 @@ def footnote_label(row: Row, body_size: float) -> str:
 
 def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
     """A footnote begins at its marker: a superscript one always; "(1)", "1)", "*" only
-    after a finished sentence, after other print, or after another footnote marked alike
-    (small print can enumerate "(1) ... (2) ..." inside a sentence; a footnote opened by a
-    raised mark goes on at a line that starts with a number: "... for more than" | "10
-    seconds.")."""
+    after a finished sentence, after other print, or after another footnote (small print
+    can enumerate "(1) ... (2) ..." inside a sentence); inside a footnote opened by a raised
+    mark, a line that starts with a plain number goes on the note ("... for more than" |
+    "10 seconds.")."""
     label = footnote_label(cur, body_size)
     if not label:
         return False
     if _raised(cur):
         return True
+    # A plain number inside a note that a raised mark opened is the note's word; a symbol
+    # ("†", "**") marks the next note of a series whatever it follows.
+    number = label.strip().isdigit()
     return (
         ends_sentence(prev.text)
         or abs(prev.size - cur.size) > ONE_SIZE
-        or (bool(footnote_label(first, body_size)) and not _raised(first))
+        or (bool(footnote_label(first, body_size)) and not (number and _raised(first)))
     )
 
 
