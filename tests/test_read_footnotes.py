@@ -3,10 +3,15 @@ and left of its indented first line, and a note at the foot of the references co
 
 from __future__ import annotations
 
+import random
+
 import pymupdf
 
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
+from tests.helpers.pdfgen.paper import BODY_WORDS
+from tests.helpers.pdfgen.sheet import SIZE as SIZE_OF_WRAP
 from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, read, wrap
+from translation.read.flow.passage import passages
 
 
 def test_a_footnotes_short_last_line_left_of_its_indented_first_line_goes_with_it() -> None:
@@ -78,6 +83,67 @@ def test_a_footnote_at_the_foot_of_the_references_column_is_translated() -> None
         in texts
     ), texts
     assert not [t for t in texts if "Ann Lee" in t or "Proceedings" in t], texts
+
+
+#: A three-column page (the Federal Register's): each column's left edge, its measure.
+THREE_COLUMNS, MEASURE = (45.0, 207.0, 369.0), 150.0
+BODY, NOTE = 9.0, 7.0
+
+
+def _set_in(page: pymupdf.Page, x: float, y: float, lines: list[str], size: float) -> float:
+    for line in lines:
+        page.insert_text((x, y), line, fontsize=size, fontname="tiro")
+        y += size * 1.15
+    return y
+
+
+def test_three_narrow_columns_over_wider_footnotes_are_read_as_the_body() -> None:
+    """Origin: 147 (a Federal Register page: three columns of 9 pt text, 38 characters to a
+    line, over 7 pt footnotes of 50): the document's body size was measured from lines of
+    40 characters or more, so from the footnotes alone; the body's lines, larger than that,
+    were read as headings, and the footnotes as body text cutting the body's sentences. The
+    lines that fill their block's measure count too: the body's sentence runs on past the
+    column's footnotes into the next column as one request, each footnote one of its own."""
+    rng = random.Random(35)
+    words = [rng.choice(BODY_WORDS) for _ in range(1800)]
+    text = " ".join(
+        " ".join(words[s : s + 13]).capitalize() + "." for s in range(0, len(words), 13)
+    )
+    lines = wrap(text, MEASURE * SIZE_OF_WRAP / BODY)
+    doc = pymupdf.open()
+    breaks = []
+    at = 0
+    for p in range(2):
+        page = doc.new_page(width=612, height=792)
+        for c, x in enumerate(THREE_COLUMNS):
+            n = 3 * p + c
+            column = lines[at : at + 40]
+            at += 40
+            breaks.append((column[-1].split()[-2:], lines[at].split()[:2]))
+            _set_in(page, x, 60, column, BODY)
+            page.draw_line((x, 480), (x + 50, 480), width=0.4)
+            page.insert_text((x + 6, 491), str(2 * n + 1), fontsize=4.5, fontname="tiro")
+            first = wrap(
+                f"The rule {n} is described in the manual for the pilots and the crews, "
+                f"which sets out step {n} of the procedure in the order of its use, and is "
+                f"updated after revision {n} of the software of the flight computers."
+                " Each crew member reads the whole of it before the first flight of the day,"
+                " and the operator keeps a record of who has read which revision of it."
+                + " It is kept on board in the cockpit for the crews."
+                * (c % 2),
+                MEASURE * SIZE_OF_WRAP / NOTE,
+            )
+            y = _set_in(page, x + 9, 493, first[:1], NOTE)
+            y = _set_in(page, x, y, first[1:], NOTE)
+    texts = [" ".join(p.text.split()) for p in passages(read(doc.tobytes()))]
+    sent = " | ".join(texts)
+    for end, start in breaks[:-1]:
+        if end[-1].endswith("."):
+            continue  # a sentence ends at the column's foot
+        assert any(" ".join([*end, *start]) in t for t in texts), (end, start, sent)
+    for n in range(6):
+        rule = [t for t in texts if f"The rule {n} is described" in t]
+        assert len(rule) == 1 and rule[0].endswith(("of it.", "crews.")), sent
 
 
 def test_a_footnote_opened_by_a_raised_mark_goes_on_at_a_line_opening_with_a_number() -> None:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from translation.read.layout import PageLayout, Vector, axis
+from translation.read.layout import Block, Line, PageLayout, Vector, axis
 from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
 from translation.read.measures import DEFAULT_LEADING, SAME_SIZE, USUAL_SIZE
 from translation.read.pages.monospace import Pitches, layout_samples, measure
@@ -56,6 +56,19 @@ class DocStats:
 
 
 _LONG_LINE = 40  # width (cjk_weight): body text fills lines this long (tables, captions don't)
+#: A line reaching across this share of the widest line of its block, in a block of
+#: :data:`_FILLED_LINES` lines or more, is running text however few characters its column
+#: holds (a three-column page's body sets 38 to a line, its footnotes in a smaller size 50).
+_FILLS_BLOCK = 0.9
+_FILLED_LINES = 3
+
+
+def _fills(line: Line, block: Block) -> bool:
+    """Whether ``line`` fills its block's measure (see :data:`_FILLS_BLOCK`)."""
+    if len(block.lines) < _FILLED_LINES:
+        return False
+    widest = max(other.bbox[2] - other.bbox[0] for other in block.lines)
+    return line.bbox[2] - line.bbox[0] >= _FILLS_BLOCK * widest
 
 
 def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
@@ -79,14 +92,16 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                 width = sum(cjk_weight(s.text.strip()) for s in line.spans)
                 if line_axis is not None:
                     dirs[line_axis] += count
-                # Body text is what fills long lines (tables and captions have short ones).
+                # Body text is what fills long lines (tables and captions have short ones),
+                # or fills the measure of its block, a narrow column's.
+                long = width >= _LONG_LINE or _fills(line, block)
                 for span in line.spans:
                     n = len(span.text.strip())
                     if n:
                         fonts[font_base(span.font)] += n
                         if has_wide(span.text):
                             cjk_fonts.add(font_base(span.font))
-                        if width >= _LONG_LINE:
+                        if long:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
     body_size = sizes.most_common(1)[0][0] if sizes else USUAL_SIZE
