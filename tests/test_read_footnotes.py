@@ -174,3 +174,52 @@ def test_a_footnote_opened_by_a_raised_mark_goes_on_at_a_line_opening_with_a_num
     ), texts
     assert "The crew is told of it at once by the alert on the display" in texts, texts
     assert "Martin Blais for his suggestions" in texts, texts
+
+
+def test_numbered_items_on_a_page_set_small_throughout_are_no_footnotes() -> None:
+    """Origin: 147 p7-p10 (a Federal Register rule: its preamble in 9 pt, the rule's own
+    text after it in 8 pt, page after page): "(3) In the Operating Procedures chapter,
+    replace the existing Airspeed Unreliable" | "paragraph with the information in figure 2
+    ..." in the next column was read as a footnote, smaller than the body and numbered, and
+    cut at the column. Small print is smaller than its page's text; on a page that sets no
+    text larger, a numbered item is a list item and its sentence runs on into the next
+    column as one request."""
+    doc = pymupdf.open()
+    for _ in range(2):  # the preamble: the body's size
+        sheet = Sheet(doc)
+        for column in (LEFT, RIGHT):
+            y = TOP
+            while y < 700:
+                y = sheet.paragraph(OUTRO, column, sheet.paragraph(INTRO, column, y) + 4) + 4
+        sheet.write()
+    page = doc.new_page(width=595, height=842)
+    small = 8.0
+    item = (
+        "(2) In the Operating Procedures chapter, replace the existing Airspeed Unreliable",
+        "paragraph with the information in figure 2 of this rule.",
+    )
+    y = TOP
+    for k in range(40):
+        line = f"The operator keeps a record of the revision {k} of the manual on file and"
+        page.insert_text((LEFT[0], y), line, fontsize=small, fontname="tiro")
+        y += 10
+    page.insert_text((LEFT[0], y), "shows it on request.", fontsize=small, fontname="tiro")
+    page.insert_text(
+        (LEFT[0] + 8, y + 14),
+        "(1) In the Limitations chapter, remove the information",
+        fontsize=small,
+        fontname="tiro",
+    )
+    page.insert_text(
+        (LEFT[0], y + 24),
+        "identified as required by the earlier rule.",
+        fontsize=small,
+        fontname="tiro",
+    )
+    first, rest = item[0].rsplit(" ", 2)[0], " ".join(item[0].rsplit(" ", 2)[1:])
+    page.insert_text((LEFT[0] + 8, y + 38), first, fontsize=small, fontname="tiro")
+    page.insert_text((LEFT[0], y + 48), rest, fontsize=small, fontname="tiro")
+    page.insert_text((RIGHT[0], TOP), item[1], fontsize=small, fontname="tiro")
+    texts = [" ".join(p.text.split()) for p in passages(read(doc.tobytes()))]
+    whole = f"{item[0][4:]} {item[1]}"
+    assert any(t.endswith(whole) for t in texts), texts

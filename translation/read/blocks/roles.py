@@ -450,14 +450,17 @@ def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     )
 
 
-def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
+def label_of(
+    rows: list[Row], body_size: float, text_size: float | None = None
+) -> tuple[ParagraphKind | None, str]:
     """The role a paragraph's label gives it, and the label ("" for none): an algorithm line,
-    a footnote, or a list item (a heading's number is part of the heading, not a label)."""
+    a footnote (small print: smaller than its page's ``text_size``, the body's size where
+    None), or a list item (a heading's number is part of the heading, not a label)."""
     first = rows[0]
     label = algorithm_label(first.chars)
     if label:
         return ParagraphKind.ALGORITHM, label
-    label = footnote_label(first, body_size)
+    label = footnote_label(first, body_size if text_size is None else text_size)
     if label:
         return ParagraphKind.FOOTNOTE, label
     heading = len(rows) <= 2 and (first.bold or first.size >= body_size + SIZE_STEP)
