@@ -223,3 +223,47 @@ def test_numbered_items_on_a_page_set_small_throughout_are_no_footnotes() -> Non
     texts = [" ".join(p.text.split()) for p in passages(read(doc.tobytes()))]
     whole = f"{item[0][4:]} {item[1]}"
     assert any(t.endswith(whole) for t in texts), texts
+
+
+def test_a_footnote_left_open_at_a_columns_foot_goes_on_in_the_next_columns_notes() -> None:
+    """Origin: 147 p3 (footnote 12: "The magnitude of the command varies according to
+    parameters such as the airplane's" at the left column's foot, "altitude and airspeed,
+    and would be limited ..." at the top of the next column's notes): the note was sent in
+    two pieces, the second as body text. A footnote left open goes on in the next column's
+    first small print, past that column's text, where it opens inside a sentence: one
+    request; the next note, marked, is its own."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    for column in (LEFT, RIGHT):
+        y = TOP
+        while y < 540:
+            y = sheet.paragraph(OUTRO, column, sheet.paragraph(INTRO, column, y) + 4) + 4
+    foot = 700.0
+    for column in (LEFT, RIGHT):
+        shape = sheet.page.new_shape()
+        shape.draw_line((column[0], foot - 14), (column[0] + 70, foot - 14))
+        shape.finish(color=(0, 0, 0), width=0.4)
+        shape.commit()
+    sheet.writer.append((LEFT[0], foot - 3), "12", TEXT, 5)
+    width = (LEFT[1] - LEFT[0]) * SIZE_OF_WRAP / 8
+    opened = "The magnitude of the command that the system makes varies according to the"
+    first = wrap(f"{opened} parameters of the flight such as the airplane's", width, 8)
+    for k, line in enumerate(first):
+        sheet.writer.append((LEFT[0] + (8 if k == 0 else 0), foot + 10 * k), line, TEXT, 8)
+    rest = wrap(
+        "altitude and airspeed, and is limited such that the pilot can still climb and"
+        " descend using the control column alone.",
+        width,
+    )
+    for k, line in enumerate(rest):
+        sheet.writer.append((RIGHT[0], foot - 10 + 10 * k), line, TEXT, 8)
+    sheet.writer.append((RIGHT[0], foot + 17), "13", TEXT, 5)
+    sheet.writer.append((RIGHT[0] + 8, foot + 20), "More than ten degrees of difference.", TEXT, 8)
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in passages(read(doc.tobytes()))]
+    assert (
+        f"{opened} parameters of the flight such as the airplane's altitude and airspeed, and"
+        " is limited such that the pilot can still climb and descend using the control column"
+        " alone." in texts
+    ), texts
+    assert "More than ten degrees of difference." in texts, texts
