@@ -18,7 +18,9 @@ from translation.read.blocks.front_matter import looks_like_names
 from translation.read.flow.passage import passages
 from translation.read.layout import Line, PageLayout, Rect, Span
 from translation.read.math.formulas import LIGATURES
+from translation.read.numbering.captions import FIGURE_CJK, FIGURE_LATIN, TABLE_CJK, TABLE_LATIN
 from translation.read.numbering.contents import ends_entry
+from translation.read.numbering.grammar import SECTION
 from translation.read.pages.monospace import layout_samples, measure
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.request_audit import (
@@ -72,6 +74,12 @@ _BELOW_SLACK = 0.3
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uf900-\ufaff]")
 _LATIN_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 _DIGITS_RE = re.compile(r"\d+")
+#: A heading's number set by itself: "2", "3.2", "4.1." (digits recur as a page number's do);
+#: or a caption's label and number ("表1", "Table 4."), a float at the top of its pages.
+_HEADING_NUMBER_RE = re.compile(
+    rf"(?:(?:{FIGURE_LATIN}|{TABLE_LATIN}|{FIGURE_CJK}|{TABLE_CJK})\s*)?{SECTION}[.:：]?",
+    re.IGNORECASE,
+)
 _WORDS_IN_PARENS_RE = re.compile(r"\([^\W\d_]{2,}")
 _ADDRESS_RE = re.compile(r"https?://|www\.|\S@\S+\.\w")
 
@@ -657,10 +665,12 @@ def _numbered_lines(numbers: Sequence[int | None]) -> bool:
 def _number_beside(reading: Reading, i: int, held: dict[int, list[int]]) -> bool:
     """Whether line ``i``, read as a running head's, is a number alone beside another line the
     request holds, on its baseline: a heading's number set apart from its title ("2" |
-    "코로나-19 관련 보험 현황", "57" | "如何生成固定宽度的表格？"), which recurs at the top of
-    the pages a section opens, as a page number would."""
+    "코로나-19 관련 보험 현황", "57" | "如何生成固定宽度的表格？", "3.2" | "Additional
+    macros"), which recurs at the top of the pages a section opens, as a page number would;
+    a caption's label set apart from its title alike ("表1" | "fduthesis 的主要组成部分")."""
     line = reading.lines[i]
-    if not line.text.strip().isdigit():
+    number = line.text.strip()
+    if not (number.isdigit() or _HEADING_NUMBER_RE.fullmatch(number)):
         return False
     top, bottom = line.bbox[1], line.bbox[3]
     return any(

@@ -172,26 +172,35 @@ def test_spliced_counts_a_running_head_glued_to_the_first_paragraph() -> None:
     assert _request_figures(layouts, apart)["spliced"] == 0
 
 
-def test_a_heading_number_beside_its_title_at_the_pages_top_is_no_running_head() -> None:
+@pytest.mark.parametrize("number", ["{n}", "2.{n}", "Table {n}"])
+def test_a_heading_number_beside_its_title_at_the_pages_top_is_no_running_head(
+    number: str,
+) -> None:
     """Origin: 09_ko p2, p4 and 136_zh p11: a section opens each page, its number set apart
     from its title at the same height ("2" | "코로나-19 관련 보험 현황"); the number recurs like
-    a page number, but beside the title it is the heading's. A number alone above the text,
-    read into the first paragraph, is still spliced."""
+    a page number, but beside the title it is the heading's. 134 p3-p12: a subsection's number
+    ("3.2" | "Additional macros") alike; 137 p5, p9: a caption's label over a table at the
+    page's top ("表1" | "fduthesis 的主要组成部分") too. A number alone above the text, read
+    into the first paragraph, is still spliced."""
     doc = pymupdf.open()
     for n in range(3):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
         head: list[Placed] = [
-            (72, 70, str(n + 1), 12, "tibo"),
-            (96, 70, f"Results of Study {'ABC'[n]}", 12, "tibo"),
+            (72, 70, label := number.format(n=n + 1), 12, "tibo"),
+            (
+                84 + pymupdf.get_text_length(label, "tibo", 12),
+                70,
+                f"Results of {'ABC'[n]}",
+                12,
+                "tibo",
+            ),
             (300, 40, str(n + 7), 9, "tiro"),
         ]
         words_at(page, [*head, *_body_page(top=150.0)])
     layouts = [read_layout(page) for page in doc]
     body = " ".join(_prose(14))
     headings = [
-        dataclasses.replace(
-            _para(f"p{n}-b0", f"Results of Study {'ABC'[n]}", (60, 55, 400, 75)), page=n
-        )
+        dataclasses.replace(_para(f"p{n}-b0", f"Results of {'ABC'[n]}", (60, 55, 400, 75)), page=n)
         for n in range(3)
     ]
     bodies = [

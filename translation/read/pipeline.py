@@ -192,7 +192,11 @@ def blocks(rows: Rows) -> Blocks:
                 and (
                     row.region
                     or continues(
-                        last[-1], row, last, stats.leading_at(last[-1].size), stats.body_size
+                        last[-1],
+                        row,
+                        last,
+                        stats.leading_at(last[-1].size),
+                        stats.text_size(page.index),
                     )
                 )
                 and not (front and front_break(last[-1], row, stats.body_size))

@@ -46,6 +46,33 @@ def test_a_numbered_heading_on_two_lines_is_one_heading(
     assert headings == [f"{first} {second}"], texts
 
 
+def test_a_bold_heading_a_narrow_column_breaks_over_three_lines_is_one_heading() -> None:
+    """Origin: 147 p5 (a Federal Register page, three columns 160 pt wide: "Explanation of
+    Certain Provisions for" | "Alternative Methods of Compliance" | "(AMOCs)" in bold): a
+    heading was a line or two, so the three lines were sent as a body paragraph, a sentence
+    with no end. A bold title of a few words over three lines is one heading; the paragraph
+    under it is its own request."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    column = (RIGHT[0], RIGHT[0] + 160.0)
+    y = sheet.paragraph(INTRO, LEFT, TOP)
+    sheet.paragraph(OUTRO, LEFT, y)
+    y = sheet.paragraph(INTRO, column, TOP) + 14.0
+    lines = (
+        "Explanation of Certain Provisions for",
+        "Alternative Methods of Compliance",
+        "(AMOCs)",
+    )
+    for k, line in enumerate(lines):
+        sheet.writer.append((column[0], y + 11.0 * k), line, TIMES_BOLD, HEADING)
+    sheet.paragraph(OUTRO, column, y + 40.0)
+    sheet.write()
+
+    texts = _texts(bytes(doc.tobytes()))
+    assert (ParagraphKind.HEADING, " ".join(lines)) in texts, texts
+    assert (ParagraphKind.BODY, " ".join(OUTRO.split())) in texts, texts
+
+
 def test_a_title_s_centred_second_line_is_one_heading_with_its_first() -> None:
     doc = pymupdf.open()
     sheet = Sheet(doc)

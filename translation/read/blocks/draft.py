@@ -147,7 +147,7 @@ def classify(draft: Draft, stats: DocStats, seen: Vocabulary | None = None) -> N
     joined = _join_rows(draft.rows, seen)
     chars, classes, boxes, bases, styles = composed(*_mend_inner_breaks(joined, seen))
     draft.styled = (chars, classes, styles)
-    role, label = roles.label_of(draft.rows, stats.body_size)
+    role, label = roles.label_of(draft.rows, stats.body_size, stats.text_size(draft.page))
     if role is not None and not draft.rows[0].cell:
         # The label is printed first as it is, never sent (see Paragraph.label).
         cut = len(label.strip())

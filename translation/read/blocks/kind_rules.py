@@ -180,14 +180,18 @@ def _front_line(f: Facts) -> bool:
 
 
 _HEADING_WORDS = 15  # words: a heading of a line or two has at most this many
+#: Lines a bold or larger heading holds at most: a narrow column (a three-column page's)
+#: breaks a title of a dozen words over three ("Explanation of Certain Provisions for" |
+#: "Alternative Methods of Compliance" | "(AMOCs)"); its words stay as few.
+_HEADING_ROWS = 3
 
 
 def _heading(f: Facts) -> bool:
-    """A line or two, bold or larger, no sentence ending ("Gold Answer: 5:02" is bold but for
-    "5:02"); or a numbered heading's line or two."""
+    """A line or two (three in a narrow column), bold or larger, no sentence ending ("Gold
+    Answer: 5:02" is bold but for "5:02"); or a numbered heading's line or two."""
     rows = f.rows
     return (
-        len(rows) <= 2
+        len(rows) <= _HEADING_ROWS
         and len(f.words) <= _HEADING_WORDS
         and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)

@@ -105,17 +105,27 @@ def footnote_label(row: Row, body_size: float) -> str:
 def _starts_footnote(prev: Row, cur: Row, first: Row, body_size: float) -> bool:
     """A footnote begins at its marker: a superscript one always; "(1)", "1)", "*" only
     after a finished sentence, after other print, or after another footnote (small print
-    can enumerate "(1) ... (2) ..." inside a sentence)."""
+    can enumerate "(1) ... (2) ..." inside a sentence); inside a footnote opened by a raised
+    mark, a line that starts with a plain number goes on the note ("... for more than" |
+    "10 seconds.")."""
     label = footnote_label(cur, body_size)
     if not label:
         return False
-    if cur.classes.lstrip("n")[:1] == GLYPH:
+    if _raised(cur):
         return True
+    # A plain number inside a note that a raised mark opened is the note's word; a symbol
+    # ("†", "**") marks the next note of a series whatever it follows.
+    number = label.strip().isdigit()
     return (
         ends_sentence(prev.text)
         or abs(prev.size - cur.size) > ONE_SIZE
-        or bool(footnote_label(first, body_size))
+        or (bool(footnote_label(first, body_size)) and not (number and _raised(first)))
     )
+
+
+def _raised(row: Row) -> bool:
+    """Whether ``row`` opens with a raised mark (a superscript)."""
+    return row.classes.lstrip("n")[:1] == GLYPH
 
 
 _HEADING_CJK_MOST = 90  # width (cjk_weight): a numbered heading's line is narrower
@@ -248,14 +258,17 @@ def _code_edge(prev: Row, cur: Row, first: Row) -> bool:
     )
 
 
-def label_of(rows: list[Row], body_size: float) -> tuple[ParagraphKind | None, str]:
+def label_of(
+    rows: list[Row], body_size: float, text_size: float | None = None
+) -> tuple[ParagraphKind | None, str]:
     """The role a paragraph's label gives it, and the label ("" for none): an algorithm line,
-    a footnote, or a list item (a heading's number is part of the heading, not a label)."""
+    a footnote (small print: smaller than its page's ``text_size``, the body's size where
+    None), or a list item (a heading's number is part of the heading, not a label)."""
     first = rows[0]
     label = algorithm_label(first.chars)
     if label:
         return ParagraphKind.ALGORITHM, label
-    label = footnote_label(first, body_size)
+    label = footnote_label(first, body_size if text_size is None else text_size)
     if label:
         return ParagraphKind.FOOTNOTE, label
     heading = len(rows) <= 2 and (first.bold or first.size >= body_size + SIZE_STEP)

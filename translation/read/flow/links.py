@@ -27,7 +27,9 @@ table cell or a reference entry never continues a body paragraph, and a list ite
 item of its own (above); nor does a definition list's entry (a bold term, then its text, its
 other lines hanging indented under it). A paragraph that opens with a caption's label where
 the body text before it stops mid-sentence ("... linking in" | "Table 4. On average, ...") is
-body text (:func:`run_on_captions`).
+body text (:func:`run_on_captions`). A footnote left open at a column's foot goes on in the
+next column's first small print of its size when that opens inside a sentence, past the text
+between (:func:`_footnote_links`).
 """
 
 from __future__ import annotations
@@ -94,7 +96,43 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
                 found[i] = (j, equation or nxt.kind == ParagraphKind.LIST_ITEM)
                 taken.add(j)
             break
+    _footnote_links(drafts, sent, found, taken)
     return found
+
+
+def _footnote_links(
+    drafts: Sequence[Draft],
+    sent: Callable[[int], bool],
+    found: dict[int, tuple[int, bool]],
+    taken: set[int],
+) -> None:
+    """Add to ``found`` the footnotes that go on in a later column: a footnote left open at
+    its column's foot goes on in the next small print of its size, past the text set larger
+    between (the next column's body), where that print opens inside a sentence and bears no
+    mark of its own ("... such as the airplane's" | "altitude and airspeed, ..."); the next
+    note's mark closes it."""
+    for i, draft in enumerate(drafts):
+        if draft.kind != ParagraphKind.FOOTNOTE or not sent(i) or _closed(draft.text):
+            continue
+        size = draft.rows[-1].size
+        for j in range(i + 1, len(drafts)):
+            nxt = drafts[j]
+            if nxt.page > draft.page + 1 or nxt.kind == ParagraphKind.FOOTNOTE:
+                break
+            if nxt.skip or nxt.rows[0].region or abs(nxt.rows[0].size - size) > SIZE_STEP:
+                continue  # the text between, a margin's note, a formula
+            text = nxt.text.lstrip("([“‘\"' ")
+            if (
+                nxt.kind == ParagraphKind.BODY
+                and not nxt.label
+                and text
+                and _opens_inside(text)
+                and sent(j)
+                and j not in taken
+            ):
+                found[i] = (j, False)
+                taken.add(j)
+            break
 
 
 def _closed(text: str) -> bool:

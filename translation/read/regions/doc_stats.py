@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from translation.read.layout import PageLayout, Vector, axis
+from translation.read.layout import Block, Line, PageLayout, Vector, axis
 from translation.read.math.formulas import CM_TEXT_FONT_RE, font_base, is_math_font
 from translation.read.measures import DEFAULT_LEADING, SAME_SIZE, USUAL_SIZE
 from translation.read.pages.monospace import Pitches, layout_samples, measure
@@ -48,6 +48,15 @@ class DocStats:
     #: / the size, where the document holds enough of them: a report set double-spaced
     #: beside tables set tight, a manual's body beside its vertical examples.
     leadings: dict[float, float] = field(default_factory=dict)
+    #: Page index -> the largest size (to half a point) that sets :data:`_PAGE_TEXT_LINES`
+    #: or more of the page's running text lines, where it has any.
+    page_text: dict[int, float] = field(default_factory=dict)
+
+    def text_size(self, page: int) -> float:
+        """The size of ``page``'s running text, which its small print is smaller than: the
+        body's, or, on a page set in a smaller size throughout (a rule's text after the
+        preamble), that size."""
+        return min(self.body_size, self.page_text.get(page, self.body_size))
 
     def leading_at(self, size: float) -> float:
         """The usual line pitch of text of ``size`` (font sizes): its own where measured, else
@@ -56,6 +65,22 @@ class DocStats:
 
 
 _LONG_LINE = 40  # width (cjk_weight): body text fills lines this long (tables, captions don't)
+#: A line reaching across this share of the widest line of its block, in a block of
+#: :data:`_FILLED_LINES` lines or more, is running text however few characters its column
+#: holds (a three-column page's body sets 38 to a line, its footnotes in a smaller size 50).
+_FILLS_BLOCK = 0.9
+_FILLED_LINES = 3
+#: Running text lines of one size a page holds at least for that size to be its text's (a
+#: running head is one line).
+_PAGE_TEXT_LINES = 2
+
+
+def _fills(line: Line, block: Block) -> bool:
+    """Whether ``line`` fills its block's measure (see :data:`_FILLS_BLOCK`)."""
+    if len(block.lines) < _FILLED_LINES:
+        return False
+    widest = max(other.bbox[2] - other.bbox[0] for other in block.lines)
+    return line.bbox[2] - line.bbox[0] >= _FILLS_BLOCK * widest
 
 
 def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
@@ -64,8 +89,10 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
     directions: dict[int, Vector] = {}
     pitches: list[float] = []
     cjk_fonts: set[str] = set()
+    page_text: dict[int, float] = {}
     for page in pages:
         dirs: Counter[Vector] = Counter()
+        running: Counter[float] = Counter()  # the page's running text lines, by size
         for block in page.blocks:
             for a, b in zip(block.lines, block.lines[1:], strict=False):
                 sa, sb = a.spans[0], b.spans[0]
@@ -79,16 +106,23 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
                 width = sum(cjk_weight(s.text.strip()) for s in line.spans)
                 if line_axis is not None:
                     dirs[line_axis] += count
-                # Body text is what fills long lines (tables and captions have short ones).
+                # Body text is what fills long lines (tables and captions have short ones),
+                # or fills the measure of its block, a narrow column's.
+                long = width >= _LONG_LINE or _fills(line, block)
+                if long and count:
+                    running[round(max(s.size for s in line.spans) * 2) / 2] += 1
                 for span in line.spans:
                     n = len(span.text.strip())
                     if n:
                         fonts[font_base(span.font)] += n
                         if has_wide(span.text):
                             cjk_fonts.add(font_base(span.font))
-                        if width >= _LONG_LINE:
+                        if long:
                             sizes[round(span.size * 2) / 2] += n
         directions[page.index] = dirs.most_common(1)[0][0] if dirs else (1.0, 0.0)
+        text_sizes = [size for size, lines in running.items() if lines >= _PAGE_TEXT_LINES]
+        if text_sizes:
+            page_text[page.index] = max(text_sizes)
     body_size = sizes.most_common(1)[0][0] if sizes else USUAL_SIZE
     faces = measure(layout_samples(pages, font_base))
     # The face of the running Latin text: not a CJK face (in a Chinese, Japanese or Korean
@@ -101,7 +135,14 @@ def doc_stats(pages: Sequence[PageLayout]) -> DocStats:
     leading = statistics.median(pitches) if pitches else DEFAULT_LEADING
     leadings = _leadings(pages)
     return DocStats(
-        body_size, cm_is_math, directions, leading, frozenset(cjk_fonts), faces, leadings
+        body_size,
+        cm_is_math,
+        directions,
+        leading,
+        frozenset(cjk_fonts),
+        faces,
+        leadings,
+        page_text,
     )
 
 

@@ -19,8 +19,11 @@ from translation.read.regions.line_numbers import SpanKey
 OUTSIDE = 0.3
 #: The gap (in body sizes) that parts margin material from the body text of its line.
 APART = 1.0
-#: Letters margin material holds at least (a hung bullet or section number has none).
+#: Letters margin material holds at least (a hung bullet or section number has none) ...
 LETTERS = 2
+#: ... or, at a line's end, where no number hangs, this many letters and digits with one
+#: letter among them (a side note's version, "v0.5"; an equation's bare "(3)" has none).
+END_CHARACTERS = 3
 #: Margin material is set no larger than the body by more than this many points (a title
 #: or a heading may hang into the margin).
 LARGER = 0.5
@@ -93,6 +96,16 @@ def _inside(box: Rect, areas: Sequence[Rect]) -> bool:
     return any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in areas)
 
 
+def _worded(run: Sequence[tuple[int, Span]], left: bool) -> bool:
+    """Whether a run outside the body holds words enough for margin material (see
+    :data:`LETTERS` and :data:`END_CHARACTERS`)."""
+    text = "".join(s.text for _, s in run)
+    letters = sum(c.isalpha() for c in text)
+    if letters >= LETTERS:
+        return True
+    return not left and letters >= 1 and sum(c.isalnum() for c in text) >= END_CHARACTERS
+
+
 def _margin_part(line: Line, body: Range, size: float, skip: set[int]) -> list[tuple[int, ...]]:
     """The span indices of ``line`` that are margin material, as runs (at its start, at its
     end); ``skip``: spans already told (line numbers), left out of every run."""
@@ -104,7 +117,7 @@ def _margin_part(line: Line, body: Range, size: float, skip: set[int]) -> list[t
             continue
         run = visible[:count] if left else visible[len(visible) - count :]
         rest = visible[count:] if left else visible[: len(visible) - count]
-        if sum(c.isalpha() for _, s in run for c in s.text) < LETTERS:
+        if not _worded(run, left):
             continue
         if max(s.size for _, s in run) > size + LARGER:
             continue

@@ -227,6 +227,19 @@ def _join_band_sentences(rows: list[Row], body_size: float) -> None:
         above = [r for r in ordered[:i] if not r.drop and _next_line(r, row)]
         if above and above[-1].size > body_size - _SMALL_PRINT:
             row.drop = ""
+    # Upwards: a body-size line in the top band with the body's next line a line step under
+    # it is a column's first line (a hanging term's "usecmfonts By use of this option ..."
+    # over its indented rest), not a head, which stands apart from the text; a head
+    # repeated page after page is still a head (below).
+    for i in range(len(ordered) - 1, -1, -1):
+        row = ordered[i]
+        if row.drop != "header/footer" or row.baseline > middle:
+            continue
+        if row.size <= body_size - _SMALL_PRINT:
+            continue
+        below = [r for r in ordered[i + 1 :] if not r.drop and _next_line(row, r)]
+        if below and below[0].size > body_size - _SMALL_PRINT:
+            row.drop = ""
     for i, row in enumerate(ordered):  # downwards from the top
         if row.drop != "header/footer":
             continue

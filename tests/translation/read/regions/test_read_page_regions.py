@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.paper import BODY_WORDS
-from tests.helpers.pdfgen.sheet import lines_at, words_at, wrap
+from tests.helpers.pdfgen.sheet import Placed, lines_at, words_at, wrap
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_document
@@ -154,6 +154,51 @@ def test_a_margin_label_is_its_own_request_set_in_the_margin() -> None:
     margin = [w for w in out if w[0] < LEFT - 1]
     assert len(margin) >= len(LABELS[0])
     assert all(HANGUL_RE.search(w[4]) and w[2] <= LEFT for w in margin), margin
+
+
+def justified(page: pymupdf.Page, x: float, y: float, text: str, width: float) -> None:
+    """Set ``text`` as one justified line from ``x``: its last word ends at ``x + width``."""
+    words = text.split()
+    widths = [pymupdf.get_text_length(word, "tiro", SIZE) for word in words]
+    space = (width - sum(widths)) / max(1, len(words) - 1)
+    placed: list[Placed] = []
+    for word, advance in zip(words, widths, strict=True):
+        placed.append((x, y, word, SIZE, "tiro"))
+        x += advance + space
+    words_at(page, placed)
+
+
+def test_a_version_note_in_the_outer_margin_is_never_read_into_the_line_beside_it() -> None:
+    """Origin: 146 p3, p11 (a package manual marks where a feature came in with its version,
+    "v0.5", in the right margin beside a justified line of the text): the note, one letter
+    and digits, was read into the sentence beside it ("... escape하여야 할 v0.5 때가 있다").
+    At a line's end, past the body's right edge, a letter with digits is margin material:
+    the sentence is one request without it, and the note stands on the translated page."""
+    doc = pymupdf.open()
+    paragraphs = []
+    for p in range(2):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        y = 100.0
+        for k in range(3):
+            text = " ".join(sentence(40 * p + 4 * k + s) for s in range(4))
+            paragraphs.append(text)
+            lines = wrap(text, RIGHT - LEFT)
+            for n, line in enumerate(lines):
+                if n < len(lines) - 1:
+                    justified(page, LEFT, y, line, RIGHT - LEFT)
+                else:
+                    words_at(page, [(LEFT, y, line, SIZE, "tiro")])
+                if k == 1 and n == 1:  # the note right after its line, as TeX sets it
+                    words_at(page, [(RIGHT + 11, y, f"v{p}.5", 8, "tiro")])
+                y += LEADING
+            y += 6
+    data, found = read(doc)
+    sent = requests(found)
+    for text in paragraphs:
+        assert text in sent, sent
+    assert not any(re.search(r"v\d\.5", text) for text in sent), sent
+    out = page_words(translated_page(data, found, 0))
+    assert any(w[4] == "v0.5" and w[0] >= RIGHT for w in out), out
 
 
 def test_a_side_note_is_one_request_beside_the_paragraph_it_annotates() -> None:
@@ -298,6 +343,36 @@ def test_a_recurring_head_alone_at_the_top_is_never_read_into_the_sentence() -> 
     sent = requests(found)
     assert not any(EVEN_HEAD in text or ODD_HEAD in text for text in sent), sent
     assert_joined_over_breaks(breaks, sent)
+
+
+def test_a_columns_first_line_in_the_head_band_is_read_with_its_paragraph() -> None:
+    """Origin: 134 p2-p12 (a TeX user guide: each column opens with a hanging term, "usecmfonts
+    By use of this option, you declare that you do", 57 pt down, inside the band where heads
+    are looked for, its rest indented under it): the first line was kept as a header and the
+    paragraph sent without it ("not have the ..."). A body-size line with the body's next
+    line a line step under it is the column's first line: sent with its paragraph, as one
+    request; the running head above it, set apart, is still kept."""
+    doc = pymupdf.open()
+    openings = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        words_at(
+            page, [(LEFT, 40, ODD_HEAD, SIZE, "tiit"), (RIGHT - 10, 40, str(p + 1), SIZE, "tiro")]
+        )
+        term = ["alpha", "beta", "gamma", "delta", "kappa", "sigma"][p]
+        text = " ".join(sentence(5 * p + s) for s in range(3))
+        lines = wrap(text, RIGHT - LEFT - 25)
+        words_at(page, [(LEFT - 25, 62, f"{term.capitalize()} {lines[0]}", SIZE, "tiro")])
+        lines_at(page, LEFT, 62 + LEADING, lines[1:], SIZE, pitch=LEADING)
+        openings.append(f"{term.capitalize()} {lines[0]} {lines[1].split()[0]}")
+    data, found = read(doc)
+    sent = requests(found)
+    for opening in openings:
+        assert any(opening in text for text in sent), (opening, sent)
+    assert not any(ODD_HEAD in text for text in sent), sent
+    assert {k.page for k in found.kept if k.text.endswith(ODD_HEAD)} == set(range(6))
+    out = translated_page(data, found, 2).get_text()
+    assert "Gamma" not in out and ODD_HEAD in out
 
 
 # --- real pages of corpus2 ----------------------------------------------------------------------
