@@ -26,8 +26,9 @@ import pymupdf
 import pytest
 import uvicorn
 from fastapi import FastAPI
+from pydantic import SecretStr
 
-from common.settings import Settings
+from common.settings import ConcurrencyMode, Settings
 from tests.helpers.net import free_port
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from zotero_server.app import create_app
@@ -53,6 +54,27 @@ class RunningServer:
     def client(self, **kwargs: Any) -> httpx.Client:
         kwargs.setdefault("timeout", 60.0)
         return httpx.Client(base_url=self.url, **kwargs)
+
+
+@contextmanager
+def one_at_a_time(
+    settings: Settings, tmp_path: Path, token: str, *fake_args: str
+) -> Iterator[tuple[RunningServer, FakeVLLMProcess]]:
+    """A server behind the fake vLLM started with ``fake_args``, its requests sent one at a
+    time in order (fixed concurrency 1: adaptive mode has two or more in flight, and a later
+    page's request could reach the fake first), under the API token ``token``."""
+    with FakeVLLMFactory(tmp_path) as factory:
+        fake = factory.start(*fake_args)
+        configured = settings.model_copy(
+            update={
+                "llm_base_url": fake.base_url,
+                "concurrency_mode": ConcurrencyMode.FIXED,
+                "concurrency": 1,
+                "api_token": SecretStr(token),
+            }
+        )
+        with run_app(configured) as running:
+            yield running, fake
 
 
 @contextmanager

@@ -16,38 +16,24 @@ from typing import Any
 import httpx
 import pymupdf
 import pytest
-from pydantic import SecretStr
 
-from common.settings import ConcurrencyMode, Settings
+from common.settings import Settings
 from tests.helpers.pdfgen.textbox import staged_paper
 from tests.helpers.server import (
     RunningServer,
     hangul_count,
+    one_at_a_time,
     plugin_body,
-    run_app,
     wait_until,
 )
-from tests.helpers.vllm import FakeVLLMFactory
 
 TOKEN = "preview-token"
 
 
 @pytest.fixture
 def srv(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
-    with FakeVLLMFactory(tmp_path) as factory:
-        fake = factory.start("--fake-latency-ms", "350")
-        configured = settings.model_copy(
-            update={
-                "llm_base_url": fake.base_url,
-                # Fixed at one: in adaptive mode two or more are in flight, and page 2's first
-                # request can reach the fake before page 1's last, which the fake then holds.
-                "concurrency_mode": ConcurrencyMode.FIXED,
-                "concurrency": 1,
-                "api_token": SecretStr(TOKEN),
-            }
-        )
-        with run_app(configured) as running:
-            yield running
+    with one_at_a_time(settings, tmp_path, TOKEN, "--fake-latency-ms", "350") as (running, _):
+        yield running
 
 
 @pytest.fixture
@@ -55,20 +41,8 @@ def staged_srv(settings: Settings, tmp_path: Path) -> Iterator[tuple[RunningServ
     """The server and its fake vLLM's URL; the fake answers the first three paragraphs (page 1
     of :func:`staged_paper`, sent first) and holds the rest until ``POST /fake/release``: the
     job is seen half done however long this machine takes to look at it."""
-    with FakeVLLMFactory(tmp_path) as factory:
-        fake = factory.start("--fake-hold-after", "3")
-        configured = settings.model_copy(
-            update={
-                "llm_base_url": fake.base_url,
-                # Fixed at one: in adaptive mode two or more are in flight, and page 2's first
-                # request can reach the fake before page 1's last, which the fake then holds.
-                "concurrency_mode": ConcurrencyMode.FIXED,
-                "concurrency": 1,
-                "api_token": SecretStr(TOKEN),
-            }
-        )
-        with run_app(configured) as running:
-            yield running, fake.root_url
+    with one_at_a_time(settings, tmp_path, TOKEN, "--fake-hold-after", "3") as (running, fake):
+        yield running, fake.root_url
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -12,13 +12,11 @@ from typing import Any
 
 import pymupdf
 import pytest
-from pydantic import SecretStr
 
-from common.settings import ConcurrencyMode, Settings
+from common.settings import Settings
 from tests.helpers.browser import BROWSER_MARKS, browser_fixture, module_browser_fixture
 from tests.helpers.pdfgen.textbox import staged_paper
-from tests.helpers.server import RunningServer, hangul_count, run_app
-from tests.helpers.vllm import FakeVLLMFactory
+from tests.helpers.server import RunningServer, hangul_count, one_at_a_time
 
 pytestmark = BROWSER_MARKS
 __all__ = ["browser_fixture", "module_browser_fixture"]
@@ -27,20 +25,10 @@ TOKEN = "page-token"
 
 @pytest.fixture
 def srv(settings: Settings, tmp_path: Path) -> Iterator[RunningServer]:
-    with FakeVLLMFactory(tmp_path) as factory:
-        # 43 requests one at a time (fixed): the job runs ~13 s, so the large view is asked
-        # for while it still runs, even on a machine busy with other tests.
-        fake = factory.start("--fake-latency-ms", "300")
-        configured = settings.model_copy(
-            update={
-                "llm_base_url": fake.base_url,
-                "concurrency_mode": ConcurrencyMode.FIXED,
-                "concurrency": 1,
-                "api_token": SecretStr(TOKEN),
-            }
-        )
-        with run_app(configured) as running:
-            yield running
+    # 43 requests one at a time: the job runs ~13 s, so the large view is asked for while it
+    # still runs, even on a machine busy with other tests.
+    with one_at_a_time(settings, tmp_path, TOKEN, "--fake-latency-ms", "300") as (running, _):
+        yield running
 
 
 def test_thumbnails_arrive_in_order_and_the_partial_pdf_opens(
