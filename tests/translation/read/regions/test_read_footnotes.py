@@ -10,7 +10,7 @@ import pymupdf
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
 from tests.helpers.pdfgen.paper import BODY_WORDS
 from tests.helpers.pdfgen.sheet import SIZE as SIZE_OF_WRAP
-from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, read, wrap
+from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, read, words_at, wrap
 from translation.read.flow.passage import passages
 
 
@@ -92,7 +92,7 @@ BODY, NOTE = 9.0, 7.0
 
 def _set_in(page: pymupdf.Page, x: float, y: float, lines: list[str], size: float) -> float:
     for line in lines:
-        page.insert_text((x, y), line, fontsize=size, fontname="tiro")
+        words_at(page, [(x, y, line, size, "tiro")])
         y += size * 1.15
     return y
 
@@ -122,7 +122,7 @@ def test_three_narrow_columns_over_wider_footnotes_are_read_as_the_body() -> Non
             breaks.append((column[-1].split()[-2:], lines[at].split()[:2]))
             _set_in(page, x, 60, column, BODY)
             page.draw_line((x, 480), (x + 50, 480), width=0.4)
-            page.insert_text((x + 6, 491), str(2 * n + 1), fontsize=4.5, fontname="tiro")
+            words_at(page, [(x + 6, 491, str(2 * n + 1), 4.5, "tiro")])
             first = wrap(
                 f"The rule {n} is described in the manual for the pilots and the crews, "
                 f"which sets out step {n} of the procedure in the order of its use, and is "
@@ -201,25 +201,28 @@ def test_numbered_items_on_a_page_set_small_throughout_are_no_footnotes() -> Non
     y = TOP
     for k in range(40):
         line = f"The operator keeps a record of the revision {k} of the manual on file and"
-        page.insert_text((LEFT[0], y), line, fontsize=small, fontname="tiro")
+        words_at(page, [(LEFT[0], y, line, small, "tiro")])
         y += 10
-    page.insert_text((LEFT[0], y), "shows it on request.", fontsize=small, fontname="tiro")
-    page.insert_text(
-        (LEFT[0] + 8, y + 14),
-        "(1) In the Limitations chapter, remove the information",
-        fontsize=small,
-        fontname="tiro",
+    words_at(page, [(LEFT[0], y, "shows it on request.", small, "tiro")])
+    words_at(
+        page,
+        [
+            (
+                LEFT[0] + 8,
+                y + 14,
+                "(1) In the Limitations chapter, remove the information",
+                small,
+                "tiro",
+            )
+        ],
     )
-    page.insert_text(
-        (LEFT[0], y + 24),
-        "identified as required by the earlier rule.",
-        fontsize=small,
-        fontname="tiro",
+    words_at(
+        page, [(LEFT[0], y + 24, "identified as required by the earlier rule.", small, "tiro")]
     )
     first, rest = item[0].rsplit(" ", 2)[0], " ".join(item[0].rsplit(" ", 2)[1:])
-    page.insert_text((LEFT[0] + 8, y + 38), first, fontsize=small, fontname="tiro")
-    page.insert_text((LEFT[0], y + 48), rest, fontsize=small, fontname="tiro")
-    page.insert_text((RIGHT[0], TOP), item[1], fontsize=small, fontname="tiro")
+    words_at(page, [(LEFT[0] + 8, y + 38, first, small, "tiro")])
+    words_at(page, [(LEFT[0], y + 48, rest, small, "tiro")])
+    words_at(page, [(RIGHT[0], TOP, item[1], small, "tiro")])
     texts = [" ".join(p.text.split()) for p in passages(read(doc.tobytes()))]
     whole = f"{item[0][4:]} {item[1]}"
     assert any(t.endswith(whole) for t in texts), texts
