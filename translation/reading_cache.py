@@ -15,7 +15,8 @@ whole under a temporary name, then renamed: a reader sees a whole entry or none.
 digest of its payload, so an entry cut short or damaged on disk is a miss, deleted (the next
 reading writes it anew). The folder keeps the :data:`KEEP` most recently used entries, no more
 than :data:`MAX_BYTES` in all; a reading larger than :data:`MAX_ENTRY_BYTES` is not kept, and a
-file that large is never loaded.
+file that large is never loaded. An entry is a pickle, so the folder is made private (0700) and
+used only while no other user may write into it, and an entry another user owns is never loaded.
 """
 
 from __future__ import annotations
@@ -139,8 +140,13 @@ class ReadingCache:
         one is deleted)."""
         path = self._path(key)
         try:
+            if not _private(self.folder):
+                return None  # an entry is a pickle: loaded only from a folder of our own
             with path.open("rb") as file:
-                if os.fstat(file.fileno()).st_size > self.max_entry_bytes:
+                held = os.fstat(file.fileno())
+                if held.st_uid != os.getuid():
+                    raise ValueError("written by another user")
+                if held.st_size > self.max_entry_bytes:
                     raise ValueError("larger than an entry may be")
                 found = _loads(file.read())
         except FileNotFoundError:
@@ -160,7 +166,12 @@ class ReadingCache:
         job goes on). The pickle streams to its file, never whole in memory: a reading past
         the entry's bound stops there, under a worker's memory limit."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if self.folder.stat().st_uid == os.getuid():
+                self.folder.chmod(0o700)  # made before under a looser umask: ours to close
+            if not _private(self.folder):
+                log.warning("reading cache %s is not private to this user: not used", self.folder)
+                return
             handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=_PART)
             try:
                 with os.fdopen(handle, "wb") as file:
@@ -195,6 +206,16 @@ class ReadingCache:
                 path.unlink(missing_ok=True)
         entries.sort(reverse=True)
         _unlink(path for path in _over(entries, self.keep, self.max_bytes))
+
+
+def _private(folder: Path) -> bool:
+    """Whether ``folder`` is this user's and no one else may write into it: an entry is a
+    pickle, and loading one runs what it names."""
+    try:
+        held = folder.stat()
+    except OSError:
+        return False
+    return held.st_uid == os.getuid() and not held.st_mode & 0o022
 
 
 def _loads(content: bytes) -> Segmentation:

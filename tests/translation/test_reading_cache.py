@@ -240,3 +240,21 @@ def test_a_write_that_died_is_swept(tmp_path: Path) -> None:
     cache.put("b", Segmentation([]))
     assert not dead.exists() and fresh.exists()
     assert [p.stem for p in _entries(tmp_path)] == ["a", "b"]
+
+
+def test_an_entry_is_loaded_only_from_a_folder_no_one_else_may_write(tmp_path: Path) -> None:
+    """An entry is a pickle, and loading one runs what it names: a folder another user may
+    write into is not read (its entries are left alone), and the next write closes a folder
+    of ours made under a looser umask."""
+    folder = tmp_path / "readings"
+    cache = ReadingCache(folder)
+    reading = Segmentation([], reference_pages=(3,))
+    cache.put("a", reading)
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert cache.get("a") == reading
+    folder.chmod(0o777)
+    assert cache.get("a") is None
+    assert (folder / "a.reading").exists()  # not ours to judge: left as it is
+    cache.put("b", reading)
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert cache.get("a") == reading and cache.get("b") == reading

@@ -8,7 +8,8 @@ page's text, pictures and rules, of the sources put back and of the translations
 :data:`GAP` of the block's size away from them and :data:`EDGE` from the page's edge; the
 translation goes into the first room it fits at :data:`~translation.render.fitting.FLOOR` of
 its source size or more, and takes only the height it needs, so the next block finds the room
-under it. Where it fits none, the block is left as printed. Horizontal blocks only.
+under it. Where it fits none, the block is left as printed. Horizontal blocks only, at most
+:data:`MAX_TRIED` a page.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ GAP = 0.6
 MIN_WIDTH = 8.0
 #: Two boxes are side by side when they share more than this many points across.
 _ACROSS = 0.5
+#: The most blocks of one page tried: each try scans every box of the page, and a page built
+#: to make every block fall back is not worth minutes; those past it are left as printed.
+MAX_TRIED = 64
 
 #: fitted(paragraph, text, area, size) -> (the size the text fits ``area`` at, up to ``size``,
 #: or 0.0 where it fits not at all; the height and the width its lines take at that size).
@@ -53,9 +57,8 @@ def set_apart(
     frame = (min(x0s, default=page_rect[0]), max(x1s, default=page_rect[2]))
     found: dict[str, tuple[Paragraph, Rect, float]] = {}
     row: list[Rect] = []  # the areas set in the page's bottom, the last one last
-    for para, text in fallen:
-        if para.direction != (1.0, 0.0):
-            continue
+    tried = [(p, t) for p, t in fallen if p.direction == (1.0, 0.0)][:MAX_TRIED]
+    for para, text in tried:
         src = para.font_size or 10.0
         alone = dataclasses.replace(para, max_bbox=None)
         for room in rooms(para, taken, page_rect, frame, row[-1] if row else None):

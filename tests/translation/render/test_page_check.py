@@ -38,7 +38,7 @@ from translation.render.page_check import (
     keep_notation,
     span_inks,
 )
-from translation.render.set_apart import rooms
+from translation.render.set_apart import MAX_TRIED, rooms, set_apart
 
 PAGE: Rect = (0.0, 0.0, 595.0, 842.0)
 
@@ -192,6 +192,20 @@ def test_the_rooms_a_translation_is_set_apart_in_nearest_first() -> None:
     last = (40.0, 406.0, 200.0, 420.0)
     beside = rooms(p, [*taken, last], PAGE, (40.0, 560.0), last)
     assert beside[1:] == [(206.0, 406.0, 560.0, 824.0), (40.0, 426.0, 560.0, 824.0)]
+
+
+def test_no_more_than_a_bound_of_a_pages_blocks_are_tried_apart() -> None:
+    """Each try scans every box of the page: a page made to have every block fall back tries
+    :data:`MAX_TRIED` of them, and leaves the others as printed."""
+    fallen = [(para(f"b{n}", (100, 20 + 8 * n, 300, 26 + 8 * n)), "text") for n in range(100)]
+    tried: set[str] = set()
+
+    def fitted(p: Paragraph, text: str, area: Rect, size: float) -> tuple[float, float, float]:
+        tried.add(p.id)
+        return 0.0, 0.0, 0.0  # fits nowhere
+
+    assert set_apart(fallen, [], PAGE, fitted) == {}
+    assert tried == {f"b{n}" for n in range(MAX_TRIED)}
 
 
 def test_the_message_names_the_pages_and_blocks_that_fell_back() -> None:

@@ -87,18 +87,7 @@ def _continued(pieces: Sequence[Piece], span: range, taken: Collection[int]) -> 
         last = _last_number(pieces, span)
         if last is None:
             return found
-        page = pieces[span.stop - 1].page
-        start = next(
-            (
-                j
-                for j in range(span.stop, len(pieces))
-                if pieces[j].page <= page + 1
-                and j not in taken
-                and not pieces[j].skipped
-                and _number(pieces[j].text) == last + 1
-            ),
-            None,
-        )
+        start = _next_entry(pieces, span.stop, pieces[span.stop - 1].page + 1, last + 1, taken)
         if start is None:
             return found
         more = _list_from(pieces, start, taken, last + 1, 1, _CONTINUED_SHARE)
@@ -106,6 +95,20 @@ def _continued(pieces: Sequence[Piece], span: range, taken: Collection[int]) -> 
             return found
         found.append(more)
         span = more
+
+
+def _next_entry(
+    pieces: Sequence[Piece], start: int, last_page: int, number: int, taken: Collection[int]
+) -> int | None:
+    """The first piece from ``start`` on, up to page ``last_page`` (pieces are in reading
+    order: the scan stops there), that opens entry ``number``."""
+    for j in range(start, len(pieces)):
+        piece = pieces[j]
+        if piece.page > last_page:
+            return None
+        if j not in taken and not piece.skipped and _number(piece.text) == number:
+            return j
+    return None
 
 
 def _last_number(pieces: Sequence[Piece], span: range) -> int | None:
