@@ -88,7 +88,7 @@ def rows_of_block(
             continue
         table = next((t for t in tables if t.holds(union(glyphs))), None)
         if table is not None:
-            spans = words(spans)
+            spans = words(spans, frame)
         size = max(s.size for _, s in spans)
         gaps = table.gutters if table else cell_gaps(spans, line_gaps(lines, size)) if lone else []
         tight, numbers = (table.tight, table.numbers) if table else ((), ())

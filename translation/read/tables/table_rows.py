@@ -10,7 +10,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from translation.read.layout import Rect, Span
+from translation.read.layout import Frame, Rect, Span
 from translation.read.math.formulas import is_math_font
 from translation.read.numbering.captions import caption_label
 from translation.read.style.paragraph_style import is_bold, span_style
@@ -75,9 +75,15 @@ class Table:
         )
 
 
-def words(spans: Sequence[tuple[Rect, Span]]) -> list[tuple[Rect, Span]]:
+#: The frame of text read left to right, the words' frame unless told.
+_UPRIGHT = Frame()
+
+
+def words(spans: Sequence[tuple[Rect, Span]], frame: Frame = _UPRIGHT) -> list[tuple[Rect, Span]]:
     """The spans cut at their spaces into one span per word (boxes estimated along the span,
-    a space taking half a letter); spaces are dropped. Spans without a space stay whole."""
+    a space taking half a letter); spaces are dropped. Spans without a space stay whole.
+    The boxes are in ``frame``, the spans' origins page points: a word's origin is its
+    span's moved along the line (on a page turned sideways, not across it)."""
     result: list[tuple[Rect, Span]] = []
     for box, span in spans:
         text = span.text
@@ -94,7 +100,7 @@ def words(spans: Sequence[tuple[Rect, Span]]) -> list[tuple[Rect, Span]]:
         for char, share in zip(text + " ", [*shares, 0.0], strict=True):
             if char.isspace():
                 if word and start is not None:
-                    result.append(((start, box[1], left, box[3]), _part(span, word, start)))
+                    result.append(((start, box[1], left, box[3]), _part(span, word, start, frame)))
                 word, start = "", None
             else:
                 if start is None:
@@ -104,8 +110,10 @@ def words(spans: Sequence[tuple[Rect, Span]]) -> list[tuple[Rect, Span]]:
     return result
 
 
-def _part(span: Span, text: str, x: float) -> Span:
-    origin = (x, span.origin[1]) if span.origin is not None else None
+def _part(span: Span, text: str, x: float, frame: Frame) -> Span:
+    origin = None
+    if span.origin is not None:
+        origin = frame.page_point(x, frame.point(*span.origin)[1])
     return Span(text, span.bbox, span.font, span.size, span.flags, span.color, origin)
 
 

@@ -19,9 +19,9 @@ from tests.fakes.pseudo import pseudo_words
 from tests.helpers.glyphs import dark_pixels, source_glyphs
 from tests.helpers.pdfgen.sheet import TIMES, box_at, words_at
 from tests.helpers.pdfgen.typeset import by_text, glyph_boxes, hangul, spans, translate
-from translation.read.layout import Span
+from translation.read.layout import Frame, Span
 from translation.read.paragraph import ParagraphKind
-from translation.read.tables.table_rows import row_item
+from translation.read.tables.table_rows import row_item, words
 
 SIZE = 9.0
 MIN_SCALE = 0.6
@@ -559,3 +559,23 @@ def test_a_justified_line_with_wider_spaces_after_its_commas_is_no_row_of_cells(
     cells = _row(["Baseline", "12.4", "0.81", "Ours", "15.2"], [30.0, 12.0, 40.0, 9.0])
     item = row_item(cells, [(box[0], box[2]) for box, _ in cells])
     assert item is not None and len(item.strong) == 4, item
+
+
+def test_a_sideways_cell_cut_into_words_keeps_each_word_on_its_baseline() -> None:
+    """A cell of a table turned sideways (text running up the page) is cut into its words in
+    the table's frame; each word's origin goes along the line from its span's, never across
+    it (the cells of a sideways table once got a baseline from a frame coordinate, hundreds
+    of points off the page: read as running heads, translated over each other).
+    Origin: corpus2 150 read through its /Rotate, a letter's lines taken for table rows."""
+    frame = Frame((0.0, -1.0))
+    span = Span("alpha beta", (100.0, 300.0, 110.0, 360.0), "Times", 10.0, origin=(108.0, 360.0))
+    cut = words([(frame.to_frame(span.bbox), span)], frame)
+    assert [s.text for _, s in cut] == ["alpha", "beta"]
+    baseline = frame.point(108.0, 360.0)[1]
+    for box, part in cut:
+        assert part.origin is not None
+        assert part.origin[0] == pytest.approx(108.0)  # on the span's baseline
+        assert frame.point(*part.origin)[1] == pytest.approx(baseline)
+        assert frame.point(*part.origin)[0] == pytest.approx(box[0])  # where the word starts
+    ups = [part.origin[1] for _, part in cut if part.origin is not None]
+    assert ups[1] < ups[0] <= 360.0  # up the page, as it reads
