@@ -35,3 +35,16 @@ def scan_of(paper: bytes, dpi: int = 150) -> bytes:
             image = scan.new_page(width=page.rect.width, height=page.rect.height)
             image.insert_image(image.rect, pixmap=page.get_pixmap(dpi=dpi))
     return bytes(scan.tobytes())
+
+
+def turned_scan_of(paper: bytes, dpi: int = 150) -> bytes:
+    """``paper`` with every page an image of itself at ``dpi``, stored sideways and shown
+    upright through ``/Rotate 90`` (as a scanner that turns the page in the viewer writes it):
+    no text layer, its words upright only as the viewer shows the page."""
+    scan = pymupdf.open()
+    with pymupdf.open(stream=paper, filetype="pdf") as src:
+        for page in src:
+            image = scan.new_page(width=page.rect.height, height=page.rect.width)
+            image.insert_image(image.rect, pixmap=page.get_pixmap(dpi=dpi), rotate=90)
+            image.set_rotation(90)
+    return bytes(scan.tobytes())

@@ -18,6 +18,7 @@ from translation.read.ocr.languages import tessdata, tesseract_language
 from translation.read.ocr.lines import ocr_layout, text_band
 from translation.read.ocr.options import OcrOptions
 from translation.read.ocr.rules import erase_rules, rule_pixels
+from translation.read.ocr.turn import rect, unturned
 
 #: A rule is a dark run longer than any glyph's stroke (a tall bracket, a descender)...
 RULE_MIN_LENGTH_PT = 36.0
@@ -53,6 +54,7 @@ def _read(
     page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
 ) -> PageLayout:
     folder = tessdata(options.language)
+    turned = bool(page.rotation)
     with _without_rules(page, options.dpi) as read:
         textpage = read.get_textpage_ocr(
             flags=text_flags,
@@ -62,23 +64,33 @@ def _read(
             tessdata=folder,
         )
         raw = read.get_text("dict", textpage=textpage, flags=text_flags)
+    # Read in the viewer's frame (page.rect, the page as its pixmaps show it); a turned page's
+    # layout is carried into its unrotated space at the end, with the figures given in it.
     box = page.rect
-    layout = ocr_layout(raw, page.number, box.width, box.height, figures, _page_ink(page))
+    given = () if turned else figures
+    layout = ocr_layout(raw, page.number, box.width, box.height, given, _page_ink(page))
     lines = [text_band(ln) for b in layout.blocks for ln in b.lines]
     pix = page.get_pixmap(dpi=round(POINTS_PER_INCH * GRAPHIC_SCALE), colorspace=pymupdf.csGRAY)
     dark = [v < _DARK_GREY for v in pix.samples] if pix.stride == pix.width else []
     drawn = graphic_regions(dark, pix.width, pix.height, lines, GRAPHIC_SCALE)
     labels = [(ln.bbox, len(ln.spans)) for b in layout.blocks for ln in b.lines]
-    return dataclasses.replace(layout, figures=(*layout.figures, *with_labels(drawn, labels)))
+    layout = dataclasses.replace(layout, figures=(*layout.figures, *with_labels(drawn, labels)))
+    if not turned:
+        return layout
+    derotation = tuple(page.derotation_matrix)
+    space = rect(derotation, tuple(box))
+    layout = unturned(layout, derotation, space[2] - space[0], space[3] - space[1])
+    return dataclasses.replace(layout, figures=(*figures, *layout.figures))
 
 
 @contextmanager
 def _without_rules(page: pymupdf.Page, dpi: int) -> Iterator[pymupdf.Page]:
     """The page Tesseract reads: ``page`` itself, or, where the scan has ruled lines (a
     table's), a page of the same size showing the scan with its rules taken out
-    (``translation.read.ocr.rules``). A page turned by ``/Rotate`` is read as it is."""
+    (``translation.read.ocr.rules``). A page turned by ``/Rotate`` is always read from such a
+    page, upright: as its viewer shows it (``translation.read.ocr.turn``)."""
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-    if page.rotation or pix.stride != pix.width:
+    if pix.stride != pix.width:
         yield page
         return
     scale = dpi / POINTS_PER_INCH
@@ -89,7 +101,7 @@ def _without_rules(page: pymupdf.Page, dpi: int) -> Iterator[pymupdf.Page]:
         round(RULE_MIN_LENGTH_PT * scale),
         round(RULE_MAX_THICKNESS_PT * scale),
     )
-    if not horizontal and not vertical:
+    if not horizontal and not vertical and not page.rotation:
         yield page
         return
     clean = erase_rules(pix.samples, pix.width, horizontal, vertical, margin=2)
