@@ -218,6 +218,9 @@ def _render_page(
         (xobject,) = formulas.xobjects(page.number, [[r for p in kept for r in p.rects]])
         sheet.place_back(xobject, page.rect)
     write_all(page, result.writers, chain.real_bold)
+    for placement in result.placements.values():
+        if placement.turned is not None:
+            placement.turned.write(page)
     sheet.write(page)
     put_back(page, carried, result.placements)
     if rotation:

@@ -196,8 +196,9 @@ def _blocks(
     found = []
     for para, _ in items:
         setting = result.placements.get(para.id)
-        if para.id in planned and setting is not None and setting.text:
-            area = planned[para.id][0]
+        if setting is not None and setting.text:
+            # Text that does not run horizontally is set in its own box, unplanned.
+            area = planned[para.id][0] if para.id in planned else para.bbox
             copies = shown.get(para.id, ())
             found.append(
                 block_of(para, setting.text, setting.boxes, setting.size, area, copies, chain.sets)

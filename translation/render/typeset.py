@@ -33,18 +33,28 @@ from translation.render.cell_fit import fit_cell
 from translation.render.fonts import Fitted, FontChain, fit, is_cjk_language
 from translation.render.formula_copies import Copies
 from translation.render.measure import INDENT_MARK, hanging_indent, indented, leading, measurer
-from translation.render.writers import Turn, Writers, rgb, write_onto, write_run, writer_for
+from translation.render.writers import (
+    Turn,
+    TurnedText,
+    Writers,
+    rgb,
+    write_run,
+    writer_for,
+)
 
 
 @dataclass(slots=True)
 class Placement:
     """Where :func:`typeset` put the characters of ``text`` (the translation as set, spaces
-    collapsed): a page box per character, None where nothing was drawn (a space at a line
-    break, text cut off, text that does not run horizontally)."""
+    collapsed): a page box per character (the box it is turned into, for text that does not
+    run horizontally), None where nothing was drawn (a space at a line break, text cut
+    off)."""
 
     text: str
     boxes: list[Rect | None]
     size: float = 0.0
+    #: Text that does not run horizontally: laid out, written with the page's other text.
+    turned: TurnedText | None = None
 
     def rects(self, start: int, end: int) -> list[Rect]:
         """The boxes of characters ``start:end``, joined per line."""
@@ -203,8 +213,7 @@ def typeset(
     _set_lines(pen, text, layout, ox, _first_baseline(para, layout, oy, horizontal), target_lang)
     if pen.turned is not None:
         angle = -math.degrees(math.atan2(frame.u[1], frame.u[0]))
-        write_onto(
-            page,
+        placement.turned = TurnedText(
             pen.turned,
             rgb(para.color),
             2 if para.bold and not chain.real_bold else 0,
@@ -341,8 +350,14 @@ class _Pen:
                 code_mono,
                 self.turn,
             )
-            if self.turned is None:
-                _place(self.placement, chain, run, start + i, x, end, run_base, run_size, code_mono)
+            _place(self.placement, chain, run, start + i, x, end, run_base, run_size, code_mono)
+            if self.turn is not None:  # the level boxes where the turned writing lands
+                boxes = self.placement.boxes
+                for k in range(start + i, start + j):
+                    level = boxes[k]
+                    if level is not None:
+                        page_box = self.turn.page(level)
+                        boxes[k] = (page_box.x0, page_box.y0, page_box.x1, page_box.y1)
             x, i = end, j
         return x
 

@@ -50,6 +50,22 @@ def write_all(page: pymupdf.Page, writers: Writers, real_bold: bool = False) -> 
 Morph = tuple[pymupdf.Point, pymupdf.Matrix]
 
 
+@dataclass(frozen=True, slots=True)
+class TurnedText:
+    """A paragraph's text that does not run across the page, laid out level in ``writer``
+    and to be written turned by ``morph``: written with the rest of the page's text, after
+    its check (a paragraph that falls back is never on the page) and after a scan's words
+    are painted over (else the paint would hide it)."""
+
+    writer: pymupdf.TextWriter
+    color: tuple[float, float, float]
+    mode: int
+    morph: Morph
+
+    def write(self, page: pymupdf.Page) -> None:
+        write_onto(page, self.writer, self.color, self.mode, self.morph)
+
+
 def write_onto(
     page: pymupdf.Page,
     writer: pymupdf.TextWriter,

@@ -20,6 +20,7 @@ from bench.corpus_pages import audit_page, page_glyphs
 from tests.conftest import CorpusCut
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen import Line, text_page
+from tests.helpers.pdfgen.sheet import words_at
 from tests.helpers.pdfgen.typeset import kept_as_printed, translation_glyphs
 from translation.pdf import MonoRenderer
 from translation.read.document import open_document
@@ -348,6 +349,43 @@ def test_a_translation_holding_a_character_no_face_sets_is_kept_as_printed() -> 
     ]
     assert hangul and all(pymupdf.Rect(c[3]).y0 > 380 for c in hangul)  # the second only
     assert fallback_note(fell).startswith("kept as printed")
+
+
+def _sideways(lines: list[Line]) -> bytes:
+    """A landscape page stored turned: ``lines`` (as on the page a reader sees) written up
+    the unrotated page and shown upright through ``/Rotate 90``, as a sideways table's page."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.set_rotation(90)
+    turn = page.derotation_matrix
+    words_at(
+        page,
+        [(*(pymupdf.Point(x, y) * turn), text, size, "tiro") for x, y, text, size in lines],
+        rotate=90,
+    )
+    return bytes(doc.tobytes())
+
+
+def test_text_set_up_a_sideways_page_is_checked_as_level_text_is() -> None:
+    """Text that does not run across its page is checked too: a translation of a sideways
+    paragraph with a character no face sets falls back ("no glyph") and stays as printed,
+    while the other is set, turned, and passes. Origin: corpus2 150 read through its
+    /Rotate; turned text was written before the check and never checked (two overprints)."""
+    data = _sideways([*_body(100, 150, 30), *_body(100, 350, 20)])
+
+    def marked(text: str) -> str:
+        out = pseudo_translate(text, "ko")
+        return out.replace(" ", " \u302e", 1) if len(text.split()) > 25 else out
+
+    paragraphs, out, fell, _ = set_page(data, marked)
+    assert {p.direction for p in paragraphs} == {(0.0, -1.0)}
+    assert [(f.block, f.reasons) for f in fell] == [(paragraphs[0].id, ("no glyph",))]
+    assert kept_as_printed(data, out, paragraphs[:1])
+    hangul = [
+        c for t in out.get_texttrace() for c in t["chars"] if "\uac00" <= chr(c[0]) <= "\ud7a3"
+    ]
+    shown = [pymupdf.Rect(c[3]) * out.rotation_matrix for c in hangul]
+    assert hangul and all(r.y0 > 330 for r in shown)  # the second paragraph's only
 
 
 def test_a_side_note_and_a_footer_beside_its_page_number_are_erased_and_clear() -> None:
