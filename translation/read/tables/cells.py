@@ -21,7 +21,7 @@ from translation.read.numbering.grammar import (
 )
 from translation.read.tables.number_columns import lines_up
 from translation.read.tables.table_rows import EDGE_SLACK, crosses
-from translation.read.words.stretched_spaces import stretched_gaps
+from translation.read.words.stretched_spaces import ink_measured, stretched_gaps
 from translation.read.words.word import has_letters
 
 # A section number or list marker set apart from its text is a label, not a table cell.
@@ -120,9 +120,10 @@ def _stretched_spaces(
         else:
             runs.append([word])
     found: set[int] = set()
+    inked = ink_measured(s.font for _, s in spans)
     for run in runs:
         size = sorted(w[3] for w in run)[len(run) // 2]
-        gaps = stretched_gaps([(w[0], w[1], w[2]) for w in run], size)
+        gaps = stretched_gaps([(w[0], w[1], w[2]) for w in run], size, inked)
         found.update(run[g + 1][4] for g in gaps)
     return found
 

@@ -14,7 +14,13 @@ from translation.read.layout import Frame, Rect, Span
 from translation.read.math.formulas import is_math_font
 from translation.read.numbering.captions import caption_label
 from translation.read.style.paragraph_style import is_bold, span_style
-from translation.read.words.stretched_spaces import EVEN_SLACK, EVEN_SPACES, stretched_gaps
+from translation.read.words.stretched_spaces import (
+    EVEN_SLACK,
+    EVEN_SPACES,
+    INK_EVEN_SPACES,
+    ink_measured,
+    stretched_gaps,
+)
 
 #: The spans of one visual row, sorted by x (frame box, span), and the x-range of each of the
 #: MuPDF lines it is made of, sorted.
@@ -155,7 +161,8 @@ def row_item(
     gaps = [b[0] - a[1] for a, b in zip(extents, extents[1:], strict=False)]
     cuts = [k for k, g in enumerate(gaps) if g >= CHUNK_GAP * size]
     cells = bool(cuts) and (len(lines) >= 2 or max(gaps) >= _CELL_GAP * size)
-    cells = cells and not _justified(found, extents, gaps, size)
+    inked = ink_measured(s.font for _, s in found)
+    cells = cells and not _justified(found, extents, gaps, size, inked)
     pieces = cells
     formula = False
     if cells:
@@ -181,6 +188,7 @@ def row_item(
     spaces = stretched_gaps(
         [(a, b, t) for (a, b), t in zip(extents, _extent_texts(found, extents), strict=True)],
         size,
+        inked,
     )
     strong = [
         (a[1], b[0])
@@ -214,6 +222,7 @@ def _justified(
     extents: Sequence[tuple[float, float]],
     gaps: Sequence[float],
     size: float,
+    inked: bool = False,
 ) -> bool:
     """Whether a row is a justified line of running text whose words MuPDF keeps as lines of
     their own: the spaces between its words of letters all stretched alike (at least three),
@@ -221,7 +230,8 @@ def _justified(
     their columns' places, so the gaps between them differ with their widths, and a cell's
     own word spaces are narrow beside them ("and  a  generic  sequence  of  tokens  denoting"
     and "the  prompt  infix  as  q1:t  =  (q1, ...)": three such lines made a paragraph a
-    table)."""
+    table). ``inked``: the words' boxes are their ink's (OCR), their gaps alike more loosely
+    (``stretched_spaces.INK_EVEN_SPACES``)."""
     texts = _extent_texts(found, extents, math="\0")
     letters = [_letters_word(t) for t in texts]
     # TeX and Word widen the space after a comma or a stop: only those after a bare word
@@ -231,9 +241,8 @@ def _justified(
         for k, g in enumerate(gaps)
         if letters[k] and letters[k + 1] and not texts[k].rstrip().endswith(_WIDER_AFTER)
     ]
-    if len(between) < _JUSTIFIED_GAPS or max(between) - min(between) > max(
-        EVEN_SLACK, EVEN_SPACES * size
-    ):
+    alike = max(EVEN_SLACK, (INK_EVEN_SPACES if inked else EVEN_SPACES) * size)
+    if len(between) < _JUSTIFIED_GAPS or max(between) - min(between) > alike:
         return False
     widths = [b - a for a, b in extents]
     if max(widths) - min(widths) < size:  # words of one width: a table's uniform cells

@@ -12,8 +12,12 @@ any width. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from translation.read.ocr.lines import OCR_FONT, OCR_MATH_FONT
+
+#: The faces OCR'd spans carry (``translation.read.ocr.lines``).
+_OCR_FONTS = frozenset((OCR_FONT, OCR_MATH_FONT))
 #: Gaps between words of letters a run must hold to be a justified line's.
 _MIN_SPACES = 3
 #: Words a line may hold for its spaces to be looked at: no line of a page holds more, and
@@ -22,9 +26,14 @@ _MOST_WORDS = 400
 #: Stretched spaces of one line differ by at most this many points, or this share of the font
 #: size if more.
 EVEN_SLACK, EVEN_SPACES = 0.5, 0.05
+#: ... or this share where the words are measured by their ink (an OCR'd line: a gap is the
+#: space plus the side bearings of the letters beside it, which differ by letter).
+INK_EVEN_SPACES = 0.2
 
 
-def stretched_gaps(words: Sequence[tuple[float, float, str]], size: float) -> set[int]:
+def stretched_gaps(
+    words: Sequence[tuple[float, float, str]], size: float, inked: bool = False
+) -> set[int]:
     """The indices ``k`` of the gaps (between ``words[k]`` and ``words[k + 1]``; each word an
     x-range and its text, in x order) that are a justified line's stretched word spaces: the
     gaps of a run of consecutive gaps all about as wide (within half a point, or a twentieth
@@ -32,14 +41,17 @@ def stretched_gaps(words: Sequence[tuple[float, float, str]], size: float) -> se
     letters, between words of different widths (a font size apart at least: a header of one
     word per column, "CLS  USR  CITE  REC", has gaps alike where its columns are evenly
     spaced and its words about as wide). Gaps beside a bracket, a year or a number in that
-    run are such spaces too. A row of more than _MOST_WORDS words has none."""
+    run are such spaces too. A row of more than _MOST_WORDS words has none. ``inked``: the
+    words' ranges are their ink's (OCR), alike within a fifth of the size: a typewritten
+    line's spaces, each one character wide, are such a run too."""
+
     if len(words) > _MOST_WORDS:
         return set()
     gaps = [b[0] - a[1] for a, b in zip(words, words[1:], strict=False)]
     letters = [
         _has_letters(a[2]) and _has_letters(b[2]) for a, b in zip(words, words[1:], strict=False)
     ]
-    slack = max(EVEN_SLACK, EVEN_SPACES * size)
+    slack = max(EVEN_SLACK, (INK_EVEN_SPACES if inked else EVEN_SPACES) * size)
     found: set[int] = set()
     start = 0
     while start < len(gaps):
@@ -54,6 +66,12 @@ def stretched_gaps(words: Sequence[tuple[float, float, str]], size: float) -> se
         else:
             start += 1
     return found
+
+
+def ink_measured(fonts: Iterable[str]) -> bool:
+    """Whether spans of these ``fonts`` are words read by OCR, their boxes their ink's."""
+    named = list(fonts)
+    return bool(named) and all(font in _OCR_FONTS for font in named)
 
 
 def _has_letters(text: str) -> bool:
