@@ -264,6 +264,9 @@ _LEVEL = 0.5
 #: ... the second starting at most this many points left of the first's end or this many of
 #: its heights right of it.
 _PIECE_OVERLAP, _PIECE_GAP = 1.0, 1.5
+#: ... or, after a sentence's stop, this many: a typist's two spaces, a character each.
+_PIECE_GAP_AFTER_STOP = 2.2
+_STOPS = tuple(".!?:;")
 
 
 def word_spaces(words: Sequence[Word], size: float) -> list[tuple[float, float]]:
@@ -302,7 +305,8 @@ def drop_inner_scraps(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
 def join_fragments(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
     """OCR lines with the pieces of one printed line that Tesseract gave as lines of their
     own joined: a piece whose first word has the same box height and place as the last word
-    of an earlier line, and starts less than one and a half box heights to its right, follows
+    of an earlier line, and starts less than one and a half box heights to its right (a
+    little more than two after a sentence's stop: typed text leaves two spaces there), follows
     it. Sized alone, a piece of a few words reads as a heading ("To give an") or as small
     print (a line of one-word pieces), and its box, taller than the text, is cut alone."""
     out: list[list[Word]] = []
@@ -311,10 +315,11 @@ def join_fragments(lines: Sequence[Sequence[Word]]) -> list[list[Word]]:
         for line in out:
             last = line[-1][1]
             height = last[3] - last[1]
+            reach = _PIECE_GAP_AFTER_STOP if line[-1][0].endswith(_STOPS) else _PIECE_GAP
             if (
                 abs(first[1] - last[1]) <= _LEVEL
                 and abs(first[3] - last[3]) <= _LEVEL
-                and -_PIECE_OVERLAP <= first[0] - last[2] <= _PIECE_GAP * height
+                and -_PIECE_OVERLAP <= first[0] - last[2] <= reach * height
             ):
                 line.extend(words)
                 break

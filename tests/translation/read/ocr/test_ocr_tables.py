@@ -10,7 +10,8 @@ import pymupdf
 import pytest
 
 from tests.fakes.pseudo import pseudo_translate
-from tests.helpers.ocr import needs_ocr
+from tests.helpers.ocr import needs_ocr, scan_of
+from tests.helpers.pdfgen.sheet import lines_at
 from translation.pdf import render_mono
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
@@ -81,3 +82,31 @@ def test_a_scanned_ruled_table_keeps_its_numbers_and_sends_its_labels_as_cells(
     shown = mono.get_pixmap(dpi=100, clip=numbers).samples
     differ = sum(abs(a - b) > 64 for a, b in zip(original, shown, strict=True))
     assert differ < 0.01 * len(original)
+
+
+#: A typewritten letter's paragraph: one character per step, two spaces after a stop, so its
+#: word spaces line up from line to line as a table's gutters would.
+TYPED = [
+    "In facsimile a photocell is caused to perform a raster scan over",
+    "the subject copy.  The variations of print density on the page",
+    "cause the photocell to generate an analogous video signal.  This",
+    "signal is used to modulate a carrier, which is sent to a remote",
+    "place over a radio or cable link.  At the remote terminal the",
+    "signal is turned into print again, line by line, as it arrives.",
+]
+
+
+@needs_ocr("en")
+def test_a_typewritten_paragraph_read_by_ocr_is_running_text_not_cells() -> None:
+    """Read by OCR, a word's box is its ink: a typewriter's spaces, a character wide, come out
+    a little wider or narrower with the letters beside them, and line up down the paragraph.
+    They are its word spaces (alike within a fifth of the size, ``INK_EVEN_SPACES``), never a
+    table's gutters. Origin: corpus2 150, a 1972 typed letter, whose two paragraphs came out
+    as 15 cells of a table, each translated apart."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    lines_at(page, 72, 120, TYPED, size=10, font="cour", pitch=12)
+    paragraphs = extract_paragraphs(open_document(scan_of(bytes(doc.tobytes()), dpi=200)))
+    words = " ".join(w for line in TYPED for w in line.split())
+    assert [p.kind for p in paragraphs] == ["body"]
+    assert " ".join(paragraphs[0].text.split()) == words
