@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from translation.read.layout import Frame
 from translation.read.math.formulas import mark_key
 from translation.read.paragraph import Align, Paragraph
 from translation.read.style.style_marks import MONO, has_marks, mark_states
@@ -14,8 +15,15 @@ from translation.render.formula_copies import Copies
 
 def measurer(para: Paragraph, chain: FontChain, copies: Copies) -> Callable[[str], float]:
     """Width at size 1 of a piece of ``para``'s translation (copied formulas included; code
-    between monospace marks in the monospaced font; style marks have no width)."""
+    between monospace marks in the monospaced font; style marks have no width). A copy's
+    width is its extent along the paragraph's lines (its page box's height, on a line that
+    runs up or down the page)."""
     src = para.font_size or 10.0
+    frame = Frame(para.direction)
+
+    def along(rect: tuple[float, float, float, float]) -> float:
+        x0, _, x1, _ = frame.to_frame(rect)
+        return x1 - x0
 
     def measure(unit: str) -> float:
         total = 0.0
@@ -23,7 +31,8 @@ def measurer(para: Paragraph, chain: FontChain, copies: Copies) -> Callable[[str
         for i, char in enumerate(unit):
             key = mark_key(char)
             if key is not None:
-                total += sum(r.width for _, r, _ in copies.get((para.id, key), [])) / src
+                pieces = copies.get((para.id, key), [])
+                total += sum(along((r.x0, r.y0, r.x1, r.y1)) for _, r, _ in pieces) / src
             elif states is not None and states[i] & MONO:
                 total += chain.mono_advance(char)
             else:

@@ -545,3 +545,21 @@ def test_a_scans_stray_glyph_is_painted_over_and_its_paragraph_translated(
     assert len([g for g in translation_glyphs(out) if box.contains(g.bbox)]) > 40
     figures = findings(data, paragraphs, out, placed)
     assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
+
+
+@pytest.mark.corpus
+def test_a_sideways_caption_with_copied_formulas_is_set_inside_its_box(
+    corpus_cut: CorpusCut,
+) -> None:
+    """A line running up its page measures a formula copy by its extent along the line (its
+    page box's height), not by its page box's width: a sideways table's caption with three
+    formulas was measured short, ran 12 pt past its box and fell back as outside.
+    Origin: corpus2 117 p7 (a /Rotate 90 page of a sideways table)."""
+    data = corpus_cut("../corpus2/117_arxiv2015_1col_algorithms_rotated_tables_p12of17.pdf", [6])
+    paragraphs, out, fell, placed = set_page(data.read_bytes(), lambda t: pseudo_translate(t, "ko"))
+    (caption,) = [p for p in paragraphs if p.text.startswith("Table 2.")]
+    assert caption.direction == (0.0, -1.0) and caption.formula_boxes
+    assert fell == []
+    assert caption.id in placed
+    figures = findings(data.read_bytes(), paragraphs, out, placed)
+    assert not any(figures.get(f) for f in ("overprint", "left_under", "tiny", "outside"))
