@@ -30,10 +30,12 @@ from bench.corpus import (
 )
 from bench.corpus_pages import audit_pages, page_glyphs
 from bench.corpus_requests import Reading, audit_requests, is_math_glyph
+from tests.conftest import CORPUS_DIR
 from tests.helpers.pdfgen import math_font
 from tests.helpers.pdfgen.sheet import Placed, words_at
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
-from translation.read.extraction import read_layout
+from translation.read.document import open_document
+from translation.read.extraction import read_document, read_layout
 from translation.read.layout import PageLayout, Rect
 from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph, ParagraphKind
@@ -377,6 +379,25 @@ def test_a_list_item_whose_last_line_ends_short_ends_though_on_no_stop() -> None
     assert _request_figures(layouts, [short])["cut"] == 0
     assert _request_figures(layouts, [full])["cut"] == 1
     assert _request_figures(layouts, [comma])["cut"] == 1
+
+
+def test_a_list_item_the_next_item_follows_ends_though_its_last_line_runs_full() -> None:
+    """Origin: 144_ko p1 ("• 빅포인트의 유효기간은 5년으로, 유효기간 만료 시 월 단위로 자동
+    소멸", one line run to the column's edge, then "• 보너스클럽 이용 시 ..."): the item
+    ends where the list's next item starts on the line under it, at its left edge; with no
+    item under it (a body paragraph, an item farther down or set elsewhere) a full last line
+    still goes on elsewhere."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    item = ParagraphKind.LIST_ITEM
+    text = "The committee reviews every proposal that arrives before the spring deadline"
+    full = dataclasses.replace(_para("p0-b0", text, (72, 89, 519, 104), item), column=(72, 520))
+    below = dataclasses.replace(full, id="p0-b1", rects=((72, 104, 300, 117),), text="Done.")
+    assert _request_figures(layouts, [full, below])["cut"] == 0
+    body = dataclasses.replace(below, kind=ParagraphKind.BODY)
+    far = dataclasses.replace(below, rects=((72, 160, 300, 173),))
+    aside = dataclasses.replace(below, rects=((300, 104, 519, 117),))
+    for after in (body, far, aside):
+        assert _request_figures(layouts, [full, after])["cut"] == 1
 
 
 def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
@@ -823,3 +844,18 @@ def test_the_symbol_faces_bullet_is_a_mark_not_math() -> None:
     assert not is_math_glyph("\uf0b7", "SymbolMT")
     assert not is_math_glyph("\uf0a7", "SymbolMT")  # its square bullet
     assert is_math_glyph("\u2211", "SymbolMT") and is_math_glyph("a", "SymbolMT")
+
+
+def test_the_bullets_of_a_real_korean_page_end_with_their_items() -> None:
+    """Origin: corpus2 144 p1 (card terms: bullets in the noun style under "기타", two of
+    them one or two lines run to the column's edge): each item ends where the next bullet
+    starts; none is counted cut."""
+    path = CORPUS_DIR.parent / "corpus2" / "144_ko_card_terms_text_tables_ilovepdf.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 paper not found at {path}")
+    found, layouts = read_document(open_document(path.read_bytes()))
+    records, _ = audit_requests(Reading.of(layouts, found.paragraphs), "ko", 400)
+    items = [r for r in records if r.kind is ParagraphKind.LIST_ITEM]
+    ends = {r.text.split()[-1]: r for r in items}
+    assert "소멸" in ends and "cut" not in ends["소멸"].marks
+    assert [r.text for r in items if "cut" in r.marks] == []
