@@ -740,6 +740,9 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     ):
         return True
     margin = body = 0
+    # Lines wholly outside the frame, by their left edge; the lines reaching inside it.
+    out_lines: dict[int, tuple[float, int]] = {}
+    starts: list[tuple[int, float]] = []
     for i, ks in by_line.items():
         line = reading.lines[i]
         visible = [k for k in ks if line.glyphs[k].char.isalnum()]
@@ -747,9 +750,25 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
             margin += len(visible)
             continue
         outside = margin_glyphs(line, reading.frames.get(line.page % 2), reading.size)
+        if visible and all(k in outside for k in visible):
+            out_lines[i] = (min(line.glyphs[k].box[0] for k in visible), len(visible))
+            continue
+        if visible:
+            starts.append((line.page, min(line.glyphs[k].box[0] for k in visible)))
         margin += sum(k in outside for k in visible)
         body += sum(k not in outside for k in visible)
+    for i, (left, count) in out_lines.items():
+        # A line that starts where a line of the request reaching into the frame starts is
+        # one block with it, set across the frame's edge (a margin column's caption whose
+        # lines' ends reach into the body's frame, a cover's heading): no margin material.
+        page, size = reading.lines[i].page, reading.size
+        if not any(p == page and abs(x - left) < _SAME_START * size for p, x in starts):
+            margin += count
     return margin >= 1 and body >= 3
+
+
+#: Body sizes: lines of one block start this near each other.
+_SAME_START = 1.0
 
 
 def _small_print_at_edge(line: SourceLine, height: float, body: float) -> bool:

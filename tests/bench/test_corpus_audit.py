@@ -134,6 +134,29 @@ def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
     assert _request_figures(layouts, apart)["spliced"] == 0
 
 
+def test_a_margin_caption_whose_lines_reach_into_the_frame_is_no_splice() -> None:
+    """Origin: corpus2 114 p6 (Emerald: "Figure 2." | "Impact of training and" | "family
+    involvement on" | "FWC" set in the outer margin column, its longest line's end inside the
+    body's frame) and 148 p1 (a cover's heading "Implement roles and separation" | "of
+    duties" left of the frame): the lines wholly outside were counted margin material, the
+    long line's end body text, so one block was a splice. A line that starts where a line of
+    the request reaching into the frame starts is one block with it; a side note beside the
+    body, starting elsewhere, read into a body paragraph still is a splice."""
+    caption = ("Figure 2.", "Impact of training and family", "family involvement on", "FWC")
+    lines: list[Placed] = [
+        *_body_page(x=150.0, lines=16),
+        *((40.0, 400 + i * STEP, t, SIZE, "tiro") for i, t in enumerate(caption)),
+    ]
+    layouts = _layout(_page(lines))
+    block = _para("p0-b1", " ".join(caption), (38, 390, 200, 450), ParagraphKind.CAPTION)
+    body = _para("p0-b0", " ".join(_prose(16)), _band(100, 16, x0=148))
+    assert _request_figures(layouts, [body, block])["spliced"] == 0
+    note: list[Placed] = [(40.0, 100 + i * STEP, t, SIZE, "tiro") for i, t in enumerate(caption)]
+    layouts = _layout(_page([*_body_page(x=150.0, lines=16), *note[::2]]))
+    glued = _para("p0-b0", " ".join(_prose(16)), _band(100, 16, x0=38))
+    assert _request_figures(layouts, [glued])["spliced"] == 1
+
+
 def test_a_section_number_at_the_edge_of_lines_that_open_in_latin_is_no_margin() -> None:
     """Origin: 142_ja (LuaTeX-ja sets Japanese at 0.92 of the Latin size): the body size is
     the Han's, and most lines open or end with a Latin word at its own size; the body's frame
@@ -859,3 +882,17 @@ def test_the_bullets_of_a_real_korean_page_end_with_their_items() -> None:
     ends = {r.text.split()[-1]: r for r in items}
     assert "소멸" in ends and "cut" not in ends["소멸"].marks
     assert [r.text for r in items if "cut" in r.marks] == []
+
+
+def test_the_margin_captions_of_a_real_page_are_no_splice() -> None:
+    """Origin: corpus2 114 p6 (Emerald's margin column: "Figure 2." and its title beside the
+    figure, "Table I." and its title beside the table): sent as captions of their own, none
+    counted spliced."""
+    path = CORPUS_DIR.parent / "corpus2" / "114_emerald_er2007_3b2_margin_captions_p12of17.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 paper not found at {path}")
+    found, layouts = read_document(open_document(path.read_bytes()))
+    records, _ = audit_requests(Reading.of(layouts, found.paragraphs), "en", 400)
+    captions = [r for r in records if r.page == 5 and r.text.startswith("Figure 2.")]
+    assert captions and all("spliced" not in r.marks for r in captions)
+    assert [r.text for r in records if "spliced" in r.marks] == []
