@@ -28,7 +28,7 @@ from translation.read.blocks.continuation import continues, opens_led_series
 from translation.read.blocks.draft import Draft, classify
 from translation.read.blocks.edge_rows import rescue_edge_rows
 from translation.read.blocks.front_matter import front_break, front_matter_end
-from translation.read.blocks.reference_drafts import reference_drafts
+from translation.read.blocks.reference_drafts import citation_notes, reference_drafts
 from translation.read.flow import links as flows
 from translation.read.flow.passage import Passage, passages
 from translation.read.layout import Frame, PageLayout, Rect, union
@@ -222,6 +222,9 @@ def kinds(blocks: Blocks) -> Kinds:
         classify(draft, blocks.rows.regions.stats, blocks.rows.regions.seen)
     for i in flows.run_on_captions(drafts):
         drafts[i].kind = ParagraphKind.BODY  # "Table 4. On average, ..." going on a sentence
+    if not blocks.rows.regions.reading.include_references:
+        for i in citation_notes(drafts):  # a note that is an entry alone, kept as entries are
+            drafts[i].skip = drafts[i].skip or "reference"
     return Kinds(blocks, reference_drafts(drafts))
 
 
