@@ -178,3 +178,19 @@ def labelled_names(text: str) -> bool:
         return True
     match = _LABEL_COLON_RE.match(text)
     return match is not None and looks_like_names(match.group("rest"))
+
+
+#: Marks an author's name carries to its note ("김 창 호*", "Ann Lee†").
+_AUTHOR_MARKS = "*∗†‡§¶"
+_AUTHOR_MARK_RE = re.compile(rf"([{_AUTHOR_MARKS}]{{1,3}})\s*$")
+
+
+def author_note_marks(texts: list[str]) -> set[str]:
+    """The marks the front matter's author lines ``texts`` end with ("김 창 호*" -> "*"):
+    the notes that bear one of them are the authors' (an affiliation, a contact)."""
+    found = set()
+    for text in texts:
+        match = _AUTHOR_MARK_RE.search(text)
+        if match:
+            found.add(match.group(1))
+    return found
