@@ -16,6 +16,7 @@ import pytest
 
 from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, Sheet
 from tests.helpers.pdfgen.typeset import paper_bytes, render_page, translation_glyphs
+from translation.read.blocks.front_matter import author_note_marks
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph, ParagraphKind
@@ -205,6 +206,10 @@ def test_the_note_an_authors_mark_points_to_is_an_author_block() -> None:
     assert kinds[contact] == (ParagraphKind.AUTHOR, "*"), kinds
     note = "The data of every run are kept with the code of the paper online."
     assert kinds[note] == (ParagraphKind.FOOTNOTE, "†"), kinds
+    # Origin: corpus2 132 p1: a front line that is no name ("... mailing list for
+    # discussion{v2}†", its mark a thank-you note's) names no author's note.
+    lines = ["김 창 호*", "{v1} mailing list for discussion{v2}†", "release 5.2‡"]
+    assert author_note_marks(lines) == {"*"}
 
 
 def test_the_authors_note_of_a_korean_brief_is_an_author_block(corpus_dir: Path) -> None:
