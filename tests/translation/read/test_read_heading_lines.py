@@ -171,3 +171,31 @@ def test_a_long_chinese_heading_of_a_real_report_is_one_heading() -> None:
     headings = [p.text for p in paras if p.kind is ParagraphKind.HEADING]
     assert any(h.startswith("三、公司实际控制人") and h.endswith("承诺事项") for h in headings)
     assert any(h.startswith("四、对") for h in headings), headings
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # corpus2 137 p5: sentences set large are prose, not a heading.
+        ("本模板不支持该引擎，请使用其他引擎编译。推荐使用新的引擎编译本文档的全部内容", None),
+        # corpus2 137 p9: a table's label opens a caption, whatever its size.
+        ("表 4 西文字体与脚注编号样式默认值的对应关系以及各个选项的推荐取值", "caption"),
+    ],
+)
+def test_a_long_chinese_text_set_large_is_a_heading_only_by_its_look(
+    text: str, kind: str | None
+) -> None:
+    """Origin: corpus2 137 p5, p9 (after a heading's words were counted in the script's own
+    terms): a large text of 30 characters holding a sentence's stop, or opening with a
+    table's label, was taken for a heading. Only a text with no CJK stop that opens no
+    caption is a heading by its width."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = lines_at(page, 57, 100.0, ZH_BODY, 9.0, "china-s", pitch=16)
+    y = lines_at(page, 57, y + 16, (text,), 12.0, "china-s", pitch=16)
+    lines_at(page, 57, y + 14, ZH_BODY, 9.0, "china-s", pitch=16)
+    texts = _texts(bytes(doc.tobytes()))
+    assert texts[1][1] == text, texts
+    assert texts[1][0] is not ParagraphKind.HEADING
+    if kind is not None:
+        assert texts[1][0] is ParagraphKind(kind)

@@ -199,13 +199,32 @@ def heading_words(words: list[str]) -> float:
     return sum(not has_wide(w) for w in words) + wide / _LETTERS_A_WORD
 
 
+#: A sentence's stop inside CJK text ("...编译。推荐使用..."): a text holding one is prose.
+_CJK_STOP_RE = re.compile("[。．！？]")
+
+
+def _few_words(f: Facts) -> bool:
+    """Whether ``f``'s text has a heading's few words: :data:`_HEADING_WORDS` as
+    ``WORD_RE`` counts them, or as many in its script's own terms (:func:`heading_words`)
+    where it holds no CJK sentence stop ("...编译。推荐使用 XƎLaTeX。为了", "...を示す。*1")
+    and opens no caption ("表 4 西文字体与..."): a CJK text so long is a heading only by its
+    look."""
+    if len(f.words) <= _HEADING_WORDS:
+        return True
+    return (
+        heading_words(f.words) <= _HEADING_WORDS
+        and not _CJK_STOP_RE.search(f.text)
+        and not roles.caption_start(f.rows[0])
+    )
+
+
 def _heading(f: Facts) -> bool:
     """A line or two (three in a narrow column), bold or larger, no sentence ending ("Gold
     Answer: 5:02" is bold but for "5:02"); or a numbered heading's line or two."""
     rows = f.rows
     return (
         len(rows) <= _HEADING_ROWS
-        and heading_words(f.words) <= _HEADING_WORDS
+        and _few_words(f)
         and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)
         and not leads.colon_lead(rows[0])
