@@ -557,16 +557,50 @@ def _whole_item(text: str) -> bool:
 _ITEM_SHORT = 2.0
 
 
-def _ends_item(text: str, item: Paragraph) -> bool:
+def _ends_item(text: str, item: Paragraph, after: Paragraph | None = None) -> bool:
     """Whether a list item sent alone ends with its request though on no stop (a bullet of a
     noun phrase, "...40만원 이상 시 제공"): it stops on no comma, hyphen or word such as
     "and", and its last line (set left to right) ends :data:`_ITEM_SHORT` sizes or more short
-    of its column's edge. A last line run full goes on in some other block."""
+    of its column's edge, or the paragraph ``after`` it is the list's next item, its marker
+    on the line under its last (:func:`_next_item`). A last line run full with no item under
+    it goes on in some other block."""
     if not _whole_item(text) or item.direction != (1.0, 0.0) or not item.rects:
         return False
+    if after is not None and _next_item(item, after):
+        return True
     bottom = max(r[3] for r in item.rects)
     last = [r for r in item.rects if r[3] > bottom - 0.5 * item.font_size]
     return max(r[2] for r in last) < item.column[1] - _ITEM_SHORT * item.font_size
+
+
+#: Font sizes: the next item's first line starts at most this far under an item's last line
+#: (a line's leading and the space lists put between items), and its marker this near the
+#: item's own left edge.
+_NEXT_ITEM_GAP = 2.0
+_NEXT_ITEM_ALIGN = 1.0
+
+
+def _next_item(item: Paragraph, after: Paragraph) -> bool:
+    """Whether ``after`` is the next item of ``item``'s list: a list item of the same page,
+    size and direction whose first line is the line under ``item``'s last, at its left edge
+    ("• ... 월 단위로 자동 소멸" | "• 보너스클럽 이용 시 ..."): the item ends where it does."""
+    if (
+        after.kind is not ParagraphKind.LIST_ITEM
+        or after.page != item.page
+        or after.direction != item.direction
+        or not after.rects
+        or abs(after.font_size - item.font_size) > 0.5
+    ):
+        return False
+    size = item.font_size
+    bottom = max(r[3] for r in item.rects)
+    top = min(r[1] for r in after.rects)
+    left = min(r[0] for r in item.rects)
+    start = min(r[0] for r in after.rects)
+    return (
+        -0.5 * size < top - bottom < _NEXT_ITEM_GAP * size
+        and abs(start - left) < _NEXT_ITEM_ALIGN * size
+    )
 
 
 def audit_requests(
@@ -579,6 +613,10 @@ def audit_requests(
     held = reading.glyphs_of()
     records: list[RequestRecord] = []
     previous = ""
+    following = {
+        id(para): after
+        for para, after in zip(reading.paragraphs, reading.paragraphs[1:], strict=False)
+    }
     for passage in passages(reading.paragraphs):
         first = passage.pieces[0]
         ident = first.id + ("+" if len(passage.pieces) > 1 else "")
@@ -601,7 +639,11 @@ def audit_requests(
             sentenced = first.kind not in UNSENTENCED_KINDS and not entry
             lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
             ends_inside = _ends_inside(text) and not (
-                (lone_item and len(pieces) == 1 and _ends_item(text, first))
+                (
+                    lone_item
+                    and len(pieces) == 1
+                    and _ends_item(text, first, following.get(id(first)))
+                )
                 or (n == len(pieces) and display_follows(reading, passage.pieces[-1]))
             )
             if sentenced and found.prose and (found.starts_inside or ends_inside):
@@ -698,6 +740,9 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
     ):
         return True
     margin = body = 0
+    # Lines wholly outside the frame, by their left edge; the lines reaching inside it.
+    out_lines: dict[int, tuple[float, int]] = {}
+    starts: list[tuple[int, float]] = []
     for i, ks in by_line.items():
         line = reading.lines[i]
         visible = [k for k in ks if line.glyphs[k].char.isalnum()]
@@ -705,9 +750,25 @@ def _spliced(reading: Reading, keys: Sequence[tuple[int, int]]) -> bool:
             margin += len(visible)
             continue
         outside = margin_glyphs(line, reading.frames.get(line.page % 2), reading.size)
+        if visible and all(k in outside for k in visible):
+            out_lines[i] = (min(line.glyphs[k].box[0] for k in visible), len(visible))
+            continue
+        if visible:
+            starts.append((line.page, min(line.glyphs[k].box[0] for k in visible)))
         margin += sum(k in outside for k in visible)
         body += sum(k not in outside for k in visible)
+    for i, (left, count) in out_lines.items():
+        # A line that starts where a line of the request reaching into the frame starts is
+        # one block with it, set across the frame's edge (a margin column's caption whose
+        # lines' ends reach into the body's frame, a cover's heading): no margin material.
+        page, size = reading.lines[i].page, reading.size
+        if not any(p == page and abs(x - left) < _SAME_START * size for p, x in starts):
+            margin += count
     return margin >= 1 and body >= 3
+
+
+#: Body sizes: lines of one block start this near each other.
+_SAME_START = 1.0
 
 
 def _small_print_at_edge(line: SourceLine, height: float, body: float) -> bool:

@@ -30,10 +30,12 @@ from bench.corpus import (
 )
 from bench.corpus_pages import audit_pages, page_glyphs
 from bench.corpus_requests import Reading, audit_requests, is_math_glyph
+from tests.conftest import CORPUS_DIR
 from tests.helpers.pdfgen import math_font
 from tests.helpers.pdfgen.sheet import Placed, words_at
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
-from translation.read.extraction import read_layout
+from translation.read.document import open_document
+from translation.read.extraction import read_document, read_layout
 from translation.read.layout import PageLayout, Rect
 from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph, ParagraphKind
@@ -130,6 +132,29 @@ def test_spliced_counts_a_margin_label_glued_to_its_description() -> None:
     ]
     assert _request_figures(layouts, [glued])["spliced"] == 1
     assert _request_figures(layouts, apart)["spliced"] == 0
+
+
+def test_a_margin_caption_whose_lines_reach_into_the_frame_is_no_splice() -> None:
+    """Origin: corpus2 114 p6 (Emerald: "Figure 2." | "Impact of training and" | "family
+    involvement on" | "FWC" set in the outer margin column, its longest line's end inside the
+    body's frame) and 148 p1 (a cover's heading "Implement roles and separation" | "of
+    duties" left of the frame): the lines wholly outside were counted margin material, the
+    long line's end body text, so one block was a splice. A line that starts where a line of
+    the request reaching into the frame starts is one block with it; a side note beside the
+    body, starting elsewhere, read into a body paragraph still is a splice."""
+    caption = ("Figure 2.", "Impact of training and family", "family involvement on", "FWC")
+    lines: list[Placed] = [
+        *_body_page(x=150.0, lines=16),
+        *((40.0, 400 + i * STEP, t, SIZE, "tiro") for i, t in enumerate(caption)),
+    ]
+    layouts = _layout(_page(lines))
+    block = _para("p0-b1", " ".join(caption), (38, 390, 200, 450), ParagraphKind.CAPTION)
+    body = _para("p0-b0", " ".join(_prose(16)), _band(100, 16, x0=148))
+    assert _request_figures(layouts, [body, block])["spliced"] == 0
+    note: list[Placed] = [(40.0, 100 + i * STEP, t, SIZE, "tiro") for i, t in enumerate(caption)]
+    layouts = _layout(_page([*_body_page(x=150.0, lines=16), *note[::2]]))
+    glued = _para("p0-b0", " ".join(_prose(16)), _band(100, 16, x0=38))
+    assert _request_figures(layouts, [glued])["spliced"] == 1
 
 
 def test_a_section_number_at_the_edge_of_lines_that_open_in_latin_is_no_margin() -> None:
@@ -377,6 +402,25 @@ def test_a_list_item_whose_last_line_ends_short_ends_though_on_no_stop() -> None
     assert _request_figures(layouts, [short])["cut"] == 0
     assert _request_figures(layouts, [full])["cut"] == 1
     assert _request_figures(layouts, [comma])["cut"] == 1
+
+
+def test_a_list_item_the_next_item_follows_ends_though_its_last_line_runs_full() -> None:
+    """Origin: 144_ko p1 ("• 빅포인트의 유효기간은 5년으로, 유효기간 만료 시 월 단위로 자동
+    소멸", one line run to the column's edge, then "• 보너스클럽 이용 시 ..."): the item
+    ends where the list's next item starts on the line under it, at its left edge; with no
+    item under it (a body paragraph, an item farther down or set elsewhere) a full last line
+    still goes on elsewhere."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    item = ParagraphKind.LIST_ITEM
+    text = "The committee reviews every proposal that arrives before the spring deadline"
+    full = dataclasses.replace(_para("p0-b0", text, (72, 89, 519, 104), item), column=(72, 520))
+    below = dataclasses.replace(full, id="p0-b1", rects=((72, 104, 300, 117),), text="Done.")
+    assert _request_figures(layouts, [full, below])["cut"] == 0
+    body = dataclasses.replace(below, kind=ParagraphKind.BODY)
+    far = dataclasses.replace(below, rects=((72, 160, 300, 173),))
+    aside = dataclasses.replace(below, rects=((300, 104, 519, 117),))
+    for after in (body, far, aside):
+        assert _request_figures(layouts, [full, after])["cut"] == 1
 
 
 def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
@@ -823,3 +867,32 @@ def test_the_symbol_faces_bullet_is_a_mark_not_math() -> None:
     assert not is_math_glyph("\uf0b7", "SymbolMT")
     assert not is_math_glyph("\uf0a7", "SymbolMT")  # its square bullet
     assert is_math_glyph("\u2211", "SymbolMT") and is_math_glyph("a", "SymbolMT")
+
+
+def test_the_bullets_of_a_real_korean_page_end_with_their_items() -> None:
+    """Origin: corpus2 144 p1 (card terms: bullets in the noun style under "기타", two of
+    them one or two lines run to the column's edge): each item ends where the next bullet
+    starts; none is counted cut."""
+    path = CORPUS_DIR.parent / "corpus2" / "144_ko_card_terms_text_tables_ilovepdf.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 paper not found at {path}")
+    found, layouts = read_document(open_document(path.read_bytes()))
+    records, _ = audit_requests(Reading.of(layouts, found.paragraphs), "ko", 400)
+    items = [r for r in records if r.kind is ParagraphKind.LIST_ITEM]
+    ends = {r.text.split()[-1]: r for r in items}
+    assert "소멸" in ends and "cut" not in ends["소멸"].marks
+    assert [r.text for r in items if "cut" in r.marks] == []
+
+
+def test_the_margin_captions_of_a_real_page_are_no_splice() -> None:
+    """Origin: corpus2 114 p6 (Emerald's margin column: "Figure 2." and its title beside the
+    figure, "Table I." and its title beside the table): sent as captions of their own, none
+    counted spliced."""
+    path = CORPUS_DIR.parent / "corpus2" / "114_emerald_er2007_3b2_margin_captions_p12of17.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 paper not found at {path}")
+    found, layouts = read_document(open_document(path.read_bytes()))
+    records, _ = audit_requests(Reading.of(layouts, found.paragraphs), "en", 400)
+    captions = [r for r in records if r.page == 5 and r.text.startswith("Figure 2.")]
+    assert captions and all("spliced" not in r.marks for r in captions)
+    assert [r.text for r in records if "spliced" in r.marks] == []

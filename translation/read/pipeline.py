@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from translation.read.blocks.continuation import continues, opens_led_series
 from translation.read.blocks.draft import Draft, classify
 from translation.read.blocks.edge_rows import rescue_edge_rows
-from translation.read.blocks.front_matter import front_break, front_matter_end
-from translation.read.blocks.reference_drafts import reference_drafts
+from translation.read.blocks.front_matter import author_note_marks, front_break, front_matter_end
+from translation.read.blocks.reference_drafts import citation_notes, reference_drafts
 from translation.read.flow import links as flows
 from translation.read.flow.passage import Passage, passages
 from translation.read.layout import Frame, PageLayout, Rect, union
@@ -222,6 +222,10 @@ def kinds(blocks: Blocks) -> Kinds:
         classify(draft, blocks.rows.regions.stats, blocks.rows.regions.seen)
     for i in flows.run_on_captions(drafts):
         drafts[i].kind = ParagraphKind.BODY  # "Table 4. On average, ..." going on a sentence
+    _author_notes(drafts)
+    if not blocks.rows.regions.reading.include_references:
+        for i in citation_notes(drafts):  # a note that is an entry alone, kept as entries are
+            drafts[i].skip = drafts[i].skip or "reference"
     return Kinds(blocks, reference_drafts(drafts))
 
 
@@ -328,6 +332,29 @@ def _kept(kinds: Kinds, position: dict[int, int]) -> tuple[Kept, ...]:
         if i not in position and reason and draft.rows:
             add(draft.page, reason, draft.rows)
     return tuple(found)
+
+
+def _author_notes(drafts: list[Draft]) -> None:
+    """Make the notes of the first page that bear a mark its author lines end with ("김 창
+    호*" and "* 경제산업조사실 ..., 02-788-4582, ...") author blocks: an affiliation and a
+    contact, no footnote of the text."""
+    marks = author_note_marks(
+        [
+            d.text
+            for d in drafts
+            if d.page == 0
+            and d.front
+            and (d.kind is ParagraphKind.AUTHOR or d.skip == "author names")
+        ]
+    )
+    for draft in drafts:
+        if (
+            marks
+            and draft.page == 0
+            and draft.kind is ParagraphKind.FOOTNOTE
+            and draft.label.strip() in marks
+        ):
+            draft.kind = ParagraphKind.AUTHOR
 
 
 def _split_led_series(drafts: list[Draft], first: int) -> None:

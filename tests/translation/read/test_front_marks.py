@@ -16,6 +16,7 @@ import pytest
 
 from tests.helpers.pdfgen.sheet import TIMES, TIMES_BOLD, Sheet
 from tests.helpers.pdfgen.typeset import paper_bytes, render_page, translation_glyphs
+from translation.read.blocks.front_matter import author_note_marks
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph, ParagraphKind
@@ -181,3 +182,42 @@ def test_a_marked_affiliation_of_the_front_matter_is_no_footnote() -> None:
         assert kinds[text] == (ParagraphKind.AUTHOR, str(k + 1)), kinds
     note = "The data of every run are kept with the code of the paper online."
     assert kinds[note] == (ParagraphKind.FOOTNOTE, "3"), kinds
+
+
+def test_the_note_an_authors_mark_points_to_is_an_author_block() -> None:
+    """Origin: 09 p1 (a Korean issue brief: the author "김 창 호*" under the title, and at
+    the page's foot "* 경제산업조사실 금융공정거래팀 입법조사관, 02-788-4582, e-mail"): the
+    author's note went out as a footnote, a text of four words and no sentence. A note whose
+    mark an author's line ends with is an author block (an affiliation, a contact), its mark
+    kept as its label; a note with another mark is still a footnote."""
+    p = Sheet()
+    p.put(70.92, 150.0, "Apparent and Average Accelerations of the Universe", 17.05, TIMES_BOLD)
+    p.put(400.0, 190.0, "Ann Lee*", 11.05)
+    p.put(70.92, 215.0, "Abstract", 10, TIMES_BOLD)
+    y = 235.0
+    for line in (_BODY[:95], _BODY[95:]) * 6:
+        p.put(70.92, y, line, 10)
+        y += 12.0
+    contact = "Department of Physics, University of Melbourne, 02-788-4582"
+    p.put(70.92, 690.0, "* " + contact, 8)
+    p.put(70.92, 702.0, "† The data of every run are kept with the code of the paper online.", 8)
+    paragraphs = extract_paragraphs(open_document(p.done()))
+    kinds = {" ".join(q.text.split()): (q.kind, q.label.strip()) for q in paragraphs}
+    assert kinds[contact] == (ParagraphKind.AUTHOR, "*"), kinds
+    note = "The data of every run are kept with the code of the paper online."
+    assert kinds[note] == (ParagraphKind.FOOTNOTE, "†"), kinds
+    # Origin: corpus2 132 p1: a front line that is no name ("... mailing list for
+    # discussion{v2}†", its mark a thank-you note's) names no author's note.
+    lines = ["김 창 호*", "{v1} mailing list for discussion{v2}†", "release 5.2‡"]
+    assert author_note_marks(lines) == {"*"}
+
+
+def test_the_authors_note_of_a_korean_brief_is_an_author_block(corpus_dir: Path) -> None:
+    """09 p1: the note of "김 창 호*" is an author block; the page's other notes are
+    footnotes."""
+    data = paper_bytes(corpus_dir, "09")
+    paragraphs = extract_paragraphs(open_document(data), pages=[0])
+    notes = [q for q in paragraphs if q.label.strip() == "*"]
+    assert [q.kind for q in notes] == [ParagraphKind.AUTHOR]
+    assert notes[0].text.startswith("경제산업조사실")
+    assert any(q.kind is ParagraphKind.FOOTNOTE and q.label.strip() == "1)" for q in paragraphs)

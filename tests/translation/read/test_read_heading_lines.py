@@ -8,8 +8,11 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
+from tests.conftest import CORPUS_DIR
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
-from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, read
+from tests.helpers.pdfgen.sheet import TIMES_BOLD, Sheet, lines_at, read
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import ParagraphKind
 
 HEADING = 10.0
@@ -115,3 +118,84 @@ def test_a_line_opening_with_a_decimal_in_running_text_is_no_heading() -> None:
     sheet.write()
     texts = _texts(doc.tobytes())
     assert [t for _, t in texts if "0.91" in t] == [" ".join(lines)], texts
+
+
+ZH_BODY = (
+    "公司报告期内不存在证券投资，也不存在衍生品投资。公司报告期内未发生接待调研、沟通、",
+    "采访等活动，无违规对外担保情况，控股股东及其关联方不存在对上市公司的非经营性占用",
+    "资金。本报告所载财务数据未经审计，公司负责人、主管会计工作负责人保证其真实完整。",
+)
+ZH_LONG_HEADING = (
+    "三、公司实际控制人、股东、关联方、收购人以及公司等承诺相关方在报告期内超期未履行",
+    "完毕的承诺事项",
+)
+
+
+@pytest.mark.parametrize(
+    ("heading", "size"),
+    [
+        (ZH_LONG_HEADING, 12.0),
+        (("1、普通股股东总数和表决权恢复的优先股股东数量及前 10 名股东持股情况表",), 10.4),
+    ],
+)
+def test_a_chinese_heading_is_measured_in_its_own_script(
+    heading: tuple[str, ...], size: float
+) -> None:
+    """Origin: corpus2 135 p4, p8 (a quarterly report: "三、...超期未履行" | "完毕的承诺事项"
+    in 12 pt over 9 pt text; "1、普通股股东总数...情况表" in 10.4 pt): each Han character
+    counted as a word, so a heading of 30 or 44 characters had more words than a heading
+    may and went out as a body paragraph, a sentence with no end. A CJK character is a third
+    of a word (its width in Latin letters); the heading is one heading, the text under it
+    a paragraph of its own."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = lines_at(page, 57, 100.0, ZH_BODY, 9.0, "china-s", pitch=16)
+    y = lines_at(page, 57, y + 16, heading, size, "china-s", pitch=16)
+    lines_at(page, 57, y + 14, ZH_BODY, 9.0, "china-s", pitch=16)
+    texts = _texts(bytes(doc.tobytes()))
+    assert texts[1] == (ParagraphKind.HEADING, " ".join(heading).replace("履行 完毕", "履行完毕"))
+    assert [kind for kind, _ in texts] == [
+        ParagraphKind.BODY,
+        ParagraphKind.HEADING,
+        ParagraphKind.BODY,
+    ], texts
+
+
+def test_a_long_chinese_heading_of_a_real_report_is_one_heading() -> None:
+    """Origin: corpus2 135 p8: "三、公司实际控制人...超期未履行" | "完毕的承诺事项" is one
+    heading, as its numbered siblings ("四、对 2018 年 1-6 月经营业绩的预计") are."""
+    path = CORPUS_DIR.parent / "corpus2" / "135_zh_wps_quarterly_report_tables_p12of22.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 paper not found at {path}")
+    paras = extract_paragraphs(open_document(path.read_bytes()), pages=[7])
+    headings = [p.text for p in paras if p.kind is ParagraphKind.HEADING]
+    assert any(h.startswith("三、公司实际控制人") and h.endswith("承诺事项") for h in headings)
+    assert any(h.startswith("四、对") for h in headings), headings
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # corpus2 137 p5: sentences set large are prose, not a heading.
+        ("本模板不支持该引擎，请使用其他引擎编译。推荐使用新的引擎编译本文档的全部内容", None),
+        # corpus2 137 p9: a table's label opens a caption, whatever its size.
+        ("表 4 西文字体与脚注编号样式默认值的对应关系以及各个选项的推荐取值", "caption"),
+    ],
+)
+def test_a_long_chinese_text_set_large_is_a_heading_only_by_its_look(
+    text: str, kind: str | None
+) -> None:
+    """Origin: corpus2 137 p5, p9 (after a heading's words were counted in the script's own
+    terms): a large text of 30 characters holding a sentence's stop, or opening with a
+    table's label, was taken for a heading. Only a text with no CJK stop that opens no
+    caption is a heading by its width."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = lines_at(page, 57, 100.0, ZH_BODY, 9.0, "china-s", pitch=16)
+    y = lines_at(page, 57, y + 16, (text,), 12.0, "china-s", pitch=16)
+    lines_at(page, 57, y + 14, ZH_BODY, 9.0, "china-s", pitch=16)
+    texts = _texts(bytes(doc.tobytes()))
+    assert texts[1][1] == text, texts
+    assert texts[1][0] is not ParagraphKind.HEADING
+    if kind is not None:
+        assert texts[1][0] is ParagraphKind(kind)

@@ -152,6 +152,49 @@ def test_list_label_forms() -> None:
     assert list_label("1.5 times larger") == ""
 
 
+KO_DASHED = (
+    (88.0, "- AI 기술을 활용해 오탐율을 줄이고, 빠른 분석 탐지를 넘어 자동적인 격리까지 제공"),
+    (88.0, "- 각종 사이버위협에 대한 하나의 기법 또는 알고리즘이 아닌, 침해 대응의 각 요소별로"),
+    (95.0, "최적화된 알고리즘과 기법을 지원하고 이를 통합할 수 있는 기술 필요"),
+    (88.0, "- 보안 위협 정보의 공유와 분석을 자동화하는 기술 개발"),
+)
+
+
+def test_hyphen_bullets_start_list_items_and_a_dash_in_a_sentence_does_not() -> None:
+    """Origin: corpus2 143 p4 (a Korean report: "- AI 기술을 활용해 ... 방향으로 진화",
+    "- 각종 사이버위협에 ... 기술 필요", bullets of a hyphen-minus in the noun style): read as
+    body text, each a sentence with no stop. A hyphen-minus, a space and a letter that is no
+    lower-case Latin one open an item, its wrapped line going on under it; a line a dash opens
+    inside a sentence ("- which ...", "- 3 = 2") goes on its paragraph."""
+    doc = pymupdf.open()
+    pg = doc.new_page(width=595, height=842)
+    words_at(pg, [(x, 100.0 + 16 * i, t, 9.0, "korea") for i, (x, t) in enumerate(KO_DASHED)])
+    latin = (
+        "The committee reviewed every proposal that arrived before the deadline in the",
+        "- which was set early this year - and asked the authors to describe their methods.",
+    )
+    words_at(pg, [(72.0, 300.0 + 12 * i, t, 10.0, "tiro") for i, t in enumerate(latin)])
+    got = extract_paragraphs(open_document(bytes(doc.tobytes())))
+    items = [p for p in got if p.kind is ParagraphKind.LIST_ITEM]
+    assert [p.label for p in items] == ["- "] * 3, [(p.kind, p.text) for p in got]
+    assert items[1].text.endswith("통합할 수 있는 기술 필요")
+    assert [" ".join(p.text.split()) for p in got if p.kind is ParagraphKind.BODY] == [
+        " ".join(latin)
+    ]
+    assert list_label("- 3 = 2") == "" and list_label("- which is new") == ""
+
+
+def test_the_hyphen_bullets_of_a_real_korean_report_are_list_items() -> None:
+    """Origin: corpus2 143 p4: its two hyphen bullets are list items, each sent alone."""
+    path = CORPUS_DIR.parent / "corpus2" / "143_ko_ict_security_report_indesign.pdf"
+    if not path.is_file():
+        pytest.skip(f"corpus2 paper not found at {path}")
+    got = extract_paragraphs(open_document(path.read_bytes()), pages=[3])
+    items = [p for p in got if p.kind is ParagraphKind.LIST_ITEM]
+    assert [p.label for p in items] == ["- ", "- "]
+    assert items[0].text.endswith("진화") and items[1].text.endswith("기술 필요")
+
+
 # --- footnotes ------------------------------------------------------------------------------
 
 

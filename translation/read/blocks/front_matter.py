@@ -178,3 +178,29 @@ def labelled_names(text: str) -> bool:
         return True
     match = _LABEL_COLON_RE.match(text)
     return match is not None and looks_like_names(match.group("rest"))
+
+
+#: Marks an author's name carries to its note ("김 창 호*", "Ann Lee†").
+_AUTHOR_MARKS = "*∗†‡§¶"
+_AUTHOR_MARK_RE = re.compile(rf"(?<=[^\W\d_])([{_AUTHOR_MARKS}]{{1,3}})\s*$")
+#: Words a name's line has at most ("김 창 호", "Ann Lee", "Maria de la Cruz").
+_NAME_WORDS = 5
+
+
+def author_note_marks(texts: list[str]) -> set[str]:
+    """The marks the front matter's author lines ``texts`` end with, right after a name's
+    last letter ("김 창 호*" -> "*"): the notes that bear one of them are the authors' (an
+    affiliation, a contact). A line of more than :data:`_NAME_WORDS` words, or holding a
+    formula, a link or a digit, is no name ("... mailing list for discussion{v2}†")."""
+    found = set()
+    for text in texts:
+        match = _AUTHOR_MARK_RE.search(text)
+        name = text[: match.start()] if match else ""
+        if (
+            match
+            and len(name.split()) <= _NAME_WORDS
+            and not PLACEHOLDER_RE.search(name)
+            and not any(c.isdigit() for c in name)
+        ):
+            found.add(match.group(1))
+    return found

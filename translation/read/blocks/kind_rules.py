@@ -24,7 +24,7 @@ from translation.read.paragraph import ParagraphKind
 from translation.read.rows.row import Row
 from translation.read.style.style_marks import without_tags
 from translation.read.words.vocabulary import Vocabulary
-from translation.read.words.word import WORD_RE, ends_sentence
+from translation.read.words.word import WORD_RE, cjk_weight, ends_sentence, has_wide
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +184,38 @@ _HEADING_WORDS = 15  # words: a heading of a line or two has at most this many
 #: breaks a title of a dozen words over three ("Explanation of Certain Provisions for" |
 #: "Alternative Methods of Compliance" | "(AMOCs)"); its words stay as few.
 _HEADING_ROWS = 3
+#: Latin letters a word takes, its space with it: a CJK character (Han, kana, Hangul), two
+#: letters wide (``cjk_weight``), is a third of a word, so a heading's word limit holds in the
+#: script's own terms ("三、公司实际控制人...的承诺事项", 44 characters, is 15 words' width; a
+#: Korean title's syllables, three a word, count as its spaced words do).
+_LETTERS_A_WORD = 6
+
+
+def heading_words(words: list[str]) -> float:
+    """How many words ``words`` (``WORD_RE``'s: a Latin word, or one CJK character) make in
+    their script's own terms: a Latin word is one, a CJK character :data:`_LETTERS_A_WORD`'s
+    share of its width."""
+    wide = sum(cjk_weight(w) for w in words if has_wide(w))
+    return sum(not has_wide(w) for w in words) + wide / _LETTERS_A_WORD
+
+
+#: A sentence's stop inside CJK text ("...编译。推荐使用..."): a text holding one is prose.
+_CJK_STOP_RE = re.compile("[。．！？]")
+
+
+def _few_words(f: Facts) -> bool:
+    """Whether ``f``'s text has a heading's few words: :data:`_HEADING_WORDS` as
+    ``WORD_RE`` counts them, or as many in its script's own terms (:func:`heading_words`)
+    where it holds no CJK sentence stop ("...编译。推荐使用 XƎLaTeX。为了", "...を示す。*1")
+    and opens no caption ("表 4 西文字体与..."): a CJK text so long is a heading only by its
+    look."""
+    if len(f.words) <= _HEADING_WORDS:
+        return True
+    return (
+        heading_words(f.words) <= _HEADING_WORDS
+        and not _CJK_STOP_RE.search(f.text)
+        and not roles.caption_start(f.rows[0])
+    )
 
 
 def _heading(f: Facts) -> bool:
@@ -192,7 +224,7 @@ def _heading(f: Facts) -> bool:
     rows = f.rows
     return (
         len(rows) <= _HEADING_ROWS
-        and len(f.words) <= _HEADING_WORDS
+        and _few_words(f)
         and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)
         and not leads.colon_lead(rows[0])

@@ -36,10 +36,26 @@ _LIST_LABEL_RE = re.compile(
 _NUMBERING_RE = re.compile(rf"^\s*{NUMBERING_START}")
 
 
+# A hyphen-minus set as a bullet, then a space and a letter ("- AI 기술을 활용해 ...",
+# "- 각종 사이버위협에 ..."): a letter no lower-case Latin one (a word going on after a dash
+# a line broke before: "the model" | "- which is new"), and no digit (a formula's minus).
+_HYPHEN_LABEL_RE = re.compile(r"^\s*-\s+(?=[^\W\d_])")
+
+
+def _hyphen_label(text: str) -> str:
+    """The hyphen-minus bullet ``text`` opens with (with its spaces), or ""."""
+    match = _HYPHEN_LABEL_RE.match(text)
+    if match is None or text[match.end()].islower():
+        return ""
+    return match.group(0)
+
+
 def list_label(text: str) -> str:
     """The list label a line starts with, with its trailing spaces ("" if none)."""
     match = _LIST_LABEL_RE.match(text)
-    if not match or len(match.group(0).strip()) == len(text.strip()):
+    if not match:
+        return _hyphen_label(text)
+    if len(match.group(0).strip()) == len(text.strip()):
         return ""
     if match.group(0).lstrip()[:1] == "[" and text[match.end()].islower():
         return ""  # a citation opening a line of prose ("[18] experiment with ...")
@@ -48,14 +64,15 @@ def list_label(text: str) -> str:
 
 def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
     """Whether ``cur`` begins a new list item after ``prev`` (``para``: the rows of the
-    paragraph ``prev`` ends). Bullets always do; numbering and "[12]" after the end of a
-    sentence, a colon or a semicolon, or after another item; never a marker whose predecessor
+    paragraph ``prev`` ends). Bullets always do; numbering, "[12]" and a hyphen-minus bullet
+    after the end of a sentence, a colon or a semicolon, or after another item ("[12]" and
+    "-" after a short line too); never a marker whose predecessor
     stands inside a line of the paragraph (an enumeration run into the text: "...: i) improving
     ..." then "ii) aggregating ..." opening a line, 02 p7)."""
     label = list_label(cur.chars)
     if not label:
         return False
-    if not _NUMBERING_RE.match(label):
+    if not _NUMBERING_RE.match(label) and label.strip() != "-":
         return True
     if _run_in_enumeration(label, para):
         return False
@@ -66,7 +83,8 @@ def starts_item(prev: Row, cur: Row, para: list[Row]) -> bool:
         return True  # "... the following workflow —" ended on purpose, then "1. Spend ..."
     # A reference entry "[12] ..." after the short last line of the one before it; not a
     # citation "[18]" that happens to open a line of prose.
-    return bool(list_label(first.chars)) or (label.lstrip()[:1] == "[" and short(prev))
+    # A hyphen bullet, like "[12]", after a short line (a lead-in set in the noun style).
+    return bool(list_label(first.chars)) or (label.lstrip()[:1] in "[-" and short(prev))
 
 
 # An enumeration's marker closed by a bracket: "ii)", "(b)", "3)".

@@ -10,7 +10,7 @@ from collections.abc import Collection, Sequence
 from translation.read.blocks.draft import Draft, words_of
 from translation.read.math.formulas import GLYPH
 from translation.read.paragraph import ParagraphKind
-from translation.read.references.entries import Piece, find_references, is_entry
+from translation.read.references.entries import Piece, find_references, has_venue, is_entry
 from translation.read.references.unheaded import find_unheaded_references
 
 
@@ -87,3 +87,42 @@ def _cited_by_label(drafts: Sequence[Draft]) -> list[int]:
         and _CITE_LABEL_RE.search(drafts[i - 1].text)
         and is_entry(drafts[i].text)
     ]
+
+
+#: A note that is a citation alone has at most this many words (a long note cites and says
+#: more, and is translated).
+_CITATION_NOTE_WORDS = 40
+#: A raised mark's text: a footnote's number or symbol.
+_MARK_RE = re.compile(r"^[\d*∗†‡§¶]{1,3}$")
+
+
+def citation_notes(drafts: Sequence[Draft]) -> list[int]:
+    """Notes that are a bibliography entry and nothing more ("¹ Gebru, Timnit, et al.
+    "Datasheets for datasets." Communications of the ACM 64.12 (2021): 86-92."): a block
+    opening with a raised mark, the rest an entry (an author list first, a year and a venue
+    in it), of at most :data:`_CITATION_NOTE_WORDS` words. Kept, as the references are, unless
+    they are asked for; no references section for it (the pages said kept are the section's)."""
+    found = []
+    for i, draft in enumerate(drafts):
+        if not draft.rows or draft.rows[0].classes.lstrip("n")[:1] != GLYPH:
+            continue
+        if draft.label:  # a footnote's mark, cut off as its label
+            mark, rest = draft.label, draft.text
+        else:  # a raised mark kept as a placeholder ("{v1} Gebru, ...")
+            head, _, rest = draft.text.lstrip().partition(" ")
+            mark = draft.placeholders.get(head, "")
+        if not _MARK_RE.match(mark.strip()):
+            continue
+        for key, original in draft.placeholders.items():
+            rest = rest.replace(key, original)
+        if (
+            len(words_of(rest)) <= _CITATION_NOTE_WORDS
+            and is_entry(rest)
+            and has_venue(rest)
+            and _YEAR_RE.search(rest)
+        ):
+            found.append(i)
+    return found
+
+
+_YEAR_RE = re.compile(r"(?<![\d.])(?:19|20)\d{2}[a-z]?(?![\d])")

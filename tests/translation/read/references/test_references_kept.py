@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -202,3 +203,41 @@ def test_a_revtex_bibliography_of_justified_entries_is_kept_in_both_columns() ->
     assert not any(t.startswith(("Ureña-López", "Seljak")) for t in texts), texts
     assert any("Acknowledgements" in t for t in texts)
     assert any(t.startswith("The most promising") for t in texts)
+
+
+def test_a_footnote_that_is_a_citation_alone_is_kept_and_a_note_that_cites_is_sent() -> None:
+    """Origin: 05 p23 (a datasheet's note "¹ Gebru, Timnit, et al. "Datasheets for datasets."
+    Communications of the ACM 64.12 (2021): 86-92." at the foot of the page): sent as a body
+    paragraph, a bibliography entry translated. A note that is an entry and nothing more is
+    kept as the references are; a note that says something and cites is translated."""
+    doc = pymupdf.open()
+    page = new_page(doc)
+    y = prose(page, 100, 4)
+    citation = 'Quillfeather, Ann, et al. "Layered compounds." Journal of Synthetic Physics 12.4'
+    thanks = "We thank the reviewers, whose comments (see Vexley, 2020) helped."
+    words_at(
+        page,
+        [
+            (72, 700, "1", 6, "tiro"),
+            (76, 704, citation + " (2021): 86-92.", 9, "tiro"),
+            (72, 716, "2", 6, "tiro"),
+            (76, 720, thanks, 9, "tiro"),
+        ],
+    )
+    assert y < 700
+    found = extract_document(open_document(bytes(doc.tobytes())))
+    sent = [p.text for p in found.paragraphs]
+    assert not any("Quillfeather" in text for text in sent), sent
+    assert any("We thank the reviewers" in text for text in sent), sent
+    assert any(k.reason == "reference" and "Quillfeather" in k.text for k in found.kept)
+
+
+@pytest.mark.corpus
+def test_the_citation_note_of_a_real_datasheet_is_kept(corpus_dir: Path) -> None:
+    """05 p23: the note citing the datasheet template is kept, with its reason; the page's
+    body is sent."""
+    path = corpus_dir / "05_arxiv2206.10883_multilexsum_1col_preprint_37p.pdf"
+    found = extract_document(open_document(path.read_bytes()), pages=[22])
+    assert not any("Communications of the ACM" in p.text for p in found.paragraphs)
+    assert any(k.page == 22 and k.reason == "reference" and "Gebru" in k.text for k in found.kept)
+    assert any("Who funded the creation" in p.text for p in found.paragraphs)

@@ -260,6 +260,30 @@ def test_a_running_head_is_never_read_into_the_sentence_it_interrupts() -> None:
     assert EVEN_HEAD in out
 
 
+def test_a_page_number_far_from_its_running_head_is_kept_with_it() -> None:
+    """Origin: corpus2 124 p10 (a JSS vignette: "10" at the left edge, "Residual-Based
+    Shadings in vcd" centred, read as one row over the gap): the row's middle fell left of the
+    head's box, so it lay on no furniture, was taken for the page's top line finishing the
+    sentence the page before broke off, and was read into it ("... disapprove 10
+    Residual-Based Shadings in vcd punishment ..."). A page number and its head on one line
+    are one piece of furniture: the sentence goes on over the break with no head in it."""
+    doc = pymupdf.open()
+    breaks = []
+    for p in range(6):
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        head = "Careful Layouts" if p % 2 else "Notes on Reading"
+        words_at(page, [(81, 84, str(p + 1), 10.9, "tiro"), (236, 84, head, 10.9, "tiro")])
+        text, at_break = running_text(p)
+        breaks.append(at_break)
+        lines_at(page, LEFT, 120.0, wrap(text, RIGHT - LEFT), SIZE, pitch=LEADING)
+    _, found = read(doc)
+    sent = requests(found)
+    assert not any("Careful Layouts" in t or "Notes on Reading" in t for t in sent), sent
+    assert_joined_over_breaks(breaks, sent)
+    heads = {k.page for k in found.kept if k.reason == "running head"}
+    assert heads == set(range(6))
+
+
 def test_a_running_heads_second_line_below_the_band_is_kept_with_it() -> None:
     """Origin: 114 p2-p9 (Emerald's outer margin: "Shift work" | "interventions" over the
     page number, set larger than the body, its second line below the band where heads are
@@ -446,3 +470,13 @@ def test_every_line_is_sent_or_kept_with_its_reason(tmp_path: Path) -> None:
     _write(tmp_path, "paper", [], [], [], None, None, found.kept)
     listed = (tmp_path / "paper-requests.txt").read_text(encoding="utf-8")
     assert "line number" in listed and EVEN_HEAD in listed
+
+
+@pytest.mark.corpus
+def test_a_two_digit_page_number_keeps_a_corpus2_running_head_out_of_the_text() -> None:
+    """corpus2 124 p9-p10: the sentence broken off at p9's foot ("... that disapprove") goes
+    on at p10 with no running head in it; p10's head is kept."""
+    found = extract_document(open_document(corpus2("124").read_bytes()), pages=[8, 9])
+    sent = [t for t in requests(found) if "disapprove" in t]
+    assert sent and all("Residual-Based Shadings" not in t for t in sent), sent
+    assert any(k.page == 9 and k.reason == "running head" for k in found.kept)
