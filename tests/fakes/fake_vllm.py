@@ -27,7 +27,8 @@ Fake-only flags (``--fake-*``) make it slow, flaky, crash, die, think or log; se
 appends one JSON line per completion request (with its prompt and completion tokens), for tests
 in other processes. ``GET /fake/stats`` gives the engine's exact peaks and counters, and when it
 started listening and got its first completion request; ``GET /fake/steps`` (capacity model)
-lists each engine step as ``[wall time, batch, waiting]``. ``--fake-no-metrics``: /metrics is 404.
+lists each engine step as ``[wall time, batch, waiting, prompt tokens prefilled]``.
+``--fake-no-metrics``: /metrics is 404.
 ``--fake-hold-after N``: generations after the Nth run, their slots held, until
 ``POST /fake/release`` (without a capacity model); ``--fake-gather N``: the first N completion
 requests wait until all N have come, then reach the engine together.
@@ -637,8 +638,9 @@ class Engine:
     first_step_at: float | None = None
     last_step_end_at: float | None = None
     idle_wall_s: float = 0.0
-    #: One row per engine step: (wall time it began, sequences in it, sequences left waiting).
-    trace: deque[tuple[float, int, int]] = field(
+    #: One row per engine step: (wall time it began, sequences in it, sequences left waiting,
+    #: prompt tokens it prefilled).
+    trace: deque[tuple[float, int, int, int]] = field(
         init=False, default_factory=lambda: deque(maxlen=200_000)
     )
     slots: threading.Semaphore = field(init=False)
@@ -745,7 +747,7 @@ class Engine:
                 for sequence in admitted:
                     sequence.admitted, sequence.admitted_at = (batch, prefill, step), began
                 self._stepping = (batch, prefill, step)
-                self.trace.append((time.time(), batch, len(self._queue)))
+                self.trace.append((time.time(), batch, len(self._queue), prefill))
                 self.steps += 1
                 self.busy_s += step
                 self.prefill_s += step - model.step_s(batch, 0)
