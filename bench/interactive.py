@@ -36,11 +36,22 @@ modelled card's (``token_ms``, 22 ms); the wait is our own process's time, which
 clock does not scale (the scaled step is printed too; against it the server's event-loop work
 beside a paper running at five times a real card's pace shows). The paper's translating time is
 printed too: what the paper pays for the selections' precedence.
+
+The five selections' verdicts are a sample; the fake's record of every engine step while the
+paper translated (``/fake/steps``: its batch and the prompt tokens it prefilled) says how the
+paper's prompts were spread over the steps: the prompt tokens per step (median, 90th and 99th
+percentile, most) and, on the modelled clock, the MISS SHARE: the part of the engine's time
+spent in steps beyond a full batch's decode step (the step a selection joins, in the
+allowance). A selection that arrives at a random moment waits out more than that allowance
+about that often, however the prompts are spread (one long step or a few shorter ones): it
+is about the share of the card's time the paper's prefill takes, and the five medians are
+met or not by chance around it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import statistics
 import tempfile
 import time
@@ -48,10 +59,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bench.fairness import CAPACITY, DELAY_S, _papers, _request, _start, _translator
 from bench.throughput import SOURCE, TARGET, TIME_SCALE, _Phase, capacities
 from common.settings import DEFAULT_VLLM_COMMAND, Settings
 from common.vllm_identity import command_batch
+from tests.fakes.fake_vllm import CapacityModel
 from tests.helpers.vllm import FakeVLLMFactory, FakeVLLMProcess
 from translation.pipeline import Translator
 
@@ -161,6 +175,25 @@ class Interactive:
     lone: tuple[Selection, ...]
     shared: tuple[Selection, ...]
     paper_s: float  # the paper's translating phase (its first request to its last answer)
+    #: The fake's engine steps while the paper translated: (sequences, prompt tokens prefilled).
+    steps: tuple[tuple[int, int], ...] = ()
+    #: What each takes on the bench's clock (``CapacityModel.step_s``).
+    step_model: CapacityModel | None = None
+
+    def prefill_percentile(self, share: float) -> int:
+        """Prompt tokens prefilled per step of the paper's: that percentile (0..1)."""
+        ordered = sorted(prefill for _, prefill in self.steps)
+        if not ordered:
+            return 0
+        return ordered[min(len(ordered) - 1, math.floor(share * len(ordered)))]
+
+    @property
+    def miss_share(self) -> float:
+        """The part of the paper's engine time beyond a full batch's decode step (module doc)."""
+        if not self.steps or self.step_model is None:
+            return 0.0
+        times = [self.step_model.step_s(batch, prefill) for batch, prefill in self.steps]
+        return sum(max(0.0, t - self.joined_step_s) for t in times) / sum(times)
 
     @property
     def lone_wait_s(self) -> float:
@@ -258,6 +291,7 @@ async def measure(root: Path, run: Run = RUNS[0]) -> Interactive | None:
                 in_flight = translator.limiter.held("long")
                 shared.append(await _select(translator, server, text, after_s, in_flight))
             await paper
+        trace = httpx.get(f"{server.root_url}/fake/steps", timeout=10).json()
     if not shared:
         return None
     model = capacity.model
@@ -274,6 +308,19 @@ async def measure(root: Path, run: Run = RUNS[0]) -> Interactive | None:
         tuple(lone),
         tuple(shared),
         phase.seconds,
+        _paper_steps(trace, phase),
+        model,
+    )
+
+
+def _paper_steps(trace: list[list[float]], phase: _Phase) -> tuple[tuple[int, int], ...]:
+    """The engine steps (sequences, prompt tokens prefilled) between the paper's first request
+    and its last answer, with more than one sequence (not a selection alone)."""
+    started, ended = phase.started or 0.0, phase.last_answer or 0.0
+    return tuple(
+        (int(row[1]), int(row[3]))
+        for row in trace
+        if started <= row[0] <= ended and row[1] > 1 and len(row) > 3
     )
 
 
@@ -309,6 +356,11 @@ def report(result: Interactive | None) -> list[str]:
         f"  arrival at vLLM to first token (median; vLLM's part, without our process's wait):"
         f" lone {r.lone_in_vllm_s * ms:.1f} ms, beside the paper {r.shared_in_vllm_s * ms:.1f}"
         f" ms; the same target: {'MET' if r.in_vllm_met else 'NOT MET'}",
+        f"  the paper's {len(r.steps)} engine steps (the fake's records): prompt tokens"
+        f" prefilled per step median {r.prefill_percentile(0.5)}, 90th percentile"
+        f" {r.prefill_percentile(0.9)}, 99th {r.prefill_percentile(0.99)}, most"
+        f" {r.prefill_percentile(1.0)}; miss share {r.miss_share * 100:.0f} % (engine time"
+        f" beyond a full batch's decode step: about how often a selection misses)",
     ]
     return lines
 
