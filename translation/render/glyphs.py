@@ -246,19 +246,28 @@ def remove_glyphs(
     return sanitizer.removed
 
 
-def path_boxes(page: pymupdf.Page) -> list[Rect]:
-    """The boxes of the page's filled and stroked vector paths (unrotated page space)."""
+BoxLog = list[tuple[str, tuple[float, float, float, float]]]
+
+
+def path_boxes(page: pymupdf.Page, log: BoxLog | None = None) -> list[Rect]:
+    """The boxes of the page's filled and stroked vector paths (unrotated page space);
+    ``log``: the page's ``get_bboxlog()``, where the caller has it (a pass over the page)."""
     return [
         (r[0], r[1], r[2], r[3])
-        for kind, r in page.get_bboxlog()
+        for kind, r in (page.get_bboxlog() if log is None else log)
         if kind in ("fill-path", "stroke-path")
     ]
 
 
-def mask_boxes(page: pymupdf.Page) -> list[Rect]:
+def mask_boxes(page: pymupdf.Page, log: BoxLog | None = None) -> list[Rect]:
     """The boxes of the page's image masks (unrotated page space): TeX drivers draw rules
-    (fraction bars, table rules) as a one-pixel mask stretched over the rule."""
-    return [(r[0], r[1], r[2], r[3]) for kind, r in page.get_bboxlog() if kind == "fill-imgmask"]
+    (fraction bars, table rules) as a one-pixel mask stretched over the rule. ``log``: as
+    for ``path_boxes``."""
+    return [
+        (r[0], r[1], r[2], r[3])
+        for kind, r in (page.get_bboxlog() if log is None else log)
+        if kind == "fill-imgmask"
+    ]
 
 
 def glyph_like(box: Rect, size: float) -> bool:

@@ -31,9 +31,10 @@ def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph], note: Probes | N
     stay. Returns how many glyphs went. ``note``: where the page's glyphs' probes are noted
     (``glyphs.Probes``)."""
     rects = [r for p in paragraphs for r in p.rects]
-    paths = path_boxes(page)
+    log = page.get_bboxlog()  # one pass over the page for its paths and its masks
+    paths = path_boxes(page, log)
     gone = own_paths(paths, rects) + formula_rules(paths, paragraphs) + underlines(paths, rects)
-    gone += formula_rules(mask_boxes(page), paragraphs)
+    gone += formula_rules(mask_boxes(page, log), paragraphs)
     return remove_glyphs(page, Areas(rects), gone, note)
 
 
