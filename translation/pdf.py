@@ -205,7 +205,8 @@ def _render_page(
     items = [(p, t) for p, t in items if cell_fits(p, t, chain, target_lang)]
     paragraphs = [p for p, _ in items]
     carried = take(page, paragraphs)  # links and highlights, put back over the translation
-    redact(page, paragraphs)
+    # The page is still as printed: its glyphs' probes serve the formula copies' first pass.
+    redact(page, paragraphs, formulas.note(page.number, page))
     sheet = Sheet(formulas.page_matrix(page.number))
     wanted = copied_formulas(items)
     copies = formula_copies(formulas, page.number, sheet, page.rect, wanted) if wanted else {}

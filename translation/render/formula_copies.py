@@ -82,13 +82,14 @@ def formula_copies(
             ]
             # The formula's rules (bars, overlines) may stand a little outside its glyph box.
             reach = RULE_REACH * size
-            grown = pymupdf.Rect(rect.x0 - 1.0, rect.y0 - reach, rect.x1 + 1.0, rect.y1 + reach)
+            gx0, gy0 = rect.x0 - 1.0, rect.y0 - reach
+            gx1, gy1 = rect.x1 + 1.0, rect.y1 + reach
             # A path's box leaves out half its stroke width: the band holds the whole stroke
             # (else the culler, which measures it, drops a bracket by a hair).
             bands.extend(
                 (p[0] - _STROKE, p[1] - _STROKE, p[2] + _STROKE, p[3] + _STROKE)
                 for p in source.paths(number)
-                if grown.contains(p)
+                if gx0 <= p[0] <= p[2] <= gx1 and gy0 <= p[1] <= p[3] <= gy1  # inside, as Rect
             )
             below = descent + frame.to_frame(tuple(rect))[3] - own[3]
             pieces.append(((para.id, key), rect, below, size, bands, frame))

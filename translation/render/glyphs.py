@@ -11,7 +11,9 @@ A glyph belongs to an area when its probe lies inside; the probe of a glyph of t
 or below never does, however tall the glyph's box.
 
 The filter runs MuPDF's content-stream sanitizer with a Python callback per glyph (about 5 µs a
-glyph, some 20 ms for a dense page).
+glyph, some 20 ms for a dense page), most of it mapping the probe to the page (MuPDF's structs
+cost a call a field). A pass over a page can note its probes (``Probes``) for the next pass
+over the same content, which then looks them up (about 2 µs a glyph).
 """
 
 from __future__ import annotations
@@ -61,10 +63,28 @@ class Areas:
         return False
 
 
+class Probes:
+    """The probes (page points) of a page's glyphs in the order a content filter meets them,
+    noted by one pass over the page's content for a later pass over the same content (the
+    original page's, copied into a form: ``FormulaSource``), which reads them instead of
+    mapping each glyph again. Each probe is noted with what the filter tells of its glyph for
+    free (its text render mode and how many characters it stands for): a later pass that
+    meets another glyph there, or another number of glyphs, is not over the same content,
+    and is made again the usual way (``mismatched``)."""
+
+    def __init__(self, to_page: pymupdf.Matrix) -> None:
+        #: The page's PDF -> page matrix the probes were mapped with.
+        self.matrix = tuple(to_page)
+        #: (x, y, render mode, characters) a glyph.
+        self.points: list[tuple[float, float, int, int]] = []
+
+
 class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
     """Sanitizer callbacks: drop the glyphs whose probe is (``keep``: is not) in ``areas``;
     with ``strip``, also drop the images and paths not lying inside ``areas``; paths and
-    images lying in one of the ``paths`` rects go too."""
+    images lying in one of the ``paths`` rects go too. ``note``: the glyphs' probes are noted
+    there; ``known``: they are read from there (``Probes``; ``mismatched`` then tells whether
+    the content was another)."""
 
     def __init__(
         self,
@@ -73,6 +93,8 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         keep: bool,
         strip: bool = False,
         paths: Areas | None = None,
+        note: Probes | None = None,
+        known: Probes | None = None,
     ) -> None:
         super().__init__()
         self.use_virtual_text_filter()
@@ -86,6 +108,10 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         self._strip = strip
         self._paths = paths
         self.removed = 0
+        self._note = note.points if note is not None else None
+        self._known = known.points if known is not None else None
+        self._at = 0  # the next glyph's place in ``known``
+        self._mismatched = False
 
     def _page_point(self, x: float, y: float) -> tuple[float, float]:
         a, b, c, d, e, f = self._m
@@ -103,6 +129,18 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
         ca: float,
         ca_stroke: float,
     ) -> int:
+        known = self._known
+        if known is not None:
+            at = self._at
+            self._at = at + 1
+            if at < len(known):
+                x, y, mode, chars = known[at]
+                if mode == tr and chars == ucslen:
+                    drop = self._areas.contains(x, y) != self._keep
+                    self.removed += drop
+                    return 1 if drop else 0
+            self._mismatched = True
+            return 0
         # The probe in glyph space (1 = the font size), then text space -> PDF -> page. A
         # glyph hanging from its origin (TeX's big delimiters) is probed at its middle.
         # Called once a glyph: every read of a MuPDF struct's field is a call of its own
@@ -125,9 +163,17 @@ class _Sanitizer(mupdf.PdfSanitizeFilterOptions2):  # type: ignore[misc]
                 gy = min(0.5 * (y0 + y1), -0.5)
         probe = _transform_xy(0.5 * bbox.x1, gy, _concat(trm, ctm))
         x, y = self._page_point(probe.x, probe.y)
+        if self._note is not None:
+            self._note.append((x, y, tr, ucslen))
         drop = self._areas.contains(x, y) != self._keep
         self.removed += drop
         return 1 if drop else 0
+
+    @property
+    def mismatched(self) -> bool:
+        """Whether the glyphs met were not those of ``known`` (other ones, or more, or
+        fewer): what the pass kept is not to be used."""
+        return self._known is not None and (self._mismatched or self._at != len(self._known))
 
     def image_filter(
         self, ctx: object, ctm: mupdf.fz_matrix, name: object, image: object, scissor: object
@@ -184,32 +230,44 @@ def _options(sanitizer: _Sanitizer) -> mupdf.PdfFilterOptions:
     return options
 
 
-def remove_glyphs(page: pymupdf.Page, areas: Areas, paths: Sequence[Rect] = ()) -> int:
+def remove_glyphs(
+    page: pymupdf.Page, areas: Areas, paths: Sequence[Rect] = (), note: Probes | None = None
+) -> int:
     """Remove from ``page``'s content the glyphs whose probe lies in ``areas`` and the vector
     paths and images of ``paths`` (their boxes); nothing else changes (other glyphs, paths
-    and images). Returns how many glyphs went."""
+    and images). Returns how many glyphs went. ``note``: the probes of the glyphs met (all of
+    the page's) are noted there, for a pass over the same content (``Probes``)."""
     if not areas:
         return 0
     drop = Areas((r[0] - 0.3, r[1] - 0.3, r[2] + 0.3, r[3] + 0.3) for r in paths)
-    sanitizer = _Sanitizer(page.transformation_matrix, areas, keep=False, paths=drop)
+    sanitizer = _Sanitizer(page.transformation_matrix, areas, keep=False, paths=drop, note=note)
     pdf_page = page._pdf_page()
     mupdf.pdf_filter_page_contents(pdf_page.doc(), pdf_page, _options(sanitizer))
     return sanitizer.removed
 
 
-def path_boxes(page: pymupdf.Page) -> list[Rect]:
-    """The boxes of the page's filled and stroked vector paths (unrotated page space)."""
+BoxLog = list[tuple[str, tuple[float, float, float, float]]]
+
+
+def path_boxes(page: pymupdf.Page, log: BoxLog | None = None) -> list[Rect]:
+    """The boxes of the page's filled and stroked vector paths (unrotated page space);
+    ``log``: the page's ``get_bboxlog()``, where the caller has it (a pass over the page)."""
     return [
         (r[0], r[1], r[2], r[3])
-        for kind, r in page.get_bboxlog()
+        for kind, r in (page.get_bboxlog() if log is None else log)
         if kind in ("fill-path", "stroke-path")
     ]
 
 
-def mask_boxes(page: pymupdf.Page) -> list[Rect]:
+def mask_boxes(page: pymupdf.Page, log: BoxLog | None = None) -> list[Rect]:
     """The boxes of the page's image masks (unrotated page space): TeX drivers draw rules
-    (fraction bars, table rules) as a one-pixel mask stretched over the rule."""
-    return [(r[0], r[1], r[2], r[3]) for kind, r in page.get_bboxlog() if kind == "fill-imgmask"]
+    (fraction bars, table rules) as a one-pixel mask stretched over the rule. ``log``: as
+    for ``path_boxes``."""
+    return [
+        (r[0], r[1], r[2], r[3])
+        for kind, r in (page.get_bboxlog() if log is None else log)
+        if kind == "fill-imgmask"
+    ]
 
 
 def glyph_like(box: Rect, size: float) -> bool:
@@ -259,6 +317,14 @@ class FormulaSource:
         self._graft = mupdf.PdfGraftMap(self._target_pdf)
         self._paths: dict[int, list[Rect]] = {}
         self._lines: dict[int, list[list[tuple[str, float, float, float]]]] = {}
+        self._probes: dict[int, Probes] = {}
+
+    def note(self, number: int, page: pymupdf.Page) -> Probes:
+        """Where a pass over ``page`` of the output document, still as original page
+        ``number`` is (not yet changed, unrotated), notes its glyphs' probes: the passes
+        over the whole original page read them (``Probes``)."""
+        probes = self._probes[number] = Probes(page.transformation_matrix)
+        return probes
 
     def paths(self, number: int) -> list[Rect]:
         """The boxes of the vector paths of original page ``number`` that can be part of a
@@ -318,12 +384,25 @@ class FormulaSource:
         to_page = src.transformation_matrix
         base = self._page_xobject(src)
         page = (src.rect.x0, src.rect.y0, src.rect.x1, src.rect.y1)
+        areas = Areas(groups[0]) if len(groups) == 1 else _lines(groups, page)
+        first = self._whole_page(number, base, to_page, areas)
         if len(groups) == 1:
-            return [
-                self._filter(base, _Sanitizer(to_page, Areas(groups[0]), keep=True, strip=True))
-            ]
-        first = self._filter(base, _Sanitizer(to_page, _lines(groups, page), keep=True, strip=True))
+            return [first]
         return self._split(first, list(groups), to_page, page)
+
+    def _whole_page(
+        self, number: int, base: mupdf.PdfObj, to_page: pymupdf.Matrix, areas: Areas
+    ) -> mupdf.PdfObj:
+        """``base`` (original page ``number`` as a form) with only the glyphs whose probe is
+        in ``areas``, and the paths and images inside them: read from the probes a pass
+        over the page noted (``note``), where they are those of this content."""
+        known = self._probes.get(number)
+        if known is not None and known.matrix == tuple(to_page):
+            sanitizer = _Sanitizer(to_page, areas, keep=True, strip=True, known=known)
+            found = self._filter(base, sanitizer)
+            if not sanitizer.mismatched:
+                return found
+        return self._filter(base, _Sanitizer(to_page, areas, keep=True, strip=True))
 
     def _split(
         self,

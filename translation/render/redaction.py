@@ -14,19 +14,28 @@ import pymupdf
 
 from translation.read.layout import Rect
 from translation.read.paragraph import Paragraph
-from translation.render.glyphs import Areas, glyph_like, mask_boxes, path_boxes, remove_glyphs
+from translation.render.glyphs import (
+    Areas,
+    Probes,
+    glyph_like,
+    mask_boxes,
+    path_boxes,
+    remove_glyphs,
+)
 
 
-def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph]) -> int:
+def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph], note: Probes | None = None) -> int:
     """Remove the glyphs of ``paragraphs`` from ``page``, with the glyph-like paths in their
     lines (Word's stretched brackets and arrows) and the rules of their inline formulas
     (paths, or image masks as TeX drivers draw them); other text, images and vector graphics
-    stay. Returns how many glyphs went."""
+    stay. Returns how many glyphs went. ``note``: where the page's glyphs' probes are noted
+    (``glyphs.Probes``)."""
     rects = [r for p in paragraphs for r in p.rects]
-    paths = path_boxes(page)
+    log = page.get_bboxlog()  # one pass over the page for its paths and its masks
+    paths = path_boxes(page, log)
     gone = own_paths(paths, rects) + formula_rules(paths, paragraphs) + underlines(paths, rects)
-    gone += formula_rules(mask_boxes(page), paragraphs)
-    return remove_glyphs(page, Areas(rects), gone)
+    gone += formula_rules(mask_boxes(page, log), paragraphs)
+    return remove_glyphs(page, Areas(rects), gone, note)
 
 
 #: How far (font sizes) above and below a formula's estimated glyph box its rules may lie.

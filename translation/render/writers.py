@@ -104,11 +104,19 @@ def show(
     text so far (a MuPDF pass over every glyph it holds, so a page's runs cost their square:
     a fifth of typesetting) and the point after the run. A monospaced font is noted for
     ``write_text`` to fix its widths, as ``append`` notes it."""
-    origin = pymupdf.Point(x, baseline) * writer.ictm
+    # MuPDF maps the point (in its single precision, as ``Point * Matrix`` has it done),
+    # without the Python objects that product builds and converts: a page writes thousands.
+    origin = mupdf.ll_fz_transform_point_xy(x, baseline, _matrix(tuple(writer.ictm)))
     trm = mupdf.fz_make_matrix(size, 0, 0, size, origin.x, origin.y)
     mupdf.fz_show_string(writer.this, font.this, trm, text, 0, 0, 0, mupdf.FZ_LANG_UNSET)
     if _monospaced(font):
         writer.used_fonts.add(font)
+
+
+@functools.lru_cache(maxsize=64)
+def _matrix(matrix: tuple[float, ...]) -> mupdf.fz_matrix:
+    """MuPDF's struct of a matrix, made once (a page's writers share a few)."""
+    return mupdf.ll_fz_make_matrix(*matrix)
 
 
 @functools.cache
