@@ -19,6 +19,12 @@ HORIZONTAL: Vector = (1.0, 0.0)
 
 # --- input: what the PDF reader saw --------------------------------------------------------
 
+#: The font name OCR'd spans carry (MuPDF's own, kept so a reader of the layout can tell).
+OCR_FONT = "GlyphLessFont"
+#: The font name of the spans of an OCR'd equation line: a math font's name, so the reading
+#: rules keep the line out of the text as they do a typeset formula (never sent as prose).
+OCR_MATH_FONT = "GlyphLessMath"
+
 
 @dataclass(frozen=True, slots=True)
 class Span:

@@ -16,7 +16,16 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from translation.read.layout import Block, Line, PageLayout, Rect, Span, union
+from translation.read.layout import (
+    OCR_FONT,
+    OCR_MATH_FONT,
+    Block,
+    Line,
+    PageLayout,
+    Rect,
+    Span,
+    union,
+)
 from translation.read.measures import ASCENT, DESCENT, GLYPH_HEIGHT
 from translation.read.ocr.equations import is_equation
 from translation.read.ocr.ink import Ink, cut_to_ink
@@ -26,13 +35,6 @@ from translation.read.ocr.sizes import (
     foot_print,
     line_sizes,
 )
-
-#: The font name OCR'd spans carry (MuPDF's own, kept so a reader of the layout can tell).
-OCR_FONT = "GlyphLessFont"
-#: The font name of the spans of an OCR'd equation line: a math font's name, so the reading
-#: rules keep the line out of the text as they do a typeset formula (never sent as prose).
-OCR_MATH_FONT = "GlyphLessMath"
-
 
 Word = tuple[str, Rect]
 

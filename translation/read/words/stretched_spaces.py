@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from translation.read.ocr.lines import OCR_FONT, OCR_MATH_FONT
+from translation.read.layout import OCR_FONT, OCR_MATH_FONT
 
 #: The faces OCR'd spans carry (``translation.read.ocr.lines``).
 _OCR_FONTS = frozenset((OCR_FONT, OCR_MATH_FONT))
