@@ -211,6 +211,7 @@ def test_a_job_nobody_watched_shows_its_thumbnails_after_it_ended(srv: RunningSe
         for name in files:
             if name != mono_name:
                 client.get(f"/translatedFile/{name}")
-        # The files are gone: the job's previews went with them.
-        assert pages_of(client, task)["pages"] == []
+        # The files are gone: the job's previews went with them. A download's file goes once
+        # its last byte is out, after the response (``files.DownloadResponse``): a moment later.
+        wait_until(lambda: pages_of(client, task)["pages"] == [], 10, "the previews gone")
         assert client.get(listing[0]["preview"]).status_code == 404
