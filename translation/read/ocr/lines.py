@@ -266,7 +266,8 @@ _LEVEL = 0.5
 #: ... the second starting at most this many points left of the first's end or this many of
 #: its heights right of it.
 _PIECE_OVERLAP, _PIECE_GAP = 1.0, 1.5
-#: ... or, after a sentence's stop, this many: a typist's two spaces, a character each.
+#: ... or, after a sentence's stop (or a colon, a semicolon), this many: a typist leaves two
+#: spaces there, a character each.
 _PIECE_GAP_AFTER_STOP = 2.2
 _STOPS = tuple(".!?:;")
 

@@ -54,8 +54,9 @@ def _read(
     page: pymupdf.Page, options: OcrOptions, text_flags: int, figures: Sequence[Rect]
 ) -> PageLayout:
     folder = tessdata(options.language)
-    turned = bool(page.rotation)
     with _without_rules(page, options.dpi) as read:
+        # Read upright from a copy as shown: its layout is carried back into the page's space.
+        turned = bool(page.rotation) and read is not page
         textpage = read.get_textpage_ocr(
             flags=text_flags,
             language=tesseract_language(options.language),
