@@ -347,12 +347,9 @@ async def test_paragraphs_sent_behind_a_selection_are_not_prefilled_in_its_step(
     slot: the selection is admitted in the next step, with its own prompt alone.
     Origin: issue 37, a selection 6 s into a paper had its first token 184 ms after a lone one's
     (the fake's records: never in vLLM's queue; its step prefilled 607 tokens of the paper's)."""
-    unheld = fake_vllm.start(*PRIORITY_GPU)
-    selection, burst = await _selection_then_paragraphs(unheld, FixedLimiter(16))
-    # The scenario is real: without the hold, the paragraphs share the selection's step.
-    assert selection["scheduled"]["admitted_at"] in {e["scheduled"]["admitted_at"] for e in burst}
-    assert selection["scheduled"]["admitted_prefill_tokens"] > selection["prompt_tokens"]
-
+    # Without the hold the paragraphs share the selection's step whenever they reach vLLM
+    # within it; on a loaded machine they may not, so that half is not asserted (it failed CI
+    # when the burst arrived 0.3 s late).
     server = fake_vllm.start(*PRIORITY_GPU)
     limiter = AdaptiveLimiter(
         config(initial=16, minimum=16, maximum=16), metrics_url=f"{server.root_url}/metrics"
