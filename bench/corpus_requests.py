@@ -26,6 +26,7 @@ from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.request_audit import (
     PROSE_WORDS,
     UNSENTENCED_KINDS,
+    caption_words,
     code_like,
     flags,
     glued_caption,
@@ -617,6 +618,9 @@ def audit_requests(
         id(para): after
         for para, after in zip(reading.paragraphs, reading.paragraphs[1:], strict=False)
     }
+    own_labels = caption_words(
+        p.text for p in reading.paragraphs if p.kind is ParagraphKind.CAPTION
+    )
     for passage in passages(reading.paragraphs):
         first = passage.pieces[0]
         ident = first.id + ("+" if len(passage.pieces) > 1 else "")
@@ -660,7 +664,7 @@ def audit_requests(
                 record.marks.add("cutword")
             if spliced:
                 record.marks.add("spliced")
-            if first.kind is ParagraphKind.BODY and glued_caption(text):
+            if first.kind is ParagraphKind.BODY and glued_caption(text, own_labels):
                 record.marks.add("glued")
             if _mono_share(glyphs, reading.mono, kept) >= CODE_SHARE or code_like(text):
                 record.marks.add("code_sent")

@@ -39,6 +39,7 @@ from translation.read.extraction import read_document, read_layout
 from translation.read.layout import PageLayout, Rect
 from translation.read.pages.page_space import TEXT_FLAGS
 from translation.read.paragraph import Paragraph, ParagraphKind
+from translation.read.request_audit import caption_words, glued_caption
 from translation.render import page_check
 from translation.render.glyphs import Areas, remove_glyphs
 
@@ -248,6 +249,18 @@ def test_glued_counts_a_caption_inside_a_body_request() -> None:
     cited = _para("p0-b0", body + " The results are shown in Table 2. They hold.", _band(100, 3))
     assert _request_figures(layouts, [glued])["glued"] == 1
     assert _request_figures(layouts, [cited])["glued"] == 0
+
+
+def test_a_figure_named_in_prose_is_no_glued_caption_where_captions_read_otherwise() -> None:
+    """119: its captions read "FIG. 1 – ..."; "... sont données Figure 1. Considérons ..." is
+    the French prose naming the figure (no "in" before it), not a caption glued to it."""
+    french = "dont les dimensions sont données Figure 1. Considérons que les requêtes sont loggées."
+    assert glued_caption(french)  # without the document's own captions, it reads as one
+    assert not glued_caption(french, caption_words(["FIG. 1 – Les dimensions"]))
+    own = caption_words(["Figure 1. The dimensions of our example."])
+    assert glued_caption(french, own)  # written as the captions are: a caption glued
+    # A table's label inside a text is still compared with nothing but the rule.
+    assert glued_caption("We trained every model. Table 2: Results of each run.", own)
 
 
 def test_code_sent_counts_a_listing_in_a_monospaced_face_known_by_no_name() -> None:

@@ -36,7 +36,7 @@ Pure: texts in, figures out (``bench.requests`` prints them, ``bench.visual`` wr
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from translation.read.numbering.grammar import ENTRY_NUMBER, LETTER
@@ -225,25 +225,46 @@ _LABEL_LEADS = frozenset(
     "in see of and or to from as by with on under per cf also than like both between".split()
 )
 _CAPTION_LATIN_RE = re.compile(
-    r"(?:(?<=\s)|^)(?:Table|TABLE|Figure|FIGURE|Fig\.|FIG\.|Algorithm|Listing)"
+    r"(?:(?<=\s)|^)(?P<label>Table|TABLE|Figure|FIGURE|Fig\.|FIG\.|Algorithm|Listing)"
     r"\s+[A-Z]?\d+(?:\.\d+)*\s*[:.|]\s+(?=[A-Z\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3])"
 )
 _CAPTION_CJK_RE = re.compile(
     r"(?:(?<=[。．.!?！？]\s)|(?<=[。．！？]))(?:表|図|图|圖|그림|표)\s*\d+(?:[.．:：]|\s)"
 )
+_LABEL_WORD_RE = re.compile(r"[^\W\d_]+\.?")
 _STOP_BEFORE_RE = re.compile(r"[.!?:;)\]。．！？]\s*$")
 
 #: A caption's label after fewer words than this is the caption's own start.
 _CAPTION_AFTER_WORDS = 3
 
 
-def glued_caption(text: str) -> bool:
+def caption_words(captions: Iterable[str]) -> frozenset[str]:
+    """The label words, as written, that a document's own captions open with ("FIG.",
+    "Table"): what :func:`glued_caption` compares a label inside a text with."""
+    words = (_LABEL_WORD_RE.match(without_tags(text).strip()) for text in captions)
+    return frozenset(match.group(0) for match in words if match)
+
+
+def _labels_alike(word: str) -> str:
+    """What a label word labels: "figure" for "Figure", "FIG.", "Fig."; "table" for "Table",
+    "TAB."; the word itself (case folded) otherwise."""
+    folded = word.casefold()
+    return {"fig": "figure", "tab": "table"}.get(folded[:3], folded)
+
+
+def glued_caption(text: str, own_labels: frozenset[str] = frozenset()) -> bool:
     """Whether a caption's label stands inside ``text`` (not at its start): "Table 2: ..." or
     "Figure 3. ..." after a sentence's end or after a word no label follows in prose ("... we
     trained the Figure 3: Results"), not after "in", "see", "of" and the like; "表 1", "图 2",
-    "그림 3" after a sentence's end."""
+    "그림 3" after a sentence's end. ``own_labels`` (:func:`caption_words`): where the
+    document's own captions of that kind are labelled in another way ("FIG. 1 –"), a "Figure
+    1." in a sentence is the prose naming it ("... sont données Figure 1. Considérons ...")."""
     text = without_tags(text).strip()
     for match in _CAPTION_LATIN_RE.finditer(text):
+        word = match.group("label")
+        kind = _labels_alike(word)
+        if word not in own_labels and any(_labels_alike(w) == kind for w in own_labels):
+            continue
         before = text[: match.start()]
         if word_count(before) < _CAPTION_AFTER_WORDS:
             continue

@@ -23,6 +23,7 @@ from translation.read.flow.passage import passages, translated
 from translation.read.layout import Block
 from translation.read.math.formulas import protect, restore
 from translation.read.math.notation import only_citation, only_notation
+from translation.read.numbering.captions import caption_label
 from translation.read.paragraph import Align, Paragraph, ParagraphKind
 from translation.read.segment import segment
 from translation.read.style.style_marks import without_tags
@@ -330,6 +331,30 @@ def test_captions_are_recognised_and_prose_about_figures_is_not() -> None:
     got = segment([page(0, rows_block(rows, 100), caption)])
     assert [p.kind for p in got] == [ParagraphKind.BODY, ParagraphKind.CAPTION]
     assert got[0].text.endswith("in this order.")  # the colon at a full line's end goes on
+
+
+def test_a_caption_label_parted_by_a_dash_or_in_another_language_is_a_caption() -> None:
+    """119 (a French paper): "FIG. 1 – Les dimensions ..." went to the body; where it stood at
+    a page's top, the paragraph continued from the page before ran through it."""
+    rows = [
+        ("The paragraph before the figures ends here with its sentence.", 75),
+        ("It goes on for a second line, as paragraphs do in this paper.", 60),
+    ]
+    captions = [
+        text_block([label], 60, 300 + 40 * n)
+        for n, label in enumerate(
+            [
+                "FIG. 1 – Les dimensions de notre exemple jouet",
+                "Tableau 2 : Résultats des tests sur les logs",
+                "Abbildung 3: Aufbau des Systems",
+            ]
+        )
+    ]
+    got = segment([page(0, rows_block(rows, 100), *captions)])
+    assert [p.kind for p in got] == [ParagraphKind.BODY, *[ParagraphKind.CAPTION] * 3]
+    assert caption_label("Fig. 4 - Efficiency of lookup", 0)
+    assert not caption_label("Fig. 4 shows the efficiency of lookup", 0)
+    assert not caption_label("Tableau 4 montre les résultats", 0)
 
 
 def test_run_in_heading_starts_a_paragraph() -> None:
