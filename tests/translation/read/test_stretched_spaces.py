@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
+import pytest
 
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP
 from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, math_font, read, wrap
@@ -140,3 +143,59 @@ def test_a_justified_paragraph_with_stretched_spaces_around_formulas_is_no_table
     assert "and a generic sequence of tokens denoting the prompt infix of the model as" in found[0]
     assert found[0].endswith("Overall the general input prompt will be:"), found
     assert not [t for t in texts if t.startswith(("ing ", "and a", "Overall", "="))], texts
+
+
+def test_a_justified_line_of_codes_and_names_is_running_text_not_cells() -> None:
+    """A footnote under a contents list whose justified line holds more codes than words
+    ("AMS Classification: Primary: 1AB5 (matsc2020), 2FD5 (matsc2020); Sec-"), its spaces
+    stretched alike and wider after a comma or a semicolon as TeX sets them: the codes are no
+    table cells joining the list's, the footnote is one request and the word broken over its
+    lines comes back whole ("Sec-" | "ondary")."""
+    size = 9.0
+    words = "AMS Classification: Primary: 1AB5 (matsc2020), 2FD5 (matsc2020); Sec-".split()
+    widths = [TEXT.text_length(w, size) for w in words]
+    # TeX's space factors: a comma's space 1.25 times a word space, a semicolon's 1.5.
+    factors = [1.5 if w.endswith(";") else 1.25 if w.endswith(",") else 1.0 for w in words[:-1]]
+    x0 = 72.0
+    x1 = x0 + 10 + sum(widths) + 1.2 * size * sum(factors)  # spaces past a font size
+    space = (x1 - x0 - 10 - sum(widths)) / sum(factors)
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = sheet.paragraph(INTRO, (x0, x1), TOP) + LEADING
+    entries = ["Introduction", "Paths in a graph", "Main theorem", "Application", "Review"]
+    for n, entry in enumerate(entries, start=1):  # number, entry, page number at the right
+        sheet.put(x0, y, f"{n}.", SIZE, TEXT)
+        sheet.put(x0 + 18, y, entry, SIZE, TEXT)
+        sheet.put(x1 - TEXT.text_length(str(16 + 2 * n), SIZE), y, str(16 + 2 * n), SIZE, TEXT)
+        y += LEADING
+    y += LEADING
+    sheet.put(x0 + 10, y, "Keywords: Hamiltonian paths, Typesetting", size, TEXT)
+    y += 1.2 * size
+    x = x0 + 10
+    for word, width, factor in zip(words, widths, [*factors, 0.0], strict=True):
+        sheet.put(x, y, word, size, TEXT)
+        x += width + factor * space
+    y += 1.2 * size
+    sheet.put(x0, y, "ondary: FFFF (matsc2020), G25 (matsc2020).", size, TEXT)
+    sheet.put(x0 + 10, y + 1.2 * size, "The class was commissioned by the editors.", size, TEXT)
+    sheet.write()
+    texts = [" ".join(p.text.split()) for p in read(doc.tobytes())]
+    whole = "Primary: 1AB5 (matsc2020), 2FD5 (matsc2020); Secondary: FFFF (matsc2020), G25"
+    assert [t for t in texts if whole in t], texts
+    assert not [t for t in texts if t in ("2FD5", "(matsc2020);", "Sec-")], texts
+
+
+@pytest.mark.corpus
+def test_a_real_justified_footnote_of_classification_codes_is_one_paragraph(
+    corpus_dir: Path,
+) -> None:
+    """Corpus2 130 p1 (aomart, line numbers): the footnote's justified line of AMS codes
+    was read as a row of cells and its last word cut over the lines. The whole paper is read:
+    its line spacing is told from all its pages (one page alone reads its lines apart)."""
+    name = "130_tex_aomart_sample_linenumbers_marginnote_p12of30.pdf"
+    path = corpus_dir.parent / "corpus2" / name
+    if not path.is_file():
+        pytest.skip(f"corpus2 paper not found: {path}")
+    texts = [" ".join(p.text.split()) for p in read(path.read_bytes()) if p.page == 0]
+    assert [t for t in texts if "(matsc2020); Secondary: FFFF" in t], texts
+    assert not [t for t in texts if t.startswith(("Sec-", "ondary"))], texts

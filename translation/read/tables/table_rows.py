@@ -7,7 +7,7 @@ first line or a justified line of running text. Frame coordinates; pure.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from translation.read.layout import Frame, Rect, Span
@@ -233,14 +233,16 @@ def _justified(
     table). ``inked``: the words' boxes are their ink's (OCR), their gaps alike more loosely
     (``stretched_spaces.INK_EVEN_SPACES``)."""
     texts = _extent_texts(found, extents, math="\0")
-    letters = [_letters_word(t) for t in texts]
-    # TeX and Word widen the space after a comma or a stop: only those after a bare word
-    # must be alike (each still at most ``_STRETCHED_MOST`` of them, below).
-    between = [
-        g
-        for k, g in enumerate(gaps)
-        if letters[k] and letters[k + 1] and not texts[k].rstrip().endswith(_WIDER_AFTER)
-    ]
+    between = _bare_gaps(gaps, texts, _letters_word)
+    if len(between) < _JUSTIFIED_GAPS:
+        # A line of codes and names ("AMS Classification: Primary: 1AB5 (matsc2020), 2FD5
+        # (matsc2020); Sec-") holds few words of letters alone; its words holding a letter
+        # are spaced alike all the same, while numbers alone may be a table's even columns.
+        # Only spaces stretched as wide as a cell's gap count so: narrower ones part no cells,
+        # and a run-in heading's wider space after them is what sets it apart.
+        between = _bare_gaps(gaps, texts, _holds_letter)
+        if not between or min(between) < CHUNK_GAP * size:
+            return False
     alike = max(EVEN_SLACK, (INK_EVEN_SPACES if inked else EVEN_SPACES) * size)
     if len(between) < _JUSTIFIED_GAPS or max(between) - min(between) > alike:
         return False
@@ -255,6 +257,24 @@ def _justified(
         * stretched
         for k, g in enumerate(gaps)
     )
+
+
+def _bare_gaps(
+    gaps: Sequence[float], texts: Sequence[str], word: Callable[[str], bool]
+) -> list[float]:
+    """The gaps between two ``word``s whose first ends bare: TeX and Word widen the space after
+    a comma or a stop, so only the others must be alike (each of those still at most
+    ``_STRETCHED_MOST`` of them, in :func:`_justified`)."""
+    words = [word(t) for t in texts]
+    return [
+        g
+        for k, g in enumerate(gaps)
+        if words[k] and words[k + 1] and not texts[k].rstrip().endswith(_WIDER_AFTER)
+    ]
+
+
+def _holds_letter(text: str) -> bool:
+    return any(c.isalpha() for c in text)
 
 
 #: Marks after which a justified line's space is set wider than between two bare words.
