@@ -289,6 +289,13 @@ class Settings(BaseSettings):
         "auto",
         description="Read pages by OCR (Tesseract): auto = scanned pages without text only",
     )
+    ocr_dpi: int = Field(
+        300,
+        ge=72,
+        le=600,
+        description="Resolution scanned pages are read at by OCR: 300 reads 7 pt print;"
+        " lower reads faster (a page's time goes with its pixels)",
+    )
     ocr_page_timeout_s: float = Field(
         120.0, gt=0, description="Max seconds of the OCR of one page (on top of a step's time)"
     )

@@ -21,6 +21,7 @@ where there is none (Windows) they are spawned.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from common.errors import PDFProcessingError, ZTError
 from common.forkserver import context
 from common.language import Language
-from translation.read.ocr import OcrBudget, OcrOptions, OcrTurn
+from translation.read.ocr import OCR_DPI, OcrBudget, OcrOptions, OcrTurn
 from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.paragraph import Paragraph
 from translation.read.segmentation import Segmentation
@@ -59,6 +60,8 @@ class WorkerConfig:
     ocr_page_timeout_s: float = 120.0
     ocr_max_pages: int = 100
     ocr_max_seconds: float = 900.0
+    #: The resolution scanned pages are read at: every document this worker opens is read so.
+    ocr_dpi: int = OCR_DPI
     #: Where the CJK faces are (``translation.render.faces``); None: the built-in fonts only.
     font_dir: Path | None = None
     #: Where readings are kept across jobs (``translation.reading_cache``); None: none are.
@@ -78,6 +81,7 @@ class WorkerConfig:
             ocr_page_timeout_s=settings.ocr_page_timeout_s,
             ocr_max_pages=settings.ocr_max_pages,
             ocr_max_seconds=settings.ocr_max_seconds,
+            ocr_dpi=settings.ocr_dpi,
             font_dir=settings.font_dir,
             reading_cache=settings.reading_cache_dir,
         )
@@ -145,14 +149,15 @@ class PdfWorker:
         on_part: Callable[[list[Paragraph]], object] | None = None,
     ) -> tuple[int, Segmentation]:
         """Open and extract the document, keep it for typesetting: (page count, paragraphs).
-        Scanned pages are read by OCR as ``ocr`` says, within the config's OCR bounds;
+        Scanned pages are read by OCR as ``ocr`` says, at the config's resolution (its
+        ``ocr_dpi``, whatever ``ocr`` names) and within the config's OCR bounds;
         ``on_ocr(turn)`` is told as each starts, and ``on_part`` paragraphs of the pages read
         so far (``translation.read.early``), both in a thread of their own (not the event
         loop's). The translation is set in the face ``font_family`` picks (:meth:`typeface`
         names it). A paper read before is not read again where the config keeps readings
         (``translation.reading_cache``): then no part is told.
         """
-        ocr = ocr or OcrOptions()
+        ocr = dataclasses.replace(ocr or OcrOptions(), dpi=self.config.ocr_dpi)
         args = (data, password, pages, include_references, target_lang, self.config.limits, ocr)
         face = (self.config.font_dir, font_family)
         early = on_part is not None

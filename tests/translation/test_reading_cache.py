@@ -18,7 +18,7 @@ from common.language import Language
 from tests.conftest import REPO_ROOT
 from tests.helpers.ocr import needs_ocr, scan_of
 from tests.helpers.pdfgen.textbox import small_paper
-from translation.read.ocr import OcrOptions
+from translation.read.ocr import OCR_DPI, OcrOptions
 from translation.read.pages.pdf_limits import PdfLimits
 from translation.read.segmentation import Segmentation
 from translation.reading_cache import (
@@ -42,11 +42,12 @@ async def _read(
     references: bool = False,
     limits: PdfLimits | None = None,
     ocr: OcrOptions | None = None,
+    ocr_dpi: int = OCR_DPI,
 ) -> Segmentation:
     """The reading a fresh PDF worker (a job's) opens ``paper`` with, readings kept in
     ``folder``; every part it told early is among its paragraphs."""
     parts: list[str] = []
-    config = WorkerConfig(reading_cache=folder, limits=limits or PdfLimits())
+    config = WorkerConfig(reading_cache=folder, limits=limits or PdfLimits(), ocr_dpi=ocr_dpi)
     async with PdfWorker(config) as worker:
         _, found = await worker.open(
             paper,
@@ -94,7 +95,7 @@ async def test_the_same_paper_asked_otherwise_is_read_again(tmp_path: Path) -> N
     first_page = await _read(paper, tmp_path, pages=[0])
     assert {p.page for p in first_page.paragraphs} == {0} != {p.page for p in whole.paragraphs}
     await _read(paper, tmp_path, references=True)
-    await _read(paper, tmp_path, ocr=OcrOptions(dpi=150))
+    await _read(paper, tmp_path, ocr_dpi=150)  # the server's ZT_OCR_DPI
     await _read(paper, tmp_path, limits=PdfLimits(max_pages=50))
     assert len(_entries(tmp_path)) == 5
     # How many scanned pages are read at once changes nothing read: the same entry.

@@ -14,12 +14,13 @@ The names the rest of the code uses are importable from here.
 from translation.read.ocr.budget import OcrBudget, OcrTurn, OnPage
 from translation.read.ocr.covers import paint_covers, tall_box_bands
 from translation.read.ocr.languages import OcrUnavailableError, tessdata
-from translation.read.ocr.options import DEFAULT_OCR, OcrMode, OcrOptions
+from translation.read.ocr.options import DEFAULT_OCR, OCR_DPI, OcrMode, OcrOptions
 from translation.read.ocr.pages import needs_ocr, words_are_pixels
 from translation.read.ocr.tesseract import read_ocr_page
 
 __all__ = [
     "DEFAULT_OCR",
+    "OCR_DPI",
     "OcrBudget",
     "OcrMode",
     "OcrOptions",

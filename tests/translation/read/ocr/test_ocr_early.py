@@ -76,8 +76,10 @@ def test_a_scans_first_pages_reach_the_llm_while_later_pages_are_read(
         # At most three pages read at once (memory for three; two on two cores): pages remain
         # to read. 1024 MiB was too tight once the worker's address space had grown with the
         # modules a long test run imports (the limit is on address space, not resident memory).
+        # Read at 150 dpi: what is checked is when pages are told, not how well they are read,
+        # and a page costs a quarter of its 300 dpi time.
         configured = settings.model_copy(
-            update={"llm_base_url": fake.base_url, "pdf_worker_memory_mb": 1536}
+            update={"llm_base_url": fake.base_url, "pdf_worker_memory_mb": 1536, "ocr_dpi": 150}
         )
         with run_app(configured) as srv, srv.client() as client:
             body = plugin_body(scan, "scan.pdf", asyncJob="true", dual="false")

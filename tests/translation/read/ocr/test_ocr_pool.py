@@ -85,7 +85,7 @@ async def test_a_killed_worker_leaves_no_ocr_process_behind(corpus_dir: Path) ->
     """The worker reads two pages at once; killed (as for its memory), its readers go too."""
     data = _scan(corpus_dir, 0, 3)
     readers: set[int] = set()
-    async with PdfWorker(WorkerConfig()) as worker:
+    async with PdfWorker(WorkerConfig(ocr_dpi=OCR_DPI)) as worker:
 
         def second_page(turn: OcrTurn) -> None:
             if turn.nth == 2 and worker.pid is not None:
@@ -95,7 +95,7 @@ async def test_a_killed_worker_leaves_no_ocr_process_behind(corpus_dir: Path) ->
         await worker.inspect(data, None, OcrOptions())
         with pytest.raises(PDFProcessingError, match="worker died"):
             await worker.open(
-                data, None, None, True, Language.parse("ko"), OcrOptions(dpi=OCR_DPI), second_page
+                data, None, None, True, Language.parse("ko"), OcrOptions(), second_page
             )
     assert len(readers) >= 2
     for _ in range(100):
