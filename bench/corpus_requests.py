@@ -66,6 +66,8 @@ _PROSE_LINE_WORDS = 5
 _PROSE_LINE_CJK = 8
 #: A line is math when this share of its characters is math.
 _MATH_SHARE = 0.3
+#: A relation between two terms: what makes a line of letters an equation.
+_RELATION_RE = re.compile(r"\S\s*[=<>≤≥≈≃≅∼∝≡≠]\s*\S")
 #: A display (an equation or a listing no paragraph holds) takes a sentence over when its
 #: first line starts within this many of the paragraph's sizes below the paragraph's last line.
 _DISPLAY_REACH = 3.0
@@ -426,8 +428,11 @@ def is_display_line(reading: Reading, i: int) -> bool:
     if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures):
         return False
     math = sum(is_math_glyph(g.char, g.font) for g in visible) >= _MATH_SHARE * len(visible)
+    # An equation set in the text's own faces (Word's, RevTeX's Times italics: "mBnB = ΩBρc.")
+    # has few math glyphs by face; a relation in a line of no prose makes it one.
+    relation = bool(_RELATION_RE.search(line.text)) and not is_prose_line(line.text)
     code = _mono_share(line.glyphs, reading.mono) >= CODE_SHARE or code_like(line.text)
-    return math or code
+    return math or relation or code
 
 
 def display_follows(reading: Reading, para: Paragraph) -> bool:

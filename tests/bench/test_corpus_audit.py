@@ -451,6 +451,14 @@ def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
         for i, code in enumerate(("meat <- function(x, ...) {", "  crossprod(estfun(x))", "}"))
     ]
     assert _request_figures(_layout(_page([*prose, *listing])), [para])["cut"] == 0
+    # An equation set in the text's own italics, as Word and RevTeX set one (110 p3: "... so
+    # we can use" [mBnB = ΩBρc. (8)]), few of its glyphs math by face; a line of words is no
+    # display even with a relation in it.
+    italic: Placed = (150.0, 100 + 2.6 * STEP, "mB nB = xB yc.", SIZE, "tiit")
+    assert _request_figures(_layout(_page([*prose, italic])), [para])["cut"] == 0
+    words = "where the total weight = the sum of all"
+    wordy: Placed = (72.0, 100 + 2.6 * STEP, words, SIZE, "tiro")
+    assert _request_figures(_layout(_page([*prose, wordy])), [para])["cut"] == 1
     assert _request_figures(_layout(_page(prose)), [para])["cut"] == 1
     next_text = "Each proposal was then read by two members of the committee."
     after: Placed = (72.0, 100 + 2.6 * STEP, next_text, SIZE, "tiro")
