@@ -37,6 +37,7 @@ from translation.read.pages import word_gaps
 from translation.read.pages.annotations import text_annotation_areas, without_annotation_text
 from translation.read.pages.comment_balloons import balloon_areas
 from translation.read.pages.glyph_advances import page_advances
+from translation.read.pages.inline_images import with_inline_images
 from translation.read.pages.marks import is_mark, page_marks
 from translation.read.pages.page_space import TEXT_FLAGS, page_size
 from translation.read.pages.path_clips import PATH_KINDS, path_clips, shown_path_boxes
@@ -97,6 +98,7 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     images = [box for kind, box in log if kind.endswith("image")]
     # A converter may draw a table's rules as image masks one pixel high: they rule it the same.
     masks = [box for kind, box in log if kind == "fill-imgmask"]
+    blocks = with_inline_images(blocks, masks)  # formulas drawn as pictures of their glyphs
     if images:  # MuPDF's box log gives an image's whole box, the text page its clipped one
         flags = TEXT_FLAGS | pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_CLIP
         shown = [tuple(b[:4]) for b in page.get_text("blocks", flags=flags) if b[6] == 1]

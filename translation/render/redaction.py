@@ -34,25 +34,32 @@ def redact(page: pymupdf.Page, paragraphs: Sequence[Paragraph], note: Probes | N
     log = page.get_bboxlog()  # one pass over the page for its paths and its masks
     paths = path_boxes(page, log)
     gone = own_paths(paths, rects) + formula_rules(paths, paragraphs) + underlines(paths, rects)
-    gone += formula_rules(mask_boxes(page, log), paragraphs)
+    gone += formula_rules(mask_boxes(page, log), paragraphs, pictures=True)
     return remove_glyphs(page, Areas(rects), gone, note)
 
 
+#: Of the font size: an image mask this high at most can be a glyph drawn as a picture.
+_PICTURE_HEIGHT = 2.6
 #: How far (font sizes) above and below a formula's estimated glyph box its rules may lie.
 RULE_REACH = 0.3
 
 
-def formula_rules(paths: Sequence[Rect], paragraphs: Sequence[Paragraph]) -> list[Rect]:
+def formula_rules(
+    paths: Sequence[Rect], paragraphs: Sequence[Paragraph], *, pictures: bool = False
+) -> list[Rect]:
     """The thin ``paths`` (or image masks) inside the inline formulas of ``paragraphs``:
     fraction bars, overlines, the bar of a root. They belong to the formula (copied whole, see
     ``typeset.formula_copies``), so they leave with the paragraph's text instead of staying
-    across the translation (07 p6: the bar over alpha)."""
+    across the translation (07 p6: the bar over alpha). ``pictures``: the ``paths`` are image
+    masks, and those of a glyph's size go too: a formula drawn as pictures of its glyphs
+    (``translation.read.pages.inline_images``)."""
     rules = []
     for box in paths:
         width, height = box[2] - box[0], box[3] - box[1]
         for para in paragraphs:
             size = para.font_size or 10.0
-            if height >= 0.12 * size or width > 6.0 * size:
+            glyph = pictures and height <= _PICTURE_HEIGHT * size and width <= 6.0 * size
+            if (height >= 0.12 * size and not glyph) or width > 6.0 * size:
                 continue
             reach = RULE_REACH * size
             if any(
