@@ -63,7 +63,7 @@ Requests
                  (listed with ``--write``): the references section's pages, code (as above),
                  a running head or footer, small print at the page's top or foot (a venue
                  line, a licence note), a list of people's names, inside a figure's area,
-                 mostly math, reads as an entry.
+                 mostly math, reads as an entry, a column of CJK vertical writing.
 Pages (only pages that hold a translated paragraph; a glyph of the translated page is *ours*
 unless the source page has the same character in the same face and size at the same place,
 which is source text still standing: see ``bench.corpus_pages``; two glyphs overlap when their

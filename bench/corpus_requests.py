@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -104,6 +105,7 @@ class SourceLine:
     page: int
     glyphs: tuple[Glyph, ...]
     bbox: Rect
+    direction: tuple[float, float] = (1.0, 0.0)
 
     @property
     def text(self) -> str:
@@ -165,7 +167,7 @@ def source_lines(layouts: Sequence[PageLayout]) -> list[SourceLine]:
             for line in block.lines:
                 glyphs = tuple(g for span in line.spans for g in span_glyphs(span, line))
                 if glyphs:
-                    lines.append(SourceLine(layout.index, glyphs, line.bbox))
+                    lines.append(SourceLine(layout.index, glyphs, line.bbox, line.direction))
     return lines
 
 
@@ -789,6 +791,18 @@ def _small_print_at_edge(line: SourceLine, height: float, body: float) -> bool:
     return bool(sizes) and statistics.median(sizes) <= _SMALL_PRINT * body
 
 
+#: A line running down the page, and the share of its letters that must be CJK for it to be a
+#: column of vertical writing.
+VERTICAL_DOWN = (0.0, 1.0)
+_CJK_VERTICAL = 0.8
+
+
+def _cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    cjk = [c for c in letters if unicodedata.east_asian_width(c) in ("W", "F")]
+    return len(cjk) / len(letters) if letters else 0.0
+
+
 def kept_lines(reading: Reading) -> list[KeptLine]:
     """The prose lines none of whose glyphs a paragraph holds, each with the reason it is kept
     that the audit can state: ``references`` (the references section's pages), ``address`` (a
@@ -796,7 +810,8 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
     (monospaced, or code by its tokens), ``head`` (a running head or footer), ``furniture``
     (small print at the page's top or foot: a venue line, a licence note), ``names`` (a list
     of people's names, printed as they are), ``figure`` (inside a figure's area), ``math``,
-    ``reference`` (it reads as an entry); ``""`` for none."""
+    ``reference`` (it reads as an entry), ``vertical`` (a column of CJK vertical writing);
+    ``""`` for none."""
     figures = {layout.index: layout.figures for layout in reading.layouts}
     heights = {layout.index: layout.height for layout in reading.layouts}
     refs = set(reading.reference_pages)
@@ -817,6 +832,8 @@ def kept_lines(reading: Reading) -> list[KeptLine]:
             reason = "code"
         elif i in reading.kept_heads:
             reason = "head"
+        elif line.direction == VERTICAL_DOWN and _cjk_share(text) >= _CJK_VERTICAL:
+            reason = "vertical"  # CJK columns, kept as printed (pages.vertical_writing)
         elif any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures[line.page]):
             reason = "figure"
         elif sum(is_math_glyph(g.char, g.font) for g in visible) >= _MATH_SHARE * len(visible):

@@ -43,6 +43,7 @@ from translation.read.pages.page_space import TEXT_FLAGS, page_size
 from translation.read.pages.path_clips import PATH_KINDS, path_clips, shown_path_boxes
 from translation.read.pages.pdf_limits import DEFAULT_LIMITS, PdfLimits, TextTally
 from translation.read.pages.span_origins import fix_origins
+from translation.read.pages.vertical_writing import with_vertical_columns
 from translation.read.paragraph import Paragraph
 from translation.read.pipeline import read
 from translation.read.segmentation import Segmentation
@@ -99,6 +100,7 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     # A converter may draw a table's rules as image masks one pixel high: they rule it the same.
     masks = [box for kind, box in log if kind == "fill-imgmask"]
     blocks = with_inline_images(blocks, masks)  # formulas drawn as pictures of their glyphs
+    blocks = with_vertical_columns(blocks)
     if images:  # MuPDF's box log gives an image's whole box, the text page its clipped one
         flags = TEXT_FLAGS | pymupdf.TEXT_PRESERVE_IMAGES | pymupdf.TEXT_CLIP
         shown = [tuple(b[:4]) for b in page.get_text("blocks", flags=flags) if b[6] == 1]
