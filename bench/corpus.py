@@ -34,7 +34,8 @@ Requests
   ``frag``       short pieces: body, list-item or footnote requests of 1 to 7 words that are no
                  whole sentence (a capital or digit first and a stop last; a Han or kana
                  first counts as a capital), nor a list item sent whole by itself that
-                 stops on no comma, hyphen or word such as "and" ("headings and subheadings").
+                 stops on no comma, hyphen or word such as "and" ("headings and subheadings"),
+                 nor a sentence's opening words whose end is a display's (as for ``cut``).
   ``cutword``    words cut in two (``request_audit.flags``: a fragment before a line-end hyphen,
                  its rest opening the next request, or "sum- maries" inside one).
   ``spliced``    requests that carry margin material with body text: margin line numbers read

@@ -532,6 +532,15 @@ def _caseless(letter: str) -> bool:
     return letter.isalpha() and letter.lower() == letter.upper()
 
 
+def _starts_sentence(text: str) -> bool:
+    """Whether ``text`` opens a sentence: a capital, a digit or a caseless letter first."""
+    stripped = without_tags(text).strip().strip("\"'“”‘’()[]")
+    if not stripped:
+        return False
+    head = stripped[0]
+    return head.isupper() or head.isdigit() or _caseless(head)
+
+
 def _whole(text: str) -> bool:
     """Whether a short text stands whole: a sentence (a capital or digit first, a stop last) or
     a title or label (no stop, each word capitalised, or the first and a few words in all). A
@@ -649,13 +658,16 @@ def audit_requests(
             entry = ends_entry(last.text, last.placeholders)
             sentenced = first.kind not in UNSENTENCED_KINDS and not entry
             lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
+            # A text whose sentence a display takes over ends with its words, however few
+            # ("Define multiplication for the elements of X by" [equation]).
+            led_in = n == len(pieces) and display_follows(reading, passage.pieces[-1])
             ends_inside = _ends_inside(text) and not (
                 (
                     lone_item
                     and len(pieces) == 1
                     and _ends_item(text, first, following.get(id(first)))
                 )
-                or (n == len(pieces) and display_follows(reading, passage.pieces[-1]))
+                or led_in
             )
             if sentenced and found.prose and (found.starts_inside or ends_inside):
                 record.marks.add("cut")
@@ -664,6 +676,7 @@ def audit_requests(
                 and 0 < words < PROSE_WORDS
                 and not _whole(text)
                 and not (lone_item and len(pieces) == 1 and _whole_item(text))
+                and not (led_in and _starts_sentence(text))
             ):
                 record.marks.add("frag")
             if found.cut_words:

@@ -467,6 +467,23 @@ def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
     assert found["cut"] == 1  # a paragraph below: the sentence stops short of the display
 
 
+def test_a_short_lead_in_a_display_takes_over_is_no_fragment() -> None:
+    """Origin: 130 p3, p9 ("Define multiplication for the elements of X by" [equation]; "If
+    x then y for some z so that" [equation]): a sentence of a few words whose end is the
+    display's is whole, as a longer one is no cut; with no display below it is a fragment,
+    and so is a piece that starts inside a sentence."""
+    lead = "Define multiplication for the elements by"
+    para = _para("p0-b0", lead, _band(100, 1))
+    line: Placed = (72.0, 100.0, lead, SIZE, "tiro")
+    equation: Placed = (150.0, 100 + 1.6 * STEP, "‖Θ − Θ⋆‖ ≤ λ √(r d) + ε", SIZE, "math")
+    assert _request_figures(_layout(_page([line, equation])), [para])["frag"] == 0
+    assert _request_figures(_layout(_page([line])), [para])["frag"] == 1
+    inside = "and then the elements by"
+    piece = _para("p0-b0", inside, _band(100, 1))
+    low: Placed = (72.0, 100.0, inside, SIZE, "tiro")
+    assert _request_figures(_layout(_page([low, equation])), [piece])["frag"] == 1
+
+
 def _two_pages(second: Sequence[Placed]) -> list[PageLayout]:
     """Two pages: the body's last two lines at the first one's foot, ``second`` on the next."""
     doc = pymupdf.open()
