@@ -9,11 +9,66 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.helpers.pdfgen.columns import LEFT, TEXT, TOP
+from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, TEXT, TOP, WIDE
 from tests.helpers.pdfgen.sheet import LEADING, SIZE, Sheet, read
 from translation.read.flow.passage import passages
+from translation.read.paragraph import ParagraphKind
 
 COURIER = pymupdf.Font("cour")
+
+_ENTRIES = [
+    ("dgeMatrix", "Real matrices in general storage mode"),
+    ("dsyMatrix", "Symmetric real matrices in non-packed storage"),
+    ("dspMatrix", "Symmetric real matrices in packed storage (one triangle only)"),
+    ("dtrMatrix", "Triangular real matrices in non-packed storage"),
+]
+
+
+def _text_above(sheet: Sheet) -> float:
+    """Three paragraphs of body text at the top (the page's usual leading); the baseline of
+    the line after them, a line skipped."""
+    y = sheet.paragraph(INTRO, WIDE, TOP)
+    y = sheet.paragraph(OUTRO, WIDE, y)
+    return sheet.paragraph(INTRO, WIDE, y) + LEADING
+
+
+def test_a_list_of_one_line_entries_set_apart_is_one_request_an_entry() -> None:
+    """Terms and descriptions that fit on a line, each line set apart from the next by more
+    than the text's leading and ending on no stop, the terms in the text's own face (the
+    list's look is its lines, not a bold face the reader may not tell): each entry is a list
+    item of its own, not one sentence running over all of them ("... storage mode dsyMatrix
+    Symmetric ...")."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = _text_above(sheet)
+    for term, text in _ENTRIES:
+        end = sheet.put(WIDE[0], y, term, SIZE, TEXT)
+        sheet.put(end + 6.0, y, text, SIZE, TEXT)
+        y += 2 * LEADING
+    sheet.paragraph(OUTRO, WIDE, y)
+    sheet.write()
+    paragraphs = read(doc.tobytes())
+    found = passages(paragraphs)
+    for term, text in _ENTRIES:
+        (passage,) = [p for p in found if term in p.text]
+        assert " ".join(passage.text.split()) == f"{term} {text}", passage.text
+    items = [p for p in paragraphs if p.kind == ParagraphKind.LIST_ITEM]
+    assert len(items) == len(_ENTRIES), [p.text for p in paragraphs]
+    assert [p for p in found if p.text.startswith("We therefore collect")]
+
+
+def test_lines_set_apart_that_end_sentences_are_no_list_of_entries() -> None:
+    """One-line paragraphs set apart that end their sentences are paragraphs as they were:
+    the list of lines is told by lines ended on purpose inside a sentence."""
+    doc = pymupdf.open()
+    sheet = Sheet(doc)
+    y = _text_above(sheet)
+    for term, text in _ENTRIES:
+        sheet.put(WIDE[0], y, f"{term} holds {text.lower()}.", SIZE, TEXT)
+        y += 2 * LEADING
+    sheet.write()
+    paragraphs = read(doc.tobytes())
+    assert not [p for p in paragraphs if p.kind == ParagraphKind.LIST_ITEM]
 
 
 def _macro_entry(sheet: Sheet, y: float, macro: str, lines: list[str]) -> float:
@@ -93,6 +148,19 @@ def _corpus2(corpus_dir: Path, name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"corpus2 paper not found: {path}")
     return path
+
+
+@pytest.mark.corpus
+def test_a_real_definition_list_of_classes_is_one_request_an_entry(corpus_dir: Path) -> None:
+    """Corpus2 126 p5-p6 (an R vignette): the dense matrix classes, a bold class name beside
+    its description on each line, the list going on at the next page's head. Each class is
+    its own request, none joined to the next class's description."""
+    path = _corpus2(corpus_dir, "126_r_matrix_intro2matrix_vignette.pdf")
+    found = [" ".join(p.text.split()) for p in passages(read(path.read_bytes()))]
+    for term in ("dgeMatrix", "dsyMatrix", "dspMatrix", "dtrMatrix", "dpoMatrix", "dppMatrix"):
+        (text,) = [t for t in found if t.startswith(term)]
+        assert text.count("Matrix ") == 1, text
+    assert "dppMatrix ditto in packed storage" in found
 
 
 @pytest.mark.corpus
