@@ -216,12 +216,15 @@ def kinds(blocks: Blocks) -> Kinds:
     """Kinds. Receives the blocks; decides each one's text (line-end hyphens, placeholders for
     math and code), its kind and label, whether it is sent, and which blocks are the
     references section. Must not decide paragraph ids, nor what goes on in another box (a
-    caption that runs on a sentence is body text: the one look across blocks it takes)."""
+    caption that runs on a sentence is body text, lines set apart alike one below another are
+    a list's items: the looks across blocks it takes)."""
     drafts = blocks.drafts
     for draft in drafts:
         classify(draft, blocks.rows.regions.stats, blocks.rows.regions.seen)
     for i in flows.run_on_captions(drafts):
         drafts[i].kind = ParagraphKind.BODY  # "Table 4. On average, ..." going on a sentence
+    for i in flows.line_series(drafts):
+        drafts[i].kind = ParagraphKind.LIST_ITEM  # "dgeMatrix Real matrices in ..." one a line
     _author_notes(drafts)
     if not blocks.rows.regions.reading.include_references:
         for i in citation_notes(drafts):  # a note that is an entry alone, kept as entries are

@@ -100,6 +100,69 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
     return found
 
 
+#: Drafts: a list of lines runs this many or more.
+_SERIES_LINES = 3
+_SERIES_STEP = 0.15  # font sizes: the lines of a list stand apart alike to this much
+_SERIES_SHORT = 2.0  # font sizes: each line of a list ends at least this short of its column
+
+
+def line_series(drafts: Sequence[Draft]) -> list[int]:
+    """The drafts classed as body text that are entries of a list of lines: three or more such
+    drafts of one line each, one after another on a page, starting at one x, each opening
+    with a word (its term: no formula or code kept as a placeholder) and ending inside a
+    sentence short of its column's edge, set apart alike (further than the lines of a
+    paragraph: each is a draft of its own): a definition list whose terms and
+    descriptions fit on a line ("dgeMatrix Real matrices in general storage mode" |
+    "dsyMatrix Symmetric real matrices in non-packed storage"), a list of items without marks.
+    Each line is ended on purpose: the entries are list items, which go on no sentence but an
+    enumeration's (:func:`_goes_on`), even across a page (the list's rest heads the next
+    page)."""
+    found: list[int] = []
+    run: list[int] = []
+
+    def entry(k: int) -> bool:
+        draft = drafts[k]
+        row = draft.rows[0]
+        return (
+            not draft.skip
+            and draft.kind == ParagraphKind.BODY
+            and not draft.front
+            and len(draft.rows) == 1
+            and not draft.rows[0].region
+            and not _closed(draft.text)
+            and len(draft.text.split()) > 1
+            and draft.text.lstrip()[:1].isalpha()  # a term: a word, not a formula or code
+            and row.x1 < row.col_range[1] - _SERIES_SHORT * row.size
+        )
+
+    def close() -> None:
+        if len(run) >= _SERIES_LINES:
+            found.extend(run)
+        run.clear()
+
+    for k in range(len(drafts)):
+        if not entry(k):
+            close()
+            continue
+        if run:
+            last, first = drafts[run[-1]].rows[0], drafts[k].rows[0]
+            steps = [
+                line_step(drafts[a].rows[0], drafts[b].rows[0])
+                for a, b in zip(run, run[1:], strict=False)
+            ]
+            alike = not steps or abs(line_step(last, first) - steps[0]) <= _SERIES_STEP * last.size
+            if (
+                drafts[k].page != drafts[run[-1]].page
+                or abs(first.x0 - last.x0) > _SERIES_STEP * last.size
+                or abs(first.size - last.size) > SIZE_STEP
+                or not alike
+            ):
+                close()
+        run.append(k)
+    close()
+    return found
+
+
 def _footnote_links(
     drafts: Sequence[Draft],
     sent: Callable[[int], bool],

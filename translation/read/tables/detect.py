@@ -113,6 +113,11 @@ def find_tables(
                         tight = box[1] - cluster.reach <= size
                         cluster.tail.append(box if tight else (0.0, 0.0, 0.0, 0.0))
                         cluster.reach = max(cluster.reach, box[3])
+                    elif not aligned and cluster.crossed_by(item):
+                        # A line of running text across the columns (a paragraph's, or a
+                        # definition's description between its terms): the rows below it
+                        # are no rows of the same table.
+                        cluster.closed = True
                     elif not aligned and cluster.loose < 2:
                         cluster.tail.append((0.0, 0.0, 0.0, 0.0))
                         cluster.loose += 1
@@ -165,6 +170,8 @@ def find_tables(
 
 
 _NUMBER_SHARE = 4  # running text: at most a quarter of its rows end in a number
+_CROSSING_WORDS = 5  # words: a line of running text across a table's columns holds this many
+_CROSSING_WIDTH = 0.8  # of the table's width: ... and spans this much of it
 
 
 @dataclass(slots=True)
@@ -233,6 +240,32 @@ class _Cluster:
             )
             flush += edges and first[:1].islower()
         return flush >= max(2, len(self.boxes) / 2) and numbers <= len(self.boxes) / _NUMBER_SHARE
+
+    def crossed_by(self, item: RowItem) -> bool:
+        """Whether ``item``, a row of one piece, is a line of running text across this
+        table's columns: words (``_CROSSING_WORDS`` or more) set a word space apart, none
+        of them a number, spanning most of the table's width, and the glyphs of one of them
+        lying inside a gap that parts two cells in every row of it so far. No cell holds
+        such a line (a cell's lines stay in its column): it is a paragraph between two
+        tables or between a definition list's terms ("\\keywords{...}  [an NRC macro]" |
+        "Automatically prints ‘Keywords:’, followed by what-")."""
+        box = item.box
+        found = [s.text for _, s in item.found]
+        if item.apart or len(found) < _CROSSING_WORDS or not self.rows:
+            return False
+        if any(_NUMBER_RE.match(t.rstrip(".,;:")) for t in found):
+            return False
+        if box[2] - box[0] < _CROSSING_WIDTH * (self.x1 - self.x0):
+            return False
+        shared = [
+            gap
+            for gap in self.row_gaps[0]
+            if all(any(g[0] <= gap[1] and g[1] >= gap[0] for g in gaps) for gaps in self.row_gaps)
+        ]
+        return any(
+            any(gap[0] + EDGE_SLACK < (e[0] + e[1]) / 2 < gap[1] - EDGE_SLACK for gap in shared)
+            for e in item.extents
+        )
 
     def fits(self, box: Rect) -> bool:
         """Whether a row of cells spanning ``box`` is about as wide as the table (a table in
