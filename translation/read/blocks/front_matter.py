@@ -38,6 +38,14 @@ _INSTITUTION_RE = re.compile(
 )
 
 
+def affiliation_mark(text: str) -> bool:
+    """Whether ``text`` opens with an affiliation's mark: a symbol (``_AFFILIATION_MARK_RE``)
+    or a digit that is no decimal one, raised or circled ("¹", "①", "❸"), which is a mark and
+    never a word's first letter."""
+    head = text.lstrip()[:1]
+    return bool(_AFFILIATION_MARK_RE.match(text)) or (head.isdigit() and not head.isdecimal())
+
+
 # --- front matter ---------------------------------------------------------------------------
 
 _FRONT_END_CHARS = 60  # characters: an "Abstract" line is shorter (or opens a run of letters)
@@ -70,16 +78,25 @@ def front_matter_end(rows: list[Row]) -> Row | None:
 
 _FRONT_LARGER = 1.0  # points: a short front-matter line at most this larger than the body ...
 _SHORT = 0.15  # ... ending this share of its column before the edge is one unit of its own
+#: Points: a light (not bold) front-matter line larger than the body by less is an author's
+#: line (an affiliation, an address: ``kind_rules._front_line``), by more a title's.
+LIGHT_LARGER = 2.5
 
 
 def front_break(prev: Row, cur: Row, body_size: float) -> bool:
-    """In the front matter every affiliation, address and e-mail line is its own unit."""
-    if _AFFILIATION_MARK_RE.match(cur.chars) or (cur.classes.lstrip("n")[:1] == GLYPH):
+    """In the front matter every affiliation, address and e-mail line is its own unit: a
+    short line (ending well before its column's edge) breaks from the next when it is set
+    about the body's size, or light and larger by less than a title is (a centred address
+    set large, "Institut für Statistik" | "Ludwig-Maximilians-Universität München")."""
+    if affiliation_mark(cur.chars) or (cur.classes.lstrip("n")[:1] == GLYPH):
         return True
     if _EMAIL_RE.search(cur.text) or _EMAIL_RE.search(prev.text):
         return True
     col0, col1 = prev.col_range
-    return prev.size <= body_size + _FRONT_LARGER and prev.x1 < col1 - _SHORT * (col1 - col0)
+    sized = prev.size <= body_size + _FRONT_LARGER or (
+        not prev.bold and prev.size < body_size + LIGHT_LARGER
+    )
+    return sized and prev.x1 < col1 - _SHORT * (col1 - col0)
 
 
 _LONG_NAME_LIST = 3  # groups: a line of this many names or more may start with a surname
@@ -96,7 +113,7 @@ def looks_like_names(text: str, alone: bool = False) -> bool:
     and no institution words; one such group with no mark only when it stands ``alone`` (a
     cell of an author grid: "Joseph Chee Chang" over its affiliation). Names are printed as
     they are, not translated."""
-    if _INSTITUTION_RE.search(text) or "@" in text or _AFFILIATION_MARK_RE.match(text):
+    if _INSTITUTION_RE.search(text) or "@" in text or affiliation_mark(text):
         return False  # an affiliation's mark comes before it, a name's after it
     groups = [g.split() for g in _NAME_SPLIT_RE.split(text) if g.strip()]
     if not groups:

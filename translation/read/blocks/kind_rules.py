@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from translation.read.blocks import leads, roles
 from translation.read.blocks.code_text import looks_like_code, outside_meta
-from translation.read.blocks.front_matter import author_names, common_words, labelled_names
+from translation.read.blocks.front_matter import (
+    LIGHT_LARGER,
+    author_names,
+    common_words,
+    labelled_names,
+)
 from translation.read.math.formulas import PLACEHOLDER_RE
 from translation.read.math.notation import only_citation, only_notation
 from translation.read.math.operator_names import only_operator_names
@@ -168,14 +173,11 @@ def _labelled(f: Facts) -> bool:
     return bool(f.label)
 
 
-_FRONT_LARGER = 2.5  # points: a light front-matter line larger than the body by more is a title
-
-
 def _front_line(f: Facts) -> bool:
     """A light line or two of the front matter (not a title set in a large light face)."""
     first = f.rows[0]
     return (
-        f.front and not first.bold and len(f.rows) <= 2 and first.size < f.body_size + _FRONT_LARGER
+        f.front and not first.bold and len(f.rows) <= 2 and first.size < f.body_size + LIGHT_LARGER
     )
 
 

@@ -35,7 +35,7 @@ from translation.read.measures import (
 )
 from translation.read.regions.doc_stats import DocStats
 from translation.read.rows.baselines import hanging_base, hangs
-from translation.read.style.paragraph_style import span_style
+from translation.read.style.paragraph_style import span_style, tex_bold
 from translation.read.words.word import WORD_RE, has_wide
 
 
@@ -321,7 +321,8 @@ def make_row(
         # flags itself fixed-pitch: no sign of code; its Latin measured monospaced (a coding
         # face's) is, in a run without CJK characters.
         mono = _mono_span(span, stats)
-        bold = bool(span.flags & 16) or "Bold" in span.font
+        # Bold by its flag or its face's name, TeX's too ("CMBX12", "CMB10", "ptmb8t").
+        bold = bool(span.flags & 16) or "Bold" in span.font or tex_bold(span.font)
         # Glyph area around the span's own baseline (line boxes of some producers are far
         # taller than their glyphs); x along the span by the glyphs' advances (a formula
         # copied as it looks keeps its edges).

@@ -16,7 +16,10 @@ from dataclasses import dataclass
 
 from translation.read.math.formulas import MATHS
 
-_BOLD_RE = re.compile(r"Bold|Black|Heavy|Semibold|Demi|Medi(?!um)|CMBX|CMB10|-Bd|\.B$", re.I)
+# TeX's Computer Modern bold faces (CMBX12, CMB10: a JSS paper's section headings and names).
+_CM_BOLD = r"CMBX|CMB10"
+_BOLD_RE = re.compile(rf"Bold|Black|Heavy|Semibold|Demi|Medi(?!um)|{_CM_BOLD}|-Bd|\.B$", re.I)
+_CM_BOLD_RE = re.compile(_CM_BOLD)
 _ITALIC_RE = re.compile(r"Italic|Oblique|Ital|-It$|-BdIt|CMTI|CMSL|CMBXTI|\.I$", re.I)
 # TeX's short font names: family, then "b" for bold (ptmb8t, rtxb: a bold ligature).
 _TEX_BOLD_RE = re.compile(r"^(?:[A-Z]{6}\+)?[a-z]{3}b[a-z0-9]{0,4}$")
@@ -39,6 +42,12 @@ def is_bold(code: int) -> bool:
 
 def is_italic(code: int) -> bool:
     return bool(code & 2)
+
+
+def tex_bold(font: str) -> bool:
+    """Whether ``font`` is a TeX bold face by its name alone: Computer Modern's ("CMBX12",
+    "CMB10") or a short TeX name with "b" for bold ("ptmb8t"), which MuPDF does not flag."""
+    return bool(_CM_BOLD_RE.search(font) or _TEX_BOLD_RE.match(font))
 
 
 def span_style(font: str, flags: int, color: int) -> int:
