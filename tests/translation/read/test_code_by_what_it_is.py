@@ -12,8 +12,8 @@ import functools
 import pymupdf
 import pytest
 
-from tests.conftest import CORPUS_DIR
 from tests.fakes.pseudo import pseudo_translate
+from tests.helpers.corpus2 import corpus2_pages
 from tests.helpers.pdfgen.sheet import MATH, Sheet, lines_at, spaced_at, words_at
 from translation.read.blocks.code_text import looks_like_code
 from translation.read.document import open_document
@@ -21,8 +21,6 @@ from translation.read.extraction import extract_document
 from translation.read.math.formulas import restore
 from translation.read.pages.monospace import measure
 from translation.read.paragraph import Paragraph
-
-CORPUS2 = CORPUS_DIR.parent / "corpus2"
 
 PROSE = (
     "We describe a careful method for the evaluation of the models that we study in this",
@@ -379,20 +377,11 @@ def test_a_justified_line_with_stretched_spaces_is_one_line_whatever_the_gap(
 # --- real pages of corpus2 ------------------------------------------------------------------
 
 
-def _corpus2(name: str, pages: list[int]) -> bytes:
-    path = CORPUS2 / name
-    if not path.is_file():
-        pytest.skip(f"corpus2 not found at {CORPUS2}")
-    with pymupdf.open(path) as doc:
-        doc.select(pages)
-        return bytes(doc.tobytes(garbage=1))
-
-
 @pytest.mark.corpus
 def test_a_chinese_manual_sends_its_prose_about_commands() -> None:
     """fduthesis's manual, p12: "用\\listoffigures 和\\listoftables 生成单独的插图、表格目录。"
     (set in Source Han with the commands in Iosevka) was taken for code and never sent."""
-    paras = read(_corpus2("137_zh_fduthesis_manual_xetex_p12of18.pdf", [11]))
+    paras = read(corpus2_pages("137_zh_fduthesis_manual_xetex_p12of18.pdf", [11]))
     (para,) = [p for p in paras if "生成单独的插图" in p.text]
     assert "\\listoffigures" in para.placeholders.values()
     assert "\\listoftables" in para.placeholders.values()
@@ -403,7 +392,7 @@ def test_an_r_vignette_sends_no_line_of_its_listings() -> None:
     """survival's vignette, p2: its R listings are set in a typewriter face the PDF calls
     ``F48``/``F46`` and flags as nothing; none of it is sent, its prose is."""
     sent = " ".join(
-        p.text for p in read(_corpus2("127_r_survival_timedep_vignette_p12of30.pdf", [1]))
+        p.text for p in read(corpus2_pages("127_r_survival_timedep_vignette_p12of30.pdf", [1]))
     )
     assert "nvisit" not in sent and "rbinom" not in sent and "survfit(" not in sent
     assert len(sent.split()) > 100
@@ -413,7 +402,7 @@ def test_an_r_vignette_sends_no_line_of_its_listings() -> None:
 def test_a_page_of_author_year_references_without_its_heading_is_not_sent() -> None:
     """An Emerald article's last pages: an author-year list whose heading is on an earlier
     page; its entries are not sent, the authors' biographies after it are."""
-    paras = read(_corpus2("114_emerald_er2007_3b2_margin_captions_p12of17.pdf", [10, 11]))
+    paras = read(corpus2_pages("114_emerald_er2007_3b2_margin_captions_p12of17.pdf", [10, 11]))
     sent = " ".join(p.text for p in paras)
     for name in ("Bostic, B.", "Greenhaus, J.H.", "Pleck, J.", "Zedeck, S."):
         assert name not in sent
@@ -424,5 +413,5 @@ def test_a_page_of_author_year_references_without_its_heading_is_not_sent() -> N
 def test_a_korean_manual_sends_its_english_line_set_in_computer_modern() -> None:
     """A Korean manual whose Latin text is in Computer Modern (its listings in CMTT): that is
     the text face, so an English sentence of it is prose, not an equation."""
-    sent = " ".join(p.text for p in read(_corpus2("145_ko_cjk_ko_manual_dvipdfmx.pdf", [0])))
+    sent = " ".join(p.text for p in read(corpus2_pages("145_ko_cjk_ko_manual_dvipdfmx.pdf", [0])))
     assert "For introduction in English, please see" in sent

@@ -10,15 +10,13 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from tests.conftest import CORPUS_DIR
-from tests.helpers.pdfgen.sheet import wrap
+from tests.helpers.corpus2 import corpus2_pages
+from tests.helpers.pdfgen.sheet import words_at, wrap
 from translation.read.blocks.front_matter import affiliation_mark
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.style.paragraph_style import tex_bold
-
-CORPUS2 = CORPUS_DIR.parent / "corpus2"
 
 _BODY = (
     "The classical linear regression model is still one of the most popular tools for data "
@@ -41,14 +39,14 @@ def _named(doc: pymupdf.Document, alias: str, name: str) -> None:
 def _centred(page: pymupdf.Page, y: float, text: str, size: float, font: str) -> None:
     """``text`` centred on the page's middle at baseline ``y``."""
     width = pymupdf.Font(font if font in ("tiro", "tibo") else "tiro").text_length(text, size)
-    page.insert_text(((page.rect.width - width) / 2, y), text, fontsize=size, fontname=font)
+    words_at(page, [((page.rect.width - width) / 2, y, text, size, font)])
 
 
 def _body(page: pymupdf.Page, y: float, size: float, times: int = 3) -> None:
     """Running text from baseline ``y``, 90 pt to 505 pt, ``times`` paragraphs."""
     for _ in range(times):
         for line in wrap(_BODY, 415.0 * 10.0 / size):
-            page.insert_text((90.0, y), line, fontsize=size, fontname="tiro")
+            words_at(page, [(90.0, y, line, size, "tiro")])
             y += 1.2 * size
         y += 0.6 * size
 
@@ -68,12 +66,12 @@ def _jss_front() -> bytes:
     _centred(page, 160.0, "Diagnostic Checking in Regression Relationships", 17.2, "tiro")
     _centred(page, 190.0, "Ann Lee and Bo Kim", 12.0, "tiro")
     for k, text in enumerate(_AFFILIATIONS):
-        page.insert_text((96.0, 205.0 + 14 * k), "①②"[k], fontsize=9.0, fontname="F2")
-        page.insert_text((104.0, 205.0 + 14 * k), text, fontsize=9.0, fontname="tiro")
-    page.insert_text((90.0, 258.0), "1 Introduction", fontsize=14.3, fontname="F1")
+        y = 205.0 + 14 * k
+        words_at(page, [(96.0, y, "①②"[k], 9.0, "F2"), (104.0, y, text, 9.0, "tiro")])
+    words_at(page, [(90.0, 258.0, "1 Introduction", 14.3, "F1")])
     _body(page, 282.0, 10.0)
     _named(doc, "F1", "CMB10")
-    return doc.tobytes()
+    return bytes(doc.tobytes())
 
 
 _AFFILIATIONS = (
@@ -128,7 +126,7 @@ def _centred_addresses() -> bytes:
         y += 40.0
     _centred(page, y, "Abstract", 12.0, "tibo")
     _body(page, y + 24.0, 12.0, times=2)
-    return doc.tobytes()
+    return bytes(doc.tobytes())
 
 
 def test_centred_address_lines_set_large_are_author_blocks_each() -> None:
@@ -143,17 +141,8 @@ def test_centred_address_lines_set_large_are_author_blocks_each() -> None:
     assert kinds["Simultaneous Inference in General Models"] is ParagraphKind.HEADING, kinds
 
 
-def _corpus2(name: str, pages: list[int]) -> bytes:
-    path = CORPUS2 / name
-    if not path.is_file():
-        pytest.skip(f"corpus2 not found at {CORPUS2}")
-    with pymupdf.open(path) as doc:
-        doc.select(pages)
-        return bytes(doc.tobytes(garbage=1))
-
-
 def _first_page(name: str) -> list[Paragraph]:
-    return extract_paragraphs(open_document(_corpus2(name, [0, 1])), pages=[0])
+    return extract_paragraphs(open_document(corpus2_pages(name, [0, 1])), pages=[0])
 
 
 @pytest.mark.corpus

@@ -15,6 +15,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from tests.helpers.pdfgen.sheet import words_at
 from tests.helpers.pdfgen.typeset import render_page
 from translation.read.document import open_document
 from translation.read.extraction import extract_paragraphs, read_layout
@@ -38,13 +39,13 @@ def _vertical_page() -> bytes:
     page.insert_font(fontname="ja", fontbuffer=JA.buffer)
     y = 100.0
     for line in _PROSE:
-        page.insert_text((72, y), line, fontname="ja", fontsize=10)
+        words_at(page, [(72, y, line, 10, "ja")])
         y += 16.0
     top, size = 200.0, 12.0
     for k, char in enumerate(_COLUMN):
-        page.insert_text((300, top + (k + 1) * size - 1.5), char, fontname="ja", fontsize=size)
+        words_at(page, [(300, top + (k + 1) * size - 1.5, char, size, "ja")])
     for k, char in enumerate(_NOTES):
-        page.insert_text((312, top + 3 * size + (k + 1) * 6), char, fontname="ja", fontsize=6)
+        words_at(page, [(312, top + 3 * size + (k + 1) * 6, char, 6, "ja")])
     data: bytes = doc.tobytes()
     return data
 
