@@ -190,7 +190,7 @@ def test_the_summary_names_the_blocks_kept_as_printed(
 ) -> None:
     # A corpus page whose translations, in the built-in face, would overprint each other
     # (tests/zotero_server/test_server_fallback.py: the same page through the server).
-    paper = corpus_cut("../corpus2/134_tex_nrc_userguide_2col_journal_p12of18.pdf", [4])
+    paper = corpus_cut("../corpus2/133_tex_todonotes_doc_margin_notes_p12of37.pdf", [7])
     built_in = {**env, "ZT_FONT_DIR": str(tmp_path / "no-fonts-here")}
     result = run_cli(
         ["translate", str(paper), "--no-dual", "--out", str(tmp_path)], built_in, tmp_path

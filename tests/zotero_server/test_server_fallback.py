@@ -25,15 +25,16 @@ from translation.read.pages.page_space import TEXT_FLAGS
 
 __all__ = ["fake_llm_fixture"]
 
-#: A macro reference set in two columns: short descriptions hung under "\keywords{...}" lines.
-PAPER = "../corpus2/134_tex_nrc_userguide_2col_journal_p12of18.pdf"
+#: A package manual's page of margin notes, each a box whose translation overprints the next
+#: (corpus2 133 p8). 134 p5 served here until definition lists were read as such.
+PAPER = "../corpus2/133_tex_todonotes_doc_margin_notes_p12of37.pdf"
 
 
 @pytest.mark.corpus
 def test_the_final_message_names_the_pages_and_blocks_kept_as_printed(
     settings: Settings, fake_llm: FakeVLLMProcess, corpus_cut: CorpusCut, tmp_path: Path
 ) -> None:
-    pdf = corpus_cut(PAPER, [4]).read_bytes()
+    pdf = corpus_cut(PAPER, [7]).read_bytes()
     built_in = {"llm_base_url": fake_llm.base_url, "font_dir": tmp_path / "no-fonts-here"}
     with run_app(settings.model_copy(update=built_in)) as srv, srv.client() as client:
         answer = client.post(

@@ -33,6 +33,9 @@ STACK_OVERLAP = 0.5
 STACK_SLIP = 0.15
 #: Of the column's size: a glyph this small or smaller beside a column is an annotation.
 ANNOTATION = 0.6
+#: Of an annotation's own size: how far outside the column's sides it may stand (ruby set
+#: beside a glyph, a little clear of it).
+BESIDE = 1.1
 DOWN = (0.0, 1.0)
 _ALONG_X = (1.0, 0.0)
 
@@ -144,7 +147,7 @@ def _annotated(span: Span, columns: list[list[Span]]) -> int | None:
         size = column[0].size
         if span.size > ANNOTATION * size:
             continue
-        beside = x0 - span.size * 1.1 <= span.bbox[0] and span.bbox[2] <= x1 + span.size * 1.1
+        beside = x0 - span.size * BESIDE <= span.bbox[0] and span.bbox[2] <= x1 + span.size * BESIDE
         if beside and y0 - span.size <= span.bbox[1] and span.bbox[3] <= y1 + span.size:
             return k
     return None
