@@ -30,12 +30,16 @@ Requests
                  no comma or word such as "and", its last line short of its column's edge,
                  ends with its item; a text whose sentence a display takes over, an equation
                  or a listing no paragraph holds just below its last line or heading the
-                 next column or page, ends with its words: ``corpus_requests.display_follows``).
+                 next column or page, ends with its words: ``corpus_requests.display_follows``;
+                 one that takes up a sentence a display broke off, starts with it:
+                 ``display_precedes``; a footnote opened by its own small or raised mark and
+                 followed by no unmarked note is whole as its author wrote it).
   ``frag``       short pieces: body, list-item or footnote requests of 1 to 7 words that are no
                  whole sentence (a capital or digit first and a stop last; a Han or kana
                  first counts as a capital), nor a list item sent whole by itself that
                  stops on no comma, hyphen or word such as "and" ("headings and subheadings"),
-                 nor a sentence's opening words whose end is a display's (as for ``cut``).
+                 nor a sentence's opening words whose end is a display's, or its last words
+                 after one, nor a whole footnote (as for ``cut``).
   ``cutword``    words cut in two (``request_audit.flags``: a fragment before a line-end hyphen,
                  its rest opening the next request, or "sum- maries" inside one).
   ``spliced``    requests that carry margin material with body text: margin line numbers read

@@ -446,10 +446,25 @@ def display_follows(reading: Reading, para: Paragraph) -> bool:
     (no line below it but a running foot), the display is the next column's head: the
     topmost lines right of it on its page, else the next page's. The sentence's words all
     went in the request; its end is the display's."""
+    return _display_beside(reading, para, above=False)
+
+
+def display_precedes(reading: Reading, para: Paragraph) -> bool:
+    """Whether ``para`` takes up a sentence a display broke off: the mirror of
+    :func:`display_follows`, the lines just above its first line (or, at its column's head,
+    the previous column's or page's last lines) a display ([listing] "which by default
+    tries ..."; [equation] "where n is the sample size."). The words before the display went
+    in their own request; the source itself starts this one inside the sentence."""
+    return _display_beside(reading, para, above=True)
+
+
+def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
+    """Whether the lines next to ``para`` on one side (above its first line or below its
+    last, in its column) are a display no paragraph holds, before any prose."""
     if not para.rects or para.direction != (1.0, 0.0):
         return False
     size = para.font_size
-    bottom = max(r[3] for r in para.rects)
+    edge = min(r[1] for r in para.rects) if above else max(r[3] for r in para.rects)
     left, right = para.column if para.column[1] > para.column[0] else (para.bbox[0], para.bbox[2])
 
     def body_lines(page: int) -> list[int]:
@@ -459,32 +474,37 @@ def display_follows(reading: Reading, para: Paragraph) -> bool:
         box = reading.lines[i].bbox
         return box[2] > left and box[0] < right
 
-    under = [
+    def distance(i: int, mark: float) -> float:
+        box = reading.lines[i].bbox
+        return mark - box[3] if above else box[1] - mark
+
+    near = [
         i
         for i in body_lines(para.page)
-        if in_column(i) and reading.lines[i].bbox[1] >= bottom - _BELOW_SLACK * size
+        if in_column(i) and distance(i, edge) >= -_BELOW_SLACK * size
     ]
-    if under:
-        reach = bottom + _DISPLAY_REACH * size
-        below = sorted(
-            (reading.lines[i].bbox[1], i) for i in under if reading.lines[i].bbox[1] <= reach
-        )
-    else:
-        beside = [i for i in body_lines(para.page) if reading.lines[i].bbox[0] >= right]
-        following = beside or body_lines(para.page + 1)
-        if not following:
+    if not near:
+        # The paragraph opens (or ends) its column: the display is the end of the column
+        # before it (or the head of the next), on its page, else on the page before (after).
+        if above:
+            other = [i for i in body_lines(para.page) if reading.lines[i].bbox[2] <= left]
+            near = other or body_lines(para.page - 1)
+            mark = max((reading.lines[i].bbox[3] for i in near), default=0.0)
+        else:
+            other = [i for i in body_lines(para.page) if reading.lines[i].bbox[0] >= right]
+            near = other or body_lines(para.page + 1)
+            mark = min((reading.lines[i].bbox[1] for i in near), default=0.0)
+        if not near:
             return False
-        top = min(reading.lines[i].bbox[1] for i in following)
-        below = sorted(
-            (reading.lines[i].bbox[1], i)
-            for i in following
-            if reading.lines[i].bbox[1] <= top + _DISPLAY_REACH * size
-        )
+        edge = mark
+    ordered = sorted(
+        (distance(i, edge), i) for i in near if distance(i, edge) <= _DISPLAY_REACH * size
+    )
     found = False
-    for _, i in below:
+    for _, i in ordered:
         held = set().union(*reading.owners[i])
         if held == {para.id}:
-            continue  # a piece of its own last line (an index set low)
+            continue  # a piece of its own first or last line (an index set low)
         if held:
             break
         if is_display_line(reading, i):
@@ -620,6 +640,32 @@ def _next_item(item: Paragraph, after: Paragraph) -> bool:
     )
 
 
+def _whole_notes(paragraphs: Sequence[Paragraph]) -> set[int]:
+    """The footnotes (by ``id``) that are whole notes as printed: opened by their own mark
+    (:data:`_NOTE_MARK_RE`: "¹ because there's ...") and followed by no unmarked note (the
+    next note in reading order has a mark of its own, or there is none). Such a note starts
+    and ends where its author did, however its words run ("because ...", no stop at the
+    end); a note whose words go on in an unmarked note (on the next page, or split by the
+    reader) is not one."""
+    notes = [p for p in paragraphs if p.kind is ParagraphKind.FOOTNOTE]
+    return {
+        id(note)
+        for note, after in zip(notes, [*notes[1:], None], strict=False)
+        if _NOTE_MARK_RE.fullmatch(note.label.strip())
+        and (note.label_scale < _MARK_SCALE or note.label_rise > _MARK_RISE)
+        and (after is None or after.label.strip())
+    }
+
+
+#: A note's own mark: a number or a reference symbol, set small or raised (of the note's
+#: size: smaller than this, or raised by more than this). A letter, or a number at the
+#: text's size, is left out: a subscript ("x_i") or a figure's tick ("2 4 6 ...") read as a
+#: mark would make a piece of a note look whole.
+_NOTE_MARK_RE = re.compile(r"\d{1,3}|[*∗†‡§¶‖#]{1,3}")
+_MARK_SCALE = 0.9
+_MARK_RISE = 0.1
+
+
 def audit_requests(
     reading: Reading, language: str, budget: int
 ) -> tuple[list[RequestRecord], list[KeptLine]]:
@@ -637,6 +683,7 @@ def audit_requests(
     own_labels = caption_words(
         p.text for p in reading.paragraphs if p.kind is ParagraphKind.CAPTION
     )
+    whole_notes = _whole_notes(reading.paragraphs)
     for passage in passages(reading.paragraphs):
         first = passage.pieces[0]
         ident = first.id + ("+" if len(passage.pieces) > 1 else "")
@@ -658,9 +705,13 @@ def audit_requests(
             entry = ends_entry(last.text, last.placeholders)
             sentenced = first.kind not in UNSENTENCED_KINDS and not entry
             lone_item = first.kind is ParagraphKind.LIST_ITEM and len(passage.pieces) == 1
+            # A footnote opened by its mark and ended by the next mark is the author's unit.
+            whole_note = len(pieces) == 1 and all(id(p) in whole_notes for p in passage.pieces)
             # A text whose sentence a display takes over ends with its words, however few
             # ("Define multiplication for the elements of X by" [equation]).
             led_in = n == len(pieces) and display_follows(reading, passage.pieces[-1])
+            # ... and one a display broke off goes on with its words ("where n is ...").
+            led_out = n == 1 and found.starts_inside and display_precedes(reading, first)
             ends_inside = _ends_inside(text) and not (
                 (
                     lone_item
@@ -669,14 +720,17 @@ def audit_requests(
                 )
                 or led_in
             )
-            if sentenced and found.prose and (found.starts_inside or ends_inside):
+            cut = (found.starts_inside and not led_out) or ends_inside
+            if sentenced and found.prose and cut and not whole_note:
                 record.marks.add("cut")
             if (
                 first.kind in (ParagraphKind.BODY, ParagraphKind.LIST_ITEM, ParagraphKind.FOOTNOTE)
+                and not whole_note
                 and 0 < words < PROSE_WORDS
                 and not _whole(text)
                 and not (lone_item and len(pieces) == 1 and _whole_item(text))
                 and not (led_in and _starts_sentence(text))
+                and not (led_out and not ends_inside)
             ):
                 record.marks.add("frag")
             if found.cut_words:

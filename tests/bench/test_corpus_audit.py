@@ -484,6 +484,55 @@ def test_a_short_lead_in_a_display_takes_over_is_no_fragment() -> None:
     assert _request_figures(_layout(_page([low, equation])), [piece])["frag"] == 1
 
 
+def test_a_sentence_a_display_broke_off_goes_on_with_its_words() -> None:
+    """Origin: 128 p6, 129 p4, 130 p6 ([listing] "which by default tries to take ..."; [equation]
+    "where n is the sample size."): the words after a display take up the sentence the
+    display broke off; the source starts them inside it, the pipeline cut nothing. With
+    prose above instead, or nothing, they start inside a sentence, and a short piece is a
+    fragment, as one that ends inside a sentence is with a display above."""
+    tail = "where n is the number of the samples that were drawn."
+    para = _para("p0-b0", tail, _band(100 + 1.6 * STEP, 1))
+    equation: Placed = (150.0, 100.0, "‖Θ − Θ⋆‖ ≤ λ √(r d) + ε", SIZE, "math")
+    line: Placed = (72.0, 100 + 1.6 * STEP, tail, SIZE, "tiro")
+    found = _request_figures(_layout(_page([equation, line])), [para])
+    assert found["cut"] == 0 and found["frag"] == 0
+    assert _request_figures(_layout(_page([line])), [para])["cut"] == 1
+    piece = _para("p0-b0", "where n is", _band(100 + 1.6 * STEP, 1))
+    short: Placed = (72.0, 100 + 1.6 * STEP, "where n is", SIZE, "tiro")
+    assert _request_figures(_layout(_page([short])), [piece])["frag"] == 1
+    above = "Each proposal was then read by two members of the committee"
+    held = _para("p0-b1", above, _band(100, 1))
+    prose: Placed = (72.0, 100.0, above, SIZE, "tiro")
+    assert _request_figures(_layout(_page([prose, line])), [held, para])["cut"] >= 1
+
+
+def _note(ident: str, text: str, label: str, top: float, scale: float = 0.75) -> Paragraph:
+    return dataclasses.replace(
+        _para(ident, text, _band(top, 1), ParagraphKind.FOOTNOTE),
+        label=label, label_scale=scale, label_rise=0.35 if scale < 1 else 0.0,
+    )  # fmt: skip
+
+
+def test_a_footnote_opened_by_its_mark_and_ended_by_the_next_is_whole() -> None:
+    """Origin: 126 p2, p6, p7 ("¹ because there's an additional default argument ...";
+    "⁵ routines can make use of ... BLAS in certain sparse matrix computations"), 118 p1
+    ("† an egocentric imitation, actually"): a note as its author wrote it, starting low and
+    ending on no stop, is no cut and no fragment. A note whose words go on in an unmarked
+    one, or one opened by a mark at the text's size (a figure's tick "2" read as one), is."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    first = "because there is an additional default argument to indexing"
+    second = "routines can make use of the faster routines in certain computations"
+    notes = [_note("p0-b0", first, "1", 700.0), _note("p0-b1", second, "2", 712.0)]
+    found = _request_figures(layouts, notes)
+    assert found["cut"] == 0 and found["frag"] == 0
+    short = _request_figures(layouts, [_note("p0-b0", "an imitation, actually", "†", 700.0)])
+    assert short["frag"] == 0
+    going_on = [notes[0], _note("p0-b1", second, "", 712.0)]
+    assert _request_figures(layouts, going_on)["cut"] == 2
+    level = _request_figures(layouts, [_note("p0-b0", first, "2", 700.0, scale=1.0)])
+    assert level["cut"] == 1
+
+
 def _two_pages(second: Sequence[Placed]) -> list[PageLayout]:
     """Two pages: the body's last two lines at the first one's foot, ``second`` on the next."""
     doc = pymupdf.open()
