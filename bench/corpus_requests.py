@@ -474,6 +474,8 @@ def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
         box = reading.lines[i].bbox
         return box[2] > left and box[0] < right
 
+    kinds = {p.id: p.kind for p in reading.paragraphs}
+
     def distance(i: int, mark: float) -> float:
         box = reading.lines[i].bbox
         return mark - box[3] if above else box[1] - mark
@@ -486,13 +488,16 @@ def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
     if not near:
         # The paragraph opens (or ends) its column: the display is the end of the column
         # before it (or the head of the next), on its page, else on the page before (after).
+        # A float (a figure, its caption, a table) set at the turn is passed over.
         if above:
             other = [i for i in body_lines(para.page) if reading.lines[i].bbox[2] <= left]
             near = other or body_lines(para.page - 1)
+            near = [i for i in near if not _float_line(reading, i, kinds)]
             mark = max((reading.lines[i].bbox[3] for i in near), default=0.0)
         else:
             other = [i for i in body_lines(para.page) if reading.lines[i].bbox[0] >= right]
             near = other or body_lines(para.page + 1)
+            near = [i for i in near if not _float_line(reading, i, kinds)]
             mark = min((reading.lines[i].bbox[1] for i in near), default=0.0)
         if not near:
             return False
@@ -512,6 +517,27 @@ def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
         elif is_prose_line(reading.lines[i].text):
             break
     return found
+
+
+#: Kinds of a float's text: a paragraph of these is no part of the body's run of lines.
+_FLOAT_KINDS = frozenset({ParagraphKind.CAPTION, ParagraphKind.CELL})
+
+
+def _float_line(reading: Reading, i: int, kinds: dict[str, ParagraphKind]) -> bool:
+    """Whether line ``i`` is a float's: inside a figure's area, held by a caption or a
+    table's cell, or held by none and no display's or prose."""
+    line = reading.lines[i]
+    cx, cy = _centre(line.bbox)
+    layout = next((lay for lay in reading.layouts if lay.index == line.page), None)
+    figures = layout.figures if layout is not None else ()
+    if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures):
+        return True
+    held = set().union(*reading.owners[i])
+    if not held:
+        # A figure's words no paragraph holds (its axes' labels), where no figure area was
+        # found: neither a display's line nor prose.
+        return not is_display_line(reading, i) and not is_prose_line(line.text)
+    return all(kinds.get(ident) in _FLOAT_KINDS for ident in held)
 
 
 def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) -> float:

@@ -559,6 +559,24 @@ def test_a_display_at_the_next_pages_head_takes_the_sentence_over_too() -> None:
     assert found["cut"] == 1
 
 
+def test_a_float_heading_the_next_page_is_passed_over_to_the_display() -> None:
+    """Origin: 120 p2-p3 ("... a suitable subset chosen by" ends the page; the next opens
+    with a figure and its caption, then the listing): the caption is a float's, not the
+    body's next text; the listing under it takes the sentence over."""
+    caption_text = "Figure 1: Personal income and personal consumption in the US"
+    listing = ('R> data("USIncExp")', "R> USIncExp2 <- window(USIncExp, start = 1985)")
+    second: list[Placed] = [(72.0, 100.0, caption_text, SIZE, "tiro")]
+    second += [(90.0, 140 + i * STEP, line, SIZE, "cour") for i, line in enumerate(listing)]
+    text = PROSE[0] + " and a suitable subset is chosen by"
+    para = _para("p0-b0", text, _band(760, 2))
+    caption = dataclasses.replace(
+        _para("p1-b0", caption_text, _band(100, 1), ParagraphKind.CAPTION), page=1
+    )
+    assert _request_figures(_two_pages(second), [para, caption])["cut"] == 0
+    body = dataclasses.replace(_para("p1-b0", caption_text, _band(100, 1)), page=1)
+    assert _request_figures(_two_pages(second), [para, body])["cut"] == 1
+
+
 def test_a_contents_entry_is_a_title_not_a_cut_sentence() -> None:
     """Origin: 131 p11 (a change history indexed like a contents list: "\\lettrine: changed
     from 'ABCDEFGHIJKLMNO-" | "QPRSTUVWXYZ' to 'EFTZ' as ... (possible optical

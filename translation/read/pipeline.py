@@ -27,7 +27,13 @@ from dataclasses import dataclass
 from translation.read.blocks.continuation import continues, opens_led_series
 from translation.read.blocks.draft import Draft, classify
 from translation.read.blocks.edge_rows import rescue_edge_rows
-from translation.read.blocks.front_matter import author_note_marks, front_break, front_matter_end
+from translation.read.blocks.front_matter import (
+    author_note_marks,
+    front_break,
+    front_matter_end,
+    note_sized,
+    title_page,
+)
 from translation.read.blocks.reference_drafts import citation_notes, reference_drafts
 from translation.read.flow import links as flows
 from translation.read.flow.passage import Passage, passages
@@ -178,7 +184,10 @@ def blocks(rows: Rows) -> Blocks:
             for row in stacked(reading_order(region), lambda r: r.stack, lambda r: r.baseline)
         ]
         end = front_matter_end(ordered) if page.index == 0 else None
-        front = end is not None
+        # A title page is front matter to its foot (its notes aside), though no "Abstract"
+        # ends it.
+        title = end is None and page.index == 0 and title_page(ordered, stats.body_size)
+        front = end is not None or title
         for row in ordered:
             front = front and row is not end
             last = drafts[-1].rows if len(drafts) > first else []
@@ -206,7 +215,9 @@ def blocks(rows: Rows) -> Blocks:
                 draft = Draft(rows=[row], page=page.index, frame=frames[page.index])
                 # A cell of an author grid read after the front matter's end (its last
                 # column beside the abstract, read with the right-hand column) is still above it.
-                draft.front = front or (end is not None and row.cell and row.bottom <= end.top)
+                draft.front = (front and not (title and note_sized(row, stats.body_size))) or (
+                    end is not None and row.cell and row.bottom <= end.top
+                )
                 drafts.append(draft)
         _split_led_series(drafts, first)
     return Blocks(rows, drafts)

@@ -141,6 +141,85 @@ def test_centred_address_lines_set_large_are_author_blocks_each() -> None:
     assert kinds["Simultaneous Inference in General Models"] is ParagraphKind.HEADING, kinds
 
 
+_THESIS_TITLE = (
+    "The Suitability of the Text Formatter for Thesis",
+    "Preparation by Technical and Non-technical Degree",
+    "Candidates in the Sciences and the Humanities",
+)
+_DEGREE = (
+    "A dissertation submitted in partial fulfillment of",
+    "the requirements for the degree of",
+)
+
+
+def _title_page(running: bool = False) -> bytes:
+    """A thesis's title page, set off the paper's middle (for the binding): a title of 19
+    words in three lines at 14.3 pt, the author, the degree's two lines, the university and
+    the year, all centred on one axis at 11 pt, a line set flush right, and a note at the
+    foot; ``running``: a line of running text under the year, across the column. A page of
+    running text follows."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    times = pymupdf.Font("tiro")
+
+    def centred(y: float, text: str, size: float) -> None:
+        words_at(page, [(324.0 - times.text_length(text, size) / 2, y, text, size, "tiro")])
+
+    for k, line in enumerate(_THESIS_TITLE):
+        centred(121.0 + 17.5 * k, line, 14.3)
+    centred(261.0, "Ann Lee", 11.0)
+    for k, line in enumerate(_DEGREE):
+        centred(353.0 + 18.0 * k, line, 11.0)
+    centred(432.0, "Doctor of Philosophy", 11.0)
+    centred(493.0, "University of Washington", 11.0)
+    centred(534.0, "2008", 11.0)
+    flush = "Program Authorized to Offer Degree: Technology Services"
+    words_at(page, [(476.0 - times.text_length(flush, 11.0), 630.0, flush, 11.0, "tiro")])
+    if running:
+        (line, *_) = wrap(_BODY, 415.0 * 10.0 / 11.0)
+        words_at(page, [(90.0, 560.0, line, 11.0, "tiro")])
+    words_at(page, [(120.0, 712.0, "1", 6.0, "tiro"), (124.0, 714.0, _NOTE, 8.0, "tiro")])
+    _body(doc.new_page(width=595, height=842), 100.0, 11.0, times=4)  # the body's column
+    return bytes(doc.tobytes())
+
+
+_NOTE = "The style file is kept with the source of this thesis."
+
+
+def test_a_title_page_is_front_matter_to_its_foot() -> None:
+    """Origin: corpus2 118 p1 (a thesis's title page): no "Abstract" ends its front matter,
+    so none was found; the title of 16 words went out as a body request cut at its end, as
+    did the degree's lines. A page of a few lines, most centred on one axis, none running
+    the column's width, is a title page: the title a heading, each centred group an author
+    block, the note at its foot a footnote."""
+    kinds = _kinds(_title_page())
+    assert kinds[" ".join(_THESIS_TITLE)] is ParagraphKind.HEADING, kinds
+    for text in (" ".join(_DEGREE), "Doctor of Philosophy", "University of Washington"):
+        assert kinds.get(text) is ParagraphKind.AUTHOR, (text, kinds)
+    assert kinds.get("Program Authorized to Offer Degree: Technology Services") is (
+        ParagraphKind.AUTHOR
+    ), kinds
+    assert kinds[_NOTE] is ParagraphKind.FOOTNOTE, kinds
+    # A line of running text makes it a page of the body: its lines are read as ever.
+    kinds = _kinds(_title_page(running=True))
+    assert kinds.get(" ".join(_DEGREE)) is ParagraphKind.BODY, kinds
+
+
+@pytest.mark.corpus
+def test_a_theses_title_page_sends_no_body_text() -> None:
+    """118 p1: the title is a heading; the degree, university and program lines are author
+    blocks; the note under them stays a footnote."""
+    paras = extract_paragraphs(
+        open_document(corpus2_pages("118_thesis_uwthesis_chapters_p12of34.pdf", [0, 1])),
+        pages=[0],
+    )
+    kinds = {q.text: q.kind for q in paras}
+    title = next(t for t in kinds if t.startswith("The Suitability of the"))
+    assert kinds[title] is ParagraphKind.HEADING, kinds
+    assert [q.text for q in paras if q.kind is ParagraphKind.BODY] == []
+    assert kinds["an egocentric imitation, actually"] is ParagraphKind.FOOTNOTE, kinds
+
+
 def _first_page(name: str) -> list[Paragraph]:
     return extract_paragraphs(open_document(corpus2_pages(name, [0, 1])), pages=[0])
 

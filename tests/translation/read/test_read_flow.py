@@ -223,6 +223,34 @@ def test_a_chinese_sentence_around_a_displayed_listing_is_one_request() -> None:
     assert "\\documentclass{article}" in pages[0]  # the listing stays as printed
 
 
+def _around_a_listing(after: str) -> list[Passage]:
+    """A paragraph left open before an R listing ("... can again be inspected via"), the
+    listing, and ``after`` under it, in Times at 10 pt."""
+    times, courier = pymupdf.Font("tiro"), pymupdf.Font("cour")
+    sheet = Sheet()
+    lead = (
+        "The likelihood ratio test produces virtually identical results to the Wald test. The",
+        "chosen fitted model can again be inspected via",
+    )
+    y = sheet.lines(72, 200.0, lead, 10.0, times, pitch=13.6)
+    sheet.put(72, y + 12, "R> summary(fm_zinb)", 9.5, courier)
+    sheet.put(72, y + 37, after, 10.0, times)
+    return passages(read(sheet.done()))
+
+
+def test_a_new_sentence_after_a_listing_is_a_request_of_its_own() -> None:
+    """Origin: corpus2 128 p8 ("The chosen fitted model can again be inspected via" [R>
+    summary(fm_zinb)] "See Table 2 for a more concise summary."): the open sentence went on
+    past the listing into the next one, a capital after a word no sentence ends with. After
+    a listing, a capital opens a sentence of its own; words in lower case still take the
+    sentence up."""
+    found = _around_a_listing("See Table 2 for a more concise summary.")
+    assert len(found) == 2, [p.text for p in found]
+    assert found[1].text == "See Table 2 for a more concise summary."
+    found = _around_a_listing("and the zero-inflated part of the model is shown in Table 2.")
+    assert len(found) == 1, [p.text for p in found]
+
+
 def test_the_answer_is_split_at_the_equation_or_in_proportion() -> None:
     doc = pymupdf.open()
     sheet = Sheet(doc)

@@ -5,6 +5,7 @@ affiliation, address and e-mail line is its own unit, and which lines are author
 from __future__ import annotations
 
 import re
+import statistics
 
 from translation.read.math.formulas import GLYPH, PLACEHOLDER_RE
 from translation.read.numbering.grammar import FIRST_NUMBER
@@ -74,6 +75,59 @@ def front_matter_end(rows: list[Row]) -> Row | None:
         ),
         None,
     )
+
+
+#: A title page (a thesis's, a report's cover) holds a few lines (a title, a name) ...
+_TITLE_PAGE_FEWEST = 3
+_TITLE_PAGE_ROWS = 24
+#: ... most of them (this share) centred on one axis (a line's middle this share of the
+#: column's width off the lines' median middle at most: a thesis's pages are set off the
+#: paper's middle, for the binding; a line set flush right, "Program Authorized to Offer
+#: Degree: ...", is not centred) ...
+_CENTRED_SHARE = 0.75
+_CENTRED = 0.04
+#: ... none of them a line of running text (from the column's left edge, this share of
+#: the column wide) ...
+_RUNNING_WIDTH = 0.85
+_LEFT_EDGE = 0.02
+#: Of the body's size: the centred lines' left edges spread over more than this.
+_LEFTS_SPREAD = 4.0
+#: ... counting the lines set at the body's size or larger (of the body's size: a footnote's
+#: lines, smaller, do not count).
+_NOTE_SIZE = 0.9
+
+
+def note_sized(row: Row, body_size: float) -> bool:
+    """Whether ``row`` is set as small as a note's lines (a title page's footnote)."""
+    return row.size < _NOTE_SIZE * body_size
+
+
+def title_page(rows: list[Row], body_size: float) -> bool:
+    """Whether ``rows`` (a first page's, in reading order) are a title page: a few lines of
+    the body's size or larger, most of them centred in their column and none running its
+    width (a thesis's title, author, degree, university, year). Such a page is front matter
+    from top to bottom, with no "Abstract" to end it: its lines are a title and author
+    lines, never sentences of the body."""
+    lines = [r for r in rows if not r.drop and not r.region and not note_sized(r, body_size)]
+    if not _TITLE_PAGE_FEWEST <= len(lines) <= _TITLE_PAGE_ROWS:
+        return False
+    axis = statistics.median((r.x0 + r.x1) / 2 for r in lines)
+    centred = []
+    for row in lines:
+        col0, col1 = row.col_range
+        width = col1 - col0
+        if width <= 0:
+            return False
+        if row.x0 < col0 + _LEFT_EDGE * width and row.x1 - row.x0 > _RUNNING_WIDTH * width:
+            return False
+        if abs((row.x0 + row.x1) / 2 - axis) <= _CENTRED * width:
+            centred.append(row)
+    if len(centred) < _CENTRED_SHARE * len(lines):
+        return False
+    # Lines set flush left, of about one width, have their middles close too: centred ones
+    # are told by their left edges, which spread as their widths do.
+    lefts = [r.x0 for r in centred]
+    return max(lefts) - min(lefts) > _LEFTS_SPREAD * body_size
 
 
 _FRONT_LARGER = 1.0  # points: a short front-matter line at most this larger than the body ...

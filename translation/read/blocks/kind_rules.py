@@ -220,13 +220,18 @@ def _few_words(f: Facts) -> bool:
     )
 
 
+#: Words a front matter's title (bold or larger) holds at most: a thesis's runs long.
+_FRONT_TITLE_WORDS = 2 * _HEADING_WORDS
+
+
 def _heading(f: Facts) -> bool:
     """A line or two (three in a narrow column), bold or larger, no sentence ending ("Gold
-    Answer: 5:02" is bold but for "5:02"); or a numbered heading's line or two."""
+    Answer: 5:02" is bold but for "5:02"), of a heading's few words (a front matter's title
+    up to :data:`_FRONT_TITLE_WORDS`); or a numbered heading's line or two."""
     rows = f.rows
     return (
         len(rows) <= _HEADING_ROWS
-        and _few_words(f)
+        and (_few_words(f) or (f.front and len(f.words) <= _FRONT_TITLE_WORDS))
         and (rows[0].bold and rows[-1].bold or rows[0].size >= f.body_size + SIZE_STEP)
         and not ends_sentence(f.text)
         and not leads.colon_lead(rows[0])

@@ -77,6 +77,7 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
         if draft.rows[0].region:
             continue  # margin material (a side note, a label) goes on in no other box
         displays: list[Draft] = []
+        listings: list[Draft] = []
         for j in range(i + 1, len(drafts)):
             nxt = drafts[j]
             if nxt.page > draft.page + 1:
@@ -88,11 +89,16 @@ def links(drafts: Sequence[Draft], sent: Callable[[int], bool]) -> dict[int, tup
                 # [listing]); a Latin one goes on past it by the rules for any break.
                 if _display(nxt) or (_listing(nxt) and has_wide(draft.text.rstrip()[-1:])):
                     displays.append(nxt)
+                elif _listing(nxt):
+                    listings.append(nxt)
                 continue
             if nxt.kind in _FLOATS or _smaller(nxt, draft):
                 continue  # a float, a footnote, a table's small print
             equation = _interrupts(displays, draft, nxt)
-            if sent(j) and j not in taken and _goes_on(draft, nxt, equation):
+            # After a listing, only words that open inside a sentence take it up ("... can
+            # be inspected via" [listing] "See Table 2 ..." is a new sentence).
+            anew = _interrupts(listings, draft, nxt) and not _opens_inside(nxt.text.lstrip())
+            if sent(j) and j not in taken and not anew and _goes_on(draft, nxt, equation):
                 found[i] = (j, equation or nxt.kind == ParagraphKind.LIST_ITEM)
                 taken.add(j)
             break
