@@ -21,6 +21,58 @@ def mark_figure_text(
         cx, cy = (row.x0 + row.x1) / 2, (row.top + row.bottom) / 2
         if not row.drop and any(f[0] <= cx <= f[2] and f[1] <= cy <= f[3] for f in figures):
             row.drop = "figure"
+    if body_size > 0:
+        for box in figures:
+            _take_labels(box, rows, body_size)
+
+
+#: A chart's label (a tick's number, an axis's title) set outside its frame stands within
+#: this many of its sizes of the figure's edge (or of a label already taken) ...
+_LABEL_NEAR = 2.0
+#: ... is set smaller than the body (of its size) ...
+_LABEL_SMALLER = 0.95
+#: ... and has a few words at most (numbers aside: a row of ticks is one label).
+_LABEL_WORDS = 3
+
+
+def _take_labels(box: Rect, rows: list[Row], body_size: float) -> None:
+    """Mark the labels a figure's frame leaves outside it as the figure's text: short rows
+    set smaller than the body just below, left or right of the figure's area, the area
+    growing with each ("10 15 20" under a plot's axis, then "age" under them). Never a
+    caption's line, a bold one, or one above the figure (the last line of the text before
+    it)."""
+    x0, y0, x1, y1 = box
+    taken: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for k, row in enumerate(rows):
+            if k in taken or row.drop == "figure" or not _label_like(row, body_size):
+                continue
+            near = _LABEL_NEAR * row.size
+            across = min(row.x1, x1) > max(row.x0, x0)
+            beside = min(row.bottom, y1) > max(row.top, y0)
+            below = across and 0 <= row.top - y1 < near
+            side = beside and (0 <= x0 - row.x1 < near or 0 <= row.x0 - x1 < near)
+            if below or side:
+                # A tick's number, kept already as a number, grows the area all the same.
+                row.drop = row.drop or "figure"
+                taken.add(k)
+                x0, y0 = min(x0, row.x0), min(y0, row.top)
+                x1, y1 = max(x1, row.x1), max(y1, row.bottom)
+                grew = True
+
+
+def _label_like(row: Row, body_size: float) -> bool:
+    """Whether ``row`` may be a chart's label: a few words (any numbers), smaller than the
+    body, not bold, no caption's opening."""
+    return (
+        row.size < _LABEL_SMALLER * body_size
+        and not row.bold
+        and sum(any(c.isalpha() for c in w) for w in row.text.split()) <= _LABEL_WORDS
+        and not _FIGURE_CAPTION_RE.match(row.text)
+        and not _TABLE_CAPTION_RE.match(row.text)
+    )
 
 
 _TABLE_CAPTION_RE = re.compile(rf"^\s*(?:{TABLE_LATIN}|{TABLE_CJK})\s*\d", re.IGNORECASE)
