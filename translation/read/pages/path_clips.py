@@ -4,6 +4,10 @@ MuPDF's box log gives each path's whole box, clip or no clip. A picture pasted i
 its own often starts with a white rectangle the size of that page, clipped to the picture: taken
 whole, the rectangle makes the figure reach far past what shows, over the caption under it, and
 the caption is never sent.
+
+A stroke's box is also cut to the path's own outline grown by its line's width: MuPDF bounds a
+stroke with sharp corners by its miter limit, so a small warning sign drawn with a thick pen was
+logged as a box four times its size, over the text around it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,11 @@ from translation.read.layout import Rect
 #: The box-log entries of one traced path, in the order the log gives them.
 _ENTRIES = {"f": ("fill-path",), "s": ("stroke-path",), "fs": ("fill-path", "stroke-path")}
 PATH_KINDS = frozenset(("fill-path", "stroke-path"))
+
+
+#: Of a stroke's line width: how far its ink may reach past the path's outline (a miter at a
+#: sharp corner reaches further than half the width).
+_STROKE_REACH = 2.0
 
 
 def _meet(a: Rect | None, b: Rect) -> Rect:
@@ -48,8 +57,22 @@ def path_clips(drawings: Sequence[Mapping[str, Any]]) -> list[tuple[str, Rect | 
             for _, box in open_:
                 if box is not None:
                     area = _meet(area, box)
-            out.extend((entry, area) for entry in _ENTRIES[kind])
+            out.extend(
+                (entry, _stroked(area, item) if entry == "stroke-path" else area)
+                for entry in _ENTRIES[kind]
+            )
     return out
+
+
+def _stroked(area: Rect | None, item: Mapping[str, Any]) -> Rect | None:
+    """``area`` cut to where a stroked path's ink can be: its outline (``rect``) grown by
+    :data:`_STROKE_REACH` of its line's width."""
+    rect = item.get("rect")
+    if rect is None:
+        return area
+    reach = _STROKE_REACH * float(item.get("width") or 1.0)
+    outline = (rect[0] - reach, rect[1] - reach, rect[2] + reach, rect[3] + reach)
+    return _meet(area, outline)
 
 
 def shown_path_boxes(

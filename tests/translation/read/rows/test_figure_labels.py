@@ -1,6 +1,7 @@
-"""A chart's labels set outside its frame (issue 35, point 4: text outside the main flow):
-the numbers under an axis and the axis's title are the figure's text, kept with it, never a
-body request. Constructed pages drawn with PyMuPDF, and two real pages of ``corpus2/``."""
+"""What a figure's area holds (issue 35, point 4: text outside the main flow): a chart's
+labels set outside its frame (the numbers under an axis, the axis's title) are the figure's
+text, never a body request; a thick stroke's miter reach takes in no text around it.
+Constructed pages drawn with PyMuPDF, and real pages of ``corpus2/``."""
 
 from __future__ import annotations
 
@@ -81,3 +82,42 @@ def test_an_r_plots_axis_titles_are_not_sent(name: str, pages: list[int], label:
     sent = [p.text for p in paras]
     assert label not in " ".join(sent).split(), sent
     assert any(p.kind is ParagraphKind.CAPTION for p in paras)
+
+
+def _warning_sign_page() -> bytes:
+    """Body text over a grey box (a missing figure's placeholder) holding a narrow warning
+    sign stroked with a thick pen, mitred: MuPDF bounds the stroke by its miter limit, far
+    past the sign, over the text above the box."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 100.0
+    for line in wrap(_TEXT, 420.0) * 2:
+        words_at(page, [(90.0, y, line, 10.0, "tiro")])
+        y += 12.0
+    shape = page.new_shape()
+    shape.draw_rect(pymupdf.Rect(150, 200, 450, 360))
+    shape.finish(color=(0, 0, 0), fill=(0.6, 0.6, 0.6), width=0.8)
+    shape.draw_polyline([(200, 300), (215, 215), (230, 300)])
+    shape.finish(color=(0, 0, 0), fill=(1, 1, 1), width=8, closePath=True, lineJoin=0)
+    shape.commit()
+    return bytes(doc.tobytes())
+
+
+def test_a_thick_mitred_stroke_covers_no_text_its_ink_does_not() -> None:
+    """Origin: corpus2 133 p3, p9 (todonotes' \\missingfigure: a grey box with a warning
+    sign): the sign's stroke was logged as a box hundreds of points wide, the figure's area
+    took in the paragraphs and the heading around the box, and they were never sent. A
+    stroke's box is cut to its outline grown by its line's width."""
+    sent = [p.text for p in read(_warning_sign_page())]
+    assert sent.count(_TEXT) == 2, sent
+
+
+@pytest.mark.corpus
+def test_a_missing_figures_sign_leaves_the_text_around_it_sent() -> None:
+    paras = extract_paragraphs(
+        open_document(corpus2_pages("133_tex_todonotes_doc_margin_notes_p12of37.pdf", [8]))
+    )
+    sent = " ".join(p.text for p in paras)
+    for words in ("warning sign to pop out of the gray area", "sets the background color"):
+        assert words in sent, sent
+    assert any(p.text.startswith("1.5 Options for the") for p in paras)
