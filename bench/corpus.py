@@ -33,7 +33,9 @@ Requests
                  next column or page, ends with its words: ``corpus_requests.display_follows``;
                  one that takes up a sentence a display broke off, starts with it:
                  ``display_precedes``; a footnote opened by its own small or raised mark and
-                 followed by no unmarked note is whole as its author wrote it).
+                 followed by no unmarked note is whole as its author wrote it; the last text
+                 of the file's last page, run to its foot in a full line, ends where the file
+                 does: ``corpus_requests._cut_by_the_file``).
   ``frag``       short pieces: body, list-item or footnote requests of 1 to 7 words that are no
                  whole sentence (a capital or digit first and a stop last; a Han or kana
                  first counts as a capital), nor a list item sent whole by itself that

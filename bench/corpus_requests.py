@@ -692,6 +692,38 @@ _MARK_SCALE = 0.9
 _MARK_RISE = 0.1
 
 
+#: Of the page's height: the foot a text the file cuts runs down into.
+_FOOT = 0.3
+
+
+def _cut_by_the_file(reading: Reading) -> int | None:
+    """The ``id`` of the paragraph the file itself cuts: the last body or list text of the
+    last page, run down to the page's foot (its last line in the page's lowest
+    :data:`_FOOT` share), that line set full to its column's edge: the sentence goes on on a
+    page the file does not hold (an excerpt, "p1-2"). None if the text ends otherwise."""
+    if not reading.layouts:
+        return None
+    last = max(reading.layouts, key=lambda layout: layout.index)
+    last_page = last.index
+    flowing = [
+        p
+        for p in reading.paragraphs
+        if p.page == last_page
+        and p.kind in (ParagraphKind.BODY, ParagraphKind.LIST_ITEM)
+        and p.rects
+    ]
+    if not flowing:
+        return None
+    para = flowing[-1]
+    if max(r[3] for r in para.rects) < (1 - _FOOT) * last.height:
+        return None
+    right = para.column[1] if para.column[1] > para.column[0] else para.bbox[2]
+    foot = max(r[3] for r in para.rects)
+    last_line = [r[2] for r in para.rects if r[3] >= foot - para.font_size]
+    full = max(last_line) >= right - para.font_size
+    return id(para) if full else None
+
+
 def audit_requests(
     reading: Reading, language: str, budget: int
 ) -> tuple[list[RequestRecord], list[KeptLine]]:
@@ -710,6 +742,7 @@ def audit_requests(
         p.text for p in reading.paragraphs if p.kind is ParagraphKind.CAPTION
     )
     whole_notes = _whole_notes(reading.paragraphs)
+    file_cut = _cut_by_the_file(reading)
     for passage in passages(reading.paragraphs):
         first = passage.pieces[0]
         ident = first.id + ("+" if len(passage.pieces) > 1 else "")
@@ -745,6 +778,8 @@ def audit_requests(
                     and _ends_item(text, first, following.get(id(first)))
                 )
                 or led_in
+                # The file ends inside the sentence: the reader cut nothing.
+                or (n == len(pieces) and id(passage.pieces[-1]) == file_cut)
             )
             cut = (found.starts_inside and not led_out) or ends_inside
             if sentenced and found.prose and cut and not whole_note:

@@ -434,6 +434,8 @@ def test_a_list_item_the_next_item_follows_ends_though_its_last_line_runs_full()
     aside = dataclasses.replace(below, rects=((300, 104, 519, 117),))
     for after in (body, far, aside):
         assert _request_figures(layouts, [full, after])["cut"] == 1
+    high = dataclasses.replace(full, rects=((72.0, 90.0, 500.0, 115.0),), bbox=(72, 90, 500, 115))
+    assert _request_figures(_layout(_page(_body_page(lines=2))), [high])["cut"] == 1
 
 
 def test_a_sentence_a_display_takes_over_ends_with_its_words() -> None:
@@ -575,6 +577,26 @@ def test_a_float_heading_the_next_page_is_passed_over_to_the_display() -> None:
     assert _request_figures(_two_pages(second), [para, caption])["cut"] == 0
     body = dataclasses.replace(_para("p1-b0", caption_text, _band(100, 1)), page=1)
     assert _request_figures(_two_pages(second), [para, body])["cut"] == 1
+
+
+def test_a_sentence_the_file_ends_inside_is_no_cut() -> None:
+    """Origin: corpus 12 (pages 1-2 of a paper: "We show LayoutParser can be applied in
+    sophisticated and large-scale digitization projects" ends page 2, in a line set full to
+    the column's edge): the sentence goes on on a page the file does not hold. The last text
+    of the last page, its last line full, ends where the file does; one ending short of the
+    edge, one before it, or one that stops high on the page, is still cut."""
+    layouts = _layout(_page(_body_page(lines=2, top=740.0)))
+    text = PROSE[0] + " and it can be applied in sophisticated digitization projects"
+    full = dataclasses.replace(_para("p0-b0", text, (72.0, 730.0, 500.0, 755.0)), column=(72, 500))
+    assert _request_figures(layouts, [full])["cut"] == 0
+    short = dataclasses.replace(
+        full, rects=((72.0, 90.0, 500.0, 102.0), (72.0, 103.0, 300.0, 115.0))
+    )
+    assert _request_figures(layouts, [short])["cut"] == 1
+    after = _para("p0-b1", "Each proposal was read by two members.", (72.0, 770.0, 300.0, 782.0))
+    assert _request_figures(layouts, [full, after])["cut"] == 1
+    high = dataclasses.replace(full, rects=((72.0, 90.0, 500.0, 115.0),), bbox=(72, 90, 500, 115))
+    assert _request_figures(_layout(_page(_body_page(lines=2))), [high])["cut"] == 1
 
 
 def test_a_contents_entry_is_a_title_not_a_cut_sentence() -> None:
