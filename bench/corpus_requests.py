@@ -474,16 +474,20 @@ def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
         box = reading.lines[i].bbox
         return box[2] > left and box[0] < right
 
-    kinds = {p.id: p.kind for p in reading.paragraphs}
+    def flowing(lines: list[int]) -> list[int]:
+        return [i for i in lines if not _float_line(reading, i, kinds)]
 
     def distance(i: int, mark: float) -> float:
         box = reading.lines[i].bbox
         return mark - box[3] if above else box[1] - mark
 
+    kinds = {p.id: p.kind for p in reading.paragraphs}
     near = [
         i
         for i in body_lines(para.page)
-        if in_column(i) and distance(i, edge) >= -_BELOW_SLACK * size
+        if in_column(i)
+        and distance(i, edge) >= -_BELOW_SLACK * size
+        and not _stray_line(reading, i)
     ]
     if not near:
         # The paragraph opens (or ends) its column: the display is the end of the column
@@ -491,13 +495,11 @@ def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
         # A float (a figure, its caption, a table) set at the turn is passed over.
         if above:
             other = [i for i in body_lines(para.page) if reading.lines[i].bbox[2] <= left]
-            near = other or body_lines(para.page - 1)
-            near = [i for i in near if not _float_line(reading, i, kinds)]
+            near = flowing(other) or flowing(body_lines(para.page - 1))
             mark = max((reading.lines[i].bbox[3] for i in near), default=0.0)
         else:
             other = [i for i in body_lines(para.page) if reading.lines[i].bbox[0] >= right]
-            near = other or body_lines(para.page + 1)
-            near = [i for i in near if not _float_line(reading, i, kinds)]
+            near = flowing(other) or flowing(body_lines(para.page + 1))
             mark = min((reading.lines[i].bbox[1] for i in near), default=0.0)
         if not near:
             return False
@@ -521,6 +523,17 @@ def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
 
 #: Kinds of a float's text: a paragraph of these is no part of the body's run of lines.
 _FLOAT_KINDS = frozenset({ParagraphKind.CAPTION, ParagraphKind.CELL})
+
+
+def _stray_line(reading: Reading, i: int) -> bool:
+    """Whether line ``i`` is held by no paragraph and is neither a display's nor prose: a
+    running head the recurring-line test missed, a page or line number, a figure's word."""
+    line = reading.lines[i]
+    return (
+        not any(reading.owners[i])
+        and not is_display_line(reading, i)
+        and not is_prose_line(line.text)
+    )
 
 
 def _float_line(reading: Reading, i: int, kinds: dict[str, ParagraphKind]) -> bool:
