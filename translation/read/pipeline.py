@@ -36,7 +36,7 @@ from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.paragraphs.from_draft import to_paragraph
 from translation.read.regions.doc_stats import DocStats, doc_stats
 from translation.read.regions.page_regions import LINE_NUMBER, Kept, PageRegions, page_regions
-from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells
+from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells, stack_wrapped_cells
 from translation.read.rows.figure_text import mark_figure_text
 from translation.read.rows.page_rows import page_rows
 from translation.read.rows.reading_order import reading_order
@@ -151,6 +151,7 @@ def rows(regions: Regions) -> Rows:
         found = attach_drop_caps(join_pieces(attach_scripts(found)))
         if rules:
             stack_ruled_cells(found, rules)
+        stack_wrapped_cells(found)
         grow_cells(found, rules)
         found.extend(margin_rows(area, frame, stats))
         mark_furniture(found, area)
