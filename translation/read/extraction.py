@@ -36,6 +36,7 @@ from translation.read.ocr.pool import read_pages
 from translation.read.pages import word_gaps
 from translation.read.pages.annotations import text_annotation_areas, without_annotation_text
 from translation.read.pages.comment_balloons import balloon_areas
+from translation.read.pages.font_weights import BOLD_FLAG, bold_faces
 from translation.read.pages.glyph_advances import page_advances
 from translation.read.pages.inline_images import with_inline_images
 from translation.read.pages.marks import is_mark, page_marks
@@ -61,6 +62,7 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
     else:
         raw = fix_origins(raw, lambda: glyphs)
     marks = page_marks(page)
+    heavy = bold_faces(page)  # bold by the weight its descriptor states, not by its name
     blocks: list[Block] = []
     for b, block in enumerate(raw["blocks"]):
         if block.get("type", 0) != 0:
@@ -73,7 +75,8 @@ def read_layout(page: pymupdf.Page) -> PageLayout:
                     bbox=tuple(span["bbox"]),
                     font=span["font"],
                     size=float(span["size"]),
-                    flags=int(span["flags"]),
+                    flags=int(span["flags"])
+                    | (BOLD_FLAG if font_base(span["font"]) in heavy else 0),
                     color=int(span["color"]),
                     origin=tuple(span["origin"]),
                     mark=is_mark(span["text"], marks.get(font_base(span["font"]), frozenset())),

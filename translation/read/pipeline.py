@@ -36,13 +36,14 @@ from translation.read.blocks.front_matter import (
 )
 from translation.read.blocks.reference_drafts import citation_notes, reference_drafts
 from translation.read.flow import links as flows
+from translation.read.flow.described_terms import described_terms
 from translation.read.flow.passage import Passage, passages
 from translation.read.layout import Frame, PageLayout, Rect, union
 from translation.read.paragraph import Paragraph, ParagraphKind
 from translation.read.paragraphs.from_draft import to_paragraph
 from translation.read.regions.doc_stats import DocStats, doc_stats
 from translation.read.regions.page_regions import LINE_NUMBER, Kept, PageRegions, page_regions
-from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells
+from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells, stack_wrapped_cells
 from translation.read.rows.figure_text import mark_figure_text
 from translation.read.rows.page_rows import page_rows
 from translation.read.rows.reading_order import reading_order
@@ -157,6 +158,7 @@ def rows(regions: Regions) -> Rows:
         found = attach_drop_caps(join_pieces(attach_scripts(found)))
         if rules:
             stack_ruled_cells(found, rules)
+        stack_wrapped_cells(found)
         grow_cells(found, rules)
         found.extend(margin_rows(area, frame, stats))
         mark_furniture(found, area)
@@ -228,7 +230,8 @@ def kinds(blocks: Blocks) -> Kinds:
     math and code), its kind and label, whether it is sent, and which blocks are the
     references section. Must not decide paragraph ids, nor what goes on in another box (a
     caption that runs on a sentence is body text, lines set apart alike one below another are
-    a list's items: the looks across blocks it takes)."""
+    a list's items, and so are descriptions under their terms' labels: the looks across blocks
+    it takes)."""
     drafts = blocks.drafts
     for draft in drafts:
         classify(draft, blocks.rows.regions.stats, blocks.rows.regions.seen)
@@ -236,6 +239,8 @@ def kinds(blocks: Blocks) -> Kinds:
         drafts[i].kind = ParagraphKind.BODY  # "Table 4. On average, ..." going on a sentence
     for i in flows.line_series(drafts):
         drafts[i].kind = ParagraphKind.LIST_ITEM  # "dgeMatrix Real matrices in ..." one a line
+    for i in described_terms(drafts):
+        drafts[i].kind = ParagraphKind.LIST_ITEM  # "전월 이용금액 기준" over "매월 1일부터 ..."
     _author_notes(drafts)
     if not blocks.rows.regions.reading.include_references:
         for i in citation_notes(drafts):  # a note that is an entry alone, kept as entries are

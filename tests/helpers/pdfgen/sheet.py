@@ -216,6 +216,24 @@ def box_at(
     return left
 
 
+def face_at(page: pymupdf.Page, name: str, face: pymupdf.Font, weight: int | None = None) -> str:
+    """Embed ``face`` on ``page`` as resource ``name`` (for :func:`words_at`), its descriptor
+    stating ``/FontWeight`` ``weight`` where given (the PDF's own word on how heavy the face
+    is, whatever its name says); returns ``name``."""
+    page.insert_font(fontname=name, fontbuffer=face.buffer)
+    if weight is None:
+        return name
+    doc = page.parent
+    for xref, _ext, _kind, _base, ref, *_ in page.get_fonts(full=True):
+        if ref != name:
+            continue
+        what, value = doc.xref_get_key(xref, "DescendantFonts")
+        font = int(value.strip("[] ").split()[0]) if what == "array" else xref
+        _, descriptor = doc.xref_get_key(font, "FontDescriptor")
+        doc.xref_set_key(int(descriptor.split()[0]), "FontWeight", str(weight))
+    return name
+
+
 def read(data: bytes) -> list[Paragraph]:
     """The paragraphs the reader finds in the PDF ``data``."""
     doc = open_document(data)

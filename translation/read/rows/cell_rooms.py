@@ -12,6 +12,10 @@ from translation.read.measures import DEFAULT_LEADING
 from translation.read.rows.row import Row
 from translation.read.tables.cell_align import right_aligned
 from translation.read.tables.cell_rules import clear_room, ruled_cells, ruled_room
+from translation.read.tables.cell_wraps import WrapLine, wrapped_cells
+
+#: Font sizes: rows whose baselines lie this close share a visual row.
+_SAME_ROW = 0.5
 
 
 def stack_ruled_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
@@ -29,6 +33,33 @@ def stack_ruled_cells(rows: list[Row], rules: Sequence[Rect]) -> None:
                 if other.stack == old:
                     other.stack = new
         row.stack = new
+
+
+def stack_wrapped_cells(rows: list[Row]) -> None:
+    """Make each line that a cell's line wraps onto, alone on its row below it (see
+    ``cell_wraps.wrapped_cells``), a line of that cell: its ``stack``, its column's room."""
+    body = [r for r in rows if not r.drop and not r.region]
+    if not any(r.cell for r in body):
+        return
+    lines = [
+        WrapLine(r.bbox, r.baseline, r.size, r.bold, r.text, r.cell, _lone(r, body)) for r in body
+    ]
+    for row, up in zip(body, wrapped_cells(lines), strict=True):
+        if up is None:
+            continue
+        cell = body[up]
+        cell.stack = cell.stack or (cell.x0, cell.baseline)
+        room = cell.room or cell.bbox
+        row.stack, row.cell = cell.stack, True
+        row.room = (min(room[0], row.x0), row.top, max(room[2], row.x1), row.bottom)
+
+
+def _lone(row: Row, rows: Sequence[Row]) -> bool:
+    """Whether no other row shares ``row``'s visual row."""
+    return not any(
+        other is not row and abs(other.baseline - row.baseline) < _SAME_ROW * row.size
+        for other in rows
+    )
 
 
 def grow_cells(rows: list[Row], rules: Sequence[Rect]) -> None:

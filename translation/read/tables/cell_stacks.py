@@ -70,7 +70,7 @@ def stacks(
     sentence), or the line above ends in "-", "/" or ",", or both stand alone, the line
     above does not end a sentence and the step between them is the table's tightest between
     lines of their size (see ``_tightest``: a row set further apart is the next row), or the
-    line above cannot end a cell (``_open``), or it hangs under a list mark's text at that
+    line above cannot end a cell (``open_end``), or it hangs under a list mark's text at that
     tightest step. Lines that both have cells beside them stack
     without a hyphen only where the cell plainly wraps (see ``_wrapped``). Numbers never stack.
     Each line of a stack gets the stack's key (the first line's x and baseline); other lines
@@ -103,7 +103,7 @@ def stacks(
                 and not _ENDS_RE.search(above)
                 and step <= tightest.get(i, step) + _PITCH_SLACK * line.size
             )
-            or _open(above)
+            or open_end(above)
             # A line hung under a list mark's text is that item's next line, whatever the
             # line above ends in ("◦ 대상질병에 U코드 일부(3종)" over "포함"), at the table's
             # tightest step (a row set further apart is the next row).
@@ -178,7 +178,7 @@ def _tightest(
     return out
 
 
-def _open(text: str) -> bool:
+def open_end(text: str) -> bool:
     """Whether a cell's line cannot end its cell: it ends in a word that leads on ("An
     Adaptive Approach for") or inside a quotation it opens (a title in title case wraps with
     a capital)."""
