@@ -737,6 +737,27 @@ def _cut_by_the_file(reading: Reading) -> int | None:
     return id(para) if full else None
 
 
+#: Of the text's size: a list that takes a sentence over starts this near under its end.
+_LIST_REACH = 3.0
+
+
+def _list_follows(para: Paragraph, after: Paragraph | None) -> bool:
+    """Whether a list takes ``para``'s last sentence over: the next paragraph is a list
+    item of the same page starting just under ``para``'s last line ("... the estimated
+    integral value with two attributes" | "• error: ...")."""
+    if (
+        after is None
+        or para.kind is ParagraphKind.LIST_ITEM
+        or after.kind is not ParagraphKind.LIST_ITEM
+        or after.page != para.page
+        or not para.rects
+        or not after.rects
+    ):
+        return False
+    gap = min(r[1] for r in after.rects) - max(r[3] for r in para.rects)
+    return -0.5 * para.font_size < gap < _LIST_REACH * para.font_size
+
+
 def audit_requests(
     reading: Reading, language: str, budget: int
 ) -> tuple[list[RequestRecord], list[KeptLine]]:
@@ -781,7 +802,10 @@ def audit_requests(
             whole_note = len(pieces) == 1 and all(id(p) in whole_notes for p in passage.pieces)
             # A text whose sentence a display takes over ends with its words, however few
             # ("Define multiplication for the elements of X by" [equation]).
-            led_in = n == len(pieces) and display_follows(reading, passage.pieces[-1])
+            led_in = n == len(pieces) and (
+                display_follows(reading, passage.pieces[-1])
+                or _list_follows(passage.pieces[-1], following.get(id(passage.pieces[-1])))
+            )
             # ... and one a display broke off goes on with its words ("where n is ...").
             led_out = n == 1 and found.starts_inside and display_precedes(reading, first)
             ends_inside = _ends_inside(text) and not (

@@ -599,6 +599,23 @@ def test_a_sentence_the_file_ends_inside_is_no_cut() -> None:
     assert _request_figures(_layout(_page(_body_page(lines=2))), [high])["cut"] == 1
 
 
+def test_a_sentence_a_list_takes_over_ends_with_its_words() -> None:
+    """Origin: corpus2 129 p2 ("The value of pmvnorm is the estimated integral value with
+    two attributes" | "• error: ..." | "• msg: ..."): the sentence's end is the list under
+    it, no colon before it. A body paragraph under it instead, or a list far below, leaves
+    it cut."""
+    layouts = _layout(_page(_body_page(lines=2)))
+    text = PROSE[0] + " and the value is the estimated integral with two attributes"
+    para = _para("p0-b0", text, _band(100, 2))
+    item = _para("p0-b1", "error: the estimated absolute error", _band(100 + 2 * STEP, 1))
+    item = dataclasses.replace(item, kind=ParagraphKind.LIST_ITEM)
+    assert _request_figures(layouts, [para, item])["cut"] == 0
+    body = dataclasses.replace(item, kind=ParagraphKind.BODY, text="The error is small.")
+    assert _request_figures(layouts, [para, body])["cut"] == 1
+    far = dataclasses.replace(item, rects=(_band(100 + 8 * STEP, 1),))
+    assert _request_figures(layouts, [para, far])["cut"] == 1
+
+
 def test_a_contents_entry_is_a_title_not_a_cut_sentence() -> None:
     """Origin: 131 p11 (a change history indexed like a contents list: "\\lettrine: changed
     from 'ABCDEFGHIJKLMNO-" | "QPRSTUVWXYZ' to 'EFTZ' as ... (possible optical
