@@ -35,6 +35,7 @@ from translation.read.blocks.front_matter import (
     title_page,
 )
 from translation.read.blocks.reference_drafts import citation_notes, reference_drafts
+from translation.read.blocks.roles import algorithm_label, caption_start
 from translation.read.flow import links as flows
 from translation.read.flow.described_terms import described_terms
 from translation.read.flow.passage import Passage, passages
@@ -45,6 +46,7 @@ from translation.read.regions.doc_stats import DocStats, doc_stats
 from translation.read.regions.page_regions import LINE_NUMBER, Kept, PageRegions, page_regions
 from translation.read.rows.cell_rooms import grow_cells, stack_ruled_cells, stack_wrapped_cells
 from translation.read.rows.figure_text import mark_figure_text
+from translation.read.rows.listing_rows import mark_listing_rows
 from translation.read.rows.page_rows import page_rows
 from translation.read.rows.reading_order import reading_order
 from translation.read.rows.region_rows import margin_rows, mark_furniture
@@ -160,6 +162,7 @@ def rows(regions: Regions) -> Rows:
             stack_ruled_cells(found, rules)
         stack_wrapped_cells(found)
         grow_cells(found, rules)
+        mark_listing_rows(found, area.listings, frame)
         found.extend(margin_rows(area, frame, stats))
         mark_furniture(found, area)
         mark_figure_text(found, page, frame, stats.body_size)
@@ -193,7 +196,11 @@ def blocks(rows: Rows) -> Blocks:
         for row in ordered:
             front = front and row is not end
             last = drafts[-1].rows if len(drafts) > first else []
-            if last and row.stack is not None and last[-1].stack == row.stack:
+            if row.numbered:
+                last = []  # a listing's numbered line opens its own unit
+            if last and row.listing and _listing_goes_on(last[-1], row):
+                last.append(row)  # a numbered line's wrapped rest
+            elif last and row.stack is not None and last[-1].stack == row.stack:
                 last.append(row)  # the next line of a multi-line table cell
             elif (
                 last
@@ -374,6 +381,23 @@ def _author_notes(drafts: list[Draft]) -> None:
             and draft.label.strip() in marks
         ):
             draft.kind = ParagraphKind.AUTHOR
+
+
+#: Of a row's size: a row this much into the one above it still lies below it.
+BELOW = 0.3
+
+
+def _listing_goes_on(last: Row, row: Row) -> bool:
+    """Whether ``row``, of a listing but no numbered line's start, goes on the line above it:
+    the line above is of the same listing, ``row`` lies below it (a row beside it, a comment's
+    end, goes by the usual rules) and opens with no label of its own ("Data:", "Output:") nor
+    a caption ("Algorithm 5: ...")."""
+    return (
+        last.listing == row.listing
+        and row.top >= last.bottom - BELOW * row.size
+        and not algorithm_label(row.text)
+        and not caption_start(row)
+    )
 
 
 def _split_led_series(drafts: list[Draft], first: int) -> None:

@@ -329,5 +329,11 @@ def code_like(text: str) -> bool:
 
 #: Kinds whose texts need not be whole sentences.
 UNSENTENCED_KINDS = frozenset(
-    {ParagraphKind.HEADING, ParagraphKind.CELL, ParagraphKind.CAPTION, ParagraphKind.AUTHOR}
+    {
+        ParagraphKind.HEADING,
+        ParagraphKind.CELL,
+        ParagraphKind.CAPTION,
+        ParagraphKind.AUTHOR,
+        ParagraphKind.ALGORITHM,  # one line of pseudo-code
+    }
 )

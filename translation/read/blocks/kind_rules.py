@@ -246,6 +246,12 @@ def _algorithm(f: Facts) -> bool:
     return bool(roles.algorithm_label(f.rows[0].text))
 
 
+def _numbered_line(f: Facts) -> bool:
+    """A listing's numbered line (its number kept apart as printed, ``rows.listing_rows``):
+    one line of pseudo-code, whatever its columns look like."""
+    return f.rows[0].numbered
+
+
 #: The rules, in order; the first that holds decides.
 RULES: tuple[tuple[Callable[[Facts], bool], Outcome], ...] = (
     (_no_words, "no words"),
@@ -260,6 +266,7 @@ RULES: tuple[tuple[Callable[[Facts], bool], Outcome], ...] = (
     (_keywords, "pseudo-code keywords"),
     (_front_names, "author names"),
     (_labelled_names, "author names"),
+    (_numbered_line, ParagraphKind.ALGORITHM),
     (_cell, ParagraphKind.CELL),
     (_front_mark, ParagraphKind.AUTHOR),
     (_contents_entry, ParagraphKind.HEADING),

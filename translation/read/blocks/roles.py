@@ -69,7 +69,7 @@ _ALGO_LINE_RE = re.compile(
 _ALGO_CAPTION_RE = re.compile(rf"^\s*Algorithm\s+{DIGITS}", re.IGNORECASE)
 _KEYWORDS = frozenset(
     "for do end while if then else elif endif endfor endwhile return repeat until "
-    "function procedure foreach in to each break continue".split()
+    "function procedure foreach in to each break continue begin".split()
 )
 _URL_START_RE = re.compile(r"https?://|www\.")
 

@@ -2,15 +2,19 @@
 its lines (``lineno``, review copies), told by what they are: a vertical run of integers at
 one margin x, counting up down the page, outside the body column's range.
 
+A listing's own line numbers (an algorithm or a code float numbering its lines) are the same
+run inside the body's range: smaller than the text, each at the left of the line it numbers,
+with no text of the page beside the run on its left (the float's own margin).
+
 They are never sent and never join a line of text; they stay on the page as they were.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from translation.read.layout import PageLayout, axis
+from translation.read.layout import PageLayout, Rect, axis
 from translation.read.regions.body_frame import LEFT_TO_RIGHT, Range
 
 #: (block, line, span) indices of a span in its page's layout.
@@ -30,6 +34,11 @@ OUTSIDE = 0.3
 #: Digits a line number has at most, and the size over the body's it may have.
 DIGITS = 4
 LARGER = 0.5
+#: A listing's line number is set at this share of the size of the text it numbers at most.
+SMALLER = 0.85
+#: Text ending this many of its sizes before a number, at its height, runs on into it: no
+#: listing's margin.
+BEFORE = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +48,7 @@ class _Number:
     x1: float
     y: float
     value: int
+    size: float
 
 
 def _candidates(page: PageLayout, body_size: float) -> list[_Number]:
@@ -67,7 +77,9 @@ def _candidates(page: PageLayout, body_size: float) -> list[_Number]:
                     if gap < APART * span.size:
                         continue
                 y = (span.bbox[1] + span.bbox[3]) / 2
-                found.append(_Number((b, n, k), span.bbox[0], span.bbox[2], y, int(text)))
+                found.append(
+                    _Number((b, n, k), span.bbox[0], span.bbox[2], y, int(text), span.size)
+                )
     return found
 
 
@@ -108,6 +120,31 @@ def _in_margin(run: Sequence[_Number], body: Range | None, body_size: float) -> 
     return max(n.x1 for n in run) <= body[0] - out or min(n.x0 for n in run) >= body[1] + out
 
 
+def _texts(page: PageLayout, numbers: set[SpanKey]) -> list[tuple[Rect, float]]:
+    """Each visible span of ``page`` that is not one of ``numbers``: its box and size."""
+    return [
+        (span.bbox, span.size)
+        for b, block in enumerate(page.blocks)
+        for n, line in enumerate(block.lines)
+        for k, span in enumerate(line.spans)
+        if span.text.strip() and (b, n, k) not in numbers
+    ]
+
+
+def _numbers_lines(run: Sequence[_Number], texts: Sequence[tuple[Rect, float]]) -> bool:
+    """``run`` is a listing's numbering: the first text on the right of each number, apart
+    from it, is bigger than it (the line it numbers, at any indent), and no text ends just
+    before it on its left."""
+    for number in run:
+        level = [(box, size) for box, size in texts if box[1] < number.y < box[3]]
+        right = [(box[0], size) for box, size in level if box[0] >= number.x1 + APART * number.size]
+        if not right or number.size > SMALLER * min(right)[1]:
+            return False
+        if any(number.x0 - BEFORE * size < box[2] <= number.x0 for box, size in level):
+            return False
+    return True
+
+
 def line_number_spans(page: PageLayout, body: Range | None, body_size: float) -> set[SpanKey]:
     """The spans of ``page`` that are its margin's line numbers (see the module docstring);
     ``body`` is the body column's range (None: unknown, no line number is told)."""
@@ -119,3 +156,27 @@ def line_number_spans(page: PageLayout, body: Range | None, body_size: float) ->
                 if _in_margin(run, body, body_size):
                     found.update(n.key for n in run)
     return found
+
+
+def listing_numbers(
+    page: PageLayout, body_size: float, taken: Collection[SpanKey] = ()
+) -> list[tuple[SpanKey, ...]]:
+    """The line-number runs of ``page``'s listings (see the module docstring), each its
+    numbers' spans from the top, none of them in ``taken`` (the margin's line numbers); the
+    runs of a listing told by both edges of its numbers are one."""
+    numbers = [n for n in _candidates(page, body_size) if n.key not in taken]
+    texts = _texts(page, {n.key for n in numbers})
+    runs: list[set[SpanKey]] = []
+    for edge in (0, 1):
+        for group in _aligned(numbers, edge):
+            for run in _runs(group):
+                if not _numbers_lines(run, texts):
+                    continue
+                keys = {n.key for n in run}
+                joined = [r for r in runs if r & keys]
+                for r in joined:
+                    keys |= r
+                    runs.remove(r)
+                runs.append(keys)
+    at = {n.key: n.y for n in numbers}
+    return sorted((tuple(sorted(r, key=lambda k: at[k])) for r in runs), key=lambda run: at[run[0]])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from translation.read.layout import Block, Frame, Line, PageLayout, Rect, union
 from translation.read.regions.body_frame import body_ranges
 from translation.read.regions.furniture import furniture
-from translation.read.regions.line_numbers import SpanKey, line_number_spans
+from translation.read.regions.line_numbers import SpanKey, line_number_spans, listing_numbers
 from translation.read.regions.margins import margin_spans
 
 LINE_NUMBER = "line number"
@@ -36,11 +36,13 @@ class PageRegions:
     """One page's regions: ``body`` the blocks of its body (line numbers and margin material
     taken out), ``margin`` the blocks of its margin material (one a line's run of margin
     spans, in the order read), ``kept`` its line numbers and furniture (furniture lines stay
-    in ``body``: the rows stage marks their rows)."""
+    in ``body``: the rows stage marks their rows), ``listings`` the boxes of each listing's
+    line numbers from the top (kept too; the lines they number are each a unit)."""
 
     body: tuple[Block, ...]
     margin: tuple[Block, ...] = ()
     kept: tuple[Kept, ...] = ()
+    listings: tuple[tuple[Rect, ...], ...] = ()
 
 
 def _line_of(line: Line, keep: Sequence[int]) -> Line | None:
@@ -155,6 +157,8 @@ def page_regions(
     for page in pages:
         body = ranges.get(page.index)
         numbers = line_number_spans(page, body, body_size)
+        listings = listing_numbers(page, body_size, numbers)
+        numbers = numbers.union(*listings)
         furnished = heads.get(page.index, {})
         taken = numbers | {
             (b, n, k) for (b, n) in furnished for k in range(len(page.blocks[b].lines[n].spans))
@@ -170,5 +174,10 @@ def page_regions(
             )
             for (b, n), reason in furnished.items()
         )
-        found[page.index] = PageRegions(split.body, split.margin, split.kept + furniture_kept)
+        boxes = tuple(
+            tuple(page.blocks[b].lines[n].spans[k].bbox for b, n, k in run) for run in listings
+        )
+        found[page.index] = PageRegions(
+            split.body, split.margin, split.kept + furniture_kept, boxes
+        )
     return found

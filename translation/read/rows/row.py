@@ -70,6 +70,10 @@ class Row:
     #: The page region the row was read in ("": the body; "margin": margin material, read
     #: on its own and never joined to a body row, see ``rows.region_rows``).
     region: str = ""
+    #: The listing that numbers its lines the row is read in (from 1; 0: none), and whether
+    #: the row is the start of one of its numbered lines (``rows.listing_rows``).
+    listing: int = 0
+    numbered: bool = False
 
     @property
     def text(self) -> str:
