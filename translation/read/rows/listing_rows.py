@@ -13,12 +13,18 @@ from translation.read.rows.row import Row
 
 
 def _area(numbers: Sequence[Rect]) -> Rect:
-    """The part of the page a listing's rows lie in: right of its numbers, from its first
-    number's top to a line below its last one (the last numbered line's wrapped rest)."""
+    """The part of the page a listing's rows lie in: right of its numbers (a line of prose
+    between two stretches of a listing starts under the numbers, not right of them: "First
+    reset the parameters to their default values:"), from its first number's top to a line
+    below its last one (the last numbered line's wrapped rest)."""
     steps = [b[1] - a[1] for a, b in zip(numbers, numbers[1:], strict=False)]
     step = statistics.median(steps) if steps else numbers[-1][3] - numbers[-1][1]
-    left = min(r[0] for r in numbers)
-    return (left, numbers[0][1], float("inf"), numbers[-1][3] + step)
+    right = max(r[2] for r in numbers) - _NUMBER_SLACK
+    return (right, numbers[0][1], float("inf"), numbers[-1][3] + step)
+
+
+#: Points: a listing's line starts right of its numbers' right edge, this much kept over.
+_NUMBER_SLACK = 1.0
 
 
 def mark_listing_rows(
