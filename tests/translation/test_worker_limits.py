@@ -230,5 +230,8 @@ def test_health_and_other_posts_stay_fast_while_a_hostile_pdf_is_read(
     assert "ZT_PDF_MAX_PAGE_SPANS" in task["error"]
     assert len(latencies) >= 5
     # Generous bounds: the old server took seconds for each (a global lock, PyMuPDF in-process).
-    assert max(latencies) < 0.5, sorted(latencies)[-5:]
+    # On 2 cores shared by 3 test workers one poll in a run has stalled to 0.6-0.7 s while
+    # the worker process started: one such is the scheduler, every poll slow is the server.
+    slow = [t for t in latencies if t >= 0.5]
+    assert len(slow) <= 1 and max(latencies) < 2.0, sorted(latencies)[-5:]
     assert good_s < 5.0
