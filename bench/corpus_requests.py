@@ -350,6 +350,8 @@ class Reading:
     owners: dict[int, list[set[str]]] = field(default_factory=dict)
     #: Page -> the indices (into ``lines``) of its lines.
     on_page: dict[int, list[int]] = field(default_factory=dict)
+    #: Paragraph id -> its kind.
+    kinds: dict[str, ParagraphKind] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -359,6 +361,7 @@ class Reading:
         reference_pages: Sequence[int] = (),
     ) -> Reading:
         reading = cls(layouts, paragraphs, tuple(reference_pages))
+        reading.kinds = {p.id: p.kind for p in paragraphs}
         reading.lines = source_lines(layouts)
         # Monospaced as the reader measures it (from the glyphs' advances, never the name).
         reading.mono = measure(layout_samples(layouts)).mono
@@ -414,6 +417,14 @@ def _outside_meta(glyphs: Sequence[Glyph], mono: frozenset[str] = frozenset()) -
     return [g for g, meta in zip(glyphs, inside, strict=True) if not meta and not g.char.isspace()]
 
 
+def _in_figure(reading: Reading, line: SourceLine) -> bool:
+    """Whether ``line``'s middle lies inside one of its page's figures."""
+    cx, cy = _centre(line.bbox)
+    layout = next((lay for lay in reading.layouts if lay.index == line.page), None)
+    figures = layout.figures if layout is not None else ()
+    return any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures)
+
+
 def is_display_line(reading: Reading, i: int) -> bool:
     """Whether line ``i`` is part of a display no paragraph holds: none of its glyphs held,
     and math (:data:`_MATH_SHARE` of its glyphs) or code (monospaced, or code by its tokens),
@@ -422,12 +433,7 @@ def is_display_line(reading: Reading, i: int) -> bool:
         return False
     line = reading.lines[i]
     visible = [g for g in line.glyphs if not g.char.isspace()]
-    if not visible:
-        return False
-    cx, cy = _centre(line.bbox)
-    layout = next((lay for lay in reading.layouts if lay.index == line.page), None)
-    figures = layout.figures if layout is not None else ()
-    if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures):
+    if not visible or _in_figure(reading, line):
         return False
     math = sum(is_math_glyph(g.char, g.font) for g in visible) >= _MATH_SHARE * len(visible)
     # An equation set in the text's own faces (Word's, RevTeX's Times italics: "mBnB = ΩBρc.")
@@ -475,13 +481,12 @@ def _display_beside(reading: Reading, para: Paragraph, above: bool) -> bool:
         return box[2] > left and box[0] < right
 
     def flowing(lines: list[int]) -> list[int]:
-        return [i for i in lines if not _float_line(reading, i, kinds)]
+        return [i for i in lines if not _float_line(reading, i)]
 
     def distance(i: int, mark: float) -> float:
         box = reading.lines[i].bbox
         return mark - box[3] if above else box[1] - mark
 
-    kinds = {p.id: p.kind for p in reading.paragraphs}
     near = [
         i
         for i in body_lines(para.page)
@@ -536,21 +541,18 @@ def _stray_line(reading: Reading, i: int) -> bool:
     )
 
 
-def _float_line(reading: Reading, i: int, kinds: dict[str, ParagraphKind]) -> bool:
+def _float_line(reading: Reading, i: int) -> bool:
     """Whether line ``i`` is a float's: inside a figure's area, held by a caption or a
     table's cell, or held by none and no display's or prose."""
     line = reading.lines[i]
-    cx, cy = _centre(line.bbox)
-    layout = next((lay for lay in reading.layouts if lay.index == line.page), None)
-    figures = layout.figures if layout is not None else ()
-    if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in figures):
+    if _in_figure(reading, line):
         return True
     held = set().union(*reading.owners[i])
     if not held:
         # A figure's words no paragraph holds (its axes' labels), where no figure area was
         # found: neither a display's line nor prose.
         return not is_display_line(reading, i) and not is_prose_line(line.text)
-    return all(kinds.get(ident) in _FLOAT_KINDS for ident in held)
+    return all(reading.kinds.get(ident) in _FLOAT_KINDS for ident in held)
 
 
 def _mono_share(glyphs: Sequence[Glyph], mono: frozenset[str], kept: int = 0) -> float:

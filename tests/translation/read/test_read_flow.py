@@ -6,6 +6,7 @@ stands in for the model (through the fake vLLM in the last test)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pymupdf
@@ -14,7 +15,7 @@ from common.language import Language
 from common.settings import Settings
 from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.pdfgen.columns import INTRO, LEFT, OUTRO, RIGHT, TEXT, TOP, WIDE
-from tests.helpers.pdfgen.sheet import SIZE, Sheet, put_runs, read, wrap
+from tests.helpers.pdfgen.sheet import SIZE, TIMES, Sheet, put_runs, read, wrap
 from tests.helpers.translator import translator_for
 from tests.helpers.vllm import FakeVLLMFactory
 from translation.pdf import render_mono
@@ -196,23 +197,16 @@ def test_a_chinese_sentence_around_a_displayed_listing_is_one_request() -> None:
     之间的是我们的正文部分。"), 141_ja, 146_ko: the sentence before a listing stops on no mark
     and a CJK character, the text after it opens with one (no case to tell it by); one
     request, the listing a placeholder between its pieces and kept as printed."""
-    chinese, courier = pymupdf.Font("china-s"), pymupdf.Font("cour")
-    sheet = Sheet()
     lead = (
         "每个文档都由导言区和正文两部分组成，导言区用来设置文档的格式和加载所需的宏包。",
         "正文则是读者真正看到的内容。一个最简单的 LaTeX 文档的标准结构是",
     )
-    y = sheet.lines(72, 200.0, lead, 10.5, chinese, pitch=17)
-    for line in ("\\documentclass{article}", "\\begin{document}", "Hello, world!"):
-        sheet.put(90, y + 6, line, 9.5, courier)
-        y += 13
-    for line in (
+    after = (
         "在正文之前的部分称为导言区，通常用于定义一些全局命令和参数，英文是 preamble。",
         "正文的内容写在文档环境之中，编译之后就得到排好版的文档。",
-    ):
-        sheet.put(72, y + 12, line, 10.5, chinese)
-        y += 17
-    data = sheet.done()
+    )
+    listing = ("\\documentclass{article}", "\\begin{document}", "Hello, world!")
+    data = _listing_sheet(lead, listing, after, pymupdf.Font("china-s"), 10.5, 17.0, 90.0)
     paragraphs = read(data)
     (passage,) = passages(paragraphs)
     key = passage.pieces[1].break_before
@@ -223,19 +217,38 @@ def test_a_chinese_sentence_around_a_displayed_listing_is_one_request() -> None:
     assert "\\documentclass{article}" in pages[0]  # the listing stays as printed
 
 
+def _listing_sheet(
+    lead: Sequence[str],
+    listing: Sequence[str],
+    after: Sequence[str],
+    font: pymupdf.Font,
+    size: float,
+    pitch: float,
+    indent: float,
+) -> bytes:
+    """A page: the ``lead`` lines in ``font`` at ``size``, ``pitch`` apart, from 72 pt; under
+    them the ``listing`` in Courier at 9.5 pt from ``indent``; under it the ``after`` lines."""
+    courier = pymupdf.Font("cour")
+    sheet = Sheet()
+    y = sheet.lines(72, 200.0, lead, size, font, pitch=pitch)
+    for line in listing:
+        sheet.put(indent, y + 6, line, 9.5, courier)
+        y += 13
+    for line in after:
+        sheet.put(72, y + 12, line, size, font)
+        y += pitch
+    return sheet.done()
+
+
 def _around_a_listing(after: str) -> list[Passage]:
     """A paragraph left open before an R listing ("... can again be inspected via"), the
     listing, and ``after`` under it, in Times at 10 pt."""
-    times, courier = pymupdf.Font("tiro"), pymupdf.Font("cour")
-    sheet = Sheet()
     lead = (
         "The likelihood ratio test produces virtually identical results to the Wald test. The",
         "chosen fitted model can again be inspected via",
     )
-    y = sheet.lines(72, 200.0, lead, 10.0, times, pitch=13.6)
-    sheet.put(72, y + 12, "R> summary(fm_zinb)", 9.5, courier)
-    sheet.put(72, y + 37, after, 10.0, times)
-    return passages(read(sheet.done()))
+    listing = ("R> summary(fm_zinb)",)
+    return passages(read(_listing_sheet(lead, listing, (after,), TIMES, 10.0, 13.6, 72.0)))
 
 
 def test_a_new_sentence_after_a_listing_is_a_request_of_its_own() -> None:

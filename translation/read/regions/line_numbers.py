@@ -120,23 +120,39 @@ def _in_margin(run: Sequence[_Number], body: Range | None, body_size: float) -> 
     return max(n.x1 for n in run) <= body[0] - out or min(n.x0 for n in run) >= body[1] + out
 
 
-def _texts(page: PageLayout, numbers: set[SpanKey]) -> list[tuple[Rect, float]]:
-    """Each visible span of ``page`` that is not one of ``numbers``: its box and size."""
-    return [
-        (span.bbox, span.size)
-        for b, block in enumerate(page.blocks)
-        for n, line in enumerate(block.lines)
-        for k, span in enumerate(line.spans)
-        if span.text.strip() and (b, n, k) not in numbers
-    ]
+#: Points: the height of the bands :class:`_TextBands` files the page's texts in.
+BAND = 8.0
 
 
-def _numbers_lines(run: Sequence[_Number], texts: Sequence[tuple[Rect, float]]) -> bool:
+class _TextBands:
+    """The visible spans of a page that are not its number candidates (box and size),
+    filed by the bands of :data:`BAND` points their boxes cover, so that the texts at a
+    number's height are found without reading the whole page for each number."""
+
+    def __init__(self, page: PageLayout, numbers: set[SpanKey]) -> None:
+        self.bands: dict[int, list[tuple[Rect, float]]] = {}
+        for b, block in enumerate(page.blocks):
+            for n, line in enumerate(block.lines):
+                for k, span in enumerate(line.spans):
+                    if not span.text.strip() or (b, n, k) in numbers:
+                        continue
+                    box = span.bbox
+                    for band in range(int(box[1] // BAND), int(box[3] // BAND) + 1):
+                        self.bands.setdefault(band, []).append((box, span.size))
+
+    def at(self, y: float) -> list[tuple[Rect, float]]:
+        """The texts whose boxes reach across height ``y``."""
+        return [
+            (box, size) for box, size in self.bands.get(int(y // BAND), ()) if box[1] < y < box[3]
+        ]
+
+
+def _numbers_lines(run: Sequence[_Number], texts: _TextBands) -> bool:
     """``run`` is a listing's numbering: the first text on the right of each number, apart
     from it, is bigger than it (the line it numbers, at any indent), and no text ends just
     before it on its left."""
     for number in run:
-        level = [(box, size) for box, size in texts if box[1] < number.y < box[3]]
+        level = texts.at(number.y)
         right = [(box[0], size) for box, size in level if box[0] >= number.x1 + APART * number.size]
         if not right or number.size > SMALLER * min(right)[1]:
             return False
@@ -165,7 +181,7 @@ def listing_numbers(
     numbers' spans from the top, none of them in ``taken`` (the margin's line numbers); the
     runs of a listing told by both edges of its numbers are one."""
     numbers = [n for n in _candidates(page, body_size) if n.key not in taken]
-    texts = _texts(page, {n.key for n in numbers})
+    texts = _TextBands(page, {n.key for n in numbers})
     runs: list[set[SpanKey]] = []
     for edge in (0, 1):
         for group in _aligned(numbers, edge):

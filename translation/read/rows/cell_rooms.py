@@ -41,8 +41,10 @@ def stack_wrapped_cells(rows: list[Row]) -> None:
     body = [r for r in rows if not r.drop and not r.region]
     if not any(r.cell for r in body):
         return
+    baselines = sorted(r.baseline for r in body)
     lines = [
-        WrapLine(r.bbox, r.baseline, r.size, r.bold, r.text, r.cell, _lone(r, body)) for r in body
+        WrapLine(r.bbox, r.baseline, r.size, r.bold, r.text, r.cell, _lone(r, baselines))
+        for r in body
     ]
     for row, up in zip(body, wrapped_cells(lines), strict=True):
         if up is None:
@@ -54,12 +56,13 @@ def stack_wrapped_cells(rows: list[Row]) -> None:
         row.room = (min(room[0], row.x0), row.top, max(room[2], row.x1), row.bottom)
 
 
-def _lone(row: Row, rows: Sequence[Row]) -> bool:
-    """Whether no other row shares ``row``'s visual row."""
-    return not any(
-        other is not row and abs(other.baseline - row.baseline) < _SAME_ROW * row.size
-        for other in rows
-    )
+def _lone(row: Row, baselines: Sequence[float]) -> bool:
+    """Whether no other row shares ``row``'s visual row (``baselines``: every row's, sorted,
+    ``row``'s among them)."""
+    near = _SAME_ROW * row.size
+    lo = bisect.bisect_right(baselines, row.baseline - near)
+    hi = bisect.bisect_left(baselines, row.baseline + near)
+    return hi - lo <= 1
 
 
 def grow_cells(rows: list[Row], rules: Sequence[Rect]) -> None:

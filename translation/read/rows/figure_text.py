@@ -41,13 +41,18 @@ def _take_labels(box: Rect, rows: list[Row], body_size: float) -> None:
     growing with each ("10 15 20" under a plot's axis, then "age" under them). Never a
     caption's line, a bold one, or one above the figure (the last line of the text before
     it)."""
-    x0, y0, x1, y1 = box
     taken: set[int] = set()
-    grew = True
-    while grew:
+    x0, y0, x1, y1 = box
+    # Read from the top, a chain under the figure (ticks, then the axis's title) is taken in
+    # one pass; a second finds the labels beside what the first took. Bounded passes keep a
+    # page of thousands of small rows linear.
+    candidates = sorted(
+        (r for r in rows if r.drop != "figure" and _label_like(r, body_size)), key=lambda r: r.top
+    )
+    for _ in range(_LABEL_PASSES):
         grew = False
-        for k, row in enumerate(rows):
-            if k in taken or row.drop == "figure" or not _label_like(row, body_size):
+        for row in candidates:
+            if id(row) in taken:
                 continue
             near = _LABEL_NEAR * row.size
             across = min(row.x1, x1) > max(row.x0, x0)
@@ -57,10 +62,16 @@ def _take_labels(box: Rect, rows: list[Row], body_size: float) -> None:
             if below or side:
                 # A tick's number, kept already as a number, grows the area all the same.
                 row.drop = row.drop or "figure"
-                taken.add(k)
+                taken.add(id(row))
                 x0, y0 = min(x0, row.x0), min(y0, row.top)
                 x1, y1 = max(x1, row.x1), max(y1, row.bottom)
                 grew = True
+        if not grew:
+            return
+
+
+#: Passes over a figure's candidate labels at most.
+_LABEL_PASSES = 3
 
 
 def _label_like(row: Row, body_size: float) -> bool:
