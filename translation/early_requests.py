@@ -19,7 +19,7 @@ from typing import Any
 from common.progress import ProgressSink, ignore_progress
 from translation.model import glossary
 from translation.model.cache import CacheKey, TranslationCache
-from translation.model.llm import import_sdk_in_background
+from translation.model.llm import LLMClient, import_sdk_in_background
 from translation.read.flow.passage import passages
 from translation.read.paragraph import Paragraph
 from translation.request import TranslationRequest
@@ -29,10 +29,10 @@ Prepare = Callable[[list[Paragraph]], Awaitable[Sequence[str]]]
 
 
 class EarlyRequests:
-    """The early requests of one job: ``ready`` says once, before the first, whether they may
-    go (the LLM is up, or brought up); ``prepare`` turns paragraphs into texts to send;
-    ``send`` sends one text and caches its answer. Made on the event loop; ``offer`` may be
-    called from any thread. ``async with`` closes it."""
+    """The early requests of one job: ``prepare`` turns paragraphs into texts to send (none
+    where the cache has them); ``ready`` says once, before the first text goes, whether they
+    may go (the LLM is up, or brought up); ``send`` sends one text and caches its answer.
+    Made on the event loop; ``offer`` may be called from any thread. ``async with`` closes it."""
 
     def __init__(
         self,
@@ -54,17 +54,21 @@ class EarlyRequests:
     def _take(self, paragraphs: list[Paragraph]) -> None:
         if not self._open:
             return
-        if self._may is None:
-            self._may = asyncio.create_task(self._ready())
-        batch = asyncio.create_task(self._start(self._may, paragraphs))
+        batch = asyncio.create_task(self._start(paragraphs))
         self._batches.add(batch)
         batch.add_done_callback(self._batches.discard)
 
-    async def _start(self, may: asyncio.Task[bool], paragraphs: list[Paragraph]) -> None:
+    async def _start(self, paragraphs: list[Paragraph]) -> None:
         try:
-            if not await may:
-                return
+            # The cache first: paragraphs all answered there never bring the LLM up (a paper
+            # translated before, read again, must not start vLLM for nothing).
             texts = await self._prepare(paragraphs)
+            if not texts or not self._open:  # settled meanwhile: the job sends them
+                return
+            if self._may is None:
+                self._may = asyncio.create_task(self._ready())
+            if not await self._may:
+                return
         except Exception:
             return  # a head start only: the job sends these itself
         for text in texts:
@@ -116,10 +120,12 @@ def early_requests(
     key: Callable[[str], CacheKey],
     cache: TranslationCache,
     ask: Callable[[str], Coroutine[Any, Any, str]],
+    clients: Sequence[LLMClient] = (),
 ) -> EarlyRequests:
     """The early requests of ``request``: none when it is forced (no cache), or when the
     LLM is a long wait away (``would_wait``); the LLM is brought up quietly (the job reports
-    reading). ``key`` is a text's cache key, ``ask`` gets its answer (the translator's)."""
+    reading). ``key`` is a text's cache key, ``ask`` gets its answer (the translator's), through
+    ``clients`` (made ready ahead of the first request)."""
 
     async def ready() -> bool:
         if request.force or (would_wait is not None and await would_wait()):
@@ -140,7 +146,7 @@ def early_requests(
         found = await asyncio.to_thread(cache.get_many, keys.values(), None)
         missing = [text for text, text_key in keys.items() if text_key not in found]
         if missing:  # a request will go: the SDK is imported while the worker reads on
-            import_sdk_in_background()
+            import_sdk_in_background(*clients)
         return missing
 
     async def send(text: str) -> str:

@@ -109,6 +109,13 @@ class Translator:
         self.stats = TranslationStats(llm=llm.stats)
         self._draining = False
 
+    def llm_clients(self) -> list[LLMClient]:
+        """The LLM clients this translator's requests go through: its own, or each GPU
+        host's (several hosts)."""
+        if self._router is None:
+            return [self._llm]
+        return [lane.llm for lane in self._router.lanes]
+
     @classmethod
     def from_settings(
         cls,
@@ -231,6 +238,7 @@ class Translator:
             key=lambda text: self._key(request, text),
             cache=self._cache,
             ask=lambda text: self._ask(request, text),
+            clients=self.llm_clients(),
         )
         # The early requests close first: a cancelled job sends nothing more while its worker
         # is being stopped (that can take a reading step's time).
@@ -355,7 +363,7 @@ class Translator:
                 missing.append(text)
         done = len(by_text) - len(missing)
         if missing:  # a cached paper imports no SDK (half a second of CPU)
-            import_sdk_in_background()
+            import_sdk_in_background(*self.llm_clients())
         if missing and would_wait is not None and await would_wait():
             raise _StepOut  # before anything is counted: the paper is read again after the wait
         self.stats.paragraphs_from_cache += len(paragraphs) - sum(

@@ -192,7 +192,8 @@ def make_lifespan(
             console.print_banner(settings, manager.choice.describe(), names)
             registry.resume(jobs.resumed_work)
 
-            import_sdk_in_background()  # for the first paper, not the start, to wait for
+            # For the first paper, not the start, to wait for: the SDK and each host's client.
+            import_sdk_in_background(*translator.llm_clients())
             background = [
                 asyncio.create_task(
                     sweep_forever(outputs, sweep_interval(settings.output_ttl_s)),

@@ -4,6 +4,7 @@ cache short-cuts everything, and a failed LLM leaves nothing half-written."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import httpx
 import pymupdf
 import pytest
 
-from common.errors import LLMError
+from common.errors import LLMError, LLMUnavailableError
 from common.language import Language
 from common.progress import Progress, Stage
 from common.settings import Settings
@@ -140,6 +141,38 @@ async def test_second_run_is_all_cache_and_same_output(
     assert first.mono is not None and second.mono is not None
     with pymupdf.open(stream=first.mono) as a, pymupdf.open(stream=second.mono) as b:
         assert a[0].get_text() == b[0].get_text()
+
+
+async def test_a_paper_read_again_with_every_answer_cached_never_brings_the_llm_up(
+    settings: Settings, fake_vllm_factory: FakeVLLMFactory
+) -> None:
+    """Origin: issue 38 (a paper read afresh hands its first page on early, and the early
+    requests asked for the LLM before looking in the cache: a paper translated before, its
+    reading no longer kept, started vLLM for nothing)."""
+    fake = fake_vllm_factory.start()
+    paper = small_paper(pages=3)
+    request = TranslationRequest(
+        pdf=paper, source_lang=Language.parse("en"), target_lang=Language.parse("ko")
+    )
+    brought_up: list[str] = []
+
+    async def down(_: object) -> None:
+        brought_up.append("ensure_ready")
+        raise LLMUnavailableError("vLLM is down (this test's LLM must not be asked for)")
+
+    translator = translator_for(settings, fake.base_url)
+    try:
+        first = await translator.translate(request)
+        calls = len(fake.texts())
+        shutil.rmtree(settings.reading_cache_dir)  # read again: its first page goes early
+        again = await translator.translate(request, ensure_ready=down)
+    finally:
+        await translator.aclose()
+    assert first.llm_calls == calls > 0
+    assert brought_up == [] and again.llm_calls == 0 and len(fake.texts()) == calls
+    assert again.mono is not None
+    with pymupdf.open(stream=again.mono) as doc:
+        assert found_share(" ".join(doc[0].get_text().split()), paragraph(0, 0)) >= 0.9
 
 
 async def test_llm_failure_fails_the_job_and_keeps_what_was_paid_for(
