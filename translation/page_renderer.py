@@ -55,6 +55,8 @@ class PageRenderer:
         await asyncio.gather(self._worker, return_exceptions=True)
 
     async def _work(self) -> None:
+        # The first page's costs, paid while the first answers are awaited.
+        await self._pdf.warm_up()
         while (page := await self._ready.get()) is not None and not self._stopped:
             group = self._paragraphs[page]
             # A snapshot: the event loop keeps adding other pages' translations meanwhile.

@@ -178,6 +178,11 @@ class PdfWorker:
         found: list[FallBack] = await self._call("fallbacks")
         return found
 
+    async def warm_up(self) -> None:
+        """Have the open document's typesetter pay its first-page costs now (its faces read,
+        their first glyphs): for a pipeline that waits for answers anyway."""
+        await self._call("warm_up")
+
     async def render_page(
         self,
         number: int,

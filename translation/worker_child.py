@@ -200,6 +200,11 @@ def _send(state: _State, status: str, value: object) -> None:
         state.conn.send((status, value))
 
 
+def _warm_up(state: _State) -> None:
+    assert state.renderer is not None, "open first"
+    state.renderer.warm_up()
+
+
 def _render_page(
     state: _State,
     number: int,
@@ -255,6 +260,7 @@ def _call(state: _State, function: Callable[..., Any], *args: Any) -> Any:
 _STEPS: dict[str, Callable[..., Any]] = {
     "inspect": _inspect,
     "open": _open,
+    "warm_up": _warm_up,
     "render_page": _render_page,
     "preview": _preview,
     "partial_pdf": _partial_pdf,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ def subset_faces(doc: pymupdf.Document, faces: Iterable[UsedFace]) -> None:
         if doc.xref_get_key(program, "Subtype") != ("name", "/OpenType"):
             continue  # already cut (the same font object serves every page)
         try:
-            cff = subset_cid_font(sfnt_table(face.data, b"CFF "), face.chars.keys())
+            cff = subset_cid_font(cff_table(face.data), face.chars.keys())
         except FontFormatError as exc:
             log.warning("%s embedded whole: %s", name, exc)
             continue
@@ -69,6 +70,22 @@ def subset_faces(doc: pymupdf.Document, faces: Iterable[UsedFace]) -> None:
         tagged = f"/{subset_tag(face.chars)}+{postscript}"
         for target, key in ((xref, "BaseFont"), (cid_font, "BaseFont"), (descriptor, "FontName")):
             doc.xref_set_key(target, key, tagged)
+
+
+#: The CFF table of each face's bytes this process cut (by ``id``; the bytes are kept with it,
+#: so an id is never another's): a face's table is copied out once (15 MB, 30 ms), not per
+#: output. Faces are read once per process (``translation.render.faces``): a few entries.
+_tables: dict[int, tuple[bytes, bytes]] = {}
+_tables_lock = threading.Lock()
+
+
+def cff_table(data: bytes) -> bytes:
+    """The CFF table of the OpenType font ``data`` (``FontFormatError`` without one)."""
+    with _tables_lock:
+        kept = _tables.get(id(data))
+        if kept is None or kept[0] is not data:
+            kept = _tables[id(data)] = (data, sfnt_table(data, b"CFF "))
+        return kept[1]
 
 
 def subset_tag(chars: Mapping[int, str]) -> str:
