@@ -9,7 +9,10 @@ that starts it first (``zotero-translate translate``) imports the rest of its mo
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import signal
 import sys
 import threading
 from multiprocessing.context import BaseContext
@@ -77,3 +80,24 @@ def warm_up() -> None:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+
+
+def stop() -> None:
+    """End the forkserver this process started, at once, for a command that has closed its
+    PDF workers and is about to exit: left to notice the command's exit itself, it tore down
+    an interpreter holding the whole engine, 0.1-0.25 s after the command had ended, and
+    whoever read the command's output waited for it. A no-op where none runs."""
+    if _context is None or _context.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver
+    pid = getattr(server, "_forkserver_pid", None)
+    if not pid:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    # The standard library's own stop: closes its end, reaps the process, forgets it.
+    stop_server = getattr(server, "_stop", None)
+    if stop_server is not None:
+        stop_server()

@@ -310,9 +310,13 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command in ("vllm", "status"):
             return asyncio.run(_manage(settings, args))
         if args.command == "translate":
+            from common.forkserver import stop
             from zotero_server.translate_command import run_translate
 
-            return asyncio.run(run_translate(settings, args))
+            try:
+                return asyncio.run(run_translate(settings, args))
+            finally:
+                stop()  # its workers are closed: nothing of the command outlives it
     except (ConfigError, InputError) as exc:
         print(f"zotero-translate: {exc}", file=sys.stderr)
         return 2

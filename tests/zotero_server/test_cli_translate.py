@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pymupdf
@@ -206,3 +209,42 @@ def test_the_summary_names_the_blocks_kept_as_printed(
     named = r"page 1 \(p0-b\d+(, p0-b\d+)*\)"
     note = "(?:" + "|".join(re.escape(h) for h in heads) + ")" + named
     assert re.fullmatch(f"{note}(?:; {note})?", said[0]), said[0]
+
+
+def _session_processes(session: int) -> list[str]:
+    """The command lines of the live processes of ``session`` (Linux ``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            # After the command name in parentheses: state, ppid, pgrp, session.
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] != "Z" and int(fields[3]) == session:
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_no_pdf_worker_process_outlives_the_command(tmp_path: Path, env: dict[str, str]) -> None:
+    """Origin: issue 38 (the PDF workers' forkserver, left to notice the command's exit, tore
+    down an interpreter holding the engine 0.1-0.25 s after it: whoever read the command's
+    output waited for it)."""
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(small_paper(pages=1))
+    with (tmp_path / "out.txt").open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "zotero_server.cli", "translate", str(paper)],
+            env={**os.environ, **env},
+            cwd=tmp_path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        assert proc.wait(timeout=120) == 0, (tmp_path / "out.txt").read_text()
+    left = [line for line in _session_processes(proc.pid) if "forkserver" in line]
+    assert left == []
+    assert (tmp_path / "paper-mono.pdf").is_file()
