@@ -23,6 +23,7 @@ Goals (2 cores): first request within 0.5 s of an upload in server mode; tail un
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import subprocess
@@ -270,8 +271,21 @@ def papers(corpus: Path, root: Path) -> list[tuple[str, Path]]:
     return [("01 (13 p)", paper_13), ("joined (51)", paper_51)]
 
 
+#: The project's packages, compiled before the runs (``compile_project``).
+PACKAGES = ("common", "translation", "vllm_manager", "zotero_server")
+
+
+def compile_project() -> None:
+    """Write the project's bytecode, as an installed copy has it: where the environment sets
+    ``PYTHONDONTWRITEBYTECODE`` (this project's sandboxes do), every run compiled every module
+    it imported again, 0.1-0.2 s a command that no user's second run pays."""
+    for package in PACKAGES:
+        compileall.compile_dir(REPO / package, quiet=1)
+
+
 def run(corpus: Path | None = None) -> str:
     """Run both papers through the server and the CLI; returns the table."""
+    compile_project()
     folder = corpus or CORPUS
     needed = {"01", *(n for n, _ in PARTS)}
     if not all(any(folder.glob(f"{n}_*.pdf")) for n in needed):
