@@ -25,6 +25,7 @@ class PageRenderer:
         self._waiting = {page: len(group) for page, group in self._paragraphs.items()}
         self._translations: dict[str, str] = {}
         self._ready: asyncio.Queue[int | None] = asyncio.Queue()
+        self._complete: set[int] = set()  # pages whose every paragraph is translated
         self._stopped = False
         self.rendered = 0
         if watch is not None:
@@ -35,6 +36,7 @@ class PageRenderer:
         self._translations[paragraph.id] = translation
         self._waiting[paragraph.page] -= 1
         if self._waiting[paragraph.page] == 0:
+            self._complete.add(paragraph.page)
             self._ready.put_nowait(paragraph.page)
 
     def end(self, failed: bool) -> None:
@@ -55,9 +57,24 @@ class PageRenderer:
         await asyncio.gather(self._worker, return_exceptions=True)
 
     async def _work(self) -> None:
-        # The first page's costs, paid while the first answers are awaited.
+        # The first page's costs, paid while the first answers are awaited; then, whenever no
+        # page is complete, the next page's formula copies (a third of a math page's time),
+        # one page a step: a page completed meanwhile waits one step at most.
         await self._pdf.warm_up()
-        while (page := await self._ready.get()) is not None and not self._stopped:
+        ahead = [
+            number
+            for number, group in sorted(self._paragraphs.items())
+            if any(p.formula_boxes for p in group)
+        ]
+        while not self._stopped:
+            if ahead and self._ready.empty():
+                number = ahead.pop(0)
+                if number not in self._complete:
+                    await self._pdf.prepare_page(number, self._paragraphs[number])
+                continue
+            page = await self._ready.get()
+            if page is None or self._stopped:
+                break
             group = self._paragraphs[page]
             # A snapshot: the event loop keeps adding other pages' translations meanwhile.
             texts = {p.id: self._translations[p.id] for p in group}

@@ -37,7 +37,13 @@ from translation.render.faces import Face
 from translation.render.faces import load as load_face
 from translation.render.fallback import FallBack
 from translation.render.fonts import FontChain
-from translation.render.formula_copies import copied_formulas, formula_copies
+from translation.render.formula_copies import (
+    Prepared,
+    copied_formulas,
+    every_formula,
+    formula_copies,
+    prepare_copies,
+)
 from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.leaders import keep_leaders
 from translation.render.links import put_back, take
@@ -130,6 +136,9 @@ class MonoRenderer:
         #: Where each page's translations were set, by page and paragraph id
         #: (``page_check.Placed``): what a reader of the written pages attributes lines by.
         self.placed: dict[int, dict[str, Placed]] = {}
+        #: Formula copies made ahead (``prepare_page``), by page: what each paragraph was
+        #: then (``_formula_print``), and the copies.
+        self._prepared: dict[int, tuple[dict[str, object], Prepared]] = {}
         #: Seconds spent setting pages, and of them in the renderer's own check.
         self.seconds = 0.0
         self.check_seconds = 0.0
@@ -139,9 +148,33 @@ class MonoRenderer:
             original = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE)
             self._formulas = FormulaSource(pymupdf.open(stream=original, filetype="pdf"), doc)
 
+    def prepare_page(self, number: int, paragraphs: Sequence[Paragraph]) -> None:
+        """Make page ``number``'s formula copies now, before its translations are known (a
+        third of a math page's typesetting): for a worker that waits for answers anyway. Its
+        ``render_page`` then takes those still true of its paragraphs."""
+        wanted = every_formula(paragraphs)
+        if not wanted or number in self._prepared:
+            return
+        with PDF_LOCK, writing("write the translated PDF"):
+            page = self._doc[number]
+            if page.rotation:  # its copies are made in the unrotated space, when it is set
+                return
+            made = prepare_copies(self._formulas, number, page.rect, wanted)
+            self._prepared[number] = ({p.id: _formula_print(p) for p, _ in wanted}, made)
+
+    def _prepared_for(self, number: int, paragraphs: Sequence[Paragraph]) -> Prepared | None:
+        """The copies made ahead for page ``number`` whose paragraph is still the same."""
+        found = self._prepared.pop(number, None)
+        if found is None:
+            return None
+        prints, made = found
+        now = {p.id: _formula_print(p) for p in paragraphs}
+        return {key: pieces for key, pieces in made.items() if now.get(key[0]) == prints[key[0]]}
+
     def render_page(
         self, number: int, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]
     ) -> None:
+        prepared = self._prepared_for(number, paragraphs)
         items = [
             (para, text)
             for para in paragraphs
@@ -155,7 +188,7 @@ class MonoRenderer:
             page = self._doc[number]
             scanned = words_are_pixels(page, self._ocr.mode, TEXT_FLAGS)
             result = _render_page(
-                page, items, self._chain, self._target_lang, self._formulas, scanned
+                page, items, self._chain, self._target_lang, self._formulas, scanned, prepared
             )
             self.seconds += time.perf_counter() - started
             self.check_seconds += result.check_seconds
@@ -211,6 +244,18 @@ class MonoRenderer:
             )
 
 
+def _formula_print(para: Paragraph) -> object:
+    """What a paragraph's formula copies are made from (``prepare_copies``)."""
+    return (
+        tuple(para.rects),
+        tuple(sorted(para.formula_boxes.items())),
+        tuple(sorted(para.formula_descents.items())),
+        tuple(sorted(para.placeholders.items())),
+        para.direction,
+        para.font_size,
+    )
+
+
 def _render_page(
     page: pymupdf.Page,
     items: Sequence[tuple[Paragraph, str]],
@@ -218,9 +263,11 @@ def _render_page(
     target_lang: str,
     formulas: FormulaSource,
     scanned: bool = False,
+    prepared: Prepared | None = None,
 ) -> PageSet:
     """Set ``items`` on ``page``; the paragraphs that fall back (``translation.render.page_set``)
-    keep their source as it was: its glyphs are copied back from the original page."""
+    keep their source as it was: its glyphs are copied back from the original page. The
+    formula copies are taken from ``prepared`` where it has them all."""
     # Work in the unrotated space everything else uses; /Rotate is put back at the end.
     rotation = page.rotation
     if rotation:
@@ -235,7 +282,9 @@ def _render_page(
     redact(page, paragraphs, formulas.note(page.number, page))
     sheet = Sheet(formulas.page_matrix(page.number))
     wanted = copied_formulas(items)
-    copies = formula_copies(formulas, page.number, sheet, page.rect, wanted) if wanted else {}
+    copies = (
+        formula_copies(formulas, page.number, sheet, page.rect, wanted, prepared) if wanted else {}
+    )
     result = set_page(page, items, chain, target_lang, copies, sheet, scanned)
     kept = [p for p in paragraphs if p.id in result.fallen]
     if scanned:  # the words are pixels of the scan: paint over those translated

@@ -183,6 +183,11 @@ class PdfWorker:
         their first glyphs): for a pipeline that waits for answers anyway."""
         await self._call("warm_up")
 
+    async def prepare_page(self, number: int, paragraphs: Sequence[Paragraph]) -> None:
+        """Make what page ``number``'s typesetting needs that no translation changes (its
+        formula copies), ahead of its translations."""
+        await self._call("prepare_page", number, list(paragraphs))
+
     async def render_page(
         self,
         number: int,

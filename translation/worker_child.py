@@ -205,6 +205,11 @@ def _warm_up(state: _State) -> None:
     state.renderer.warm_up()
 
 
+def _prepare_page(state: _State, number: int, paragraphs: list[Paragraph]) -> None:
+    assert state.renderer is not None, "open first"
+    state.renderer.prepare_page(number, paragraphs)
+
+
 def _render_page(
     state: _State,
     number: int,
@@ -261,6 +266,7 @@ _STEPS: dict[str, Callable[..., Any]] = {
     "inspect": _inspect,
     "open": _open,
     "warm_up": _warm_up,
+    "prepare_page": _prepare_page,
     "render_page": _render_page,
     "preview": _preview,
     "partial_pdf": _partial_pdf,

@@ -38,21 +38,53 @@ def copied_formulas(items: Sequence[tuple[Paragraph, str]]) -> list[tuple[Paragr
     return wanted
 
 
+#: (paragraph id, placeholder) -> [(XObject, source rect, source descent)]: the pieces of
+#: ``Copies`` before they are given a page's sheet, made ahead of the page's translations.
+Prepared = dict[tuple[str, str], list[tuple[mupdf.PdfObj, pymupdf.Rect, float]]]
+
+
+def every_formula(paragraphs: Sequence[Paragraph]) -> list[tuple[Paragraph, str]]:
+    """(paragraph, placeholder) of every formula of ``paragraphs`` a translation may mark
+    for copying: what ``copied_formulas`` can ask for, whatever the translations."""
+    return [(p, key) for p in paragraphs for key in sorted(p.formula_boxes) if p.formula_boxes[key]]
+
+
 def formula_copies(
     source: FormulaSource,
     number: int,
     sheet: Sheet,
     page_rect: pymupdf.Rect,
     wanted: Sequence[tuple[Paragraph, str]],
+    prepared: Prepared | None = None,
 ) -> dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]]:
     """Vector copies of the formulas to copy as they look (see formulas.restore), taken from
     the original page ``number``, with how far each piece reaches below its baseline (see
-    ``Copies``).
+    ``Copies``), on ``sheet``; taken from ``prepared`` (``prepare_copies`` of the same page
+    and rect) where it holds every one wanted.
 
     A piece's XObject holds the glyphs of the paragraph's glyph bands (``rects``) of its own
     line inside the piece, never those of the lines above and below that a tall piece (a
     big operator, a fraction) reaches over; so the area shown can reach a little above and
     below the estimated glyph box, to show the whole ink of the glyphs and nothing else."""
+    keys = [(p.id, k) for p, k in wanted]
+    made = prepared if prepared is not None and all(k in prepared for k in keys) else None
+    if made is None:
+        made = prepare_copies(source, number, page_rect, wanted)
+    return {
+        key: [(FormulaCopy(xobject, sheet), shown, below) for xobject, shown, below in made[key]]
+        for key in keys
+    }
+
+
+def prepare_copies(
+    source: FormulaSource,
+    number: int,
+    page_rect: pymupdf.Rect,
+    wanted: Sequence[tuple[Paragraph, str]],
+) -> Prepared:
+    """The XObjects of ``formula_copies``, for no sheet yet: they are taken from the
+    original page alone, so they can be made before the page's translations are known (and
+    the XObjects no translation places are dropped with the unused objects on save)."""
     pieces: list[tuple[tuple[str, str], pymupdf.Rect, float, float, list[Rect], Frame]] = []
     for para, key in wanted:
         size = para.font_size or 10.0
@@ -94,14 +126,12 @@ def formula_copies(
             below = descent + frame.to_frame(tuple(rect))[3] - own[3]
             pieces.append(((para.id, key), rect, below, size, bands, frame))
     xobjects = source.xobjects(number, [bands for *_, bands, _ in pieces])
-    copies: dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]] = {
-        key: [] for key in ((p.id, k) for p, k in wanted)
-    }
+    copies: Prepared = {key: [] for key in ((p.id, k) for p, k in wanted)}
     for (ident, rect, descent, size, _, frame), xobject in zip(pieces, xobjects, strict=True):
         margin = _COPY_MARGIN * size
         x0, y0, x1, y1 = frame.to_frame(tuple(rect))
         shown = pymupdf.Rect(frame.to_page((x0, y0 - margin, x1, y1 + margin))) & page_rect
-        copies[ident].append((FormulaCopy(xobject, sheet), shown, descent + margin))
+        copies[ident].append((xobject, shown, descent + margin))
     return copies
 
 

@@ -9,19 +9,28 @@ pages translated with the pseudo translator.
 
 from __future__ import annotations
 
+import copy
 import functools
+from pathlib import Path
 
 import pymupdf
+import pytest
 
+from tests.fakes.pseudo import pseudo_translate
 from tests.helpers.glyphs import source_glyphs
 from tests.helpers.pdfgen.sheet import MATH, TIMES, read, words_at
 from tests.helpers.pdfgen.sheet import Sheet as PageSheet
 from tests.helpers.pdfgen.type3 import draw_cmex_glyph
 from tests.helpers.pdfgen.typeset import glyph_boxes, placed_glyphs, render_page, translate
+from translation.pdf import MonoRenderer
+from translation.read.document import open_document
+from translation.read.extraction import extract_paragraphs
+from translation.read.flow.passage import translated
 from translation.read.paragraph import Paragraph
 from translation.render.glyphs import FormulaSource, Sheet
 from translation.render.redaction import redact
 
+_CORPUS_MATH = "01_acl2020_specter_2col_math.pdf"
 _SENTENCE = (
     "We measure the angle θ of each beam and keep the pairs with 5 ≤ n ≤ 20 when the "
     "mapping x → y holds for the whole sample of this study."
@@ -215,3 +224,36 @@ def test_a_math_faces_circle_between_letters_is_copied_not_retyped() -> None:
     _, out = translate(data, "ko")
     assert source_glyphs(out, "◦")  # its copy, in its own face
     assert not [g for g in placed_glyphs(out) if g.char == "◦"]  # never re-set as text
+
+
+def _set_both_ways(data: bytes, number: int) -> tuple[bool, list[bytes]]:
+    """Page ``number`` of ``data`` into Korean twice, its formula copies made as it is set and
+    made ahead (``MonoRenderer.prepare_page``, from a copy of its paragraphs, as the worker is
+    sent them): whether any copy was made ahead, and the two pages' pixels."""
+    paragraphs = extract_paragraphs(open_document(data), pages=[number])
+    translations = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
+    pixels = []
+    made_ahead = False
+    for ahead in (False, True):
+        doc = open_document(data)
+        renderer = MonoRenderer(doc, "ko")
+        if ahead:
+            renderer.prepare_page(number, copy.deepcopy(paragraphs))
+            made_ahead = any(renderer._prepared.get(number, ({}, {}))[1].values())
+        renderer.render_page(number, paragraphs, translations)
+        with pymupdf.open(stream=renderer.finish()) as out:
+            pixels.append(out[number].get_pixmap(dpi=110).samples)
+    return made_ahead, pixels
+
+
+@pytest.mark.corpus
+def test_formula_copies_made_ahead_set_the_same_page(corpus_dir: Path) -> None:
+    """Origin: issue 38 (a math page's formula copies, a third of its typesetting, were made
+    after its last answer; they are made while the answers are awaited). Made ahead or not,
+    the page is the same to the pixel: the constructed page of text-face math and a page of
+    corpus 01 (display formulas, inline math)."""
+    pages = [(_text_face_math(), 0), ((corpus_dir / _CORPUS_MATH).read_bytes(), 2)]
+    for data, number in pages:
+        made_ahead, (cold, warm) = _set_both_ways(data, number)
+        assert made_ahead
+        assert cold == warm
