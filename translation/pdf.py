@@ -136,9 +136,8 @@ class MonoRenderer:
         #: Where each page's translations were set, by page and paragraph id
         #: (``page_check.Placed``): what a reader of the written pages attributes lines by.
         self.placed: dict[int, dict[str, Placed]] = {}
-        #: Formula copies made ahead (``prepare_page``), by page: what each paragraph was
-        #: then (``_formula_print``), and the copies.
-        self._prepared: dict[int, tuple[dict[str, object], Prepared]] = {}
+        #: Formula copies made ahead (``prepare_page``), by page.
+        self._prepared: dict[int, Prepared] = {}
         #: Seconds spent setting pages, and of them in the renderer's own check.
         self.seconds = 0.0
         self.check_seconds = 0.0
@@ -151,7 +150,7 @@ class MonoRenderer:
     def prepare_page(self, number: int, paragraphs: Sequence[Paragraph]) -> None:
         """Make page ``number``'s formula copies now, before its translations are known (a
         third of a math page's typesetting): for a worker that waits for answers anyway. Its
-        ``render_page`` then takes those still true of its paragraphs."""
+        ``render_page`` then takes those whose paragraph is still what they were made from."""
         wanted = every_formula(paragraphs)
         if not wanted or number in self._prepared:
             return
@@ -159,22 +158,12 @@ class MonoRenderer:
             page = self._doc[number]
             if page.rotation:  # its copies are made in the unrotated space, when it is set
                 return
-            made = prepare_copies(self._formulas, number, page.rect, wanted)
-            self._prepared[number] = ({p.id: _formula_print(p) for p, _ in wanted}, made)
-
-    def _prepared_for(self, number: int, paragraphs: Sequence[Paragraph]) -> Prepared | None:
-        """The copies made ahead for page ``number`` whose paragraph is still the same."""
-        found = self._prepared.pop(number, None)
-        if found is None:
-            return None
-        prints, made = found
-        now = {p.id: _formula_print(p) for p in paragraphs}
-        return {key: pieces for key, pieces in made.items() if now.get(key[0]) == prints[key[0]]}
+            self._prepared[number] = prepare_copies(self._formulas, number, page.rect, wanted)
 
     def render_page(
         self, number: int, paragraphs: Sequence[Paragraph], translations: Mapping[str, str]
     ) -> None:
-        prepared = self._prepared_for(number, paragraphs)
+        prepared = self._prepared.pop(number, None)
         items = [
             (para, text)
             for para in paragraphs
@@ -244,18 +233,6 @@ class MonoRenderer:
             )
 
 
-def _formula_print(para: Paragraph) -> object:
-    """What a paragraph's formula copies are made from (``prepare_copies``)."""
-    return (
-        tuple(para.rects),
-        tuple(sorted(para.formula_boxes.items())),
-        tuple(sorted(para.formula_descents.items())),
-        tuple(sorted(para.placeholders.items())),
-        para.direction,
-        para.font_size,
-    )
-
-
 def _render_page(
     page: pymupdf.Page,
     items: Sequence[tuple[Paragraph, str]],
@@ -267,7 +244,7 @@ def _render_page(
 ) -> PageSet:
     """Set ``items`` on ``page``; the paragraphs that fall back (``translation.render.page_set``)
     keep their source as it was: its glyphs are copied back from the original page. The
-    formula copies are taken from ``prepared`` where it has them all."""
+    formula copies ``prepared`` holds are taken from there."""
     # Work in the unrotated space everything else uses; /Rotate is put back at the end.
     rotation = page.rotation
     if rotation:

@@ -38,9 +38,11 @@ def copied_formulas(items: Sequence[tuple[Paragraph, str]]) -> list[tuple[Paragr
     return wanted
 
 
-#: (paragraph id, placeholder) -> [(XObject, source rect, source descent)]: the pieces of
-#: ``Copies`` before they are given a page's sheet, made ahead of the page's translations.
-Prepared = dict[tuple[str, str], list[tuple[mupdf.PdfObj, pymupdf.Rect, float]]]
+#: One formula's pieces before they are given a page's sheet: [(XObject, rect, descent)].
+Pieces = list[tuple[mupdf.PdfObj, pymupdf.Rect, float]]
+#: (paragraph id, placeholder) -> (what the paragraph was, its pieces): copies made ahead of
+#: the page's translations (``prepare_copies``).
+Prepared = dict[tuple[str, str], tuple[object, Pieces]]
 
 
 def every_formula(paragraphs: Sequence[Paragraph]) -> list[tuple[Paragraph, str]]:
@@ -59,21 +61,43 @@ def formula_copies(
 ) -> dict[tuple[str, str], list[tuple[FormulaCopy, pymupdf.Rect, float]]]:
     """Vector copies of the formulas to copy as they look (see formulas.restore), taken from
     the original page ``number``, with how far each piece reaches below its baseline (see
-    ``Copies``), on ``sheet``; taken from ``prepared`` (``prepare_copies`` of the same page
-    and rect) where it holds every one wanted.
+    ``Copies``), on ``sheet``; those ``prepared`` holds (``prepare_copies`` of the same page
+    and rect) are taken from there.
 
     A piece's XObject holds the glyphs of the paragraph's glyph bands (``rects``) of its own
     line inside the piece, never those of the lines above and below that a tall piece (a
     big operator, a fraction) reaches over; so the area shown can reach a little above and
     below the estimated glyph box, to show the whole ink of the glyphs and nothing else."""
-    keys = [(p.id, k) for p, k in wanted]
-    made = prepared if prepared is not None and all(k in prepared for k in keys) else None
-    if made is None:
-        made = prepare_copies(source, number, page_rect, wanted)
+    made = prepared or {}
+    pieces: dict[tuple[str, str], Pieces] = {}
+    missing = []
+    for para, key in wanted:
+        # A copy made ahead serves while its paragraph is what it was made from (a contents
+        # entry's leaders, say, change its boxes as it is set); the others are made now.
+        found = made.get((para.id, key))
+        if found is not None and found[0] == _made_from(para):
+            pieces[(para.id, key)] = found[1]
+        else:
+            missing.append((para, key))
+    if missing:
+        now = prepare_copies(source, number, page_rect, missing)
+        pieces.update((ident, value) for ident, (_, value) in now.items())
     return {
-        key: [(FormulaCopy(xobject, sheet), shown, below) for xobject, shown, below in made[key]]
-        for key in keys
+        ident: [(FormulaCopy(xobject, sheet), shown, below) for xobject, shown, below in found]
+        for ident, found in pieces.items()
     }
+
+
+def _made_from(para: Paragraph) -> object:
+    """What a paragraph's formula copies are made from (``prepare_copies``)."""
+    return (
+        tuple(para.rects),
+        tuple(sorted(para.formula_boxes.items())),
+        tuple(sorted(para.formula_descents.items())),
+        tuple(sorted(para.placeholders.items())),
+        para.direction,
+        para.font_size,
+    )
 
 
 def prepare_copies(
@@ -126,12 +150,12 @@ def prepare_copies(
             below = descent + frame.to_frame(tuple(rect))[3] - own[3]
             pieces.append(((para.id, key), rect, below, size, bands, frame))
     xobjects = source.xobjects(number, [bands for *_, bands, _ in pieces])
-    copies: Prepared = {key: [] for key in ((p.id, k) for p, k in wanted)}
+    copies: Prepared = {(p.id, k): (_made_from(p), []) for p, k in wanted}
     for (ident, rect, descent, size, _, frame), xobject in zip(pieces, xobjects, strict=True):
         margin = _COPY_MARGIN * size
         x0, y0, x1, y1 = frame.to_frame(tuple(rect))
         shown = pymupdf.Rect(frame.to_page((x0, y0 - margin, x1, y1 + margin))) & page_rect
-        copies[ident].append((xobject, shown, descent + margin))
+        copies[ident][1].append((xobject, shown, descent + margin))
     return copies
 
 

@@ -226,10 +226,11 @@ def test_a_math_faces_circle_between_letters_is_copied_not_retyped() -> None:
     assert not [g for g in placed_glyphs(out) if g.char == "◦"]  # never re-set as text
 
 
-def _set_both_ways(data: bytes, number: int) -> tuple[bool, list[bytes]]:
+def _set_both_ways(data: bytes, number: int, moved: bool = False) -> tuple[bool, list[bytes]]:
     """Page ``number`` of ``data`` into Korean twice, its formula copies made as it is set and
     made ahead (``MonoRenderer.prepare_page``, from a copy of its paragraphs, as the worker is
-    sent them): whether any copy was made ahead, and the two pages' pixels."""
+    sent them; ``moved``: from paragraphs whose formulas stood elsewhere): whether any copy was
+    made ahead, and the two pages' pixels."""
     paragraphs = extract_paragraphs(open_document(data), pages=[number])
     translations = translated(paragraphs, lambda text: pseudo_translate(text, "ko"))
     pixels = []
@@ -238,8 +239,15 @@ def _set_both_ways(data: bytes, number: int) -> tuple[bool, list[bytes]]:
         doc = open_document(data)
         renderer = MonoRenderer(doc, "ko")
         if ahead:
-            renderer.prepare_page(number, copy.deepcopy(paragraphs))
-            made_ahead = any(renderer._prepared.get(number, ({}, {}))[1].values())
+            sent = copy.deepcopy(paragraphs)
+            if moved:  # as a contents entry's leaders change its boxes when it is set
+                for para in sent:
+                    para.formula_boxes = {
+                        key: tuple((x0, y0 + 40, x1, y1 + 40) for x0, y0, x1, y1 in boxes)
+                        for key, boxes in para.formula_boxes.items()
+                    }
+            renderer.prepare_page(number, sent)
+            made_ahead = any(pieces for _, pieces in renderer._prepared[number].values())
         renderer.render_page(number, paragraphs, translations)
         with pymupdf.open(stream=renderer.finish()) as out:
             pixels.append(out[number].get_pixmap(dpi=110).samples)
@@ -257,3 +265,11 @@ def test_formula_copies_made_ahead_set_the_same_page(corpus_dir: Path) -> None:
         made_ahead, (cold, warm) = _set_both_ways(data, number)
         assert made_ahead
         assert cold == warm
+
+
+def test_formula_copies_made_from_other_boxes_are_made_again() -> None:
+    """A copy made ahead from a paragraph that is not the one set (its boxes moved) is not
+    placed: the page is the one made without copies ahead."""
+    made_ahead, (cold, warm) = _set_both_ways(_text_face_math(), 0, moved=True)
+    assert made_ahead
+    assert cold == warm
