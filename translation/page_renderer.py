@@ -27,6 +27,7 @@ class PageRenderer:
         self._ready: asyncio.Queue[int | None] = asyncio.Queue()
         self._complete: set[int] = set()  # pages whose every paragraph is translated
         self._stopped = False
+        self._typesetting = False  # a page is being set in the worker now
         self.rendered = 0
         if watch is not None:
             watch.begin(sorted(self._paragraphs), worker)
@@ -51,9 +52,13 @@ class PageRenderer:
         await self._worker
 
     async def cancel(self) -> None:
-        """Stop rendering (the translation failed); a page being typeset finishes first."""
+        """Stop rendering (the translation failed); a page being typeset finishes first, work
+        done ahead of the pages (the warm-up, formula copies) is not waited for: the job's
+        worker goes with the job."""
         self._stopped = True
         self._ready.put_nowait(None)
+        if not self._typesetting:
+            self._worker.cancel()
         await asyncio.gather(self._worker, return_exceptions=True)
 
     async def _work(self) -> None:
@@ -79,10 +84,15 @@ class PageRenderer:
             # A snapshot: the event loop keeps adding other pages' translations meanwhile.
             texts = {p.id: self._translations[p.id] for p in group}
             watch = self._watch
-            if watch is None:
-                await self._pdf.render_page(page, group, texts)
-            else:
-                watch.typesetting(page)
-                thumbnail = await self._pdf.render_page(page, group, texts, watch.thumbnail_width())
-                watch.typeset(page, thumbnail)
+            self._typesetting = True
+            try:
+                if watch is None:
+                    await self._pdf.render_page(page, group, texts)
+                else:
+                    watch.typesetting(page)
+                    width = watch.thumbnail_width()
+                    thumbnail = await self._pdf.render_page(page, group, texts, width)
+                    watch.typeset(page, thumbnail)
+            finally:
+                self._typesetting = False
             self.rendered += 1
